@@ -1,0 +1,23 @@
+# Dependencies come from pkg-config. A missing one stops configuration with the Debian package
+# that provides it, so that a user knows what to install (`make deps` does it).
+find_package(PkgConfig)
+if(NOT PKG_CONFIG_FOUND)
+  message(FATAL_ERROR "pkg-config not found: install the Debian package 'pkg-config' "
+                      "(or run 'make deps').")
+endif()
+
+function(mink_require_pkg target module debian_pkg)
+  pkg_check_modules(${target} IMPORTED_TARGET ${module})
+  if(NOT ${target}_FOUND)
+    message(FATAL_ERROR "${module} not found by pkg-config: install the Debian package "
+                        "'${debian_pkg}' (or run 'make deps').")
+  endif()
+endfunction()
+
+mink_require_pkg(LIBUV libuv libuv1-dev)
+mink_require_pkg(CJSON libcjson libcjson-dev)
+if(MINK_TESTS)
+  mink_require_pkg(CHECK check check)
+endif()
+
+find_library(MATH_LIB m REQUIRED)

@@ -1,0 +1,328 @@
+/* mink_proto: the Mink wire protocol, version 1 (docs/PROTOCOL.md).
+ *
+ * JSON Lines framing for a byte stream, every client message parsed into C structs and
+ * validated (with the protocol's error codes), and writers for the server's messages. The
+ * `state` writer does not build cJSON trees: it runs on every snapshot tick.
+ *
+ * This library knows JSON and the protocol only: no sockets, no physics.
+ */
+#ifndef MINK_PROTO_H
+#define MINK_PROTO_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define PROTO_VERSION 1
+#define PROTO_MAX_LINE (64 * 1024) /* bytes per client line, '\n' excluded */
+#define PROTO_MAX_DEPTH 32         /* JSON nesting depth accepted from a client */
+#define PROTO_MAX_POINTS 256       /* points of a polygon or hull, as sent */
+#define PROTO_MAX_TAG 64           /* bytes of a body's tag */
+#define PROTO_MAX_NAME 64          /* bytes of a client's name */
+#define PROTO_MAX_ECHO 1024        /* bytes of an echoed `req` or ping `t`, as compact JSON */
+#define PROTO_MAX_MESSAGE 256      /* bytes of an error message, terminator included */
+
+/* Ranges accepted from clients and scene files. A value outside is `bad_request`. */
+#define PROTO_MIN_SIZE 1e-3      /* m: half extents, radii, half heights */
+#define PROTO_MAX_SIZE 1e4       /* m */
+#define PROTO_MAX_COORD 1e6      /* m: |position component|, |point component| <= this */
+#define PROTO_MAX_VEL 1e4        /* m/s: |velocity component| */
+#define PROTO_MAX_ANGLE 1e6      /* rad: |2D angle| */
+#define PROTO_MAX_DENSITY 1e6    /* kg/m^2 (2D) or kg/m^3 (3D); density must be > 0 */
+#define PROTO_MAX_FRICTION 10.0  /* friction in [0, 10] */
+#define PROTO_MAX_SPEED 1e3      /* m/s: max_speed in [0, 1000] */
+#define PROTO_MAX_JUMP 100.0     /* m: jump_height in [0, 100] */
+#define PROTO_MAX_ID 9007199254740992.0 /* 2^53: ids and seq are integers in [0, 2^53] */
+
+/* Defaults of the optional body spec fields. */
+#define PROTO_DEFAULT_DENSITY 1.0
+#define PROTO_DEFAULT_FRICTION 0.6
+#define PROTO_DEFAULT_RESTITUTION 0.0
+#define PROTO_DEFAULT_MAX_SPEED 5.0   /* m/s */
+#define PROTO_DEFAULT_JUMP_HEIGHT 1.5 /* m: how high a character's jump rises */
+
+/* ---- error codes (PROTOCOL.md, "Errors") ---- */
+
+typedef enum proto_error_code {
+    PROTO_OK = 0,
+    PROTO_ERR_BAD_JSON,
+    PROTO_ERR_BAD_REQUEST,
+    PROTO_ERR_UNKNOWN_TYPE,
+    PROTO_ERR_NOT_JOINED,
+    PROTO_ERR_NOT_OWNER,
+    PROTO_ERR_NOT_FOUND,
+    PROTO_ERR_QUOTA,
+    PROTO_ERR_RATE_LIMITED,
+    PROTO_ERR_LINE_TOO_LONG,
+    PROTO_ERR_SERVER_FULL,
+    PROTO_ERR_SHUTDOWN,
+} proto_error_code;
+
+/* The wire name of a code: "bad_json", "bad_request", ... ("ok" for PROTO_OK). */
+const char *proto_error_name(proto_error_code code);
+
+/* A refused message: the code, a human-readable message that names the field
+ * ("body.shape.half[1]: must be in [0.001, 10000]"), and the message's `req` when it had one,
+ * as compact JSON, so the error can echo it. */
+typedef struct proto_error {
+    proto_error_code code;
+    char message[PROTO_MAX_MESSAGE];
+    bool has_req;
+    char req[PROTO_MAX_ECHO + 1];
+} proto_error;
+
+/* ---- framing: JSON Lines over a byte stream ---- */
+
+/* Called once per complete line, without its '\n' (and without a '\r' before it). Blank lines
+ * are skipped. `line` is valid only during the call. Return 0 to go on, nonzero to stop
+ * feeding (proto_framer_feed then returns that value and keeps the unread rest buffered). */
+typedef int (*proto_line_cb)(void *ud, const char *line, size_t len);
+
+typedef struct proto_framer {
+    char *buf;       /* the start of a line whose '\n' has not arrived yet */
+    size_t len, cap;
+    size_t max_line; /* a line longer than this is refused */
+} proto_framer;
+
+void proto_framer_init(proto_framer *f, size_t max_line);
+void proto_framer_free(proto_framer *f);
+/* Feeds n bytes. Lines wholly inside `data` are handed to the callback in place (no copy);
+ * only an unfinished tail is buffered, and the buffer never grows past max_line bytes.
+ * Returns 0, the callback's nonzero value, PROTO_ERR_LINE_TOO_LONG (as a positive int) as soon
+ * as the line being read is longer than max_line (the framer is then unusable: close the
+ * stream), or -1 when memory runs out. */
+int proto_framer_feed(proto_framer *f, const char *data, size_t n, proto_line_cb on_line,
+                      void *ud);
+
+/* ---- messages from a client ---- */
+
+typedef enum proto_shape_type {
+    /* 2D */
+    PROTO_SHAPE_AABB,
+    PROTO_SHAPE_BOX, /* 2D or 3D: the world's dim says which */
+    PROTO_SHAPE_CIRCLE,
+    PROTO_SHAPE_POLYGON,
+    /* 3D */
+    PROTO_SHAPE_SPHERE,
+    PROTO_SHAPE_ELLIPSOID,
+    PROTO_SHAPE_CAPSULE,
+    PROTO_SHAPE_CYLINDER,
+    PROTO_SHAPE_CONE,
+    PROTO_SHAPE_HULL,
+    PROTO_SHAPE_COUNT
+} proto_shape_type;
+
+/* The wire name of a shape type ("aabb", "box", ...). */
+const char *proto_shape_name(proto_shape_type type);
+
+/* A shape as sent. Only the fields of its type are meaningful; vectors have `dim` components. */
+typedef struct proto_shape {
+    proto_shape_type type;
+    double half[3];    /* aabb, box */
+    double radius;     /* circle, sphere, capsule, cylinder, cone */
+    double radii[3];   /* ellipsoid */
+    double half_height; /* capsule, cylinder, cone */
+    int npoints;       /* polygon: 3..256 points; hull: 4..256 points */
+    double points[PROTO_MAX_POINTS][3];
+} proto_shape;
+
+typedef enum proto_body_kind {
+    PROTO_KIND_DYNAMIC,
+    PROTO_KIND_STATIC,
+    PROTO_KIND_KINEMATIC,
+    PROTO_KIND_CHARACTER,
+} proto_body_kind;
+
+const char *proto_kind_name(proto_body_kind kind);
+
+/* A body spec with every optional field filled with its default. rot: rot[0] is the angle in
+ * 2D; in 3D rot is a unit quaternion [x, y, z, w] (a non-unit one is normalised, a zero one
+ * refused). */
+typedef struct proto_body_spec {
+    proto_shape shape;
+    double pos[3];
+    double rot[4];
+    double vel[3];
+    proto_body_kind kind;
+    double density, friction, restitution, max_speed;
+    double jump_height; /* extension: m, characters only */
+    char tag[PROTO_MAX_TAG + 1];
+} proto_body_spec;
+
+/* A shape placed in the world, as `query` sends it. */
+typedef struct proto_placed_shape {
+    proto_shape shape;
+    double pos[3];
+    double rot[4];
+} proto_placed_shape;
+
+typedef enum proto_msg_type {
+    PROTO_MSG_HELLO,
+    PROTO_MSG_SPAWN,
+    PROTO_MSG_DESPAWN,
+    PROTO_MSG_INPUT,
+    PROTO_MSG_QUERY,
+    PROTO_MSG_SUBSCRIBE,
+    PROTO_MSG_PING,
+    PROTO_MSG_BYE,
+} proto_msg_type;
+
+typedef struct proto_msg {
+    proto_msg_type type;
+    bool has_req;
+    char req[PROTO_MAX_ECHO + 1]; /* compact JSON of `req`, any JSON value */
+    union {
+        struct {
+            int protocol;
+            char name[PROTO_MAX_NAME + 1];
+            bool has_avatar;
+            proto_body_spec avatar;
+        } hello;
+        struct {
+            proto_body_spec body;
+        } spawn;
+        struct {
+            uint64_t id;
+        } despawn;
+        struct {
+            uint64_t seq;
+            bool has_id; /* without one the input is for the client's avatar */
+            uint64_t id;
+            double move[3]; /* each component in [-1, 1] */
+            bool jump;
+        } input;
+        struct {
+            proto_placed_shape a, b;
+        } query;
+        struct {
+            bool has_contacts;
+            bool contacts;
+            bool has_radius; /* extension: interest radius in m, > 0 */
+            double radius;
+        } subscribe;
+        struct {
+            char t[PROTO_MAX_ECHO + 1]; /* compact JSON of `t` */
+        } ping;
+    } u;
+} proto_msg;
+
+/* Parses and validates one line from a client for a world of `dim` (2 or 3) dimensions.
+ * Returns PROTO_OK and fills *out, or an error code and fills *err (with `req` when the line
+ * had one). Checks, in this order: UTF-8 (bad_json), JSON syntax and nesting depth (bad_json),
+ * an object with a string `type` (bad_request), a known type (unknown_type), then every field:
+ * presence, JSON type, finite numbers, ranges, vector lengths, shape types for this dim
+ * (bad_request, the message naming the field path). Unknown fields are ignored. */
+proto_error_code proto_parse(const char *line, size_t len, int dim, proto_msg *out,
+                             proto_error *err);
+
+/* True when the n bytes are valid UTF-8 (no overlong forms, surrogates or code points past
+ * U+10FFFF). proto_parse checks every line with it; scene files are checked with it too. */
+bool proto_utf8_valid(const char *s, size_t n);
+
+/* Validates one body spec given as a cJSON object (as in a scene file's `bodies` array). The
+ * error message names fields relative to `path` (e.g. "bodies[3]"). */
+struct cJSON;
+proto_error_code proto_parse_body_spec(const struct cJSON *json, int dim, const char *path,
+                                       proto_body_spec *out, proto_error *err);
+/* Validates a vector of `dim` finite numbers each with |x| <= max_abs. */
+proto_error_code proto_parse_vector(const struct cJSON *json, int dim, double max_abs,
+                                    const char *path, double *out, proto_error *err);
+
+/* ---- writers for the server's messages ---- */
+
+/* A growable byte buffer. Appends that cannot allocate leave `failed` set and the contents
+ * unchanged; callers check it once at the end. */
+typedef struct proto_buf {
+    char *data;
+    size_t len, cap;
+    bool failed;
+} proto_buf;
+
+void proto_buf_init(proto_buf *b);
+void proto_buf_free(proto_buf *b);
+void proto_buf_clear(proto_buf *b); /* len = 0, failed = false; keeps the memory */
+bool proto_buf_reserve(proto_buf *b, size_t extra);
+void proto_buf_append(proto_buf *b, const void *data, size_t n);
+void proto_buf_append_str(proto_buf *b, const char *s);
+void proto_buf_append_char(proto_buf *b, char c);
+void proto_buf_append_u64(proto_buf *b, uint64_t v);
+void proto_buf_append_i64(proto_buf *b, int64_t v);
+/* A number rounded to `decimals` (0..9) places with trailing zeros dropped ("1.5", "-0.25",
+ * "3"), no printf: the fixed-point writer of `state`. Never writes "-0". Values too large for
+ * fixed point are written with %.17g; non-finite values are written as 0 (they never should
+ * reach a writer). */
+void proto_buf_append_fixed(proto_buf *b, double v, int decimals);
+/* A JSON string with quotes and escapes. */
+void proto_buf_append_json_string(proto_buf *b, const char *s);
+
+/* Each writer appends one whole line, '\n' included. `req` is compact JSON or NULL. */
+typedef struct proto_welcome {
+    uint32_t client;
+    int dim;
+    uint64_t tick;
+    double tick_hz, snapshot_hz;
+    double gravity[3];
+    bool has_avatar;
+    uint64_t avatar;
+} proto_welcome;
+
+void proto_write_welcome(proto_buf *b, const proto_welcome *w);
+void proto_write_error(proto_buf *b, proto_error_code code, const char *message, const char *req);
+void proto_write_spawned(proto_buf *b, const char *req, uint64_t id);
+void proto_write_despawned(proto_buf *b, const char *req, uint64_t id);
+void proto_write_pong(proto_buf *b, const char *t, uint64_t tick);
+
+typedef struct proto_result {
+    bool hit;
+    double depth;     /* when hit */
+    double normal[3]; /* when hit: unit, from a toward b */
+    int npoints;      /* up to 2 in 2D, 4 in 3D */
+    double points[4][3];
+    double distance;  /* when not hit */
+} proto_result;
+
+void proto_write_result(proto_buf *b, const char *req, int dim, const proto_result *r);
+
+/* ---- the state writer (no cJSON, no printf) ----
+ * A state line is written as:
+ *   proto_state_begin, then for each body proto_state_body (+ proto_state_body_first when the
+ *   client sees it for the first time) + proto_state_body_end, then proto_state_bodies_end,
+ *   then optionally proto_state_removed, optionally proto_state_contacts_begin /
+ *   proto_state_contact ... / proto_state_contacts_end, and proto_state_end.
+ * Precision: positions 0.1 mm (4 decimals), rotations 1e-4, velocities 1 mm/s (3 decimals). */
+typedef struct proto_body_state {
+    uint64_t id;
+    double pos[3];
+    double rot[4]; /* 2D: rot[0]; 3D: quaternion x, y, z, w */
+    double vel[3];
+    double w[3];   /* angular velocity: w[0] in 2D, a vector in 3D */
+} proto_body_state;
+
+void proto_state_begin(proto_buf *b, uint64_t tick, uint64_t ack);
+/* Appends `{"id":..,"pos":..,"rot":..,"vel":..,"w":..` without the closing brace, preceded by
+ * a comma unless `first_in_list`. Bodies can be encoded once into a shared buffer with this
+ * and copied into each client's state. */
+void proto_state_body(proto_buf *b, int dim, const proto_body_state *s, bool first_in_list);
+/* Appends `,"shape":..,"kind":..,"owner":..,"tag":..`. */
+void proto_state_body_first(proto_buf *b, int dim, const proto_shape *shape,
+                            proto_body_kind kind, uint32_t owner, const char *tag);
+void proto_state_body_end(proto_buf *b); /* "}" */
+void proto_state_bodies_end(proto_buf *b); /* "]" */
+/* Appends `,"removed":[...]`; nothing when n == 0. */
+void proto_state_removed(proto_buf *b, const uint64_t *ids, size_t n);
+void proto_state_contacts_begin(proto_buf *b); /* `,"contacts":[` */
+typedef struct proto_contact {
+    uint64_t a, b;
+    double normal[3];
+    int npoints;
+    double points[4][3];
+    double depths[4];
+} proto_contact;
+void proto_state_contact(proto_buf *b, int dim, const proto_contact *c, bool first_in_list);
+void proto_state_contacts_end(proto_buf *b); /* "]" */
+void proto_state_end(proto_buf *b); /* "}\n" */
+
+/* Writes a shape as the protocol spells it: {"type":"aabb","half":[1,0.5]}. */
+void proto_write_shape(proto_buf *b, int dim, const proto_shape *shape);
+
+#endif

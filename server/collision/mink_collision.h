@@ -1,0 +1,87 @@
+/* mink_collision: shapes, Minkowski-difference tests and contact manifolds as pure functions.
+ * Links libm only: no I/O, no allocation in a query. Results come back by value. */
+#ifndef MINK_COLLISION_H
+#define MINK_COLLISION_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "mk_math.h"
+
+/* ---- axis-aligned boxes in center + extents form ---- */
+
+typedef struct col_aabb {
+    mk_vec2 center;
+    mk_vec2 half; /* half extents, m, > 0 */
+} col_aabb;
+
+static inline mk_vec2 col_aabb_min(col_aabb a) { return mk_v2_sub(a.center, a.half); }
+static inline mk_vec2 col_aabb_max(col_aabb a) { return mk_v2_add(a.center, a.half); }
+
+/* The Minkowski difference A - B of two AABBs, itself an AABB: its center is the difference of
+ * the centers and its extents the sum of the extents (method of "Simple AABB Collision Detection
+ * Using the Minkowski Difference": top = a.top - b.bottom, left = a.left - b.right, ...). */
+col_aabb col_aabb_minkowski(col_aabb a, col_aabb b);
+
+/* The origin test of "2D Collisions with Minkowski Differences": A and B share a point exactly
+ * when their Minkowski difference contains the origin (touching boundaries count). */
+bool col_aabb_contains_origin(col_aabb md);
+
+/* The point of the boundary of `box` closest to `p`, for p inside or on the box. Applied to the
+ * Minkowski difference and the origin, it is the penetration vector: the shortest translation
+ * of B that makes the boxes stop overlapping. Ties between sides go to the first of left,
+ * right, top, bottom, the order of the seed. */
+mk_vec2 col_aabb_closest_boundary_point(col_aabb box, mk_vec2 p);
+
+/* ---- manifolds ---- */
+
+#define COL_MAX_POINTS2 2
+
+typedef struct col_contact_point2 {
+    mk_vec2 point; /* world space, midway between the two surfaces, m */
+    float depth;   /* m, >= 0 while touching */
+    uint32_t id;   /* feature id: the same while the same features touch (warm starting) */
+} col_contact_point2;
+
+/* The contact between A and B: `normal` is the unit vector from A toward B such that moving B
+ * by normal * depth separates them (the minimum translation). count == 0 when they do not
+ * touch; `distance` is then the gap between them, m. */
+typedef struct col_manifold2 {
+    mk_vec2 normal;
+    int count;
+    col_contact_point2 points[COL_MAX_POINTS2];
+    float depth;    /* the largest point depth; the minimum translation distance */
+    float distance; /* when count == 0 */
+} col_manifold2;
+
+/* AABB against AABB, from the Minkowski difference and its closest boundary point to the
+ * origin. Contact points are the two ends of the overlap along the contact face. */
+col_manifold2 col_collide_aabb(col_aabb a, col_aabb b);
+
+/* ---- shapes, placed in the world, and the collide table ---- */
+
+typedef enum col_shape_type {
+    COL_SHAPE_AABB,
+    COL_SHAPE_COUNT
+} col_shape_type;
+
+typedef struct col_shape2 {
+    col_shape_type type;
+    mk_vec2 half; /* aabb */
+} col_shape2;
+
+/* Position and angle of a shape; an AABB ignores the angle: it never rotates. */
+typedef struct col_xf2 {
+    mk_vec2 p;
+    float angle; /* rad, counter-clockwise */
+} col_xf2;
+
+/* The bounding box of a placed shape. */
+col_aabb col_shape_bounds(const col_shape2 *s, col_xf2 xf);
+/* Area, m^2 (for mass = density * area). */
+float col_shape_area(const col_shape2 *s);
+
+/* Collides any pair of shapes through a table of functions indexed by the shape pair. */
+col_manifold2 col_collide2(const col_shape2 *a, col_xf2 xa, const col_shape2 *b, col_xf2 xb);
+
+#endif

@@ -1,0 +1,159 @@
+/* mink-server: flags, the world and the network wired together. */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mink_net.h"
+
+static void usage(FILE *out)
+{
+    net_config d = net_config_default();
+    sim_config s = sim_config_default();
+    fprintf(out,
+            "usage: mink-server [options]\n"
+            "  --host ADDR              listen address (default %s)\n"
+            "  --port N                 TCP port, 0 for any free one (default %d)\n"
+            "  --tick-hz HZ             world steps per second (default %.0f)\n"
+            "  --snapshot-hz HZ         state messages per second, <= tick-hz (default %.0f)\n"
+            "  --scene FILE.json        load a scene {dim, gravity, bodies} instead of the demo\n"
+            "  --log-level LEVEL        error, warn, info or debug (default info)\n"
+            "  --max-clients N          clients at once, then server_full (default %u)\n"
+            "  --max-bodies-per-client N  bodies a client may own, avatar included (default %u)\n"
+            "  --max-bodies N           bodies in the world (default %u)\n"
+            "  --bounds M               bodies farther than M metres on an axis are removed "
+            "(default %.0f)\n"
+            "  --help                   this text\n",
+            d.host, d.port, d.tick_hz, d.snapshot_hz, d.max_clients, d.bodies_per_client,
+            s.max_bodies, s.bounds);
+}
+
+/* Parses a number in [lo, hi] or exits with a message naming the flag. */
+static double number_arg(const char *flag, const char *text, double lo, double hi)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(text, &end);
+    if (errno != 0 || end == text || *end != '\0' || !isfinite(v) || v < lo || v > hi) {
+        fprintf(stderr, "mink-server: %s: '%s' is not a number in [%g, %g]\n", flag, text, lo,
+                hi);
+        exit(2);
+    }
+    return v;
+}
+
+static double integer_arg(const char *flag, const char *text, double lo, double hi)
+{
+    double v = number_arg(flag, text, lo, hi);
+    if (v != floor(v)) {
+        fprintf(stderr, "mink-server: %s: '%s' is not a whole number\n", flag, text);
+        exit(2);
+    }
+    return v;
+}
+
+int main(int argc, char **argv)
+{
+    net_config cfg = net_config_default();
+    sim_config wc = sim_config_default();
+    const char *scene = NULL;
+
+    enum { O_HOST = 256, O_PORT, O_TICK, O_SNAP, O_SCENE, O_LOG, O_CLIENTS, O_QUOTA, O_BODIES,
+           O_BOUNDS, O_HELP };
+    static const struct option opts[] = {
+        {"host", required_argument, NULL, O_HOST},
+        {"port", required_argument, NULL, O_PORT},
+        {"tick-hz", required_argument, NULL, O_TICK},
+        {"snapshot-hz", required_argument, NULL, O_SNAP},
+        {"scene", required_argument, NULL, O_SCENE},
+        {"log-level", required_argument, NULL, O_LOG},
+        {"max-clients", required_argument, NULL, O_CLIENTS},
+        {"max-bodies-per-client", required_argument, NULL, O_QUOTA},
+        {"max-bodies", required_argument, NULL, O_BODIES},
+        {"bounds", required_argument, NULL, O_BOUNDS},
+        {"help", no_argument, NULL, O_HELP},
+        {NULL, 0, NULL, 0},
+    };
+    int c;
+    opterr = 0;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case O_HOST:
+            cfg.host = optarg;
+            break;
+        case O_PORT:
+            cfg.port = (int)integer_arg("--port", optarg, 0, 65535);
+            break;
+        case O_TICK:
+            cfg.tick_hz = number_arg("--tick-hz", optarg, 1, 1000);
+            break;
+        case O_SNAP:
+            cfg.snapshot_hz = number_arg("--snapshot-hz", optarg, 0.1, 1000);
+            break;
+        case O_SCENE:
+            scene = optarg;
+            break;
+        case O_LOG: {
+            int level = net_log_parse_level(optarg);
+            if (level < 0) {
+                fprintf(stderr, "mink-server: --log-level: '%s' is not error, warn, info or "
+                                "debug\n", optarg);
+                return 2;
+            }
+            net_log_set_level((net_log_level)level);
+            break;
+        }
+        case O_CLIENTS:
+            cfg.max_clients = (uint32_t)integer_arg("--max-clients", optarg, 1, 100000);
+            break;
+        case O_QUOTA:
+            cfg.bodies_per_client =
+                (uint32_t)integer_arg("--max-bodies-per-client", optarg, 1, 1e6);
+            break;
+        case O_BODIES:
+            wc.max_bodies = (uint32_t)integer_arg("--max-bodies", optarg, 1, SIM_MAX_BODIES);
+            break;
+        case O_BOUNDS:
+            wc.bounds = (float)number_arg("--bounds", optarg, 1, 1e6);
+            break;
+        case O_HELP:
+            usage(stdout);
+            return 0;
+        default:
+            fprintf(stderr, "mink-server: unknown or incomplete option '%s'\n",
+                    argv[optind - 1]);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "mink-server: unexpected argument '%s'\n", argv[optind]);
+        usage(stderr);
+        return 2;
+    }
+    if (cfg.snapshot_hz > cfg.tick_hz) {
+        fprintf(stderr, "mink-server: --snapshot-hz %g is above --tick-hz %g\n",
+                cfg.snapshot_hz, cfg.tick_hz);
+        return 2;
+    }
+    wc.dt = (float)(1.0 / cfg.tick_hz);
+
+    char err[512];
+    sim_world *world = scene ? sim_scene_load_file(scene, &wc, err, sizeof err)
+                             : sim_scene_load(sim_demo_scene, strlen(sim_demo_scene), "demo",
+                                              &wc, err, sizeof err);
+    if (!world) {
+        LOG_ERROR("scene: %s", err);
+        return 1;
+    }
+    LOG_INFO("scene %s: %zu bodies", scene ? scene : "demo", sim_world_body_count(world));
+
+    /* A peer that closes while we write must give an error code, not kill the process. */
+    signal(SIGPIPE, SIG_IGN);
+    int rc = net_serve(&cfg, world);
+    sim_world_free(world);
+    return rc == 0 ? 0 : 1;
+}

@@ -1,0 +1,34 @@
+/* mink_net: the libuv server. A TCP listener, one session per client, the fixed-step clock
+ * that drives the world, and the `state` snapshots sent to every client. */
+#ifndef MINK_NET_H
+#define MINK_NET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "log.h"
+#include "mink_sim.h"
+
+typedef struct net_config {
+    const char *host; /* listen address, default 0.0.0.0 */
+    int port;         /* default 7777; 0 picks a free port (logged) */
+    double tick_hz;     /* world steps per second, default 60 */
+    double snapshot_hz; /* `state` messages per second, default 20 */
+    /* Limits, each with the reason it exists. */
+    int max_catchup;           /* steps run at once after a stall, default 5: beyond that ticks
+                                  are dropped instead of spiralling */
+    uint32_t max_clients;      /* default 256: then `server_full` */
+    uint32_t bodies_per_client; /* default 64 (avatar included): then `quota` */
+    size_t out_soft_limit;     /* bytes, default 1 MiB: over it for out_soft_seconds -> cut */
+    double out_soft_seconds;   /* default 10 s */
+    size_t out_hard_limit;     /* bytes, default 4 MiB: over it -> cut at once */
+    double hello_timeout;      /* s, default 10: a connection that never says hello is closed */
+} net_config;
+
+net_config net_config_default(void);
+
+/* Serves `world` until SIGINT or SIGTERM. Returns 0 after a clean stop, or a negative libuv
+ * error code when the server could not start (e.g. UV_EADDRINUSE), after logging it. */
+int net_serve(const net_config *cfg, sim_world *world);
+
+#endif

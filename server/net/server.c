@@ -1,0 +1,210 @@
+/* The server: a TCP listener, the fixed-step clock and the clean stop on SIGINT/SIGTERM.
+ *
+ * The clock is an accumulator ("Fix Your Timestep!", Glenn Fiedler): real time is added up and
+ * spent in fixed steps of 1/tick_hz, so the world advances the same way however the timer
+ * fires. After a stall at most max_catchup steps run at once and the rest of the debt is
+ * dropped (and logged), so a slow step cannot make the next one slower in a spiral. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "net_internal.h"
+
+#define STOP_GRACE_MS 500 /* after this, clients that have not drained are closed hard */
+
+net_config net_config_default(void)
+{
+    return (net_config){
+        .host = "0.0.0.0",
+        .port = 7777,
+        .tick_hz = 60.0,
+        .snapshot_hz = 20.0,
+        .max_catchup = 5,
+        .max_clients = 256,
+        .bodies_per_client = 64,
+        .out_soft_limit = 1u << 20,
+        .out_soft_seconds = 10.0,
+        .out_hard_limit = 4u << 20,
+        .hello_timeout = 10.0,
+    };
+}
+
+/* Whether the step that brought the world to `tick` ends a snapshot period: true on ticks
+ * where floor(tick * snapshot_hz / tick_hz) changes, which spreads the snapshots evenly even
+ * when the rates do not divide. */
+static bool snapshot_due(const net_config *cfg, uint64_t tick)
+{
+    double per = cfg->snapshot_hz / cfg->tick_hz;
+    return (uint64_t)((double)tick * per) != (uint64_t)((double)(tick - 1) * per);
+}
+
+/* Per-tick bookkeeping of the sessions: acks, the hello timeout, the soft output limit. */
+static void check_sessions(net_server *srv, uint64_t now)
+{
+    net_session *next;
+    for (net_session *s = srv->sessions; s; s = next) {
+        next = s->next;
+        /* Every input received before this step has now been applied. */
+        if (s->has_seq)
+            s->ack = s->last_seq;
+        if (!s->joined && (double)(now - s->connected_ns) > srv->cfg.hello_timeout * 1e9) {
+            net_session_close(s, "no hello in time");
+            continue;
+        }
+        if (s->out_bytes <= srv->cfg.out_soft_limit) {
+            s->over_soft_since_ns = 0;
+        } else if (s->over_soft_since_ns == 0) {
+            s->over_soft_since_ns = now;
+        } else if ((double)(now - s->over_soft_since_ns) > srv->cfg.out_soft_seconds * 1e9) {
+            LOG_WARN("client %u (%s): output over the soft limit (%zu bytes) for %.0f s: cut off",
+                     s->client, s->peer, s->out_bytes, srv->cfg.out_soft_seconds);
+            net_session_close(s, "too slow a reader");
+        }
+    }
+}
+
+static void on_tick(uv_timer_t *t)
+{
+    net_server *srv = t->data;
+    uint64_t now = uv_hrtime();
+    srv->acc_ns += now - srv->last_ns;
+    srv->last_ns = now;
+    int steps = 0;
+    while (srv->acc_ns >= srv->dt_ns && steps < srv->cfg.max_catchup) {
+        sim_world_step(srv->world);
+        srv->acc_ns -= srv->dt_ns;
+        steps++;
+        check_sessions(srv, now);
+        if (snapshot_due(&srv->cfg, sim_world_tick(srv->world)))
+            net_snapshot_send(srv);
+    }
+    if (srv->acc_ns >= srv->dt_ns) {
+        uint64_t dropped = srv->acc_ns / srv->dt_ns;
+        srv->ticks_dropped += dropped;
+        srv->acc_ns %= srv->dt_ns;
+        LOG_WARN("fell behind: dropped %llu ticks (%llu in all)", (unsigned long long)dropped,
+                 (unsigned long long)srv->ticks_dropped);
+    }
+    /* Wake up when the next step is due (libuv timers have millisecond resolution; the
+     * accumulator absorbs the rounding). */
+    uint64_t wait_ns = srv->dt_ns - srv->acc_ns;
+    uv_timer_start(&srv->tick_timer, on_tick, (wait_ns + 999999) / 1000000, 0);
+}
+
+static void close_handle(uv_handle_t *h, void *arg)
+{
+    net_server *srv = arg;
+    if (uv_is_closing(h))
+        return;
+    if (h->type == UV_TCP && h != (uv_handle_t *)&srv->listener)
+        net_session_close((net_session *)h, "server stopped");
+    else
+        uv_close(h, NULL);
+}
+
+static void on_stop_grace(uv_timer_t *t)
+{
+    net_server *srv = t->data;
+    /* Whatever has not drained by now is closed: the stop must not wait on a slow reader. */
+    uv_walk(srv->loop, close_handle, srv);
+}
+
+static void stop(net_server *srv, const char *why)
+{
+    if (srv->stopping)
+        return;
+    srv->stopping = true;
+    LOG_INFO("stopping (%s): %u clients", why, srv->session_count);
+    uv_close((uv_handle_t *)&srv->listener, NULL);
+    uv_timer_stop(&srv->tick_timer);
+    uv_close((uv_handle_t *)&srv->tick_timer, NULL);
+    uv_close((uv_handle_t *)&srv->sig_int, NULL);
+    uv_close((uv_handle_t *)&srv->sig_term, NULL);
+    while (srv->sessions) {
+        net_session *s = srv->sessions;
+        net_session_error(s, PROTO_ERR_SHUTDOWN, "the server is stopping", NULL);
+        net_session_close_after_flush(s, "server stopping");
+    }
+    uv_timer_start(&srv->stop_timer, on_stop_grace, STOP_GRACE_MS, 0);
+    uv_unref((uv_handle_t *)&srv->stop_timer);
+}
+
+static void on_signal(uv_signal_t *h, int signum)
+{
+    stop(h->data, signum == SIGINT ? "SIGINT" : "SIGTERM");
+}
+
+static int start_listening(net_server *srv)
+{
+    struct sockaddr_storage addr;
+    int rc = uv_ip4_addr(srv->cfg.host, srv->cfg.port, (struct sockaddr_in *)&addr);
+    if (rc != 0)
+        rc = uv_ip6_addr(srv->cfg.host, srv->cfg.port, (struct sockaddr_in6 *)&addr);
+    if (rc != 0) {
+        LOG_ERROR("--host %s: not an IPv4 or IPv6 address", srv->cfg.host);
+        return rc;
+    }
+    uv_tcp_init(srv->loop, &srv->listener);
+    srv->listener.data = srv;
+    rc = uv_tcp_bind(&srv->listener, (struct sockaddr *)&addr, 0);
+    if (rc == 0)
+        rc = uv_listen((uv_stream_t *)&srv->listener, 128, net_on_connection);
+    if (rc != 0) {
+        LOG_ERROR("cannot listen on %s:%d: %s", srv->cfg.host, srv->cfg.port, uv_strerror(rc));
+        return rc;
+    }
+    int len = sizeof addr;
+    uv_tcp_getsockname(&srv->listener, (struct sockaddr *)&addr, &len);
+    int port = ntohs(addr.ss_family == AF_INET6 ? ((struct sockaddr_in6 *)&addr)->sin6_port
+                                                : ((struct sockaddr_in *)&addr)->sin_port);
+    LOG_INFO("listening on %s:%d (%.0f Hz ticks, %.0f Hz states, %zu bodies)", srv->cfg.host,
+             port, srv->cfg.tick_hz, srv->cfg.snapshot_hz, sim_world_body_count(srv->world));
+    return 0;
+}
+
+int net_serve(const net_config *cfg, sim_world *world)
+{
+    net_server *srv = calloc(1, sizeof *srv);
+    uv_loop_t *loop = malloc(sizeof *loop);
+    proto_msg *msg = malloc(sizeof *msg);
+    if (!srv || !loop || !msg) {
+        free(srv);
+        free(loop);
+        free(msg);
+        LOG_ERROR("out of memory");
+        return UV_ENOMEM;
+    }
+    uv_loop_init(loop);
+    srv->loop = loop;
+    srv->cfg = *cfg;
+    srv->world = world;
+    srv->msg = msg;
+    srv->dt_ns = (uint64_t)(1e9 / cfg->tick_hz);
+    proto_buf_init(&srv->out);
+    proto_buf_init(&srv->bodies);
+
+    int rc = start_listening(srv);
+    if (rc == 0) {
+        uv_timer_init(loop, &srv->tick_timer);
+        uv_timer_init(loop, &srv->stop_timer);
+        uv_signal_init(loop, &srv->sig_int);
+        uv_signal_init(loop, &srv->sig_term);
+        srv->tick_timer.data = srv->stop_timer.data = srv;
+        srv->sig_int.data = srv->sig_term.data = srv;
+        uv_signal_start(&srv->sig_int, on_signal, SIGINT);
+        uv_signal_start(&srv->sig_term, on_signal, SIGTERM);
+        srv->last_ns = uv_hrtime();
+        uv_timer_start(&srv->tick_timer, on_tick, srv->dt_ns / 1000000, 0);
+        uv_run(loop, UV_RUN_DEFAULT);
+        LOG_INFO("stopped at tick %llu", (unsigned long long)sim_world_tick(world));
+    }
+    /* Close what is left (on a failed start: the listener) and let the callbacks run. */
+    uv_walk(loop, close_handle, srv);
+    uv_run(loop, UV_RUN_DEFAULT);
+    uv_loop_close(loop);
+    free(loop);
+    net_snapshot_free(srv);
+    proto_buf_free(&srv->out);
+    free(srv->msg);
+    free(srv);
+    return rc;
+}

@@ -1,0 +1,460 @@
+/* One client connection: read, frame, parse and answer its messages, and queue its output.
+ * Every byte from the client is untrusted: a line is validated by mink_proto before anything
+ * acts on it, and a refused message gets an `error` while the world goes on. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "net_internal.h"
+
+/* libuv reads into one buffer for the whole server: read callbacks run one at a time and the
+ * framer copies what it keeps, so no session needs a read buffer of its own. */
+static char read_buf[64 * 1024];
+
+typedef struct write_req {
+    uv_write_t req;
+    net_session *s;
+    size_t len;
+    bool is_state;
+    char data[]; /* the bytes libuv writes */
+} write_req;
+
+static void on_close(uv_handle_t *h)
+{
+    net_session *s = (net_session *)h;
+    proto_framer_free(&s->framer);
+    free(s->seen);
+    free(s->removed);
+    free(s);
+}
+
+static void unlink_session(net_session *s)
+{
+    net_server *srv = s->srv;
+    if (s->prev)
+        s->prev->next = s->next;
+    else
+        srv->sessions = s->next;
+    if (s->next)
+        s->next->prev = s->prev;
+    s->prev = s->next = NULL;
+    srv->session_count--;
+}
+
+/* Marks the session closing and takes its bodies out of the world. */
+static bool begin_close(net_session *s, const char *reason)
+{
+    if (s->closing)
+        return false;
+    s->closing = true;
+    size_t n = sim_world_remove_owned(s->srv->world, s->client);
+    LOG_INFO("client %u (%s) left: %s; %zu bodies removed", s->client, s->peer, reason, n);
+    unlink_session(s);
+    uv_read_stop((uv_stream_t *)&s->tcp);
+    return true;
+}
+
+void net_session_close(net_session *s, const char *reason)
+{
+    if (begin_close(s, reason) || !uv_is_closing((uv_handle_t *)&s->tcp))
+        uv_close((uv_handle_t *)&s->tcp, on_close);
+}
+
+static void on_shutdown(uv_shutdown_t *req, int status)
+{
+    (void)status;
+    uv_handle_t *h = (uv_handle_t *)req->handle;
+    free(req);
+    if (!uv_is_closing(h))
+        uv_close(h, on_close);
+}
+
+void net_session_close_after_flush(net_session *s, const char *reason)
+{
+    if (!begin_close(s, reason))
+        return;
+    /* The shutdown completes once the queued writes are done; a peer that never reads is
+     * caught by the output limits, and server stop closes everything after a grace period. */
+    uv_shutdown_t *req = malloc(sizeof *req);
+    if (!req || uv_shutdown(req, (uv_stream_t *)&s->tcp, on_shutdown) != 0) {
+        free(req);
+        uv_close((uv_handle_t *)&s->tcp, on_close);
+    }
+}
+
+static void on_write(uv_write_t *req, int status)
+{
+    write_req *w = (write_req *)req;
+    net_session *s = w->s;
+    s->out_bytes -= w->len;
+    if (w->is_state)
+        s->state_in_flight = false;
+    free(w);
+    if (status < 0 && status != UV_ECANCELED)
+        net_session_close(s, uv_strerror(status));
+}
+
+void net_session_send(net_session *s, const char *data, size_t len, bool is_state)
+{
+    if (s->closing || len == 0)
+        return;
+    /* Nothing queued: try to write at once, and copy only what the socket did not take. */
+    if (s->out_bytes == 0) {
+        uv_buf_t b = uv_buf_init((char *)data, (unsigned)len);
+        int n = uv_try_write((uv_stream_t *)&s->tcp, &b, 1);
+        if (n == (int)len)
+            return;
+        if (n > 0) {
+            data += n;
+            len -= (size_t)n;
+        } else if (n != UV_EAGAIN) {
+            net_session_close(s, uv_strerror(n));
+            return;
+        }
+    }
+    const net_config *cfg = &s->srv->cfg;
+    if (s->out_bytes + len > cfg->out_hard_limit) {
+        LOG_WARN("client %u (%s): output over the hard limit (%zu bytes queued): cut off",
+                 s->client, s->peer, s->out_bytes + len);
+        net_session_close(s, "output over the hard limit");
+        return;
+    }
+    write_req *w = malloc(sizeof *w + len);
+    if (!w) {
+        net_session_close(s, "out of memory");
+        return;
+    }
+    w->s = s;
+    w->len = len;
+    w->is_state = is_state;
+    memcpy(w->data, data, len);
+    uv_buf_t b = uv_buf_init(w->data, (unsigned)len);
+    int rc = uv_write(&w->req, (uv_stream_t *)&s->tcp, &b, 1, on_write);
+    if (rc != 0) {
+        free(w);
+        net_session_close(s, uv_strerror(rc));
+        return;
+    }
+    s->out_bytes += len;
+    if (is_state)
+        s->state_in_flight = true;
+}
+
+static void send_buf(net_session *s, proto_buf *b)
+{
+    if (b->failed) {
+        LOG_ERROR("client %u: out of memory building a message", s->client);
+        return;
+    }
+    net_session_send(s, b->data, b->len, false);
+}
+
+void net_session_error(net_session *s, proto_error_code code, const char *message,
+                       const char *req)
+{
+    proto_buf *b = &s->srv->out;
+    proto_buf_clear(b);
+    proto_write_error(b, code, message, req);
+    LOG_DEBUG("client %u: %s: %s", s->client, proto_error_name(code), message);
+    send_buf(s, b);
+}
+
+static const char *req_of(const proto_msg *m) { return m->has_req ? m->req : NULL; }
+
+/* ---- handlers: the message has been validated by proto_parse ---- */
+
+/* Converts a spec and checks this client's quota and the world's room. Returns the new id or
+ * 0 after answering with the error. */
+static sim_id add_body(net_session *s, const proto_body_spec *spec, const char *field,
+                       const char *req)
+{
+    net_server *srv = s->srv;
+    sim_body_def def;
+    char why[200], msg[PROTO_MAX_MESSAGE];
+    if (sim_body_def_from_spec(spec, &def, why, sizeof why) != 0) {
+        snprintf(msg, sizeof msg, "%s.%s", field, why);
+        net_session_error(s, PROTO_ERR_BAD_REQUEST, msg, req);
+        return 0;
+    }
+    size_t owned = sim_world_count_owned(srv->world, s->client);
+    if (owned >= srv->cfg.bodies_per_client) {
+        snprintf(msg, sizeof msg, "this client has %zu bodies, the limit is %u", owned,
+                 srv->cfg.bodies_per_client);
+        net_session_error(s, PROTO_ERR_QUOTA, msg, req);
+        return 0;
+    }
+    sim_id id = sim_world_add(srv->world, &def, s->client);
+    if (id == 0) {
+        snprintf(msg, sizeof msg, "the world is full (%zu bodies)",
+                 sim_world_body_count(srv->world));
+        net_session_error(s, PROTO_ERR_QUOTA, msg, req);
+    }
+    return id;
+}
+
+static void handle_hello(net_session *s, proto_msg *m)
+{
+    net_server *srv = s->srv;
+    if (s->joined) {
+        net_session_error(s, PROTO_ERR_BAD_REQUEST, "hello: already joined", req_of(m));
+        return;
+    }
+    sim_id avatar = 0;
+    if (m->u.hello.has_avatar) {
+        avatar = add_body(s, &m->u.hello.avatar, "avatar", req_of(m));
+        if (avatar == 0)
+            return; /* not joined: the client may say hello again */
+    }
+    s->joined = true;
+    s->avatar = avatar;
+    memcpy(s->name, m->u.hello.name, sizeof s->name);
+    const sim_config *wc = sim_world_config(srv->world);
+    proto_welcome w = {
+        .client = s->client,
+        .dim = 2,
+        .tick = sim_world_tick(srv->world),
+        .tick_hz = srv->cfg.tick_hz,
+        .snapshot_hz = srv->cfg.snapshot_hz,
+        .gravity = {wc->gravity.x, wc->gravity.y, 0.0},
+        .has_avatar = avatar != 0,
+        .avatar = avatar,
+    };
+    proto_buf *b = &srv->out;
+    proto_buf_clear(b);
+    proto_write_welcome(b, &w);
+    send_buf(s, b);
+    LOG_INFO("client %u (%s) joined as '%s'%s", s->client, s->peer, s->name,
+             avatar ? " with an avatar" : "");
+}
+
+static void handle_spawn(net_session *s, proto_msg *m)
+{
+    sim_id id = add_body(s, &m->u.spawn.body, "body", req_of(m));
+    if (id == 0)
+        return;
+    proto_buf *b = &s->srv->out;
+    proto_buf_clear(b);
+    proto_write_spawned(b, req_of(m), id);
+    send_buf(s, b);
+}
+
+/* The body `id` if it exists and this client owns it; otherwise answers and returns NULL. */
+static sim_body *owned_body(net_session *s, uint64_t id, const char *req)
+{
+    char msg[PROTO_MAX_MESSAGE];
+    sim_body *body = sim_world_get(s->srv->world, id);
+    if (!body) {
+        snprintf(msg, sizeof msg, "id: no body %llu", (unsigned long long)id);
+        net_session_error(s, PROTO_ERR_NOT_FOUND, msg, req);
+        return NULL;
+    }
+    if (body->owner != s->client) {
+        snprintf(msg, sizeof msg, "id: body %llu belongs to %s", (unsigned long long)id,
+                 body->owner ? "another client" : "the server");
+        net_session_error(s, PROTO_ERR_NOT_OWNER, msg, req);
+        return NULL;
+    }
+    return body;
+}
+
+static void handle_despawn(net_session *s, proto_msg *m)
+{
+    uint64_t id = m->u.despawn.id;
+    if (!owned_body(s, id, req_of(m)))
+        return;
+    sim_world_remove(s->srv->world, id);
+    if (s->avatar == id)
+        s->avatar = 0;
+    proto_buf *b = &s->srv->out;
+    proto_buf_clear(b);
+    proto_write_despawned(b, req_of(m), id);
+    send_buf(s, b);
+}
+
+static void handle_input(net_session *s, proto_msg *m)
+{
+    char msg[PROTO_MAX_MESSAGE];
+    uint64_t id = m->u.input.has_id ? m->u.input.id : s->avatar;
+    if (id == 0) {
+        net_session_error(s, PROTO_ERR_NOT_FOUND, "id: this client has no avatar", NULL);
+        return;
+    }
+    sim_body *body = owned_body(s, id, NULL);
+    if (!body)
+        return;
+    if (s->has_seq && m->u.input.seq <= s->last_seq) {
+        snprintf(msg, sizeof msg, "seq: %llu is not greater than the last seq %llu",
+                 (unsigned long long)m->u.input.seq, (unsigned long long)s->last_seq);
+        net_session_error(s, PROTO_ERR_BAD_REQUEST, msg, NULL);
+        return;
+    }
+    if (body->kind == SIM_STATIC) {
+        net_session_error(s, PROTO_ERR_BAD_REQUEST, "id: a static body takes no input", NULL);
+        return;
+    }
+    s->has_seq = true;
+    s->last_seq = m->u.input.seq;
+    sim_body_set_input(body, mk_v2((float)m->u.input.move[0], (float)m->u.input.move[1]),
+                       m->u.input.jump);
+}
+
+static void handle_query(net_session *s, proto_msg *m)
+{
+    proto_result r;
+    char why[PROTO_MAX_MESSAGE];
+    if (sim_query(&m->u.query.a, &m->u.query.b, &r, why, sizeof why) != 0) {
+        net_session_error(s, PROTO_ERR_BAD_REQUEST, why, req_of(m));
+        return;
+    }
+    proto_buf *b = &s->srv->out;
+    proto_buf_clear(b);
+    proto_write_result(b, req_of(m), 2, &r);
+    send_buf(s, b);
+}
+
+static void handle_ping(net_session *s, proto_msg *m)
+{
+    proto_buf *b = &s->srv->out;
+    proto_buf_clear(b);
+    proto_write_pong(b, m->u.ping.t, sim_world_tick(s->srv->world));
+    send_buf(s, b);
+}
+
+static void handle_line(net_session *s, const char *line, size_t len)
+{
+    net_server *srv = s->srv;
+    proto_msg *m = srv->msg;
+    proto_error err;
+    proto_error_code rc = proto_parse(line, len, 2, m, &err);
+    if (rc != PROTO_OK) {
+        net_session_error(s, rc, err.message, err.has_req ? err.req : NULL);
+        return;
+    }
+    if (!s->joined && m->type != PROTO_MSG_HELLO && m->type != PROTO_MSG_PING) {
+        net_session_error(s, PROTO_ERR_NOT_JOINED, "say hello first", req_of(m));
+        return;
+    }
+    switch (m->type) {
+    case PROTO_MSG_HELLO:
+        handle_hello(s, m);
+        break;
+    case PROTO_MSG_SPAWN:
+        handle_spawn(s, m);
+        break;
+    case PROTO_MSG_DESPAWN:
+        handle_despawn(s, m);
+        break;
+    case PROTO_MSG_INPUT:
+        handle_input(s, m);
+        break;
+    case PROTO_MSG_QUERY:
+        handle_query(s, m);
+        break;
+    case PROTO_MSG_SUBSCRIBE:
+        if (m->u.subscribe.has_contacts)
+            s->contacts = m->u.subscribe.contacts;
+        break;
+    case PROTO_MSG_PING:
+        handle_ping(s, m);
+        break;
+    case PROTO_MSG_BYE:
+        net_session_close_after_flush(s, "said bye");
+        break;
+    }
+}
+
+static int on_line(void *ud, const char *line, size_t len)
+{
+    net_session *s = ud;
+    handle_line(s, line, len);
+    return s->closing ? 1 : 0;
+}
+
+static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+    (void)h;
+    (void)suggested;
+    *buf = uv_buf_init(read_buf, sizeof read_buf);
+}
+
+static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
+{
+    net_session *s = (net_session *)stream;
+    if (nread < 0) {
+        net_session_close(s, nread == UV_EOF ? "connection closed" : uv_strerror((int)nread));
+        return;
+    }
+    int rc = proto_framer_feed(&s->framer, buf->base, (size_t)nread, on_line, s);
+    if (rc == PROTO_ERR_LINE_TOO_LONG) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "a line is longer than %d bytes", PROTO_MAX_LINE);
+        net_session_error(s, PROTO_ERR_LINE_TOO_LONG, msg, NULL);
+        net_session_close_after_flush(s, "line too long");
+    } else if (rc < 0) {
+        net_session_close(s, "out of memory");
+    }
+}
+
+static void format_peer(uv_tcp_t *tcp, char *out, size_t outlen)
+{
+    struct sockaddr_storage ss;
+    int len = sizeof ss;
+    char ip[48] = "?";
+    int port = 0;
+    if (uv_tcp_getpeername(tcp, (struct sockaddr *)&ss, &len) == 0) {
+        if (ss.ss_family == AF_INET6) {
+            struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+            uv_ip6_name(a, ip, sizeof ip);
+            port = ntohs(a->sin6_port);
+        } else {
+            struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+            uv_ip4_name(a, ip, sizeof ip);
+            port = ntohs(a->sin_port);
+        }
+    }
+    snprintf(out, outlen, "%s:%d", ip, port);
+}
+
+void net_on_connection(uv_stream_t *listener, int status)
+{
+    net_server *srv = listener->data;
+    if (status < 0) {
+        LOG_WARN("accept: %s", uv_strerror(status));
+        return;
+    }
+    net_session *s = calloc(1, sizeof *s);
+    if (!s || uv_tcp_init(srv->loop, &s->tcp) != 0) {
+        free(s);
+        LOG_ERROR("accept: out of memory");
+        return;
+    }
+    s->srv = srv;
+    if (uv_accept(listener, (uv_stream_t *)&s->tcp) != 0) {
+        uv_close((uv_handle_t *)&s->tcp, on_close);
+        return;
+    }
+    proto_framer_init(&s->framer, PROTO_MAX_LINE);
+    format_peer(&s->tcp, s->peer, sizeof s->peer);
+    s->client = ++srv->next_client;
+    s->connected_ns = uv_hrtime();
+    s->next = srv->sessions;
+    if (srv->sessions)
+        srv->sessions->prev = s;
+    srv->sessions = s;
+    srv->session_count++;
+
+    if (srv->stopping || srv->session_count > srv->cfg.max_clients) {
+        char msg[96];
+        bool stopping = srv->stopping;
+        if (stopping)
+            snprintf(msg, sizeof msg, "the server is stopping");
+        else
+            snprintf(msg, sizeof msg, "the server has %u clients, its limit", srv->cfg.max_clients);
+        net_session_error(s, stopping ? PROTO_ERR_SHUTDOWN : PROTO_ERR_SERVER_FULL, msg, NULL);
+        net_session_close_after_flush(s, stopping ? "server stopping" : "server full");
+        return;
+    }
+    uv_tcp_nodelay(&s->tcp, 1);
+    uv_read_start((uv_stream_t *)&s->tcp, on_alloc, on_read);
+    LOG_INFO("client %u connected from %s", s->client, s->peer);
+}

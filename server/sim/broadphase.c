@@ -1,0 +1,62 @@
+/* Broadphase by sort and sweep on the x axis (Baraff's "sweep and prune", one axis): bodies
+ * stay in an array sorted by the left edge of their fattened bounds; from one step to the next
+ * the order barely changes, so insertion sort re-sorts it in near-linear time, and the sweep
+ * only looks at bodies whose x intervals overlap. */
+#include "world_internal.h"
+
+static bool kinds_collide(sim_kind a, sim_kind b)
+{
+    /* Static and kinematic bodies are never moved by contacts, so pairs of them do nothing. */
+    bool a_fixed = a == SIM_STATIC || a == SIM_KINEMATIC;
+    bool b_fixed = b == SIM_STATIC || b == SIM_KINEMATIC;
+    return !(a_fixed && b_fixed);
+}
+
+void sim_broadphase(sim_world *w, float margin)
+{
+    col_aabb *bounds = w->bounds.data;
+    uint32_t *order = w->order.data;
+    size_t n = w->order.len;
+    mk_vec2 fat = mk_v2(margin, margin);
+
+    for (size_t i = 0; i < n; i++) {
+        const sim_body *b = &w->bodies[order[i]];
+        col_aabb box = col_shape_bounds(&b->shape, (col_xf2){b->pos, b->angle});
+        box.half = mk_v2_add(box.half, fat);
+        bounds[order[i]] = box;
+    }
+    for (size_t i = 1; i < n; i++) {
+        uint32_t s = order[i];
+        float key = bounds[s].center.x - bounds[s].half.x;
+        size_t j = i;
+        while (j > 0) {
+            const col_aabb *p = &bounds[order[j - 1]];
+            if (p->center.x - p->half.x <= key)
+                break;
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = s;
+    }
+
+    w->pairs.len = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t sa = order[i];
+        const col_aabb *a = &bounds[sa];
+        float a_right = a->center.x + a->half.x;
+        for (size_t j = i + 1; j < n; j++) {
+            uint32_t sb = order[j];
+            const col_aabb *b = &bounds[sb];
+            if (b->center.x - b->half.x > a_right)
+                break;
+            if (b->center.y - b->half.y > a->center.y + a->half.y ||
+                a->center.y - a->half.y > b->center.y + b->half.y)
+                continue;
+            if (!kinds_collide(w->bodies[sa].kind, w->bodies[sb].kind))
+                continue;
+            sim_pair p = {sa, sb};
+            if (!sim_vec_push(&w->pairs, &p))
+                return; /* out of memory: this step resolves the pairs it has */
+        }
+    }
+}

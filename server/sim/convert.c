@@ -1,0 +1,116 @@
+/* Between the protocol's validated specs and the world's bodies and shapes. */
+#include <stdio.h>
+#include <string.h>
+
+#include "mink_sim.h"
+
+static int shape_from_proto(const proto_shape *in, col_shape2 *out, char *err, size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    switch (in->type) {
+    case PROTO_SHAPE_AABB:
+        out->type = COL_SHAPE_AABB;
+        out->half = mk_v2((float)in->half[0], (float)in->half[1]);
+        return 0;
+    default:
+        snprintf(err, errlen, "shape.type: '%s' is not collided by this server's 2D world "
+                              "(it has aabb shapes)", proto_shape_name(in->type));
+        return -1;
+    }
+}
+
+static sim_kind kind_from_proto(proto_body_kind k)
+{
+    switch (k) {
+    case PROTO_KIND_STATIC:
+        return SIM_STATIC;
+    case PROTO_KIND_KINEMATIC:
+        return SIM_KINEMATIC;
+    case PROTO_KIND_CHARACTER:
+        return SIM_CHARACTER;
+    case PROTO_KIND_DYNAMIC:
+        break;
+    }
+    return SIM_DYNAMIC;
+}
+
+proto_body_kind sim_kind_to_proto(sim_kind k)
+{
+    switch (k) {
+    case SIM_STATIC:
+        return PROTO_KIND_STATIC;
+    case SIM_KINEMATIC:
+        return PROTO_KIND_KINEMATIC;
+    case SIM_CHARACTER:
+        return PROTO_KIND_CHARACTER;
+    case SIM_DYNAMIC:
+        break;
+    }
+    return PROTO_KIND_DYNAMIC;
+}
+
+int sim_body_def_from_spec(const proto_body_spec *spec, sim_body_def *out, char *err,
+                           size_t errlen)
+{
+    memset(out, 0, sizeof *out);
+    if (shape_from_proto(&spec->shape, &out->shape, err, errlen) != 0)
+        return -1;
+    out->pos = mk_v2((float)spec->pos[0], (float)spec->pos[1]);
+    out->vel = mk_v2((float)spec->vel[0], (float)spec->vel[1]);
+    out->angle = (float)spec->rot[0];
+    out->kind = kind_from_proto(spec->kind);
+    out->density = (float)spec->density;
+    out->friction = (float)spec->friction;
+    out->restitution = (float)spec->restitution;
+    out->max_speed = (float)spec->max_speed;
+    out->jump_height = (float)spec->jump_height;
+    memcpy(out->tag, spec->tag, sizeof out->tag);
+    return 0;
+}
+
+void sim_shape_to_proto(const col_shape2 *s, proto_shape *out)
+{
+    memset(out, 0, sizeof *out);
+    switch (s->type) {
+    case COL_SHAPE_AABB:
+        out->type = PROTO_SHAPE_AABB;
+        out->half[0] = s->half.x;
+        out->half[1] = s->half.y;
+        return;
+    case COL_SHAPE_COUNT:
+        break;
+    }
+}
+
+int sim_query(const proto_placed_shape *a, const proto_placed_shape *b, proto_result *out,
+              char *err, size_t errlen)
+{
+    col_shape2 sa, sb;
+    char why[160];
+    if (shape_from_proto(&a->shape, &sa, why, sizeof why) != 0) {
+        snprintf(err, errlen, "a.%s", why);
+        return -1;
+    }
+    if (shape_from_proto(&b->shape, &sb, why, sizeof why) != 0) {
+        snprintf(err, errlen, "b.%s", why);
+        return -1;
+    }
+    col_xf2 xa = {mk_v2((float)a->pos[0], (float)a->pos[1]), (float)a->rot[0]};
+    col_xf2 xb = {mk_v2((float)b->pos[0], (float)b->pos[1]), (float)b->rot[0]};
+    col_manifold2 m = col_collide2(&sa, xa, &sb, xb);
+    memset(out, 0, sizeof *out);
+    out->hit = m.count > 0;
+    if (!out->hit) {
+        out->distance = m.distance;
+        return 0;
+    }
+    out->depth = m.depth;
+    out->normal[0] = m.normal.x;
+    out->normal[1] = m.normal.y;
+    out->npoints = m.count;
+    for (int i = 0; i < m.count; i++) {
+        out->points[i][0] = m.points[i].point.x;
+        out->points[i][1] = m.points[i].point.y;
+    }
+    return 0;
+}

@@ -1,0 +1,135 @@
+/* mink_sim: the world. A pool of bodies addressed by ids with a generation counter, a fixed
+ * step (gravity, inputs, integration, Minkowski push-out), contacts, queries and scenes.
+ * Knows nothing of the network; reads scene files through the protocol's body spec parser. */
+#ifndef MINK_SIM_H
+#define MINK_SIM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mink_collision.h"
+#include "mink_proto.h"
+
+/* A body id: (generation << 24) | (slot + 1), so that an id is never 0, ids of the first
+ * bodies are small, and a despawned body's id is not reused by the next body in its slot.
+ * Ids stay below 2^53 so that JSON carries them exactly. */
+typedef uint64_t sim_id;
+#define SIM_SLOT_BITS 24
+#define SIM_MAX_BODIES ((1u << SIM_SLOT_BITS) - 1)
+
+typedef enum sim_kind {
+    SIM_DYNAMIC,
+    SIM_STATIC,
+    SIM_KINEMATIC,
+    SIM_CHARACTER,
+} sim_kind;
+
+/* Slope limit of characters: a contact whose normal is within this angle of "up" is ground. */
+#define SIM_DEFAULT_MAX_SLOPE 0.8726646f /* rad, 50 degrees */
+
+typedef struct sim_body_def {
+    col_shape2 shape;
+    mk_vec2 pos, vel;
+    float angle; /* rad */
+    sim_kind kind;
+    float density, friction, restitution, max_speed, jump_height;
+    char tag[PROTO_MAX_TAG + 1];
+} sim_body_def;
+
+typedef struct sim_body {
+    sim_id id;       /* 0 when the slot is free */
+    uint32_t owner;  /* client id, 0 for the server */
+    sim_kind kind;
+    col_shape2 shape;
+    mk_vec2 pos, vel; /* m, m/s */
+    float angle, w;   /* rad, rad/s */
+    float inv_mass;   /* 1/kg; 0 for static and kinematic bodies */
+    float friction, restitution, max_speed, jump_height;
+    /* The newest input, applied at every step until the next one replaces it. */
+    mk_vec2 move; /* each component in [-1, 1] */
+    bool jump;
+    bool has_input;
+    bool grounded; /* a character that stood on something in the last step */
+    char tag[PROTO_MAX_TAG + 1];
+} sim_body;
+
+typedef struct sim_config {
+    mk_vec2 gravity; /* m/s^2 */
+    float dt;        /* s, the fixed step */
+    int iterations;  /* push-out passes per step */
+    uint32_t max_bodies;
+    float bounds; /* m: a body farther than this from the origin on any axis is removed */
+} sim_config;
+
+/* A contact of the last step, for `subscribe {contacts: true}`: normal from a to b. */
+typedef struct sim_contact {
+    sim_id a, b;
+    col_manifold2 m;
+} sim_contact;
+
+typedef struct sim_world sim_world;
+
+/* Defaults: gravity (0, -10), dt 1/60 s, 8 iterations, 100,000 bodies, bounds 1 km. */
+sim_config sim_config_default(void);
+sim_world *sim_world_new(const sim_config *cfg);
+void sim_world_free(sim_world *w);
+const sim_config *sim_world_config(const sim_world *w);
+uint64_t sim_world_tick(const sim_world *w);
+
+/* Converts a validated body spec of a 2D world to a body definition. Returns 0, or -1 with
+ * `err` saying why the world cannot hold it (e.g. a shape type this world does not collide). */
+int sim_body_def_from_spec(const proto_body_spec *spec, sim_body_def *out, char *err,
+                           size_t errlen);
+/* The protocol's view of a body's shape, for first sightings in `state`. */
+void sim_shape_to_proto(const col_shape2 *s, proto_shape *out);
+proto_body_kind sim_kind_to_proto(sim_kind k);
+
+/* Adds a body owned by `owner`. Returns its id, or 0 when the world is full. */
+sim_id sim_world_add(sim_world *w, const sim_body_def *def, uint32_t owner);
+/* Removes a body now; its id goes to the removed list and its slot is reused only after
+ * sim_world_clear_removed, so that snapshot code can still tell who saw it. Returns false for
+ * an id that is not in the world. */
+bool sim_world_remove(sim_world *w, sim_id id);
+/* Removes every body of `owner`; returns how many. */
+size_t sim_world_remove_owned(sim_world *w, uint32_t owner);
+size_t sim_world_count_owned(const sim_world *w, uint32_t owner);
+
+/* The body with this id, or NULL. */
+sim_body *sim_world_get(sim_world *w, sim_id id);
+/* Slots, for iteration: bodies[i] for i < slot_count, free where id == 0. */
+sim_body *sim_world_slots(sim_world *w, size_t *slot_count);
+size_t sim_world_body_count(const sim_world *w);
+static inline uint32_t sim_id_slot(sim_id id) { return (uint32_t)(id & SIM_MAX_BODIES) - 1u; }
+
+/* Ids removed since the last sim_world_clear_removed. */
+const sim_id *sim_world_removed(const sim_world *w, size_t *n);
+void sim_world_clear_removed(sim_world *w);
+
+/* Sets a body's input; it applies from the next step on. move has each component in [-1, 1]. */
+void sim_body_set_input(sim_body *b, mk_vec2 move, bool jump);
+
+/* One fixed step of dt. */
+void sim_world_step(sim_world *w);
+
+/* Contacts found in the last step. */
+const sim_contact *sim_world_contacts(const sim_world *w, size_t *n);
+
+/* Answers `query` for two shapes of a 2D world. Returns 0, or -1 with `err` for a shape this
+ * world does not collide. */
+int sim_query(const proto_placed_shape *a, const proto_placed_shape *b, proto_result *out,
+              char *err, size_t errlen);
+
+/* ---- scenes ---- */
+
+/* A scene: {dim, gravity?, bodies: [body spec...]}. Loads it into a new world (cfg gives dt and
+ * limits; the scene's gravity replaces cfg's). Returns the world, or NULL with `err` naming
+ * the source, the body index and the field. */
+sim_world *sim_scene_load(const char *json, size_t len, const char *source,
+                          const sim_config *cfg, char *err, size_t errlen);
+sim_world *sim_scene_load_file(const char *path, const sim_config *cfg, char *err,
+                               size_t errlen);
+/* The embedded demo scene: ground, walls, platforms, stacked and falling boxes. */
+extern const char sim_demo_scene[];
+
+#endif

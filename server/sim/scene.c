@@ -1,0 +1,178 @@
+/* Scenes: {dim, gravity?, bodies: [body spec...]} from a file or the embedded demo. Scene files
+ * are untrusted like the network: every body goes through the protocol's validation, and an
+ * error names the source, the body and the field. */
+#include <cjson/cJSON.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mink_sim.h"
+
+#define SCENE_MAX_BYTES (64u << 20) /* a larger scene file is refused before it is read */
+#define SCENE_MAX_GRAVITY 1e3       /* m/s^2 */
+
+const char sim_demo_scene[] =
+    "{\"dim\":2,\"gravity\":[0,-10],\"bodies\":["
+    /* ground (top at y = 0) and walls */
+    "{\"shape\":{\"type\":\"aabb\",\"half\":[30,0.5]},\"pos\":[0,-0.5],\"kind\":\"static\","
+    "\"tag\":\"ground\"},"
+    "{\"shape\":{\"type\":\"aabb\",\"half\":[0.5,8]},\"pos\":[-30.5,7.5],\"kind\":\"static\","
+    "\"tag\":\"wall\"},"
+    "{\"shape\":{\"type\":\"aabb\",\"half\":[0.5,8]},\"pos\":[30.5,7.5],\"kind\":\"static\","
+    "\"tag\":\"wall\"},"
+    /* platforms at jumping heights (a jump rises 1.5 m) */
+    "{\"shape\":{\"type\":\"aabb\",\"half\":[2.5,0.25]},\"pos\":[-8,1.25],\"kind\":\"static\","
+    "\"tag\":\"platform\"},"
+    "{\"shape\":{\"type\":\"aabb\",\"half\":[2.5,0.25]},\"pos\":[-14,2.5],\"kind\":\"static\","
+    "\"tag\":\"platform\"},"
+    "{\"shape\":{\"type\":\"aabb\",\"half\":[3,0.25]},\"pos\":[-21,3.75],\"kind\":\"static\","
+    "\"tag\":\"platform\"},"
+    "{\"shape\":{\"type\":\"aabb\",\"half\":[2,0.25]},\"pos\":[12,1.25],\"kind\":\"static\","
+    "\"tag\":\"platform\"},"
+    /* a stack of three crates */
+    "{\"shape\":{\"type\":\"aabb\",\"half\":[0.5,0.5]},\"pos\":[5,0.5],\"tag\":\"crate\"},"
+    "{\"shape\":{\"type\":\"aabb\",\"half\":[0.5,0.5]},\"pos\":[5,1.5],\"tag\":\"crate\"},"
+    "{\"shape\":{\"type\":\"aabb\",\"half\":[0.5,0.5]},\"pos\":[5,2.5],\"tag\":\"crate\"},"
+    /* crates falling onto the platforms and the ground, one sliding */
+    "{\"shape\":{\"type\":\"aabb\",\"half\":[0.5,0.5]},\"pos\":[-8,6],\"tag\":\"crate\"},"
+    "{\"shape\":{\"type\":\"aabb\",\"half\":[0.4,0.4]},\"pos\":[-14,9],\"tag\":\"crate\"},"
+    "{\"shape\":{\"type\":\"aabb\",\"half\":[0.75,0.75]},\"pos\":[12,8],\"density\":2,"
+    "\"tag\":\"crate\"},"
+    "{\"shape\":{\"type\":\"aabb\",\"half\":[0.3,0.3]},\"pos\":[12.2,12],\"tag\":\"crate\"},"
+    "{\"shape\":{\"type\":\"aabb\",\"half\":[0.5,0.5]},\"pos\":[20,3],\"vel\":[-6,0],"
+    "\"friction\":0.3,\"tag\":\"crate\"},"
+    "{\"shape\":{\"type\":\"aabb\",\"half\":[1,0.5]},\"pos\":[20,0.5],\"density\":0.5,"
+    "\"tag\":\"crate\"}"
+    "]}";
+
+sim_world *sim_scene_load(const char *json, size_t len, const char *source,
+                          const sim_config *cfg, char *err, size_t errlen)
+{
+    cJSON *root = cJSON_ParseWithLength(json, len);
+    if (!root) {
+        snprintf(err, errlen, "%s: not valid JSON", source);
+        return NULL;
+    }
+    sim_world *w = NULL;
+    sim_config c = *cfg;
+    proto_error perr;
+
+    if (!cJSON_IsObject(root)) {
+        snprintf(err, errlen, "%s: a scene is a JSON object {dim, gravity, bodies}", source);
+        goto done;
+    }
+    const cJSON *dim = cJSON_GetObjectItemCaseSensitive(root, "dim");
+    if (!cJSON_IsNumber(dim) || (dim->valuedouble != 2.0 && dim->valuedouble != 3.0)) {
+        snprintf(err, errlen, "%s: dim: must be 2 or 3", source);
+        goto done;
+    }
+    if (dim->valuedouble == 3.0) {
+        snprintf(err, errlen, "%s: dim: this server runs 2D worlds (dim 2)", source);
+        goto done;
+    }
+    const cJSON *gravity = cJSON_GetObjectItemCaseSensitive(root, "gravity");
+    if (gravity) {
+        double g[3];
+        if (proto_parse_vector(gravity, 2, SCENE_MAX_GRAVITY, "gravity", g, &perr) !=
+            PROTO_OK) {
+            snprintf(err, errlen, "%s: %s", source, perr.message);
+            goto done;
+        }
+        c.gravity = mk_v2((float)g[0], (float)g[1]);
+    }
+    const cJSON *bodies = cJSON_GetObjectItemCaseSensitive(root, "bodies");
+    if (!cJSON_IsArray(bodies)) {
+        snprintf(err, errlen, "%s: bodies: expected an array of body specs", source);
+        goto done;
+    }
+    if ((size_t)cJSON_GetArraySize(bodies) > c.max_bodies) {
+        snprintf(err, errlen, "%s: bodies: %d bodies, more than the limit of %u", source,
+                 cJSON_GetArraySize(bodies), c.max_bodies);
+        goto done;
+    }
+    w = sim_world_new(&c);
+    if (!w) {
+        snprintf(err, errlen, "%s: out of memory", source);
+        goto done;
+    }
+    /* The spec is large (it can hold 256 points); one on the heap serves every body. */
+    proto_body_spec *spec = malloc(sizeof *spec);
+    if (!spec) {
+        snprintf(err, errlen, "%s: out of memory", source);
+        sim_world_free(w);
+        w = NULL;
+        goto done;
+    }
+    int index = 0;
+    const cJSON *item;
+    cJSON_ArrayForEach(item, bodies)
+    {
+        char path[32];
+        snprintf(path, sizeof path, "bodies[%d]", index);
+        sim_body_def def;
+        char why[200];
+        if (proto_parse_body_spec(item, 2, path, spec, &perr) != PROTO_OK) {
+            snprintf(err, errlen, "%s: %s", source, perr.message);
+        } else if (sim_body_def_from_spec(spec, &def, why, sizeof why) != 0) {
+            snprintf(err, errlen, "%s: %s.%s", source, path, why);
+        } else if (sim_world_add(w, &def, 0) == 0) {
+            snprintf(err, errlen, "%s: %s: the world is full", source, path);
+        } else {
+            index++;
+            continue;
+        }
+        sim_world_free(w);
+        w = NULL;
+        break;
+    }
+    free(spec);
+done:
+    cJSON_Delete(root);
+    return w;
+}
+
+sim_world *sim_scene_load_file(const char *path, const sim_config *cfg, char *err,
+                               size_t errlen)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f) {
+        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        return NULL;
+    }
+    char *data = NULL;
+    size_t len = 0, cap = 0;
+    sim_world *w = NULL;
+    for (;;) {
+        if (len == cap) {
+            if (cap >= SCENE_MAX_BYTES) {
+                snprintf(err, errlen, "%s: larger than %u MiB", path, SCENE_MAX_BYTES >> 20);
+                goto out;
+            }
+            cap = cap ? cap * 2 : 65536;
+            char *p = realloc(data, cap);
+            if (!p) {
+                snprintf(err, errlen, "%s: out of memory", path);
+                goto out;
+            }
+            data = p;
+        }
+        size_t n = fread(data + len, 1, cap - len, f);
+        len += n;
+        if (n == 0)
+            break;
+    }
+    if (ferror(f)) {
+        snprintf(err, errlen, "%s: read error: %s", path, strerror(errno));
+        goto out;
+    }
+    if (!proto_utf8_valid(data, len)) {
+        snprintf(err, errlen, "%s: not valid UTF-8", path);
+        goto out;
+    }
+    w = sim_scene_load(data, len, path, cfg, err, errlen);
+out:
+    free(data);
+    fclose(f);
+    return w;
+}

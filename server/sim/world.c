@@ -1,0 +1,263 @@
+/* The body pool: slots addressed by ids with a generation counter (Box2D's id scheme), so a
+ * stale id from the network never reaches another body. */
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "world_internal.h"
+
+bool sim_vec_reserve(sim_vec *v, size_t cap)
+{
+    if (cap <= v->cap)
+        return true;
+    size_t n = v->cap ? v->cap : 16;
+    while (n < cap)
+        n *= 2;
+    void *p = realloc(v->data, n * v->item);
+    if (!p)
+        return false;
+    v->data = p;
+    v->cap = n;
+    return true;
+}
+
+bool sim_vec_push(sim_vec *v, const void *item)
+{
+    if (!sim_vec_reserve(v, v->len + 1))
+        return false;
+    memcpy((char *)v->data + v->len * v->item, item, v->item);
+    v->len++;
+    return true;
+}
+
+void sim_vec_free(sim_vec *v)
+{
+    free(v->data);
+    v->data = NULL;
+    v->len = v->cap = 0;
+}
+
+sim_config sim_config_default(void)
+{
+    return (sim_config){
+        .gravity = {0.0f, -10.0f},
+        .dt = 1.0f / 60.0f,
+        .iterations = 8,
+        .max_bodies = 100000,
+        .bounds = 1000.0f,
+    };
+}
+
+sim_world *sim_world_new(const sim_config *cfg)
+{
+    assert(cfg->dt > 0.0f && cfg->iterations > 0);
+    assert(cfg->max_bodies > 0 && cfg->max_bodies <= SIM_MAX_BODIES);
+    sim_world *w = calloc(1, sizeof *w);
+    if (!w)
+        return NULL;
+    w->cfg = *cfg;
+    w->free_slots.item = sizeof(uint32_t);
+    w->pending_slots.item = sizeof(uint32_t);
+    w->removed.item = sizeof(sim_id);
+    w->order.item = sizeof(uint32_t);
+    w->bounds.item = sizeof(col_aabb);
+    w->pairs.item = sizeof(sim_pair);
+    w->contacts.item = sizeof(sim_contact);
+    return w;
+}
+
+void sim_world_free(sim_world *w)
+{
+    if (!w)
+        return;
+    free(w->bodies);
+    free(w->generation);
+    sim_vec_free(&w->free_slots);
+    sim_vec_free(&w->pending_slots);
+    sim_vec_free(&w->removed);
+    sim_vec_free(&w->order);
+    sim_vec_free(&w->bounds);
+    sim_vec_free(&w->pairs);
+    sim_vec_free(&w->contacts);
+    free(w);
+}
+
+const sim_config *sim_world_config(const sim_world *w) { return &w->cfg; }
+uint64_t sim_world_tick(const sim_world *w) { return w->tick; }
+size_t sim_world_body_count(const sim_world *w) { return w->body_count; }
+
+sim_body *sim_world_slots(sim_world *w, size_t *slot_count)
+{
+    *slot_count = w->slot_count;
+    return w->bodies;
+}
+
+static bool grow_slots(sim_world *w)
+{
+    size_t cap = w->slot_cap ? w->slot_cap * 2 : 64;
+    if (cap > SIM_MAX_BODIES)
+        cap = SIM_MAX_BODIES;
+    if (cap <= w->slot_cap)
+        return false;
+    sim_body *b = realloc(w->bodies, cap * sizeof *b);
+    if (!b)
+        return false;
+    w->bodies = b;
+    uint32_t *g = realloc(w->generation, cap * sizeof *g);
+    if (!g)
+        return false;
+    w->generation = g;
+    w->slot_cap = cap;
+    return true;
+}
+
+static float body_mass_inverse(const sim_body_def *def)
+{
+    if (def->kind == SIM_STATIC || def->kind == SIM_KINEMATIC)
+        return 0.0f;
+    float mass = def->density * col_shape_area(&def->shape);
+    return mass > 0.0f ? 1.0f / mass : 0.0f;
+}
+
+sim_id sim_world_add(sim_world *w, const sim_body_def *def, uint32_t owner)
+{
+    if (w->body_count >= w->cfg.max_bodies)
+        return 0;
+    uint32_t slot;
+    if (w->free_slots.len > 0) {
+        slot = ((uint32_t *)w->free_slots.data)[--w->free_slots.len];
+    } else {
+        if (w->slot_count == w->slot_cap && !grow_slots(w))
+            return 0;
+        slot = (uint32_t)w->slot_count++;
+        w->generation[slot] = 0;
+    }
+    /* Reserve the per-body arrays now so the step never fails to grow them. */
+    if (!sim_vec_reserve(&w->order, w->body_count + 1) ||
+        !sim_vec_reserve(&w->bounds, w->slot_count)) {
+        uint32_t s = slot;
+        sim_vec_push(&w->free_slots, &s);
+        return 0;
+    }
+    sim_body *b = &w->bodies[slot];
+    memset(b, 0, sizeof *b);
+    b->id = ((sim_id)w->generation[slot] << SIM_SLOT_BITS) | (sim_id)(slot + 1);
+    b->owner = owner;
+    b->kind = def->kind;
+    b->shape = def->shape;
+    b->pos = def->pos;
+    b->vel = def->kind == SIM_STATIC ? mk_v2(0.0f, 0.0f) : def->vel;
+    b->angle = def->angle;
+    b->inv_mass = body_mass_inverse(def);
+    b->friction = def->friction;
+    b->restitution = def->restitution;
+    b->max_speed = def->max_speed;
+    b->jump_height = def->jump_height;
+    memcpy(b->tag, def->tag, sizeof b->tag);
+    b->tag[PROTO_MAX_TAG] = '\0';
+    ((uint32_t *)w->order.data)[w->order.len++] = slot;
+    w->body_count++;
+    return b->id;
+}
+
+sim_body *sim_world_get(sim_world *w, sim_id id)
+{
+    if (id == 0 || (id & SIM_MAX_BODIES) == 0)
+        return NULL;
+    uint32_t slot = sim_id_slot(id);
+    if (slot >= w->slot_count || w->bodies[slot].id != id)
+        return NULL;
+    return &w->bodies[slot];
+}
+
+/* Drops freed slots from the broadphase order, keeping it sorted. */
+static void order_compact(sim_world *w)
+{
+    uint32_t *order = w->order.data;
+    size_t n = 0;
+    for (size_t i = 0; i < w->order.len; i++) {
+        if (w->bodies[order[i]].id != 0)
+            order[n++] = order[i];
+    }
+    w->order.len = n;
+}
+
+static bool remove_body(sim_world *w, sim_id id)
+{
+    sim_body *b = sim_world_get(w, id);
+    if (!b)
+        return false;
+    uint32_t slot = sim_id_slot(id);
+    /* The removal must be recorded even when memory is short; reserving first keeps both lists
+     * consistent. */
+    if (!sim_vec_reserve(&w->removed, w->removed.len + 1) ||
+        !sim_vec_reserve(&w->pending_slots, w->pending_slots.len + 1))
+        return false;
+    sim_vec_push(&w->removed, &id);
+    sim_vec_push(&w->pending_slots, &slot);
+    b->id = 0;
+    w->body_count--;
+    /* Generations stay below 2^29 so ids stay below 2^53; a slot that wrapped that far is
+     * retired instead (it is not given back to the free list in sim_world_clear_removed). */
+    w->generation[slot]++;
+    return true;
+}
+
+bool sim_world_remove(sim_world *w, sim_id id)
+{
+    if (!remove_body(w, id))
+        return false;
+    order_compact(w);
+    return true;
+}
+
+size_t sim_world_remove_owned(sim_world *w, uint32_t owner)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < w->slot_count; i++) {
+        sim_body *b = &w->bodies[i];
+        if (b->id != 0 && b->owner == owner && remove_body(w, b->id))
+            n++;
+    }
+    if (n > 0)
+        order_compact(w);
+    return n;
+}
+
+size_t sim_world_count_owned(const sim_world *w, uint32_t owner)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < w->slot_count; i++)
+        n += w->bodies[i].id != 0 && w->bodies[i].owner == owner;
+    return n;
+}
+
+const sim_id *sim_world_removed(const sim_world *w, size_t *n)
+{
+    *n = w->removed.len;
+    return w->removed.data;
+}
+
+void sim_world_clear_removed(sim_world *w)
+{
+    const uint32_t *slots = w->pending_slots.data;
+    for (size_t i = 0; i < w->pending_slots.len; i++) {
+        if (w->generation[slots[i]] < (1u << 29))
+            sim_vec_push(&w->free_slots, &slots[i]);
+    }
+    w->pending_slots.len = 0;
+    w->removed.len = 0;
+}
+
+const sim_contact *sim_world_contacts(const sim_world *w, size_t *n)
+{
+    *n = w->contacts.len;
+    return w->contacts.data;
+}
+
+void sim_body_set_input(sim_body *b, mk_vec2 move, bool jump)
+{
+    b->move = mk_v2(mk_clampf(move.x, -1.0f, 1.0f), mk_clampf(move.y, -1.0f, 1.0f));
+    b->jump = jump;
+    b->has_input = true;
+}

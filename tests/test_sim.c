@@ -1,0 +1,439 @@
+/* mink_sim: bodies fall and rest, push-out shares by inverse mass, inputs move kinematic bodies
+ * and characters, ids carry generations, scenes load or say exactly what is wrong. */
+#include <check.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mink_sim.h"
+
+static sim_body_def box_def(sim_kind kind, float x, float y, float hx, float hy)
+{
+    sim_body_def d;
+    memset(&d, 0, sizeof d);
+    d.shape.type = COL_SHAPE_AABB;
+    d.shape.half = mk_v2(hx, hy);
+    d.pos = mk_v2(x, y);
+    d.kind = kind;
+    d.density = 1.0f;
+    d.friction = 0.6f;
+    d.max_speed = 5.0f;
+    d.jump_height = 1.5f;
+    return d;
+}
+
+/* A world with a static ground whose top is y = 0, 100 m wide. */
+static sim_world *world_with_ground(sim_id *ground)
+{
+    sim_config cfg = sim_config_default();
+    sim_world *w = sim_world_new(&cfg);
+    sim_body_def g = box_def(SIM_STATIC, 0, -0.5f, 50, 0.5f);
+    sim_id id = sim_world_add(w, &g, 0);
+    if (ground)
+        *ground = id;
+    return w;
+}
+
+static void run(sim_world *w, int steps)
+{
+    for (int i = 0; i < steps; i++)
+        sim_world_step(w);
+}
+
+START_TEST(box_falls_and_rests_on_ground)
+{
+    sim_world *w = world_with_ground(NULL);
+    sim_body_def d = box_def(SIM_DYNAMIC, 2, 5, 0.5f, 0.5f);
+    sim_id id = sim_world_add(w, &d, 0);
+    /* Free fall from a height of 4.5 m takes sqrt(2 * 4.5 / 10) = 0.95 s. */
+    run(w, 30);
+    ck_assert_float_gt(sim_world_get(w, id)->pos.y, 2.0f);
+    run(w, 270);
+    const sim_body *b = sim_world_get(w, id);
+    ck_assert_float_eq_tol(b->pos.y, 0.5f, 1e-3f);
+    ck_assert_float_eq_tol(b->pos.x, 2.0f, 1e-6f);
+    ck_assert_float_eq_tol(b->vel.y, 0.0f, 1e-4f);
+    ck_assert_uint_eq(sim_world_tick(w), 300);
+    sim_world_free(w);
+}
+END_TEST
+
+START_TEST(stack_of_three_settles)
+{
+    sim_world *w = world_with_ground(NULL);
+    sim_id ids[3];
+    for (int i = 0; i < 3; i++) {
+        sim_body_def d = box_def(SIM_DYNAMIC, 0, 0.6f + 1.2f * (float)i, 0.5f, 0.5f);
+        ids[i] = sim_world_add(w, &d, 0);
+    }
+    run(w, 240);
+    for (int i = 0; i < 3; i++) {
+        const sim_body *b = sim_world_get(w, ids[i]);
+        ck_assert_float_eq_tol(b->pos.y, 0.5f + (float)i, 1e-3f);
+        ck_assert_float_eq_tol(b->pos.x, 0.0f, 1e-6f);
+    }
+    sim_world_free(w);
+}
+END_TEST
+
+START_TEST(dynamic_pair_shares_push_by_inverse_mass)
+{
+    sim_config cfg = sim_config_default();
+    cfg.gravity = mk_v2(0, 0);
+    cfg.iterations = 1;
+    sim_world *w = sim_world_new(&cfg);
+    sim_body_def a = box_def(SIM_DYNAMIC, 0, 0, 0.5f, 0.5f);
+    sim_body_def b = box_def(SIM_DYNAMIC, 0.9f, 0, 0.5f, 0.5f);
+    b.density = 3.0f; /* 3 kg against 1 kg */
+    sim_id ia = sim_world_add(w, &a, 0), ib = sim_world_add(w, &b, 0);
+    sim_world_step(w);
+    /* Depth 0.1 along x; weights 1 and 1/3 of a sum of 4/3: a moves 0.075, b 0.025. */
+    ck_assert_float_eq_tol(sim_world_get(w, ia)->pos.x, -0.075f, 1e-6f);
+    ck_assert_float_eq_tol(sim_world_get(w, ib)->pos.x, 0.925f, 1e-6f);
+    size_t n;
+    const sim_contact *c = sim_world_contacts(w, &n);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_float_eq_tol(c[0].m.depth, 0.1f, 1e-6f);
+    /* The normal points from the pair's first body to its second. */
+    float sign = c[0].a == ia ? 1.0f : -1.0f;
+    ck_assert_float_eq_tol(c[0].m.normal.x, sign, 1e-6f);
+    sim_world_free(w);
+}
+END_TEST
+
+START_TEST(closing_velocity_removed_momentum_kept)
+{
+    sim_config cfg = sim_config_default();
+    cfg.gravity = mk_v2(0, 0);
+    sim_world *w = sim_world_new(&cfg);
+    sim_body_def a = box_def(SIM_DYNAMIC, 0, 0, 0.5f, 0.5f);
+    sim_body_def b = box_def(SIM_DYNAMIC, 1.05f, 0, 0.5f, 0.5f);
+    a.vel = mk_v2(6, 0); /* 1 kg at 6 m/s meets 1 kg at rest */
+    sim_id ia = sim_world_add(w, &a, 0), ib = sim_world_add(w, &b, 0);
+    run(w, 3);
+    /* A perfectly inelastic normal impulse: both go on at 3 m/s, momentum 6 kg m/s kept. */
+    ck_assert_float_eq_tol(sim_world_get(w, ia)->vel.x, 3.0f, 1e-4f);
+    ck_assert_float_eq_tol(sim_world_get(w, ib)->vel.x, 3.0f, 1e-4f);
+    sim_world_free(w);
+}
+END_TEST
+
+START_TEST(static_pushes_dynamic_out_fully)
+{
+    sim_world *w = world_with_ground(NULL);
+    sim_body_def d = box_def(SIM_DYNAMIC, 0, 0.3f, 0.5f, 0.5f); /* sunk 0.2 m */
+    sim_id id = sim_world_add(w, &d, 0);
+    sim_world_step(w);
+    const sim_body *b = sim_world_get(w, id);
+    ck_assert_float_eq_tol(b->pos.y, 0.5f, 1e-5f);
+    ck_assert_float_ge(b->vel.y, 0.0f);
+    sim_world_free(w);
+}
+END_TEST
+
+START_TEST(kinematic_moves_at_max_speed_and_is_not_pushed)
+{
+    sim_world *w = world_with_ground(NULL);
+    sim_body_def k = box_def(SIM_KINEMATIC, -10, 0.25f, 1, 0.25f); /* sunk into the ground */
+    k.max_speed = 4.0f;
+    sim_id kid = sim_world_add(w, &k, 0);
+    sim_body_def crate = box_def(SIM_DYNAMIC, -7, 0.5f, 0.5f, 0.5f);
+    sim_id cid = sim_world_add(w, &crate, 0);
+    sim_body_set_input(sim_world_get(w, kid), mk_v2(1, 0), false);
+    run(w, 60);
+    const sim_body *kb = sim_world_get(w, kid);
+    /* 4 m/s for one second, exactly along x, not lifted by the ground it overlaps. */
+    ck_assert_float_eq_tol(kb->pos.x, -6.0f, 1e-3f);
+    ck_assert_float_eq_tol(kb->pos.y, 0.25f, 1e-6f);
+    ck_assert_float_eq_tol(kb->vel.x, 4.0f, 1e-6f);
+    /* The crate in its way was pushed ahead of it. */
+    ck_assert_float_ge(sim_world_get(w, cid)->pos.x, -6.0f + 1.0f + 0.5f - 1e-3f);
+    sim_world_free(w);
+}
+END_TEST
+
+START_TEST(character_runs_jumps_and_lands)
+{
+    sim_world *w = world_with_ground(NULL);
+    sim_body_def c = box_def(SIM_CHARACTER, 0, 0.9f, 0.4f, 0.9f);
+    c.max_speed = 6.0f;
+    sim_id id = sim_world_add(w, &c, 1);
+    run(w, 10);
+    sim_body *b = sim_world_get(w, id);
+    ck_assert(b->grounded);
+    ck_assert_float_eq_tol(b->pos.y, 0.9f, 1e-3f);
+
+    sim_body_set_input(b, mk_v2(1, 0), false);
+    run(w, 30);
+    b = sim_world_get(w, id);
+    ck_assert_float_eq_tol(b->vel.x, 6.0f, 1e-4f);
+    ck_assert(b->grounded);
+
+    /* Jump: v = sqrt(2 g h) rises about h = 1.5 m (a little less with a discrete step). */
+    sim_body_set_input(b, mk_v2(0, 0), true);
+    float peak = 0.0f;
+    bool left_ground = false;
+    for (int i = 0; i < 120; i++) {
+        sim_world_step(w);
+        b = sim_world_get(w, id);
+        if (i == 0)
+            sim_body_set_input(b, mk_v2(0, 0), false);
+        left_ground |= !b->grounded;
+        peak = fmaxf(peak, b->pos.y - 0.9f);
+    }
+    ck_assert(left_ground);
+    ck_assert_float_eq_tol(peak, 1.5f, 0.1f);
+    /* Landed again, standing. */
+    ck_assert(b->grounded);
+    ck_assert_float_eq_tol(b->pos.y, 0.9f, 1e-3f);
+    ck_assert_float_eq_tol(b->vel.x, 0.0f, 1e-4f);
+    sim_world_free(w);
+}
+END_TEST
+
+START_TEST(character_stops_at_a_wall)
+{
+    sim_world *w = world_with_ground(NULL);
+    sim_body_def wall = box_def(SIM_STATIC, 5, 2, 0.5f, 2);
+    sim_world_add(w, &wall, 0);
+    sim_body_def c = box_def(SIM_CHARACTER, 0, 0.9f, 0.4f, 0.9f);
+    sim_id id = sim_world_add(w, &c, 1);
+    sim_body_set_input(sim_world_get(w, id), mk_v2(1, 0), false);
+    run(w, 120);
+    const sim_body *b = sim_world_get(w, id);
+    /* Its right side (x + 0.4) rests on the wall's left side (4.5). */
+    ck_assert_float_eq_tol(b->pos.x, 4.1f, 1e-3f);
+    ck_assert_float_eq_tol(b->pos.y, 0.9f, 1e-3f);
+    sim_world_free(w);
+}
+END_TEST
+
+START_TEST(ids_carry_generations)
+{
+    sim_config cfg = sim_config_default();
+    sim_world *w = sim_world_new(&cfg);
+    sim_body_def d = box_def(SIM_DYNAMIC, 0, 0, 0.5f, 0.5f);
+    sim_id a = sim_world_add(w, &d, 7);
+    sim_id b = sim_world_add(w, &d, 7);
+    ck_assert_uint_eq(a, 1);
+    ck_assert_uint_eq(b, 2);
+    ck_assert(sim_world_remove(w, a));
+    ck_assert(!sim_world_remove(w, a));
+    size_t n;
+    const sim_id *gone = sim_world_removed(w, &n);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_uint_eq(gone[0], a);
+    /* The slot is not reused until the removal has been seen by everyone. */
+    sim_id c = sim_world_add(w, &d, 7);
+    ck_assert_uint_eq(c, 3);
+    sim_world_clear_removed(w);
+    sim_id e = sim_world_add(w, &d, 7);
+    ck_assert_uint_eq(sim_id_slot(e), 0);
+    ck_assert_uint_eq(e, (1ull << SIM_SLOT_BITS) | 1u);
+    ck_assert_ptr_null(sim_world_get(w, a));
+    ck_assert_ptr_nonnull(sim_world_get(w, e));
+    ck_assert_ptr_null(sim_world_get(w, 0));
+    ck_assert_ptr_null(sim_world_get(w, 999));
+    ck_assert_uint_eq(sim_world_count_owned(w, 7), 3);
+    ck_assert_uint_eq(sim_world_remove_owned(w, 7), 3);
+    ck_assert_uint_eq(sim_world_body_count(w), 0);
+    sim_world_free(w);
+}
+END_TEST
+
+START_TEST(world_full_refuses)
+{
+    sim_config cfg = sim_config_default();
+    cfg.max_bodies = 2;
+    sim_world *w = sim_world_new(&cfg);
+    sim_body_def d = box_def(SIM_DYNAMIC, 0, 0, 0.5f, 0.5f);
+    ck_assert_uint_ne(sim_world_add(w, &d, 0), 0);
+    ck_assert_uint_ne(sim_world_add(w, &d, 0), 0);
+    ck_assert_uint_eq(sim_world_add(w, &d, 0), 0);
+    sim_world_free(w);
+}
+END_TEST
+
+START_TEST(bodies_leaving_bounds_are_removed)
+{
+    sim_config cfg = sim_config_default();
+    cfg.bounds = 20.0f;
+    sim_world *w = sim_world_new(&cfg);
+    sim_body_def d = box_def(SIM_DYNAMIC, 0, 0, 0.5f, 0.5f);
+    sim_id id = sim_world_add(w, &d, 0);
+    /* Falling 20 m from rest takes 2 s. */
+    run(w, 100);
+    ck_assert_ptr_nonnull(sim_world_get(w, id));
+    run(w, 40);
+    ck_assert_ptr_null(sim_world_get(w, id));
+    size_t n;
+    const sim_id *gone = sim_world_removed(w, &n);
+    ck_assert_uint_eq(n, 1);
+    ck_assert_uint_eq(gone[0], id);
+    sim_world_free(w);
+}
+END_TEST
+
+START_TEST(many_boxes_never_pass_through_the_ground)
+{
+    sim_world *w = world_with_ground(NULL);
+    sim_id ids[200];
+    for (int i = 0; i < 200; i++) {
+        sim_body_def d = box_def(SIM_DYNAMIC, (float)(i % 20) * 1.1f - 11.0f,
+                                 1.0f + (float)(i / 20) * 1.3f, 0.5f, 0.5f);
+        ids[i] = sim_world_add(w, &d, 0);
+    }
+    run(w, 600);
+    for (int i = 0; i < 200; i++) {
+        const sim_body *b = sim_world_get(w, ids[i]);
+        ck_assert_ptr_nonnull(b);
+        ck_assert(mk_v2_finite(b->pos) && mk_v2_finite(b->vel));
+        /* Ten boxes per column: each rests within a few millimetres of its row. */
+        float row = (float)(i / 20);
+        ck_assert_float_eq_tol(b->pos.y, 0.5f + row, 0.01f);
+    }
+    sim_world_free(w);
+}
+END_TEST
+
+static sim_world *load(const char *json, char *err)
+{
+    sim_config cfg = sim_config_default();
+    return sim_scene_load(json, strlen(json), "test.json", &cfg, err, 512);
+}
+
+START_TEST(demo_scene_loads)
+{
+    char err[512] = "";
+    sim_world *w = load(sim_demo_scene, err);
+    ck_assert_msg(w != NULL, "%s", err);
+    ck_assert_uint_eq(sim_world_body_count(w), 16);
+    /* Everything falls and settles: after 5 s no body moves faster than 1 cm/s. */
+    run(w, 300);
+    size_t slots;
+    sim_body *b = sim_world_slots(w, &slots);
+    for (size_t i = 0; i < slots; i++) {
+        if (b[i].id)
+            ck_assert_float_lt(mk_v2_len(b[i].vel), 0.01f);
+    }
+    sim_world_free(w);
+}
+END_TEST
+
+START_TEST(scene_errors_name_the_field)
+{
+    char err[512];
+    ck_assert_ptr_null(load("{\"dim\":2,", err));
+    ck_assert_str_eq(err, "test.json: not valid JSON");
+    ck_assert_ptr_null(load("[]", err));
+    ck_assert_ptr_nonnull(strstr(err, "a scene is a JSON object"));
+    ck_assert_ptr_null(load("{\"dim\":4,\"bodies\":[]}", err));
+    ck_assert_str_eq(err, "test.json: dim: must be 2 or 3");
+    ck_assert_ptr_null(load("{\"dim\":2}", err));
+    ck_assert_ptr_nonnull(strstr(err, "bodies: expected an array"));
+    ck_assert_ptr_null(load("{\"dim\":2,\"gravity\":[0,\"x\"],\"bodies\":[]}", err));
+    ck_assert_ptr_nonnull(strstr(err, "test.json: gravity"));
+    ck_assert_ptr_null(load("{\"dim\":2,\"bodies\":["
+                            "{\"shape\":{\"type\":\"aabb\",\"half\":[1,1]},\"pos\":[0,0]},"
+                            "{\"shape\":{\"type\":\"aabb\",\"half\":[1,1]},\"pos\":[0,0]},"
+                            "{\"shape\":{\"type\":\"aabb\",\"half\":[1,0]},\"pos\":[0,0]}]}",
+                            err));
+    ck_assert_ptr_nonnull(strstr(err, "test.json: bodies[2].shape.half[1]"));
+    ck_assert_ptr_null(load("{\"dim\":2,\"bodies\":["
+                            "{\"shape\":{\"type\":\"circle\",\"radius\":1},\"pos\":[0,0]}]}",
+                            err));
+    ck_assert_ptr_nonnull(strstr(err, "test.json: bodies[0].shape.type"));
+    ck_assert_ptr_null(load("{\"dim\":2,\"bodies\":["
+                            "{\"shape\":{\"type\":\"aabb\",\"half\":[1,1]},\"pos\":[0,1e999]}]}",
+                            err));
+    ck_assert_ptr_nonnull(strstr(err, "bodies[0].pos"));
+
+    sim_config cfg = sim_config_default();
+    ck_assert_ptr_null(sim_scene_load_file("/nonexistent/scene.json", &cfg, err, 512));
+    ck_assert_ptr_nonnull(strstr(err, "/nonexistent/scene.json: cannot open"));
+}
+END_TEST
+
+START_TEST(scene_gravity_applies)
+{
+    char err[512] = "";
+    sim_world *w = load("{\"dim\":2,\"gravity\":[0,-2],\"bodies\":["
+                        "{\"shape\":{\"type\":\"aabb\",\"half\":[1,1]},\"pos\":[0,0]}]}",
+                        err);
+    ck_assert_msg(w != NULL, "%s", err);
+    ck_assert_float_eq(sim_world_config(w)->gravity.y, -2.0f);
+    run(w, 60);
+    /* v = g t = -2 m/s after one second. */
+    ck_assert_float_eq_tol(sim_world_get(w, 1)->vel.y, -2.0f, 1e-4f);
+    sim_world_free(w);
+}
+END_TEST
+
+START_TEST(query_aabb_pair)
+{
+    proto_placed_shape a, b;
+    memset(&a, 0, sizeof a);
+    memset(&b, 0, sizeof b);
+    a.shape.type = b.shape.type = PROTO_SHAPE_AABB;
+    a.shape.half[0] = a.shape.half[1] = 1.0;
+    b.shape.half[0] = b.shape.half[1] = 0.5;
+    b.pos[0] = 0.25;
+    b.pos[1] = 1.25;
+    proto_result r;
+    char err[128];
+    ck_assert_int_eq(sim_query(&a, &b, &r, err, sizeof err), 0);
+    /* b's bottom (0.75) is 0.25 below a's top (1): pushed up by 0.25. */
+    ck_assert(r.hit);
+    ck_assert_double_eq_tol(r.depth, 0.25, 1e-6);
+    ck_assert_double_eq_tol(r.normal[1], 1.0, 1e-6);
+    ck_assert_int_eq(r.npoints, 2);
+    ck_assert_double_eq_tol(r.points[0][0], -0.25, 1e-6);
+    ck_assert_double_eq_tol(r.points[1][0], 0.75, 1e-6);
+    ck_assert_double_eq_tol(r.points[0][1], 0.875, 1e-6);
+
+    b.pos[1] = 3.0; /* 1.5 apart vertically */
+    ck_assert_int_eq(sim_query(&a, &b, &r, err, sizeof err), 0);
+    ck_assert(!r.hit);
+    ck_assert_double_eq_tol(r.distance, 1.5, 1e-6);
+
+    b.shape.type = PROTO_SHAPE_CIRCLE;
+    ck_assert_int_eq(sim_query(&a, &b, &r, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "b.shape.type"));
+}
+END_TEST
+
+static Suite *sim_suite(void)
+{
+    Suite *s = suite_create("sim");
+    TCase *tc = tcase_create("world");
+    tcase_add_test(tc, box_falls_and_rests_on_ground);
+    tcase_add_test(tc, stack_of_three_settles);
+    tcase_add_test(tc, dynamic_pair_shares_push_by_inverse_mass);
+    tcase_add_test(tc, closing_velocity_removed_momentum_kept);
+    tcase_add_test(tc, static_pushes_dynamic_out_fully);
+    tcase_add_test(tc, kinematic_moves_at_max_speed_and_is_not_pushed);
+    tcase_add_test(tc, character_runs_jumps_and_lands);
+    tcase_add_test(tc, character_stops_at_a_wall);
+    tcase_add_test(tc, ids_carry_generations);
+    tcase_add_test(tc, world_full_refuses);
+    tcase_add_test(tc, bodies_leaving_bounds_are_removed);
+    tcase_add_test(tc, many_boxes_never_pass_through_the_ground);
+    tcase_set_timeout(tc, 60);
+    suite_add_tcase(s, tc);
+    TCase *sc = tcase_create("scene");
+    tcase_add_test(sc, demo_scene_loads);
+    tcase_add_test(sc, scene_errors_name_the_field);
+    tcase_add_test(sc, scene_gravity_applies);
+    tcase_add_test(sc, query_aabb_pair);
+    suite_add_tcase(s, sc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(sim_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
