@@ -1,0 +1,58 @@
+/* Test harness for integration tests: starts the real mink-server on an ephemeral loopback
+ * port and talks to it over TCP as a client would. */
+#ifndef MINK_TEST_HARNESS_H
+#define MINK_TEST_HARNESS_H
+
+#include <cjson/cJSON.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <sys/types.h>
+
+typedef struct h_server {
+    pid_t pid;
+    int port;
+    char log_path[64]; /* the server's stderr */
+} h_server;
+
+/* Starts mink-server with --port 0 --host 127.0.0.1 and `args` (NULL-terminated, may be NULL),
+ * waits for its "listening on" line and fills *srv. Returns false if it did not start. */
+bool h_server_start(h_server *srv, const char *const *args);
+/* Sends `sig` and waits up to `timeout_ms` for the exit; returns the exit status, or -1 when it
+ * did not exit in time (it is then killed), or -2 when it died of a signal. */
+int h_server_stop(h_server *srv, int sig, int timeout_ms);
+/* True when the server's log contains `text`. */
+bool h_server_log_has(const h_server *srv, const char *text);
+
+typedef struct h_conn {
+    int fd;
+    char *buf; /* bytes received and not yet returned as lines */
+    size_t len, cap;
+} h_conn;
+
+bool h_connect(h_conn *c, int port);
+void h_close(h_conn *c);
+/* Sends raw bytes (all of them). */
+bool h_send_raw(h_conn *c, const void *data, size_t len);
+/* Sends a string and a '\n'. */
+bool h_send_line(h_conn *c, const char *line);
+/* The next line as parsed JSON (the caller deletes it), or NULL on timeout or close. */
+cJSON *h_recv(h_conn *c, int timeout_ms);
+/* The next message of `type`, skipping others; NULL on timeout or close. */
+cJSON *h_recv_type(h_conn *c, const char *type, int timeout_ms);
+/* True when the server closed the connection within timeout_ms (after any pending lines). */
+bool h_wait_closed(h_conn *c, int timeout_ms);
+
+/* Field helpers: a number at `key` (NaN when missing), a string (NULL when missing). */
+double h_num(const cJSON *obj, const char *key);
+const char *h_str(const cJSON *obj, const char *key);
+/* Component i of a numeric array at `key` (NaN when missing). */
+double h_vec(const cJSON *obj, const char *key, int i);
+/* The body entry with this id in a state's `bodies`, or NULL. */
+const cJSON *h_state_body(const cJSON *state, double id);
+/* True when a state's `removed` holds id. */
+bool h_state_removed(const cJSON *state, double id);
+
+/* Milliseconds since an arbitrary start (monotonic). */
+long long h_now_ms(void);
+
+#endif

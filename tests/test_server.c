@@ -1,0 +1,485 @@
+/* Integration: the real mink-server on an ephemeral loopback port, spoken to over TCP. */
+#include <check.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+#define HELLO "{\"type\":\"hello\",\"protocol\":1,\"name\":\"test\"}"
+
+static h_server srv;
+
+static void start(const char *const *args)
+{
+    ck_assert_msg(h_server_start(&srv, args), "mink-server did not start");
+}
+
+static void stop(void)
+{
+    int status = h_server_stop(&srv, SIGTERM, 3000);
+    ck_assert_int_eq(status, 0);
+    unlink(srv.log_path);
+}
+
+/* Connects and joins; returns the welcome (caller deletes). */
+static cJSON *join(h_conn *c, const char *hello)
+{
+    ck_assert(h_connect(c, srv.port));
+    ck_assert(h_send_line(c, hello));
+    cJSON *w = h_recv_type(c, "welcome", 3000);
+    ck_assert_msg(w != NULL, "no welcome");
+    return w;
+}
+
+static void expect_error(h_conn *c, const char *code)
+{
+    cJSON *e = h_recv_type(c, "error", 3000);
+    ck_assert_msg(e != NULL, "no error %s", code);
+    ck_assert_str_eq(h_str(e, "code"), code);
+    ck_assert_ptr_nonnull(h_str(e, "message"));
+    cJSON_Delete(e);
+}
+
+/* A ping answered proves the connection still works. */
+static void expect_alive(h_conn *c)
+{
+    ck_assert(h_send_line(c, "{\"type\":\"ping\",\"t\":\"alive\"}"));
+    cJSON *p = h_recv_type(c, "pong", 3000);
+    ck_assert_msg(p != NULL, "no pong");
+    ck_assert_str_eq(h_str(p, "t"), "alive");
+    cJSON_Delete(p);
+}
+
+START_TEST(hello_gets_welcome)
+{
+    start(NULL);
+    h_conn c;
+    cJSON *w = join(&c, "{\"type\":\"hello\",\"protocol\":1,\"avatar\":{\"shape\":{\"type\":"
+                        "\"aabb\",\"half\":[0.4,0.9]},\"pos\":[0,4],\"kind\":\"character\"}}");
+    ck_assert_double_eq(h_num(w, "protocol"), 1);
+    ck_assert_double_ge(h_num(w, "client"), 1);
+    ck_assert_double_eq(h_num(w, "dim"), 2);
+    ck_assert_double_eq(h_num(w, "tick_hz"), 60);
+    ck_assert_double_eq(h_num(w, "snapshot_hz"), 20);
+    ck_assert_double_eq(h_vec(w, "gravity", 0), 0);
+    ck_assert_double_eq(h_vec(w, "gravity", 1), -10);
+    double avatar = h_num(w, "avatar");
+    ck_assert_double_ge(avatar, 1);
+    /* The first state shows the avatar with its first-sighting fields and the scene. */
+    cJSON *s = h_recv_type(&c, "state", 3000);
+    ck_assert_ptr_nonnull(s);
+    const cJSON *b = h_state_body(s, avatar);
+    ck_assert_ptr_nonnull(b);
+    ck_assert_str_eq(h_str(b, "kind"), "character");
+    ck_assert_double_eq(h_num(b, "owner"), h_num(w, "client"));
+    const cJSON *shape = cJSON_GetObjectItemCaseSensitive(b, "shape");
+    ck_assert_str_eq(h_str(shape, "type"), "aabb");
+    ck_assert_double_eq_tol(h_vec(shape, "half", 1), 0.9, 1e-9);
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(s, "bodies")), 17);
+    cJSON_Delete(s);
+    /* Later states leave out the static bodies already seen and drop first-sighting fields. */
+    s = h_recv_type(&c, "state", 3000);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(s, "bodies")), 10);
+    ck_assert_ptr_null(cJSON_GetObjectItemCaseSensitive(h_state_body(s, avatar), "shape"));
+    cJSON_Delete(s);
+    cJSON_Delete(w);
+    h_close(&c);
+    stop();
+}
+END_TEST
+
+START_TEST(spawned_box_rests_on_ground)
+{
+    start(NULL);
+    h_conn c;
+    cJSON_Delete(join(&c, HELLO));
+    ck_assert(h_send_line(&c, "{\"type\":\"spawn\",\"req\":7,\"body\":{\"shape\":{\"type\":"
+                              "\"aabb\",\"half\":[0.5,0.5]},\"pos\":[-2,4],\"tag\":\"mine\"}}"));
+    cJSON *sp = h_recv_type(&c, "spawned", 3000);
+    ck_assert_ptr_nonnull(sp);
+    ck_assert_double_eq(h_num(sp, "req"), 7);
+    double id = h_num(sp, "id");
+    cJSON_Delete(sp);
+    /* It falls 3.5 m (0.84 s); after 2.5 s of states it has rested on the ground's top. */
+    long long end = h_now_ms() + 2500;
+    double y = NAN, vy = NAN;
+    bool first = true;
+    while (h_now_ms() < end) {
+        cJSON *s = h_recv_type(&c, "state", 2000);
+        ck_assert_ptr_nonnull(s);
+        const cJSON *b = h_state_body(s, id);
+        ck_assert_ptr_nonnull(b);
+        if (first) {
+            ck_assert_str_eq(h_str(b, "tag"), "mine");
+            ck_assert_str_eq(h_str(b, "kind"), "dynamic");
+            first = false;
+        }
+        y = h_vec(b, "pos", 1);
+        vy = h_vec(b, "vel", 1);
+        cJSON_Delete(s);
+    }
+    ck_assert_double_eq_tol(y, 0.5, 1e-3);
+    ck_assert_double_eq_tol(vy, 0.0, 1e-3);
+    h_close(&c);
+    stop();
+}
+END_TEST
+
+START_TEST(input_moves_kinematic_avatar)
+{
+    start(NULL);
+    h_conn c;
+    cJSON *w = join(&c, "{\"type\":\"hello\",\"protocol\":1,\"avatar\":{\"shape\":{\"type\":"
+                        "\"aabb\",\"half\":[0.5,0.5]},\"pos\":[0,10],\"kind\":\"kinematic\","
+                        "\"max_speed\":3}}");
+    double avatar = h_num(w, "avatar");
+    cJSON_Delete(w);
+    char line[128];
+    int seq;
+    for (seq = 1; seq <= 30; seq++) {
+        snprintf(line, sizeof line, "{\"type\":\"input\",\"seq\":%d,\"move\":[1,0]}", seq);
+        ck_assert(h_send_line(&c, line));
+        usleep(33000);
+    }
+    /* Two states after the last input: it moves at exactly max_speed, and ack is the last seq. */
+    double x0 = NAN, t0 = NAN, ack = NAN;
+    for (int i = 0; i < 6; i++) {
+        cJSON *s = h_recv_type(&c, "state", 2000);
+        ck_assert_ptr_nonnull(s);
+        const cJSON *b = h_state_body(s, avatar);
+        ck_assert_ptr_nonnull(b);
+        ck_assert_double_eq_tol(h_vec(b, "vel", 0), 3.0, 1e-3);
+        ck_assert_double_eq_tol(h_vec(b, "pos", 1), 10.0, 1e-4);
+        double x = h_vec(b, "pos", 0), t = h_num(s, "tick");
+        if (!isnan(x0))
+            ck_assert_double_eq_tol(x - x0, 3.0 * (t - t0) / 60.0, 2e-3);
+        x0 = x;
+        t0 = t;
+        ack = h_num(s, "ack");
+        cJSON_Delete(s);
+    }
+    ck_assert_double_eq(ack, 30);
+    ck_assert_double_gt(x0, 2.0);
+    h_close(&c);
+    stop();
+}
+END_TEST
+
+START_TEST(bad_json_keeps_connection)
+{
+    start(NULL);
+    h_conn c;
+    cJSON_Delete(join(&c, HELLO));
+    ck_assert(h_send_line(&c, "{not json"));
+    expect_error(&c, "bad_json");
+    ck_assert(h_send_line(&c, "{\"type\":\"spawn\",\"req\":\"r1\",\"body\":{\"shape\":{\"type\":"
+                              "\"aabb\",\"half\":[0.5,0.5]},\"pos\":[0,NaN]}}"));
+    expect_error(&c, "bad_json");
+    ck_assert(h_send_line(&c, "{\"type\":\"spawn\",\"req\":\"r2\",\"body\":{\"shape\":{\"type\":"
+                              "\"aabb\",\"half\":[0.5,0.5]},\"pos\":[0,1e999]}}"));
+    cJSON *e = h_recv_type(&c, "error", 3000);
+    ck_assert_ptr_nonnull(e);
+    ck_assert_str_eq(h_str(e, "code"), "bad_request");
+    ck_assert_str_eq(h_str(e, "req"), "r2");
+    cJSON_Delete(e);
+    ck_assert(h_send_line(&c, "{\"type\":\"teleport\"}"));
+    expect_error(&c, "unknown_type");
+    expect_alive(&c);
+    h_close(&c);
+    stop();
+}
+END_TEST
+
+START_TEST(long_line_refused_others_served)
+{
+    start(NULL);
+    h_conn bad, good;
+    cJSON_Delete(join(&bad, HELLO));
+    cJSON_Delete(join(&good, HELLO));
+    size_t n = 70 * 1024;
+    char *junk = malloc(n);
+    memset(junk, 'a', n);
+    ck_assert(h_send_raw(&bad, junk, n));
+    free(junk);
+    expect_error(&bad, "line_too_long");
+    ck_assert(h_wait_closed(&bad, 3000));
+    h_close(&bad);
+    /* The other client goes on receiving states with advancing ticks, and pings work. */
+    cJSON *s1 = h_recv_type(&good, "state", 2000);
+    cJSON *s2 = h_recv_type(&good, "state", 2000);
+    ck_assert_ptr_nonnull(s1);
+    ck_assert_ptr_nonnull(s2);
+    ck_assert_double_gt(h_num(s2, "tick"), h_num(s1, "tick"));
+    cJSON_Delete(s1);
+    cJSON_Delete(s2);
+    expect_alive(&good);
+    h_close(&good);
+    stop();
+}
+END_TEST
+
+START_TEST(order_and_ownership_errors)
+{
+    start(NULL);
+    h_conn a, b;
+    ck_assert(h_connect(&a, srv.port));
+    ck_assert(h_send_line(&a, "{\"type\":\"spawn\",\"req\":1,\"body\":{\"shape\":{\"type\":"
+                              "\"aabb\",\"half\":[0.5,0.5]},\"pos\":[0,4]}}"));
+    expect_error(&a, "not_joined");
+    expect_alive(&a); /* ping is allowed before hello */
+    ck_assert(h_send_line(&a, HELLO));
+    cJSON_Delete(h_recv_type(&a, "welcome", 3000));
+    ck_assert(h_send_line(&a, HELLO));
+    expect_error(&a, "bad_request"); /* already joined */
+    ck_assert(h_send_line(&a, "{\"type\":\"spawn\",\"body\":{\"shape\":{\"type\":\"aabb\","
+                              "\"half\":[0.5,0.5]},\"pos\":[3,4]}}"));
+    cJSON *sp = h_recv_type(&a, "spawned", 3000);
+    ck_assert_ptr_nonnull(sp);
+    double id = h_num(sp, "id");
+    cJSON_Delete(sp);
+
+    cJSON_Delete(join(&b, HELLO));
+    char line[160];
+    snprintf(line, sizeof line, "{\"type\":\"despawn\",\"req\":2,\"id\":%.0f}", id);
+    ck_assert(h_send_line(&b, line));
+    expect_error(&b, "not_owner");
+    ck_assert(h_send_line(&b, "{\"type\":\"despawn\",\"id\":1}")); /* the scene's ground */
+    expect_error(&b, "not_owner");
+    ck_assert(h_send_line(&b, "{\"type\":\"despawn\",\"id\":99999}"));
+    expect_error(&b, "not_found");
+    ck_assert(h_send_line(&b, "{\"type\":\"input\",\"seq\":1,\"move\":[1,0]}"));
+    expect_error(&b, "not_found"); /* b has no avatar */
+
+    ck_assert(h_send_line(&a, line));
+    cJSON *d = h_recv_type(&a, "despawned", 3000);
+    ck_assert_ptr_nonnull(d);
+    ck_assert_double_eq(h_num(d, "id"), id);
+    ck_assert_double_eq(h_num(d, "req"), 2);
+    cJSON_Delete(d);
+    /* b had seen the body: its next state lists it in `removed`. */
+    bool removed = false;
+    for (int i = 0; i < 4 && !removed; i++) {
+        cJSON *s = h_recv_type(&b, "state", 2000);
+        ck_assert_ptr_nonnull(s);
+        removed = h_state_removed(s, id);
+        cJSON_Delete(s);
+    }
+    ck_assert(removed);
+    h_close(&a);
+    h_close(&b);
+    stop();
+}
+END_TEST
+
+START_TEST(leaving_client_bodies_removed)
+{
+    start(NULL);
+    h_conn a, b;
+    cJSON *w = join(&a, "{\"type\":\"hello\",\"protocol\":1,\"avatar\":{\"shape\":{\"type\":"
+                        "\"aabb\",\"half\":[0.4,0.9]},\"pos\":[2,4],\"kind\":\"character\"}}");
+    double avatar = h_num(w, "avatar");
+    cJSON_Delete(w);
+    cJSON_Delete(join(&b, HELLO));
+    cJSON *s = h_recv_type(&b, "state", 2000);
+    ck_assert_ptr_nonnull(h_state_body(s, avatar));
+    cJSON_Delete(s);
+    ck_assert(h_send_line(&a, "{\"type\":\"bye\"}"));
+    ck_assert(h_wait_closed(&a, 3000));
+    h_close(&a);
+    bool removed = false;
+    for (int i = 0; i < 4 && !removed; i++) {
+        s = h_recv_type(&b, "state", 2000);
+        ck_assert_ptr_nonnull(s);
+        removed = h_state_removed(s, avatar);
+        cJSON_Delete(s);
+    }
+    ck_assert(removed);
+    h_close(&b);
+    stop();
+}
+END_TEST
+
+START_TEST(quota_and_server_full)
+{
+    const char *args[] = {"--max-bodies-per-client", "2", "--max-clients", "1", NULL};
+    start(args);
+    h_conn a, b;
+    cJSON_Delete(join(&a, HELLO));
+    const char *spawn = "{\"type\":\"spawn\",\"req\":3,\"body\":{\"shape\":{\"type\":\"aabb\","
+                        "\"half\":[0.2,0.2]},\"pos\":[0,6]}}";
+    for (int i = 0; i < 2; i++) {
+        ck_assert(h_send_line(&a, spawn));
+        cJSON_Delete(h_recv_type(&a, "spawned", 3000));
+    }
+    ck_assert(h_send_line(&a, spawn));
+    cJSON *e = h_recv_type(&a, "error", 3000);
+    ck_assert_ptr_nonnull(e);
+    ck_assert_str_eq(h_str(e, "code"), "quota");
+    ck_assert_double_eq(h_num(e, "req"), 3);
+    cJSON_Delete(e);
+
+    ck_assert(h_connect(&b, srv.port));
+    expect_error(&b, "server_full");
+    ck_assert(h_wait_closed(&b, 3000));
+    h_close(&b);
+    expect_alive(&a);
+    h_close(&a);
+    stop();
+}
+END_TEST
+
+START_TEST(query_over_the_wire)
+{
+    start(NULL);
+    h_conn c;
+    cJSON_Delete(join(&c, HELLO));
+    ck_assert(h_send_line(&c, "{\"type\":\"query\",\"req\":\"q\",\"a\":{\"shape\":{\"type\":"
+                              "\"aabb\",\"half\":[1,1]},\"pos\":[0,0]},\"b\":{\"shape\":{"
+                              "\"type\":\"aabb\",\"half\":[0.5,0.5]},\"pos\":[0.25,1.25]}}"));
+    cJSON *r = h_recv_type(&c, "result", 3000);
+    ck_assert_ptr_nonnull(r);
+    ck_assert_str_eq(h_str(r, "req"), "q");
+    ck_assert(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "hit")));
+    ck_assert_double_eq_tol(h_num(r, "depth"), 0.25, 1e-6);
+    ck_assert_double_eq_tol(h_vec(r, "normal", 1), 1.0, 1e-6);
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r, "points")), 2);
+    cJSON_Delete(r);
+    ck_assert(h_send_line(&c, "{\"type\":\"query\",\"a\":{\"shape\":{\"type\":\"aabb\",\"half\":"
+                              "[1,1]},\"pos\":[0,0]},\"b\":{\"shape\":{\"type\":\"aabb\","
+                              "\"half\":[1,1]},\"pos\":[5,0]}}"));
+    r = h_recv_type(&c, "result", 3000);
+    ck_assert_ptr_nonnull(r);
+    ck_assert(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(r, "hit")));
+    ck_assert_double_eq_tol(h_num(r, "distance"), 3.0, 1e-6);
+    cJSON_Delete(r);
+    h_close(&c);
+    stop();
+}
+END_TEST
+
+START_TEST(subscribe_contacts)
+{
+    start(NULL);
+    h_conn c;
+    cJSON_Delete(join(&c, HELLO));
+    ck_assert(h_send_line(&c, "{\"type\":\"subscribe\",\"contacts\":true}"));
+    /* The demo's crates rest on the ground (id 1): contacts carry its normal pointing up. */
+    bool found = false;
+    for (int i = 0; i < 6 && !found; i++) {
+        cJSON *s = h_recv_type(&c, "state", 2000);
+        ck_assert_ptr_nonnull(s);
+        const cJSON *k;
+        cJSON_ArrayForEach(k, cJSON_GetObjectItemCaseSensitive(s, "contacts"))
+        {
+            if (h_num(k, "a") == 1 && h_vec(k, "normal", 1) == 1.0) {
+                const cJSON *pts = cJSON_GetObjectItemCaseSensitive(k, "points");
+                ck_assert_int_eq(cJSON_GetArraySize(pts), 2);
+                ck_assert_double_ge(h_num(cJSON_GetArrayItem(pts, 0), "depth"), 0);
+                found = true;
+            }
+        }
+        cJSON_Delete(s);
+    }
+    ck_assert(found);
+    h_close(&c);
+    stop();
+}
+END_TEST
+
+START_TEST(sigterm_stops_cleanly)
+{
+    start(NULL);
+    h_conn c;
+    cJSON_Delete(join(&c, HELLO));
+    long long t0 = h_now_ms();
+    ck_assert_int_eq(h_server_stop(&srv, SIGTERM, 1000), 0);
+    ck_assert_int_lt(h_now_ms() - t0, 1000);
+    expect_error(&c, "shutdown");
+    ck_assert(h_wait_closed(&c, 1000));
+    h_close(&c);
+    ck_assert(h_server_log_has(&srv, "stopping (SIGTERM)"));
+    unlink(srv.log_path);
+}
+END_TEST
+
+START_TEST(client_bot_mode)
+{
+    start(NULL);
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "%s --port %d --bot 2 < /dev/null", MINK_CLIENT_PATH, srv.port);
+    FILE *p = popen(cmd, "r");
+    ck_assert_ptr_nonnull(p);
+    char out[4096];
+    size_t n = fread(out, 1, sizeof out - 1, p);
+    out[n] = '\0';
+    int status = pclose(p);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "bot exit %d: %s", status, out);
+    ck_assert_ptr_nonnull(strstr(out, "states received"));
+    /* About 20 states a second for 2 s. */
+    const char *at = strstr(out, "states received: ");
+    ck_assert_ptr_nonnull(at);
+    int states = atoi(at + strlen("states received: "));
+    ck_assert_int_ge(states, 30);
+    stop();
+}
+END_TEST
+
+START_TEST(bad_flags_and_scenes_exit_cleanly)
+{
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "%s --port 99999 2>/dev/null", MINK_SERVER_PATH);
+    int status = system(cmd);
+    ck_assert(WIFEXITED(status));
+    ck_assert_int_eq(WEXITSTATUS(status), 2);
+    snprintf(cmd, sizeof cmd, "%s --frobnicate 2>/dev/null", MINK_SERVER_PATH);
+    status = system(cmd);
+    ck_assert_int_eq(WEXITSTATUS(status), 2);
+    snprintf(cmd, sizeof cmd, "%s --scene /nonexistent.json 2>/dev/null", MINK_SERVER_PATH);
+    status = system(cmd);
+    ck_assert_int_eq(WEXITSTATUS(status), 1);
+    /* A port in use: the second server cannot listen and says so. */
+    start(NULL);
+    snprintf(cmd, sizeof cmd, "%s --host 127.0.0.1 --port %d 2>/dev/null", MINK_SERVER_PATH,
+             srv.port);
+    status = system(cmd);
+    ck_assert_int_eq(WEXITSTATUS(status), 1);
+    stop();
+}
+END_TEST
+
+static Suite *server_suite(void)
+{
+    Suite *s = suite_create("server");
+    TCase *tc = tcase_create("wire");
+    tcase_add_test(tc, hello_gets_welcome);
+    tcase_add_test(tc, spawned_box_rests_on_ground);
+    tcase_add_test(tc, input_moves_kinematic_avatar);
+    tcase_add_test(tc, bad_json_keeps_connection);
+    tcase_add_test(tc, long_line_refused_others_served);
+    tcase_add_test(tc, order_and_ownership_errors);
+    tcase_add_test(tc, leaving_client_bodies_removed);
+    tcase_add_test(tc, quota_and_server_full);
+    tcase_add_test(tc, query_over_the_wire);
+    tcase_add_test(tc, subscribe_contacts);
+    tcase_add_test(tc, sigterm_stops_cleanly);
+    tcase_add_test(tc, client_bot_mode);
+    tcase_add_test(tc, bad_flags_and_scenes_exit_cleanly);
+    tcase_set_timeout(tc, 30);
+    suite_add_tcase(s, tc);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(server_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
