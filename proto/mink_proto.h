@@ -74,8 +74,9 @@ typedef struct proto_error {
 /* ---- framing: JSON Lines over a byte stream ---- */
 
 /* Called once per complete line, without its '\n' (and without a '\r' before it). Blank lines
- * are skipped. `line` is valid only during the call. Return 0 to go on, nonzero to stop
- * feeding (proto_framer_feed then returns that value and keeps the unread rest buffered). */
+ * are skipped. `line` is valid only during the call. Return 0 to go on, nonzero to stop:
+ * proto_framer_feed then returns that value at once and drops the rest of the bytes (the
+ * caller is closing the stream). */
 typedef int (*proto_line_cb)(void *ud, const char *line, size_t len);
 
 typedef struct proto_framer {

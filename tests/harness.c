@@ -26,7 +26,7 @@ long long h_now_ms(void)
     return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
-static void sleep_ms(int ms)
+void h_sleep_ms(int ms)
 {
     struct timespec ts = {ms / 1000, (long)(ms % 1000) * 1000000L};
     nanosleep(&ts, NULL);
@@ -107,7 +107,7 @@ bool h_server_start(h_server *srv, const char *const *args)
             srv->pid = 0;
             return false;
         }
-        sleep_ms(10);
+        h_sleep_ms(10);
     }
     h_server_stop(srv, SIGKILL, 1000);
     return false;
@@ -127,7 +127,7 @@ int h_server_stop(h_server *srv, int sig, int timeout_ms)
             srv->pid = 0;
             break;
         }
-        sleep_ms(5);
+        h_sleep_ms(5);
     }
     if (srv->pid > 0) {
         kill(srv->pid, SIGKILL);

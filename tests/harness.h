@@ -54,5 +54,6 @@ bool h_state_removed(const cJSON *state, double id);
 
 /* Milliseconds since an arbitrary start (monotonic). */
 long long h_now_ms(void);
+void h_sleep_ms(int ms);
 
 #endif

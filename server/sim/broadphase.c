@@ -54,7 +54,7 @@ void sim_broadphase(sim_world *w, float margin)
                 continue;
             if (!kinds_collide(w->bodies[sa].kind, w->bodies[sb].kind))
                 continue;
-            sim_pair p = {sa, sb};
+            sim_pair p = {sa, sb, 0.0f};
             if (!sim_vec_push(&w->pairs, &p))
                 return; /* out of memory: this step resolves the pairs it has */
         }

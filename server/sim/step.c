@@ -5,6 +5,7 @@
  * bodies share the push in proportion to their inverse masses. The pairs are relaxed in a few
  * Gauss-Seidel passes so that stacks settle. */
 #include <math.h>
+#include <stdlib.h>
 
 #include "world_internal.h"
 
@@ -88,10 +89,12 @@ static void mark_ground(sim_body *b, mk_vec2 push_dir, mk_vec2 up)
 }
 
 /* Resolves one touching pair: normal n from a to b, moving b by n * depth separates them.
- * Returns the push applied, m. */
-static float resolve(sim_body *a, sim_body *b, const col_manifold2 *m, mk_vec2 up)
+ * `wa` and `wb` are the inverse masses the push uses (see sim_world_step for why they may
+ * differ from the bodies'). Returns the push applied, m. */
+static float resolve(sim_body *a, sim_body *b, float wa, float wb, const col_manifold2 *m,
+                     mk_vec2 up)
 {
-    float wa = a->inv_mass, wb = b->inv_mass, wsum = wa + wb;
+    float wsum = wa + wb;
     mark_ground(a, mk_v2_neg(m->normal), up);
     mark_ground(b, m->normal, up);
     if (wsum <= 0.0f)
@@ -122,6 +125,27 @@ static float resolve(sim_body *a, sim_body *b, const col_manifold2 *m, mk_vec2 u
     return depth;
 }
 
+static int by_height(const void *pa, const void *pb)
+{
+    float a = ((const sim_pair *)pa)->height, b = ((const sim_pair *)pb)->height;
+    return (a > b) - (a < b);
+}
+
+/* Orders the pairs from the bottom up, so that a Gauss-Seidel pass carries a push from the
+ * ground to the top of a stack instead of one level per pass. qsort gives the same order for
+ * the same input, so the same world steps the same way. */
+static void sort_pairs(sim_world *w, mk_vec2 up)
+{
+    sim_pair *pairs = w->pairs.data;
+    for (size_t i = 0; i < w->pairs.len; i++) {
+        float ha = mk_v2_dot(w->bodies[pairs[i].a].pos, up);
+        float hb = mk_v2_dot(w->bodies[pairs[i].b].pos, up);
+        pairs[i].height = mk_minf(ha, hb);
+    }
+    if (w->pairs.len > 1)
+        qsort(pairs, w->pairs.len, sizeof *pairs, by_height);
+}
+
 static bool out_of_bounds(const sim_body *b, float bounds)
 {
     return !(fabsf(b->pos.x) <= bounds && fabsf(b->pos.y) <= bounds);
@@ -147,9 +171,16 @@ void sim_world_step(sim_world *w)
      * together are in the list too. */
     sim_broadphase(w, 0.05f + 0.5f * fastest * cfg->dt);
 
+    sort_pairs(w, up);
+
+    /* Passes of Gauss-Seidel relaxation; the last one uses shock propagation (Guendelman,
+     * Bridson and Fedkiw, "Nonconvex Rigid Bodies with Stacking", 2003): of two movable bodies
+     * the lower one counts as immovable, so the bottom-up pass lifts a whole stack out of the
+     * ground at once instead of letting the weight above squeeze it back in. */
     w->contacts.len = 0;
     const sim_pair *pairs = w->pairs.data;
     for (int pass = 0; pass < cfg->iterations; pass++) {
+        bool shock = pass > 0 && pass == cfg->iterations - 1;
         float largest = 0.0f;
         for (size_t i = 0; i < w->pairs.len; i++) {
             sim_body *a = &bodies[pairs[i].a], *b = &bodies[pairs[i].b];
@@ -161,10 +192,19 @@ void sim_world_step(sim_world *w)
                 sim_contact c = {a->id, b->id, m};
                 sim_vec_push(&w->contacts, &c);
             }
-            largest = mk_maxf(largest, resolve(a, b, &m, up));
+            float wa = a->inv_mass, wb = b->inv_mass;
+            /* Only for pairs that rest on each other (normal within 60 degrees of up); side
+             * by side, two bodies keep sharing the push. */
+            if (shock && wa > 0.0f && wb > 0.0f && fabsf(mk_v2_dot(m.normal, up)) > 0.5f) {
+                if (mk_v2_dot(a->pos, up) < mk_v2_dot(b->pos, up))
+                    wa = 0.0f;
+                else
+                    wb = 0.0f;
+            }
+            largest = mk_maxf(largest, resolve(a, b, wa, wb, &m, up));
         }
-        if (largest < SIM_CONVERGED)
-            break;
+        if (largest < SIM_CONVERGED && pass < cfg->iterations - 2)
+            pass = cfg->iterations - 2; /* converged: go on to the shock pass */
     }
 
     /* A body that left the world is removed: it would fall forever. */

@@ -7,6 +7,7 @@
 /* A pair of slots whose fattened bounds overlap: a candidate for the narrowphase. */
 typedef struct sim_pair {
     uint32_t a, b;
+    float height; /* m: the lower body's position along "up", the order of resolution */
 } sim_pair;
 
 /* A growable array of fixed-size items: it grows when the world grows and is reused every

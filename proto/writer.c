@@ -1,0 +1,279 @@
+/* Writers for the server's messages (PROTOCOL.md, "Server to client").
+ *
+ * Every writer appends one whole line to a proto_buf. None builds a cJSON tree: the state
+ * writer runs on every snapshot tick for every body, and the others share its helpers. */
+#include "mink_proto.h"
+
+/* Decimal places: state precision as PROTOCOL.md allows it (0.1 mm, 1e-4, 1 mm/s); shapes and
+ * query results are sent rarely and carry more. */
+#define DEC_POS 4
+#define DEC_ROT 4
+#define DEC_VEL 3
+#define DEC_W 4
+#define DEC_DEPTH 5
+#define DEC_SHAPE 6
+#define DEC_RESULT 6
+
+#define LIT(b, s) proto_buf_append((b), (s), sizeof(s) - 1)
+
+static void write_vec(proto_buf *b, const double *v, int n, int decimals)
+{
+    proto_buf_append_char(b, '[');
+    for (int i = 0; i < n; i++) {
+        if (i)
+            proto_buf_append_char(b, ',');
+        proto_buf_append_fixed(b, v[i], decimals);
+    }
+    proto_buf_append_char(b, ']');
+}
+
+static void write_req(proto_buf *b, const char *req)
+{
+    if (req) {
+        LIT(b, ",\"req\":");
+        proto_buf_append_str(b, req);
+    }
+}
+
+void proto_write_welcome(proto_buf *b, const proto_welcome *w)
+{
+    LIT(b, "{\"type\":\"welcome\",\"protocol\":");
+    proto_buf_append_i64(b, PROTO_VERSION);
+    LIT(b, ",\"client\":");
+    proto_buf_append_u64(b, w->client);
+    LIT(b, ",\"dim\":");
+    proto_buf_append_i64(b, w->dim);
+    LIT(b, ",\"tick\":");
+    proto_buf_append_u64(b, w->tick);
+    LIT(b, ",\"tick_hz\":");
+    proto_buf_append_fixed(b, w->tick_hz, DEC_SHAPE);
+    LIT(b, ",\"snapshot_hz\":");
+    proto_buf_append_fixed(b, w->snapshot_hz, DEC_SHAPE);
+    LIT(b, ",\"gravity\":");
+    write_vec(b, w->gravity, w->dim, DEC_SHAPE);
+    if (w->has_avatar) {
+        LIT(b, ",\"avatar\":");
+        proto_buf_append_u64(b, w->avatar);
+    }
+    LIT(b, "}\n");
+}
+
+void proto_write_error(proto_buf *b, proto_error_code code, const char *message, const char *req)
+{
+    LIT(b, "{\"type\":\"error\",\"code\":\"");
+    proto_buf_append_str(b, proto_error_name(code));
+    LIT(b, "\",\"message\":");
+    proto_buf_append_json_string(b, message ? message : "");
+    write_req(b, req);
+    LIT(b, "}\n");
+}
+
+static void write_id_answer(proto_buf *b, const char *head, const char *req, uint64_t id)
+{
+    proto_buf_append_str(b, head);
+    write_req(b, req);
+    LIT(b, ",\"id\":");
+    proto_buf_append_u64(b, id);
+    LIT(b, "}\n");
+}
+
+void proto_write_spawned(proto_buf *b, const char *req, uint64_t id)
+{
+    write_id_answer(b, "{\"type\":\"spawned\"", req, id);
+}
+
+void proto_write_despawned(proto_buf *b, const char *req, uint64_t id)
+{
+    write_id_answer(b, "{\"type\":\"despawned\"", req, id);
+}
+
+void proto_write_pong(proto_buf *b, const char *t, uint64_t tick)
+{
+    LIT(b, "{\"type\":\"pong\",\"t\":");
+    proto_buf_append_str(b, t ? t : "null");
+    LIT(b, ",\"tick\":");
+    proto_buf_append_u64(b, tick);
+    LIT(b, "}\n");
+}
+
+void proto_write_result(proto_buf *b, const char *req, int dim, const proto_result *r)
+{
+    LIT(b, "{\"type\":\"result\"");
+    write_req(b, req);
+    if (r->hit) {
+        LIT(b, ",\"hit\":true,\"depth\":");
+        proto_buf_append_fixed(b, r->depth, DEC_RESULT);
+        LIT(b, ",\"normal\":");
+        write_vec(b, r->normal, dim, DEC_RESULT);
+    } else {
+        LIT(b, ",\"hit\":false,\"distance\":");
+        proto_buf_append_fixed(b, r->distance, DEC_RESULT);
+    }
+    LIT(b, ",\"points\":[");
+    int n = r->hit ? r->npoints : 0;
+    for (int i = 0; i < n; i++) {
+        if (i)
+            proto_buf_append_char(b, ',');
+        write_vec(b, r->points[i], dim, DEC_RESULT);
+    }
+    LIT(b, "]}\n");
+}
+
+static void write_points(proto_buf *b, const proto_shape *shape, int dim)
+{
+    LIT(b, ",\"points\":[");
+    for (int i = 0; i < shape->npoints; i++) {
+        if (i)
+            proto_buf_append_char(b, ',');
+        write_vec(b, shape->points[i], dim, DEC_SHAPE);
+    }
+    proto_buf_append_char(b, ']');
+}
+
+void proto_write_shape(proto_buf *b, int dim, const proto_shape *shape)
+{
+    LIT(b, "{\"type\":\"");
+    proto_buf_append_str(b, proto_shape_name(shape->type));
+    proto_buf_append_char(b, '"');
+    switch (shape->type) {
+    case PROTO_SHAPE_AABB:
+    case PROTO_SHAPE_BOX:
+        LIT(b, ",\"half\":");
+        write_vec(b, shape->half, dim, DEC_SHAPE);
+        break;
+    case PROTO_SHAPE_CIRCLE:
+    case PROTO_SHAPE_SPHERE:
+        LIT(b, ",\"radius\":");
+        proto_buf_append_fixed(b, shape->radius, DEC_SHAPE);
+        break;
+    case PROTO_SHAPE_POLYGON:
+    case PROTO_SHAPE_HULL:
+        write_points(b, shape, dim);
+        break;
+    case PROTO_SHAPE_ELLIPSOID:
+        LIT(b, ",\"radii\":");
+        write_vec(b, shape->radii, 3, DEC_SHAPE);
+        break;
+    case PROTO_SHAPE_CAPSULE:
+    case PROTO_SHAPE_CYLINDER:
+    case PROTO_SHAPE_CONE:
+        LIT(b, ",\"radius\":");
+        proto_buf_append_fixed(b, shape->radius, DEC_SHAPE);
+        LIT(b, ",\"half_height\":");
+        proto_buf_append_fixed(b, shape->half_height, DEC_SHAPE);
+        break;
+    case PROTO_SHAPE_COUNT:
+        break;
+    }
+    proto_buf_append_char(b, '}');
+}
+
+/* ---- state ---- */
+
+void proto_state_begin(proto_buf *b, uint64_t tick, uint64_t ack)
+{
+    LIT(b, "{\"type\":\"state\",\"tick\":");
+    proto_buf_append_u64(b, tick);
+    LIT(b, ",\"ack\":");
+    proto_buf_append_u64(b, ack);
+    LIT(b, ",\"bodies\":[");
+}
+
+void proto_state_body(proto_buf *b, int dim, const proto_body_state *s, bool first_in_list)
+{
+    if (!proto_buf_reserve(b, dim == 2 ? 160 : 280))
+        return;
+    if (first_in_list)
+        LIT(b, "{\"id\":");
+    else
+        LIT(b, ",{\"id\":");
+    proto_buf_append_u64(b, s->id);
+    LIT(b, ",\"pos\":");
+    write_vec(b, s->pos, dim, DEC_POS);
+    LIT(b, ",\"rot\":");
+    if (dim == 2)
+        proto_buf_append_fixed(b, s->rot[0], DEC_ROT);
+    else
+        write_vec(b, s->rot, 4, DEC_ROT);
+    LIT(b, ",\"vel\":");
+    write_vec(b, s->vel, dim, DEC_VEL);
+    LIT(b, ",\"w\":");
+    if (dim == 2)
+        proto_buf_append_fixed(b, s->w[0], DEC_W);
+    else
+        write_vec(b, s->w, 3, DEC_W);
+}
+
+void proto_state_body_first(proto_buf *b, int dim, const proto_shape *shape,
+                            proto_body_kind kind, uint32_t owner, const char *tag)
+{
+    LIT(b, ",\"shape\":");
+    proto_write_shape(b, dim, shape);
+    LIT(b, ",\"kind\":\"");
+    proto_buf_append_str(b, proto_kind_name(kind));
+    LIT(b, "\",\"owner\":");
+    proto_buf_append_u64(b, owner);
+    LIT(b, ",\"tag\":");
+    proto_buf_append_json_string(b, tag ? tag : "");
+}
+
+void proto_state_body_end(proto_buf *b)
+{
+    proto_buf_append_char(b, '}');
+}
+
+void proto_state_bodies_end(proto_buf *b)
+{
+    proto_buf_append_char(b, ']');
+}
+
+void proto_state_removed(proto_buf *b, const uint64_t *ids, size_t n)
+{
+    if (n == 0)
+        return;
+    LIT(b, ",\"removed\":[");
+    for (size_t i = 0; i < n; i++) {
+        if (i)
+            proto_buf_append_char(b, ',');
+        proto_buf_append_u64(b, ids[i]);
+    }
+    proto_buf_append_char(b, ']');
+}
+
+void proto_state_contacts_begin(proto_buf *b)
+{
+    LIT(b, ",\"contacts\":[");
+}
+
+void proto_state_contact(proto_buf *b, int dim, const proto_contact *c, bool first_in_list)
+{
+    if (!first_in_list)
+        proto_buf_append_char(b, ',');
+    LIT(b, "{\"a\":");
+    proto_buf_append_u64(b, c->a);
+    LIT(b, ",\"b\":");
+    proto_buf_append_u64(b, c->b);
+    LIT(b, ",\"normal\":");
+    write_vec(b, c->normal, dim, DEC_ROT);
+    LIT(b, ",\"points\":[");
+    for (int i = 0; i < c->npoints; i++) {
+        if (i)
+            proto_buf_append_char(b, ',');
+        LIT(b, "{\"pos\":");
+        write_vec(b, c->points[i], dim, DEC_POS);
+        LIT(b, ",\"depth\":");
+        proto_buf_append_fixed(b, c->depths[i], DEC_DEPTH);
+        proto_buf_append_char(b, '}');
+    }
+    LIT(b, "]}");
+}
+
+void proto_state_contacts_end(proto_buf *b)
+{
+    proto_buf_append_char(b, ']');
+}
+
+void proto_state_end(proto_buf *b)
+{
+    LIT(b, "}\n");
+}
