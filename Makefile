@@ -4,6 +4,8 @@
 # Flags for the server: make run ARGS="--port 7800 --log-level debug"
 
 DEB_PACKAGES := gcc make cmake pkg-config libuv1-dev libcjson-dev check
+# The peer library mink-bench compares against (optional for every other target).
+BENCH_PACKAGES := libchipmunk-dev
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 JOBS := $(shell nproc 2>/dev/null || echo 2)
 ARGS ?=
@@ -14,7 +16,7 @@ all: build
 
 # Installs the Debian packages that are not installed yet (nothing to do when all are there).
 deps:
-	@missing=""; for p in $(DEB_PACKAGES); do \
+	@missing=""; for p in $(DEB_PACKAGES) $(EXTRA_PACKAGES); do \
 	  dpkg-query -W -f='$${Status}' $$p 2>/dev/null | grep -q "ok installed" || missing="$$missing $$p"; \
 	done; \
 	if [ -n "$$missing" ]; then \
@@ -42,7 +44,8 @@ test-asan: deps
 	cmake --build --preset asan -j $(JOBS)
 	ctest --preset asan -j $(JOBS)
 
-bench: build
+bench:
+	$(MAKE) build EXTRA_PACKAGES="$(BENCH_PACKAGES)"
 	./build/mink-bench
 
 clean:

@@ -1,0 +1,55 @@
+/* Bot mode: the avatar plays by itself (runs right for 2 s, left for 2 s, jumps every 1.5 s)
+ * and the client prints what it saw, so a server can be checked without a keyboard. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "cli.h"
+
+#define BOT_RUN_S 2.0  /* s in each direction */
+#define BOT_JUMP_S 1.5 /* s between jumps */
+
+void cli_bot_controls(cli_app *app, double now_ms)
+{
+    double t = (now_ms - app->started_ms) / 1000.0;
+    app->move_x = fmod(t, 2 * BOT_RUN_S) < BOT_RUN_S ? 1 : -1;
+    app->move_y = 0;
+    int jumps = (int)(t / BOT_JUMP_S);
+    if (jumps > app->bot_jumps) {
+        app->bot_jumps = jumps;
+        app->jump = true;
+    }
+}
+
+static int by_value(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+void cli_bot_summary(const cli_app *app, FILE *out)
+{
+    const cli_stats *s = &app->stats;
+    double secs = app->welcomed ? (cli_now_ms() - app->started_ms) / 1000.0 : 0.0;
+    fprintf(out, "states received: %llu (%.1f/s), ticks %llu..%llu\n",
+            (unsigned long long)s->states, secs > 0 ? (double)s->states / secs : 0.0,
+            (unsigned long long)s->first_tick, (unsigned long long)s->last_tick);
+    fprintf(out, "inputs sent: %llu, last ack: %llu\n", (unsigned long long)s->inputs,
+            (unsigned long long)app->world.ack);
+    if (s->seen_avatar)
+        fprintf(out, "avatar moved: %.2f m in total, displacement [%.2f, %.2f] m\n", s->distance,
+                s->last_pos[0] - s->start_pos[0], s->last_pos[1] - s->start_pos[1]);
+    else
+        fprintf(out, "avatar moved: not seen in any state\n");
+    if (s->nrtts) {
+        double sorted[CLI_MAX_RTTS];
+        for (size_t i = 0; i < s->nrtts; i++)
+            sorted[i] = s->rtts[i];
+        qsort(sorted, s->nrtts, sizeof sorted[0], by_value);
+        fprintf(out, "ping rtt: median %.2f ms, max %.2f ms (%zu pongs)\n",
+                sorted[s->nrtts / 2], sorted[s->nrtts - 1], s->nrtts);
+    } else {
+        fprintf(out, "ping rtt: no pongs\n");
+    }
+    fprintf(out, "errors: %llu%s%s\n", (unsigned long long)s->errors,
+            s->last_error[0] ? ", last: " : "", s->last_error);
+}

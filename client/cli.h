@@ -1,0 +1,164 @@
+/* mink-client internals: the connection, the client's copy of the world, the terminal view,
+ * the keyboard and the bot. One libuv loop drives all of it. */
+#ifndef MINK_CLI_H
+#define MINK_CLI_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <uv.h>
+
+#include "mink_proto.h"
+
+/* ---- conn.c: one TCP connection carrying JSON Lines ---- */
+
+/* The server's lines can be long (a state of many bodies), unlike a client's. */
+#define CLI_MAX_LINE ((size_t)64 * 1024 * 1024)
+
+typedef struct cli_conn cli_conn;
+typedef void (*cli_conn_cb)(cli_conn *c, int status);      /* connected: status 0 or a uv error */
+typedef void (*cli_line_cb)(cli_conn *c, const char *line, size_t len);
+typedef void (*cli_closed_cb)(cli_conn *c, const char *why); /* the server closed or failed */
+
+struct cli_conn {
+    uv_loop_t *loop;
+    uv_getaddrinfo_t resolve;
+    uv_connect_t connect;
+    uv_tcp_t tcp;
+    bool tcp_open, connected, closing;
+    proto_framer framer;
+    char host[256];
+    int port;
+    cli_conn_cb on_connect;
+    cli_line_cb on_line;
+    cli_closed_cb on_closed;
+    void *ud;
+};
+
+int cli_conn_start(cli_conn *c, uv_loop_t *loop, const char *host, int port);
+/* Queues bytes for the server (copied). Returns 0 or a uv error. */
+int cli_conn_send(cli_conn *c, const char *data, size_t len);
+void cli_conn_close(cli_conn *c);
+void cli_conn_free(cli_conn *c);
+
+/* ---- world.c: the bodies as the client last heard of them ---- */
+
+typedef struct cli_body {
+    uint64_t id;
+    double pos[2], vel[2];
+    double half[2]; /* the shape's bounds, m: what the view draws */
+    proto_body_kind kind;
+    uint32_t owner;
+    bool has_shape;
+} cli_body;
+
+typedef struct cli_world {
+    cli_body *bodies;
+    size_t count, cap;
+    uint32_t *index; /* open addressing: id -> bodies slot + 1, 0 empty */
+    size_t index_cap;
+    uint64_t tick, ack;
+} cli_world;
+
+void cli_world_init(cli_world *w);
+void cli_world_free(cli_world *w);
+cli_body *cli_world_find(cli_world *w, uint64_t id);
+/* Applies a `state` message (a cJSON object). Returns false when it is malformed. */
+struct cJSON;
+bool cli_world_apply(cli_world *w, const struct cJSON *state);
+
+/* ---- keys.c: raw terminal bytes -> key events ---- */
+
+typedef enum cli_key {
+    CLI_KEY_NONE,
+    CLI_KEY_LEFT,
+    CLI_KEY_RIGHT,
+    CLI_KEY_UP,
+    CLI_KEY_DOWN,
+    CLI_KEY_JUMP,
+    CLI_KEY_QUIT,
+} cli_key;
+
+typedef struct cli_keys {
+    unsigned char pending[8]; /* an escape sequence split across reads */
+    size_t npending;
+} cli_keys;
+
+/* Decodes bytes into keys; returns how many were written to out (at most max). */
+size_t cli_keys_decode(cli_keys *k, const char *data, size_t n, cli_key *out, size_t max);
+
+/* ---- the application ---- */
+
+typedef enum cli_mode { CLI_MODE_INTERACTIVE, CLI_MODE_BOT, CLI_MODE_PING } cli_mode;
+
+#define CLI_MAX_RTTS 4096
+
+typedef struct cli_stats {
+    uint64_t states, first_tick, last_tick;
+    uint64_t inputs;
+    double distance;          /* m the avatar travelled, summed over states */
+    double start_pos[2], last_pos[2];
+    bool seen_avatar;
+    double rtts[CLI_MAX_RTTS]; /* ms, the first CLI_MAX_RTTS pongs */
+    size_t nrtts;
+    double last_rtt; /* ms, NAN before the first pong */
+    uint64_t errors;
+    char last_error[PROTO_MAX_MESSAGE + 32];
+} cli_stats;
+
+typedef struct cli_app {
+    uv_loop_t *loop;
+    cli_conn conn;
+    cli_world world;
+    cli_mode mode;
+    int exit_code;
+    bool quitting;
+
+    /* options */
+    char host[256];
+    int port;
+    char name[PROTO_MAX_NAME + 1];
+    bool kinematic;
+    double bot_seconds;
+
+    /* session */
+    bool welcomed;
+    uint32_t client_id;
+    bool has_avatar;
+    uint64_t avatar;
+    uint64_t seq;
+    double started_ms; /* when the welcome came */
+
+    /* controls: a direction stays held until its hold time runs out (terminals send no key
+     * release), jump is sent once */
+    int move_x, move_y;
+    double held_x_until, held_y_until; /* ms */
+    bool jump;
+    int bot_jumps;
+
+    uv_timer_t input_timer, ping_timer, deadline_timer, draw_timer;
+    uv_signal_t sigint, sigterm, sigwinch;
+    uv_tty_t tty_in, tty_out;
+    bool tty_raw;
+    cli_keys keys;
+    bool draw_pending;
+    double last_draw_ms;
+    proto_buf frame;
+
+    cli_stats stats;
+} cli_app;
+
+double cli_now_ms(void);
+void cli_quit(cli_app *app, int code);
+
+/* view.c */
+int cli_view_start(cli_app *app);    /* raw mode, alternate screen; 0 or a uv error */
+void cli_view_restore(cli_app *app); /* safe to call more than once */
+void cli_view_draw(cli_app *app);
+
+/* bot.c */
+void cli_bot_controls(cli_app *app, double now_ms);
+void cli_bot_summary(const cli_app *app, FILE *out);
+
+#endif

@@ -1,0 +1,139 @@
+/* The client's TCP connection: resolve, connect, frame the server's lines, write messages. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static char read_buf[64 * 1024];
+
+static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+    (void)h;
+    (void)suggested;
+    *buf = uv_buf_init(read_buf, sizeof read_buf);
+}
+
+static void closed(cli_conn *c, const char *why)
+{
+    if (c->closing)
+        return;
+    cli_conn_close(c);
+    if (c->on_closed)
+        c->on_closed(c, why);
+}
+
+static int on_framed_line(void *ud, const char *line, size_t len)
+{
+    cli_conn *c = ud;
+    c->on_line(c, line, len);
+    return c->closing ? 1 : 0;
+}
+
+static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
+{
+    cli_conn *c = stream->data;
+    if (nread < 0) {
+        closed(c, nread == UV_EOF ? "the server closed the connection" : uv_strerror((int)nread));
+        return;
+    }
+    int rc = proto_framer_feed(&c->framer, buf->base, (size_t)nread, on_framed_line, c);
+    if (rc == PROTO_ERR_LINE_TOO_LONG)
+        closed(c, "a line from the server is too long");
+    else if (rc < 0)
+        closed(c, "out of memory");
+}
+
+static void on_connect(uv_connect_t *req, int status)
+{
+    cli_conn *c = req->data;
+    if (c->closing)
+        return;
+    if (status == 0) {
+        c->connected = true;
+        uv_tcp_nodelay(&c->tcp, 1);
+        status = uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
+    }
+    c->on_connect(c, status);
+}
+
+static void on_resolved(uv_getaddrinfo_t *req, int status, struct addrinfo *res)
+{
+    cli_conn *c = req->data;
+    if (status == 0 && !c->closing) {
+        status = uv_tcp_init(c->loop, &c->tcp);
+        if (status == 0) {
+            c->tcp_open = true;
+            c->tcp.data = c;
+            c->connect.data = c;
+            status = uv_tcp_connect(&c->connect, &c->tcp, res->ai_addr, on_connect);
+        }
+    }
+    uv_freeaddrinfo(res);
+    if (status != 0 && !c->closing)
+        c->on_connect(c, status);
+}
+
+int cli_conn_start(cli_conn *c, uv_loop_t *loop, const char *host, int port)
+{
+    c->loop = loop;
+    c->tcp_open = c->connected = c->closing = false;
+    proto_framer_init(&c->framer, CLI_MAX_LINE);
+    snprintf(c->host, sizeof c->host, "%s", host);
+    c->port = port;
+    char service[16];
+    snprintf(service, sizeof service, "%d", port);
+    struct addrinfo hints;
+    memset(&hints, 0, sizeof hints);
+    hints.ai_family = AF_UNSPEC;
+    hints.ai_socktype = SOCK_STREAM;
+    c->resolve.data = c;
+    return uv_getaddrinfo(loop, &c->resolve, on_resolved, host, service, &hints);
+}
+
+typedef struct write_req {
+    uv_write_t req;
+    char data[];
+} write_req;
+
+static void on_write(uv_write_t *req, int status)
+{
+    (void)status; /* a failed write shows up as a read error or EOF */
+    free(req);
+}
+
+int cli_conn_send(cli_conn *c, const char *data, size_t len)
+{
+    if (!c->connected || c->closing)
+        return UV_ENOTCONN;
+    uv_buf_t buf = uv_buf_init((char *)data, (unsigned)len);
+    int n = uv_try_write((uv_stream_t *)&c->tcp, &buf, 1);
+    if (n == (int)len)
+        return 0;
+    if (n < 0 && n != UV_EAGAIN)
+        return n;
+    size_t done = n > 0 ? (size_t)n : 0;
+    write_req *w = malloc(sizeof *w + (len - done));
+    if (!w)
+        return UV_ENOMEM;
+    memcpy(w->data, data + done, len - done);
+    buf = uv_buf_init(w->data, (unsigned)(len - done));
+    int rc = uv_write(&w->req, (uv_stream_t *)&c->tcp, &buf, 1, on_write);
+    if (rc != 0)
+        free(w);
+    return rc;
+}
+
+void cli_conn_close(cli_conn *c)
+{
+    if (c->closing)
+        return;
+    c->closing = true;
+    c->connected = false;
+    if (c->tcp_open)
+        uv_close((uv_handle_t *)&c->tcp, NULL);
+}
+
+void cli_conn_free(cli_conn *c)
+{
+    proto_framer_free(&c->framer);
+}

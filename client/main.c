@@ -1,0 +1,525 @@
+/* mink-client: connects to a Mink server, joins with an avatar, sends inputs at 30 Hz and shows
+ * the world in the terminal; without a terminal (or with --bot) it plays by itself and prints a
+ * summary; with --ping it checks that a server answers. */
+#include <cjson/cJSON.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+#define INPUT_MS 33.0        /* 30 inputs a second */
+#define PING_MS 1000         /* one ping a second */
+#define HOLD_MS 500.0        /* a key counts as held this long after its last repeat */
+#define WELCOME_TIMEOUT_MS 5000
+#define PONG_TIMEOUT_MS 3000
+#define DRAW_MS 33.0         /* at most 30 frames a second */
+#define DEFAULT_BOT_S 10.0   /* bot mode without a terminal */
+
+double cli_now_ms(void)
+{
+    return (double)uv_hrtime() / 1e6;
+}
+
+static void usage(FILE *out)
+{
+    fprintf(out,
+            "usage: mink-client [options]\n"
+            "  --host HOST        server address or name (default 127.0.0.1)\n"
+            "  --port N           server port (default 7777)\n"
+            "  --name NAME        player name, also the avatar's tag (default player)\n"
+            "  --kind KIND        avatar kind: character (runs and jumps, default) or kinematic\n"
+            "                     (flies where it is steered)\n"
+            "  --bot SECONDS      play by itself for SECONDS, then print a summary (the default,\n"
+            "                     for 10 s, when stdin or stdout is not a terminal)\n"
+            "  --ping             send one ping, print the round trip, exit 0 on a pong\n"
+            "  --help             this text\n"
+            "keys: arrows or WASD move, space jumps, q quits\n");
+}
+
+/* ---- sending ---- */
+
+static void send_buf(cli_app *app, proto_buf *b)
+{
+    if (!b->failed)
+        cli_conn_send(&app->conn, b->data, b->len);
+    proto_buf_free(b);
+}
+
+static void send_hello(cli_app *app)
+{
+    proto_buf b;
+    proto_buf_init(&b);
+    proto_buf_append_str(&b, "{\"type\":\"hello\",\"protocol\":1,\"name\":");
+    proto_buf_append_json_string(&b, app->name);
+    proto_buf_append_str(&b, ",\"avatar\":{\"shape\":{\"type\":\"aabb\",\"half\":[0.4,0.9]},"
+                             "\"pos\":[0,4],\"kind\":\"");
+    proto_buf_append_str(&b, app->kinematic ? "kinematic" : "character");
+    proto_buf_append_str(&b, "\",\"max_speed\":6,\"tag\":");
+    proto_buf_append_json_string(&b, app->name);
+    proto_buf_append_str(&b, "}}\n");
+    send_buf(app, &b);
+}
+
+static void send_ping(cli_app *app)
+{
+    proto_buf b;
+    proto_buf_init(&b);
+    proto_buf_append_str(&b, "{\"type\":\"ping\",\"t\":");
+    proto_buf_append_fixed(&b, cli_now_ms(), 3);
+    proto_buf_append_str(&b, "}\n");
+    send_buf(app, &b);
+}
+
+static void send_input(cli_app *app)
+{
+    proto_buf b;
+    proto_buf_init(&b);
+    proto_buf_append_str(&b, "{\"type\":\"input\",\"seq\":");
+    proto_buf_append_u64(&b, ++app->seq);
+    proto_buf_append_str(&b, ",\"move\":[");
+    proto_buf_append_i64(&b, app->move_x);
+    proto_buf_append_char(&b, ',');
+    proto_buf_append_i64(&b, app->move_y);
+    proto_buf_append_str(&b, app->jump ? "],\"jump\":true}\n" : "],\"jump\":false}\n");
+    app->jump = false;
+    app->stats.inputs++;
+    send_buf(app, &b);
+}
+
+/* ---- ending ---- */
+
+static void close_handle(uv_handle_t *h, void *arg)
+{
+    (void)arg;
+    if (!uv_is_closing(h))
+        uv_close(h, NULL);
+}
+
+void cli_quit(cli_app *app, int code)
+{
+    if (app->quitting)
+        return;
+    app->quitting = true;
+    app->exit_code = code;
+    cli_view_restore(app);
+    if (app->conn.connected) {
+        static const char bye[] = "{\"type\":\"bye\"}\n";
+        cli_conn_send(&app->conn, bye, sizeof bye - 1);
+    }
+    cli_conn_close(&app->conn);
+    uv_walk(app->loop, close_handle, NULL);
+}
+
+static void finish_bot(cli_app *app, int code)
+{
+    cli_bot_summary(app, stdout);
+    fflush(stdout);
+    cli_quit(app, code);
+}
+
+/* ---- timers ---- */
+
+static void on_input_timer(uv_timer_t *t)
+{
+    cli_app *app = t->data;
+    double now = cli_now_ms();
+    if (app->mode == CLI_MODE_BOT) {
+        cli_bot_controls(app, now);
+    } else {
+        if (now > app->held_x_until)
+            app->move_x = 0;
+        if (now > app->held_y_until)
+            app->move_y = 0;
+    }
+    if (app->has_avatar)
+        send_input(app);
+}
+
+static void on_ping_timer(uv_timer_t *t)
+{
+    send_ping(t->data);
+}
+
+static void on_deadline(uv_timer_t *t)
+{
+    cli_app *app = t->data;
+    if (app->mode == CLI_MODE_PING) {
+        fprintf(stderr, "mink-client: no pong from %s:%d within %d ms\n", app->host, app->port,
+                PONG_TIMEOUT_MS);
+        cli_quit(app, 1);
+    } else if (!app->welcomed) {
+        fprintf(stderr, "mink-client: no welcome from %s:%d within %d ms\n", app->host,
+                app->port, WELCOME_TIMEOUT_MS);
+        cli_quit(app, 1);
+    } else {
+        finish_bot(app, 0); /* the bot's time is up */
+    }
+}
+
+static void on_draw_timer(uv_timer_t *t)
+{
+    cli_app *app = t->data;
+    app->draw_pending = false;
+    app->last_draw_ms = cli_now_ms();
+    cli_view_draw(app);
+}
+
+static void request_draw(cli_app *app)
+{
+    if (app->mode != CLI_MODE_INTERACTIVE || !app->tty_raw || app->draw_pending)
+        return;
+    double wait = app->last_draw_ms + DRAW_MS - cli_now_ms();
+    app->draw_pending = true;
+    uv_timer_start(&app->draw_timer, on_draw_timer, wait > 0 ? (uint64_t)wait : 0, 0);
+}
+
+/* ---- messages from the server ---- */
+
+static void on_welcome(cli_app *app, const cJSON *msg)
+{
+    const cJSON *dim = cJSON_GetObjectItemCaseSensitive(msg, "dim");
+    if (!cJSON_IsNumber(dim) || dim->valuedouble != 2) {
+        fprintf(stderr, "mink-client: this client shows 2D worlds only (server dim %g)\n",
+                cJSON_IsNumber(dim) ? dim->valuedouble : 0.0);
+        cli_quit(app, 1);
+        return;
+    }
+    const cJSON *client = cJSON_GetObjectItemCaseSensitive(msg, "client");
+    const cJSON *avatar = cJSON_GetObjectItemCaseSensitive(msg, "avatar");
+    app->welcomed = true;
+    app->client_id = cJSON_IsNumber(client) ? (uint32_t)client->valuedouble : 0;
+    app->has_avatar = cJSON_IsNumber(avatar);
+    app->avatar = app->has_avatar ? (uint64_t)avatar->valuedouble : 0;
+    app->started_ms = cli_now_ms();
+    uv_timer_stop(&app->deadline_timer);
+    if (app->mode == CLI_MODE_BOT)
+        uv_timer_start(&app->deadline_timer, on_deadline, (uint64_t)(app->bot_seconds * 1000), 0);
+    uv_timer_start(&app->input_timer, on_input_timer, 0, (uint64_t)INPUT_MS);
+    uv_timer_start(&app->ping_timer, on_ping_timer, 0, PING_MS);
+    if (app->mode == CLI_MODE_INTERACTIVE) {
+        int rc = cli_view_start(app);
+        if (rc != 0) {
+            fprintf(stderr, "mink-client: cannot use the terminal: %s\n", uv_strerror(rc));
+            cli_quit(app, 1);
+        }
+    }
+}
+
+static void on_state(cli_app *app, const cJSON *msg)
+{
+    cli_stats *s = &app->stats;
+    if (!cli_world_apply(&app->world, msg)) {
+        s->errors++;
+        snprintf(s->last_error, sizeof s->last_error, "a malformed state from the server");
+    }
+    if (s->states++ == 0)
+        s->first_tick = app->world.tick;
+    s->last_tick = app->world.tick;
+    const cli_body *me = app->has_avatar ? cli_world_find(&app->world, app->avatar) : NULL;
+    if (me) {
+        if (!s->seen_avatar) {
+            s->seen_avatar = true;
+            memcpy(s->start_pos, me->pos, sizeof s->start_pos);
+        } else {
+            s->distance += hypot(me->pos[0] - s->last_pos[0], me->pos[1] - s->last_pos[1]);
+        }
+        memcpy(s->last_pos, me->pos, sizeof s->last_pos);
+    }
+    request_draw(app);
+}
+
+static void on_pong(cli_app *app, const cJSON *msg)
+{
+    const cJSON *t = cJSON_GetObjectItemCaseSensitive(msg, "t");
+    const cJSON *tick = cJSON_GetObjectItemCaseSensitive(msg, "tick");
+    if (!cJSON_IsNumber(t))
+        return;
+    double rtt = cli_now_ms() - t->valuedouble;
+    cli_stats *s = &app->stats;
+    s->last_rtt = rtt;
+    if (s->nrtts < CLI_MAX_RTTS)
+        s->rtts[s->nrtts++] = rtt;
+    if (app->mode == CLI_MODE_PING) {
+        printf("pong from %s:%d in %.2f ms (tick %.0f)\n", app->host, app->port, rtt,
+               cJSON_IsNumber(tick) ? tick->valuedouble : 0.0);
+        fflush(stdout);
+        cli_quit(app, 0);
+    }
+}
+
+static void on_error_msg(cli_app *app, const cJSON *msg)
+{
+    const cJSON *code = cJSON_GetObjectItemCaseSensitive(msg, "code");
+    const cJSON *text = cJSON_GetObjectItemCaseSensitive(msg, "message");
+    cli_stats *s = &app->stats;
+    s->errors++;
+    snprintf(s->last_error, sizeof s->last_error, "%s: %s",
+             cJSON_IsString(code) ? code->valuestring : "?",
+             cJSON_IsString(text) ? text->valuestring : "");
+    if (app->mode != CLI_MODE_INTERACTIVE)
+        fprintf(stderr, "mink-client: server error %s\n", s->last_error);
+    request_draw(app);
+}
+
+static void on_line(cli_conn *c, const char *line, size_t len)
+{
+    cli_app *app = c->ud;
+    cJSON *msg = cJSON_ParseWithLength(line, len);
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(msg, "type");
+    if (!cJSON_IsString(type)) {
+        app->stats.errors++;
+        snprintf(app->stats.last_error, sizeof app->stats.last_error,
+                 "a line from the server is not a message");
+    } else if (strcmp(type->valuestring, "state") == 0) {
+        on_state(app, msg);
+    } else if (strcmp(type->valuestring, "welcome") == 0) {
+        on_welcome(app, msg);
+    } else if (strcmp(type->valuestring, "pong") == 0) {
+        on_pong(app, msg);
+    } else if (strcmp(type->valuestring, "error") == 0) {
+        on_error_msg(app, msg);
+    }
+    /* spawned, despawned, result: this client sends none of their requests. */
+    cJSON_Delete(msg);
+}
+
+static void on_closed(cli_conn *c, const char *why)
+{
+    cli_app *app = c->ud;
+    if (app->quitting)
+        return;
+    cli_view_restore(app);
+    if (app->mode == CLI_MODE_BOT && app->stats.states > 0)
+        cli_bot_summary(app, stdout);
+    fprintf(stderr, "mink-client: %s:%d: %s%s%s\n", app->host, app->port, why,
+            app->stats.last_error[0] ? "; last error " : "", app->stats.last_error);
+    cli_quit(app, 1);
+}
+
+static void on_connect(cli_conn *c, int status)
+{
+    cli_app *app = c->ud;
+    if (status != 0) {
+        fprintf(stderr, "mink-client: cannot connect to %s:%d: %s\n", app->host, app->port,
+                uv_strerror(status));
+        cli_quit(app, 1);
+        return;
+    }
+    if (app->mode == CLI_MODE_PING) {
+        send_ping(app);
+        uv_timer_start(&app->deadline_timer, on_deadline, PONG_TIMEOUT_MS, 0);
+    } else {
+        send_hello(app);
+        uv_timer_start(&app->deadline_timer, on_deadline, WELCOME_TIMEOUT_MS, 0);
+    }
+}
+
+/* ---- keyboard and signals ---- */
+
+static void on_key_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+    static char keybuf[256];
+    (void)h;
+    (void)suggested;
+    *buf = uv_buf_init(keybuf, sizeof keybuf);
+}
+
+static void on_key(cli_app *app, cli_key key)
+{
+    double until = cli_now_ms() + HOLD_MS;
+    switch (key) {
+    case CLI_KEY_LEFT:
+    case CLI_KEY_RIGHT:
+        app->move_x = key == CLI_KEY_LEFT ? -1 : 1;
+        app->held_x_until = until;
+        break;
+    case CLI_KEY_UP:
+    case CLI_KEY_DOWN:
+        if (app->kinematic) {
+            app->move_y = key == CLI_KEY_UP ? 1 : -1;
+            app->held_y_until = until;
+        } else if (key == CLI_KEY_UP) {
+            app->jump = true;
+        }
+        break;
+    case CLI_KEY_JUMP:
+        app->jump = true;
+        break;
+    case CLI_KEY_QUIT:
+        cli_quit(app, 0);
+        break;
+    case CLI_KEY_NONE:
+        break;
+    }
+}
+
+static void on_key_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
+{
+    cli_app *app = s->data;
+    if (nread < 0) {
+        cli_quit(app, 0); /* the terminal went away */
+        return;
+    }
+    cli_key keys[64];
+    size_t n = cli_keys_decode(&app->keys, buf->base, (size_t)nread, keys, 64);
+    for (size_t i = 0; i < n && !app->quitting; i++)
+        on_key(app, keys[i]);
+}
+
+static void on_signal(uv_signal_t *h, int signum)
+{
+    cli_app *app = h->data;
+    if (signum == SIGWINCH) {
+        request_draw(app);
+    } else if (app->mode == CLI_MODE_BOT && app->welcomed) {
+        finish_bot(app, 0);
+    } else {
+        cli_quit(app, app->mode == CLI_MODE_PING ? 1 : 0);
+    }
+}
+
+/* ---- options ---- */
+
+static double number_arg(const char *flag, const char *text, double lo, double hi)
+{
+    char *end;
+    double v = strtod(text, &end);
+    if (end == text || *end != '\0' || !(v >= lo && v <= hi)) {
+        fprintf(stderr, "mink-client: %s: '%s' is not a number in [%g, %g]\n", flag, text, lo,
+                hi);
+        exit(2);
+    }
+    return v;
+}
+
+static void parse_args(cli_app *app, int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"host", required_argument, NULL, 'h'}, {"port", required_argument, NULL, 'p'},
+        {"name", required_argument, NULL, 'n'}, {"kind", required_argument, NULL, 'k'},
+        {"bot", required_argument, NULL, 'b'},  {"ping", no_argument, NULL, 'P'},
+        {"help", no_argument, NULL, '?' + 256}, {NULL, 0, NULL, 0},
+    };
+    snprintf(app->host, sizeof app->host, "127.0.0.1");
+    app->port = 7777;
+    snprintf(app->name, sizeof app->name, "player");
+    bool bot = false, ping = false;
+    int c;
+    while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        switch (c) {
+        case 'h':
+            if (strlen(optarg) >= sizeof app->host || optarg[0] == '\0') {
+                fprintf(stderr, "mink-client: --host: '%s' is not a host name\n", optarg);
+                exit(2);
+            }
+            snprintf(app->host, sizeof app->host, "%s", optarg);
+            break;
+        case 'p':
+            app->port = (int)number_arg("--port", optarg, 1, 65535);
+            if (app->port != atof(optarg)) {
+                fprintf(stderr, "mink-client: --port: '%s' is not a whole number\n", optarg);
+                exit(2);
+            }
+            break;
+        case 'n':
+            if (strlen(optarg) > PROTO_MAX_NAME || !proto_utf8_valid(optarg, strlen(optarg))) {
+                fprintf(stderr, "mink-client: --name: at most %d bytes of UTF-8\n",
+                        PROTO_MAX_NAME);
+                exit(2);
+            }
+            snprintf(app->name, sizeof app->name, "%s", optarg);
+            break;
+        case 'k':
+            if (strcmp(optarg, "character") != 0 && strcmp(optarg, "kinematic") != 0) {
+                fprintf(stderr, "mink-client: --kind: '%s' is not character or kinematic\n",
+                        optarg);
+                exit(2);
+            }
+            app->kinematic = strcmp(optarg, "kinematic") == 0;
+            break;
+        case 'b':
+            app->bot_seconds = number_arg("--bot", optarg, 0.001, 1e6);
+            bot = true;
+            break;
+        case 'P':
+            ping = true;
+            break;
+        case '?' + 256:
+            usage(stdout);
+            exit(0);
+        default:
+            fprintf(stderr, "mink-client: try --help\n");
+            exit(2);
+        }
+    }
+    if (optind < argc) {
+        fprintf(stderr, "mink-client: unexpected argument '%s'; try --help\n", argv[optind]);
+        exit(2);
+    }
+    if (ping) {
+        app->mode = CLI_MODE_PING;
+    } else if (bot) {
+        app->mode = CLI_MODE_BOT;
+    } else if (uv_guess_handle(0) == UV_TTY && uv_guess_handle(1) == UV_TTY) {
+        app->mode = CLI_MODE_INTERACTIVE;
+    } else {
+        app->mode = CLI_MODE_BOT;
+        app->bot_seconds = DEFAULT_BOT_S;
+    }
+}
+
+int main(int argc, char **argv)
+{
+    static cli_app app; /* large (the rtt samples): not on the stack */
+    parse_args(&app, argc, argv);
+    app.stats.last_rtt = NAN;
+    app.loop = uv_default_loop();
+    cli_world_init(&app.world);
+    proto_buf_init(&app.frame);
+
+    uv_timer_t *timers[] = {&app.input_timer, &app.ping_timer, &app.deadline_timer,
+                            &app.draw_timer};
+    for (size_t i = 0; i < sizeof timers / sizeof timers[0]; i++) {
+        uv_timer_init(app.loop, timers[i]);
+        timers[i]->data = &app;
+    }
+    uv_signal_t *sigs[] = {&app.sigint, &app.sigterm, &app.sigwinch};
+    int signums[] = {SIGINT, SIGTERM, SIGWINCH};
+    for (size_t i = 0; i < 3; i++) {
+        uv_signal_init(app.loop, sigs[i]);
+        sigs[i]->data = &app;
+        uv_signal_start(sigs[i], on_signal, signums[i]);
+    }
+    if (app.mode == CLI_MODE_INTERACTIVE) {
+        int rc = uv_tty_init(app.loop, &app.tty_in, 0, 1);
+        if (rc == 0) {
+            app.tty_in.data = &app;
+            rc = uv_read_start((uv_stream_t *)&app.tty_in, on_key_alloc, on_key_read);
+        }
+        if (rc != 0) {
+            fprintf(stderr, "mink-client: cannot read the terminal: %s\n", uv_strerror(rc));
+            return 1;
+        }
+    }
+
+    app.conn.on_connect = on_connect;
+    app.conn.on_line = on_line;
+    app.conn.on_closed = on_closed;
+    app.conn.ud = &app;
+    int rc = cli_conn_start(&app.conn, app.loop, app.host, app.port);
+    if (rc != 0) {
+        fprintf(stderr, "mink-client: cannot resolve %s: %s\n", app.host, uv_strerror(rc));
+        cli_quit(&app, 1);
+    }
+
+    uv_run(app.loop, UV_RUN_DEFAULT);
+    cli_view_restore(&app);
+    cli_conn_free(&app.conn);
+    cli_world_free(&app.world);
+    proto_buf_free(&app.frame);
+    uv_loop_close(app.loop);
+    return app.exit_code;
+}
