@@ -119,7 +119,10 @@ void cli_view_draw(cli_app *app)
         cx = me->pos[0];
         cy = me->pos[1];
     }
-    double left = cx - cols * CELL_W / 2, top = cy + view_rows * CELL_H / 2;
+    /* The camera snaps to whole cells, so that an edge at a whole number of metres (the top of
+     * the ground) falls between rows instead of sharing one with what stands on it. */
+    double left = floor((cx - cols * CELL_W / 2) / CELL_W) * CELL_W;
+    double top = ceil((cy + view_rows * CELL_H / 2) / CELL_H) * CELL_H;
 
     char *grid = malloc((size_t)cols * (size_t)view_rows);
     if (!grid)
