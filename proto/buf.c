@@ -122,7 +122,7 @@ void proto_buf_append_fixed(proto_buf *b, double v, int decimals)
         proto_buf_append_char(b, '0');
         return;
     }
-    double scaled = fabs(v) * pow10_table[decimals] + 0.5;
+    double scaled = fabs(v) * pow10_table[decimals];
     if (scaled >= 9e15) {
         /* Past 2^53 the fixed-point integer is no longer exact: full precision instead. */
         char tmp[32];
@@ -130,7 +130,11 @@ void proto_buf_append_fixed(proto_buf *b, double v, int decimals)
         proto_buf_append(b, tmp, (size_t)n);
         return;
     }
+    /* Round half up. scaled - m is exact below 2^52, where adding 0.5 first would not be
+     * (0.49999999999999994 + 0.5 rounds to 1). */
     uint64_t m = (uint64_t)scaled;
+    if (scaled - (double)m >= 0.5)
+        m++;
     if (m == 0) {
         proto_buf_append_char(b, '0'); /* never "-0" */
         return;

@@ -33,19 +33,21 @@ static int deliver(const char *line, size_t len, proto_line_cb on_line, void *ud
     return on_line(ud, line, len);
 }
 
-/* Buffers an unfinished line. One byte of slack over max_line leaves room for the '\r' of a
- * CRLF ending; the line itself is measured without it when its '\n' arrives. */
+/* Buffers an unfinished line, never more than max_line bytes, plus one when that byte is the
+ * '\r' of a CRLF ending (the line itself is measured without it when its '\n' arrives). */
 static int keep_tail(proto_framer *f, const char *data, size_t n)
 {
-    size_t limit = f->max_line + 1;
-    if (f->len + n > limit)
+    size_t need = f->len + n;
+    if (need > f->max_line && !(need == f->max_line + 1 && n > 0 && data[n - 1] == '\r'))
         return PROTO_ERR_LINE_TOO_LONG;
-    if (f->len + n > f->cap) {
+    if (need > f->cap) {
         size_t cap = f->cap ? f->cap : 256;
-        while (cap < f->len + n)
+        while (cap < need)
             cap *= 2;
-        if (cap > limit)
-            cap = limit;
+        if (cap > f->max_line)
+            cap = f->max_line;
+        if (cap < need)
+            cap = need;
         char *p = realloc(f->buf, cap);
         if (!p)
             return -1;
@@ -76,7 +78,7 @@ int proto_framer_feed(proto_framer *f, const char *data, size_t n, proto_line_cb
         char last = part > 0 ? data[part - 1] : f->buf[f->len - 1];
         if (f->len + part - (last == '\r') > f->max_line)
             return PROTO_ERR_LINE_TOO_LONG;
-        int rc = keep_tail(f, data, part);
+        int rc = part ? keep_tail(f, data, part) : 0;
         if (rc != 0)
             return rc;
         size_t len = f->len;

@@ -114,29 +114,112 @@ bool proto_utf8_valid(const char *s, size_t n)
     return true;
 }
 
-/* The deepest nesting of arrays and objects in a JSON text, counted outside strings. Run
- * before cJSON so that a deep document is refused without recursing into it. */
-static int json_depth_exceeds(const char *s, size_t n, int limit)
+/* Checks what cJSON lets through: nesting deeper than `limit` (refused before cJSON recurses
+ * into it) and raw control characters inside strings (JSON requires them escaped). Returns
+ * NULL or the reason. */
+#define MINK_STR2(x) #x
+#define MINK_STR(x) MINK_STR2(x)
+
+static const char *prescan(const char *s, size_t n, int limit)
 {
     int depth = 0;
     bool in_string = false;
     for (size_t i = 0; i < n; i++) {
-        char c = s[i];
+        unsigned char c = (unsigned char)s[i];
         if (in_string) {
+            if (c < 0x20)
+                return "a control character inside a string must be escaped";
             if (c == '\\')
                 i++;
             else if (c == '"')
                 in_string = false;
         } else if (c == '"') {
             in_string = true;
+        } else if (c < 0x20 && c != '\t' && c != '\r' && c != '\n') {
+            return "a control character is not whitespace";
         } else if (c == '[' || c == '{') {
             if (++depth > limit)
-                return 1;
+                return "nested deeper than " MINK_STR(PROTO_MAX_DEPTH) " levels";
         } else if (c == ']' || c == '}') {
             depth--;
         }
     }
-    return 0;
+    return NULL;
+}
+
+static size_t skip_ws(const char *s, size_t n, size_t i)
+{
+    while (i < n && (s[i] == ' ' || s[i] == '\t' || s[i] == '\r' || s[i] == '\n'))
+        i++;
+    return i;
+}
+
+/* The end of the string that starts at s[i] (a quote), past its closing quote. */
+static size_t skip_string(const char *s, size_t n, size_t i)
+{
+    for (i++; i < n && s[i] != '"'; i++)
+        if (s[i] == '\\')
+            i++;
+    return i + 1;
+}
+
+static size_t skip_value(const char *s, size_t n, size_t i)
+{
+    if (s[i] == '"')
+        return skip_string(s, n, i);
+    if (s[i] == '{' || s[i] == '[') {
+        int depth = 0;
+        while (i < n) {
+            if (s[i] == '"') {
+                i = skip_string(s, n, i);
+                continue;
+            }
+            if (s[i] == '{' || s[i] == '[')
+                depth++;
+            else if ((s[i] == '}' || s[i] == ']') && --depth == 0)
+                return i + 1;
+            i++;
+        }
+        return n;
+    }
+    while (i < n && s[i] != ',' && s[i] != '}' && s[i] != ']' && s[i] != ' ' && s[i] != '\t' &&
+           s[i] != '\r' && s[i] != '\n')
+        i++;
+    return i;
+}
+
+/* The text of the first top-level member `key` of a JSON object that cJSON has accepted, so
+ * that `req` and `t` are echoed as sent: cJSON keeps numbers as doubles, and an id like
+ * 1700000000123456789 would come back rounded. Returns false when the key is not there as
+ * plain text (an escaped key name: the caller then prints cJSON's value). */
+static bool raw_member(const char *s, size_t n, const char *key, size_t *start, size_t *end)
+{
+    size_t klen = strlen(key);
+    size_t i = skip_ws(s, n, 0);
+    if (i >= n || s[i] != '{')
+        return false;
+    i = skip_ws(s, n, i + 1);
+    while (i < n && s[i] == '"') {
+        size_t kend = skip_string(s, n, i);
+        bool match = kend - i - 2 == klen && memcmp(s + i + 1, key, klen) == 0;
+        i = skip_ws(s, n, kend);
+        if (i >= n || s[i] != ':')
+            return false;
+        i = skip_ws(s, n, i + 1);
+        if (i >= n)
+            return false;
+        size_t vend = skip_value(s, n, i);
+        if (match) {
+            *start = i;
+            *end = vend;
+            return true;
+        }
+        i = skip_ws(s, n, vend);
+        if (i >= n || s[i] != ',')
+            return false;
+        i = skip_ws(s, n, i + 1);
+    }
+    return false;
 }
 
 /* ---- fields ---- */
@@ -214,13 +297,38 @@ static proto_error_code get_string(const cJSON *obj, const char *key, const char
     return PROTO_OK;
 }
 
-/* Compact JSON of any value, for `req` and `t`, refused past PROTO_MAX_ECHO bytes. */
-static proto_error_code get_echo(const cJSON *v, const char *key, char *out, proto_error *err)
+/* Compact JSON of a member, for `req` and `t`: the client's own text without the whitespace
+ * outside strings, refused past PROTO_MAX_ECHO bytes. */
+static proto_error_code get_echo(const char *line, size_t len, const cJSON *v, const char *key,
+                                 char *out, proto_error *err)
 {
+    size_t start, end, n = 0;
+    if (raw_member(line, len, key, &start, &end)) {
+        bool in_string = false;
+        for (size_t i = start; i < end; i++) {
+            char c = line[i];
+            if (!in_string && (c == ' ' || c == '\t' || c == '\r' || c == '\n'))
+                continue;
+            if (n == PROTO_MAX_ECHO)
+                return fail(err, PROTO_ERR_BAD_REQUEST, "%s: longer than %d bytes as JSON", key,
+                            PROTO_MAX_ECHO);
+            out[n++] = c;
+            if (in_string && c == '\\' && i + 1 < end) {
+                if (n == PROTO_MAX_ECHO)
+                    return fail(err, PROTO_ERR_BAD_REQUEST, "%s: longer than %d bytes as JSON",
+                                key, PROTO_MAX_ECHO);
+                out[n++] = line[++i];
+            } else if (c == '"') {
+                in_string = !in_string;
+            }
+        }
+        out[n] = '\0';
+        return PROTO_OK;
+    }
     char *text = cJSON_PrintUnformatted(v);
     if (!text)
         return fail(err, PROTO_ERR_BAD_REQUEST, "%s: cannot be echoed", key);
-    size_t n = strlen(text);
+    n = strlen(text);
     if (n > PROTO_MAX_ECHO) {
         free(text);
         return fail(err, PROTO_ERR_BAD_REQUEST, "%s: longer than %d bytes as JSON", key,
@@ -561,8 +669,8 @@ static proto_error_code parse_subscribe(const cJSON *root, proto_msg *out, proto
     return PROTO_OK;
 }
 
-static proto_error_code parse_fields(const cJSON *root, int dim, proto_msg *out,
-                                     proto_error *err)
+static proto_error_code parse_fields(const char *line, size_t len, const cJSON *root, int dim,
+                                     proto_msg *out, proto_error *err)
 {
     const cJSON *v;
     switch (out->type) {
@@ -585,7 +693,7 @@ static proto_error_code parse_fields(const cJSON *root, int dim, proto_msg *out,
         v = cJSON_GetObjectItemCaseSensitive(root, "t");
         if (!v)
             return fail(err, PROTO_ERR_BAD_REQUEST, "t: missing");
-        return get_echo(v, "t", out->u.ping.t, err);
+        return get_echo(line, len, v, "t", out->u.ping.t, err);
     case PROTO_MSG_BYE:
         return PROTO_OK;
     }
@@ -604,8 +712,9 @@ proto_error_code proto_parse(const char *line, size_t len, int dim, proto_msg *o
 
     if (!proto_utf8_valid(line, len))
         return fail(err, PROTO_ERR_BAD_JSON, "not valid UTF-8");
-    if (json_depth_exceeds(line, len, PROTO_MAX_DEPTH))
-        return fail(err, PROTO_ERR_BAD_JSON, "nested deeper than %d levels", PROTO_MAX_DEPTH);
+    const char *bad = prescan(line, len, PROTO_MAX_DEPTH);
+    if (bad)
+        return fail(err, PROTO_ERR_BAD_JSON, "not valid JSON: %s", bad);
     const char *end = NULL;
     cJSON *root = cJSON_ParseWithLengthOpts(line, len, &end, false);
     if (!root)
@@ -628,7 +737,7 @@ proto_error_code proto_parse(const char *line, size_t len, int dim, proto_msg *o
     /* `req` first, so that every later error can echo it. */
     const cJSON *req = cJSON_GetObjectItemCaseSensitive(root, "req");
     if (req) {
-        if ((rc = get_echo(req, "req", out->req, err)))
+        if ((rc = get_echo(line, len, req, "req", out->req, err)))
             goto done;
         out->has_req = true;
         err->has_req = true;
@@ -651,7 +760,7 @@ proto_error_code proto_parse(const char *line, size_t len, int dim, proto_msg *o
         goto done;
     }
     out->type = (proto_msg_type)t;
-    rc = parse_fields(root, dim, out, err);
+    rc = parse_fields(line, len, root, dim, out, err);
 done:
     cJSON_Delete(root);
     return rc;

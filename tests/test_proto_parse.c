@@ -1,0 +1,1531 @@
+/* mink_proto parsing: every client message into its struct with the optional fields filled with
+ * their defaults, and every way a line can be refused with the code PROTOCOL.md gives it:
+ * bad_json (not UTF-8, not JSON, too deep), bad_request (not an object, no string `type`, a
+ * field missing, of the wrong JSON type, not finite, out of range, of the wrong length or shape
+ * for the world's dim) and unknown_type. A refused message names the field that is wrong and
+ * echoes the `req` it carried. */
+#include <check.h>
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mink_proto.h"
+
+/* The parser fills these; they are poisoned before each parse so that a field the parser
+ * forgets to fill does not pass by luck. */
+static proto_msg msg;
+static proto_error err;
+static char linebuf[80 * 1024];
+
+/* Parses a copy of exactly `len` bytes with no terminator after them, as the framer hands a
+ * line in place: reading past `len` is a bug the sanitizer catches. */
+static proto_error_code parse_n(int dim, const char *line, size_t len)
+{
+    char *copy = malloc(len ? len : 1);
+    ck_assert_ptr_nonnull(copy);
+    memcpy(copy, line, len);
+    memset(&msg, 0x55, sizeof msg);
+    memset(&err, 0x55, sizeof err);
+    proto_error_code rc = proto_parse(copy, len, dim, &msg, &err);
+    free(copy);
+    if (rc != PROTO_OK) {
+        ck_assert_msg(memchr(err.message, '\0', sizeof err.message) != NULL,
+                      "error message not terminated");
+        if (err.has_req)
+            ck_assert_msg(memchr(err.req, '\0', sizeof err.req) != NULL, "req not terminated");
+    }
+    return rc;
+}
+
+static proto_error_code parse(int dim, const char *line)
+{
+    return parse_n(dim, line, strlen(line));
+}
+
+/* The line for a failure message, with control and non-ASCII bytes as \xNN. */
+static const char *printable(const char *line)
+{
+    static char out[256];
+    size_t at = 0;
+    for (const unsigned char *p = (const unsigned char *)line; *p && at + 5 < sizeof out; p++) {
+        if (*p < 0x20 || *p >= 0x7f)
+            at += (size_t)snprintf(out + at, sizeof out - at, "\\x%02x", *p);
+        else
+            out[at++] = (char)*p;
+    }
+    out[at] = '\0';
+    return out;
+}
+
+#define EXPECT_OK(dim, line) expect_ok(__LINE__, dim, line)
+#define EXPECT_ERR(dim, line, code, path) expect_err(__LINE__, dim, line, code, path)
+
+static void expect_ok(int at, int dim, const char *line)
+{
+    proto_error_code rc = parse(dim, line);
+    ck_assert_msg(rc == PROTO_OK, "line %d: %s (dim %d) refused: %s: %s", at, printable(line),
+                  dim, proto_error_name(rc), err.message);
+}
+
+/* `path`, when given, must appear in the error message (the field the message names). */
+static void expect_err(int at, int dim, const char *line, proto_error_code code, const char *path)
+{
+    proto_error_code rc = parse(dim, line);
+    ck_assert_msg(rc == code, "line %d: %s (dim %d): got %s, expected %s (message: %s)", at,
+                  printable(line), dim, proto_error_name(rc), proto_error_name(code),
+                  rc != PROTO_OK ? err.message : "none");
+    ck_assert_int_eq(err.code, code);
+    if (path)
+        ck_assert_msg(strstr(err.message, path) != NULL,
+                      "line %d: %s: message \"%s\" does not name \"%s\"", at, printable(line),
+                      err.message, path);
+}
+
+/* A spawn line around a body spec. */
+static const char *spawn(const char *body)
+{
+    int n = snprintf(linebuf, sizeof linebuf, "{\"type\":\"spawn\",\"body\":%s}", body);
+    ck_assert(n > 0 && (size_t)n < sizeof linebuf);
+    return linebuf;
+}
+
+/* A 2D body spec around a shape, at the origin. */
+static const char *spawn_shape(const char *shape)
+{
+    static char body[70 * 1024];
+    int n = snprintf(body, sizeof body, "{\"shape\":%s,\"pos\":[0,0]}", shape);
+    ck_assert(n > 0 && (size_t)n < sizeof body);
+    return spawn(body);
+}
+
+/* The same in 3D. */
+static const char *spawn_shape3(const char *shape)
+{
+    static char body[70 * 1024];
+    int n = snprintf(body, sizeof body, "{\"shape\":%s,\"pos\":[0,0,0]}", shape);
+    ck_assert(n > 0 && (size_t)n < sizeof body);
+    return spawn(body);
+}
+
+/* A polygon or hull shape with n points of `dim` components, on a circle so that they are
+ * distinct. */
+static const char *points_shape(const char *type, int n, int dim)
+{
+    static char shape[64 * 1024];
+    size_t at = (size_t)snprintf(shape, sizeof shape, "{\"type\":\"%s\",\"points\":[", type);
+    for (int i = 0; i < n; i++) {
+        double a = 6.283185307179586 * i / n;
+        if (dim == 2)
+            at += (size_t)snprintf(shape + at, sizeof shape - at, "%s[%.6f,%.6f]",
+                                   i ? "," : "", cos(a), sin(a));
+        else
+            at += (size_t)snprintf(shape + at, sizeof shape - at, "%s[%.6f,%.6f,%.6f]",
+                                   i ? "," : "", cos(a), sin(a), (i % 2) ? 0.5 : -0.5);
+        ck_assert_uint_lt(at, sizeof shape - 64);
+    }
+    snprintf(shape + at, sizeof shape - at, "]}");
+    return shape;
+}
+
+static void assert_defaults_2d(const proto_body_spec *b)
+{
+    ck_assert_double_eq(b->rot[0], 0.0);
+    ck_assert_double_eq(b->vel[0], 0.0);
+    ck_assert_double_eq(b->vel[1], 0.0);
+    ck_assert_int_eq(b->kind, PROTO_KIND_DYNAMIC);
+    ck_assert_double_eq(b->density, 1.0);
+    ck_assert_double_eq(b->friction, 0.6);
+    ck_assert_double_eq(b->restitution, 0.0);
+    ck_assert_double_eq(b->max_speed, 5.0);
+    ck_assert_double_eq(b->jump_height, 1.5);
+    ck_assert_str_eq(b->tag, "");
+}
+
+static void assert_defaults_3d(const proto_body_spec *b)
+{
+    /* The identity quaternion, [x, y, z, w] in glTF order. */
+    ck_assert_double_eq(b->rot[0], 0.0);
+    ck_assert_double_eq(b->rot[1], 0.0);
+    ck_assert_double_eq(b->rot[2], 0.0);
+    ck_assert_double_eq(b->rot[3], 1.0);
+    for (int i = 0; i < 3; i++) ck_assert_double_eq(b->vel[i], 0.0);
+    ck_assert_int_eq(b->kind, PROTO_KIND_DYNAMIC);
+    ck_assert_double_eq(b->density, 1.0);
+    ck_assert_double_eq(b->friction, 0.6);
+    ck_assert_double_eq(b->restitution, 0.0);
+    ck_assert_double_eq(b->max_speed, 5.0);
+    ck_assert_double_eq(b->jump_height, 1.5);
+    ck_assert_str_eq(b->tag, "");
+}
+
+/* ---- messages ---- */
+
+START_TEST(hello_2d_with_avatar_gets_defaults)
+{
+    EXPECT_OK(2, "{\"type\":\"hello\",\"protocol\":1,\"name\":\"ann\",\"avatar\":{\"shape\":"
+                 "{\"type\":\"circle\",\"radius\":0.5},\"pos\":[1,2]}}");
+    ck_assert_int_eq(msg.type, PROTO_MSG_HELLO);
+    ck_assert_int_eq(msg.u.hello.protocol, 1);
+    ck_assert_str_eq(msg.u.hello.name, "ann");
+    ck_assert(msg.has_req == false);
+    ck_assert(msg.u.hello.has_avatar);
+    const proto_body_spec *b = &msg.u.hello.avatar;
+    ck_assert_int_eq(b->shape.type, PROTO_SHAPE_CIRCLE);
+    ck_assert_double_eq(b->shape.radius, 0.5);
+    ck_assert_double_eq(b->pos[0], 1.0);
+    ck_assert_double_eq(b->pos[1], 2.0);
+    assert_defaults_2d(b);
+}
+END_TEST
+
+START_TEST(hello_3d_with_avatar_gets_identity_rotation)
+{
+    EXPECT_OK(3, "{\"type\":\"hello\",\"protocol\":1,\"name\":\"bo\",\"avatar\":{\"shape\":"
+                 "{\"type\":\"capsule\",\"radius\":0.4,\"half_height\":0.9},\"pos\":[1,2,3],"
+                 "\"kind\":\"character\"}}");
+    ck_assert_int_eq(msg.type, PROTO_MSG_HELLO);
+    ck_assert_int_eq(msg.u.hello.protocol, 1);
+    ck_assert_str_eq(msg.u.hello.name, "bo");
+    ck_assert(msg.u.hello.has_avatar);
+    proto_body_spec b = msg.u.hello.avatar;
+    ck_assert_int_eq(b.shape.type, PROTO_SHAPE_CAPSULE);
+    ck_assert_double_eq(b.shape.radius, 0.4);
+    ck_assert_double_eq(b.shape.half_height, 0.9);
+    ck_assert_double_eq(b.pos[0], 1.0);
+    ck_assert_double_eq(b.pos[1], 2.0);
+    ck_assert_double_eq(b.pos[2], 3.0);
+    b.kind = PROTO_KIND_DYNAMIC; /* checked apart: it was given */
+    ck_assert_int_eq(msg.u.hello.avatar.kind, PROTO_KIND_CHARACTER);
+    assert_defaults_3d(&b);
+}
+END_TEST
+
+START_TEST(hello_without_avatar)
+{
+    EXPECT_OK(2, "{\"type\":\"hello\",\"protocol\":1,\"name\":\"watcher\"}");
+    ck_assert_int_eq(msg.type, PROTO_MSG_HELLO);
+    ck_assert_int_eq(msg.u.hello.protocol, 1);
+    ck_assert_str_eq(msg.u.hello.name, "watcher");
+    ck_assert(msg.u.hello.has_avatar == false);
+
+    /* A name of exactly PROTO_MAX_NAME bytes is kept whole; escapes are decoded to UTF-8. */
+    char name[PROTO_MAX_NAME + 1];
+    memset(name, 'n', PROTO_MAX_NAME);
+    name[PROTO_MAX_NAME] = '\0';
+    snprintf(linebuf, sizeof linebuf, "{\"type\":\"hello\",\"protocol\":1,\"name\":\"%s\"}", name);
+    EXPECT_OK(2, linebuf);
+    ck_assert_str_eq(msg.u.hello.name, name);
+    EXPECT_OK(2, "{\"type\":\"hello\",\"protocol\":1,\"name\":\"h\\u00e9\\ud83d\\ude00\"}");
+    ck_assert_str_eq(msg.u.hello.name, "h\xc3\xa9\xf0\x9f\x98\x80");
+    EXPECT_OK(2, "{\"type\":\"hello\",\"protocol\":1,\"name\":\"h\xc3\xa9\"}");
+    ck_assert_str_eq(msg.u.hello.name, "h\xc3\xa9");
+}
+END_TEST
+
+START_TEST(spawn_2d_with_every_field)
+{
+    EXPECT_OK(2, "{\"type\":\"spawn\",\"req\":7,\"body\":{\"shape\":{\"type\":\"box\","
+                 "\"half\":[1,0.5]},\"pos\":[-3,4.25],\"rot\":0.25,\"vel\":[1,-2],"
+                 "\"kind\":\"kinematic\",\"density\":2.5,\"friction\":0.25,\"restitution\":0.5,"
+                 "\"max_speed\":7,\"jump_height\":3,\"tag\":\"crate\"}}");
+    ck_assert_int_eq(msg.type, PROTO_MSG_SPAWN);
+    ck_assert(msg.has_req);
+    ck_assert_str_eq(msg.req, "7");
+    const proto_body_spec *b = &msg.u.spawn.body;
+    ck_assert_int_eq(b->shape.type, PROTO_SHAPE_BOX);
+    ck_assert_double_eq(b->shape.half[0], 1.0);
+    ck_assert_double_eq(b->shape.half[1], 0.5);
+    ck_assert_double_eq(b->pos[0], -3.0);
+    ck_assert_double_eq(b->pos[1], 4.25);
+    ck_assert_double_eq(b->rot[0], 0.25);
+    ck_assert_double_eq(b->vel[0], 1.0);
+    ck_assert_double_eq(b->vel[1], -2.0);
+    ck_assert_int_eq(b->kind, PROTO_KIND_KINEMATIC);
+    ck_assert_double_eq(b->density, 2.5);
+    ck_assert_double_eq(b->friction, 0.25);
+    ck_assert_double_eq(b->restitution, 0.5);
+    ck_assert_double_eq(b->max_speed, 7.0);
+    ck_assert_double_eq(b->jump_height, 3.0);
+    ck_assert_str_eq(b->tag, "crate");
+}
+END_TEST
+
+START_TEST(spawn_2d_shapes)
+{
+    EXPECT_OK(2, spawn_shape("{\"type\":\"aabb\",\"half\":[2,0.125]}"));
+    ck_assert_int_eq(msg.u.spawn.body.shape.type, PROTO_SHAPE_AABB);
+    ck_assert_double_eq(msg.u.spawn.body.shape.half[0], 2.0);
+    ck_assert_double_eq(msg.u.spawn.body.shape.half[1], 0.125);
+    assert_defaults_2d(&msg.u.spawn.body);
+
+    EXPECT_OK(2, spawn_shape("{\"type\":\"circle\",\"radius\":0.75}"));
+    ck_assert_int_eq(msg.u.spawn.body.shape.type, PROTO_SHAPE_CIRCLE);
+    ck_assert_double_eq(msg.u.spawn.body.shape.radius, 0.75);
+
+    EXPECT_OK(2, spawn_shape("{\"type\":\"polygon\",\"points\":[[0,0],[2,0],[0,1.5]]}"));
+    const proto_shape *s = &msg.u.spawn.body.shape;
+    ck_assert_int_eq(s->type, PROTO_SHAPE_POLYGON);
+    ck_assert_int_eq(s->npoints, 3);
+    ck_assert_double_eq(s->points[0][0], 0.0);
+    ck_assert_double_eq(s->points[0][1], 0.0);
+    ck_assert_double_eq(s->points[1][0], 2.0);
+    ck_assert_double_eq(s->points[1][1], 0.0);
+    ck_assert_double_eq(s->points[2][0], 0.0);
+    ck_assert_double_eq(s->points[2][1], 1.5);
+
+    /* Kinds by name. */
+    EXPECT_OK(2, spawn("{\"shape\":{\"type\":\"circle\",\"radius\":1},\"pos\":[0,0],"
+                       "\"kind\":\"static\"}"));
+    ck_assert_int_eq(msg.u.spawn.body.kind, PROTO_KIND_STATIC);
+    EXPECT_OK(2, spawn("{\"shape\":{\"type\":\"circle\",\"radius\":1},\"pos\":[0,0],"
+                       "\"kind\":\"character\"}"));
+    ck_assert_int_eq(msg.u.spawn.body.kind, PROTO_KIND_CHARACTER);
+    EXPECT_OK(2, spawn("{\"shape\":{\"type\":\"circle\",\"radius\":1},\"pos\":[0,0],"
+                       "\"kind\":\"dynamic\"}"));
+    ck_assert_int_eq(msg.u.spawn.body.kind, PROTO_KIND_DYNAMIC);
+}
+END_TEST
+
+START_TEST(spawn_3d_shapes)
+{
+    EXPECT_OK(3, spawn_shape3("{\"type\":\"sphere\",\"radius\":2}"));
+    ck_assert_int_eq(msg.type, PROTO_MSG_SPAWN);
+    ck_assert_int_eq(msg.u.spawn.body.shape.type, PROTO_SHAPE_SPHERE);
+    ck_assert_double_eq(msg.u.spawn.body.shape.radius, 2.0);
+    assert_defaults_3d(&msg.u.spawn.body);
+
+    EXPECT_OK(3, spawn_shape3("{\"type\":\"box\",\"half\":[1,2,3]}"));
+    ck_assert_int_eq(msg.u.spawn.body.shape.type, PROTO_SHAPE_BOX);
+    ck_assert_double_eq(msg.u.spawn.body.shape.half[0], 1.0);
+    ck_assert_double_eq(msg.u.spawn.body.shape.half[1], 2.0);
+    ck_assert_double_eq(msg.u.spawn.body.shape.half[2], 3.0);
+
+    EXPECT_OK(3, spawn_shape3("{\"type\":\"ellipsoid\",\"radii\":[1,2,0.5]}"));
+    ck_assert_int_eq(msg.u.spawn.body.shape.type, PROTO_SHAPE_ELLIPSOID);
+    ck_assert_double_eq(msg.u.spawn.body.shape.radii[0], 1.0);
+    ck_assert_double_eq(msg.u.spawn.body.shape.radii[1], 2.0);
+    ck_assert_double_eq(msg.u.spawn.body.shape.radii[2], 0.5);
+
+    EXPECT_OK(3, spawn_shape3("{\"type\":\"capsule\",\"radius\":0.5,\"half_height\":1}"));
+    ck_assert_int_eq(msg.u.spawn.body.shape.type, PROTO_SHAPE_CAPSULE);
+    ck_assert_double_eq(msg.u.spawn.body.shape.radius, 0.5);
+    ck_assert_double_eq(msg.u.spawn.body.shape.half_height, 1.0);
+
+    EXPECT_OK(3, spawn_shape3("{\"type\":\"cylinder\",\"radius\":1,\"half_height\":2}"));
+    ck_assert_int_eq(msg.u.spawn.body.shape.type, PROTO_SHAPE_CYLINDER);
+    ck_assert_double_eq(msg.u.spawn.body.shape.radius, 1.0);
+    ck_assert_double_eq(msg.u.spawn.body.shape.half_height, 2.0);
+
+    EXPECT_OK(3, spawn_shape3("{\"type\":\"cone\",\"radius\":1.5,\"half_height\":0.75}"));
+    ck_assert_int_eq(msg.u.spawn.body.shape.type, PROTO_SHAPE_CONE);
+    ck_assert_double_eq(msg.u.spawn.body.shape.radius, 1.5);
+    ck_assert_double_eq(msg.u.spawn.body.shape.half_height, 0.75);
+
+    EXPECT_OK(3, spawn_shape3("{\"type\":\"hull\",\"points\":[[0,0,0],[1,0,0],[0,1,0],"
+                              "[0,0,-1]]}"));
+    const proto_shape *s = &msg.u.spawn.body.shape;
+    ck_assert_int_eq(s->type, PROTO_SHAPE_HULL);
+    ck_assert_int_eq(s->npoints, 4);
+    ck_assert_double_eq(s->points[1][0], 1.0);
+    ck_assert_double_eq(s->points[2][1], 1.0);
+    ck_assert_double_eq(s->points[3][2], -1.0);
+    ck_assert_double_eq(s->points[3][0], 0.0);
+
+    /* Every field given in 3D. */
+    EXPECT_OK(3, spawn("{\"shape\":{\"type\":\"sphere\",\"radius\":1},\"pos\":[1,-2,3],"
+                       "\"rot\":[0,0.6,0,0.8],\"vel\":[0.5,0,-0.25],\"tag\":\"ball\"}"));
+    const proto_body_spec *b = &msg.u.spawn.body;
+    ck_assert_double_eq(b->pos[2], 3.0);
+    ck_assert_double_eq_tol(b->rot[0], 0.0, 1e-12);
+    ck_assert_double_eq_tol(b->rot[1], 0.6, 1e-12);
+    ck_assert_double_eq_tol(b->rot[2], 0.0, 1e-12);
+    ck_assert_double_eq_tol(b->rot[3], 0.8, 1e-12);
+    ck_assert_double_eq(b->vel[0], 0.5);
+    ck_assert_double_eq(b->vel[2], -0.25);
+    ck_assert_str_eq(b->tag, "ball");
+}
+END_TEST
+
+START_TEST(quaternion_is_normalised)
+{
+    EXPECT_OK(3, spawn("{\"shape\":{\"type\":\"sphere\",\"radius\":1},\"pos\":[0,0,0],"
+                       "\"rot\":[0,0,0,2]}"));
+    ck_assert_double_eq_tol(msg.u.spawn.body.rot[0], 0.0, 1e-12);
+    ck_assert_double_eq_tol(msg.u.spawn.body.rot[1], 0.0, 1e-12);
+    ck_assert_double_eq_tol(msg.u.spawn.body.rot[2], 0.0, 1e-12);
+    ck_assert_double_eq_tol(msg.u.spawn.body.rot[3], 1.0, 1e-12);
+
+    /* |(0, 3, 0, 4)| = 5. */
+    EXPECT_OK(3, spawn("{\"shape\":{\"type\":\"sphere\",\"radius\":1},\"pos\":[0,0,0],"
+                       "\"rot\":[0,3,0,4]}"));
+    ck_assert_double_eq_tol(msg.u.spawn.body.rot[1], 0.6, 1e-12);
+    ck_assert_double_eq_tol(msg.u.spawn.body.rot[3], 0.8, 1e-12);
+
+    /* |(1, 1, 1, 1)| = 2. */
+    EXPECT_OK(3, spawn("{\"shape\":{\"type\":\"sphere\",\"radius\":1},\"pos\":[0,0,0],"
+                       "\"rot\":[-1,1,-1,1]}"));
+    ck_assert_double_eq_tol(msg.u.spawn.body.rot[0], -0.5, 1e-12);
+    ck_assert_double_eq_tol(msg.u.spawn.body.rot[1], 0.5, 1e-12);
+    ck_assert_double_eq_tol(msg.u.spawn.body.rot[2], -0.5, 1e-12);
+    ck_assert_double_eq_tol(msg.u.spawn.body.rot[3], 0.5, 1e-12);
+
+    EXPECT_ERR(3, spawn("{\"shape\":{\"type\":\"sphere\",\"radius\":1},\"pos\":[0,0,0],"
+                        "\"rot\":[0,0,0,0]}"),
+               PROTO_ERR_BAD_REQUEST, "body.rot");
+}
+END_TEST
+
+START_TEST(despawn)
+{
+    EXPECT_OK(2, "{\"type\":\"despawn\",\"req\":\"x\",\"id\":42}");
+    ck_assert_int_eq(msg.type, PROTO_MSG_DESPAWN);
+    ck_assert(msg.has_req);
+    ck_assert_str_eq(msg.req, "\"x\"");
+    ck_assert_uint_eq(msg.u.despawn.id, 42);
+
+    EXPECT_OK(3, "{\"type\":\"despawn\",\"id\":0}");
+    ck_assert(msg.has_req == false);
+    ck_assert_uint_eq(msg.u.despawn.id, 0);
+
+    /* 2^53, the largest id. */
+    EXPECT_OK(2, "{\"type\":\"despawn\",\"id\":9007199254740992}");
+    ck_assert_uint_eq(msg.u.despawn.id, UINT64_C(9007199254740992));
+}
+END_TEST
+
+START_TEST(input)
+{
+    EXPECT_OK(2, "{\"type\":\"input\",\"seq\":5,\"move\":[0.5,-1]}");
+    ck_assert_int_eq(msg.type, PROTO_MSG_INPUT);
+    ck_assert_uint_eq(msg.u.input.seq, 5);
+    ck_assert(msg.u.input.has_id == false);
+    ck_assert_double_eq(msg.u.input.move[0], 0.5);
+    ck_assert_double_eq(msg.u.input.move[1], -1.0);
+    ck_assert(msg.u.input.jump == false);
+
+    EXPECT_OK(2, "{\"type\":\"input\",\"seq\":6,\"id\":12,\"move\":[0,1],\"jump\":true}");
+    ck_assert_uint_eq(msg.u.input.seq, 6);
+    ck_assert(msg.u.input.has_id);
+    ck_assert_uint_eq(msg.u.input.id, 12);
+    ck_assert(msg.u.input.jump);
+
+    EXPECT_OK(2, "{\"type\":\"input\",\"seq\":7,\"move\":[0,0],\"jump\":false}");
+    ck_assert(msg.u.input.jump == false);
+
+    EXPECT_OK(3, "{\"type\":\"input\",\"seq\":0,\"move\":[0.25,0,-0.75]}");
+    ck_assert_uint_eq(msg.u.input.seq, 0);
+    ck_assert_double_eq(msg.u.input.move[0], 0.25);
+    ck_assert_double_eq(msg.u.input.move[1], 0.0);
+    ck_assert_double_eq(msg.u.input.move[2], -0.75);
+
+    EXPECT_OK(2, "{\"type\":\"input\",\"seq\":9007199254740992,\"move\":[1,-1]}");
+    ck_assert_uint_eq(msg.u.input.seq, UINT64_C(9007199254740992));
+}
+END_TEST
+
+START_TEST(query_2d_and_3d)
+{
+    EXPECT_OK(2, "{\"type\":\"query\",\"req\":{\"id\": \"q1\"},\"a\":{\"shape\":{\"type\":"
+                 "\"circle\",\"radius\":1},\"pos\":[0,0]},\"b\":{\"shape\":{\"type\":\"aabb\","
+                 "\"half\":[1,2]},\"pos\":[1.5,-0.5],\"rot\":0.5}}");
+    ck_assert_int_eq(msg.type, PROTO_MSG_QUERY);
+    ck_assert(msg.has_req);
+    ck_assert_str_eq(msg.req, "{\"id\":\"q1\"}");
+    const proto_placed_shape *a = &msg.u.query.a, *b = &msg.u.query.b;
+    ck_assert_int_eq(a->shape.type, PROTO_SHAPE_CIRCLE);
+    ck_assert_double_eq(a->shape.radius, 1.0);
+    ck_assert_double_eq(a->pos[0], 0.0);
+    ck_assert_double_eq(a->pos[1], 0.0);
+    ck_assert_double_eq(a->rot[0], 0.0);
+    ck_assert_int_eq(b->shape.type, PROTO_SHAPE_AABB);
+    ck_assert_double_eq(b->shape.half[1], 2.0);
+    ck_assert_double_eq(b->pos[0], 1.5);
+    ck_assert_double_eq(b->pos[1], -0.5);
+    ck_assert_double_eq(b->rot[0], 0.5);
+
+    EXPECT_OK(3, "{\"type\":\"query\",\"a\":{\"shape\":{\"type\":\"sphere\",\"radius\":1},"
+                 "\"pos\":[0,1,2]},\"b\":{\"shape\":{\"type\":\"box\",\"half\":[1,1,1]},"
+                 "\"pos\":[0,0,0],\"rot\":[0,0,3,4]}}");
+    a = &msg.u.query.a;
+    b = &msg.u.query.b;
+    ck_assert(msg.has_req == false);
+    ck_assert_double_eq(a->pos[2], 2.0);
+    ck_assert_double_eq(a->rot[0], 0.0);
+    ck_assert_double_eq(a->rot[1], 0.0);
+    ck_assert_double_eq(a->rot[2], 0.0);
+    ck_assert_double_eq(a->rot[3], 1.0);
+    ck_assert_int_eq(b->shape.type, PROTO_SHAPE_BOX);
+    ck_assert_double_eq_tol(b->rot[2], 0.6, 1e-12);
+    ck_assert_double_eq_tol(b->rot[3], 0.8, 1e-12);
+}
+END_TEST
+
+START_TEST(subscribe)
+{
+    EXPECT_OK(2, "{\"type\":\"subscribe\",\"contacts\":true}");
+    ck_assert_int_eq(msg.type, PROTO_MSG_SUBSCRIBE);
+    ck_assert(msg.u.subscribe.has_contacts);
+    ck_assert(msg.u.subscribe.contacts);
+    ck_assert(msg.u.subscribe.has_radius == false);
+
+    EXPECT_OK(2, "{\"type\":\"subscribe\",\"contacts\":false,\"radius\":20.5}");
+    ck_assert(msg.u.subscribe.has_contacts);
+    ck_assert(msg.u.subscribe.contacts == false);
+    ck_assert(msg.u.subscribe.has_radius);
+    ck_assert_double_eq(msg.u.subscribe.radius, 20.5);
+
+    EXPECT_OK(3, "{\"type\":\"subscribe\"}");
+    ck_assert(msg.u.subscribe.has_contacts == false);
+    ck_assert(msg.u.subscribe.has_radius == false);
+
+    EXPECT_ERR(2, "{\"type\":\"subscribe\",\"radius\":0}", PROTO_ERR_BAD_REQUEST, "radius");
+    EXPECT_ERR(2, "{\"type\":\"subscribe\",\"radius\":-3}", PROTO_ERR_BAD_REQUEST, "radius");
+    EXPECT_ERR(2, "{\"type\":\"subscribe\",\"radius\":\"5\"}", PROTO_ERR_BAD_REQUEST, "radius");
+    EXPECT_ERR(2, "{\"type\":\"subscribe\",\"contacts\":1}", PROTO_ERR_BAD_REQUEST, "contacts");
+    EXPECT_ERR(2, "{\"type\":\"subscribe\",\"contacts\":\"yes\"}", PROTO_ERR_BAD_REQUEST,
+               "contacts");
+}
+END_TEST
+
+START_TEST(ping_keeps_t_as_compact_json)
+{
+    EXPECT_OK(2, "{\"type\":\"ping\",\"t\":{\"a\":[1,2]}}");
+    ck_assert_int_eq(msg.type, PROTO_MSG_PING);
+    ck_assert_str_eq(msg.u.ping.t, "{\"a\":[1,2]}");
+
+    EXPECT_OK(2, "{ \"type\" : \"ping\" , \"t\" : { \"a\" : [ 1 , 2 ] , \"b\" : \"x y\" } }");
+    ck_assert_str_eq(msg.u.ping.t, "{\"a\":[1,2],\"b\":\"x y\"}");
+
+    EXPECT_OK(3, "{\"type\":\"ping\",\"t\":12.5}");
+    ck_assert_str_eq(msg.u.ping.t, "12.5");
+    EXPECT_OK(3, "{\"type\":\"ping\",\"t\":\"hi\"}");
+    ck_assert_str_eq(msg.u.ping.t, "\"hi\"");
+    EXPECT_OK(3, "{\"type\":\"ping\",\"t\":null}");
+    ck_assert_str_eq(msg.u.ping.t, "null");
+    EXPECT_OK(3, "{\"type\":\"ping\",\"t\":[]}");
+    ck_assert_str_eq(msg.u.ping.t, "[]");
+    EXPECT_OK(3, "{\"type\":\"ping\",\"t\":false}");
+    ck_assert_str_eq(msg.u.ping.t, "false");
+
+    EXPECT_ERR(2, "{\"type\":\"ping\"}", PROTO_ERR_BAD_REQUEST, "t");
+
+    /* A `t` of exactly PROTO_MAX_ECHO bytes as compact JSON is kept; one byte more is
+     * refused (it cannot be echoed, and a cut one would not be JSON). */
+    char s[PROTO_MAX_ECHO + 2];
+    memset(s, 'q', PROTO_MAX_ECHO - 2);
+    s[PROTO_MAX_ECHO - 2] = '\0';
+    snprintf(linebuf, sizeof linebuf, "{\"type\":\"ping\",\"t\":\"%s\"}", s);
+    EXPECT_OK(2, linebuf);
+    ck_assert_uint_eq(strlen(msg.u.ping.t), PROTO_MAX_ECHO);
+    ck_assert_int_eq(msg.u.ping.t[0], '"');
+    ck_assert_int_eq(msg.u.ping.t[PROTO_MAX_ECHO - 1], '"');
+    memset(s, 'q', PROTO_MAX_ECHO - 1);
+    s[PROTO_MAX_ECHO - 1] = '\0';
+    snprintf(linebuf, sizeof linebuf, "{\"type\":\"ping\",\"t\":\"%s\"}", s);
+    EXPECT_ERR(2, linebuf, PROTO_ERR_BAD_REQUEST, "t");
+}
+END_TEST
+
+START_TEST(bye)
+{
+    EXPECT_OK(2, "{\"type\":\"bye\"}");
+    ck_assert_int_eq(msg.type, PROTO_MSG_BYE);
+    ck_assert(msg.has_req == false);
+    EXPECT_OK(3, "{\"type\":\"bye\"}");
+    ck_assert_int_eq(msg.type, PROTO_MSG_BYE);
+}
+END_TEST
+
+START_TEST(req_is_any_json_value_as_compact_json)
+{
+    EXPECT_OK(2, "{\"type\":\"bye\",\"req\":7}");
+    ck_assert(msg.has_req);
+    ck_assert_str_eq(msg.req, "7");
+    EXPECT_OK(2, "{\"type\":\"bye\",\"req\":\"abc\"}");
+    ck_assert_str_eq(msg.req, "\"abc\"");
+    EXPECT_OK(2, "{\"type\":\"bye\",\"req\": { \"k\" : [ 1 , 2 ] }}");
+    ck_assert_str_eq(msg.req, "{\"k\":[1,2]}");
+    EXPECT_OK(2, "{\"type\":\"bye\",\"req\":null}");
+    ck_assert(msg.has_req);
+    ck_assert_str_eq(msg.req, "null");
+    EXPECT_OK(2, "{\"type\":\"bye\",\"req\":true}");
+    ck_assert_str_eq(msg.req, "true");
+    EXPECT_OK(2, "{\"type\":\"bye\",\"req\":[\"a\\\"b\"]}");
+    ck_assert_str_eq(msg.req, "[\"a\\\"b\"]");
+    EXPECT_OK(2, "{\"type\":\"bye\"}");
+    ck_assert(msg.has_req == false);
+}
+END_TEST
+
+START_TEST(unknown_fields_are_ignored)
+{
+    EXPECT_OK(2, "{\"type\":\"bye\",\"colour\":{\"r\":[1,2,3],\"s\":\"x\"},\"n\":1e999}");
+    ck_assert_int_eq(msg.type, PROTO_MSG_BYE);
+    EXPECT_OK(2, spawn("{\"shape\":{\"type\":\"circle\",\"radius\":1,\"colour\":\"red\"},"
+                       "\"pos\":[0,0],\"mass\":\"heavy\",\"w\":[1,2,3,4]}"));
+    ck_assert_double_eq(msg.u.spawn.body.shape.radius, 1.0);
+    assert_defaults_2d(&msg.u.spawn.body);
+    EXPECT_OK(2, "{\"type\":\"input\",\"seq\":1,\"move\":[0,0],\"extra\":[[[[]]]]}");
+    ck_assert_uint_eq(msg.u.input.seq, 1);
+}
+END_TEST
+
+START_TEST(echo_keeps_numbers_a_double_cannot_hold)
+{
+    /* `req` and `t` are echoed for the client to match, and a 64-bit id or nanosecond clock is
+     * a common choice: the echo must be the same number, not its nearest double. */
+    EXPECT_OK(2, "{\"type\":\"bye\",\"req\":1700000000123456789}");
+    ck_assert_str_eq(msg.req, "1700000000123456789");
+    EXPECT_OK(2, "{\"type\":\"ping\",\"t\":1700000000123456789}");
+    ck_assert_str_eq(msg.u.ping.t, "1700000000123456789");
+    EXPECT_OK(2, "{\"type\":\"ping\",\"t\":{\"id\": 9007199254740993}}");
+    ck_assert_str_eq(msg.u.ping.t, "{\"id\":9007199254740993}");
+    EXPECT_ERR(2, "{\"type\":\"despawn\",\"req\":18446744073709551615,\"id\":-1}",
+               PROTO_ERR_BAD_REQUEST, "id");
+    ck_assert(err.has_req);
+    ck_assert_str_eq(err.req, "18446744073709551615");
+}
+END_TEST
+
+START_TEST(strings_longer_than_their_field_are_refused)
+{
+    /* A name or tag that does not fit is refused, never cut. */
+    char s[PROTO_MAX_TAG + 2];
+    memset(s, 't', PROTO_MAX_TAG + 1);
+    s[PROTO_MAX_TAG + 1] = '\0';
+    char body[256];
+    snprintf(body, sizeof body,
+             "{\"shape\":{\"type\":\"circle\",\"radius\":1},\"pos\":[0,0],\"tag\":\"%s\"}", s);
+    EXPECT_ERR(2, spawn(body), PROTO_ERR_BAD_REQUEST, "body.tag");
+    char n[PROTO_MAX_NAME + 2];
+    memset(n, 'n', PROTO_MAX_NAME + 1);
+    n[PROTO_MAX_NAME + 1] = '\0';
+    snprintf(linebuf, sizeof linebuf, "{\"type\":\"hello\",\"protocol\":1,\"name\":\"%s\"}", n);
+    EXPECT_ERR(2, linebuf, PROTO_ERR_BAD_REQUEST, "name");
+    /* 64 bytes of UTF-8 are 32 two-byte characters: that fits; 33 do not. */
+    char u[2 * 33 + 1];
+    for (int i = 0; i < 33; i++) memcpy(u + 2 * i, "\xc3\xa9", 2);
+    u[64] = '\0';
+    snprintf(linebuf, sizeof linebuf, "{\"type\":\"hello\",\"protocol\":1,\"name\":\"%s\"}", u);
+    EXPECT_OK(2, linebuf);
+    ck_assert_str_eq(msg.u.hello.name, u);
+    u[64] = '\xc3';
+    u[65] = '\xa9';
+    u[66] = '\0';
+    snprintf(linebuf, sizeof linebuf, "{\"type\":\"hello\",\"protocol\":1,\"name\":\"%s\"}", u);
+    EXPECT_ERR(2, linebuf, PROTO_ERR_BAD_REQUEST, "name");
+}
+END_TEST
+
+/* ---- bad_json ---- */
+
+START_TEST(bad_json_syntax)
+{
+    EXPECT_ERR(2, "{", PROTO_ERR_BAD_JSON, NULL);
+    EXPECT_ERR(2, "{\"type\":\"bye\"", PROTO_ERR_BAD_JSON, NULL);
+    EXPECT_ERR(2, "{\"type\":\"by", PROTO_ERR_BAD_JSON, NULL);
+    EXPECT_ERR(2, "{type:\"bye\"}", PROTO_ERR_BAD_JSON, NULL);
+    EXPECT_ERR(2, "{'type':'bye'}", PROTO_ERR_BAD_JSON, NULL);
+    EXPECT_ERR(2, "{\"type\":\"bye\",}", PROTO_ERR_BAD_JSON, NULL);
+    EXPECT_ERR(2, "{\"type\" \"bye\"}", PROTO_ERR_BAD_JSON, NULL);
+    EXPECT_ERR(2, "", PROTO_ERR_BAD_JSON, NULL);
+    EXPECT_ERR(2, "   ", PROTO_ERR_BAD_JSON, NULL);
+    EXPECT_ERR(2, "nul", PROTO_ERR_BAD_JSON, NULL);
+    EXPECT_ERR(2, "{\"type\":\"input\",\"seq\":1,\"move\":[0,]}", PROTO_ERR_BAD_JSON, NULL);
+    ck_assert(err.has_req == false);
+}
+END_TEST
+
+START_TEST(bad_json_trailing_garbage)
+{
+    EXPECT_ERR(2, "{\"type\":\"bye\"} x", PROTO_ERR_BAD_JSON, NULL);
+    EXPECT_ERR(2, "{\"type\":\"bye\"}}", PROTO_ERR_BAD_JSON, NULL);
+    EXPECT_ERR(2, "{\"type\":\"bye\"},", PROTO_ERR_BAD_JSON, NULL);
+    EXPECT_ERR(2, "{\"type\":\"bye\"}{\"type\":\"bye\"}", PROTO_ERR_BAD_JSON, NULL);
+    /* A NUL after the object is garbage too: the line's length, not a terminator, ends it. */
+    ck_assert_int_eq(parse_n(2, "{\"type\":\"bye\"}\0x", 16), PROTO_ERR_BAD_JSON);
+    ck_assert_int_eq(parse_n(2, "{\"type\":\"bye\"}\0", 15), PROTO_ERR_BAD_JSON);
+    /* Whitespace around the value is JSON. */
+    EXPECT_OK(2, "  {\"type\":\"bye\"}  ");
+    EXPECT_OK(2, "{\"type\":\"bye\"}\t");
+}
+END_TEST
+
+START_TEST(parser_reads_only_len_bytes)
+{
+    /* The framer hands a line in place, followed by the next ones: only `len` bytes count. */
+    const char *stream = "{\"type\":\"bye\"}\n{\"type\":\"ping\",\"t\":1}\n";
+    ck_assert_int_eq(parse_n(2, stream, 14), PROTO_OK);
+    ck_assert_int_eq(msg.type, PROTO_MSG_BYE);
+    ck_assert_int_eq(parse_n(2, stream + 15, 21), PROTO_OK);
+    ck_assert_int_eq(msg.type, PROTO_MSG_PING);
+    ck_assert_str_eq(msg.u.ping.t, "1");
+    /* Cut short, the same bytes are not JSON. */
+    ck_assert_int_eq(parse_n(2, stream, 13), PROTO_ERR_BAD_JSON);
+}
+END_TEST
+
+START_TEST(bad_json_invalid_utf8)
+{
+    EXPECT_ERR(2, "\xff", PROTO_ERR_BAD_JSON, NULL);
+    EXPECT_ERR(2, "{\"type\":\"bye\",\"x\":\"\xff\"}", PROTO_ERR_BAD_JSON, NULL);
+    /* Overlong '/'. */
+    EXPECT_ERR(2, "{\"type\":\"bye\",\"x\":\"\xc0\xaf\"}", PROTO_ERR_BAD_JSON, NULL);
+    /* U+D800, a UTF-16 surrogate, encoded in UTF-8. */
+    EXPECT_ERR(2, "{\"type\":\"bye\",\"x\":\"\xed\xa0\x80\"}", PROTO_ERR_BAD_JSON, NULL);
+    /* Past U+10FFFF. */
+    EXPECT_ERR(2, "{\"type\":\"bye\",\"x\":\"\xf4\x90\x80\x80\"}", PROTO_ERR_BAD_JSON, NULL);
+    /* A sequence cut short by the closing quote. */
+    EXPECT_ERR(2, "{\"type\":\"bye\",\"x\":\"\xe2\x82\"}", PROTO_ERR_BAD_JSON, NULL);
+    /* A lone continuation byte. */
+    EXPECT_ERR(2, "{\"type\":\"bye\",\"x\":\"\x80\"}", PROTO_ERR_BAD_JSON, NULL);
+    /* Invalid bytes in an ignored field or in the name are still bad_json: the whole line
+     * is checked first. */
+    EXPECT_ERR(2, "{\"type\":\"hello\",\"protocol\":1,\"name\":\"\xc3\"}", PROTO_ERR_BAD_JSON,
+               NULL);
+    /* The same lines with valid UTF-8 are accepted. */
+    EXPECT_OK(2, "{\"type\":\"bye\",\"x\":\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"}");
+}
+END_TEST
+
+START_TEST(control_characters_are_not_json)
+{
+    /* RFC 8259: whitespace is space, tab, '\n' and '\r' only, and a string holds no raw
+     * U+0000..U+001F (they must be escaped). */
+    EXPECT_ERR(2, "{\x01\"type\":\"bye\"}", PROTO_ERR_BAD_JSON, NULL);
+    EXPECT_ERR(2, "{\"type\":\x0b\"bye\"}", PROTO_ERR_BAD_JSON, NULL);
+    EXPECT_ERR(2, "{\"type\":\"bye\",\"x\":\"a\x01z\"}", PROTO_ERR_BAD_JSON, NULL);
+    EXPECT_ERR(2, "{\"type\":\"hello\",\"protocol\":1,\"name\":\"a\x1fz\"}", PROTO_ERR_BAD_JSON,
+               NULL);
+    /* Escaped, the same characters are fine. */
+    EXPECT_OK(2, "{\"type\":\"hello\",\"protocol\":1,\"name\":\"a\\u001fz\"}");
+    ck_assert_str_eq(msg.u.hello.name, "a\x1fz");
+    EXPECT_OK(2, "{\t\"type\" :\r\"bye\" }");
+}
+END_TEST
+
+/* `depth` nested arrays around 0, inside {"type":"bye","x": ...} when `in_object`. */
+static const char *nested(int depth, bool in_object, char open, char close)
+{
+    size_t at = 0;
+    if (in_object) at += (size_t)sprintf(linebuf, "{\"type\":\"bye\",\"x\":");
+    for (int i = 0; i < depth; i++) {
+        if (open == '{') {
+            memcpy(linebuf + at, "{\"x\":", 5);
+            at += 5;
+        } else {
+            linebuf[at++] = open;
+        }
+    }
+    linebuf[at++] = '0';
+    for (int i = 0; i < depth; i++) linebuf[at++] = close;
+    if (in_object) linebuf[at++] = '}';
+    linebuf[at] = '\0';
+    return linebuf;
+}
+
+START_TEST(bad_json_nesting_depth)
+{
+    ck_assert_int_eq(PROTO_MAX_DEPTH, 32);
+    /* A bare array: 32 levels pass the depth check (and then fail as not an object), 33 do
+     * not. */
+    EXPECT_ERR(2, nested(32, false, '[', ']'), PROTO_ERR_BAD_REQUEST, NULL);
+    EXPECT_ERR(2, nested(33, false, '[', ']'), PROTO_ERR_BAD_JSON, NULL);
+    /* Inside the message the object is the first level: 31 arrays in an ignored field make
+     * 32 levels, 32 arrays make 33. */
+    EXPECT_OK(2, nested(31, true, '[', ']'));
+    ck_assert_int_eq(msg.type, PROTO_MSG_BYE);
+    EXPECT_ERR(2, nested(32, true, '[', ']'), PROTO_ERR_BAD_JSON, NULL);
+    /* The same with objects. */
+    EXPECT_OK(2, nested(31, true, '{', '}'));
+    EXPECT_ERR(2, nested(32, true, '{', '}'), PROTO_ERR_BAD_JSON, NULL);
+    /* Far deeper than any parser's stack should be asked to go. */
+    EXPECT_ERR(2, nested(30000, false, '[', ']'), PROTO_ERR_BAD_JSON, NULL);
+    EXPECT_ERR(2, nested(10000, true, '{', '}'), PROTO_ERR_BAD_JSON, NULL);
+}
+END_TEST
+
+/* ---- bad_request and unknown_type ---- */
+
+START_TEST(not_an_object)
+{
+    EXPECT_ERR(2, "[1]", PROTO_ERR_BAD_REQUEST, NULL);
+    EXPECT_ERR(2, "[]", PROTO_ERR_BAD_REQUEST, NULL);
+    EXPECT_ERR(2, "42", PROTO_ERR_BAD_REQUEST, NULL);
+    EXPECT_ERR(2, "\"hello\"", PROTO_ERR_BAD_REQUEST, NULL);
+    EXPECT_ERR(2, "null", PROTO_ERR_BAD_REQUEST, NULL);
+    EXPECT_ERR(2, "true", PROTO_ERR_BAD_REQUEST, NULL);
+    EXPECT_ERR(2, "[{\"type\":\"bye\"}]", PROTO_ERR_BAD_REQUEST, NULL);
+}
+END_TEST
+
+START_TEST(type_missing_or_not_a_string)
+{
+    EXPECT_ERR(2, "{}", PROTO_ERR_BAD_REQUEST, "type");
+    EXPECT_ERR(2, "{\"typ\":\"bye\"}", PROTO_ERR_BAD_REQUEST, "type");
+    EXPECT_ERR(2, "{\"type\":5}", PROTO_ERR_BAD_REQUEST, "type");
+    EXPECT_ERR(2, "{\"type\":null}", PROTO_ERR_BAD_REQUEST, "type");
+    EXPECT_ERR(2, "{\"type\":[\"bye\"]}", PROTO_ERR_BAD_REQUEST, "type");
+    EXPECT_ERR(2, "{\"type\":{\"name\":\"bye\"}}", PROTO_ERR_BAD_REQUEST, "type");
+    EXPECT_ERR(2, "{\"type\":true}", PROTO_ERR_BAD_REQUEST, "type");
+}
+END_TEST
+
+START_TEST(unknown_type)
+{
+    EXPECT_ERR(2, "{\"type\":\"dance\"}", PROTO_ERR_UNKNOWN_TYPE, NULL);
+    EXPECT_ERR(2, "{\"type\":\"Hello\"}", PROTO_ERR_UNKNOWN_TYPE, NULL);
+    EXPECT_ERR(2, "{\"type\":\"\"}", PROTO_ERR_UNKNOWN_TYPE, NULL);
+    EXPECT_ERR(2, "{\"type\":\"bye \"}", PROTO_ERR_UNKNOWN_TYPE, NULL);
+    /* Server message types are not client messages. */
+    EXPECT_ERR(2, "{\"type\":\"welcome\"}", PROTO_ERR_UNKNOWN_TYPE, NULL);
+    EXPECT_ERR(3, "{\"type\":\"state\"}", PROTO_ERR_UNKNOWN_TYPE, NULL);
+    /* The type is checked before the fields. */
+    EXPECT_ERR(2, "{\"type\":\"dance\",\"move\":\"wild\"}", PROTO_ERR_UNKNOWN_TYPE, NULL);
+}
+END_TEST
+
+START_TEST(req_is_echoed_in_errors)
+{
+    EXPECT_ERR(2, "{\"type\":\"spawn\",\"req\":{\"k\": [1, 2]},\"body\":{\"shape\":{\"type\":"
+                  "\"circle\",\"radius\":-1},\"pos\":[0,0]}}",
+               PROTO_ERR_BAD_REQUEST, "body.shape.radius");
+    ck_assert(err.has_req);
+    ck_assert_str_eq(err.req, "{\"k\":[1,2]}");
+
+    EXPECT_ERR(2, "{\"type\":\"dance\",\"req\":\"abc\"}", PROTO_ERR_UNKNOWN_TYPE, NULL);
+    ck_assert(err.has_req);
+    ck_assert_str_eq(err.req, "\"abc\"");
+
+    EXPECT_ERR(2, "{\"req\":3}", PROTO_ERR_BAD_REQUEST, "type");
+    ck_assert(err.has_req);
+    ck_assert_str_eq(err.req, "3");
+
+    EXPECT_ERR(3, "{\"type\":\"despawn\",\"req\":null,\"id\":-1}", PROTO_ERR_BAD_REQUEST, "id");
+    ck_assert(err.has_req);
+    ck_assert_str_eq(err.req, "null");
+
+    EXPECT_ERR(2, "{\"type\":\"despawn\",\"id\":-1}", PROTO_ERR_BAD_REQUEST, "id");
+    ck_assert(err.has_req == false);
+
+    /* A line that is not JSON has no req to echo. */
+    EXPECT_ERR(2, "{\"req\":1,", PROTO_ERR_BAD_JSON, NULL);
+    ck_assert(err.has_req == false);
+}
+END_TEST
+
+START_TEST(missing_required_fields)
+{
+    EXPECT_ERR(2, "{\"type\":\"hello\",\"name\":\"x\"}", PROTO_ERR_BAD_REQUEST, "protocol");
+    EXPECT_ERR(2, "{\"type\":\"spawn\"}", PROTO_ERR_BAD_REQUEST, "body");
+    EXPECT_ERR(2, spawn("{\"pos\":[0,0]}"), PROTO_ERR_BAD_REQUEST, "body.shape");
+    EXPECT_ERR(2, spawn("{\"shape\":{\"type\":\"circle\",\"radius\":1}}"), PROTO_ERR_BAD_REQUEST,
+               "body.pos");
+    EXPECT_ERR(2, spawn_shape("{\"radius\":1}"), PROTO_ERR_BAD_REQUEST, "body.shape");
+    EXPECT_ERR(2, spawn_shape("{\"type\":\"circle\"}"), PROTO_ERR_BAD_REQUEST,
+               "body.shape.radius");
+    EXPECT_ERR(2, spawn_shape("{\"type\":\"box\"}"), PROTO_ERR_BAD_REQUEST, "body.shape.half");
+    EXPECT_ERR(2, spawn_shape("{\"type\":\"polygon\"}"), PROTO_ERR_BAD_REQUEST,
+               "body.shape.points");
+    EXPECT_ERR(3, spawn_shape3("{\"type\":\"ellipsoid\"}"), PROTO_ERR_BAD_REQUEST,
+               "body.shape.radii");
+    EXPECT_ERR(3, spawn_shape3("{\"type\":\"capsule\",\"radius\":1}"), PROTO_ERR_BAD_REQUEST,
+               "body.shape.half_height");
+    EXPECT_ERR(3, spawn_shape3("{\"type\":\"cone\",\"half_height\":1}"), PROTO_ERR_BAD_REQUEST,
+               "body.shape.radius");
+    EXPECT_ERR(2, "{\"type\":\"despawn\"}", PROTO_ERR_BAD_REQUEST, "id");
+    EXPECT_ERR(2, "{\"type\":\"input\",\"move\":[0,0]}", PROTO_ERR_BAD_REQUEST, "seq");
+    EXPECT_ERR(2, "{\"type\":\"input\",\"seq\":1}", PROTO_ERR_BAD_REQUEST, "move");
+    EXPECT_ERR(2, "{\"type\":\"query\",\"b\":{\"shape\":{\"type\":\"circle\",\"radius\":1},"
+                  "\"pos\":[0,0]}}",
+               PROTO_ERR_BAD_REQUEST, "a");
+    EXPECT_ERR(2, "{\"type\":\"query\",\"a\":{\"pos\":[0,0]},\"b\":{\"shape\":{\"type\":"
+                  "\"circle\",\"radius\":1},\"pos\":[0,0]}}",
+               PROTO_ERR_BAD_REQUEST, "a.shape");
+    EXPECT_ERR(2, "{\"type\":\"query\",\"a\":{\"shape\":{\"type\":\"circle\",\"radius\":1},"
+                  "\"pos\":[0,0]},\"b\":{\"shape\":{\"type\":\"circle\",\"radius\":1}}}",
+               PROTO_ERR_BAD_REQUEST, "b.pos");
+}
+END_TEST
+
+START_TEST(wrong_json_types)
+{
+    EXPECT_ERR(2, "{\"type\":\"hello\",\"protocol\":\"1\"}", PROTO_ERR_BAD_REQUEST, "protocol");
+    EXPECT_ERR(2, "{\"type\":\"hello\",\"protocol\":1,\"name\":5}", PROTO_ERR_BAD_REQUEST,
+               "name");
+    EXPECT_ERR(2, "{\"type\":\"hello\",\"protocol\":1,\"avatar\":5}", PROTO_ERR_BAD_REQUEST,
+               "avatar");
+    EXPECT_ERR(2, "{\"type\":\"spawn\",\"body\":[]}", PROTO_ERR_BAD_REQUEST, "body");
+    EXPECT_ERR(2, spawn_shape("\"circle\""), PROTO_ERR_BAD_REQUEST, "body.shape");
+    EXPECT_ERR(2, spawn_shape("{\"type\":5,\"radius\":1}"), PROTO_ERR_BAD_REQUEST, "body.shape");
+    EXPECT_ERR(2, spawn_shape("{\"type\":\"circle\",\"radius\":\"1\"}"), PROTO_ERR_BAD_REQUEST,
+               "body.shape.radius");
+    EXPECT_ERR(2, spawn_shape("{\"type\":\"box\",\"half\":{\"x\":1,\"y\":1}}"),
+               PROTO_ERR_BAD_REQUEST, "body.shape.half");
+    EXPECT_ERR(2, spawn_shape("{\"type\":\"polygon\",\"points\":[0,0,1,0,0,1]}"),
+               PROTO_ERR_BAD_REQUEST, "body.shape.points");
+    EXPECT_ERR(2, spawn_shape("{\"type\":\"polygon\",\"points\":\"triangle\"}"),
+               PROTO_ERR_BAD_REQUEST, "body.shape.points");
+    const char *circle = "{\"shape\":{\"type\":\"circle\",\"radius\":1},\"pos\":[0,0]";
+    static const struct {
+        const char *field;
+        const char *path;
+    } bad[] = {
+        {",\"pos\":\"0,0\"", "body.pos"},     {",\"pos\":[0,\"1\"]", "body.pos"},
+        {",\"pos\":[0,null]", "body.pos"},    {",\"rot\":\"0\"", "body.rot"},
+        {",\"rot\":[0]", "body.rot"},         {",\"vel\":[true,0]", "body.vel"},
+        {",\"kind\":1", "body.kind"},         {",\"density\":\"1\"", "body.density"},
+        {",\"friction\":null", "body.friction"}, {",\"restitution\":[]", "body.restitution"},
+        {",\"max_speed\":false", "body.max_speed"}, {",\"tag\":5", "body.tag"},
+        {",\"jump_height\":\"high\"", "body.jump_height"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        char body[512];
+        /* A later key with the same name would be ambiguous; pos is replaced instead. */
+        if (strncmp(bad[i].field, ",\"pos\"", 6) == 0)
+            snprintf(body, sizeof body, "{\"shape\":{\"type\":\"circle\",\"radius\":1}%s}",
+                     bad[i].field);
+        else
+            snprintf(body, sizeof body, "%s%s}", circle, bad[i].field);
+        EXPECT_ERR(2, spawn(body), PROTO_ERR_BAD_REQUEST, bad[i].path);
+    }
+    EXPECT_ERR(2, "{\"type\":\"despawn\",\"id\":\"42\"}", PROTO_ERR_BAD_REQUEST, "id");
+    EXPECT_ERR(2, "{\"type\":\"input\",\"seq\":\"1\",\"move\":[0,0]}", PROTO_ERR_BAD_REQUEST,
+               "seq");
+    EXPECT_ERR(2, "{\"type\":\"input\",\"seq\":1,\"move\":[0,null]}", PROTO_ERR_BAD_REQUEST,
+               "move");
+    EXPECT_ERR(2, "{\"type\":\"input\",\"seq\":1,\"move\":0}", PROTO_ERR_BAD_REQUEST, "move");
+    EXPECT_ERR(2, "{\"type\":\"input\",\"seq\":1,\"move\":[0,0],\"jump\":1}",
+               PROTO_ERR_BAD_REQUEST, "jump");
+    EXPECT_ERR(2, "{\"type\":\"input\",\"seq\":1,\"id\":\"7\",\"move\":[0,0]}",
+               PROTO_ERR_BAD_REQUEST, "id");
+    EXPECT_ERR(2, "{\"type\":\"query\",\"a\":[],\"b\":{\"shape\":{\"type\":\"circle\","
+                  "\"radius\":1},\"pos\":[0,0]}}",
+               PROTO_ERR_BAD_REQUEST, "a");
+}
+END_TEST
+
+START_TEST(non_finite_numbers_are_refused)
+{
+    /* JSON has no NaN or infinity, but 1e999 overflows a double to infinity. */
+    EXPECT_ERR(2, spawn("{\"shape\":{\"type\":\"circle\",\"radius\":1},\"pos\":[1e999,0]}"),
+               PROTO_ERR_BAD_REQUEST, "body.pos");
+    EXPECT_ERR(2, spawn("{\"shape\":{\"type\":\"circle\",\"radius\":1},\"pos\":[0,-1e999]}"),
+               PROTO_ERR_BAD_REQUEST, "body.pos");
+    EXPECT_ERR(2, spawn_shape("{\"type\":\"circle\",\"radius\":1e999}"), PROTO_ERR_BAD_REQUEST,
+               "body.shape.radius");
+    EXPECT_ERR(2, spawn("{\"shape\":{\"type\":\"circle\",\"radius\":1},\"pos\":[0,0],"
+                        "\"density\":1e999}"),
+               PROTO_ERR_BAD_REQUEST, "body.density");
+    EXPECT_ERR(2, spawn("{\"shape\":{\"type\":\"circle\",\"radius\":1},\"pos\":[0,0],"
+                        "\"rot\":-1e999}"),
+               PROTO_ERR_BAD_REQUEST, "body.rot");
+    EXPECT_ERR(3, spawn("{\"shape\":{\"type\":\"sphere\",\"radius\":1},\"pos\":[0,0,0],"
+                        "\"rot\":[0,0,1e999,1]}"),
+               PROTO_ERR_BAD_REQUEST, "body.rot");
+    EXPECT_ERR(2, "{\"type\":\"input\",\"seq\":1,\"move\":[1e999,0]}", PROTO_ERR_BAD_REQUEST,
+               "move");
+    EXPECT_ERR(2, "{\"type\":\"input\",\"seq\":1e999,\"move\":[0,0]}", PROTO_ERR_BAD_REQUEST,
+               "seq");
+    EXPECT_ERR(2, "{\"type\":\"despawn\",\"id\":1e999}", PROTO_ERR_BAD_REQUEST, "id");
+    EXPECT_ERR(2, "{\"type\":\"subscribe\",\"radius\":1e999}", PROTO_ERR_BAD_REQUEST, "radius");
+}
+END_TEST
+
+START_TEST(integers_seq_and_id)
+{
+    static const char *const bad[] = {"-1", "0.5", "9007199254740994", "1e16", "1e300",
+                                      "-0.5"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        snprintf(linebuf, sizeof linebuf, "{\"type\":\"input\",\"seq\":%s,\"move\":[0,0]}",
+                 bad[i]);
+        EXPECT_ERR(2, linebuf, PROTO_ERR_BAD_REQUEST, "seq");
+        snprintf(linebuf, sizeof linebuf, "{\"type\":\"despawn\",\"id\":%s}", bad[i]);
+        EXPECT_ERR(2, linebuf, PROTO_ERR_BAD_REQUEST, "id");
+        snprintf(linebuf, sizeof linebuf,
+                 "{\"type\":\"input\",\"seq\":1,\"id\":%s,\"move\":[0,0]}", bad[i]);
+        EXPECT_ERR(2, linebuf, PROTO_ERR_BAD_REQUEST, "id");
+    }
+    EXPECT_OK(2, "{\"type\":\"input\",\"seq\":123456789012,\"id\":3,\"move\":[0,0]}");
+    ck_assert_uint_eq(msg.u.input.seq, UINT64_C(123456789012));
+    ck_assert_uint_eq(msg.u.input.id, 3);
+}
+END_TEST
+
+/* One edge of a range: the body field, and whether it is accepted. */
+typedef struct edge {
+    const char *fields; /* appended to a 2D circle body at the origin */
+    bool ok;
+    const char *path;
+} edge;
+
+START_TEST(body_field_ranges)
+{
+    static const edge edges[] = {
+        {",\"pos\":[1000000,-1000000]", true, NULL},
+        {",\"pos\":[1000000.5,0]", false, "body.pos"},
+        {",\"pos\":[0,-1000001]", false, "body.pos"},
+        {",\"vel\":[10000,-10000]", true, NULL},
+        {",\"vel\":[10000.5,0]", false, "body.vel"},
+        {",\"vel\":[0,-10001]", false, "body.vel"},
+        {",\"rot\":1000000", true, NULL},
+        {",\"rot\":-1000000", true, NULL},
+        {",\"rot\":1000001", false, "body.rot"},
+        {",\"density\":1000000", true, NULL},
+        {",\"density\":0.000001", true, NULL},
+        {",\"density\":1000001", false, "body.density"},
+        {",\"density\":0", false, "body.density"},
+        {",\"density\":-1", false, "body.density"},
+        {",\"friction\":0", true, NULL},
+        {",\"friction\":10", true, NULL},
+        {",\"friction\":10.01", false, "body.friction"},
+        {",\"friction\":-0.01", false, "body.friction"},
+        {",\"restitution\":0", true, NULL},
+        {",\"restitution\":1", true, NULL},
+        {",\"restitution\":1.01", false, "body.restitution"},
+        {",\"restitution\":-0.01", false, "body.restitution"},
+        {",\"max_speed\":0", true, NULL},
+        {",\"max_speed\":1000", true, NULL},
+        {",\"max_speed\":1000.5", false, "body.max_speed"},
+        {",\"max_speed\":-1", false, "body.max_speed"},
+        {",\"jump_height\":0", true, NULL},
+        {",\"jump_height\":100", true, NULL},
+        {",\"jump_height\":100.5", false, "body.jump_height"},
+        {",\"jump_height\":-0.5", false, "body.jump_height"},
+        {",\"kind\":\"flying\"", false, "body.kind"},
+        {",\"kind\":\"Dynamic\"", false, "body.kind"},
+        {",\"kind\":\"\"", false, "body.kind"},
+    };
+    for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++) {
+        char body[256];
+        if (strncmp(edges[i].fields, ",\"pos\"", 6) == 0)
+            snprintf(body, sizeof body, "{\"shape\":{\"type\":\"circle\",\"radius\":1}%s}",
+                     edges[i].fields);
+        else
+            snprintf(body, sizeof body,
+                     "{\"shape\":{\"type\":\"circle\",\"radius\":1},\"pos\":[0,0]%s}",
+                     edges[i].fields);
+        if (edges[i].ok)
+            EXPECT_OK(2, spawn(body));
+        else
+            EXPECT_ERR(2, spawn(body), PROTO_ERR_BAD_REQUEST, edges[i].path);
+    }
+    /* Values at the edges are kept as given. */
+    EXPECT_OK(2, spawn("{\"shape\":{\"type\":\"circle\",\"radius\":1},\"pos\":[1000000,"
+                       "-1000000],\"friction\":10,\"restitution\":1,\"max_speed\":1000,"
+                       "\"jump_height\":100,\"density\":1000000}"));
+    ck_assert_double_eq(msg.u.spawn.body.pos[0], 1e6);
+    ck_assert_double_eq(msg.u.spawn.body.pos[1], -1e6);
+    ck_assert_double_eq(msg.u.spawn.body.friction, 10.0);
+    ck_assert_double_eq(msg.u.spawn.body.restitution, 1.0);
+    ck_assert_double_eq(msg.u.spawn.body.max_speed, 1000.0);
+    ck_assert_double_eq(msg.u.spawn.body.jump_height, 100.0);
+    ck_assert_double_eq(msg.u.spawn.body.density, 1e6);
+
+    /* The same ranges in 3D. */
+    EXPECT_OK(3, spawn("{\"shape\":{\"type\":\"sphere\",\"radius\":1},\"pos\":[0,0,-1000000],"
+                       "\"vel\":[0,0,10000]}"));
+    EXPECT_ERR(3, spawn("{\"shape\":{\"type\":\"sphere\",\"radius\":1},\"pos\":[0,0,1000001]}"),
+               PROTO_ERR_BAD_REQUEST, "body.pos");
+    EXPECT_ERR(3, spawn("{\"shape\":{\"type\":\"sphere\",\"radius\":1},\"pos\":[0,0,0],"
+                        "\"vel\":[0,0,-10001]}"),
+               PROTO_ERR_BAD_REQUEST, "body.vel");
+}
+END_TEST
+
+START_TEST(shape_size_ranges)
+{
+    EXPECT_OK(2, spawn_shape("{\"type\":\"box\",\"half\":[0.001,10000]}"));
+    ck_assert_double_eq(msg.u.spawn.body.shape.half[0], 0.001);
+    ck_assert_double_eq(msg.u.spawn.body.shape.half[1], 10000.0);
+    EXPECT_ERR(2, spawn_shape("{\"type\":\"box\",\"half\":[1,0.0009]}"), PROTO_ERR_BAD_REQUEST,
+               "body.shape.half");
+    EXPECT_ERR(2, spawn_shape("{\"type\":\"box\",\"half\":[10000.01,1]}"), PROTO_ERR_BAD_REQUEST,
+               "body.shape.half");
+    EXPECT_ERR(2, spawn_shape("{\"type\":\"aabb\",\"half\":[1,0]}"), PROTO_ERR_BAD_REQUEST,
+               "body.shape.half");
+    EXPECT_ERR(2, spawn_shape("{\"type\":\"aabb\",\"half\":[-1,1]}"), PROTO_ERR_BAD_REQUEST,
+               "body.shape.half");
+    EXPECT_OK(2, spawn_shape("{\"type\":\"circle\",\"radius\":0.001}"));
+    EXPECT_OK(2, spawn_shape("{\"type\":\"circle\",\"radius\":10000}"));
+    EXPECT_ERR(2, spawn_shape("{\"type\":\"circle\",\"radius\":0.0009}"), PROTO_ERR_BAD_REQUEST,
+               "body.shape.radius");
+    EXPECT_ERR(2, spawn_shape("{\"type\":\"circle\",\"radius\":0}"), PROTO_ERR_BAD_REQUEST,
+               "body.shape.radius");
+    EXPECT_ERR(2, spawn_shape("{\"type\":\"circle\",\"radius\":10001}"), PROTO_ERR_BAD_REQUEST,
+               "body.shape.radius");
+    EXPECT_ERR(2, spawn_shape("{\"type\":\"polygon\",\"points\":[[0,0],[1000001,0],[0,1]]}"),
+               PROTO_ERR_BAD_REQUEST, "body.shape.points");
+    EXPECT_OK(2, spawn_shape("{\"type\":\"polygon\",\"points\":[[0,0],[1000000,0],"
+                             "[0,-1000000]]}"));
+
+    EXPECT_ERR(3, spawn_shape3("{\"type\":\"box\",\"half\":[1,1,0.0005]}"),
+               PROTO_ERR_BAD_REQUEST, "body.shape.half");
+    EXPECT_ERR(3, spawn_shape3("{\"type\":\"ellipsoid\",\"radii\":[1,20000,1]}"),
+               PROTO_ERR_BAD_REQUEST, "body.shape.radii");
+    EXPECT_ERR(3, spawn_shape3("{\"type\":\"capsule\",\"radius\":1,\"half_height\":0}"),
+               PROTO_ERR_BAD_REQUEST, "body.shape.half_height");
+    EXPECT_ERR(3, spawn_shape3("{\"type\":\"cylinder\",\"radius\":1,\"half_height\":10001}"),
+               PROTO_ERR_BAD_REQUEST, "body.shape.half_height");
+    EXPECT_ERR(3, spawn_shape3("{\"type\":\"cone\",\"radius\":-1,\"half_height\":1}"),
+               PROTO_ERR_BAD_REQUEST, "body.shape.radius");
+    EXPECT_ERR(3, spawn_shape3("{\"type\":\"sphere\",\"radius\":0.0001}"), PROTO_ERR_BAD_REQUEST,
+               "body.shape.radius");
+    EXPECT_ERR(3, spawn_shape3("{\"type\":\"hull\",\"points\":[[0,0,0],[1,0,0],[0,1,0],"
+                               "[0,0,-2000000]]}"),
+               PROTO_ERR_BAD_REQUEST, "body.shape.points");
+}
+END_TEST
+
+START_TEST(move_components_in_unit_range)
+{
+    EXPECT_OK(2, "{\"type\":\"input\",\"seq\":1,\"move\":[1,-1]}");
+    EXPECT_ERR(2, "{\"type\":\"input\",\"seq\":1,\"move\":[1.0001,0]}", PROTO_ERR_BAD_REQUEST,
+               "move");
+    EXPECT_ERR(2, "{\"type\":\"input\",\"seq\":1,\"move\":[0,-1.5]}", PROTO_ERR_BAD_REQUEST,
+               "move");
+    EXPECT_ERR(3, "{\"type\":\"input\",\"seq\":1,\"move\":[0,0,2]}", PROTO_ERR_BAD_REQUEST,
+               "move");
+}
+END_TEST
+
+START_TEST(vector_lengths_follow_dim)
+{
+    EXPECT_ERR(2, spawn("{\"shape\":{\"type\":\"circle\",\"radius\":1},\"pos\":[1,2,3]}"),
+               PROTO_ERR_BAD_REQUEST, "body.pos");
+    EXPECT_ERR(3, spawn("{\"shape\":{\"type\":\"sphere\",\"radius\":1},\"pos\":[1,2]}"),
+               PROTO_ERR_BAD_REQUEST, "body.pos");
+    EXPECT_ERR(2, spawn("{\"shape\":{\"type\":\"circle\",\"radius\":1},\"pos\":[]}"),
+               PROTO_ERR_BAD_REQUEST, "body.pos");
+    EXPECT_ERR(2, spawn("{\"shape\":{\"type\":\"circle\",\"radius\":1},\"pos\":[0,0],"
+                        "\"vel\":[1]}"),
+               PROTO_ERR_BAD_REQUEST, "body.vel");
+    EXPECT_ERR(2, "{\"type\":\"input\",\"seq\":1,\"move\":[0,0,0]}", PROTO_ERR_BAD_REQUEST,
+               "move");
+    EXPECT_ERR(3, "{\"type\":\"input\",\"seq\":1,\"move\":[0,0]}", PROTO_ERR_BAD_REQUEST, "move");
+    EXPECT_ERR(2, spawn_shape("{\"type\":\"box\",\"half\":[1,1,1]}"), PROTO_ERR_BAD_REQUEST,
+               "body.shape.half");
+    EXPECT_ERR(3, spawn_shape3("{\"type\":\"box\",\"half\":[1,1]}"), PROTO_ERR_BAD_REQUEST,
+               "body.shape.half");
+    EXPECT_ERR(3, spawn_shape3("{\"type\":\"ellipsoid\",\"radii\":[1,1]}"),
+               PROTO_ERR_BAD_REQUEST, "body.shape.radii");
+    EXPECT_ERR(2, spawn_shape("{\"type\":\"polygon\",\"points\":[[0,0],[1,0,0],[0,1]]}"),
+               PROTO_ERR_BAD_REQUEST, "body.shape.points");
+    EXPECT_ERR(3, spawn_shape3("{\"type\":\"hull\",\"points\":[[0,0,0],[1,0,0],[0,1],"
+                               "[0,0,1]]}"),
+               PROTO_ERR_BAD_REQUEST, "body.shape.points");
+    /* rot is a number in 2D and four numbers in 3D. */
+    EXPECT_ERR(2, spawn("{\"shape\":{\"type\":\"circle\",\"radius\":1},\"pos\":[0,0],"
+                        "\"rot\":[0,0,0,1]}"),
+               PROTO_ERR_BAD_REQUEST, "body.rot");
+    EXPECT_ERR(3, spawn("{\"shape\":{\"type\":\"sphere\",\"radius\":1},\"pos\":[0,0,0],"
+                        "\"rot\":0.5}"),
+               PROTO_ERR_BAD_REQUEST, "body.rot");
+    EXPECT_ERR(3, spawn("{\"shape\":{\"type\":\"sphere\",\"radius\":1},\"pos\":[0,0,0],"
+                        "\"rot\":[0,0,1]}"),
+               PROTO_ERR_BAD_REQUEST, "body.rot");
+    EXPECT_ERR(3, spawn("{\"shape\":{\"type\":\"sphere\",\"radius\":1},\"pos\":[0,0,0],"
+                        "\"rot\":[0,0,0,1,0]}"),
+               PROTO_ERR_BAD_REQUEST, "body.rot");
+    EXPECT_ERR(3, "{\"type\":\"query\",\"a\":{\"shape\":{\"type\":\"sphere\",\"radius\":1},"
+                  "\"pos\":[0,0,0]},\"b\":{\"shape\":{\"type\":\"sphere\",\"radius\":1},"
+                  "\"pos\":[0,0]}}",
+               PROTO_ERR_BAD_REQUEST, "b.pos");
+}
+END_TEST
+
+START_TEST(shape_types_follow_dim)
+{
+    static const char *const only3d[] = {
+        "{\"type\":\"sphere\",\"radius\":1}",
+        "{\"type\":\"ellipsoid\",\"radii\":[1,1,1]}",
+        "{\"type\":\"capsule\",\"radius\":1,\"half_height\":1}",
+        "{\"type\":\"cylinder\",\"radius\":1,\"half_height\":1}",
+        "{\"type\":\"cone\",\"radius\":1,\"half_height\":1}",
+        "{\"type\":\"hull\",\"points\":[[0,0,0],[1,0,0],[0,1,0],[0,0,1]]}",
+    };
+    for (size_t i = 0; i < sizeof only3d / sizeof only3d[0]; i++) {
+        EXPECT_ERR(2, spawn_shape(only3d[i]), PROTO_ERR_BAD_REQUEST, "body.shape");
+        EXPECT_OK(3, spawn_shape3(only3d[i]));
+    }
+    static const char *const only2d[] = {
+        "{\"type\":\"circle\",\"radius\":1}",
+        "{\"type\":\"aabb\",\"half\":[1,1]}",
+        "{\"type\":\"polygon\",\"points\":[[0,0],[1,0],[0,1]]}",
+    };
+    for (size_t i = 0; i < sizeof only2d / sizeof only2d[0]; i++) {
+        EXPECT_ERR(3, spawn_shape3(only2d[i]), PROTO_ERR_BAD_REQUEST, "body.shape");
+        EXPECT_OK(2, spawn_shape(only2d[i]));
+    }
+    /* No such shape in either. */
+    EXPECT_ERR(2, spawn_shape("{\"type\":\"star\",\"radius\":1}"), PROTO_ERR_BAD_REQUEST,
+               "body.shape");
+    EXPECT_ERR(3, spawn_shape3("{\"type\":\"star\",\"radius\":1}"), PROTO_ERR_BAD_REQUEST,
+               "body.shape");
+    EXPECT_ERR(3, spawn_shape3("{\"type\":\"Sphere\",\"radius\":1}"), PROTO_ERR_BAD_REQUEST,
+               "body.shape");
+}
+END_TEST
+
+START_TEST(point_counts)
+{
+    EXPECT_ERR(2, spawn_shape("{\"type\":\"polygon\",\"points\":[]}"), PROTO_ERR_BAD_REQUEST,
+               "body.shape.points");
+    EXPECT_ERR(2, spawn_shape("{\"type\":\"polygon\",\"points\":[[0,0],[1,0]]}"),
+               PROTO_ERR_BAD_REQUEST, "body.shape.points");
+    EXPECT_OK(2, spawn_shape(points_shape("polygon", 3, 2)));
+    ck_assert_int_eq(msg.u.spawn.body.shape.npoints, 3);
+    EXPECT_OK(2, spawn_shape(points_shape("polygon", 256, 2)));
+    ck_assert_int_eq(msg.u.spawn.body.shape.npoints, 256);
+    /* The last point is the one written last: cos(2 pi 255/256), sin(2 pi 255/256). */
+    ck_assert_double_eq_tol(msg.u.spawn.body.shape.points[255][0], 0.999699, 1e-6);
+    ck_assert_double_eq_tol(msg.u.spawn.body.shape.points[255][1], -0.024541, 1e-6);
+    EXPECT_ERR(2, spawn_shape(points_shape("polygon", 257, 2)), PROTO_ERR_BAD_REQUEST,
+               "body.shape.points");
+
+    EXPECT_ERR(3, spawn_shape3(points_shape("hull", 3, 3)), PROTO_ERR_BAD_REQUEST,
+               "body.shape.points");
+    EXPECT_OK(3, spawn_shape3(points_shape("hull", 4, 3)));
+    ck_assert_int_eq(msg.u.spawn.body.shape.npoints, 4);
+    /* Point 1: cos(pi/2), sin(pi/2), +0.5. */
+    ck_assert_double_eq_tol(msg.u.spawn.body.shape.points[1][0], 0.0, 1e-6);
+    ck_assert_double_eq_tol(msg.u.spawn.body.shape.points[1][1], 1.0, 1e-6);
+    ck_assert_double_eq_tol(msg.u.spawn.body.shape.points[1][2], 0.5, 1e-6);
+    EXPECT_OK(3, spawn_shape3(points_shape("hull", 256, 3)));
+    ck_assert_int_eq(msg.u.spawn.body.shape.npoints, 256);
+    EXPECT_ERR(3, spawn_shape3(points_shape("hull", 257, 3)), PROTO_ERR_BAD_REQUEST,
+               "body.shape.points");
+    EXPECT_ERR(3, spawn_shape3(points_shape("hull", 1000, 3)), PROTO_ERR_BAD_REQUEST,
+               "body.shape.points");
+}
+END_TEST
+
+START_TEST(error_messages_name_the_field_path)
+{
+    EXPECT_ERR(2, spawn_shape("{\"type\":\"box\",\"half\":[1,0.0001]}"), PROTO_ERR_BAD_REQUEST,
+               "body.shape.half");
+    EXPECT_ERR(2, "{\"type\":\"hello\",\"protocol\":1,\"avatar\":{\"shape\":{\"type\":"
+                  "\"circle\",\"radius\":-2},\"pos\":[0,0]}}",
+               PROTO_ERR_BAD_REQUEST, "avatar.shape.radius");
+    EXPECT_ERR(2, "{\"type\":\"hello\",\"protocol\":1,\"avatar\":{\"shape\":{\"type\":"
+                  "\"circle\",\"radius\":2},\"pos\":[0,0],\"friction\":11}}",
+               PROTO_ERR_BAD_REQUEST, "avatar.friction");
+    EXPECT_ERR(3, "{\"type\":\"hello\",\"protocol\":1,\"avatar\":{\"shape\":{\"type\":"
+                  "\"circle\",\"radius\":2},\"pos\":[0,0,0]}}",
+               PROTO_ERR_BAD_REQUEST, "avatar.shape");
+    EXPECT_ERR(2, "{\"type\":\"query\",\"a\":{\"shape\":{\"type\":\"circle\",\"radius\":1},"
+                  "\"pos\":[0,0]},\"b\":{\"shape\":{\"type\":\"aabb\",\"half\":[1,99999]},"
+                  "\"pos\":[0,0]}}",
+               PROTO_ERR_BAD_REQUEST, "b.shape.half");
+    EXPECT_ERR(2, "{\"type\":\"query\",\"a\":{\"shape\":{\"type\":\"circle\",\"radius\":1},"
+                  "\"pos\":[0,0],\"rot\":\"up\"},\"b\":{\"shape\":{\"type\":\"circle\","
+                  "\"radius\":1},\"pos\":[0,0]}}",
+               PROTO_ERR_BAD_REQUEST, "a.rot");
+    EXPECT_ERR(2, spawn_shape("{\"type\":\"polygon\",\"points\":[[0,0],[1,0],[0,\"1\"]]}"),
+               PROTO_ERR_BAD_REQUEST, "body.shape.points");
+}
+END_TEST
+
+START_TEST(tag_of_max_length_is_kept)
+{
+    char tag[PROTO_MAX_TAG + 1];
+    memset(tag, 't', PROTO_MAX_TAG);
+    tag[PROTO_MAX_TAG] = '\0';
+    char body[256];
+    snprintf(body, sizeof body,
+             "{\"shape\":{\"type\":\"circle\",\"radius\":1},\"pos\":[0,0],\"tag\":\"%s\"}", tag);
+    EXPECT_OK(2, spawn(body));
+    ck_assert_str_eq(msg.u.spawn.body.tag, tag);
+    EXPECT_OK(2, spawn("{\"shape\":{\"type\":\"circle\",\"radius\":1},\"pos\":[0,0],"
+                       "\"tag\":\"caf\\u00e9\"}"));
+    ck_assert_str_eq(msg.u.spawn.body.tag, "caf\xc3\xa9");
+}
+END_TEST
+
+/* ---- proto_utf8_valid ---- */
+
+static bool utf8(const char *s)
+{
+    return proto_utf8_valid(s, strlen(s));
+}
+
+START_TEST(utf8_validation)
+{
+    ck_assert(proto_utf8_valid("", 0));
+    ck_assert(utf8("plain ascii {}[]"));
+    ck_assert(proto_utf8_valid("a\0b", 3)); /* U+0000 is a character */
+    /* Two, three and four bytes, and the smallest of each length. */
+    ck_assert(utf8("\xc3\xa9"));         /* U+00E9 */
+    ck_assert(utf8("\xc2\x80"));         /* U+0080 */
+    ck_assert(utf8("\xdf\xbf"));         /* U+07FF */
+    ck_assert(utf8("\xe2\x82\xac"));     /* U+20AC */
+    ck_assert(utf8("\xe0\xa0\x80"));     /* U+0800 */
+    ck_assert(utf8("\xed\x9f\xbf"));     /* U+D7FF, just below the surrogates */
+    ck_assert(utf8("\xee\x80\x80"));     /* U+E000, just above */
+    ck_assert(utf8("\xef\xbf\xbf"));     /* U+FFFF */
+    ck_assert(utf8("\xf0\x9f\x98\x80")); /* U+1F600 */
+    ck_assert(utf8("\xf0\x90\x80\x80")); /* U+10000 */
+    ck_assert(utf8("\xf4\x8f\xbf\xbf")); /* U+10FFFF, the last code point */
+    ck_assert(utf8("x\xc3\xa9y\xe2\x82\xacz\xf0\x9f\x98\x80!"));
+
+    ck_assert(!utf8("\xf4\x90\x80\x80")); /* U+110000 */
+    ck_assert(!utf8("\xf5\x80\x80\x80"));
+    ck_assert(!utf8("\xf8\x88\x80\x80\x80"));
+    ck_assert(!utf8("\xff"));
+    ck_assert(!utf8("\xfe"));
+    ck_assert(!utf8("\x80"));             /* a continuation byte alone */
+    ck_assert(!utf8("a\xbf"));
+    /* Overlong forms. */
+    ck_assert(!utf8("\xc0\xaf"));
+    ck_assert(!utf8("\xc1\xbf"));
+    ck_assert(!utf8("\xc0\x80"));
+    ck_assert(!utf8("\xe0\x80\xaf"));
+    ck_assert(!utf8("\xe0\x9f\xbf"));
+    ck_assert(!utf8("\xf0\x8f\xbf\xbf"));
+    /* Surrogates. */
+    ck_assert(!utf8("\xed\xa0\x80")); /* U+D800 */
+    ck_assert(!utf8("\xed\xbf\xbf")); /* U+DFFF */
+    ck_assert(!utf8("\xed\xa0\xbd\xed\xb8\x80")); /* a pair, CESU-8 style */
+    /* Truncated sequences, at the end and before another character. */
+    ck_assert(!utf8("\xc3"));
+    ck_assert(!utf8("\xe2\x82"));
+    ck_assert(!utf8("\xf0\x9f\x98"));
+    ck_assert(!utf8("\xe2\x82" "A"));
+    ck_assert(!utf8("\xf0\x9f" "ab"));
+    ck_assert(!utf8("\xc3" "\xc3\xa9"));
+    /* The length counts, not a terminator. */
+    ck_assert(!proto_utf8_valid("\xc3\xa9", 1));
+    ck_assert(proto_utf8_valid("ab\xff", 2));
+    ck_assert(!proto_utf8_valid("\xf0\x9f\x98\x80", 3));
+}
+END_TEST
+
+/* ---- proto_parse_body_spec and proto_parse_vector on cJSON values ---- */
+
+START_TEST(body_spec_from_cjson_with_path)
+{
+    proto_body_spec spec;
+    proto_error e;
+    cJSON *j = cJSON_Parse("{\"shape\":{\"type\":\"box\",\"half\":[5,0.5]},\"pos\":[0,-0.5],"
+                           "\"kind\":\"static\",\"friction\":0.9}");
+    ck_assert_ptr_nonnull(j);
+    memset(&spec, 0x55, sizeof spec);
+    ck_assert_int_eq(proto_parse_body_spec(j, 2, "bodies[0]", &spec, &e), PROTO_OK);
+    ck_assert_int_eq(spec.shape.type, PROTO_SHAPE_BOX);
+    ck_assert_double_eq(spec.shape.half[0], 5.0);
+    ck_assert_double_eq(spec.pos[1], -0.5);
+    ck_assert_int_eq(spec.kind, PROTO_KIND_STATIC);
+    ck_assert_double_eq(spec.friction, 0.9);
+    ck_assert_double_eq(spec.density, 1.0);
+    ck_assert_double_eq(spec.restitution, 0.0);
+    ck_assert_double_eq(spec.max_speed, 5.0);
+    ck_assert_double_eq(spec.jump_height, 1.5);
+    ck_assert_double_eq(spec.rot[0], 0.0);
+    ck_assert_str_eq(spec.tag, "");
+    cJSON_Delete(j);
+
+    j = cJSON_Parse("{\"shape\":{\"type\":\"circle\",\"radius\":-1},\"pos\":[0,0]}");
+    ck_assert_ptr_nonnull(j);
+    ck_assert_int_eq(proto_parse_body_spec(j, 2, "bodies[3]", &spec, &e), PROTO_ERR_BAD_REQUEST);
+    ck_assert_int_eq(e.code, PROTO_ERR_BAD_REQUEST);
+    ck_assert_msg(strstr(e.message, "bodies[3].shape.radius") != NULL, "message: %s", e.message);
+    cJSON_Delete(j);
+
+    j = cJSON_Parse("{\"shape\":{\"type\":\"sphere\",\"radius\":1},\"pos\":[0,0]}");
+    ck_assert_ptr_nonnull(j);
+    ck_assert_int_eq(proto_parse_body_spec(j, 2, "bodies[12]", &spec, &e),
+                     PROTO_ERR_BAD_REQUEST);
+    ck_assert_msg(strstr(e.message, "bodies[12].shape") != NULL, "message: %s", e.message);
+    cJSON_Delete(j);
+
+    j = cJSON_Parse("[1,2]");
+    ck_assert_ptr_nonnull(j);
+    ck_assert_int_eq(proto_parse_body_spec(j, 3, "bodies[7]", &spec, &e), PROTO_ERR_BAD_REQUEST);
+    ck_assert_msg(strstr(e.message, "bodies[7]") != NULL, "message: %s", e.message);
+    cJSON_Delete(j);
+
+    /* A NaN cannot be written in JSON text, but a cJSON tree built in code can carry one. */
+    j = cJSON_Parse("{\"shape\":{\"type\":\"sphere\",\"radius\":1},\"pos\":[0,0,0]}");
+    ck_assert_ptr_nonnull(j);
+    cJSON_GetArrayItem(cJSON_GetObjectItem(j, "pos"), 1)->valuedouble = NAN;
+    ck_assert_int_eq(proto_parse_body_spec(j, 3, "bodies[1]", &spec, &e), PROTO_ERR_BAD_REQUEST);
+    ck_assert_msg(strstr(e.message, "bodies[1].pos") != NULL, "message: %s", e.message);
+    cJSON_Delete(j);
+
+    j = cJSON_Parse("{\"shape\":{\"type\":\"sphere\",\"radius\":1},\"pos\":[0,0,0]}");
+    ck_assert_ptr_nonnull(j);
+    cJSON_GetObjectItem(cJSON_GetObjectItem(j, "shape"), "radius")->valuedouble = NAN;
+    ck_assert_int_eq(proto_parse_body_spec(j, 3, "bodies[2]", &spec, &e), PROTO_ERR_BAD_REQUEST);
+    ck_assert_msg(strstr(e.message, "bodies[2].shape.radius") != NULL, "message: %s", e.message);
+    cJSON_Delete(j);
+}
+END_TEST
+
+START_TEST(vector_from_cjson)
+{
+    proto_error e;
+    /* Exactly dim doubles: writing past them is an overflow the sanitizer catches. */
+    double *v2 = malloc(2 * sizeof *v2), *v3 = malloc(3 * sizeof *v3);
+    ck_assert_ptr_nonnull(v2);
+    ck_assert_ptr_nonnull(v3);
+
+    cJSON *j = cJSON_Parse("[1.5,-2]");
+    ck_assert_int_eq(proto_parse_vector(j, 2, 10, "gravity", v2, &e), PROTO_OK);
+    ck_assert_double_eq(v2[0], 1.5);
+    ck_assert_double_eq(v2[1], -2.0);
+    ck_assert_int_eq(proto_parse_vector(j, 3, 10, "gravity", v3, &e), PROTO_ERR_BAD_REQUEST);
+    ck_assert_msg(strstr(e.message, "gravity") != NULL, "message: %s", e.message);
+    cJSON_Delete(j);
+
+    j = cJSON_Parse("[0,-10,0.25]");
+    ck_assert_int_eq(proto_parse_vector(j, 3, 10, "gravity", v3, &e), PROTO_OK);
+    ck_assert_double_eq(v3[0], 0.0);
+    ck_assert_double_eq(v3[1], -10.0);
+    ck_assert_double_eq(v3[2], 0.25);
+    ck_assert_int_eq(proto_parse_vector(j, 2, 10, "gravity", v2, &e), PROTO_ERR_BAD_REQUEST);
+    ck_assert_msg(strstr(e.message, "gravity") != NULL, "message: %s", e.message);
+    /* |x| <= max_abs: 10 is in, 9.99 puts -10 out. */
+    ck_assert_int_eq(proto_parse_vector(j, 3, 9.99, "gravity", v3, &e), PROTO_ERR_BAD_REQUEST);
+    ck_assert_msg(strstr(e.message, "gravity") != NULL, "message: %s", e.message);
+    cJSON_Delete(j);
+
+    static const char *const bad[] = {"5", "\"1,2\"", "[\"a\",1]", "[1,null]", "[[1],2]",
+                                      "{\"x\":1,\"y\":2}", "[]"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        j = cJSON_Parse(bad[i]);
+        ck_assert_ptr_nonnull(j);
+        ck_assert_msg(proto_parse_vector(j, 2, 10, "scene.gravity", v2, &e) ==
+                          PROTO_ERR_BAD_REQUEST,
+                      "%s accepted", bad[i]);
+        ck_assert_msg(strstr(e.message, "scene.gravity") != NULL, "message: %s", e.message);
+        cJSON_Delete(j);
+    }
+
+    j = cJSON_Parse("[1,2]");
+    cJSON_GetArrayItem(j, 0)->valuedouble = NAN;
+    ck_assert_int_eq(proto_parse_vector(j, 2, 10, "v", v2, &e), PROTO_ERR_BAD_REQUEST);
+    cJSON_GetArrayItem(j, 0)->valuedouble = INFINITY;
+    ck_assert_int_eq(proto_parse_vector(j, 2, INFINITY, "v", v2, &e), PROTO_ERR_BAD_REQUEST);
+    cJSON_GetArrayItem(j, 0)->valuedouble = -INFINITY;
+    ck_assert_int_eq(proto_parse_vector(j, 2, 10, "v", v2, &e), PROTO_ERR_BAD_REQUEST);
+    cJSON_Delete(j);
+    free(v2);
+    free(v3);
+}
+END_TEST
+
+/* ---- names ---- */
+
+START_TEST(wire_names)
+{
+    ck_assert_str_eq(proto_error_name(PROTO_OK), "ok");
+    ck_assert_str_eq(proto_error_name(PROTO_ERR_BAD_JSON), "bad_json");
+    ck_assert_str_eq(proto_error_name(PROTO_ERR_BAD_REQUEST), "bad_request");
+    ck_assert_str_eq(proto_error_name(PROTO_ERR_UNKNOWN_TYPE), "unknown_type");
+    ck_assert_str_eq(proto_error_name(PROTO_ERR_NOT_JOINED), "not_joined");
+    ck_assert_str_eq(proto_error_name(PROTO_ERR_NOT_OWNER), "not_owner");
+    ck_assert_str_eq(proto_error_name(PROTO_ERR_NOT_FOUND), "not_found");
+    ck_assert_str_eq(proto_error_name(PROTO_ERR_QUOTA), "quota");
+    ck_assert_str_eq(proto_error_name(PROTO_ERR_RATE_LIMITED), "rate_limited");
+    ck_assert_str_eq(proto_error_name(PROTO_ERR_LINE_TOO_LONG), "line_too_long");
+    ck_assert_str_eq(proto_error_name(PROTO_ERR_SERVER_FULL), "server_full");
+    ck_assert_str_eq(proto_error_name(PROTO_ERR_SHUTDOWN), "shutdown");
+
+    ck_assert_str_eq(proto_shape_name(PROTO_SHAPE_AABB), "aabb");
+    ck_assert_str_eq(proto_shape_name(PROTO_SHAPE_BOX), "box");
+    ck_assert_str_eq(proto_shape_name(PROTO_SHAPE_CIRCLE), "circle");
+    ck_assert_str_eq(proto_shape_name(PROTO_SHAPE_POLYGON), "polygon");
+    ck_assert_str_eq(proto_shape_name(PROTO_SHAPE_SPHERE), "sphere");
+    ck_assert_str_eq(proto_shape_name(PROTO_SHAPE_ELLIPSOID), "ellipsoid");
+    ck_assert_str_eq(proto_shape_name(PROTO_SHAPE_CAPSULE), "capsule");
+    ck_assert_str_eq(proto_shape_name(PROTO_SHAPE_CYLINDER), "cylinder");
+    ck_assert_str_eq(proto_shape_name(PROTO_SHAPE_CONE), "cone");
+    ck_assert_str_eq(proto_shape_name(PROTO_SHAPE_HULL), "hull");
+
+    ck_assert_str_eq(proto_kind_name(PROTO_KIND_DYNAMIC), "dynamic");
+    ck_assert_str_eq(proto_kind_name(PROTO_KIND_STATIC), "static");
+    ck_assert_str_eq(proto_kind_name(PROTO_KIND_KINEMATIC), "kinematic");
+    ck_assert_str_eq(proto_kind_name(PROTO_KIND_CHARACTER), "character");
+}
+END_TEST
+
+static Suite *parse_suite(void)
+{
+    Suite *s = suite_create("proto_parse");
+
+    TCase *m = tcase_create("messages");
+    tcase_add_test(m, hello_2d_with_avatar_gets_defaults);
+    tcase_add_test(m, hello_3d_with_avatar_gets_identity_rotation);
+    tcase_add_test(m, hello_without_avatar);
+    tcase_add_test(m, spawn_2d_with_every_field);
+    tcase_add_test(m, spawn_2d_shapes);
+    tcase_add_test(m, spawn_3d_shapes);
+    tcase_add_test(m, quaternion_is_normalised);
+    tcase_add_test(m, despawn);
+    tcase_add_test(m, input);
+    tcase_add_test(m, query_2d_and_3d);
+    tcase_add_test(m, subscribe);
+    tcase_add_test(m, ping_keeps_t_as_compact_json);
+    tcase_add_test(m, bye);
+    tcase_add_test(m, req_is_any_json_value_as_compact_json);
+    tcase_add_test(m, unknown_fields_are_ignored);
+    tcase_add_test(m, tag_of_max_length_is_kept);
+    tcase_add_test(m, echo_keeps_numbers_a_double_cannot_hold);
+    tcase_add_test(m, strings_longer_than_their_field_are_refused);
+    tcase_set_timeout(m, 60);
+    suite_add_tcase(s, m);
+
+    TCase *j = tcase_create("bad_json");
+    tcase_add_test(j, bad_json_syntax);
+    tcase_add_test(j, bad_json_trailing_garbage);
+    tcase_add_test(j, parser_reads_only_len_bytes);
+    tcase_add_test(j, bad_json_invalid_utf8);
+    tcase_add_test(j, bad_json_nesting_depth);
+    tcase_add_test(j, control_characters_are_not_json);
+    tcase_set_timeout(j, 60);
+    suite_add_tcase(s, j);
+
+    TCase *r = tcase_create("bad_request");
+    tcase_add_test(r, not_an_object);
+    tcase_add_test(r, type_missing_or_not_a_string);
+    tcase_add_test(r, unknown_type);
+    tcase_add_test(r, req_is_echoed_in_errors);
+    tcase_add_test(r, missing_required_fields);
+    tcase_add_test(r, wrong_json_types);
+    tcase_add_test(r, non_finite_numbers_are_refused);
+    tcase_add_test(r, integers_seq_and_id);
+    tcase_add_test(r, body_field_ranges);
+    tcase_add_test(r, shape_size_ranges);
+    tcase_add_test(r, move_components_in_unit_range);
+    tcase_add_test(r, vector_lengths_follow_dim);
+    tcase_add_test(r, shape_types_follow_dim);
+    tcase_add_test(r, point_counts);
+    tcase_add_test(r, error_messages_name_the_field_path);
+    tcase_set_timeout(r, 60);
+    suite_add_tcase(s, r);
+
+    TCase *u = tcase_create("utf8");
+    tcase_add_test(u, utf8_validation);
+    tcase_set_timeout(u, 60);
+    suite_add_tcase(s, u);
+
+    TCase *c = tcase_create("cjson_api");
+    tcase_add_test(c, body_spec_from_cjson_with_path);
+    tcase_add_test(c, vector_from_cjson);
+    tcase_add_test(c, wire_names);
+    tcase_set_timeout(c, 60);
+    suite_add_tcase(s, c);
+    return s;
+}
+
+int main(void)
+{
+    SRunner *sr = srunner_create(parse_suite());
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+}
