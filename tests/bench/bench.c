@@ -1,0 +1,235 @@
+/* mink-bench: Mink's speed in named scenes, one table row per scene, with the same work done
+ * by a peer library in the same run where one is installed (Chipmunk2D for the 2D world,
+ * cJSON for the state line). DESIGN.md, "Tests and benchmarks": speed is measured here and
+ * never asserted by a test. */
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench.h"
+
+#define DEFAULT_STEPS 600 /* 10 s of a 60 Hz world */
+#define QUICK_STEPS 60
+#define MAX_PILE 100000 /* bodies: the default world's max_bodies */
+
+uint64_t bench_now_ns(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static int cmp_u64(const void *pa, const void *pb)
+{
+    uint64_t a = *(const uint64_t *)pa, b = *(const uint64_t *)pb;
+    return (a > b) - (a < b);
+}
+
+bench_step_stats bench_step_stats_of(uint64_t *ns, size_t n)
+{
+    bench_step_stats s = {-1.0, -1.0};
+    if (n == 0)
+        return s;
+    double sum = 0.0;
+    for (size_t i = 0; i < n; i++)
+        sum += (double)ns[i];
+    qsort(ns, n, sizeof *ns, cmp_u64);
+    /* Nearest rank: the smallest time that at least 99% of the steps do not exceed. */
+    size_t rank = (size_t)ceil(0.99 * (double)n);
+    s.mean_ms = sum / (double)n / 1e6;
+    s.p99_ms = (double)ns[rank - 1] / 1e6;
+    return s;
+}
+
+void bench_row_init(bench_row *r, const char *scene)
+{
+    memset(r, 0, sizeof *r);
+    snprintf(r->scene, sizeof r->scene, "%s", scene);
+    r->bodies = -1;
+    r->step_mean_ms = r->step_p99_ms = -1.0;
+    r->ns_op = r->bytes_op = -1.0;
+    r->ratio = -1.0;
+}
+
+void bench_note(bench_row *r, const char *fmt, ...)
+{
+    size_t len = strlen(r->note);
+    if (len + 1 >= sizeof r->note)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(r->note + len, sizeof r->note - len, fmt, ap);
+    va_end(ap);
+}
+
+/* A number in a column of `width`, or "-" when it was not measured. */
+static void print_num(double v, int width, int decimals)
+{
+    if (v < 0.0)
+        printf(" %*s", width, "-");
+    else
+        printf(" %*.*f", width, decimals, v);
+}
+
+static void print_header(void)
+{
+    printf("%-18s %7s %13s %12s %9s %9s  %-15s %13s %7s  %s\n", "scene", "bodies",
+           "ms/step mean", "ms/step p99", "ns/op", "bytes/op", "peer", "peer time", "ratio",
+           "note");
+    fflush(stdout);
+}
+
+void bench_row_print(const bench_row *r)
+{
+    printf("%-18s", r->scene);
+    if (r->bodies < 0)
+        printf(" %7s", "-");
+    else
+        printf(" %7ld", r->bodies);
+    print_num(r->step_mean_ms, 13, 4);
+    print_num(r->step_p99_ms, 12, 4);
+    print_num(r->ns_op, 9, 1);
+    print_num(r->bytes_op, 9, 1);
+    printf("  %-15s %13s", r->peer[0] ? r->peer : "-", r->peer_time[0] ? r->peer_time : "-");
+    print_num(r->ratio, 7, r->ratio >= 0.0 && r->ratio < 0.1 ? 3 : 2);
+    printf("  %s\n", r->note);
+    fflush(stdout);
+}
+
+uint64_t bench_rng_next(bench_rng *r)
+{
+    r->s ^= r->s >> 12;
+    r->s ^= r->s << 25;
+    r->s ^= r->s >> 27;
+    return r->s * 0x2545F4914F6CDD1DULL;
+}
+
+double bench_rng_range(bench_rng *r, double lo, double hi)
+{
+    /* The top 53 bits give a double in [0, 1). */
+    return lo + (hi - lo) * ((double)(bench_rng_next(r) >> 11) * 0x1p-53);
+}
+
+static void usage(FILE *f)
+{
+    fprintf(f,
+            "usage: mink-bench [--steps N] [--scene NAME] [--pile N]... [--quick] [--help]\n"
+            "  --steps N     steps of every world scene (default %d; %d with --quick)\n"
+            "  --scene NAME  run one scene: demo, pile2d, query, snapshot (default: all)\n"
+            "  --pile N      add a pile2d scene of N boxes (default list: 1000 5000)\n"
+            "  --quick       a smoke run: fewer steps, queries and snapshots\n"
+            "  --help        this text\n"
+            "Columns: ms/step mean and p99 over the steps of a world scene; ns/op per query\n"
+            "(query rows) or per encoded body (snapshot rows); bytes/op per body of the state\n"
+            "line; peer is the same work by Chipmunk2D or cJSON in this run; ratio = Mink's time\n"
+            "/ the peer's time (below 1: Mink is faster).\n",
+            DEFAULT_STEPS, QUICK_STEPS);
+}
+
+/* A positive integer of at most `max`, or -1. */
+static long parse_count(const char *s, long max)
+{
+    if (!s || !*s)
+        return -1;
+    char *end;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno != 0 || *end != '\0' || v <= 0 || v > max)
+        return -1;
+    return v;
+}
+
+static void add_pile(bench_opts *o, int n)
+{
+    for (int i = 0; i < o->npiles; i++) {
+        if (o->piles[i] == n)
+            return;
+    }
+    if (o->npiles < BENCH_MAX_PILES)
+        o->piles[o->npiles++] = n;
+}
+
+int main(int argc, char **argv)
+{
+    bench_opts o = {.steps = 0, .quick = false, .npiles = 0};
+    const char *scene = NULL;
+    /* The two default sizes come first, so at most BENCH_MAX_PILES - 2 more. */
+    int extra[BENCH_MAX_PILES - 2], nextra = 0;
+
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
+            usage(stdout);
+            return 0;
+        } else if (strcmp(a, "--quick") == 0) {
+            o.quick = true;
+        } else if (strcmp(a, "--steps") == 0) {
+            long n = parse_count(v, 1000000);
+            if (n < 0) {
+                fprintf(stderr, "mink-bench: --steps wants an integer in [1, 1000000]\n");
+                return 2;
+            }
+            o.steps = (int)n;
+            i++;
+        } else if (strcmp(a, "--scene") == 0) {
+            if (!v || (strcmp(v, "demo") != 0 && strcmp(v, "pile2d") != 0 &&
+                       strcmp(v, "query") != 0 && strcmp(v, "snapshot") != 0)) {
+                fprintf(stderr, "mink-bench: --scene wants demo, pile2d, query or snapshot\n");
+                return 2;
+            }
+            scene = v;
+            i++;
+        } else if (strcmp(a, "--pile") == 0) {
+            long n = parse_count(v, MAX_PILE);
+            if (n < 0) {
+                fprintf(stderr, "mink-bench: --pile wants an integer in [1, %d]\n", MAX_PILE);
+                return 2;
+            }
+            if (nextra == (int)(sizeof extra / sizeof extra[0])) {
+                fprintf(stderr, "mink-bench: at most %d --pile sizes\n", nextra);
+                return 2;
+            }
+            extra[nextra++] = (int)n;
+            i++;
+        } else {
+            fprintf(stderr, "mink-bench: unknown argument '%s'\n", a);
+            usage(stderr);
+            return 2;
+        }
+    }
+    if (o.steps == 0)
+        o.steps = o.quick ? QUICK_STEPS : DEFAULT_STEPS;
+    add_pile(&o, 1000);
+    add_pile(&o, 5000);
+    for (int i = 0; i < nextra; i++)
+        add_pile(&o, extra[i]);
+
+    uint64_t t0 = bench_now_ns();
+    printf("# mink-bench: %d steps per world scene at 60 Hz%s; chipmunk ", o.steps,
+           o.quick ? ", quick" : "");
+    if (!bench_cp_available())
+        printf("not installed\n");
+    else if (bench_cp_debug_build())
+        printf("%s (this build keeps its debug checks: it asserts as it runs)\n",
+               bench_cp_version());
+    else
+        printf("%s\n", bench_cp_version());
+    print_header();
+    if (!scene || strcmp(scene, "demo") == 0)
+        bench_scene_demo(&o);
+    if (!scene || strcmp(scene, "pile2d") == 0) {
+        for (int i = 0; i < o.npiles; i++)
+            bench_scene_pile(&o, o.piles[i]);
+    }
+    if (!scene || strcmp(scene, "query") == 0)
+        bench_scene_query(&o);
+    if (!scene || strcmp(scene, "snapshot") == 0)
+        bench_scene_snapshot(&o);
+    printf("# total %.1f s\n", (double)(bench_now_ns() - t0) / 1e9);
+    return 0;
+}

@@ -1,0 +1,122 @@
+/* mink-bench: the pieces shared by its scenes. Each scene fills table rows; bench.c prints
+ * them. Times come from CLOCK_MONOTONIC; nothing here is asserted, only measured. */
+#ifndef MINK_BENCH_H
+#define MINK_BENCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "mink_collision.h"
+
+/* One table row. A negative number means "not measured" and prints as "-". */
+typedef struct bench_row {
+    char scene[32];
+    long bodies;
+    double step_mean_ms, step_p99_ms; /* ms per step */
+    double ns_op, bytes_op;           /* ns and bytes per query or per encoded body */
+    char peer[24];
+    char peer_time[24]; /* the peer's figure with its unit, e.g. "4.210 ms" */
+    double ratio;       /* Mink's time / the peer's time */
+    char note[512];
+} bench_row;
+
+#define BENCH_MAX_PILES 16
+
+typedef struct bench_opts {
+    int steps;                  /* steps of every world scene */
+    bool quick;                 /* smoke run: fewer queries and snapshots */
+    int piles[BENCH_MAX_PILES]; /* body counts of the pile2d scenes */
+    int npiles;
+} bench_opts;
+
+/* Mean and 99th percentile of per-step times. */
+typedef struct bench_step_stats {
+    double mean_ms, p99_ms;
+} bench_step_stats;
+
+/* ns since an arbitrary start (CLOCK_MONOTONIC). */
+uint64_t bench_now_ns(void);
+/* Mean and p99 (the nearest-rank value) of n step times in ns; sorts `ns`. */
+bench_step_stats bench_step_stats_of(uint64_t *ns, size_t n);
+/* A row with nothing measured yet. */
+void bench_row_init(bench_row *r, const char *scene);
+/* Prints a row at once, so that a long run shows its progress. */
+void bench_row_print(const bench_row *r);
+/* Appends printf-formatted text to a row's note. */
+void bench_note(bench_row *r, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+/* xorshift64* (Vigna, "An experimental exploration of Marsaglia's xorshift generators"): a
+ * fixed seed gives every run the same scenes. */
+typedef struct bench_rng {
+    uint64_t s;
+} bench_rng;
+uint64_t bench_rng_next(bench_rng *r);
+/* Uniform in [lo, hi). */
+double bench_rng_range(bench_rng *r, double lo, double hi);
+
+/* ---- the pile2d layout, shared with the peer so both drop the same boxes ---- */
+
+#define BENCH_PILE_HALF 0.5  /* m: boxes are 1 m squares */
+#define BENCH_PILE_DX 1.1    /* m between columns */
+#define BENCH_PILE_DY 1.2    /* m between rows; the lowest row's centres are at y = 1 */
+#define BENCH_FRICTION 0.6
+#define BENCH_REST_SPEED 0.01 /* m/s: a body slower than this at the end counts as resting */
+#define BENCH_GRAVITY (-10.0) /* m/s^2, along y */
+#define BENCH_DT (1.0 / 60.0) /* s */
+
+int bench_pile_columns(int n);
+/* The centre of box i of a pile of n. */
+void bench_pile_position(int n, int i, double *x, double *y);
+/* Half width of the static ground, m (its top is y = 0, it is 1 m thick): wide enough that
+ * boxes of toppled columns stay on it. */
+double bench_pile_ground_half(int n);
+
+/* ---- scenes ---- */
+
+void bench_scene_demo(const bench_opts *o);
+void bench_scene_pile(const bench_opts *o, int n);
+void bench_scene_query(const bench_opts *o);
+void bench_scene_snapshot(const bench_opts *o);
+
+/* ---- Chipmunk2D, the 2D peer; each returns false when mink-bench was built without it ---- */
+
+typedef struct bench_cp_pile_result {
+    bench_step_stats tree, hash; /* default bounding-box tree; cpSpaceUseSpatialHash */
+    size_t resting_tree, resting_hash;
+    double top_tree, top_hash; /* m: the highest box centre at the end */
+    int iterations;            /* the space's solver iterations */
+} bench_cp_pile_result;
+
+bool bench_cp_available(void);
+/* "7.0.3", and whether the installed library was built with its debug checks (Chipmunk then
+ * asserts as it runs, and says so on stdout when the first space is made: this call makes
+ * that space and keeps the message out of the table). */
+const char *bench_cp_version(void);
+bool bench_cp_debug_build(void);
+bool bench_cp_pile(int n, int steps, bench_cp_pile_result *out);
+
+/* The query pairs: box i is a[i] against b[i]; its half extents are pal_a[ia[i]] and
+ * pal_b[ib[i]], palettes of BENCH_PALETTE sizes so that the peer places prepared shapes. */
+#define BENCH_PALETTE 256
+typedef struct bench_pairs {
+    size_t n;
+    col_aabb *a, *b;
+    uint8_t *ia, *ib;
+    mk_vec2 pal_a[BENCH_PALETTE], pal_b[BENCH_PALETTE];
+} bench_pairs;
+
+typedef struct bench_cp_query_result {
+    double ns_call;  /* per pair: placing both shapes and cpShapesCollide */
+    double ns_place; /* per pair: placing both shapes only */
+    double depth_sum;
+    size_t hits;
+} bench_cp_query_result;
+
+bool bench_cp_query(const bench_pairs *p, bench_cp_query_result *out);
+
+#endif

@@ -1,0 +1,230 @@
+/* Chipmunk2D (Debian's libchipmunk-dev, version 7) doing Mink's work: the pile scene in a
+ * cpSpace, and box-box queries with cpShapesCollide. Built only when CMake found the library;
+ * otherwise every function here says it is not installed. */
+#include "bench.h"
+
+#if MINK_HAVE_CHIPMUNK
+
+#include <chipmunk/chipmunk.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+/* Where the placing-only loop leaves its result, so that it is not optimised away. */
+static volatile double cp_sink;
+
+bool bench_cp_available(void)
+{
+    return true;
+}
+
+const char *bench_cp_version(void)
+{
+    return cpVersionString;
+}
+
+bool bench_cp_debug_build(void)
+{
+    /* A build without NDEBUG prints "Initializing cpSpace - Chipmunk v7.0.3 (Debug Enabled)"
+     * on the first cpSpaceInit. Catch it in a temporary file instead of stdout. */
+    FILE *tmp = tmpfile();
+    int saved = -1;
+    fflush(stdout);
+    if (tmp)
+        saved = dup(STDOUT_FILENO);
+    if (saved >= 0 && dup2(fileno(tmp), STDOUT_FILENO) < 0) {
+        close(saved);
+        saved = -1;
+    }
+    cpSpaceFree(cpSpaceNew());
+    fflush(stdout);
+    bool debug = false;
+    if (saved >= 0) {
+        dup2(saved, STDOUT_FILENO);
+        close(saved);
+        char text[512] = "";
+        rewind(tmp);
+        size_t n = fread(text, 1, sizeof text - 1, tmp);
+        text[n] = '\0';
+        debug = strstr(text, "Debug Enabled") != NULL;
+    }
+    if (tmp)
+        fclose(tmp);
+    return debug;
+}
+
+static void *xmalloc(size_t n)
+{
+    void *p = malloc(n);
+    if (!p) {
+        fprintf(stderr, "mink-bench: out of memory\n");
+        exit(1);
+    }
+    return p;
+}
+
+/* One run of the pile: a static ground box with its top at y = 0, n unit boxes of mass 1. */
+static bench_step_stats cp_pile_run(int n, int steps, bool spatial_hash, size_t *resting,
+                                    double *top, int *iterations)
+{
+    cpSpace *space = cpSpaceNew();
+    cpSpaceSetGravity(space, cpv(0.0, BENCH_GRAVITY));
+    /* Cells of one box size (Chipmunk's manual: about the size of the average shape), and 2n
+     * of them, enough for the cells a settled pile covers. */
+    if (spatial_hash)
+        cpSpaceUseSpatialHash(space, 2.0 * BENCH_PILE_HALF, 2 * n);
+    *iterations = cpSpaceGetIterations(space);
+
+    /* Chipmunk multiplies the frictions of the two shapes, Mink takes their geometric mean:
+     * sqrt(0.6) on every Chipmunk shape gives each contact 0.6, as in Mink. */
+    double friction = sqrt(BENCH_FRICTION);
+    double g = bench_pile_ground_half(n);
+    cpShape *ground =
+        cpSpaceAddShape(space, cpBoxShapeNew2(cpSpaceGetStaticBody(space),
+                                              cpBBNew(-g, -1.0, g, 0.0), 0.0));
+    cpShapeSetFriction(ground, friction);
+
+    cpBody **bodies = xmalloc((size_t)n * sizeof *bodies);
+    cpShape **shapes = xmalloc((size_t)n * sizeof *shapes);
+    double side = 2.0 * BENCH_PILE_HALF;
+    for (int i = 0; i < n; i++) {
+        double x, y;
+        bench_pile_position(n, i, &x, &y);
+        bodies[i] = cpSpaceAddBody(space, cpBodyNew(1.0, cpMomentForBox(1.0, side, side)));
+        cpBodySetPosition(bodies[i], cpv(x, y));
+        shapes[i] = cpSpaceAddShape(space, cpBoxShapeNew(bodies[i], side, side, 0.0));
+        cpShapeSetFriction(shapes[i], friction);
+    }
+
+    uint64_t *ns = xmalloc((size_t)steps * sizeof *ns);
+    for (int i = 0; i < steps; i++) {
+        uint64_t t = bench_now_ns();
+        cpSpaceStep(space, BENCH_DT);
+        ns[i] = bench_now_ns() - t;
+    }
+    bench_step_stats s = bench_step_stats_of(ns, (size_t)steps);
+    free(ns);
+
+    *resting = 0;
+    *top = 0.0;
+    for (int i = 0; i < n; i++) {
+        *resting += cpvlength(cpBodyGetVelocity(bodies[i])) < BENCH_REST_SPEED;
+        double y = cpBodyGetPosition(bodies[i]).y;
+        *top = y > *top ? y : *top;
+    }
+
+    /* cpSpaceFree leaves bodies and shapes to their owner. */
+    cpSpaceFree(space);
+    for (int i = 0; i < n; i++) {
+        cpShapeFree(shapes[i]);
+        cpBodyFree(bodies[i]);
+    }
+    cpShapeFree(ground);
+    free(shapes);
+    free(bodies);
+    return s;
+}
+
+bool bench_cp_pile(int n, int steps, bench_cp_pile_result *out)
+{
+    out->tree =
+        cp_pile_run(n, steps, false, &out->resting_tree, &out->top_tree, &out->iterations);
+    out->hash =
+        cp_pile_run(n, steps, true, &out->resting_hash, &out->top_hash, &out->iterations);
+    return true;
+}
+
+/* Places a prepared box: the shape caches its world vertices and bounds for the transform. */
+static inline void place(cpShape *s, mk_vec2 p)
+{
+    cpShapeUpdate(s, cpTransformTranslate(cpv(p.x, p.y)));
+}
+
+bool bench_cp_query(const bench_pairs *p, bench_cp_query_result *out)
+{
+    /* Two palettes of box polygons on one static body at the origin; a query places one of
+     * each at the pair's centres and collides them, the work of col_collide_aabb on two
+     * boxes passed by value. */
+    cpBody *body = cpBodyNewStatic();
+    cpShape *sa[BENCH_PALETTE], *sb[BENCH_PALETTE];
+    for (int i = 0; i < BENCH_PALETTE; i++) {
+        sa[i] = cpBoxShapeNew(body, 2.0 * p->pal_a[i].x, 2.0 * p->pal_a[i].y, 0.0);
+        sb[i] = cpBoxShapeNew(body, 2.0 * p->pal_b[i].x, 2.0 * p->pal_b[i].y, 0.0);
+    }
+
+    /* Placing alone, to tell how much of a query it is. */
+    double bb_sum = 0.0;
+    uint64_t t = bench_now_ns();
+    for (size_t i = 0; i < p->n; i++) {
+        cpShape *a = sa[p->ia[i]], *b = sb[p->ib[i]];
+        place(a, p->a[i].center);
+        place(b, p->b[i].center);
+        bb_sum += cpShapeGetBB(a).r - cpShapeGetBB(b).l;
+    }
+    out->ns_place = (double)(bench_now_ns() - t) / (double)p->n;
+    cp_sink = bb_sum;
+
+    double depth_sum = 0.0;
+    size_t hits = 0;
+    t = bench_now_ns();
+    for (size_t i = 0; i < p->n; i++) {
+        cpShape *a = sa[p->ia[i]], *b = sb[p->ib[i]];
+        place(a, p->a[i].center);
+        place(b, p->b[i].center);
+        cpContactPointSet set = cpShapesCollide(a, b);
+        if (set.count > 0) {
+            /* distance is negative while overlapping; the deepest point is the depth. */
+            double d = set.points[0].distance;
+            for (int k = 1; k < set.count; k++)
+                d = d < set.points[k].distance ? d : set.points[k].distance;
+            hits++;
+            depth_sum -= d;
+        }
+    }
+    out->ns_call = (double)(bench_now_ns() - t) / (double)p->n;
+    out->depth_sum = depth_sum;
+    out->hits = hits;
+
+    for (int i = 0; i < BENCH_PALETTE; i++) {
+        cpShapeFree(sa[i]);
+        cpShapeFree(sb[i]);
+    }
+    cpBodyFree(body);
+    return true;
+}
+
+#else
+
+bool bench_cp_available(void)
+{
+    return false;
+}
+
+const char *bench_cp_version(void)
+{
+    return "not installed";
+}
+
+bool bench_cp_debug_build(void)
+{
+    return false;
+}
+
+bool bench_cp_pile(int n, int steps, bench_cp_pile_result *out)
+{
+    (void)n;
+    (void)steps;
+    (void)out;
+    return false;
+}
+
+bool bench_cp_query(const bench_pairs *p, bench_cp_query_result *out)
+{
+    (void)p;
+    (void)out;
+    return false;
+}
+
+#endif

@@ -1,0 +1,175 @@
+/* World scenes: the embedded demo, and piles of boxes dropped onto a wide ground, timed step by
+ * step; the pile is also run through Chipmunk2D. */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "mink_sim.h"
+
+int bench_pile_columns(int n)
+{
+    return (int)ceil(sqrt((double)n));
+}
+
+void bench_pile_position(int n, int i, double *x, double *y)
+{
+    int cols = bench_pile_columns(n);
+    int col = i % cols, row = i / cols;
+    *x = ((double)col - 0.5 * (double)(cols - 1)) * BENCH_PILE_DX;
+    *y = 1.0 + (double)row * BENCH_PILE_DY;
+}
+
+double bench_pile_ground_half(int n)
+{
+    /* A toppled column reaches out about its height (1.2 m per row, as many rows as columns)
+     * from the pile's edge (0.55 m per column from the middle): 2.2 m per column and 50 m
+     * more keep every box on the ground. */
+    return 2.0 * bench_pile_columns(n) * BENCH_PILE_DX + 50.0;
+}
+
+static sim_body_def box_def(sim_kind kind, double x, double y, double hx, double hy,
+                            const char *tag)
+{
+    sim_body_def d;
+    memset(&d, 0, sizeof d);
+    d.shape.type = COL_SHAPE_AABB;
+    d.shape.half = mk_v2((float)hx, (float)hy);
+    d.pos = mk_v2((float)x, (float)y);
+    d.kind = kind;
+    d.density = 1.0f;
+    d.friction = (float)BENCH_FRICTION;
+    d.restitution = 0.0f;
+    d.max_speed = (float)PROTO_DEFAULT_MAX_SPEED;
+    d.jump_height = (float)PROTO_DEFAULT_JUMP_HEIGHT;
+    snprintf(d.tag, sizeof d.tag, "%s", tag);
+    return d;
+}
+
+/* Steps the world `steps` times, timing each step. */
+static bench_step_stats time_steps(sim_world *w, int steps)
+{
+    uint64_t *ns = malloc((size_t)steps * sizeof *ns);
+    if (!ns) {
+        fprintf(stderr, "mink-bench: out of memory\n");
+        exit(1);
+    }
+    for (int i = 0; i < steps; i++) {
+        uint64_t t = bench_now_ns();
+        sim_world_step(w);
+        ns[i] = bench_now_ns() - t;
+    }
+    bench_step_stats s = bench_step_stats_of(ns, (size_t)steps);
+    free(ns);
+    return s;
+}
+
+/* Dynamic bodies in the world, how many of them rest, and the highest one's centre, m. */
+static void count_resting(sim_world *w, size_t *dynamic, size_t *resting, double *top)
+{
+    size_t n;
+    const sim_body *b = sim_world_slots(w, &n);
+    *dynamic = *resting = 0;
+    *top = 0.0;
+    for (size_t i = 0; i < n; i++) {
+        if (b[i].id == 0 || b[i].kind != SIM_DYNAMIC)
+            continue;
+        (*dynamic)++;
+        if (mk_v2_len(b[i].vel) < (float)BENCH_REST_SPEED)
+            (*resting)++;
+        if (b[i].pos.y > *top)
+            *top = b[i].pos.y;
+    }
+}
+
+void bench_scene_demo(const bench_opts *o)
+{
+    bench_row r;
+    bench_row_init(&r, "demo");
+    sim_config cfg = sim_config_default();
+    char err[256];
+    sim_world *w = sim_scene_load(sim_demo_scene, strlen(sim_demo_scene), "demo", &cfg, err,
+                                  sizeof err);
+    if (!w) {
+        bench_note(&r, "scene did not load: %s", err);
+        bench_row_print(&r);
+        return;
+    }
+    r.bodies = (long)sim_world_body_count(w);
+    bench_step_stats s = time_steps(w, o->steps);
+    r.step_mean_ms = s.mean_ms;
+    r.step_p99_ms = s.p99_ms;
+    size_t dynamic, resting, ncontacts;
+    double top;
+    count_resting(w, &dynamic, &resting, &top);
+    sim_world_contacts(w, &ncontacts);
+    bench_note(&r, "embedded demo scene; at the end %zu/%zu dynamic bodies resting "
+               "(|v| < %.2g m/s), %zu contacts", resting, dynamic, BENCH_REST_SPEED,
+               ncontacts);
+    bench_row_print(&r);
+    sim_world_free(w);
+}
+
+void bench_scene_pile(const bench_opts *o, int n)
+{
+    bench_row r;
+    char name[32];
+    snprintf(name, sizeof name, "pile2d %d", n);
+    bench_row_init(&r, name);
+    r.bodies = n;
+
+    sim_config cfg = sim_config_default();
+    if ((uint32_t)n + 1 > cfg.max_bodies)
+        cfg.max_bodies = (uint32_t)n + 1;
+    sim_world *w = sim_world_new(&cfg);
+    sim_body_def ground =
+        box_def(SIM_STATIC, 0.0, -0.5, bench_pile_ground_half(n), 0.5, "ground");
+    bool ok = w && sim_world_add(w, &ground, 0) != 0;
+    for (int i = 0; ok && i < n; i++) {
+        double x, y;
+        bench_pile_position(n, i, &x, &y);
+        sim_body_def d = box_def(SIM_DYNAMIC, x, y, BENCH_PILE_HALF, BENCH_PILE_HALF, "crate");
+        ok = sim_world_add(w, &d, 0) != 0;
+    }
+    if (!ok) {
+        bench_note(&r, "the world could not hold the pile");
+        bench_row_print(&r);
+        sim_world_free(w);
+        return;
+    }
+    bench_step_stats s = time_steps(w, o->steps);
+    r.step_mean_ms = s.mean_ms;
+    r.step_p99_ms = s.p99_ms;
+    size_t dynamic, resting, ncontacts;
+    double top;
+    count_resting(w, &dynamic, &resting, &top);
+    sim_world_contacts(w, &ncontacts);
+    bench_note(&r, "%d columns; mink: %zu/%d resting, top y %.1f m, %zu contacts",
+               bench_pile_columns(n), resting, n, top, ncontacts);
+    if (dynamic != (size_t)n)
+        bench_note(&r, ", %zu left the world", (size_t)n - dynamic);
+    sim_world_free(w);
+
+    snprintf(r.peer, sizeof r.peer, "chipmunk");
+    bench_cp_pile_result cp;
+    if (!bench_cp_pile(n, o->steps, &cp)) {
+        snprintf(r.peer_time, sizeof r.peer_time, "not installed");
+        bench_row_print(&r);
+        return;
+    }
+    /* The ratio is taken against the faster of Chipmunk's two broadphases. */
+    bool hash = cp.hash.mean_ms < cp.tree.mean_ms;
+    bench_step_stats best = hash ? cp.hash : cp.tree;
+    snprintf(r.peer, sizeof r.peer, "chipmunk %s", hash ? "hash" : "bbtree");
+    snprintf(r.peer_time, sizeof r.peer_time, "%.3f ms", best.mean_ms);
+    r.ratio = r.step_mean_ms / best.mean_ms;
+    bench_note(&r, "; chipmunk (%s): %zu/%d resting, top y %.1f m; bbtree %.3f ms "
+               "(p99 %.3f), hash %.3f ms (p99 %.3f). Different work: chipmunk solves rotating "
+               "boxes (impulses, warm starting, %d iterations, its default), mink pushes aabbs "
+               "out (%d passes, no rotation)", hash ? "hash" : "bbtree",
+               hash ? cp.resting_hash : cp.resting_tree, n, hash ? cp.top_hash : cp.top_tree,
+               cp.tree.mean_ms, cp.tree.p99_ms, cp.hash.mean_ms, cp.hash.p99_ms,
+               cp.iterations, cfg.iterations);
+    bench_row_print(&r);
+}
