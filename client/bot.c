@@ -1,12 +1,14 @@
 /* Bot mode: the avatar plays by itself (runs right for 2 s, left for 2 s, jumps every 1.5 s)
- * and the client prints what it saw, so a server can be checked without a keyboard. */
+ * and the client prints what it saw, so that a server can be checked without a keyboard. The
+ * summary's first lines are a format that scripts and tests read. */
 #include <math.h>
 #include <stdlib.h>
 
 #include "cli.h"
 
-#define BOT_RUN_S 2.0  /* s in each direction */
-#define BOT_JUMP_S 1.5 /* s between jumps */
+#define BOT_RUN_S 2.0   /* s in each direction */
+#define BOT_JUMP_S 1.5  /* s between jumps */
+#define BOT_JUMP_MS 100 /* ms a jump is asked for: a few inputs, so that none is lost */
 
 void cli_bot_controls(cli_app *app, double now_ms)
 {
@@ -16,7 +18,7 @@ void cli_bot_controls(cli_app *app, double now_ms)
     int jumps = (int)(t / BOT_JUMP_S);
     if (jumps > app->bot_jumps) {
         app->bot_jumps = jumps;
-        app->jump = true;
+        app->jump_until = now_ms + BOT_JUMP_MS;
     }
 }
 
@@ -35,21 +37,23 @@ void cli_bot_summary(const cli_app *app, FILE *out)
             (unsigned long long)s->first_tick, (unsigned long long)s->last_tick);
     fprintf(out, "inputs sent: %llu, last ack: %llu\n", (unsigned long long)s->inputs,
             (unsigned long long)app->world.ack);
-    if (s->seen_avatar)
-        fprintf(out, "avatar moved: %.2f m in total, displacement [%.2f, %.2f] m\n", s->distance,
-                s->last_pos[0] - s->start_pos[0], s->last_pos[1] - s->start_pos[1]);
-    else
-        fprintf(out, "avatar moved: not seen in any state\n");
+    double dx = s->last_pos[0] - s->start_pos[0], dy = s->last_pos[1] - s->start_pos[1];
+    fprintf(out, "avatar moved: %.2f m in total, displacement [%.2f, %.2f] m\n", s->distance,
+            dx, dy);
+    double median = 0, max = 0;
     if (s->nrtts) {
-        double sorted[CLI_MAX_RTTS];
-        for (size_t i = 0; i < s->nrtts; i++)
-            sorted[i] = s->rtts[i];
-        qsort(sorted, s->nrtts, sizeof sorted[0], by_value);
-        fprintf(out, "ping rtt: median %.2f ms, max %.2f ms (%zu pongs)\n",
-                sorted[s->nrtts / 2], sorted[s->nrtts - 1], s->nrtts);
-    } else {
-        fprintf(out, "ping rtt: no pongs\n");
+        double *sorted = malloc(s->nrtts * sizeof *sorted);
+        if (sorted) {
+            for (size_t i = 0; i < s->nrtts; i++)
+                sorted[i] = s->rtts[i];
+            qsort(sorted, s->nrtts, sizeof sorted[0], by_value);
+            median = s->nrtts % 2 ? sorted[s->nrtts / 2]
+                                  : (sorted[s->nrtts / 2 - 1] + sorted[s->nrtts / 2]) / 2;
+            max = sorted[s->nrtts - 1];
+            free(sorted);
+        }
     }
+    fprintf(out, "ping rtt: median %.2f ms, max %.2f ms (%zu pongs)\n", median, max, s->nrtts);
     fprintf(out, "errors: %llu%s%s\n", (unsigned long long)s->errors,
             s->last_error[0] ? ", last: " : "", s->last_error);
 }

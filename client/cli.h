@@ -11,13 +11,18 @@
 
 #include "mink_proto.h"
 
+struct cJSON;
+
 /* ---- conn.c: one TCP connection carrying JSON Lines ---- */
 
-/* The server's lines can be long (a state of many bodies), unlike a client's. */
+/* A server's line can be long (the first state of a large world lists every body with its
+ * shape), unlike a client's: 64 MiB bounds the memory a broken server can make us hold. */
 #define CLI_MAX_LINE ((size_t)64 * 1024 * 1024)
+/* ms a graceful close waits for the last bytes (the `bye`) to reach the kernel. */
+#define CLI_LINGER_MS 1000
 
 typedef struct cli_conn cli_conn;
-typedef void (*cli_conn_cb)(cli_conn *c, int status);      /* connected: status 0 or a uv error */
+typedef void (*cli_conn_cb)(cli_conn *c, int status); /* connected: 0 or a uv error */
 typedef void (*cli_line_cb)(cli_conn *c, const char *line, size_t len);
 typedef void (*cli_closed_cb)(cli_conn *c, const char *why); /* the server closed or failed */
 
@@ -25,21 +30,27 @@ struct cli_conn {
     uv_loop_t *loop;
     uv_getaddrinfo_t resolve;
     uv_connect_t connect;
+    uv_shutdown_t shutdown;
     uv_tcp_t tcp;
-    bool tcp_open, connected, closing;
+    uv_timer_t linger; /* bounds a graceful close */
+    bool resolving, tcp_open, linger_open, connected, closing;
     proto_framer framer;
-    char host[256];
-    int port;
     cli_conn_cb on_connect;
     cli_line_cb on_line;
     cli_closed_cb on_closed;
     void *ud;
 };
 
+/* Resolves host (a name or an address), connects and reads lines; on_connect tells how it
+ * went. Returns 0 or a uv error (then no callback comes). */
 int cli_conn_start(cli_conn *c, uv_loop_t *loop, const char *host, int port);
-/* Queues bytes for the server (copied). Returns 0 or a uv error. */
+/* Sends bytes (copied when they cannot be written at once). Returns 0 or a uv error. */
 int cli_conn_send(cli_conn *c, const char *data, size_t len);
-void cli_conn_close(cli_conn *c);
+/* Stops reading and closes. Graceful: what was sent is flushed first (for at most
+ * CLI_LINGER_MS) and the server sees an orderly end of stream. No callback follows. */
+void cli_conn_close(cli_conn *c, bool graceful);
+/* True for the handles the connection closes itself (uv_walk on quitting leaves them). */
+bool cli_conn_owns(const cli_conn *c, const uv_handle_t *h);
 void cli_conn_free(cli_conn *c);
 
 /* ---- world.c: the bodies as the client last heard of them ---- */
@@ -47,10 +58,13 @@ void cli_conn_free(cli_conn *c);
 typedef struct cli_body {
     uint64_t id;
     double pos[2], vel[2];
-    double half[2]; /* the shape's bounds, m: what the view draws */
+    double rot; /* rad, counter-clockwise */
+    /* The shape's bounds in body coordinates, m, what the view draws; a box or a polygon is
+     * turned by rot first, an aabb or a circle is not. */
+    double lo[2], hi[2];
+    bool has_shape, turns;
     proto_body_kind kind;
     uint32_t owner;
-    bool has_shape;
 } cli_body;
 
 typedef struct cli_world {
@@ -64,9 +78,13 @@ typedef struct cli_world {
 void cli_world_init(cli_world *w);
 void cli_world_free(cli_world *w);
 cli_body *cli_world_find(cli_world *w, uint64_t id);
-/* Applies a `state` message (a cJSON object). Returns false when it is malformed. */
-struct cJSON;
+/* Applies a `state` message. Returns false when it is malformed; what could be read of it is
+ * kept. */
 bool cli_world_apply(cli_world *w, const struct cJSON *state);
+/* The world-space box around a body, m. */
+void cli_body_bounds(const cli_body *b, double lo[2], double hi[2]);
+/* An id, tick or seq: an integer in [0, 2^53]. False for anything else (absent included). */
+bool cli_json_uint(const struct cJSON *j, uint64_t *out);
 
 /* ---- keys.c: raw terminal bytes -> key events ---- */
 
@@ -81,7 +99,7 @@ typedef enum cli_key {
 } cli_key;
 
 typedef struct cli_keys {
-    unsigned char pending[8]; /* an escape sequence split across reads */
+    unsigned char pending[8]; /* the start of an escape sequence a read cut off */
     size_t npending;
 } cli_keys;
 
@@ -97,14 +115,14 @@ typedef enum cli_mode { CLI_MODE_INTERACTIVE, CLI_MODE_BOT, CLI_MODE_PING } cli_
 typedef struct cli_stats {
     uint64_t states, first_tick, last_tick;
     uint64_t inputs;
-    double distance;          /* m the avatar travelled, summed over states */
+    double distance; /* m the avatar travelled, summed over states */
     double start_pos[2], last_pos[2];
     bool seen_avatar;
     double rtts[CLI_MAX_RTTS]; /* ms, the first CLI_MAX_RTTS pongs */
     size_t nrtts;
     double last_rtt; /* ms, NAN before the first pong */
     uint64_t errors;
-    char last_error[PROTO_MAX_MESSAGE + 32];
+    char last_error[PROTO_MAX_MESSAGE + 32]; /* "code: message", empty before the first */
 } cli_stats;
 
 typedef struct cli_app {
@@ -128,34 +146,41 @@ typedef struct cli_app {
     bool has_avatar;
     uint64_t avatar;
     uint64_t seq;
-    double started_ms; /* when the welcome came */
+    double started_ms;    /* when the welcome came */
+    double first_ping_ms; /* the t of the first ping: a pong's t is between it and now */
 
     /* controls: a direction stays held until its hold time runs out (terminals send no key
-     * release), jump is sent once */
+     * release); a jump is asked for over a few inputs */
     int move_x, move_y;
-    double held_x_until, held_y_until; /* ms */
-    bool jump;
+    double held_x_until, held_y_until, jump_until; /* ms */
     int bot_jumps;
 
     uv_timer_t input_timer, ping_timer, deadline_timer, draw_timer;
     uv_signal_t sigint, sigterm, sigwinch;
+
+    /* the terminal (view.c) */
     uv_tty_t tty_in, tty_out;
     bool tty_raw;
-    cli_keys keys;
+    int cols, rows;
+    bool clear_screen; /* the next frame starts from a blank screen (after a resize) */
     bool draw_pending;
     double last_draw_ms;
     proto_buf frame;
+    cli_keys keys;
 
     cli_stats stats;
 } cli_app;
 
 double cli_now_ms(void);
+/* Ends the run with this exit code: restores the terminal, says bye to the server when
+ * joined, closes every handle. Later calls do nothing. */
 void cli_quit(cli_app *app, int code);
 
 /* view.c */
 int cli_view_start(cli_app *app);    /* raw mode, alternate screen; 0 or a uv error */
 void cli_view_restore(cli_app *app); /* safe to call more than once */
-void cli_view_draw(cli_app *app);
+void cli_view_resized(cli_app *app); /* SIGWINCH: re-reads the size, redraws */
+void cli_view_request_draw(cli_app *app); /* draws soon, at most ~30 frames a second */
 
 /* bot.c */
 void cli_bot_controls(cli_app *app, double now_ms);

@@ -1,4 +1,5 @@
-/* The client's TCP connection: resolve, connect, frame the server's lines, write messages. */
+/* The client's TCP connection: resolve, connect, frame the server's lines, write messages, and
+ * close either at once or gracefully (flush, end of stream, wait for the server's end). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -13,11 +14,19 @@ static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
     *buf = uv_buf_init(read_buf, sizeof read_buf);
 }
 
-static void closed(cli_conn *c, const char *why)
+/* Closes what is still open; a graceful close ends here too. */
+static void finish(cli_conn *c)
 {
-    if (c->closing)
-        return;
-    cli_conn_close(c);
+    c->connected = false;
+    if (c->tcp_open && !uv_is_closing((uv_handle_t *)&c->tcp))
+        uv_close((uv_handle_t *)&c->tcp, NULL);
+    if (c->linger_open && !uv_is_closing((uv_handle_t *)&c->linger))
+        uv_close((uv_handle_t *)&c->linger, NULL);
+}
+
+static void lost(cli_conn *c, const char *why)
+{
+    cli_conn_close(c, false);
     if (c->on_closed)
         c->on_closed(c, why);
 }
@@ -26,21 +35,28 @@ static int on_framed_line(void *ud, const char *line, size_t len)
 {
     cli_conn *c = ud;
     c->on_line(c, line, len);
-    return c->closing ? 1 : 0;
+    return c->closing ? 1 : 0; /* the application quit during this line: drop the rest */
 }
 
 static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
 {
     cli_conn *c = stream->data;
+    if (c->closing) {
+        /* A graceful close reads (and drops) until the server's end of stream, so that no
+         * unread bytes turn our close into a reset. */
+        if (nread < 0)
+            finish(c);
+        return;
+    }
     if (nread < 0) {
-        closed(c, nread == UV_EOF ? "the server closed the connection" : uv_strerror((int)nread));
+        lost(c, nread == UV_EOF ? "the server closed the connection" : uv_strerror((int)nread));
         return;
     }
     int rc = proto_framer_feed(&c->framer, buf->base, (size_t)nread, on_framed_line, c);
     if (rc == PROTO_ERR_LINE_TOO_LONG)
-        closed(c, "a line from the server is too long");
+        lost(c, "a line from the server is longer than 64 MiB");
     else if (rc < 0)
-        closed(c, "out of memory");
+        lost(c, "out of memory");
 }
 
 static void on_connect(uv_connect_t *req, int status)
@@ -50,7 +66,7 @@ static void on_connect(uv_connect_t *req, int status)
         return;
     if (status == 0) {
         c->connected = true;
-        uv_tcp_nodelay(&c->tcp, 1);
+        uv_tcp_nodelay(&c->tcp, 1); /* inputs are small and late ones are useless */
         status = uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
     }
     c->on_connect(c, status);
@@ -59,6 +75,7 @@ static void on_connect(uv_connect_t *req, int status)
 static void on_resolved(uv_getaddrinfo_t *req, int status, struct addrinfo *res)
 {
     cli_conn *c = req->data;
+    c->resolving = false;
     if (status == 0 && !c->closing) {
         status = uv_tcp_init(c->loop, &c->tcp);
         if (status == 0) {
@@ -76,10 +93,8 @@ static void on_resolved(uv_getaddrinfo_t *req, int status, struct addrinfo *res)
 int cli_conn_start(cli_conn *c, uv_loop_t *loop, const char *host, int port)
 {
     c->loop = loop;
-    c->tcp_open = c->connected = c->closing = false;
+    c->resolving = c->tcp_open = c->linger_open = c->connected = c->closing = false;
     proto_framer_init(&c->framer, CLI_MAX_LINE);
-    snprintf(c->host, sizeof c->host, "%s", host);
-    c->port = port;
     char service[16];
     snprintf(service, sizeof service, "%d", port);
     struct addrinfo hints;
@@ -87,7 +102,9 @@ int cli_conn_start(cli_conn *c, uv_loop_t *loop, const char *host, int port)
     hints.ai_family = AF_UNSPEC;
     hints.ai_socktype = SOCK_STREAM;
     c->resolve.data = c;
-    return uv_getaddrinfo(loop, &c->resolve, on_resolved, host, service, &hints);
+    int rc = uv_getaddrinfo(loop, &c->resolve, on_resolved, host, service, &hints);
+    c->resolving = rc == 0;
+    return rc;
 }
 
 typedef struct write_req {
@@ -97,7 +114,7 @@ typedef struct write_req {
 
 static void on_write(uv_write_t *req, int status)
 {
-    (void)status; /* a failed write shows up as a read error or EOF */
+    (void)status; /* a failed write shows up as a read error or end of stream */
     free(req);
 }
 
@@ -105,9 +122,11 @@ int cli_conn_send(cli_conn *c, const char *data, size_t len)
 {
     if (!c->connected || c->closing)
         return UV_ENOTCONN;
+    /* Most messages go out at once; uv_try_write refuses (UV_EAGAIN) while earlier bytes wait,
+     * so the order holds. */
     uv_buf_t buf = uv_buf_init((char *)data, (unsigned)len);
     int n = uv_try_write((uv_stream_t *)&c->tcp, &buf, 1);
-    if (n == (int)len)
+    if (n >= 0 && (size_t)n == len)
         return 0;
     if (n < 0 && n != UV_EAGAIN)
         return n;
@@ -123,14 +142,44 @@ int cli_conn_send(cli_conn *c, const char *data, size_t len)
     return rc;
 }
 
-void cli_conn_close(cli_conn *c)
+static void on_shutdown(uv_shutdown_t *req, int status)
+{
+    cli_conn *c = req->data;
+    if (status != 0)
+        finish(c); /* otherwise on_read sees the server's end of stream */
+}
+
+static void on_linger(uv_timer_t *t)
+{
+    finish(t->data);
+}
+
+void cli_conn_close(cli_conn *c, bool graceful)
 {
     if (c->closing)
         return;
     c->closing = true;
-    c->connected = false;
-    if (c->tcp_open)
-        uv_close((uv_handle_t *)&c->tcp, NULL);
+    if (c->resolving)
+        uv_cancel((uv_req_t *)&c->resolve);
+    if (!c->tcp_open)
+        return;
+    if (graceful && c->connected) {
+        c->shutdown.data = c;
+        if (uv_shutdown(&c->shutdown, (uv_stream_t *)&c->tcp, on_shutdown) == 0 &&
+            uv_timer_init(c->loop, &c->linger) == 0) {
+            c->linger_open = true;
+            c->linger.data = c;
+            uv_timer_start(&c->linger, on_linger, CLI_LINGER_MS, 0);
+            return;
+        }
+    }
+    finish(c);
+}
+
+bool cli_conn_owns(const cli_conn *c, const uv_handle_t *h)
+{
+    return (c->tcp_open && h == (const uv_handle_t *)&c->tcp) ||
+           (c->linger_open && h == (const uv_handle_t *)&c->linger);
 }
 
 void cli_conn_free(cli_conn *c)

@@ -1,21 +1,23 @@
 /* mink-client: connects to a Mink server, joins with an avatar, sends inputs at 30 Hz and shows
  * the world in the terminal; without a terminal (or with --bot) it plays by itself and prints a
- * summary; with --ping it checks that a server answers. */
+ * summary; with --ping it checks that a server answers (the Docker health check). */
+#include <assert.h>
 #include <cjson/cJSON.h>
 #include <getopt.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 
-#define INPUT_MS 33.0        /* 30 inputs a second */
+#define INPUT_MS 33          /* ~30 inputs a second */
 #define PING_MS 1000         /* one ping a second */
-#define HOLD_MS 500.0        /* a key counts as held this long after its last repeat */
-#define WELCOME_TIMEOUT_MS 5000
-#define PONG_TIMEOUT_MS 3000
-#define DRAW_MS 33.0         /* at most 30 frames a second */
+#define HOLD_MS 500.0        /* a direction counts as held this long after its last key repeat */
+#define JUMP_MS 100.0        /* a jump is asked for in the inputs of this long, so none is lost */
+#define WELCOME_TIMEOUT_MS 5000 /* connect and be welcomed within this */
+#define PONG_TIMEOUT_MS 3000    /* --ping: connect and get the pong within this */
 #define DEFAULT_BOT_S 10.0   /* bot mode without a terminal */
 
 double cli_now_ms(void)
@@ -27,16 +29,16 @@ static void usage(FILE *out)
 {
     fprintf(out,
             "usage: mink-client [options]\n"
-            "  --host HOST        server address or name (default 127.0.0.1)\n"
-            "  --port N           server port (default 7777)\n"
+            "  --host HOST        server name or address (default 127.0.0.1)\n"
+            "  --port N           server port, 1..65535 (default 7777)\n"
             "  --name NAME        player name, also the avatar's tag (default player)\n"
-            "  --kind KIND        avatar kind: character (runs and jumps, default) or kinematic\n"
-            "                     (flies where it is steered)\n"
+            "  --kind KIND        avatar kind: character (runs and jumps, the default) or\n"
+            "                     kinematic (flies where it is steered)\n"
             "  --bot SECONDS      play by itself for SECONDS, then print a summary (the default,\n"
             "                     for 10 s, when stdin or stdout is not a terminal)\n"
             "  --ping             send one ping, print the round trip, exit 0 on a pong\n"
             "  --help             this text\n"
-            "keys: arrows or WASD move, space jumps, q quits\n");
+            "keys: arrows/WASD move, space jump, q quit\n");
 }
 
 /* ---- sending ---- */
@@ -65,15 +67,19 @@ static void send_hello(cli_app *app)
 
 static void send_ping(cli_app *app)
 {
+    /* t: ms on the monotonic clock, to 1 us; the pong echoes it. */
     proto_buf b;
     proto_buf_init(&b);
+    double now = cli_now_ms();
+    if (app->first_ping_ms == 0)
+        app->first_ping_ms = now;
     proto_buf_append_str(&b, "{\"type\":\"ping\",\"t\":");
-    proto_buf_append_fixed(&b, cli_now_ms(), 3);
+    proto_buf_append_fixed(&b, now, 3);
     proto_buf_append_str(&b, "}\n");
     send_buf(app, &b);
 }
 
-static void send_input(cli_app *app)
+static void send_input(cli_app *app, bool jump)
 {
     proto_buf b;
     proto_buf_init(&b);
@@ -83,8 +89,7 @@ static void send_input(cli_app *app)
     proto_buf_append_i64(&b, app->move_x);
     proto_buf_append_char(&b, ',');
     proto_buf_append_i64(&b, app->move_y);
-    proto_buf_append_str(&b, app->jump ? "],\"jump\":true}\n" : "],\"jump\":false}\n");
-    app->jump = false;
+    proto_buf_append_str(&b, jump ? "],\"jump\":true}\n" : "],\"jump\":false}\n");
     app->stats.inputs++;
     send_buf(app, &b);
 }
@@ -93,8 +98,8 @@ static void send_input(cli_app *app)
 
 static void close_handle(uv_handle_t *h, void *arg)
 {
-    (void)arg;
-    if (!uv_is_closing(h))
+    cli_app *app = arg;
+    if (!uv_is_closing(h) && !cli_conn_owns(&app->conn, h))
         uv_close(h, NULL);
 }
 
@@ -105,12 +110,14 @@ void cli_quit(cli_app *app, int code)
     app->quitting = true;
     app->exit_code = code;
     cli_view_restore(app);
-    if (app->conn.connected) {
+    /* A joined client says bye and closes gracefully; before the welcome there is no one to
+     * say it to (the server would answer not_joined). */
+    if (app->welcomed && app->conn.connected) {
         static const char bye[] = "{\"type\":\"bye\"}\n";
         cli_conn_send(&app->conn, bye, sizeof bye - 1);
     }
-    cli_conn_close(&app->conn);
-    uv_walk(app->loop, close_handle, NULL);
+    cli_conn_close(&app->conn, app->welcomed);
+    uv_walk(app->loop, close_handle, app);
 }
 
 static void finish_bot(cli_app *app, int code)
@@ -135,7 +142,7 @@ static void on_input_timer(uv_timer_t *t)
             app->move_y = 0;
     }
     if (app->has_avatar)
-        send_input(app);
+        send_input(app, now < app->jump_until);
 }
 
 static void on_ping_timer(uv_timer_t *t)
@@ -159,51 +166,46 @@ static void on_deadline(uv_timer_t *t)
     }
 }
 
-static void on_draw_timer(uv_timer_t *t)
-{
-    cli_app *app = t->data;
-    app->draw_pending = false;
-    app->last_draw_ms = cli_now_ms();
-    cli_view_draw(app);
-}
-
-static void request_draw(cli_app *app)
-{
-    if (app->mode != CLI_MODE_INTERACTIVE || !app->tty_raw || app->draw_pending)
-        return;
-    double wait = app->last_draw_ms + DRAW_MS - cli_now_ms();
-    app->draw_pending = true;
-    uv_timer_start(&app->draw_timer, on_draw_timer, wait > 0 ? (uint64_t)wait : 0, 0);
-}
-
 /* ---- messages from the server ---- */
 
 static void on_welcome(cli_app *app, const cJSON *msg)
 {
-    const cJSON *dim = cJSON_GetObjectItemCaseSensitive(msg, "dim");
-    if (!cJSON_IsNumber(dim) || dim->valuedouble != 2) {
-        fprintf(stderr, "mink-client: this client shows 2D worlds only (server dim %g)\n",
-                cJSON_IsNumber(dim) ? dim->valuedouble : 0.0);
+    if (app->welcomed)
+        return;
+    const cJSON *protocol = cJSON_GetObjectItemCaseSensitive(msg, "protocol");
+    if (cJSON_IsNumber(protocol) && protocol->valuedouble != PROTO_VERSION) {
+        fprintf(stderr, "mink-client: the server speaks protocol %g, this client %d\n",
+                protocol->valuedouble, PROTO_VERSION);
         cli_quit(app, 1);
         return;
     }
-    const cJSON *client = cJSON_GetObjectItemCaseSensitive(msg, "client");
-    const cJSON *avatar = cJSON_GetObjectItemCaseSensitive(msg, "avatar");
+    const cJSON *dim = cJSON_GetObjectItemCaseSensitive(msg, "dim");
+    if (!cJSON_IsNumber(dim) || dim->valuedouble != 2) {
+        if (cJSON_IsNumber(dim))
+            fprintf(stderr, "mink-client: this client shows 2D worlds only (server dim %g)\n",
+                    dim->valuedouble);
+        else
+            fprintf(stderr, "mink-client: the server's welcome has no dim\n");
+        cli_quit(app, 1);
+        return;
+    }
+    uint64_t client = 0, avatar = 0;
+    cli_json_uint(cJSON_GetObjectItemCaseSensitive(msg, "client"), &client);
     app->welcomed = true;
-    app->client_id = cJSON_IsNumber(client) ? (uint32_t)client->valuedouble : 0;
-    app->has_avatar = cJSON_IsNumber(avatar);
-    app->avatar = app->has_avatar ? (uint64_t)avatar->valuedouble : 0;
+    app->client_id = (uint32_t)client;
+    app->has_avatar = cli_json_uint(cJSON_GetObjectItemCaseSensitive(msg, "avatar"), &avatar);
+    app->avatar = avatar;
     app->started_ms = cli_now_ms();
     uv_timer_stop(&app->deadline_timer);
     if (app->mode == CLI_MODE_BOT)
         uv_timer_start(&app->deadline_timer, on_deadline, (uint64_t)(app->bot_seconds * 1000), 0);
-    uv_timer_start(&app->input_timer, on_input_timer, 0, (uint64_t)INPUT_MS);
+    uv_timer_start(&app->input_timer, on_input_timer, 0, INPUT_MS);
     uv_timer_start(&app->ping_timer, on_ping_timer, 0, PING_MS);
     if (app->mode == CLI_MODE_INTERACTIVE) {
         int rc = cli_view_start(app);
         if (rc != 0) {
-            fprintf(stderr, "mink-client: cannot use the terminal: %s\n", uv_strerror(rc));
             cli_quit(app, 1);
+            fprintf(stderr, "mink-client: cannot use the terminal: %s\n", uv_strerror(rc));
         }
     }
 }
@@ -213,7 +215,7 @@ static void on_state(cli_app *app, const cJSON *msg)
     cli_stats *s = &app->stats;
     if (!cli_world_apply(&app->world, msg)) {
         s->errors++;
-        snprintf(s->last_error, sizeof s->last_error, "a malformed state from the server");
+        snprintf(s->last_error, sizeof s->last_error, "client: a malformed state");
     }
     if (s->states++ == 0)
         s->first_tick = app->world.tick;
@@ -228,23 +230,27 @@ static void on_state(cli_app *app, const cJSON *msg)
         }
         memcpy(s->last_pos, me->pos, sizeof s->last_pos);
     }
-    request_draw(app);
+    cli_view_request_draw(app);
 }
 
 static void on_pong(cli_app *app, const cJSON *msg)
 {
     const cJSON *t = cJSON_GetObjectItemCaseSensitive(msg, "t");
-    const cJSON *tick = cJSON_GetObjectItemCaseSensitive(msg, "tick");
-    if (!cJSON_IsNumber(t))
-        return;
-    double rtt = cli_now_ms() - t->valuedouble;
+    double now = cli_now_ms();
+    /* t went out rounded to 1 us: 1 ms of slack either side. */
+    if (!cJSON_IsNumber(t) || app->first_ping_ms == 0 ||
+        !(t->valuedouble >= app->first_ping_ms - 1 && t->valuedouble <= now + 1))
+        return; /* not the echo of one of our pings */
+    double rtt = fmax(now - t->valuedouble, 0.0);
     cli_stats *s = &app->stats;
     s->last_rtt = rtt;
     if (s->nrtts < CLI_MAX_RTTS)
         s->rtts[s->nrtts++] = rtt;
     if (app->mode == CLI_MODE_PING) {
-        printf("pong from %s:%d in %.2f ms (tick %.0f)\n", app->host, app->port, rtt,
-               cJSON_IsNumber(tick) ? tick->valuedouble : 0.0);
+        uint64_t tick = 0;
+        cli_json_uint(cJSON_GetObjectItemCaseSensitive(msg, "tick"), &tick);
+        printf("pong from %s:%d in %.1f ms (tick %llu)\n", app->host, app->port, rtt,
+               (unsigned long long)tick);
         fflush(stdout);
         cli_quit(app, 0);
     }
@@ -259,20 +265,33 @@ static void on_error_msg(cli_app *app, const cJSON *msg)
     snprintf(s->last_error, sizeof s->last_error, "%s: %s",
              cJSON_IsString(code) ? code->valuestring : "?",
              cJSON_IsString(text) ? text->valuestring : "");
+    /* The server's words go to a terminal: no control characters that could steer it. */
+    for (char *p = s->last_error; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            *p = '?';
+    if (!app->welcomed) {
+        /* Before the welcome, an error answers the hello (or the ping): nothing will follow. */
+        cli_view_restore(app);
+        fprintf(stderr, "mink-client: %s:%d refused: %s\n", app->host, app->port,
+                s->last_error);
+        cli_quit(app, 1);
+        return;
+    }
     if (app->mode != CLI_MODE_INTERACTIVE)
         fprintf(stderr, "mink-client: server error %s\n", s->last_error);
-    request_draw(app);
+    cli_view_request_draw(app);
 }
 
 static void on_line(cli_conn *c, const char *line, size_t len)
 {
     cli_app *app = c->ud;
-    cJSON *msg = cJSON_ParseWithLength(line, len);
+    cJSON *msg = proto_utf8_valid(line, len) ? cJSON_ParseWithLength(line, len) : NULL;
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(msg, "type");
-    if (!cJSON_IsString(type)) {
+    if (!cJSON_IsObject(msg) || !cJSON_IsString(type)) {
         app->stats.errors++;
         snprintf(app->stats.last_error, sizeof app->stats.last_error,
-                 "a line from the server is not a message");
+                 "client: a line from the server is not a message");
+        cli_view_request_draw(app);
     } else if (strcmp(type->valuestring, "state") == 0) {
         on_state(app, msg);
     } else if (strcmp(type->valuestring, "welcome") == 0) {
@@ -282,7 +301,8 @@ static void on_line(cli_conn *c, const char *line, size_t len)
     } else if (strcmp(type->valuestring, "error") == 0) {
         on_error_msg(app, msg);
     }
-    /* spawned, despawned, result: this client sends none of their requests. */
+    /* spawned, despawned, result: this client asks for none of them; types added to the
+     * protocol later are ignored too. */
     cJSON_Delete(msg);
 }
 
@@ -292,8 +312,10 @@ static void on_closed(cli_conn *c, const char *why)
     if (app->quitting)
         return;
     cli_view_restore(app);
-    if (app->mode == CLI_MODE_BOT && app->stats.states > 0)
+    if (app->mode == CLI_MODE_BOT && app->stats.states > 0) {
         cli_bot_summary(app, stdout);
+        fflush(stdout);
+    }
     fprintf(stderr, "mink-client: %s:%d: %s%s%s\n", app->host, app->port, why,
             app->stats.last_error[0] ? "; last error " : "", app->stats.last_error);
     cli_quit(app, 1);
@@ -303,17 +325,14 @@ static void on_connect(cli_conn *c, int status)
 {
     cli_app *app = c->ud;
     if (status != 0) {
+        cli_view_restore(app);
         fprintf(stderr, "mink-client: cannot connect to %s:%d: %s\n", app->host, app->port,
                 uv_strerror(status));
         cli_quit(app, 1);
-        return;
-    }
-    if (app->mode == CLI_MODE_PING) {
+    } else if (app->mode == CLI_MODE_PING) {
         send_ping(app);
-        uv_timer_start(&app->deadline_timer, on_deadline, PONG_TIMEOUT_MS, 0);
     } else {
         send_hello(app);
-        uv_timer_start(&app->deadline_timer, on_deadline, WELCOME_TIMEOUT_MS, 0);
     }
 }
 
@@ -329,24 +348,25 @@ static void on_key_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 
 static void on_key(cli_app *app, cli_key key)
 {
-    double until = cli_now_ms() + HOLD_MS;
+    double now = cli_now_ms();
     switch (key) {
     case CLI_KEY_LEFT:
     case CLI_KEY_RIGHT:
+        /* The newest direction wins: pressing the opposite one replaces a held one. */
         app->move_x = key == CLI_KEY_LEFT ? -1 : 1;
-        app->held_x_until = until;
+        app->held_x_until = now + HOLD_MS;
         break;
     case CLI_KEY_UP:
     case CLI_KEY_DOWN:
         if (app->kinematic) {
             app->move_y = key == CLI_KEY_UP ? 1 : -1;
-            app->held_y_until = until;
+            app->held_y_until = now + HOLD_MS;
         } else if (key == CLI_KEY_UP) {
-            app->jump = true;
+            app->jump_until = now + JUMP_MS;
         }
         break;
     case CLI_KEY_JUMP:
-        app->jump = true;
+        app->jump_until = now + JUMP_MS;
         break;
     case CLI_KEY_QUIT:
         cli_quit(app, 0);
@@ -372,13 +392,12 @@ static void on_key_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
 static void on_signal(uv_signal_t *h, int signum)
 {
     cli_app *app = h->data;
-    if (signum == SIGWINCH) {
-        request_draw(app);
-    } else if (app->mode == CLI_MODE_BOT && app->welcomed) {
+    if (signum == SIGWINCH)
+        cli_view_resized(app);
+    else if (app->mode == CLI_MODE_BOT && app->welcomed)
         finish_bot(app, 0);
-    } else {
+    else
         cli_quit(app, app->mode == CLI_MODE_PING ? 1 : 0);
-    }
 }
 
 /* ---- options ---- */
@@ -388,8 +407,8 @@ static double number_arg(const char *flag, const char *text, double lo, double h
     char *end;
     double v = strtod(text, &end);
     if (end == text || *end != '\0' || !(v >= lo && v <= hi)) {
-        fprintf(stderr, "mink-client: %s: '%s' is not a number in [%g, %g]\n", flag, text, lo,
-                hi);
+        fprintf(stderr, "mink-client: %s: '%s' is not a number in [%g, %g]; try --help\n", flag,
+                text, lo, hi);
         exit(2);
     }
     return v;
@@ -397,11 +416,12 @@ static double number_arg(const char *flag, const char *text, double lo, double h
 
 static void parse_args(cli_app *app, int argc, char **argv)
 {
+    enum { OPT_HOST = 256, OPT_PORT, OPT_NAME, OPT_KIND, OPT_BOT, OPT_PING, OPT_HELP };
     static const struct option opts[] = {
-        {"host", required_argument, NULL, 'h'}, {"port", required_argument, NULL, 'p'},
-        {"name", required_argument, NULL, 'n'}, {"kind", required_argument, NULL, 'k'},
-        {"bot", required_argument, NULL, 'b'},  {"ping", no_argument, NULL, 'P'},
-        {"help", no_argument, NULL, '?' + 256}, {NULL, 0, NULL, 0},
+        {"host", required_argument, NULL, OPT_HOST}, {"port", required_argument, NULL, OPT_PORT},
+        {"name", required_argument, NULL, OPT_NAME}, {"kind", required_argument, NULL, OPT_KIND},
+        {"bot", required_argument, NULL, OPT_BOT},   {"ping", no_argument, NULL, OPT_PING},
+        {"help", no_argument, NULL, OPT_HELP},       {NULL, 0, NULL, 0},
     };
     snprintf(app->host, sizeof app->host, "127.0.0.1");
     app->port = 7777;
@@ -410,47 +430,51 @@ static void parse_args(cli_app *app, int argc, char **argv)
     int c;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
         switch (c) {
-        case 'h':
-            if (strlen(optarg) >= sizeof app->host || optarg[0] == '\0') {
-                fprintf(stderr, "mink-client: --host: '%s' is not a host name\n", optarg);
+        case OPT_HOST:
+            if (optarg[0] == '\0' || strlen(optarg) >= sizeof app->host) {
+                fprintf(stderr, "mink-client: --host: '%s' is not a host name; try --help\n",
+                        optarg);
                 exit(2);
             }
             snprintf(app->host, sizeof app->host, "%s", optarg);
             break;
-        case 'p':
-            app->port = (int)number_arg("--port", optarg, 1, 65535);
-            if (app->port != atof(optarg)) {
-                fprintf(stderr, "mink-client: --port: '%s' is not a whole number\n", optarg);
+        case OPT_PORT: {
+            if (strspn(optarg, "0123456789") != strlen(optarg)) {
+                fprintf(stderr, "mink-client: --port: '%s' is not a port number; try --help\n",
+                        optarg);
                 exit(2);
             }
+            app->port = (int)number_arg("--port", optarg, 1, 65535);
             break;
-        case 'n':
+        }
+        case OPT_NAME:
             if (strlen(optarg) > PROTO_MAX_NAME || !proto_utf8_valid(optarg, strlen(optarg))) {
-                fprintf(stderr, "mink-client: --name: at most %d bytes of UTF-8\n",
+                fprintf(stderr, "mink-client: --name: at most %d bytes of UTF-8; try --help\n",
                         PROTO_MAX_NAME);
                 exit(2);
             }
             snprintf(app->name, sizeof app->name, "%s", optarg);
             break;
-        case 'k':
+        case OPT_KIND:
             if (strcmp(optarg, "character") != 0 && strcmp(optarg, "kinematic") != 0) {
-                fprintf(stderr, "mink-client: --kind: '%s' is not character or kinematic\n",
+                fprintf(stderr,
+                        "mink-client: --kind: '%s' is not character or kinematic; try --help\n",
                         optarg);
                 exit(2);
             }
             app->kinematic = strcmp(optarg, "kinematic") == 0;
             break;
-        case 'b':
+        case OPT_BOT:
             app->bot_seconds = number_arg("--bot", optarg, 0.001, 1e6);
             bot = true;
             break;
-        case 'P':
+        case OPT_PING:
             ping = true;
             break;
-        case '?' + 256:
+        case OPT_HELP:
             usage(stdout);
             exit(0);
-        default:
+        default: /* getopt_long has said what is wrong */
             fprintf(stderr, "mink-client: try --help\n");
             exit(2);
         }
@@ -471,6 +495,51 @@ static void parse_args(cli_app *app, int argc, char **argv)
     }
 }
 
+/* ---- wiring ---- */
+
+static void start(cli_app *app)
+{
+    uv_timer_t *timers[] = {&app->input_timer, &app->ping_timer, &app->deadline_timer,
+                            &app->draw_timer};
+    for (size_t i = 0; i < sizeof timers / sizeof timers[0]; i++) {
+        uv_timer_init(app->loop, timers[i]);
+        timers[i]->data = app;
+    }
+    uv_signal_t *sigs[] = {&app->sigint, &app->sigterm, &app->sigwinch};
+    const int signums[] = {SIGINT, SIGTERM, SIGWINCH};
+    for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        uv_signal_init(app->loop, sigs[i]);
+        sigs[i]->data = app;
+        uv_signal_start(sigs[i], on_signal, signums[i]);
+    }
+    /* Connecting counts against the deadline too: a host that never answers is an error. */
+    uv_timer_start(&app->deadline_timer, on_deadline,
+                   app->mode == CLI_MODE_PING ? PONG_TIMEOUT_MS : WELCOME_TIMEOUT_MS, 0);
+
+    if (app->mode == CLI_MODE_INTERACTIVE) {
+        int rc = uv_tty_init(app->loop, &app->tty_in, 0, 1);
+        if (rc == 0) {
+            app->tty_in.data = app;
+            rc = uv_read_start((uv_stream_t *)&app->tty_in, on_key_alloc, on_key_read);
+        }
+        if (rc != 0) {
+            fprintf(stderr, "mink-client: cannot read the terminal: %s\n", uv_strerror(rc));
+            cli_quit(app, 1);
+            return;
+        }
+    }
+
+    app->conn.on_connect = on_connect;
+    app->conn.on_line = on_line;
+    app->conn.on_closed = on_closed;
+    app->conn.ud = app;
+    int rc = cli_conn_start(&app->conn, app->loop, app->host, app->port);
+    if (rc != 0) {
+        fprintf(stderr, "mink-client: cannot resolve %s: %s\n", app->host, uv_strerror(rc));
+        cli_quit(app, 1);
+    }
+}
+
 int main(int argc, char **argv)
 {
     static cli_app app; /* large (the rtt samples): not on the stack */
@@ -480,46 +549,15 @@ int main(int argc, char **argv)
     cli_world_init(&app.world);
     proto_buf_init(&app.frame);
 
-    uv_timer_t *timers[] = {&app.input_timer, &app.ping_timer, &app.deadline_timer,
-                            &app.draw_timer};
-    for (size_t i = 0; i < sizeof timers / sizeof timers[0]; i++) {
-        uv_timer_init(app.loop, timers[i]);
-        timers[i]->data = &app;
-    }
-    uv_signal_t *sigs[] = {&app.sigint, &app.sigterm, &app.sigwinch};
-    int signums[] = {SIGINT, SIGTERM, SIGWINCH};
-    for (size_t i = 0; i < 3; i++) {
-        uv_signal_init(app.loop, sigs[i]);
-        sigs[i]->data = &app;
-        uv_signal_start(sigs[i], on_signal, signums[i]);
-    }
-    if (app.mode == CLI_MODE_INTERACTIVE) {
-        int rc = uv_tty_init(app.loop, &app.tty_in, 0, 1);
-        if (rc == 0) {
-            app.tty_in.data = &app;
-            rc = uv_read_start((uv_stream_t *)&app.tty_in, on_key_alloc, on_key_read);
-        }
-        if (rc != 0) {
-            fprintf(stderr, "mink-client: cannot read the terminal: %s\n", uv_strerror(rc));
-            return 1;
-        }
-    }
-
-    app.conn.on_connect = on_connect;
-    app.conn.on_line = on_line;
-    app.conn.on_closed = on_closed;
-    app.conn.ud = &app;
-    int rc = cli_conn_start(&app.conn, app.loop, app.host, app.port);
-    if (rc != 0) {
-        fprintf(stderr, "mink-client: cannot resolve %s: %s\n", app.host, uv_strerror(rc));
-        cli_quit(&app, 1);
-    }
-
+    start(&app);
     uv_run(app.loop, UV_RUN_DEFAULT);
+
     cli_view_restore(&app);
     cli_conn_free(&app.conn);
     cli_world_free(&app.world);
     proto_buf_free(&app.frame);
-    uv_loop_close(app.loop);
+    int rc = uv_loop_close(app.loop);
+    assert(rc == 0 && "every handle is closed when the loop ends");
+    (void)rc;
     return app.exit_code;
 }

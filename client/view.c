@@ -1,28 +1,46 @@
 /* The terminal view: the world around the avatar drawn in characters, one frame per write.
  *
  * One column is 0.25 m and one row 0.5 m (a terminal cell is about twice as tall as wide), so a
- * 1 m box is 4 x 2 cells. The frame is redrawn in place (cursor home, each line cleared to its
- * end) on the alternate screen, which is left and the terminal's mode restored on every exit. */
+ * 1 m box is 4 x 2 cells; y goes up the screen. The frame is redrawn in place (cursor home, each
+ * line overwritten and cleared to its end) on the alternate screen; the alternate screen is left
+ * and the terminal's mode restored on every way out (cli_quit). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 
-#define CELL_W 0.25 /* m per column */
-#define CELL_H 0.5  /* m per row */
+#define CELL_W 0.25  /* m per column */
+#define CELL_H 0.5   /* m per row */
+#define FRAME_MS 33.0 /* at most ~30 frames a second */
+#define MAX_COLS 1000
+#define MAX_ROWS 500
 
-static void on_tty_closed(uv_handle_t *h)
-{
-    (void)h;
-}
+static const char key_help[] = "arrows/WASD move, space jump, q quit";
 
+/* Writes everything. The output terminal is in blocking mode (cli_view_start), so a frame
+ * never goes out half-written, and nothing is left queued when the terminal is restored. */
 static void write_all(cli_app *app, const char *data, size_t len)
 {
-    uv_buf_t buf = uv_buf_init((char *)data, (unsigned)len);
-    /* Terminal output is small and the terminal is local: a frame that cannot be written at
-     * once is dropped rather than queued, and the next one replaces it. */
-    uv_try_write((uv_stream_t *)&app->tty_out, &buf, 1);
+    while (len > 0) {
+        uv_buf_t buf = uv_buf_init((char *)data, (unsigned)len);
+        int n = uv_try_write((uv_stream_t *)&app->tty_out, &buf, 1);
+        if (n <= 0)
+            return; /* the terminal is gone or full: this frame is lost, the next replaces it */
+        data += n;
+        len -= (size_t)n;
+    }
+}
+
+static void read_size(cli_app *app)
+{
+    int cols, rows;
+    if (uv_tty_get_winsize(&app->tty_out, &cols, &rows) != 0) {
+        cols = 80;
+        rows = 24;
+    }
+    app->cols = cols < 1 ? 1 : cols > MAX_COLS ? MAX_COLS : cols;
+    app->rows = rows < 1 ? 1 : rows > MAX_ROWS ? MAX_ROWS : rows;
 }
 
 int cli_view_start(cli_app *app)
@@ -30,14 +48,20 @@ int cli_view_start(cli_app *app)
     int rc = uv_tty_init(app->loop, &app->tty_out, 1, 0);
     if (rc != 0)
         return rc;
+    app->tty_out.data = app;
+    /* libuv reopens a terminal so that its non-blocking mode is ours alone; on such a private
+     * descriptor, blocking writes are safe. On the shared one (fd 1 itself) stdin's mode would
+     * change too, and libuv writes that descriptor blocking already. */
+    uv_os_fd_t fd;
+    if (uv_fileno((uv_handle_t *)&app->tty_out, &fd) == 0 && fd != 1)
+        uv_stream_set_blocking((uv_stream_t *)&app->tty_out, 1);
+    read_size(app);
     rc = uv_tty_set_mode(&app->tty_in, UV_TTY_MODE_RAW);
-    if (rc != 0) {
-        uv_close((uv_handle_t *)&app->tty_out, on_tty_closed);
+    if (rc != 0)
         return rc;
-    }
     app->tty_raw = true;
-    /* Alternate screen, cursor hidden, screen cleared. */
-    static const char enter[] = "\x1b[?1049h\x1b[?25l\x1b[2J";
+    app->clear_screen = true;
+    static const char enter[] = "\x1b[?1049h\x1b[?25l"; /* alternate screen, cursor hidden */
     write_all(app, enter, sizeof enter - 1);
     return 0;
 }
@@ -47,7 +71,7 @@ void cli_view_restore(cli_app *app)
     if (!app->tty_raw)
         return;
     app->tty_raw = false;
-    static const char leave[] = "\x1b[0m\x1b[?25h\x1b[?1049l";
+    static const char leave[] = "\x1b[0m\x1b[?25h\x1b[?1049l"; /* cursor shown, main screen */
     write_all(app, leave, sizeof leave - 1);
     uv_tty_reset_mode();
 }
@@ -79,20 +103,20 @@ static int layer(const cli_app *app, const cli_body *b)
     return 1;
 }
 
+/* Fills the cells a body's bounds cover; a body thinner than a cell still gets one. */
 static void fill(char *grid, int cols, int rows, double left, double top, const cli_body *b,
                  char ch)
 {
-    /* Cells the body's bounds overlap; a body thinner than a cell still gets one. */
-    const double eps = 1e-6;
-    double x0 = b->pos[0] - b->half[0], x1 = b->pos[0] + b->half[0];
-    double y0 = b->pos[1] - b->half[1], y1 = b->pos[1] + b->half[1];
-    double c0 = floor((x0 - left) / CELL_W + eps), c1 = ceil((x1 - left) / CELL_W - eps) - 1;
-    double r0 = floor((top - y1) / CELL_H + eps), r1 = ceil((top - y0) / CELL_H - eps) - 1;
+    const double eps = 1e-6; /* an edge on a cell border does not spill into the next cell */
+    double lo[2], hi[2];
+    cli_body_bounds(b, lo, hi);
+    double c0 = floor((lo[0] - left) / CELL_W + eps), c1 = ceil((hi[0] - left) / CELL_W - eps) - 1;
+    double r0 = floor((top - hi[1]) / CELL_H + eps), r1 = ceil((top - lo[1]) / CELL_H - eps) - 1;
     if (c1 < c0)
         c1 = c0;
     if (r1 < r0)
         r1 = r0;
-    if (c1 < 0 || r1 < 0 || c0 >= cols || r0 >= rows)
+    if (!(c1 >= 0 && r1 >= 0 && c0 < cols && r0 < rows))
         return;
     int ca = (int)fmax(c0, 0), cb = (int)fmin(c1, cols - 1);
     int ra = (int)fmax(r0, 0), rb = (int)fmin(r1, rows - 1);
@@ -100,19 +124,38 @@ static void fill(char *grid, int cols, int rows, double left, double top, const 
         memset(grid + (size_t)r * (size_t)cols + (size_t)ca, ch, (size_t)(cb - ca + 1));
 }
 
-void cli_view_draw(cli_app *app)
+/* The status line: what the player needs at a glance. Text from the server (the last error)
+ * is cut to printable ASCII, so that it can neither steer the terminal nor misalign the line. */
+static void status_line(cli_app *app, const cli_body *me, proto_buf *f)
 {
-    int cols = 80, rows = 24;
-    if (uv_tty_get_winsize(&app->tty_out, &cols, &rows) != 0 || cols < 20 || rows < 4) {
-        cols = cols < 20 ? 20 : cols;
-        rows = rows < 4 ? 4 : rows;
-    }
-    if (cols > 1000)
-        cols = 1000;
-    if (rows > 500)
-        rows = 500;
-    int view_rows = rows - 1; /* the last line is the status line */
+    char ping[32] = "- ms";
+    if (!isnan(app->stats.last_rtt))
+        snprintf(ping, sizeof ping, "%.0f ms", app->stats.last_rtt);
+    char pos[64] = "(-, -)";
+    if (me)
+        snprintf(pos, sizeof pos, "(%.2f, %.2f)", me->pos[0], me->pos[1]);
+    char text[MAX_COLS + 1];
+    int n = snprintf(text, sizeof text,
+                     " tick %llu | ping %s | bodies %zu | ack %llu | pos %s | %s%s%s",
+                     (unsigned long long)app->world.tick, ping, app->world.count,
+                     (unsigned long long)app->world.ack, pos, key_help,
+                     app->stats.last_error[0] ? " | error " : "", app->stats.last_error);
+    size_t len = n < 0 ? 0 : (size_t)n >= sizeof text ? sizeof text - 1 : (size_t)n;
+    for (size_t i = 0; i < len; i++)
+        if (text[i] < 0x20 || text[i] > 0x7e)
+            text[i] = '?';
+    if (len > (size_t)app->cols)
+        len = (size_t)app->cols;
+    proto_buf_append_str(f, "\x1b[7m"); /* reverse video, padded to the full width */
+    proto_buf_append(f, text, len);
+    for (size_t i = len; i < (size_t)app->cols; i++)
+        proto_buf_append_char(f, ' ');
+    proto_buf_append_str(f, "\x1b[0m");
+}
 
+static void draw(cli_app *app)
+{
+    int cols = app->cols, view_rows = app->rows - 1; /* the last line is the status line */
     double cx = 0, cy = 0;
     const cli_body *me = app->has_avatar ? cli_world_find(&app->world, app->avatar) : NULL;
     if (me) {
@@ -124,10 +167,10 @@ void cli_view_draw(cli_app *app)
     double left = floor((cx - cols * CELL_W / 2) / CELL_W) * CELL_W;
     double top = ceil((cy + view_rows * CELL_H / 2) / CELL_H) * CELL_H;
 
-    char *grid = malloc((size_t)cols * (size_t)view_rows);
+    char *grid = malloc((size_t)cols * (size_t)(view_rows > 0 ? view_rows : 1));
     if (!grid)
         return;
-    memset(grid, ' ', (size_t)cols * (size_t)view_rows);
+    memset(grid, ' ', (size_t)cols * (size_t)(view_rows > 0 ? view_rows : 1));
     for (int l = 0; l <= 4; l++) {
         for (size_t i = 0; i < app->world.count; i++) {
             const cli_body *b = &app->world.bodies[i];
@@ -138,29 +181,48 @@ void cli_view_draw(cli_app *app)
 
     proto_buf *f = &app->frame;
     proto_buf_clear(f);
-    proto_buf_append_str(f, "\x1b[H");
+    proto_buf_append_str(f, app->clear_screen ? "\x1b[H\x1b[2J" : "\x1b[H");
+    app->clear_screen = false;
     for (int r = 0; r < view_rows; r++) {
-        proto_buf_append(f, grid + (size_t)r * (size_t)cols, (size_t)cols);
+        const char *line = grid + (size_t)r * (size_t)cols;
+        size_t len = (size_t)cols;
+        while (len > 0 && line[len - 1] == ' ')
+            len--;
+        proto_buf_append(f, line, len);
+        /* A full line leaves the cursor on its last cell, which clearing would erase. */
+        if (len < (size_t)cols)
+            proto_buf_append_str(f, "\x1b[K");
         proto_buf_append_str(f, "\r\n");
     }
     free(grid);
-
-    char ping[32] = "-";
-    if (!isnan(app->stats.last_rtt))
-        snprintf(ping, sizeof ping, "%.0f ms", app->stats.last_rtt);
-    char status[512];
-    int n = snprintf(status, sizeof status,
-                     " tick %llu  ping %s  bodies %zu  ack %llu  pos (%.2f, %.2f)  %s%s"
-                     "| arrows/WASD move, space jump, q quit",
-                     (unsigned long long)app->world.tick, ping, app->world.count,
-                     (unsigned long long)app->world.ack, me ? me->pos[0] : 0.0,
-                     me ? me->pos[1] : 0.0, app->stats.last_error,
-                     app->stats.last_error[0] ? "  " : "");
-    if (n > cols)
-        n = cols;
-    proto_buf_append_str(f, "\x1b[7m");
-    proto_buf_append(f, status, (size_t)(n > 0 ? n : 0));
-    proto_buf_append_str(f, "\x1b[K\x1b[0m");
+    status_line(app, me, f);
     if (!f->failed)
         write_all(app, f->data, f->len);
+}
+
+static void on_draw_timer(uv_timer_t *t)
+{
+    cli_app *app = t->data;
+    app->draw_pending = false;
+    app->last_draw_ms = cli_now_ms();
+    if (app->tty_raw)
+        draw(app);
+}
+
+void cli_view_request_draw(cli_app *app)
+{
+    if (!app->tty_raw || app->draw_pending || app->quitting)
+        return;
+    double wait = app->last_draw_ms + FRAME_MS - cli_now_ms();
+    app->draw_pending = true;
+    uv_timer_start(&app->draw_timer, on_draw_timer, wait > 0 ? (uint64_t)wait : 0, 0);
+}
+
+void cli_view_resized(cli_app *app)
+{
+    if (!app->tty_raw)
+        return;
+    read_size(app);
+    app->clear_screen = true; /* what the old size left outside the new lines goes */
+    cli_view_request_draw(app);
 }
