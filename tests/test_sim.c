@@ -191,6 +191,30 @@ START_TEST(character_runs_jumps_and_lands)
 }
 END_TEST
 
+START_TEST(jump_between_steps_is_not_lost)
+{
+    sim_world *w = world_with_ground(NULL);
+    sim_body_def c = box_def(SIM_CHARACTER, 0, 0.9f, 0.4f, 0.9f);
+    sim_id id = sim_world_add(w, &c, 1);
+    run(w, 10);
+    sim_body *b = sim_world_get(w, id);
+    ck_assert(b->grounded);
+    /* Two inputs between two steps: the first asks for a jump, the second does not. */
+    sim_body_set_input(b, mk_v2(0, 0), true);
+    sim_body_set_input(b, mk_v2(0, 0), false);
+    sim_world_step(w);
+    b = sim_world_get(w, id);
+    /* Launched at sqrt(2 g h) = sqrt(30) m/s, less one step of gravity. */
+    ck_assert_float_eq_tol(b->vel.y, sqrtf(30.0f) - 10.0f / 60.0f, 1e-4f);
+    /* The jump was consumed: landing again does not jump a second time. */
+    run(w, 120);
+    b = sim_world_get(w, id);
+    ck_assert(b->grounded);
+    ck_assert_float_eq_tol(b->vel.y, 0.0f, 1e-4f);
+    sim_world_free(w);
+}
+END_TEST
+
 START_TEST(character_stops_at_a_wall)
 {
     sim_world *w = world_with_ground(NULL);
@@ -413,6 +437,7 @@ static Suite *sim_suite(void)
     tcase_add_test(tc, static_pushes_dynamic_out_fully);
     tcase_add_test(tc, kinematic_moves_at_max_speed_and_is_not_pushed);
     tcase_add_test(tc, character_runs_jumps_and_lands);
+    tcase_add_test(tc, jump_between_steps_is_not_lost);
     tcase_add_test(tc, character_stops_at_a_wall);
     tcase_add_test(tc, ids_carry_generations);
     tcase_add_test(tc, world_full_refuses);

@@ -48,7 +48,7 @@ typedef struct sim_body {
     float friction, restitution, max_speed, jump_height;
     /* The newest input, applied at every step until the next one replaces it. */
     mk_vec2 move; /* each component in [-1, 1] */
-    bool jump;
+    bool jump;    /* asked for by any input since the last step; the step consumes it */
     bool has_input;
     bool grounded; /* a character that stood on something in the last step */
     char tag[PROTO_MAX_TAG + 1];
@@ -106,7 +106,9 @@ static inline uint32_t sim_id_slot(sim_id id) { return (uint32_t)(id & SIM_MAX_B
 const sim_id *sim_world_removed(const sim_world *w, size_t *n);
 void sim_world_clear_removed(sim_world *w);
 
-/* Sets a body's input; it applies from the next step on. move has each component in [-1, 1]. */
+/* Sets a body's input; it applies from the next step on. move has each component in [-1, 1].
+ * A jump is kept until the next step even when a later input of the same step does not ask
+ * for one: two inputs can arrive between steps, and a jump must not be lost. */
 void sim_body_set_input(sim_body *b, mk_vec2 move, bool jump);
 
 /* One fixed step of dt. */

@@ -66,6 +66,7 @@ static void apply_controls(sim_body *b, const sim_config *cfg, mk_vec2 up)
             float v_up = sqrtf(2.0f * g * b->jump_height);
             b->vel = mk_v2_mad(horizontal(b->vel, up), v_up, up);
         }
+        b->jump = false;
         b->vel = mk_v2_mad(b->vel, dt, cfg->gravity);
         return;
     }

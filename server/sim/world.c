@@ -258,6 +258,6 @@ const sim_contact *sim_world_contacts(const sim_world *w, size_t *n)
 void sim_body_set_input(sim_body *b, mk_vec2 move, bool jump)
 {
     b->move = mk_v2(mk_clampf(move.x, -1.0f, 1.0f), mk_clampf(move.y, -1.0f, 1.0f));
-    b->jump = jump;
+    b->jump = b->jump || jump;
     b->has_input = true;
 }
