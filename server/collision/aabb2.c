@@ -39,14 +39,15 @@ mk_vec2 col_aabb_closest_boundary_point(col_aabb box, mk_vec2 p)
     return out;
 }
 
-/* The gap between two separated boxes: the distance from the origin to their Minkowski
- * difference. */
-static float aabb_distance(col_aabb md)
+/* The gap between two separated boxes: the origin's closest point of their Minkowski
+ * difference, q; B moved by q would touch A, so the normal from A toward B is -q / |q|. */
+static float aabb_distance(col_aabb md, mk_vec2 *normal)
 {
     mk_vec2 lo = col_aabb_min(md), hi = col_aabb_max(md);
-    float dx = mk_maxf(mk_maxf(lo.x, -hi.x), 0.0f);
-    float dy = mk_maxf(mk_maxf(lo.y, -hi.y), 0.0f);
-    return sqrtf(dx * dx + dy * dy);
+    mk_vec2 q = mk_v2(mk_clampf(0.0f, lo.x, hi.x), mk_clampf(0.0f, lo.y, hi.y));
+    float dist = mk_v2_len(q);
+    *normal = mk_v2_scale(q, -1.0f / dist);
+    return dist;
 }
 
 col_manifold2 col_collide_aabb(col_aabb a, col_aabb b)
@@ -54,7 +55,7 @@ col_manifold2 col_collide_aabb(col_aabb a, col_aabb b)
     col_manifold2 m = {0};
     col_aabb md = col_aabb_minkowski(a, b);
     if (!col_aabb_contains_origin(md)) {
-        m.distance = aabb_distance(md);
+        m.distance = aabb_distance(md, &m.normal);
         return m;
     }
     mk_vec2 pen = col_aabb_closest_boundary_point(md, mk_v2(0.0f, 0.0f));

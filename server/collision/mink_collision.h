@@ -4,6 +4,7 @@
 #define MINK_COLLISION_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 
 #include "mk_math.h"
@@ -50,7 +51,7 @@ typedef struct col_manifold2 {
     mk_vec2 normal;
     int count;
     col_contact_point2 points[COL_MAX_POINTS2];
-    float depth;    /* the largest point depth; the minimum translation distance */
+    float depth;    /* the minimum translation distance, m; >= every point's depth */
     float distance; /* when count == 0 */
 } col_manifold2;
 
@@ -58,16 +59,46 @@ typedef struct col_manifold2 {
  * origin. Contact points are the two ends of the overlap along the contact face. */
 col_manifold2 col_collide_aabb(col_aabb a, col_aabb b);
 
+/* ---- convex polygons ---- */
+
+#define COL_MAX_POLYGON 64     /* vertices of a hull */
+#define COL_MAX_HULL_INPUT 256 /* points given to col_polygon_make */
+#define COL_MIN_HALF 1e-3f     /* m: the thinnest half width of a hull */
+#define COL_MAX_HALF 1e4f      /* m: the largest half extent of a hull */
+
+/* A convex polygon in its body's frame: counter-clockwise, no two vertices equal, no three
+ * collinear. normals[i] is the outward unit normal of the edge verts[i] -> verts[i + 1]. */
+typedef struct col_polygon {
+    int count;
+    mk_vec2 verts[COL_MAX_POLYGON];
+    mk_vec2 normals[COL_MAX_POLYGON];
+    mk_vec2 centroid;
+    float area; /* m^2 */
+} col_polygon;
+
+/* The convex hull of n points by gift wrapping, as "Minkowski Collisions - I Want My Game To
+ * Have Slopes!" builds its Minkowski polygon: duplicates dropped, the highest (then leftmost)
+ * point as the start, each edge the line that leaves no point on its outer side, collinear
+ * points removed. Returns 0, or -1 with `why` saying what is wrong: too few or too many
+ * points, a non-finite coordinate, all points on one line, more than COL_MAX_POLYGON hull
+ * vertices, or a hull thinner than COL_MIN_HALF or larger than COL_MAX_HALF. */
+int col_polygon_make(const mk_vec2 *points, int n, col_polygon *out, char *why, size_t why_len);
+
 /* ---- shapes, placed in the world, and the collide table ---- */
 
 typedef enum col_shape_type {
-    COL_SHAPE_AABB,
+    COL_SHAPE_AABB,    /* half extents; never rotates */
+    COL_SHAPE_BOX,     /* half extents, rotated by the body's angle */
+    COL_SHAPE_CIRCLE,  /* radius */
+    COL_SHAPE_POLYGON, /* a hull from col_polygon_make */
     COL_SHAPE_COUNT
 } col_shape_type;
 
 typedef struct col_shape2 {
     col_shape_type type;
-    mk_vec2 half; /* aabb */
+    mk_vec2 half;                /* aabb, box */
+    float radius;                /* circle */
+    const col_polygon *polygon;  /* polygon: not owned, outlives the shape */
 } col_shape2;
 
 /* Position and angle of a shape; an AABB ignores the angle: it never rotates. */
@@ -81,7 +112,12 @@ col_aabb col_shape_bounds(const col_shape2 *s, col_xf2 xf);
 /* Area, m^2 (for mass = density * area). */
 float col_shape_area(const col_shape2 *s);
 
-/* Collides any pair of shapes through a table of functions indexed by the shape pair. */
+/* Collides any pair of shapes, in either order, through a table of functions indexed by the
+ * shape pair. Depth, normal and distance are exact up to float rounding: the closest face of
+ * the Minkowski difference A - B to the origin. When they overlap or touch, count is 1 or 2
+ * and `depth` is the minimum translation distance (B moved by normal * depth only touches A);
+ * when they are apart, count is 0, `distance` is the gap and `normal` points from A toward B
+ * along the shortest gap. Swapping A and B negates the normal. */
 col_manifold2 col_collide2(const col_shape2 *a, col_xf2 xa, const col_shape2 *b, col_xf2 xb);
 
 #endif

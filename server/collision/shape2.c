@@ -3,13 +3,33 @@
 #include <assert.h>
 #include <stddef.h>
 
-#include "mink_collision.h"
+#include "collide2_internal.h"
 
 col_aabb col_shape_bounds(const col_shape2 *s, col_xf2 xf)
 {
     switch (s->type) {
     case COL_SHAPE_AABB:
         return (col_aabb){xf.p, s->half};
+    case COL_SHAPE_BOX: {
+        col_rot2 r = col_rot(xf.angle);
+        float c = fabsf(r.c), sn = fabsf(r.s);
+        return (col_aabb){xf.p, mk_v2(c * s->half.x + sn * s->half.y,
+                                      sn * s->half.x + c * s->half.y)};
+    }
+    case COL_SHAPE_CIRCLE:
+        return (col_aabb){xf.p, mk_v2(s->radius, s->radius)};
+    case COL_SHAPE_POLYGON: {
+        col_rot2 r = col_rot(xf.angle);
+        const col_polygon *poly = s->polygon;
+        mk_vec2 lo = col_rotate(r, poly->verts[0]), hi = lo;
+        for (int i = 1; i < poly->count; i++) {
+            mk_vec2 v = col_rotate(r, poly->verts[i]);
+            lo = mk_v2_min(lo, v);
+            hi = mk_v2_max(hi, v);
+        }
+        return (col_aabb){mk_v2_add(xf.p, mk_v2_scale(mk_v2_add(lo, hi), 0.5f)),
+                          mk_v2_scale(mk_v2_sub(hi, lo), 0.5f)};
+    }
     case COL_SHAPE_COUNT:
         break;
     }
@@ -21,7 +41,12 @@ float col_shape_area(const col_shape2 *s)
 {
     switch (s->type) {
     case COL_SHAPE_AABB:
+    case COL_SHAPE_BOX:
         return 4.0f * s->half.x * s->half.y;
+    case COL_SHAPE_CIRCLE:
+        return 3.14159265f * s->radius * s->radius;
+    case COL_SHAPE_POLYGON:
+        return s->polygon->area;
     case COL_SHAPE_COUNT:
         break;
     }
@@ -29,16 +54,92 @@ float col_shape_area(const col_shape2 *s)
     return 0.0f;
 }
 
+/* ---- polygon views ---- */
+
+void col_view_local(const col_shape2 *s, col_poly_view *out)
+{
+    if (s->type == COL_SHAPE_POLYGON) {
+        out->count = s->polygon->count;
+        out->v = s->polygon->verts;
+        out->n = s->polygon->normals;
+        return;
+    }
+    assert(s->type == COL_SHAPE_AABB || s->type == COL_SHAPE_BOX);
+    float hx = s->half.x, hy = s->half.y;
+    /* Counter-clockwise from the lower left; edge i runs from corner i to corner i + 1. */
+    out->own_v[0] = mk_v2(-hx, -hy);
+    out->own_v[1] = mk_v2(hx, -hy);
+    out->own_v[2] = mk_v2(hx, hy);
+    out->own_v[3] = mk_v2(-hx, hy);
+    out->own_n[0] = mk_v2(0.0f, -1.0f);
+    out->own_n[1] = mk_v2(1.0f, 0.0f);
+    out->own_n[2] = mk_v2(0.0f, 1.0f);
+    out->own_n[3] = mk_v2(-1.0f, 0.0f);
+    out->count = 4;
+    out->v = out->own_v;
+    out->n = out->own_n;
+}
+
+void col_view_in_frame(const col_shape2 *s, col_xf2 xf, col_rot2 rot, col_xf2 frame,
+                       col_rot2 frame_rot, col_poly_view *out)
+{
+    col_poly_view local;
+    col_view_local(s, &local);
+    /* The rotation and offset of the shape relative to the frame. */
+    col_rot2 rel = {frame_rot.c * rot.c + frame_rot.s * rot.s,
+                    frame_rot.c * rot.s - frame_rot.s * rot.c};
+    mk_vec2 off = col_unrotate(frame_rot, mk_v2_sub(xf.p, frame.p));
+    out->count = local.count;
+    for (int i = 0; i < local.count; i++) {
+        out->own_v[i] = mk_v2_add(off, col_rotate(rel, local.v[i]));
+        out->own_n[i] = col_rotate(rel, local.n[i]);
+    }
+    out->v = out->own_v;
+    out->n = out->own_n;
+}
+
+void col_manifold_to_world(col_manifold2 *m, mk_vec2 origin, col_rot2 rot)
+{
+    m->normal = col_rotate(rot, m->normal);
+    for (int i = 0; i < m->count; i++)
+        m->points[i].point = mk_v2_add(origin, col_rotate(rot, m->points[i].point));
+}
+
+col_manifold2 col_manifold_swap(col_manifold2 m)
+{
+    m.normal = mk_v2_neg(m.normal);
+    for (int i = 0; i < m.count; i++)
+        m.points[i].id ^= COL_ID_SWAPPED;
+    return m;
+}
+
+/* ---- the table ---- */
+
 static col_manifold2 collide_aabb_aabb(const col_shape2 *a, col_xf2 xa, const col_shape2 *b,
                                        col_xf2 xb)
 {
     return col_collide_aabb((col_aabb){xa.p, a->half}, (col_aabb){xb.p, b->half});
 }
 
+static col_manifold2 collide_circle_polygon(const col_shape2 *a, col_xf2 xa, const col_shape2 *b,
+                                            col_xf2 xb)
+{
+    return col_manifold_swap(col_collide_polygon_circle(b, xb, a, xa));
+}
+
 typedef col_manifold2 (*collide_fn)(const col_shape2 *, col_xf2, const col_shape2 *, col_xf2);
 
+/* Rows are A's type, columns B's. aabb, box and polygon are all polygons to the separating
+ * axis test; two AABBs keep the seed's Minkowski-difference box. */
 static const collide_fn collide_table[COL_SHAPE_COUNT][COL_SHAPE_COUNT] = {
-    [COL_SHAPE_AABB][COL_SHAPE_AABB] = collide_aabb_aabb,
+    [COL_SHAPE_AABB] = {collide_aabb_aabb, col_collide_polygons, col_collide_polygon_circle,
+                        col_collide_polygons},
+    [COL_SHAPE_BOX] = {col_collide_polygons, col_collide_polygons, col_collide_polygon_circle,
+                       col_collide_polygons},
+    [COL_SHAPE_CIRCLE] = {collide_circle_polygon, collide_circle_polygon, col_collide_circles,
+                          collide_circle_polygon},
+    [COL_SHAPE_POLYGON] = {col_collide_polygons, col_collide_polygons,
+                           col_collide_polygon_circle, col_collide_polygons},
 };
 
 col_manifold2 col_collide2(const col_shape2 *a, col_xf2 xa, const col_shape2 *b, col_xf2 xb)

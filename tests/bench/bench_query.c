@@ -86,7 +86,8 @@ static double pass_table(const bench_pairs *p, double *sum, size_t *hits)
     size_t h = 0;
     uint64_t t = bench_now_ns();
     for (size_t i = 0; i < p->n; i++) {
-        col_shape2 sa = {COL_SHAPE_AABB, p->a[i].half}, sb = {COL_SHAPE_AABB, p->b[i].half};
+        col_shape2 sa = {.type = COL_SHAPE_AABB, .half = p->a[i].half};
+        col_shape2 sb = {.type = COL_SHAPE_AABB, .half = p->b[i].half};
         col_manifold2 m = col_collide2(&sa, (col_xf2){p->a[i].center, 0.0f}, &sb,
                                        (col_xf2){p->b[i].center, 0.0f});
         h += m.count > 0;
