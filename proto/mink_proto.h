@@ -40,6 +40,8 @@
 #define PROTO_DEFAULT_RESTITUTION 0.0
 #define PROTO_DEFAULT_MAX_SPEED 5.0   /* m/s */
 #define PROTO_DEFAULT_JUMP_HEIGHT 1.5 /* m: how high a character's jump rises */
+#define PROTO_DEFAULT_MAX_SLOPE 0.8726646259971648 /* rad (50 degrees): steepest ground a
+                                                    * character walks on */
 
 /* ---- error codes (PROTOCOL.md, "Errors") ---- */
 
@@ -147,6 +149,7 @@ typedef struct proto_body_spec {
     proto_body_kind kind;
     double density, friction, restitution, max_speed;
     double jump_height; /* extension: m, characters only */
+    double max_slope;   /* extension: rad in [0, pi/2], characters only */
     char tag[PROTO_MAX_TAG + 1];
 } proto_body_spec;
 

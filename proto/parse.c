@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#define HALF_PI 1.5707963267948966 /* rad: the steepest max_slope, a wall */
+
 /* ---- names ---- */
 
 static const char *const error_names[] = {
@@ -558,6 +560,7 @@ static proto_error_code parse_spec(const cJSON *json, int dim, const char *path,
     out->restitution = PROTO_DEFAULT_RESTITUTION;
     out->max_speed = PROTO_DEFAULT_MAX_SPEED;
     out->jump_height = PROTO_DEFAULT_JUMP_HEIGHT;
+    out->max_slope = PROTO_DEFAULT_MAX_SLOPE;
     if ((rc = get_number(json, "density", path, false, 0, PROTO_MAX_DENSITY, &out->density, err)))
         return rc;
     if (!(out->density > 0))
@@ -568,7 +571,8 @@ static proto_error_code parse_spec(const cJSON *json, int dim, const char *path,
         (rc = get_number(json, "max_speed", path, false, 0, PROTO_MAX_SPEED, &out->max_speed,
                          err)) ||
         (rc = get_number(json, "jump_height", path, false, 0, PROTO_MAX_JUMP, &out->jump_height,
-                         err)))
+                         err)) ||
+        (rc = get_number(json, "max_slope", path, false, 0, HALF_PI, &out->max_slope, err)))
         return rc;
     out->tag[0] = '\0';
     return get_string(json, "tag", path, PROTO_MAX_TAG, out->tag, err);

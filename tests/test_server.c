@@ -80,12 +80,13 @@ START_TEST(hello_gets_welcome)
     const cJSON *shape = cJSON_GetObjectItemCaseSensitive(b, "shape");
     ck_assert_str_eq(h_str(shape, "type"), "aabb");
     ck_assert_double_eq_tol(h_vec(shape, "half", 1), 0.9, 1e-9);
-    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(s, "bodies")), 17);
+    /* The demo's 20 bodies (9 of them static) and the avatar. */
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(s, "bodies")), 21);
     cJSON_Delete(s);
     /* Later states leave out the static bodies already seen and drop first-sighting fields. */
     s = h_recv_type(&c, "state", 3000);
     ck_assert_ptr_nonnull(s);
-    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(s, "bodies")), 10);
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(s, "bodies")), 12);
     ck_assert_ptr_null(cJSON_GetObjectItemCaseSensitive(h_state_body(s, avatar), "shape"));
     cJSON_Delete(s);
     cJSON_Delete(w);

@@ -7,6 +7,8 @@
 
 #include "mink_sim.h"
 
+#define PI_F 3.14159265f
+
 static sim_body_def box_def(sim_kind kind, float x, float y, float hx, float hy)
 {
     sim_body_def d;
@@ -19,7 +21,20 @@ static sim_body_def box_def(sim_kind kind, float x, float y, float hx, float hy)
     d.friction = 0.6f;
     d.max_speed = 5.0f;
     d.jump_height = 1.5f;
+    d.max_slope = SIM_DEFAULT_MAX_SLOPE;
     return d;
+}
+
+/* A static right triangle rising to the right: from (x0, 0) to (x0 + run, run * tan(angle)). */
+static sim_id add_ramp(sim_world *w, float x0, float run, float angle)
+{
+    sim_body_def d = box_def(SIM_STATIC, 0, 0, 1, 1);
+    mk_vec2 pts[3] = {mk_v2(x0, 0), mk_v2(x0 + run, 0), mk_v2(x0 + run, run * tanf(angle))};
+    char why[128];
+    ck_assert_int_eq(col_polygon_make(pts, 3, &d.polygon, why, sizeof why), 0);
+    d.shape.type = COL_SHAPE_POLYGON;
+    d.shape.polygon = &d.polygon;
+    return sim_world_add(w, &d, 0);
 }
 
 /* A world with a static ground whose top is y = 0, 100 m wide. */
@@ -215,6 +230,147 @@ START_TEST(jump_between_steps_is_not_lost)
 }
 END_TEST
 
+START_TEST(character_walks_up_a_slope_and_stands_on_it)
+{
+    sim_world *w = world_with_ground(NULL);
+    const float angle = 30.0f * PI_F / 180.0f;
+    add_ramp(w, 2.0f, 20.0f, angle);
+    sim_body_def c = box_def(SIM_CHARACTER, 0, 0.9f, 0.4f, 0.9f);
+    c.max_speed = 4.0f;
+    sim_id id = sim_world_add(w, &c, 1);
+    run(w, 10);
+    sim_body *b = sim_world_get(w, id);
+    sim_body_set_input(b, mk_v2(1, 0), false);
+    run(w, 120); /* 2 s: about 8 m, well onto the ramp */
+    b = sim_world_get(w, id);
+    ck_assert(b->grounded);
+    ck_assert_float_gt(b->pos.x, 6.0f);
+    /* The box's lower right corner rests on the slope: y - 0.9 = (x + 0.4 - 2) tan(30). */
+    float on_slope = (b->pos.x + 0.4f - 2.0f) * tanf(angle) + 0.9f;
+    ck_assert_float_eq_tol(b->pos.y, on_slope, 0.02f);
+    /* It ran at full speed across the ground, up the ramp. */
+    ck_assert_float_eq_tol(b->vel.x, 4.0f, 1e-3f);
+    /* Let go: it stops and stands still on the slope, without sliding or jittering. */
+    sim_body_set_input(b, mk_v2(0, 0), false);
+    run(w, 30);
+    b = sim_world_get(w, id);
+    mk_vec2 rest = b->pos;
+    for (int i = 0; i < 120; i++) {
+        sim_world_step(w);
+        b = sim_world_get(w, id);
+        ck_assert(b->grounded);
+        ck_assert_float_eq_tol(b->pos.x, rest.x, 1e-4f);
+        ck_assert_float_eq_tol(b->pos.y, rest.y, 1e-3f);
+    }
+    sim_world_free(w);
+}
+END_TEST
+
+START_TEST(character_slides_down_a_steep_slope)
+{
+    sim_world *w = world_with_ground(NULL);
+    const float angle = 65.0f * PI_F / 180.0f; /* steeper than 50 degrees */
+    add_ramp(w, 0.0f, 4.0f, angle);
+    /* Dropped onto the slope's face, near its top. */
+    float x = 2.5f, y = (x + 0.4f) * tanf(angle) + 0.9f + 0.05f;
+    sim_body_def c = box_def(SIM_CHARACTER, x, y, 0.4f, 0.9f);
+    sim_id id = sim_world_add(w, &c, 1);
+    sim_world_step(w);
+    float y0 = sim_world_get(w, id)->pos.y;
+    bool ever_grounded = false;
+    for (int i = 0; i < 30; i++) {
+        sim_world_step(w);
+        ever_grounded |= sim_world_get(w, id)->grounded;
+    }
+    sim_body *b = sim_world_get(w, id);
+    /* Too steep to stand on: never ground, and it went down (and away from the slope). */
+    ck_assert(!ever_grounded);
+    ck_assert_float_lt(b->pos.y, y0 - 0.5f);
+    ck_assert_float_lt(b->pos.x, x);
+    sim_world_free(w);
+}
+END_TEST
+
+START_TEST(fast_small_circle_does_not_tunnel)
+{
+    sim_config cfg = sim_config_default();
+    cfg.gravity = mk_v2(0, 0);
+    sim_world *w = sim_world_new(&cfg);
+    /* A wall 0.05 m thick at x = 10, and a 0.1 m circle at 200 m/s: 3.3 m per step. */
+    sim_body_def wall = box_def(SIM_STATIC, 10.0f, 0, 0.025f, 2.0f);
+    wall.shape.type = COL_SHAPE_BOX;
+    sim_world_add(w, &wall, 0);
+    sim_body_def ball = box_def(SIM_DYNAMIC, 0, 0.3f, 1, 1);
+    ball.shape.type = COL_SHAPE_CIRCLE;
+    ball.shape.radius = 0.1f;
+    ball.vel = mk_v2(200.0f, 0);
+    sim_id id = sim_world_add(w, &ball, 0);
+    for (int i = 0; i < 60; i++) {
+        sim_world_step(w);
+        sim_body *b = sim_world_get(w, id);
+        ck_assert_ptr_nonnull(b);
+        ck_assert_float_le(b->pos.x, 10.0f - 0.025f - 0.1f + 0.01f);
+    }
+    sim_body *b = sim_world_get(w, id);
+    /* It stopped at the wall's face, its velocity into the wall gone. */
+    ck_assert_float_eq_tol(b->pos.x, 10.0f - 0.025f - 0.1f, 0.01f);
+    ck_assert_float_le(b->vel.x, 1e-3f);
+    sim_world_free(w);
+}
+END_TEST
+
+START_TEST(every_2d_shape_rests_on_the_ground)
+{
+    sim_world *w = world_with_ground(NULL);
+    sim_body_def box = box_def(SIM_DYNAMIC, -4, 2, 0.5f, 0.25f);
+    box.shape.type = COL_SHAPE_BOX;
+    sim_body_def circle = box_def(SIM_DYNAMIC, 0, 2, 1, 1);
+    circle.shape.type = COL_SHAPE_CIRCLE;
+    circle.shape.radius = 0.3f;
+    sim_body_def poly = box_def(SIM_DYNAMIC, 4, 2, 1, 1);
+    mk_vec2 pts[6] = {mk_v2(-0.5f, -0.5f), mk_v2(0.5f, -0.5f), mk_v2(0.7f, 0.2f),
+                      mk_v2(0, 0.8f),      mk_v2(-0.7f, 0.2f), mk_v2(0, 0)};
+    char why[128];
+    ck_assert_int_eq(col_polygon_make(pts, 6, &poly.polygon, why, sizeof why), 0);
+    ck_assert_int_eq(poly.polygon.count, 5); /* (0, 0) is inside */
+    poly.shape.type = COL_SHAPE_POLYGON;
+    sim_id ids[3] = {sim_world_add(w, &box, 0), sim_world_add(w, &circle, 0),
+                     sim_world_add(w, &poly, 0)};
+    run(w, 180);
+    /* Resting: the lowest point of each shape on y = 0. */
+    ck_assert_float_eq_tol(sim_world_get(w, ids[0])->pos.y, 0.25f, 1e-3f);
+    ck_assert_float_eq_tol(sim_world_get(w, ids[1])->pos.y, 0.3f, 1e-3f);
+    ck_assert_float_eq_tol(sim_world_get(w, ids[2])->pos.y, 0.5f, 1e-3f);
+    for (int i = 0; i < 3; i++)
+        ck_assert_float_eq_tol(sim_world_get(w, ids[i])->vel.y, 0.0f, 1e-3f);
+    sim_world_free(w);
+}
+END_TEST
+
+START_TEST(degenerate_polygon_spec_is_refused)
+{
+    proto_body_spec spec;
+    memset(&spec, 0, sizeof spec);
+    spec.shape.type = PROTO_SHAPE_POLYGON;
+    spec.shape.npoints = 3;
+    double pts[3][2] = {{0, 0}, {1, 1}, {2, 2}};
+    for (int i = 0; i < 3; i++) {
+        spec.shape.points[i][0] = pts[i][0];
+        spec.shape.points[i][1] = pts[i][1];
+    }
+    spec.density = 1;
+    static sim_body_def def;
+    char err[256];
+    ck_assert_int_eq(sim_body_def_from_spec(&spec, &def, err, sizeof err), -1);
+    ck_assert_ptr_nonnull(strstr(err, "shape.points: "));
+    ck_assert_ptr_nonnull(strstr(err, "collinear"));
+    spec.shape.points[2][1] = 0;
+    ck_assert_int_eq(sim_body_def_from_spec(&spec, &def, err, sizeof err), 0);
+    ck_assert_int_eq(def.shape.type, COL_SHAPE_POLYGON);
+    ck_assert_int_eq(def.polygon.count, 3);
+}
+END_TEST
+
 START_TEST(character_stops_at_a_wall)
 {
     sim_world *w = world_with_ground(NULL);
@@ -331,14 +487,15 @@ START_TEST(demo_scene_loads)
     char err[512] = "";
     sim_world *w = load(sim_demo_scene, err);
     ck_assert_msg(w != NULL, "%s", err);
-    ck_assert_uint_eq(sim_world_body_count(w), 16);
+    ck_assert_uint_eq(sim_world_body_count(w), 20);
     /* Everything falls and settles: after 5 s no body moves faster than 1 cm/s. */
     run(w, 300);
     size_t slots;
     sim_body *b = sim_world_slots(w, &slots);
     for (size_t i = 0; i < slots; i++) {
         if (b[i].id)
-            ck_assert_float_lt(mk_v2_len(b[i].vel), 0.01f);
+            ck_assert_msg(mk_v2_len(b[i].vel) < 0.01f, "%s at (%g, %g) moves at (%g, %g)",
+                          b[i].tag, b[i].pos.x, b[i].pos.y, b[i].vel.x, b[i].vel.y);
     }
     sim_world_free(w);
 }
@@ -364,9 +521,16 @@ START_TEST(scene_errors_name_the_field)
                             err));
     ck_assert_ptr_nonnull(strstr(err, "test.json: bodies[2].shape.half[1]"));
     ck_assert_ptr_null(load("{\"dim\":2,\"bodies\":["
-                            "{\"shape\":{\"type\":\"circle\",\"radius\":1},\"pos\":[0,0]}]}",
+                            "{\"shape\":{\"type\":\"sphere\",\"radius\":1},\"pos\":[0,0]}]}",
                             err));
     ck_assert_ptr_nonnull(strstr(err, "test.json: bodies[0].shape.type"));
+    /* A polygon whose points lie on one line has no area: refused, and the reason given. */
+    ck_assert_ptr_null(load("{\"dim\":2,\"bodies\":[{\"shape\":{\"type\":\"aabb\","
+                            "\"half\":[1,1]},\"pos\":[0,0]},{\"shape\":{\"type\":\"polygon\","
+                            "\"points\":[[0,0],[1,1],[3,3]]},\"pos\":[0,0]}]}",
+                            err));
+    ck_assert_ptr_nonnull(strstr(err, "test.json: bodies[1].shape.points"));
+    ck_assert_ptr_nonnull(strstr(err, "collinear"));
     ck_assert_ptr_null(load("{\"dim\":2,\"bodies\":["
                             "{\"shape\":{\"type\":\"aabb\",\"half\":[1,1]},\"pos\":[0,1e999]}]}",
                             err));
@@ -393,7 +557,7 @@ START_TEST(scene_gravity_applies)
 }
 END_TEST
 
-START_TEST(query_aabb_pair)
+START_TEST(query_aabb_and_circle)
 {
     proto_placed_shape a, b;
     memset(&a, 0, sizeof a);
@@ -420,7 +584,24 @@ START_TEST(query_aabb_pair)
     ck_assert(!r.hit);
     ck_assert_double_eq_tol(r.distance, 1.5, 1e-6);
 
+    /* A circle of radius 0.5 at (0.25, 3): its lowest point is 1.5 above a's top. */
     b.shape.type = PROTO_SHAPE_CIRCLE;
+    b.shape.radius = 0.5;
+    ck_assert_int_eq(sim_query(&a, &b, &r, err, sizeof err), 0);
+    ck_assert(!r.hit);
+    ck_assert_double_eq_tol(r.distance, 1.5, 1e-6);
+    ck_assert_double_eq_tol(r.normal[1], 1.0, 1e-6);
+
+    /* Lowered to y = 1.25 it sinks 0.25 into a's top, touching at one point. */
+    b.pos[1] = 1.25;
+    ck_assert_int_eq(sim_query(&a, &b, &r, err, sizeof err), 0);
+    ck_assert(r.hit);
+    ck_assert_double_eq_tol(r.depth, 0.25, 1e-6);
+    ck_assert_int_eq(r.npoints, 1);
+    ck_assert_double_eq_tol(r.points[0][0], 0.25, 1e-6);
+    ck_assert_double_eq_tol(r.points[0][1], 0.875, 1e-6);
+
+    b.shape.type = PROTO_SHAPE_SPHERE;
     ck_assert_int_eq(sim_query(&a, &b, &r, err, sizeof err), -1);
     ck_assert_ptr_nonnull(strstr(err, "b.shape.type"));
 }
@@ -438,6 +619,11 @@ static Suite *sim_suite(void)
     tcase_add_test(tc, kinematic_moves_at_max_speed_and_is_not_pushed);
     tcase_add_test(tc, character_runs_jumps_and_lands);
     tcase_add_test(tc, jump_between_steps_is_not_lost);
+    tcase_add_test(tc, character_walks_up_a_slope_and_stands_on_it);
+    tcase_add_test(tc, character_slides_down_a_steep_slope);
+    tcase_add_test(tc, fast_small_circle_does_not_tunnel);
+    tcase_add_test(tc, every_2d_shape_rests_on_the_ground);
+    tcase_add_test(tc, degenerate_polygon_spec_is_refused);
     tcase_add_test(tc, character_stops_at_a_wall);
     tcase_add_test(tc, ids_carry_generations);
     tcase_add_test(tc, world_full_refuses);
@@ -449,7 +635,7 @@ static Suite *sim_suite(void)
     tcase_add_test(sc, demo_scene_loads);
     tcase_add_test(sc, scene_errors_name_the_field);
     tcase_add_test(sc, scene_gravity_applies);
-    tcase_add_test(sc, query_aabb_pair);
+    tcase_add_test(sc, query_aabb_and_circle);
     suite_add_tcase(s, sc);
     return s;
 }

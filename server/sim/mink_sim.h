@@ -30,10 +30,12 @@ typedef enum sim_kind {
 
 typedef struct sim_body_def {
     col_shape2 shape;
+    col_polygon polygon; /* the hull when shape.type is COL_SHAPE_POLYGON; the world copies it */
     mk_vec2 pos, vel;
     float angle; /* rad */
     sim_kind kind;
     float density, friction, restitution, max_speed, jump_height;
+    float max_slope; /* rad: characters stand on ground up to this steep */
     char tag[PROTO_MAX_TAG + 1];
 } sim_body_def;
 
@@ -41,11 +43,13 @@ typedef struct sim_body {
     sim_id id;       /* 0 when the slot is free */
     uint32_t owner;  /* client id, 0 for the server */
     sim_kind kind;
-    col_shape2 shape;
+    col_shape2 shape;  /* a polygon's shape.polygon points to `polygon` */
+    col_polygon *polygon; /* owned by the body: polygons only */
     mk_vec2 pos, vel; /* m, m/s */
     float angle, w;   /* rad, rad/s */
     float inv_mass;   /* 1/kg; 0 for static and kinematic bodies */
     float friction, restitution, max_speed, jump_height;
+    float max_slope; /* rad */
     /* The newest input, applied at every step until the next one replaces it. */
     mk_vec2 move; /* each component in [-1, 1] */
     bool jump;    /* asked for by any input since the last step; the step consumes it */

@@ -43,7 +43,16 @@ const char sim_demo_scene[] =
     "{\"shape\":{\"type\":\"aabb\",\"half\":[0.5,0.5]},\"pos\":[20,3],\"vel\":[-6,0],"
     "\"friction\":0.3,\"tag\":\"crate\"},"
     "{\"shape\":{\"type\":\"aabb\",\"half\":[1,0.5]},\"pos\":[20,0.5],\"density\":0.5,"
-    "\"tag\":\"crate\"}"
+    "\"tag\":\"crate\"},"
+    /* a 30 degree ramp to walk up, a tilted plank, a ball that slides down it, a gem */
+    "{\"shape\":{\"type\":\"polygon\",\"points\":[[0,0],[6,0],[6,3.4641]]},\"pos\":[22,0],"
+    "\"kind\":\"static\",\"tag\":\"ramp\"},"
+    "{\"shape\":{\"type\":\"box\",\"half\":[2,0.15]},\"pos\":[16,3],\"rot\":0.5,"
+    "\"kind\":\"static\",\"tag\":\"plank\"},"
+    "{\"shape\":{\"type\":\"circle\",\"radius\":0.4},\"pos\":[16.5,7],\"friction\":0.2,"
+    "\"tag\":\"ball\"},"
+    "{\"shape\":{\"type\":\"polygon\",\"points\":[[-0.5,-0.4],[0.5,-0.4],[0.7,0.3],[0,0.8],"
+    "[-0.7,0.3]]},\"pos\":[8,5],\"tag\":\"gem\"}"
     "]}";
 
 sim_world *sim_scene_load(const char *json, size_t len, const char *source,

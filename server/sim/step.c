@@ -73,20 +73,45 @@ static void apply_controls(sim_body *b, const sim_config *cfg, mk_vec2 up)
     }
 }
 
-static void integrate(sim_body *b, float dt)
+static void integrate(sim_world *w, sim_body *b, float dt)
 {
     if (b->kind == SIM_STATIC)
         return;
     float speed = mk_v2_len(b->vel);
     if (speed > SIM_MAX_SPEED)
         b->vel = mk_v2_scale(b->vel, SIM_MAX_SPEED / speed);
-    b->pos = mk_v2_mad(b->pos, dt, b->vel);
+    /* A body that would move farther than half its size this step is swept first, so that it
+     * stops at the first static or kinematic body in its way instead of passing through. */
+    if (!sim_sweep(w, b, dt))
+        b->pos = mk_v2_mad(b->pos, dt, b->vel);
 }
 
-static void mark_ground(sim_body *b, mk_vec2 push_dir, mk_vec2 up)
+/* A contact is ground for a character when the direction it is pushed out along is within
+ * its max_slope of up. */
+static bool is_ground(const sim_body *b, mk_vec2 push_dir, mk_vec2 up)
 {
-    if (b->kind == SIM_CHARACTER && mk_v2_dot(push_dir, up) >= cosf(SIM_DEFAULT_MAX_SLOPE))
-        b->grounded = true;
+    return b->kind == SIM_CHARACTER && mk_v2_dot(push_dir, up) >= cosf(b->max_slope);
+}
+
+/* Below this cosine (about 72 degrees) a vertical exit would be longer than 3 depths: the
+ * character is pushed out along the normal instead. */
+#define SIM_STAND_MIN_COS 0.3f
+
+/* A character on walkable ground that it alone is pushed out of. The exit vector of "2D
+ * Collisions with Minkowski Differences" for a body moving along a slope is the velocity
+ * projected onto the hit edge; for a character the useful exit is straight up by
+ * depth / cos(slope), which takes it out of a planar slope exactly and keeps its horizontal
+ * run. It walks up and down slopes at its running speed and does not slide down them (or
+ * jitter) while standing. The relative velocity into the ground along up is removed, so it
+ * rides what it stands on. */
+static float stand(sim_body *c, const sim_body *ground, mk_vec2 push_dir, float depth, mk_vec2 up)
+{
+    float cos_slope = mk_v2_dot(push_dir, up);
+    c->pos = mk_v2_mad(c->pos, depth / cos_slope, up);
+    float v_up = mk_v2_dot(mk_v2_sub(c->vel, ground->vel), up);
+    if (v_up < 0.0f)
+        c->vel = mk_v2_mad(c->vel, -v_up, up);
+    return depth;
 }
 
 /* Resolves one touching pair: normal n from a to b, moving b by n * depth separates them.
@@ -96,12 +121,18 @@ static float resolve(sim_body *a, sim_body *b, float wa, float wb, const col_man
                      mk_vec2 up)
 {
     float wsum = wa + wb;
-    mark_ground(a, mk_v2_neg(m->normal), up);
-    mark_ground(b, m->normal, up);
+    bool a_ground = is_ground(a, mk_v2_neg(m->normal), up);
+    bool b_ground = is_ground(b, m->normal, up);
+    a->grounded |= a_ground;
+    b->grounded |= b_ground;
     if (wsum <= 0.0f)
         return 0.0f;
     mk_vec2 n = m->normal;
     float depth = m->depth;
+    if (b_ground && wa == 0.0f && mk_v2_dot(n, up) >= SIM_STAND_MIN_COS)
+        return stand(b, a, n, depth, up);
+    if (a_ground && wb == 0.0f && -mk_v2_dot(n, up) >= SIM_STAND_MIN_COS)
+        return stand(a, b, mk_v2_neg(n), depth, up);
     a->pos = mk_v2_mad(a->pos, -depth * wa / wsum, n);
     b->pos = mk_v2_mad(b->pos, depth * wb / wsum, n);
 
@@ -163,7 +194,7 @@ void sim_world_step(sim_world *w)
     for (size_t i = 0; i < w->order.len; i++) {
         sim_body *b = &bodies[order[i]];
         apply_controls(b, cfg, up);
-        integrate(b, cfg->dt);
+        integrate(w, b, cfg->dt);
         b->grounded = false;
         fastest = mk_maxf(fastest, mk_v2_len(b->vel));
     }

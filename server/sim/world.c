@@ -70,6 +70,9 @@ void sim_world_free(sim_world *w)
 {
     if (!w)
         return;
+    for (size_t i = 0; i < w->slot_count; i++)
+        if (w->bodies[i].id != 0)
+            free(w->bodies[i].polygon);
     free(w->bodies);
     free(w->generation);
     sim_vec_free(&w->free_slots);
@@ -115,7 +118,11 @@ static float body_mass_inverse(const sim_body_def *def)
 {
     if (def->kind == SIM_STATIC || def->kind == SIM_KINEMATIC)
         return 0.0f;
-    float mass = def->density * col_shape_area(&def->shape);
+    /* A definition's polygon shape finds its hull in the definition itself. */
+    col_shape2 shape = def->shape;
+    if (shape.type == COL_SHAPE_POLYGON)
+        shape.polygon = &def->polygon;
+    float mass = def->density * col_shape_area(&shape);
     return mass > 0.0f ? 1.0f / mass : 0.0f;
 }
 
@@ -132,19 +139,27 @@ sim_id sim_world_add(sim_world *w, const sim_body_def *def, uint32_t owner)
         slot = (uint32_t)w->slot_count++;
         w->generation[slot] = 0;
     }
-    /* Reserve the per-body arrays now so the step never fails to grow them. */
+    /* Reserve the per-body arrays now so the step never fails to grow them. A polygon's hull
+     * is the body's own: the definition it came from may be gone after this call. */
+    col_polygon *polygon = NULL;
+    if (def->shape.type == COL_SHAPE_POLYGON && (polygon = malloc(sizeof *polygon)) != NULL)
+        *polygon = def->polygon;
     if (!sim_vec_reserve(&w->order, w->body_count + 1) ||
-        !sim_vec_reserve(&w->bounds, w->slot_count)) {
+        !sim_vec_reserve(&w->bounds, w->slot_count) ||
+        (def->shape.type == COL_SHAPE_POLYGON && !polygon)) {
+        free(polygon);
         uint32_t s = slot;
         sim_vec_push(&w->free_slots, &s);
         return 0;
     }
     sim_body *b = &w->bodies[slot];
     memset(b, 0, sizeof *b);
+    b->polygon = polygon;
     b->id = ((sim_id)w->generation[slot] << SIM_SLOT_BITS) | (sim_id)(slot + 1);
     b->owner = owner;
     b->kind = def->kind;
     b->shape = def->shape;
+    b->shape.polygon = polygon;
     b->pos = def->pos;
     b->vel = def->kind == SIM_STATIC ? mk_v2(0.0f, 0.0f) : def->vel;
     b->angle = def->angle;
@@ -153,6 +168,7 @@ sim_id sim_world_add(sim_world *w, const sim_body_def *def, uint32_t owner)
     b->restitution = def->restitution;
     b->max_speed = def->max_speed;
     b->jump_height = def->jump_height;
+    b->max_slope = def->max_slope;
     memcpy(b->tag, def->tag, sizeof b->tag);
     b->tag[PROTO_MAX_TAG] = '\0';
     ((uint32_t *)w->order.data)[w->order.len++] = slot;
@@ -195,6 +211,9 @@ static bool remove_body(sim_world *w, sim_id id)
         return false;
     sim_vec_push(&w->removed, &id);
     sim_vec_push(&w->pending_slots, &slot);
+    free(b->polygon);
+    b->polygon = NULL;
+    b->shape.polygon = NULL;
     b->id = 0;
     w->body_count--;
     /* Generations stay below 2^29 so ids stay below 2^53; a slot that wrapped that far is

@@ -40,6 +40,11 @@ struct sim_world {
     sim_vec contacts; /* sim_contact of the last step */
 };
 
+/* Continuous collision for a fast body (sweep.c): when its motion this step of dt seconds
+ * would hit a static or kinematic body, moves it to the time of impact, removes its velocity
+ * into that body and returns true; returns false (and changes nothing) otherwise. */
+bool sim_sweep(sim_world *w, sim_body *b, float dt);
+
 /* Fills w->pairs with the candidate pairs of the current positions. */
 void sim_broadphase(sim_world *w, float margin);
 
