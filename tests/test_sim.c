@@ -266,6 +266,35 @@ START_TEST(character_walks_up_a_slope_and_stands_on_it)
 }
 END_TEST
 
+START_TEST(character_walks_down_a_slope_without_leaving_it)
+{
+    sim_world *w = world_with_ground(NULL);
+    const float angle = 30.0f * PI_F / 180.0f;
+    add_ramp(w, 2.0f, 20.0f, angle);
+    /* Standing on the slope (rising to the right) near its top: its lower right corner on the
+     * surface. */
+    float x = 18.0f;
+    sim_body_def c = box_def(SIM_CHARACTER, x, (x + 0.4f - 2.0f) * tanf(angle) + 0.9f, 0.4f, 0.9f);
+    c.max_speed = 6.0f; /* 0.1 m a step, 5.8 cm down the slope */
+    sim_id id = sim_world_add(w, &c, 1);
+    run(w, 5);
+    sim_body *b = sim_world_get(w, id);
+    ck_assert(b->grounded);
+    sim_body_set_input(b, mk_v2(-1, 0), false);
+    /* 1.5 s down the slope: on the ground at every step, riding the surface (no hops), at
+     * running speed along x. */
+    for (int i = 0; i < 90; i++) {
+        sim_world_step(w);
+        b = sim_world_get(w, id);
+        float on_slope = (b->pos.x + 0.4f - 2.0f) * tanf(angle) + 0.9f;
+        ck_assert_msg(b->grounded, "step %d: left the slope at (%g, %g)", i, b->pos.x, b->pos.y);
+        ck_assert_float_eq_tol(b->pos.y, on_slope, 0.01f);
+    }
+    ck_assert_float_lt(b->pos.x, 18.0f - 8.0f);
+    sim_world_free(w);
+}
+END_TEST
+
 START_TEST(character_slides_down_a_steep_slope)
 {
     sim_world *w = world_with_ground(NULL);
@@ -620,6 +649,7 @@ static Suite *sim_suite(void)
     tcase_add_test(tc, character_runs_jumps_and_lands);
     tcase_add_test(tc, jump_between_steps_is_not_lost);
     tcase_add_test(tc, character_walks_up_a_slope_and_stands_on_it);
+    tcase_add_test(tc, character_walks_down_a_slope_without_leaving_it);
     tcase_add_test(tc, character_slides_down_a_steep_slope);
     tcase_add_test(tc, fast_small_circle_does_not_tunnel);
     tcase_add_test(tc, every_2d_shape_rests_on_the_ground);

@@ -53,6 +53,7 @@ typedef struct sim_body {
     /* The newest input, applied at every step until the next one replaces it. */
     mk_vec2 move; /* each component in [-1, 1] */
     bool jump;    /* asked for by any input since the last step; the step consumes it */
+    bool was_grounded; /* grounded at the end of the step before the last one */
     bool has_input;
     bool grounded; /* a character that stood on something in the last step */
     char tag[PROTO_MAX_TAG + 1];

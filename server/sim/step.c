@@ -15,6 +15,11 @@
  * from rest (a short ramp that feels immediate at 60 Hz but never teleports). */
 #define SIM_RAMP_TIME_GROUND 0.08f /* s */
 #define SIM_RAMP_TIME_AIR 0.25f    /* s */
+/* Ground snapping: a character follows slopes down to this steepness (a steeper max_slope
+ * still lets it stand there, but it runs off such a slope into the air), and steps down
+ * this much without falling. */
+#define SIM_SNAP_MAX_SLOPE 1.3f /* rad, about 75 degrees */
+#define SIM_SNAP_STEP 0.05f     /* m */
 /* m: pushes smaller than this count as converged and end the passes early. */
 #define SIM_CONVERGED 1e-6f
 
@@ -195,6 +200,7 @@ void sim_world_step(sim_world *w)
         sim_body *b = &bodies[order[i]];
         apply_controls(b, cfg, up);
         integrate(w, b, cfg->dt);
+        b->was_grounded = b->grounded;
         b->grounded = false;
         fastest = mk_maxf(fastest, mk_v2_len(b->vel));
     }
@@ -237,6 +243,21 @@ void sim_world_step(sim_world *w)
         }
         if (largest < SIM_CONVERGED && pass < cfg->iterations - 2)
             pass = cfg->iterations - 2; /* converged: go on to the shock pass */
+    }
+
+    /* A character that stood on the ground and runs down a slope would leave it: its run
+     * carries it over the surface faster than gravity pulls it down, and it would bounce
+     * down in hops, unable to jump between them. One that did not jump is kept on walkable
+     * ground within the drop its run can make on its steepest slope (and a few centimetres
+     * for steps). */
+    for (size_t i = 0; i < w->order.len; i++) {
+        sim_body *b = &bodies[order[i]];
+        if (b->kind != SIM_CHARACTER || !b->was_grounded || b->grounded ||
+            mk_v2_dot(b->vel, up) > 0.0f)
+            continue;
+        float run = mk_v2_len(horizontal(b->vel, up)) * cfg->dt;
+        float reach = run * tanf(mk_minf(b->max_slope, SIM_SNAP_MAX_SLOPE)) + SIM_SNAP_STEP;
+        b->grounded = sim_snap_to_ground(w, b, up, reach);
     }
 
     /* A body that left the world is removed: it would fall forever. */

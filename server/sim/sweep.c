@@ -103,3 +103,43 @@ bool sim_sweep(sim_world *w, sim_body *b, float dt)
         b->vel = mk_v2_mad(b->vel, -vn, n);
     return true;
 }
+
+bool sim_snap_to_ground(sim_world *w, sim_body *b, mk_vec2 up, float reach)
+{
+    mk_vec2 d = mk_v2_scale(up, -reach);
+    col_aabb start = col_shape_bounds(&b->shape, (col_xf2){b->pos, b->angle});
+    col_aabb swept = {mk_v2_mad(start.center, 0.5f, d),
+                      mk_v2_add(start.half, mk_v2(0.5f * fabsf(d.x), 0.5f * fabsf(d.y)))};
+    float best = 2.0f;
+    const sim_body *ground = NULL;
+    const uint32_t *order = w->order.data;
+    for (size_t i = 0; i < w->order.len; i++) {
+        const sim_body *o = &w->bodies[order[i]];
+        if (o == b || !boxes_overlap(swept, col_shape_bounds(&o->shape, (col_xf2){o->pos, o->angle})))
+            continue;
+        float t = time_of_impact(b, d, o);
+        if (t < best) {
+            best = t;
+            ground = o;
+        }
+    }
+    if (!ground)
+        return false;
+
+    /* Just into the ground below the time of impact, then lifted straight out of it: the
+     * character ends touching the surface, as a standing one does. */
+    mk_vec2 down = mk_v2_neg(up);
+    mk_vec2 probe = mk_v2_mad(mk_v2_mad(b->pos, best, d), 2.0f * SWEEP_SLOP, down);
+    col_manifold2 m = col_collide2(&b->shape, (col_xf2){probe, b->angle}, &ground->shape,
+                                   (col_xf2){ground->pos, ground->angle});
+    if (m.count == 0)
+        return false;
+    float cos_slope = -mk_v2_dot(m.normal, up); /* m.normal points from b into the ground */
+    if (cos_slope < cosf(b->max_slope) || cos_slope <= 0.0f)
+        return false;
+    b->pos = mk_v2_mad(probe, m.depth / cos_slope, up);
+    float v_up = mk_v2_dot(mk_v2_sub(b->vel, ground->vel), up);
+    if (v_up < 0.0f)
+        b->vel = mk_v2_mad(b->vel, -v_up, up);
+    return true;
+}

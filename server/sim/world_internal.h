@@ -45,6 +45,11 @@ struct sim_world {
  * into that body and returns true; returns false (and changes nothing) otherwise. */
 bool sim_sweep(sim_world *w, sim_body *b, float dt);
 
+/* Keeps a character on the ground it walks down (sweep.c): moves it down along -up by at most
+ * `reach` onto walkable ground (within its max_slope) and returns true, or returns false and
+ * changes nothing when no walkable ground is that close. */
+bool sim_snap_to_ground(sim_world *w, sim_body *b, mk_vec2 up, float reach);
+
 /* Fills w->pairs with the candidate pairs of the current positions. */
 void sim_broadphase(sim_world *w, float margin);
 
