@@ -321,6 +321,7 @@ typedef struct proto_contact {
     int npoints;
     double points[4][3];
     double depths[4];
+    uint32_t ids[4]; /* extension: feature ids, the same while the same features touch */
 } proto_contact;
 void proto_state_contact(proto_buf *b, int dim, const proto_contact *c, bool first_in_list);
 void proto_state_contacts_end(proto_buf *b); /* "]" */

@@ -263,6 +263,8 @@ void proto_state_contact(proto_buf *b, int dim, const proto_contact *c, bool fir
         write_vec(b, c->points[i], dim, DEC_POS);
         LIT(b, ",\"depth\":");
         proto_buf_append_fixed(b, c->depths[i], DEC_DEPTH);
+        LIT(b, ",\"id\":");
+        proto_buf_append_u64(b, c->ids[i]);
         proto_buf_append_char(b, '}');
     }
     LIT(b, "]}");

@@ -740,7 +740,8 @@ START_TEST(state_2d_with_everything)
                        .normal = {0, 1},
                        .npoints = 2,
                        .points = {{0, -0.5}, {0.25, -0.5}},
-                       .depths = {0.01, 0.02}};
+                       .depths = {0.01, 0.02},
+                       .ids = {0x10, 0x40000102u}};
     proto_state_contact(&b, 2, &c, true);
     proto_contact c2 = {.a = 2, .b = 7, .normal = {-1, 0}, .npoints = 1,
                         .points = {{3, 4}}, .depths = {0.5}};
@@ -794,6 +795,9 @@ START_TEST(state_2d_with_everything)
     ck_assert_double_eq_tol(num(cJSON_GetArrayItem(pts, 0), "depth"), 0.01, 0.5e-4);
     assert_vec(cJSON_GetArrayItem(pts, 1), "pos", 2, (double[]){0.25, -0.5}, 1e-9);
     ck_assert_double_eq_tol(num(cJSON_GetArrayItem(pts, 1), "depth"), 0.02, 0.5e-4);
+    /* Feature ids go out whole, as unsigned integers. */
+    ck_assert_double_eq(num(cJSON_GetArrayItem(pts, 0), "id"), 16);
+    ck_assert_double_eq(num(cJSON_GetArrayItem(pts, 1), "id"), 1073742082.0);
     k = cJSON_GetArrayItem(contacts, 1);
     ck_assert_double_eq(num(k, "a"), 2);
     ck_assert_double_eq(num(k, "b"), 7);

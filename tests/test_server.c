@@ -391,6 +391,9 @@ START_TEST(subscribe_contacts)
                 const cJSON *pts = cJSON_GetObjectItemCaseSensitive(k, "points");
                 ck_assert_int_eq(cJSON_GetArraySize(pts), 2);
                 ck_assert_double_ge(h_num(cJSON_GetArrayItem(pts, 0), "depth"), 0);
+                /* Each point names the features that made it: two corners, two ids. */
+                ck_assert_double_ne(h_num(cJSON_GetArrayItem(pts, 0), "id"),
+                                    h_num(cJSON_GetArrayItem(pts, 1), "id"));
                 found = true;
             }
         }

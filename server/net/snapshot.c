@@ -149,6 +149,7 @@ static void build_state(net_server *srv, net_session *s, proto_buf *b)
                 c.points[k][0] = m->points[k].point.x;
                 c.points[k][1] = m->points[k].point.y;
                 c.depths[k] = m->points[k].depth;
+                c.ids[k] = m->points[k].id;
             }
             proto_state_contact(b, 2, &c, i == 0);
         }
