@@ -63,6 +63,11 @@ typedef struct cli_body {
      * turned by rot first, an aabb or a circle is not. */
     double lo[2], hi[2];
     bool has_shape, turns;
+    /* What the view fills: the cells whose centres lie inside the shape. */
+    enum { CLI_SHAPE_BOX, CLI_SHAPE_CIRCLE, CLI_SHAPE_POLYGON } shape;
+    double radius;      /* circle */
+    double (*points)[2]; /* polygon: its hull, counter-clockwise, owned (NULL otherwise) */
+    int npoints;
     proto_body_kind kind;
     uint32_t owner;
 } cli_body;
@@ -78,6 +83,10 @@ typedef struct cli_world {
 void cli_world_init(cli_world *w);
 void cli_world_free(cli_world *w);
 cli_body *cli_world_find(cli_world *w, uint64_t id);
+/* Whether the world point (x, y) lies inside the body's shape. */
+bool cli_body_contains(const cli_body *b, double x, double y);
+/* A 2D polygon has at most this many vertices (PROTOCOL.md: the hull of its points). */
+#define CLI_MAX_POLYGON 64
 /* Applies a `state` message. Returns false when it is malformed; what could be read of it is
  * kept. */
 bool cli_world_apply(cli_world *w, const struct cJSON *state);

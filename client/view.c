@@ -103,7 +103,17 @@ static int layer(const cli_app *app, const cli_body *b)
     return 1;
 }
 
-/* Fills the cells a body's bounds cover; a body thinner than a cell still gets one. */
+/* Whether the shape covers some of a cell: its centre, or a point a third of a row above or
+ * below it (so that a thin tilted plank leaves no gaps). */
+static bool covers_cell(const cli_body *b, double x, double y)
+{
+    return cli_body_contains(b, x, y) || cli_body_contains(b, x, y + CELL_H / 3) ||
+           cli_body_contains(b, x, y - CELL_H / 3);
+}
+
+/* Fills the cells a body covers, so that a ramp shows its slope and a ball its roundness. An
+ * aabb fills its bounds; a body smaller than the cells' sample points still gets its bounds'
+ * cells, so that nothing on screen is invisible. */
 static void fill(char *grid, int cols, int rows, double left, double top, const cli_body *b,
                  char ch)
 {
@@ -120,6 +130,14 @@ static void fill(char *grid, int cols, int rows, double left, double top, const 
         return;
     int ca = (int)fmax(c0, 0), cb = (int)fmin(c1, cols - 1);
     int ra = (int)fmax(r0, 0), rb = (int)fmin(r1, rows - 1);
+    bool tiny = c1 - c0 < 2 && r1 - r0 < 2;
+    if (!tiny && (b->shape != CLI_SHAPE_BOX || (b->turns && b->rot != 0))) {
+        for (int r = ra; r <= rb; r++)
+            for (int c = ca; c <= cb; c++)
+                if (covers_cell(b, left + (c + 0.5) * CELL_W, top - (r + 0.5) * CELL_H))
+                    grid[(size_t)r * (size_t)cols + (size_t)c] = ch;
+        return;
+    }
     for (int r = ra; r <= rb; r++)
         memset(grid + (size_t)r * (size_t)cols + (size_t)ca, ch, (size_t)(cb - ca + 1));
 }

@@ -19,6 +19,8 @@ void cli_world_init(cli_world *w)
 
 void cli_world_free(cli_world *w)
 {
+    for (size_t i = 0; i < w->count; i++)
+        free(w->bodies[i].points);
     free(w->bodies);
     free(w->index);
     memset(w, 0, sizeof *w);
@@ -114,6 +116,7 @@ static bool remove_bodies(cli_world *w, const cJSON *removed)
         cli_body *b = cli_world_find(w, id);
         if (!b)
             continue;
+        free(b->points);
         *b = w->bodies[--w->count]; /* the last body takes the gap */
         /* The index must forget the removed id before the next lookup. */
         if (!rebuild_index(w, w->index_cap))
@@ -159,6 +162,7 @@ static bool read_shape(cli_body *b, const cJSON *shape)
         b->hi[0] = half[0];
         b->hi[1] = half[1];
         b->turns = t[0] == 'b';
+        b->shape = CLI_SHAPE_BOX;
     } else if (strcmp(t, "circle") == 0) {
         double r;
         if (!read_number(cJSON_GetObjectItemCaseSensitive(shape, "radius"), &r) || r < 0)
@@ -166,25 +170,38 @@ static bool read_shape(cli_body *b, const cJSON *shape)
         b->lo[0] = b->lo[1] = -r;
         b->hi[0] = b->hi[1] = r;
         b->turns = false;
+        b->shape = CLI_SHAPE_CIRCLE;
+        b->radius = r;
     } else if (strcmp(t, "polygon") == 0) {
         const cJSON *points = cJSON_GetObjectItemCaseSensitive(shape, "points");
+        int n = cJSON_GetArraySize(points);
+        if (!cJSON_IsArray(points) || n < 3 || n > CLI_MAX_POLYGON)
+            return false;
+        double(*pts)[2] = malloc((size_t)n * sizeof *pts);
+        if (!pts)
+            return false;
         double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
+        int k = 0;
         const cJSON *p;
         cJSON_ArrayForEach(p, points)
         {
-            double xy[2];
-            if (!read_vec2(p, xy))
+            if (!read_vec2(p, pts[k])) {
+                free(pts);
                 return false;
-            for (int i = 0; i < 2; i++) {
-                lo[i] = fmin(lo[i], xy[i]);
-                hi[i] = fmax(hi[i], xy[i]);
             }
+            for (int i = 0; i < 2; i++) {
+                lo[i] = fmin(lo[i], pts[k][i]);
+                hi[i] = fmax(hi[i], pts[k][i]);
+            }
+            k++;
         }
-        if (!(lo[0] <= hi[0] && lo[1] <= hi[1]))
-            return false;
         memcpy(b->lo, lo, sizeof lo);
         memcpy(b->hi, hi, sizeof hi);
         b->turns = true;
+        free(b->points);
+        b->points = pts;
+        b->npoints = n;
+        b->shape = CLI_SHAPE_POLYGON;
     } else {
         return false; /* a 3D shape: this client draws 2D worlds */
     }
@@ -273,6 +290,33 @@ bool cli_world_apply(cli_world *w, const cJSON *state)
             return false;
     }
     return ok;
+}
+
+bool cli_body_contains(const cli_body *b, double x, double y)
+{
+    /* Into the body's frame: unturned for an aabb or a circle. */
+    double dx = x - b->pos[0], dy = y - b->pos[1];
+    if (b->turns && b->rot != 0) {
+        double c = cos(b->rot), s = sin(b->rot);
+        double lx = c * dx + s * dy, ly = -s * dx + c * dy;
+        dx = lx;
+        dy = ly;
+    }
+    switch (b->shape) {
+    case CLI_SHAPE_CIRCLE:
+        return dx * dx + dy * dy <= b->radius * b->radius;
+    case CLI_SHAPE_POLYGON:
+        /* Inside a counter-clockwise convex polygon: on the left of every edge. */
+        for (int i = 0; i < b->npoints; i++) {
+            const double *p = b->points[i], *q = b->points[(i + 1) % b->npoints];
+            if ((q[0] - p[0]) * (dy - p[1]) - (q[1] - p[1]) * (dx - p[0]) < 0)
+                return false;
+        }
+        return b->npoints > 0;
+    case CLI_SHAPE_BOX:
+        break;
+    }
+    return dx >= b->lo[0] && dx <= b->hi[0] && dy >= b->lo[1] && dy <= b->hi[1];
 }
 
 void cli_body_bounds(const cli_body *b, double lo[2], double hi[2])
