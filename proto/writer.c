@@ -100,13 +100,17 @@ void proto_write_result(proto_buf *b, const char *req, int dim, const proto_resu
 {
     LIT(b, "{\"type\":\"result\"");
     write_req(b, req);
-    if (r->hit) {
+    /* depth and normal are always there; on a miss the depth is 0 and the normal is the
+     * direction of the gap, followed by the gap itself. */
+    if (r->hit)
         LIT(b, ",\"hit\":true,\"depth\":");
-        proto_buf_append_fixed(b, r->depth, DEC_RESULT);
-        LIT(b, ",\"normal\":");
-        write_vec(b, r->normal, dim, DEC_RESULT);
-    } else {
-        LIT(b, ",\"hit\":false,\"distance\":");
+    else
+        LIT(b, ",\"hit\":false,\"depth\":");
+    proto_buf_append_fixed(b, r->hit ? r->depth : 0.0, DEC_RESULT);
+    LIT(b, ",\"normal\":");
+    write_vec(b, r->normal, dim, DEC_RESULT);
+    if (!r->hit) {
+        LIT(b, ",\"distance\":");
         proto_buf_append_fixed(b, r->distance, DEC_RESULT);
     }
     LIT(b, ",\"points\":[");

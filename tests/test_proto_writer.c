@@ -686,9 +686,9 @@ START_TEST(result_hit_and_miss)
                   (const double[][3]){{1, 2, 3}, {-1, 2, 3}, {-1, -2, 3}, {1, -2, 3.5}}, 1e-9);
     cJSON_Delete(j);
 
-    /* A miss: the gap, no points, no depth or normal. */
+    /* A miss: the gap and its direction, depth 0, no points. */
     proto_buf_clear(&b);
-    r = (proto_result){.hit = false, .distance = 1.5};
+    r = (proto_result){.hit = false, .distance = 1.5, .normal = {0.6, -0.8}};
     proto_write_result(&b, "\"m\"", 2, &r);
     j = parse_line(&b);
     ck_assert_str_eq(str(j, "type"), "result");
@@ -697,8 +697,8 @@ START_TEST(result_hit_and_miss)
     ck_assert_double_eq_tol(num(j, "distance"), 1.5, 1e-9);
     ck_assert(cJSON_IsArray(field(j, "points")));
     ck_assert_int_eq(cJSON_GetArraySize(field(j, "points")), 0);
-    ck_assert(!has(j, "depth"));
-    ck_assert(!has(j, "normal"));
+    ck_assert_double_eq(num(j, "depth"), 0);
+    assert_vec(j, "normal", 2, (double[]){0.6, -0.8}, 1e-9);
     cJSON_Delete(j);
 
     proto_buf_clear(&b);
@@ -708,8 +708,8 @@ START_TEST(result_hit_and_miss)
     ck_assert(cJSON_IsFalse(field(j, "hit")));
     ck_assert_double_eq_tol(num(j, "distance"), 0.0625, 1e-9);
     ck_assert_int_eq(cJSON_GetArraySize(field(j, "points")), 0);
-    ck_assert(!has(j, "depth"));
-    ck_assert(!has(j, "normal"));
+    ck_assert_double_eq(num(j, "depth"), 0);
+    assert_vec(j, "normal", 3, (double[]){0, 0, 0}, 0);
     cJSON_Delete(j);
     proto_buf_free(&b);
 }
