@@ -77,7 +77,7 @@ static void print_num(double v, int width, int decimals)
 
 static void print_header(void)
 {
-    printf("%-18s %7s %13s %12s %9s %9s  %-15s %13s %7s  %s\n", "scene", "bodies",
+    printf("%-26s %7s %13s %12s %9s %9s  %-15s %13s %7s  %s\n", "scene", "bodies",
            "ms/step mean", "ms/step p99", "ns/op", "bytes/op", "peer", "peer time", "ratio",
            "note");
     fflush(stdout);
@@ -85,7 +85,7 @@ static void print_header(void)
 
 void bench_row_print(const bench_row *r)
 {
-    printf("%-18s", r->scene);
+    printf("%-26s", r->scene);
     if (r->bodies < 0)
         printf(" %7s", "-");
     else

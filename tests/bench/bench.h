@@ -100,21 +100,53 @@ const char *bench_cp_version(void);
 bool bench_cp_debug_build(void);
 bool bench_cp_pile(int n, int steps, bench_cp_pile_result *out);
 
-/* The query pairs: box i is a[i] against b[i]; its half extents are pal_a[ia[i]] and
- * pal_b[ib[i]], palettes of BENCH_PALETTE sizes so that the peer places prepared shapes. */
+/* ---- the query pairs (bench_pairs.c), shared with the peer: both collide the same shapes ---- */
+
+/* BENCH_PALETTE prepared shapes of one type: sizes 0.1..2 m (half extents, radii, or the half
+ * axes of the ellipse a polygon's 5..8 vertices lie on). The peer builds its own shapes from
+ * these once and only places them per query, as col_collide2 places these. */
 #define BENCH_PALETTE 256
+typedef struct bench_palette {
+    col_shape_type type;
+    col_shape2 shapes[BENCH_PALETTE];
+    col_polygon *hulls; /* BENCH_PALETTE hulls from col_polygon_make for polygons, else NULL */
+} bench_palette;
+
+/* Pair i is pal_a->shapes[ia[i]] placed at xa[i] against pal_b->shapes[ib[i]] at xb[i]. The
+ * angle of an AABB or a circle is 0 (neither turns); boxes and polygons have random angles. */
 typedef struct bench_pairs {
+    const bench_palette *pal_a, *pal_b;
     size_t n;
-    col_aabb *a, *b;
     uint8_t *ia, *ib;
-    mk_vec2 pal_a[BENCH_PALETTE], pal_b[BENCH_PALETTE];
+    col_xf2 *xa, *xb;
+    float *depth; /* col_collide2's depth of each pair (0 for a miss), for the peer's check */
+    size_t tries; /* placements made to keep n of the wanted class */
 } bench_pairs;
 
+/* A palette of `type` (the polygons' hulls allocated); exits when out of memory. */
+void bench_palette_make(bench_palette *pal, col_shape_type type, uint64_t seed);
+void bench_palette_free(bench_palette *pal);
+/* n pairs that all overlap by at least BENCH_MIN_DEPTH (hit) or are all 1 cm..2 m apart
+ * (miss), by col_collide2's verdict. */
+#define BENCH_MIN_DEPTH 1e-3 /* m */
+void bench_pairs_make(bench_pairs *p, const bench_palette *pal_a, const bench_palette *pal_b,
+                      size_t n, bool hit, uint64_t seed);
+void bench_pairs_free(bench_pairs *p);
+/* Whether the shapes of a palette turn with their angle (boxes and polygons). */
+static inline bool bench_palette_turns(const bench_palette *pal)
+{
+    return pal->type == COL_SHAPE_BOX || pal->type == COL_SHAPE_POLYGON;
+}
+
 typedef struct bench_cp_query_result {
-    double ns_call;  /* per pair: placing both shapes and cpShapesCollide */
-    double ns_place; /* per pair: placing both shapes only */
-    double depth_sum;
+    double ns_call;   /* per pair: placing both shapes and cpShapesCollide */
+    double ns_place;  /* per pair: placing both shapes only */
+    double depth_sum; /* of the hits: the deepest contact point's depth */
     size_t hits;
+    /* Checked after the timing: pairs where the peer's hit or miss differs from Mink's, and
+     * the largest difference of the peer's deepest point from Mink's depth where both hit. */
+    size_t disagree;
+    double depth_diff_max; /* m */
 } bench_cp_query_result;
 
 bool bench_cp_query(const bench_pairs *p, bench_cp_query_result *out);

@@ -1,6 +1,6 @@
 /* Chipmunk2D (Debian's libchipmunk-dev, version 7) doing Mink's work: the pile scene in a
- * cpSpace, and box-box queries with cpShapesCollide. Built only when CMake found the library;
- * otherwise every function here says it is not installed. */
+ * cpSpace, and queries of every pair of shape types with cpShapesCollide. Built only when CMake
+ * found the library; otherwise every function here says it is not installed. */
 #include "bench.h"
 
 #if MINK_HAVE_CHIPMUNK
@@ -136,31 +136,77 @@ bool bench_cp_pile(int n, int steps, bench_cp_pile_result *out)
     return true;
 }
 
-/* Places a prepared box: the shape caches its world vertices and bounds for the transform. */
-static inline void place(cpShape *s, mk_vec2 p)
+/* A Chipmunk shape for one of a palette's: a box for an aabb or a box, a circle, or a
+ * polygon of the same hull's vertices with radius 0. */
+static cpShape *cp_shape_of(cpBody *body, const col_shape2 *s)
 {
-    cpShapeUpdate(s, cpTransformTranslate(cpv(p.x, p.y)));
+    switch (s->type) {
+    case COL_SHAPE_AABB:
+    case COL_SHAPE_BOX:
+        return cpBoxShapeNew(body, 2.0 * s->half.x, 2.0 * s->half.y, 0.0);
+    case COL_SHAPE_CIRCLE:
+        return cpCircleShapeNew(body, s->radius, cpvzero);
+    case COL_SHAPE_POLYGON: {
+        cpVect v[COL_MAX_POLYGON];
+        int n = s->polygon->count;
+        for (int i = 0; i < n; i++)
+            v[i] = cpv(s->polygon->verts[i].x, s->polygon->verts[i].y);
+        cpShape *shape = cpPolyShapeNew(body, n, v, cpTransformIdentity, 0.0);
+        if (cpPolyShapeGetCount(shape) != n)
+            fprintf(stderr, "mink-bench: chipmunk's hull has %d vertices, Mink's %d\n",
+                    cpPolyShapeGetCount(shape), n);
+        return shape;
+    }
+    case COL_SHAPE_COUNT:
+        break;
+    }
+    abort();
+}
+
+/* Places a prepared shape: it caches its world vertices (or centre) and bounds for the
+ * transform, made from the same position and angle that col_collide2 gets. Shapes that never
+ * turn (aabb, circle) are only translated, as Mink does not rotate them either. */
+static inline void place(cpShape *s, col_xf2 xf, bool turns)
+{
+    cpVect p = cpv(xf.p.x, xf.p.y);
+    cpShapeUpdate(s, turns ? cpTransformRigid(p, xf.angle) : cpTransformTranslate(p));
+}
+
+/* cpShapesCollide on a placed pair: 0 for a miss, else the depth of the deepest point. The
+ * depth is taken from the points and the normal, not from `distance`: 7.0.3 gets that one's
+ * sign wrong when it swaps the shapes into its own order (a polygon against a circle) - it
+ * dots the unswapped points with the flipped normal. */
+static inline double cp_collide(const cpShape *a, const cpShape *b, bool *hit)
+{
+    cpContactPointSet set = cpShapesCollide(a, b);
+    *hit = set.count > 0;
+    double depth = 0.0;
+    for (int k = 0; k < set.count; k++) {
+        double d = -cpvdot(cpvsub(set.points[k].pointB, set.points[k].pointA), set.normal);
+        depth = d > depth ? d : depth;
+    }
+    return depth;
 }
 
 bool bench_cp_query(const bench_pairs *p, bench_cp_query_result *out)
 {
-    /* Two palettes of box polygons on one static body at the origin; a query places one of
-     * each at the pair's centres and collides them, the work of col_collide_aabb on two
-     * boxes passed by value. */
+    /* The two palettes as Chipmunk shapes on one static body; a query places one of each
+     * and collides them, the work of col_collide2 on two prepared shapes. */
     cpBody *body = cpBodyNewStatic();
     cpShape *sa[BENCH_PALETTE], *sb[BENCH_PALETTE];
     for (int i = 0; i < BENCH_PALETTE; i++) {
-        sa[i] = cpBoxShapeNew(body, 2.0 * p->pal_a[i].x, 2.0 * p->pal_a[i].y, 0.0);
-        sb[i] = cpBoxShapeNew(body, 2.0 * p->pal_b[i].x, 2.0 * p->pal_b[i].y, 0.0);
+        sa[i] = cp_shape_of(body, &p->pal_a->shapes[i]);
+        sb[i] = cp_shape_of(body, &p->pal_b->shapes[i]);
     }
+    bool ta = bench_palette_turns(p->pal_a), tb = bench_palette_turns(p->pal_b);
 
     /* Placing alone, to tell how much of a query it is. */
     double bb_sum = 0.0;
     uint64_t t = bench_now_ns();
     for (size_t i = 0; i < p->n; i++) {
         cpShape *a = sa[p->ia[i]], *b = sb[p->ib[i]];
-        place(a, p->a[i].center);
-        place(b, p->b[i].center);
+        place(a, p->xa[i], ta);
+        place(b, p->xb[i], tb);
         bb_sum += cpShapeGetBB(a).r - cpShapeGetBB(b).l;
     }
     out->ns_place = (double)(bench_now_ns() - t) / (double)p->n;
@@ -171,21 +217,32 @@ bool bench_cp_query(const bench_pairs *p, bench_cp_query_result *out)
     t = bench_now_ns();
     for (size_t i = 0; i < p->n; i++) {
         cpShape *a = sa[p->ia[i]], *b = sb[p->ib[i]];
-        place(a, p->a[i].center);
-        place(b, p->b[i].center);
-        cpContactPointSet set = cpShapesCollide(a, b);
-        if (set.count > 0) {
-            /* distance is negative while overlapping; the deepest point is the depth. */
-            double d = set.points[0].distance;
-            for (int k = 1; k < set.count; k++)
-                d = d < set.points[k].distance ? d : set.points[k].distance;
-            hits++;
-            depth_sum -= d;
-        }
+        place(a, p->xa[i], ta);
+        place(b, p->xb[i], tb);
+        bool hit;
+        depth_sum += cp_collide(a, b, &hit);
+        hits += hit;
     }
     out->ns_call = (double)(bench_now_ns() - t) / (double)p->n;
     out->depth_sum = depth_sum;
     out->hits = hits;
+
+    /* Untimed: pair by pair against Mink's verdict and depth. */
+    out->disagree = 0;
+    out->depth_diff_max = 0.0;
+    for (size_t i = 0; i < p->n; i++) {
+        cpShape *a = sa[p->ia[i]], *b = sb[p->ib[i]];
+        place(a, p->xa[i], ta);
+        place(b, p->xb[i], tb);
+        bool hit;
+        double d = cp_collide(a, b, &hit);
+        if (hit != (p->depth[i] > 0.0f)) {
+            out->disagree++;
+        } else if (hit) {
+            double diff = fabs(d - (double)p->depth[i]);
+            out->depth_diff_max = diff > out->depth_diff_max ? diff : out->depth_diff_max;
+        }
+    }
 
     for (int i = 0; i < BENCH_PALETTE; i++) {
         cpShapeFree(sa[i]);
