@@ -75,8 +75,21 @@ static float face_distance(const col_poly_view *r, int edge, const col_poly_view
     /* The closest point of R - I is -sep * n + along * t; I lies the other way from R. */
     mk_vec2 q = mk_v2_mad(mk_v2_scale(n, -sep), along, t);
     float dist = mk_v2_len(q);
-    *normal = dist > 0.0f ? mk_v2_scale(q, -1.0f / dist) : n;
+    /* A gap within rounding of zero has no direction of its own (q is rounding noise); the
+     * face's normal is then the one that separates, to within that gap. */
+    *normal = dist > 4.0f * tol ? mk_v2_scale(q, -1.0f / dist) : n;
     return dist;
+}
+
+/* How far apart A and B are along d (from A toward B): min over B - max over A. */
+static float gap_along(const col_poly_view *a, const col_poly_view *b, mk_vec2 d)
+{
+    float hi_a = -FLT_MAX, lo_b = FLT_MAX;
+    for (int i = 0; i < a->count; i++)
+        hi_a = mk_maxf(hi_a, mk_v2_dot(d, a->v[i]));
+    for (int j = 0; j < b->count; j++)
+        lo_b = mk_minf(lo_b, mk_v2_dot(d, b->v[j]));
+    return lo_b - hi_a;
 }
 
 /* Feature ids of clipped points: which polygon holds the reference face, the reference
@@ -161,11 +174,23 @@ col_manifold2 col_collide_polygons(const col_shape2 *a, col_xf2 xa, const col_sh
     float sep = flip ? sep_b : sep_a;
 
     col_manifold2 m = {0};
-    if (sep > 0.0f) {
-        m.distance = flip ? face_distance(&pb, eb, &pa, sep, tol, &m.normal)
-                          : face_distance(&pa, ea, &pb, sep, tol, &m.normal);
-        if (flip)
-            m.normal = mk_v2_neg(m.normal);
+    if (sep_a > 0.0f || sep_b > 0.0f) {
+        /* Apart. The closest point lies on the face of largest separation; when A's best face
+         * and B's best face are within rounding of each other (nearly parallel faces), either
+         * may be it. Each face's distance is never below the true gap, so the smaller of the
+         * two is the gap. */
+        mk_vec2 na = pa.n[ea], nb = mk_v2_neg(pb.n[eb]);
+        float da = sep_a > 0.0f ? face_distance(&pa, ea, &pb, sep_a, tol, &na) : FLT_MAX;
+        float db = sep_b > 0.0f ? face_distance(&pb, eb, &pa, sep_b, tol, &nb) : FLT_MAX;
+        m.distance = mk_minf(da, db);
+        m.normal = da <= db ? na : mk_v2_neg(nb);
+        if (fabsf(da - db) <= 8.0f * tol) {
+            /* Within rounding of each other: both faces end at (nearly) the same point of the
+             * difference, and the normal is the one along which the shapes are farthest
+             * apart. */
+            mk_vec2 nb_ab = mk_v2_neg(nb);
+            m.normal = gap_along(&pa, &pb, na) >= gap_along(&pa, &pb, nb_ab) ? na : nb_ab;
+        }
         col_manifold_to_world(&m, xa.p, ra);
         return m;
     }
