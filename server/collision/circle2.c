@@ -70,21 +70,19 @@ col_manifold2 col_collide_polygon_circle(const col_shape2 *a, col_xf2 xa, const 
     mk_vec2 n, on_a;
     float gap;
     uint32_t id;
-    if (sep > 0.0f && mk_v2_dot(mk_v2_sub(c, v0), mk_v2_sub(v1, v0)) < 0.0f) {
-        /* Outside, beyond the face's first end: the vertex is the closest point. */
-        mk_vec2 d = mk_v2_sub(c, v0);
+    /* Outside and beyond one end of the face: that vertex is the closest point. */
+    int corner = -1;
+    if (sep > 0.0f && mk_v2_dot(mk_v2_sub(c, v0), mk_v2_sub(v1, v0)) < 0.0f)
+        corner = face;
+    else if (sep > 0.0f && mk_v2_dot(mk_v2_sub(c, v1), mk_v2_sub(v0, v1)) < 0.0f)
+        corner = f1;
+    if (corner >= 0) {
+        on_a = pa.v[corner];
+        mk_vec2 d = mk_v2_sub(c, on_a);
         float len = mk_v2_len(d);
         n = mk_v2_scale(d, 1.0f / len);
-        on_a = v0;
         gap = len - r;
-        id = ID_VERTEX | (uint32_t)face;
-    } else if (sep > 0.0f && mk_v2_dot(mk_v2_sub(c, v1), mk_v2_sub(v0, v1)) < 0.0f) {
-        mk_vec2 d = mk_v2_sub(c, v1);
-        float len = mk_v2_len(d);
-        n = mk_v2_scale(d, 1.0f / len);
-        on_a = v1;
-        gap = len - r;
-        id = ID_VERTEX | (uint32_t)f1;
+        id = ID_VERTEX | (uint32_t)corner;
     } else {
         /* Over the face, inside or out: the face itself is nearest. */
         n = pa.n[face];

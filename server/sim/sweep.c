@@ -56,6 +56,40 @@ static bool boxes_overlap(col_aabb a, col_aabb b)
            fabsf(a.center.y - b.center.y) <= a.half.y + b.half.y;
 }
 
+/* The first body that `b`, moved by d over a step of dt seconds, comes to touch, and the
+ * fraction of d at which it does (in *t); NULL when none. With `fixed_only`, only static and
+ * kinematic bodies count, each moving at its own velocity meanwhile; otherwise every body
+ * counts, as it stands. */
+static const sim_body *first_impact(sim_world *w, const sim_body *b, mk_vec2 d, float dt,
+                                    bool fixed_only, float *t)
+{
+    /* The region the body sweeps through. */
+    col_aabb start = col_shape_bounds(&b->shape, (col_xf2){b->pos, b->angle});
+    col_aabb swept = {mk_v2_mad(start.center, 0.5f, d),
+                      mk_v2_add(start.half, mk_v2(0.5f * fabsf(d.x), 0.5f * fabsf(d.y)))};
+    float best = 2.0f;
+    const sim_body *hit = NULL;
+    const uint32_t *order = w->order.data;
+    for (size_t i = 0; i < w->order.len; i++) {
+        const sim_body *o = &w->bodies[order[i]];
+        if (o == b || (fixed_only && o->kind != SIM_STATIC && o->kind != SIM_KINEMATIC))
+            continue;
+        if (!boxes_overlap(swept, col_shape_bounds(&o->shape, (col_xf2){o->pos, o->angle})))
+            continue;
+        /* Motion relative to the other body: a kinematic body moves during the step too. */
+        mk_vec2 rel = mk_v2_sub(d, mk_v2_scale(o->vel, dt));
+        if (mk_v2_len(rel) <= 0.0f)
+            continue;
+        float ti = time_of_impact(b, rel, o);
+        if (ti < best) {
+            best = ti;
+            hit = o;
+        }
+    }
+    *t = best;
+    return hit;
+}
+
 bool sim_sweep(sim_world *w, sim_body *b, float dt)
 {
     if (b->inv_mass <= 0.0f)
@@ -65,30 +99,8 @@ bool sim_sweep(sim_world *w, sim_body *b, float dt)
     if (!(len > 0.5f * min_half(b)))
         return false;
 
-    /* The region the body sweeps through this step. */
-    col_aabb start = col_shape_bounds(&b->shape, (col_xf2){b->pos, b->angle});
-    col_aabb swept = {mk_v2_mad(start.center, 0.5f, d),
-                      mk_v2_add(start.half, mk_v2(0.5f * fabsf(d.x), 0.5f * fabsf(d.y)))};
-
-    float best = 2.0f;
-    const sim_body *hit = NULL;
-    const uint32_t *order = w->order.data;
-    for (size_t i = 0; i < w->order.len; i++) {
-        const sim_body *o = &w->bodies[order[i]];
-        if (o == b || (o->kind != SIM_STATIC && o->kind != SIM_KINEMATIC))
-            continue;
-        if (!boxes_overlap(swept, col_shape_bounds(&o->shape, (col_xf2){o->pos, o->angle})))
-            continue;
-        /* Motion relative to the other body: a kinematic body moves during the step too. */
-        mk_vec2 rel = mk_v2_sub(d, mk_v2_scale(o->vel, dt));
-        if (mk_v2_len(rel) <= 0.0f)
-            continue;
-        float t = time_of_impact(b, rel, o);
-        if (t < best) {
-            best = t;
-            hit = o;
-        }
-    }
+    float best;
+    const sim_body *hit = first_impact(w, b, d, dt, true, &best);
     if (!hit)
         return false;
 
@@ -107,22 +119,8 @@ bool sim_sweep(sim_world *w, sim_body *b, float dt)
 bool sim_snap_to_ground(sim_world *w, sim_body *b, mk_vec2 up, float reach)
 {
     mk_vec2 d = mk_v2_scale(up, -reach);
-    col_aabb start = col_shape_bounds(&b->shape, (col_xf2){b->pos, b->angle});
-    col_aabb swept = {mk_v2_mad(start.center, 0.5f, d),
-                      mk_v2_add(start.half, mk_v2(0.5f * fabsf(d.x), 0.5f * fabsf(d.y)))};
-    float best = 2.0f;
-    const sim_body *ground = NULL;
-    const uint32_t *order = w->order.data;
-    for (size_t i = 0; i < w->order.len; i++) {
-        const sim_body *o = &w->bodies[order[i]];
-        if (o == b || !boxes_overlap(swept, col_shape_bounds(&o->shape, (col_xf2){o->pos, o->angle})))
-            continue;
-        float t = time_of_impact(b, d, o);
-        if (t < best) {
-            best = t;
-            ground = o;
-        }
-    }
+    float best;
+    const sim_body *ground = first_impact(w, b, d, 0.0f, false, &best);
     if (!ground)
         return false;
 
