@@ -1,16 +1,23 @@
 # A thin wrapper over CMake presets so that a fresh Debian 12 machine needs two commands:
 #   make run    install what is missing, build the release preset, serve the demo scene on :7777
-#   make test   install what is missing, build the debug and asan presets, run every test in both
+#   make test   install what is missing, build the debug and asan presets, run every test in both,
+#               then run each fuzz target for 30 s from a fixed seed
+#   make fuzz   install clang, build the libFuzzer targets, run each for FUZZ_SECONDS (60)
 # Flags for the server: make run ARGS="--port 7800 --log-level debug"
 
 DEB_PACKAGES := gcc make cmake pkg-config libuv1-dev libcjson-dev check
 # The peer library mink-bench compares against (optional for every other target).
 BENCH_PACKAGES := libchipmunk-dev
+# libFuzzer comes with clang's runtime libraries (a recommendation apt would skip here).
+FUZZ_PACKAGES := clang libclang-rt-14-dev
+FUZZ_TARGETS := fuzz_proto fuzz_world fuzz_scene
+FUZZ_SECONDS ?= 60
+FUZZ_SEED ?= 0 # 0: a new seed each run
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 JOBS := $(shell nproc 2>/dev/null || echo 2)
 ARGS ?=
 
-.PHONY: all deps build run test test-debug test-asan bench clean
+.PHONY: all deps build run test test-debug test-asan bench fuzz clean
 
 all: build
 
@@ -33,6 +40,7 @@ run: build
 	./build/mink-server $(ARGS)
 
 test: test-debug test-asan
+	$(MAKE) fuzz FUZZ_SECONDS=30 FUZZ_SEED=1
 
 test-debug: deps
 	cmake --preset debug
@@ -48,5 +56,23 @@ bench:
 	$(MAKE) build EXTRA_PACKAGES="$(BENCH_PACKAGES)"
 	./build/mink-bench
 
+# Each target starts from its committed seed corpus (tests/fuzz/corpus/<target>) and keeps what
+# it finds in build-fuzz/corpus/<target>; a crash stops the run and leaves its input in
+# build-fuzz/ (copy it to tests/fuzz/regressions/<target>/ once fixed, so ctest replays it).
+fuzz:
+	$(MAKE) deps EXTRA_PACKAGES="$(FUZZ_PACKAGES)"
+	cmake --preset fuzz
+	cmake --build --preset fuzz -j $(JOBS)
+	@for t in $(FUZZ_TARGETS); do \
+	  mkdir -p build-fuzz/corpus/$$t; \
+	  echo "== $$t for $(FUZZ_SECONDS) s"; \
+	  ./build-fuzz/tests/fuzz/$$t -max_total_time=$(FUZZ_SECONDS) -seed=$(FUZZ_SEED) -max_len=8192 \
+	    -dict=tests/fuzz/json.dict -artifact_prefix=build-fuzz/$$t- -print_final_stats=1 \
+	    build-fuzz/corpus/$$t tests/fuzz/corpus/$$t > build-fuzz/$$t.log 2>&1; \
+	  rc=$$?; \
+	  grep -E "^(Done|stat::(number_of_executed_units|average_exec_per_sec|new_units_added|peak_rss_mb))|ERROR|SUMMARY|fuzz check|artifact" build-fuzz/$$t.log; \
+	  if [ $$rc -ne 0 ]; then echo "$$t failed: see build-fuzz/$$t.log"; exit 1; fi; \
+	done
+
 clean:
-	rm -rf build build-debug build-asan
+	rm -rf build build-debug build-asan build-fuzz

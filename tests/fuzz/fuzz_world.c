@@ -1,0 +1,96 @@
+/* A client's messages against a 2D world: each line is parsed as the server parses it; a
+ * spawn adds its body to a world that already holds the demo scene, an input steers the
+ * newest body, a query collides its two shapes; the world steps after every line. Whatever
+ * the lines, every body keeps a finite state inside the world's bounds (or is removed), and
+ * every query answer is finite, with a unit normal and no negative depth or distance. */
+#include <math.h>
+#include <string.h>
+
+#include "fuzz.h"
+#include "mink_sim.h"
+
+#define FUZZ_MAX_LINES 64
+#define FUZZ_STEPS_PER_LINE 4
+
+static bool finite2(mk_vec2 v) { return isfinite(v.x) && isfinite(v.y); }
+
+static void check_world(sim_world *w)
+{
+    size_t slots;
+    sim_body *b = sim_world_slots(w, &slots);
+    float bounds = sim_world_config(w)->bounds;
+    for (size_t i = 0; i < slots; i++) {
+        if (!b[i].id)
+            continue;
+        fuzz_check(finite2(b[i].pos) && finite2(b[i].vel) && isfinite(b[i].angle));
+        if (b[i].kind != SIM_STATIC)
+            fuzz_check(fabsf(b[i].pos.x) <= bounds + 1e3f && fabsf(b[i].pos.y) <= bounds + 1e3f);
+    }
+}
+
+static void check_result(const proto_result *r)
+{
+    if (r->hit) {
+        fuzz_check(isfinite(r->depth) && r->depth >= 0.0);
+        fuzz_check(r->npoints >= 1 && r->npoints <= 2);
+    } else {
+        fuzz_check(isfinite(r->distance) && r->distance >= 0.0);
+    }
+    double len = hypot(r->normal[0], r->normal[1]);
+    fuzz_check(fabs(len - 1.0) < 1e-3);
+}
+
+static void on_line(sim_world *w, const char *line, size_t len, sim_id *last)
+{
+    proto_msg msg;
+    proto_error err;
+    if (proto_parse(line, len, 2, &msg, &err) != PROTO_OK)
+        return;
+    char why[256];
+    if (msg.type == PROTO_MSG_SPAWN || (msg.type == PROTO_MSG_HELLO && msg.u.hello.has_avatar)) {
+        const proto_body_spec *spec =
+            msg.type == PROTO_MSG_SPAWN ? &msg.u.spawn.body : &msg.u.hello.avatar;
+        sim_body_def def;
+        if (sim_body_def_from_spec(spec, &def, why, sizeof why) == 0) {
+            sim_id id = sim_world_add(w, &def, 1);
+            if (id)
+                *last = id;
+        } else {
+            fuzz_check(why[0] != '\0');
+        }
+    } else if (msg.type == PROTO_MSG_INPUT) {
+        sim_body *b = sim_world_get(w, *last);
+        if (b)
+            sim_body_set_input(b, mk_v2((float)msg.u.input.move[0], (float)msg.u.input.move[1]),
+                               msg.u.input.jump);
+    } else if (msg.type == PROTO_MSG_DESPAWN) {
+        sim_world_remove(w, (sim_id)msg.u.despawn.id);
+    } else if (msg.type == PROTO_MSG_QUERY) {
+        proto_result r;
+        if (sim_query(&msg.u.query.a, &msg.u.query.b, &r, why, sizeof why) == 0)
+            check_result(&r);
+    }
+    for (int i = 0; i < FUZZ_STEPS_PER_LINE; i++)
+        sim_world_step(w);
+    sim_world_clear_removed(w);
+    check_world(w);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+    sim_config cfg = sim_config_default();
+    char err[512];
+    sim_world *w = sim_scene_load(sim_demo_scene, strlen(sim_demo_scene), "demo", &cfg, err,
+                                  sizeof err);
+    fuzz_check(w != NULL);
+    sim_id last = 0;
+    const char *p = (const char *)data, *end = p + size;
+    for (int n = 0; p < end && n < FUZZ_MAX_LINES; n++) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p));
+        size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
+        on_line(w, p, len, &last);
+        p += len + 1;
+    }
+    sim_world_free(w);
+    return 0;
+}
