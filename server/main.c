@@ -26,9 +26,20 @@ static void usage(FILE *out)
             "  --max-bodies N           bodies in the world (default %u)\n"
             "  --bounds M               bodies farther than M metres on an axis are removed "
             "(default %.0f)\n"
+            "  --max-msg-rate N         messages a client may send a second, bursts of 2N "
+            "(default %.0f)\n"
+            "  --max-spawn-rate N       spawns a client may ask for a second, bursts of 2N "
+            "(default %.0f)\n"
+            "  --hello-timeout S        seconds a connection may stay without hello (default "
+            "%.0f)\n"
+            "  --out-soft-limit BYTES   output a client may leave unread for --out-soft-seconds "
+            "(default %zu)\n"
+            "  --out-soft-seconds S     (default %.0f)\n"
+            "  --out-hard-limit BYTES   output a client may leave unread at all (default %zu)\n"
             "  --help                   this text\n",
             d.host, d.port, d.tick_hz, d.snapshot_hz, d.max_clients, d.bodies_per_client,
-            s.max_bodies, s.bounds);
+            s.max_bodies, s.bounds, d.msg_rate, d.spawn_rate, d.hello_timeout, d.out_soft_limit,
+            d.out_soft_seconds, d.out_hard_limit);
 }
 
 /* Parses a number in [lo, hi] or exits with a message naming the flag. */
@@ -62,7 +73,8 @@ int main(int argc, char **argv)
     const char *scene = NULL;
 
     enum { O_HOST = 256, O_PORT, O_TICK, O_SNAP, O_SCENE, O_LOG, O_CLIENTS, O_QUOTA, O_BODIES,
-           O_BOUNDS, O_HELP };
+           O_BOUNDS, O_MSG_RATE, O_SPAWN_RATE, O_HELLO_TIMEOUT, O_SOFT, O_SOFT_S, O_HARD,
+           O_HELP };
     static const struct option opts[] = {
         {"host", required_argument, NULL, O_HOST},
         {"port", required_argument, NULL, O_PORT},
@@ -74,6 +86,12 @@ int main(int argc, char **argv)
         {"max-bodies-per-client", required_argument, NULL, O_QUOTA},
         {"max-bodies", required_argument, NULL, O_BODIES},
         {"bounds", required_argument, NULL, O_BOUNDS},
+        {"max-msg-rate", required_argument, NULL, O_MSG_RATE},
+        {"max-spawn-rate", required_argument, NULL, O_SPAWN_RATE},
+        {"hello-timeout", required_argument, NULL, O_HELLO_TIMEOUT},
+        {"out-soft-limit", required_argument, NULL, O_SOFT},
+        {"out-soft-seconds", required_argument, NULL, O_SOFT_S},
+        {"out-hard-limit", required_argument, NULL, O_HARD},
         {"help", no_argument, NULL, O_HELP},
         {NULL, 0, NULL, 0},
     };
@@ -119,6 +137,24 @@ int main(int argc, char **argv)
         case O_BOUNDS:
             wc.bounds = (float)number_arg("--bounds", optarg, 1, 1e6);
             break;
+        case O_MSG_RATE:
+            cfg.msg_rate = number_arg("--max-msg-rate", optarg, 1, 1e6);
+            break;
+        case O_SPAWN_RATE:
+            cfg.spawn_rate = number_arg("--max-spawn-rate", optarg, 0.01, 1e6);
+            break;
+        case O_HELLO_TIMEOUT:
+            cfg.hello_timeout = number_arg("--hello-timeout", optarg, 0.1, 86400);
+            break;
+        case O_SOFT:
+            cfg.out_soft_limit = (size_t)integer_arg("--out-soft-limit", optarg, 4096, 1e10);
+            break;
+        case O_SOFT_S:
+            cfg.out_soft_seconds = number_arg("--out-soft-seconds", optarg, 0.1, 86400);
+            break;
+        case O_HARD:
+            cfg.out_hard_limit = (size_t)integer_arg("--out-hard-limit", optarg, 65536, 1e10);
+            break;
         case O_HELP:
             usage(stdout);
             return 0;
@@ -132,6 +168,11 @@ int main(int argc, char **argv)
     if (optind < argc) {
         fprintf(stderr, "mink-server: unexpected argument '%s'\n", argv[optind]);
         usage(stderr);
+        return 2;
+    }
+    if (cfg.out_soft_limit > cfg.out_hard_limit) {
+        fprintf(stderr, "mink-server: --out-soft-limit %zu is above --out-hard-limit %zu\n",
+                cfg.out_soft_limit, cfg.out_hard_limit);
         return 2;
     }
     if (cfg.snapshot_hz > cfg.tick_hz) {

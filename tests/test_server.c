@@ -466,6 +466,131 @@ START_TEST(bad_flags_and_scenes_exit_cleanly)
 }
 END_TEST
 
+/* n pings in one write. */
+static void send_pings(h_conn *c, size_t n)
+{
+    const char *ping = "{\"type\":\"ping\",\"t\":1}\n";
+    size_t plen = strlen(ping);
+    char *batch = malloc(plen * n);
+    ck_assert_ptr_nonnull(batch);
+    for (size_t i = 0; i < n; i++)
+        memcpy(batch + i * plen, ping, plen);
+    ck_assert(h_send_raw(c, batch, plen * n));
+    free(batch);
+}
+
+START_TEST(messages_over_the_rate_are_dropped)
+{
+    start(NULL);
+    h_conn c;
+    cJSON_Delete(join(&c, HELLO));
+    /* 450 pings at once: a burst is 2 s at 200 a second, 400 messages, the hello among them.
+     * The rest are dropped; the first dropped one is answered with rate_limited. */
+    send_pings(&c, 450);
+    int pongs = 0, limited = 0;
+    cJSON *m;
+    long long end = h_now_ms() + 1500; /* states go on arriving: read for a while */
+    while (h_now_ms() < end && (m = h_recv(&c, 500)) != NULL) {
+        const char *type = h_str(m, "type");
+        if (strcmp(type, "pong") == 0)
+            pongs++;
+        else if (strcmp(type, "error") == 0 && strcmp(h_str(m, "code"), "rate_limited") == 0)
+            limited++;
+        cJSON_Delete(m);
+    }
+    /* 399 tokens left after the hello, plus what refilled while the batch was read. */
+    ck_assert_msg(pongs >= 399 && pongs <= 410, "%d pongs", pongs);
+    ck_assert_int_eq(limited, 1);
+    /* Not a flood: the connection stays, and the bucket has refilled meanwhile. */
+    expect_alive(&c);
+    h_close(&c);
+    stop();
+}
+END_TEST
+
+START_TEST(message_flood_is_cut_off)
+{
+    start(NULL);
+    h_conn c, other;
+    cJSON_Delete(join(&c, HELLO));
+    cJSON_Delete(join(&other, HELLO));
+    /* Ten thousand pings in one write: past a burst of drops the client is cut off (its
+     * unread bytes make the close a reset, so it may not see all its answers). */
+    send_pings(&c, 10000);
+    int pongs = 0;
+    cJSON *m;
+    long long end = h_now_ms() + 5000;
+    while (h_now_ms() < end && (m = h_recv(&c, 3000)) != NULL) {
+        pongs += strcmp(h_str(m, "type"), "pong") == 0;
+        cJSON_Delete(m);
+    }
+    ck_assert_int_le(pongs, 410);
+    ck_assert(h_wait_closed(&c, 1000));
+    h_close(&c);
+    ck_assert(h_server_log_has(&srv, "flooding"));
+    /* Everyone else is served as before. */
+    expect_alive(&other);
+    h_close(&other);
+    stop();
+}
+END_TEST
+
+START_TEST(spawns_are_rate_limited)
+{
+    static const char *const args[] = {"--max-spawn-rate", "5", NULL};
+    start(args);
+    h_conn c;
+    cJSON_Delete(join(&c, HELLO));
+    /* Fifteen spawns at once: a burst of 10 at 5 a second, then rate_limited with each req. */
+    char batch[4096] = "";
+    for (int i = 1; i <= 15; i++) {
+        char line[256];
+        snprintf(line, sizeof line,
+                 "{\"type\":\"spawn\",\"req\":%d,\"body\":{\"shape\":{\"type\":\"circle\","
+                 "\"radius\":0.2},\"pos\":[%d,10]}}\n",
+                 i, i);
+        strcat(batch, line);
+    }
+    ck_assert(h_send_raw(&c, batch, strlen(batch)));
+    int spawned = 0, limited = 0;
+    for (int i = 0; i < 15; i++) {
+        cJSON *m = h_recv(&c, 3000);
+        ck_assert_ptr_nonnull(m);
+        if (strcmp(h_str(m, "type"), "state") == 0) {
+            i--;
+        } else if (strcmp(h_str(m, "type"), "spawned") == 0) {
+            ck_assert_double_eq(h_num(m, "req"), spawned + 1);
+            spawned++;
+        } else {
+            ck_assert_str_eq(h_str(m, "code"), "rate_limited");
+            ck_assert_double_eq(h_num(m, "req"), 11 + limited);
+            limited++;
+        }
+        cJSON_Delete(m);
+    }
+    ck_assert_int_eq(spawned, 10);
+    ck_assert_int_eq(limited, 5);
+    expect_alive(&c);
+    h_close(&c);
+    stop();
+}
+END_TEST
+
+START_TEST(silent_connection_is_closed_after_hello_timeout)
+{
+    static const char *const args[] = {"--hello-timeout", "0.3", NULL};
+    start(args);
+    h_conn c;
+    ck_assert(h_connect(&c, srv.port));
+    long long t0 = h_now_ms();
+    ck_assert(h_wait_closed(&c, 3000));
+    long long waited = h_now_ms() - t0;
+    ck_assert_msg(waited >= 250 && waited < 2000, "closed after %lld ms", waited);
+    h_close(&c);
+    stop();
+}
+END_TEST
+
 static Suite *server_suite(void)
 {
     Suite *s = suite_create("server");
@@ -480,6 +605,10 @@ static Suite *server_suite(void)
     tcase_add_test(tc, quota_and_server_full);
     tcase_add_test(tc, query_over_the_wire);
     tcase_add_test(tc, subscribe_contacts);
+    tcase_add_test(tc, messages_over_the_rate_are_dropped);
+    tcase_add_test(tc, message_flood_is_cut_off);
+    tcase_add_test(tc, spawns_are_rate_limited);
+    tcase_add_test(tc, silent_connection_is_closed_after_hello_timeout);
     tcase_add_test(tc, sigterm_stops_cleanly);
     tcase_add_test(tc, client_bot_mode);
     tcase_add_test(tc, bad_flags_and_scenes_exit_cleanly);

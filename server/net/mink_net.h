@@ -23,6 +23,11 @@ typedef struct net_config {
     double out_soft_seconds;   /* default 10 s */
     size_t out_hard_limit;     /* bytes, default 4 MiB: over it -> cut at once */
     double hello_timeout;      /* s, default 10: a connection that never says hello is closed */
+    double msg_rate;           /* messages a second, default 200 (a 60 Hz client sends ~60), with
+                                  bursts of twice that: beyond it `rate_limited`, and a client
+                                  that goes on sending is cut off */
+    double spawn_rate;         /* spawns a second, default 20, bursts of twice that: world
+                                  growth stays paced */
 } net_config;
 
 net_config net_config_default(void);

@@ -9,6 +9,16 @@
 
 typedef struct net_server net_server;
 
+/* A token bucket (the leaky-bucket rate limit of traffic shaping): refills at `rate` tokens a
+ * second up to `burst`; starts full. */
+typedef struct net_bucket {
+    double tokens;
+    uint64_t last_ns;
+} net_bucket;
+
+/* Takes one token when there is one. */
+bool net_bucket_take(net_bucket *b, double rate, double burst, uint64_t now_ns);
+
 typedef struct net_session {
     uv_tcp_t tcp; /* first: libuv hands the handle back, and it is the session */
     net_server *srv;
@@ -40,6 +50,10 @@ typedef struct net_session {
     size_t out_bytes;
     bool state_in_flight;
     uint64_t over_soft_since_ns; /* 0 while under the soft limit */
+
+    /* Rate limits: every line, and spawns. `dropped` counts lines refused in a row. */
+    net_bucket lines, spawns;
+    uint32_t dropped;
 } net_session;
 
 struct net_server {

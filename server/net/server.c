@@ -25,6 +25,8 @@ net_config net_config_default(void)
         .out_soft_seconds = 10.0,
         .out_hard_limit = 4u << 20,
         .hello_timeout = 10.0,
+        .msg_rate = 200.0,
+        .spawn_rate = 20.0,
     };
 }
 

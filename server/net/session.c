@@ -229,6 +229,13 @@ static void handle_hello(net_session *s, proto_msg *m)
 
 static void handle_spawn(net_session *s, proto_msg *m)
 {
+    const net_config *cfg = &s->srv->cfg;
+    if (!net_bucket_take(&s->spawns, cfg->spawn_rate, 2.0 * cfg->spawn_rate, uv_hrtime())) {
+        char msg[64];
+        snprintf(msg, sizeof msg, "over %g spawns a second", cfg->spawn_rate);
+        net_session_error(s, PROTO_ERR_RATE_LIMITED, msg, req_of(m));
+        return;
+    }
     sim_id id = add_body(s, &m->u.spawn.body, "body", req_of(m));
     if (id == 0)
         return;
@@ -320,11 +327,53 @@ static void handle_ping(net_session *s, proto_msg *m)
     send_buf(s, b);
 }
 
+bool net_bucket_take(net_bucket *b, double rate, double burst, uint64_t now_ns)
+{
+    if (b->last_ns == 0) {
+        b->tokens = burst;
+    } else {
+        b->tokens += rate * (double)(now_ns - b->last_ns) * 1e-9;
+        if (b->tokens > burst)
+            b->tokens = burst;
+    }
+    b->last_ns = now_ns;
+    if (b->tokens < 1.0)
+        return false;
+    b->tokens -= 1.0;
+    return true;
+}
+
+/* Every line counts against the message rate, valid or not. Over it, the line is dropped; the
+ * first drop of a run is answered with `rate_limited` (answering each would let a flood fill
+ * our output instead), and a client that goes on for another burst's worth is cut off. */
+static bool within_rate(net_session *s)
+{
+    const net_config *cfg = &s->srv->cfg;
+    if (net_bucket_take(&s->lines, cfg->msg_rate, 2.0 * cfg->msg_rate, uv_hrtime())) {
+        s->dropped = 0;
+        return true;
+    }
+    s->dropped++;
+    if (s->dropped == 1) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "over %g messages a second: messages are dropped",
+                 cfg->msg_rate);
+        net_session_error(s, PROTO_ERR_RATE_LIMITED, msg, NULL);
+    } else if (s->dropped > 2.0 * cfg->msg_rate) {
+        LOG_WARN("client %u (%s): flooding (%u messages over the rate limit): cut off",
+                 s->client, s->peer, s->dropped);
+        net_session_close_after_flush(s, "flooding");
+    }
+    return false;
+}
+
 static void handle_line(net_session *s, const char *line, size_t len)
 {
     net_server *srv = s->srv;
     proto_msg *m = srv->msg;
     proto_error err;
+    if (!within_rate(s))
+        return;
     proto_error_code rc = proto_parse(line, len, 2, m, &err);
     if (rc != PROTO_OK) {
         net_session_error(s, rc, err.message, err.has_req ? err.req : NULL);
