@@ -3,9 +3,11 @@
 #include <getopt.h>
 #include <math.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mink_net.h"
 
@@ -20,6 +22,8 @@ static void usage(FILE *out)
             "  --tick-hz HZ             world steps per second (default %.0f)\n"
             "  --snapshot-hz HZ         state messages per second, <= tick-hz (default %.0f)\n"
             "  --scene FILE.json        load a scene {dim, gravity, bodies} instead of the demo\n"
+            "  --save FILE.json         write the world there on SIGTERM/SIGINT and on SIGHUP;\n"
+            "                           --scene FILE.json loads it back\n"
             "  --log-level LEVEL        error, warn, info or debug (default info)\n"
             "  --max-clients N          clients at once, then server_full (default %u)\n"
             "  --max-bodies-per-client N  bodies a client may own, avatar included (default %u)\n"
@@ -66,6 +70,25 @@ static double integer_arg(const char *flag, const char *text, double lo, double 
     return v;
 }
 
+/* A save that cannot be written is found now, not when the server stops: the temporary file
+ * the save goes through is created and removed. */
+static bool save_path_writable(const char *path)
+{
+    char tmp[4096];
+    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) {
+        fprintf(stderr, "mink-server: --save: the path is too long\n");
+        return false;
+    }
+    FILE *f = fopen(tmp, "wb");
+    if (!f) {
+        fprintf(stderr, "mink-server: --save: cannot write %s: %s\n", tmp, strerror(errno));
+        return false;
+    }
+    fclose(f);
+    unlink(tmp);
+    return true;
+}
+
 int main(int argc, char **argv)
 {
     net_config cfg = net_config_default();
@@ -73,7 +96,7 @@ int main(int argc, char **argv)
     const char *scene = NULL;
 
     enum { O_HOST = 256, O_PORT, O_TICK, O_SNAP, O_SCENE, O_LOG, O_CLIENTS, O_QUOTA, O_BODIES,
-           O_BOUNDS, O_MSG_RATE, O_SPAWN_RATE, O_HELLO_TIMEOUT, O_SOFT, O_SOFT_S, O_HARD,
+           O_BOUNDS, O_SAVE, O_MSG_RATE, O_SPAWN_RATE, O_HELLO_TIMEOUT, O_SOFT, O_SOFT_S, O_HARD,
            O_HELP };
     static const struct option opts[] = {
         {"host", required_argument, NULL, O_HOST},
@@ -86,6 +109,7 @@ int main(int argc, char **argv)
         {"max-bodies-per-client", required_argument, NULL, O_QUOTA},
         {"max-bodies", required_argument, NULL, O_BODIES},
         {"bounds", required_argument, NULL, O_BOUNDS},
+        {"save", required_argument, NULL, O_SAVE},
         {"max-msg-rate", required_argument, NULL, O_MSG_RATE},
         {"max-spawn-rate", required_argument, NULL, O_SPAWN_RATE},
         {"hello-timeout", required_argument, NULL, O_HELLO_TIMEOUT},
@@ -137,6 +161,9 @@ int main(int argc, char **argv)
         case O_BOUNDS:
             wc.bounds = (float)number_arg("--bounds", optarg, 1, 1e6);
             break;
+        case O_SAVE:
+            cfg.save_path = optarg;
+            break;
         case O_MSG_RATE:
             cfg.msg_rate = number_arg("--max-msg-rate", optarg, 1, 1e6);
             break;
@@ -170,6 +197,8 @@ int main(int argc, char **argv)
         usage(stderr);
         return 2;
     }
+    if (cfg.save_path && !save_path_writable(cfg.save_path))
+        return 2;
     if (cfg.out_soft_limit > cfg.out_hard_limit) {
         fprintf(stderr, "mink-server: --out-soft-limit %zu is above --out-hard-limit %zu\n",
                 cfg.out_soft_limit, cfg.out_hard_limit);

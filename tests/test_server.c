@@ -591,6 +591,131 @@ START_TEST(silent_connection_is_closed_after_hello_timeout)
 }
 END_TEST
 
+/* The bodies of a saved world file, as JSON (the caller deletes it). */
+static cJSON *read_save(const char *path)
+{
+    FILE *f = fopen(path, "rb");
+    ck_assert_ptr_nonnull(f);
+    static char text[1 << 16];
+    size_t n = fread(text, 1, sizeof text - 1, f);
+    fclose(f);
+    text[n] = '\0';
+    cJSON *j = cJSON_Parse(text);
+    ck_assert_msg(j != NULL, "the save is not JSON");
+    return j;
+}
+
+static const cJSON *body_by_id(const cJSON *bodies, double id)
+{
+    const cJSON *b;
+    cJSON_ArrayForEach(b, bodies)
+    {
+        if (h_num(b, "id") == id)
+            return b;
+    }
+    return NULL;
+}
+
+START_TEST(save_on_stop_and_restart_from_it)
+{
+    char path[] = "/tmp/mink-world-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    const char *const args[] = {"--save", path, NULL};
+    start(args);
+    h_conn c;
+    cJSON *w = join(&c, "{\"type\":\"hello\",\"protocol\":1,\"avatar\":{\"shape\":{\"type\":"
+                        "\"aabb\",\"half\":[0.4,0.9]},\"pos\":[0,1],\"kind\":\"character\"}}");
+    double avatar = h_num(w, "avatar");
+    cJSON_Delete(w);
+    ck_assert(h_send_line(&c, "{\"type\":\"spawn\",\"req\":1,\"body\":{\"shape\":{\"type\":"
+                              "\"polygon\",\"points\":[[0,0],[1,0],[0.5,0.8]]},\"pos\":[-4,3],"
+                              "\"tag\":\"gem\"}}"));
+    cJSON *sp = h_recv_type(&c, "spawned", 3000);
+    ck_assert_ptr_nonnull(sp);
+    double gem = h_num(sp, "id");
+    cJSON_Delete(sp);
+    h_sleep_ms(300);
+
+    /* SIGHUP writes the world and the server goes on. */
+    kill(srv.pid, SIGHUP);
+    h_sleep_ms(300);
+    ck_assert(h_server_log_has(&srv, "SIGHUP: saved 22 bodies"));
+    expect_alive(&c);
+
+    /* SIGTERM: saved with the client's bodies still in it, then a clean exit. */
+    int status = h_server_stop(&srv, SIGTERM, 3000);
+    ck_assert_int_eq(status, 0);
+    ck_assert(h_server_log_has(&srv, "SIGTERM: saved 22 bodies"));
+    unlink(srv.log_path);
+    h_close(&c);
+    cJSON *saved = read_save(path);
+    const cJSON *bodies = cJSON_GetObjectItemCaseSensitive(saved, "bodies");
+    ck_assert_int_eq(cJSON_GetArraySize(bodies), 22);
+    ck_assert_ptr_nonnull(body_by_id(bodies, avatar));
+    ck_assert_ptr_nonnull(body_by_id(bodies, gem));
+
+    /* Restarted from the save: the same bodies, ids and places; nobody owns them now. */
+    const char *const again[] = {"--scene", path, NULL};
+    start(again);
+    cJSON_Delete(join(&c, HELLO));
+    cJSON *s = h_recv_type(&c, "state", 3000);
+    ck_assert_ptr_nonnull(s);
+    const cJSON *now = cJSON_GetObjectItemCaseSensitive(s, "bodies");
+    ck_assert_int_eq(cJSON_GetArraySize(now), 22);
+    const cJSON *b;
+    cJSON_ArrayForEach(b, bodies)
+    {
+        const cJSON *n = body_by_id(now, h_num(b, "id"));
+        ck_assert_msg(n != NULL, "body %.0f is missing", h_num(b, "id"));
+        ck_assert_double_eq(h_num(n, "owner"), 0);
+        ck_assert_str_eq(h_str(n, "kind"), h_str(b, "kind"));
+        if (strcmp(h_str(b, "kind"), "static") == 0)
+            ck_assert_double_eq_tol(h_vec(n, "pos", 1), h_vec(b, "pos", 1), 1e-4);
+    }
+    const cJSON *g = body_by_id(now, gem);
+    ck_assert_str_eq(h_str(g, "tag"), "gem");
+    ck_assert_str_eq(h_str(cJSON_GetObjectItemCaseSensitive(g, "shape"), "type"), "polygon");
+    ck_assert_double_eq_tol(h_vec(g, "pos", 0), h_vec(body_by_id(bodies, gem), "pos", 0), 0.05);
+    cJSON_Delete(s);
+    cJSON_Delete(saved);
+    h_close(&c);
+    stop();
+    unlink(path);
+}
+END_TEST
+
+START_TEST(bad_flags_and_files_exit_with_a_message)
+{
+    /* Each bad invocation exits 2 at once, saying why on stderr. */
+    const char *const cases[][4] = {
+        {"--port", "70000", NULL},
+        {"--max-msg-rate", "0", NULL},
+        {"--scene", "/nonexistent/scene.json", NULL},
+        {"--save", "/nonexistent/dir/world.json", NULL},
+        {"--out-soft-limit", "9000000", NULL},
+        {"--frobnicate", NULL},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char cmd[512];
+        snprintf(cmd, sizeof cmd, "%s %s %s >/dev/null 2>&1", MINK_SERVER_PATH, cases[i][0],
+                 cases[i][1] ? cases[i][1] : "");
+        int status = system(cmd);
+        ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) != 0,
+                      "mink-server %s %s: status %d", cases[i][0], cases[i][1], status);
+    }
+    /* A port in use: a second server on the first one's port exits with an error. */
+    start(NULL);
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "%s --host 127.0.0.1 --port %d >/dev/null 2>&1", MINK_SERVER_PATH,
+             srv.port);
+    int status = system(cmd);
+    ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) != 0, "status %d", status);
+    stop();
+}
+END_TEST
+
 static Suite *server_suite(void)
 {
     Suite *s = suite_create("server");
@@ -609,6 +734,8 @@ static Suite *server_suite(void)
     tcase_add_test(tc, message_flood_is_cut_off);
     tcase_add_test(tc, spawns_are_rate_limited);
     tcase_add_test(tc, silent_connection_is_closed_after_hello_timeout);
+    tcase_add_test(tc, save_on_stop_and_restart_from_it);
+    tcase_add_test(tc, bad_flags_and_files_exit_with_a_message);
     tcase_add_test(tc, sigterm_stops_cleanly);
     tcase_add_test(tc, client_bot_mode);
     tcase_add_test(tc, bad_flags_and_scenes_exit_cleanly);

@@ -2,8 +2,10 @@
  * and characters, ids carry generations, scenes load or say exactly what is wrong. */
 #include <check.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mink_sim.h"
 
@@ -636,6 +638,111 @@ START_TEST(query_aabb_and_circle)
 }
 END_TEST
 
+/* Every body of a against the one with the same id in b: the same state, bit for bit. */
+static void assert_same_bodies(sim_world *a, sim_world *b)
+{
+    ck_assert_uint_eq(sim_world_body_count(a), sim_world_body_count(b));
+    size_t slots;
+    sim_body *ba = sim_world_slots(a, &slots);
+    for (size_t i = 0; i < slots; i++) {
+        if (!ba[i].id)
+            continue;
+        const sim_body *x = &ba[i], *y = sim_world_get(b, x->id);
+        ck_assert_msg(y != NULL, "body %llu is missing", (unsigned long long)x->id);
+        ck_assert(x->pos.x == y->pos.x && x->pos.y == y->pos.y);
+        ck_assert(x->vel.x == y->vel.x && x->vel.y == y->vel.y);
+        ck_assert(x->angle == y->angle);
+        ck_assert_int_eq(x->kind, y->kind);
+        ck_assert_int_eq(x->shape.type, y->shape.type);
+        ck_assert(x->shape.half.x == y->shape.half.x && x->shape.half.y == y->shape.half.y);
+        ck_assert(x->shape.radius == y->shape.radius);
+        if (x->shape.type == COL_SHAPE_POLYGON) {
+            ck_assert_int_eq(x->polygon->count, y->polygon->count);
+            for (int k = 0; k < x->polygon->count; k++)
+                ck_assert(x->polygon->verts[k].x == y->polygon->verts[k].x &&
+                          x->polygon->verts[k].y == y->polygon->verts[k].y);
+        }
+        ck_assert(x->inv_mass == y->inv_mass && x->friction == y->friction &&
+                  x->max_speed == y->max_speed && x->max_slope == y->max_slope);
+        ck_assert_str_eq(x->tag, y->tag);
+        ck_assert_uint_eq(y->owner, 0);
+    }
+}
+
+START_TEST(saved_world_loads_back_the_same)
+{
+    char err[512] = "";
+    sim_world *w = load(sim_demo_scene, err);
+    ck_assert_msg(w != NULL, "%s", err);
+    run(w, 90);
+    /* A client's character and a gap in the ids: the second crate is gone. */
+    sim_body_def c = box_def(SIM_CHARACTER, 1, 3, 0.4f, 0.9f);
+    c.max_slope = 0.6f;
+    snprintf(c.tag, sizeof c.tag, "say \"hi\"");
+    sim_id cid = sim_world_add(w, &c, 7);
+    ck_assert(sim_world_remove(w, 9));
+    sim_world_clear_removed(w);
+    run(w, 30);
+
+    char path[] = "/tmp/mink-save-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    ck_assert_msg(sim_world_save(w, path, err, sizeof err) == 0, "%s", err);
+    sim_config cfg = sim_config_default();
+    sim_world *back = sim_scene_load_file(path, &cfg, err, sizeof err);
+    ck_assert_msg(back != NULL, "%s", err);
+    unlink(path);
+
+    ck_assert_uint_eq(sim_world_tick(back), sim_world_tick(w));
+    ck_assert(sim_world_get(back, 9) == NULL);
+    ck_assert_ptr_nonnull(sim_world_get(back, cid));
+    assert_same_bodies(w, back);
+    /* Both go on the same way: the restored world is the world. */
+    run(w, 60);
+    run(back, 60);
+    assert_same_bodies(w, back);
+    /* A body added now gets an id no body had. */
+    sim_body_def d = box_def(SIM_DYNAMIC, 0, 5, 0.5f, 0.5f);
+    sim_id fresh = sim_world_add(back, &d, 0);
+    ck_assert(fresh != 0 && sim_world_get(w, fresh) == NULL);
+    sim_world_free(w);
+    sim_world_free(back);
+}
+END_TEST
+
+START_TEST(scene_ids_are_checked)
+{
+    char err[512];
+    ck_assert_ptr_null(load("{\"dim\":2,\"bodies\":["
+                            "{\"id\":3,\"shape\":{\"type\":\"aabb\",\"half\":[1,1]},\"pos\":[0,0]},"
+                            "{\"id\":3,\"shape\":{\"type\":\"aabb\",\"half\":[1,1]},\"pos\":[5,0]}]}",
+                            err));
+    ck_assert_ptr_nonnull(strstr(err, "test.json: bodies[1].id"));
+    ck_assert_ptr_null(load("{\"dim\":2,\"bodies\":[{\"id\":1.5,\"shape\":{\"type\":\"aabb\","
+                            "\"half\":[1,1]},\"pos\":[0,0]}]}",
+                            err));
+    ck_assert_ptr_nonnull(strstr(err, "bodies[0].id: must be a whole number"));
+    /* A slot far past the world's max_bodies would only make the file allocate. */
+    ck_assert_ptr_null(load("{\"dim\":2,\"bodies\":[{\"id\":16000000,\"shape\":{\"type\":"
+                            "\"aabb\",\"half\":[1,1]},\"pos\":[0,0]}]}",
+                            err));
+    ck_assert_ptr_nonnull(strstr(err, "bodies[0].id"));
+    ck_assert_ptr_null(load("{\"dim\":2,\"tick\":-1,\"bodies\":[]}", err));
+    ck_assert_ptr_nonnull(strstr(err, "tick"));
+    /* Bodies with ids keep them; the others fill the free slots around them. */
+    sim_world *w = load("{\"dim\":2,\"tick\":500,\"bodies\":["
+                        "{\"shape\":{\"type\":\"aabb\",\"half\":[1,1]},\"pos\":[0,0]},"
+                        "{\"id\":2,\"shape\":{\"type\":\"aabb\",\"half\":[1,1]},\"pos\":[5,0]}]}",
+                        err);
+    ck_assert_msg(w != NULL, "%s", err);
+    ck_assert_uint_eq(sim_world_tick(w), 500);
+    ck_assert_float_eq(sim_world_get(w, 2)->pos.x, 5.0f);
+    ck_assert_float_eq(sim_world_get(w, 1)->pos.x, 0.0f);
+    sim_world_free(w);
+}
+END_TEST
+
 static Suite *sim_suite(void)
 {
     Suite *s = suite_create("sim");
@@ -666,6 +773,8 @@ static Suite *sim_suite(void)
     tcase_add_test(sc, scene_errors_name_the_field);
     tcase_add_test(sc, scene_gravity_applies);
     tcase_add_test(sc, query_aabb_and_circle);
+    tcase_add_test(sc, saved_world_loads_back_the_same);
+    tcase_add_test(sc, scene_ids_are_checked);
     suite_add_tcase(s, sc);
     return s;
 }

@@ -26,6 +26,7 @@ typedef struct net_config {
     double msg_rate;           /* messages a second, default 200 (a 60 Hz client sends ~60), with
                                   bursts of twice that: beyond it `rate_limited`, and a client
                                   that goes on sending is cut off */
+    const char *save_path;     /* --save: the world is written here on stop and on SIGHUP */
     double spawn_rate;         /* spawns a second, default 20, bursts of twice that: world
                                   growth stays paced */
 } net_config;

@@ -63,7 +63,7 @@ struct net_server {
     uv_tcp_t listener;
     uv_timer_t tick_timer;
     uv_timer_t stop_timer;
-    uv_signal_t sig_int, sig_term;
+    uv_signal_t sig_int, sig_term, sig_hup;
 
     net_session *sessions; /* doubly linked */
     uint32_t session_count;

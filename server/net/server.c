@@ -110,17 +110,38 @@ static void on_stop_grace(uv_timer_t *t)
     uv_walk(srv->loop, close_handle, srv);
 }
 
+/* Writes the world to --save, with every client's bodies still in it (their owners are not
+ * kept: a restarted server gives them to nobody). */
+static void save_world(net_server *srv, const char *why)
+{
+    if (!srv->cfg.save_path) {
+        if (strcmp(why, "SIGHUP") == 0)
+            LOG_WARN("SIGHUP: no --save file was given; nothing written");
+        return;
+    }
+    char err[512];
+    uint64_t t0 = uv_hrtime();
+    if (sim_world_save(srv->world, srv->cfg.save_path, err, sizeof err) == 0)
+        LOG_INFO("%s: saved %zu bodies at tick %llu to %s (%.1f ms)", why,
+                 sim_world_body_count(srv->world), (unsigned long long)sim_world_tick(srv->world),
+                 srv->cfg.save_path, (double)(uv_hrtime() - t0) / 1e6);
+    else
+        LOG_ERROR("%s: save failed: %s", why, err);
+}
+
 static void stop(net_server *srv, const char *why)
 {
     if (srv->stopping)
         return;
     srv->stopping = true;
     LOG_INFO("stopping (%s): %u clients", why, srv->session_count);
+    save_world(srv, why);
     uv_close((uv_handle_t *)&srv->listener, NULL);
     uv_timer_stop(&srv->tick_timer);
     uv_close((uv_handle_t *)&srv->tick_timer, NULL);
     uv_close((uv_handle_t *)&srv->sig_int, NULL);
     uv_close((uv_handle_t *)&srv->sig_term, NULL);
+    uv_close((uv_handle_t *)&srv->sig_hup, NULL);
     while (srv->sessions) {
         net_session *s = srv->sessions;
         net_session_error(s, PROTO_ERR_SHUTDOWN, "the server is stopping", NULL);
@@ -132,7 +153,10 @@ static void stop(net_server *srv, const char *why)
 
 static void on_signal(uv_signal_t *h, int signum)
 {
-    stop(h->data, signum == SIGINT ? "SIGINT" : "SIGTERM");
+    if (signum == SIGHUP)
+        save_world(h->data, "SIGHUP");
+    else
+        stop(h->data, signum == SIGINT ? "SIGINT" : "SIGTERM");
 }
 
 static int start_listening(net_server *srv)
@@ -190,10 +214,12 @@ int net_serve(const net_config *cfg, sim_world *world)
         uv_timer_init(loop, &srv->stop_timer);
         uv_signal_init(loop, &srv->sig_int);
         uv_signal_init(loop, &srv->sig_term);
+        uv_signal_init(loop, &srv->sig_hup);
         srv->tick_timer.data = srv->stop_timer.data = srv;
-        srv->sig_int.data = srv->sig_term.data = srv;
+        srv->sig_int.data = srv->sig_term.data = srv->sig_hup.data = srv;
         uv_signal_start(&srv->sig_int, on_signal, SIGINT);
         uv_signal_start(&srv->sig_term, on_signal, SIGTERM);
+        uv_signal_start(&srv->sig_hup, on_signal, SIGHUP);
         srv->last_ns = uv_hrtime();
         uv_timer_start(&srv->tick_timer, on_tick, srv->dt_ns / 1000000, 0);
         uv_run(loop, UV_RUN_DEFAULT);

@@ -48,6 +48,7 @@ typedef struct sim_body {
     mk_vec2 pos, vel; /* m, m/s */
     float angle, w;   /* rad, rad/s */
     float inv_mass;   /* 1/kg; 0 for static and kinematic bodies */
+    float density;    /* kg/m^2, as spawned */
     float friction, restitution, max_speed, jump_height;
     float max_slope; /* rad */
     /* The newest input, applied at every step until the next one replaces it. */
@@ -92,6 +93,11 @@ proto_body_kind sim_kind_to_proto(sim_kind k);
 
 /* Adds a body owned by `owner`. Returns its id, or 0 when the world is full. */
 sim_id sim_world_add(sim_world *w, const sim_body_def *def, uint32_t owner);
+/* Adds a body with a given id (a saved world coming back); 0 when the id is not valid, its
+ * slot is taken or the world is full. */
+sim_id sim_world_add_with_id(sim_world *w, const sim_body_def *def, uint32_t owner, sim_id id);
+/* Sets the step count (a saved world goes on from its tick). */
+void sim_world_set_tick(sim_world *w, uint64_t tick);
 /* Removes a body now; its id goes to the removed list and its slot is reused only after
  * sim_world_clear_removed, so that snapshot code can still tell who saw it. Returns false for
  * an id that is not in the world. */
@@ -136,6 +142,13 @@ sim_world *sim_scene_load(const char *json, size_t len, const char *source,
                           const sim_config *cfg, char *err, size_t errlen);
 sim_world *sim_scene_load_file(const char *path, const sim_config *cfg, char *err,
                                size_t errlen);
+/* The world as a scene file that sim_scene_load brings back: bodies with their ids, states
+ * and properties, the tick and gravity (save.c). */
+void sim_world_write(const sim_world *w, proto_buf *b);
+/* Writes it to `path` atomically (a temporary file renamed over it). Returns 0, or -1 with
+ * `err`. */
+int sim_world_save(const sim_world *w, const char *path, char *err, size_t errlen);
+
 /* The embedded demo scene: ground, walls, platforms, stacked and falling boxes. */
 extern const char sim_demo_scene[];
 

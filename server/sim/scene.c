@@ -3,6 +3,7 @@
  * error names the source, the body and the field. */
 #include <cjson/cJSON.h>
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "mink_sim.h"
 
 #define SCENE_MAX_BYTES (64u << 20) /* a larger scene file is refused before it is read */
+#define SCENE_MAX_ID 9007199254740992.0 /* 2^53: ids and ticks stay exact in JSON */
 #define SCENE_MAX_GRAVITY 1e3       /* m/s^2 */
 
 const char sim_demo_scene[] =
@@ -54,6 +56,43 @@ const char sim_demo_scene[] =
     "{\"shape\":{\"type\":\"polygon\",\"points\":[[-0.5,-0.4],[0.5,-0.4],[0.7,0.3],[0,0.8],"
     "[-0.7,0.3]]},\"pos\":[8,5],\"tag\":\"gem\"}"
     "]}";
+
+/* One body of a scene; false with `err` naming the body and the field. */
+static bool add_scene_body(sim_world *w, const cJSON *item, const cJSON *id, int index,
+                           proto_body_spec *spec, const char *source, char *err, size_t errlen)
+{
+    char path[32];
+    snprintf(path, sizeof path, "bodies[%d]", index);
+    sim_body_def def;
+    char why[200];
+    proto_error perr;
+    if (proto_parse_body_spec(item, 2, path, spec, &perr) != PROTO_OK) {
+        snprintf(err, errlen, "%s: %s", source, perr.message);
+        return false;
+    }
+    if (sim_body_def_from_spec(spec, &def, why, sizeof why) != 0) {
+        snprintf(err, errlen, "%s: %s.%s", source, path, why);
+        return false;
+    }
+    if (!id) {
+        if (sim_world_add(w, &def, 0) != 0)
+            return true;
+        snprintf(err, errlen, "%s: %s: the world is full", source, path);
+        return false;
+    }
+    if (!cJSON_IsNumber(id) || !(id->valuedouble >= 1 && id->valuedouble <= SCENE_MAX_ID) ||
+        id->valuedouble != floor(id->valuedouble)) {
+        snprintf(err, errlen, "%s: %s.id: must be a whole number in [1, 2^53]", source, path);
+        return false;
+    }
+    if (sim_world_add_with_id(w, &def, 0, (sim_id)id->valuedouble) == 0) {
+        snprintf(err, errlen, "%s: %s.id: %.0f is not a body id this world can give (its slot "
+                              "is taken, or it is out of range, or the world is full)",
+                 source, path, id->valuedouble);
+        return false;
+    }
+    return true;
+}
 
 sim_world *sim_scene_load(const char *json, size_t len, const char *source,
                           const sim_config *cfg, char *err, size_t errlen)
@@ -113,27 +152,37 @@ sim_world *sim_scene_load(const char *json, size_t len, const char *source,
         w = NULL;
         goto done;
     }
-    int index = 0;
-    const cJSON *item;
-    cJSON_ArrayForEach(item, bodies)
-    {
-        char path[32];
-        snprintf(path, sizeof path, "bodies[%d]", index);
-        sim_body_def def;
-        char why[200];
-        if (proto_parse_body_spec(item, 2, path, spec, &perr) != PROTO_OK) {
-            snprintf(err, errlen, "%s: %s", source, perr.message);
-        } else if (sim_body_def_from_spec(spec, &def, why, sizeof why) != 0) {
-            snprintf(err, errlen, "%s: %s.%s", source, path, why);
-        } else if (sim_world_add(w, &def, 0) == 0) {
-            snprintf(err, errlen, "%s: %s: the world is full", source, path);
-        } else {
-            index++;
-            continue;
-        }
+    /* A saved world gives its bodies' ids (and its tick): those bodies come first, so that the
+     * bodies without one cannot take their slots. */
+    const cJSON *tick = cJSON_GetObjectItemCaseSensitive(root, "tick");
+    if (tick && !(cJSON_IsNumber(tick) && tick->valuedouble >= 0 &&
+                  tick->valuedouble <= SCENE_MAX_ID && tick->valuedouble == floor(tick->valuedouble))) {
+        snprintf(err, errlen, "%s: tick: must be a whole number in [0, 2^53]", source);
+        free(spec);
         sim_world_free(w);
         w = NULL;
-        break;
+        goto done;
+    }
+    if (tick)
+        sim_world_set_tick(w, (uint64_t)tick->valuedouble);
+    for (int pass = 0; pass < 2 && w; pass++) {
+        int index = 0;
+        const cJSON *item;
+        cJSON_ArrayForEach(item, bodies)
+        {
+            const cJSON *id = cJSON_IsObject(item) ? cJSON_GetObjectItemCaseSensitive(item, "id")
+                                                   : NULL;
+            if ((id != NULL) != (pass == 0)) {
+                index++;
+                continue;
+            }
+            if (!add_scene_body(w, item, id, index, spec, source, err, errlen)) {
+                sim_world_free(w);
+                w = NULL;
+                break;
+            }
+            index++;
+        }
     }
     free(spec);
 done:

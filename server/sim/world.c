@@ -126,19 +126,10 @@ static float body_mass_inverse(const sim_body_def *def)
     return mass > 0.0f ? 1.0f / mass : 0.0f;
 }
 
-sim_id sim_world_add(sim_world *w, const sim_body_def *def, uint32_t owner)
+/* Fills the free slot `slot` with a body of the given generation; returns its id, or 0 (the
+ * slot then goes back to the free list) when memory runs out. */
+static sim_id place_body(sim_world *w, const sim_body_def *def, uint32_t owner, uint32_t slot)
 {
-    if (w->body_count >= w->cfg.max_bodies)
-        return 0;
-    uint32_t slot;
-    if (w->free_slots.len > 0) {
-        slot = ((uint32_t *)w->free_slots.data)[--w->free_slots.len];
-    } else {
-        if (w->slot_count == w->slot_cap && !grow_slots(w))
-            return 0;
-        slot = (uint32_t)w->slot_count++;
-        w->generation[slot] = 0;
-    }
     /* Reserve the per-body arrays now so the step never fails to grow them. A polygon's hull
      * is the body's own: the definition it came from may be gone after this call. */
     col_polygon *polygon = NULL;
@@ -164,6 +155,7 @@ sim_id sim_world_add(sim_world *w, const sim_body_def *def, uint32_t owner)
     b->vel = def->kind == SIM_STATIC ? mk_v2(0.0f, 0.0f) : def->vel;
     b->angle = def->angle;
     b->inv_mass = body_mass_inverse(def);
+    b->density = def->density;
     b->friction = def->friction;
     b->restitution = def->restitution;
     b->max_speed = def->max_speed;
@@ -175,6 +167,59 @@ sim_id sim_world_add(sim_world *w, const sim_body_def *def, uint32_t owner)
     w->body_count++;
     return b->id;
 }
+
+sim_id sim_world_add(sim_world *w, const sim_body_def *def, uint32_t owner)
+{
+    if (w->body_count >= w->cfg.max_bodies)
+        return 0;
+    uint32_t slot;
+    if (w->free_slots.len > 0) {
+        slot = ((uint32_t *)w->free_slots.data)[--w->free_slots.len];
+    } else {
+        if (w->slot_count == w->slot_cap && !grow_slots(w))
+            return 0;
+        slot = (uint32_t)w->slot_count++;
+        w->generation[slot] = 0;
+    }
+    return place_body(w, def, owner, slot);
+}
+
+sim_id sim_world_add_with_id(sim_world *w, const sim_body_def *def, uint32_t owner, sim_id id)
+{
+    uint32_t slot = sim_id_slot(id);
+    uint64_t generation = id >> SIM_SLOT_BITS;
+    /* A world of max_bodies never gave out a slot past it; a larger one would only make an
+     * untrusted file allocate a huge slot array. */
+    if (id == 0 || slot >= w->cfg.max_bodies || generation >= (1u << 29) ||
+        w->body_count >= w->cfg.max_bodies)
+        return 0;
+    while (slot >= w->slot_cap)
+        if (!grow_slots(w))
+            return 0;
+    /* Slots skipped on the way are free, with generation 0. */
+    size_t skipped = slot >= w->slot_count ? slot + 1 - w->slot_count : 0;
+    if (!sim_vec_reserve(&w->free_slots, w->free_slots.len + skipped))
+        return 0;
+    while (w->slot_count <= slot) {
+        uint32_t s = (uint32_t)w->slot_count++;
+        w->generation[s] = 0;
+        w->bodies[s].id = 0;
+        sim_vec_push(&w->free_slots, &s);
+    }
+    /* The slot must be free (and not waiting for sim_world_clear_removed): take it out of the
+     * free list. */
+    uint32_t *free_list = w->free_slots.data;
+    size_t i = 0;
+    while (i < w->free_slots.len && free_list[i] != slot)
+        i++;
+    if (i == w->free_slots.len)
+        return 0;
+    free_list[i] = free_list[--w->free_slots.len];
+    w->generation[slot] = (uint32_t)generation;
+    return place_body(w, def, owner, slot);
+}
+
+void sim_world_set_tick(sim_world *w, uint64_t tick) { w->tick = tick; }
 
 sim_body *sim_world_get(sim_world *w, sim_id id)
 {

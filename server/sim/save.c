@@ -1,0 +1,110 @@
+/* Saving a world as a scene file that loads it back: every body with its id, shape, state and
+ * properties, and the world's tick and gravity. Owners are not kept (the clients are gone);
+ * the bodies come back as the server's. Numbers are written with 9 significant digits, which
+ * gives every float back exactly. The file is replaced atomically: written to FILE.tmp,
+ * flushed to disk, then renamed over FILE. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "world_internal.h"
+
+static void put(proto_buf *b, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 2, 3)))
+#endif
+    ;
+
+static void put(proto_buf *b, const char *fmt, ...)
+{
+    char tmp[256];
+    va_list ap;
+    va_start(ap, fmt);
+    int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
+    va_end(ap);
+    if (n > 0)
+        proto_buf_append(b, tmp, (size_t)n < sizeof tmp ? (size_t)n : sizeof tmp - 1);
+}
+
+static void put_shape(proto_buf *b, const col_shape2 *s)
+{
+    switch (s->type) {
+    case COL_SHAPE_AABB:
+    case COL_SHAPE_BOX:
+        put(b, "{\"type\":\"%s\",\"half\":[%.9g,%.9g]}", s->type == COL_SHAPE_AABB ? "aabb" : "box",
+            (double)s->half.x, (double)s->half.y);
+        return;
+    case COL_SHAPE_CIRCLE:
+        put(b, "{\"type\":\"circle\",\"radius\":%.9g}", (double)s->radius);
+        return;
+    case COL_SHAPE_POLYGON:
+        proto_buf_append_str(b, "{\"type\":\"polygon\",\"points\":[");
+        for (int i = 0; i < s->polygon->count; i++)
+            put(b, "%s[%.9g,%.9g]", i ? "," : "", (double)s->polygon->verts[i].x,
+                (double)s->polygon->verts[i].y);
+        proto_buf_append_str(b, "]}");
+        return;
+    case COL_SHAPE_COUNT:
+        break;
+    }
+}
+
+void sim_world_write(const sim_world *w, proto_buf *b)
+{
+    put(b, "{\"dim\":2,\"tick\":%llu,\"gravity\":[%.9g,%.9g],\"bodies\":[\n",
+        (unsigned long long)w->tick, (double)w->cfg.gravity.x, (double)w->cfg.gravity.y);
+    const uint32_t *order = w->order.data;
+    for (size_t i = 0; i < w->order.len; i++) {
+        const sim_body *o = &w->bodies[order[i]];
+        put(b, "%s{\"id\":%llu,\"shape\":", i ? ",\n" : "", (unsigned long long)o->id);
+        put_shape(b, &o->shape);
+        put(b, ",\"pos\":[%.9g,%.9g],\"rot\":%.9g,\"vel\":[%.9g,%.9g],\"kind\":\"%s\"",
+            (double)o->pos.x, (double)o->pos.y, (double)o->angle, (double)o->vel.x,
+            (double)o->vel.y, proto_kind_name(sim_kind_to_proto(o->kind)));
+        put(b, ",\"density\":%.9g,\"friction\":%.9g,\"restitution\":%.9g,\"max_speed\":%.9g,"
+               "\"jump_height\":%.9g,\"max_slope\":%.9g,\"tag\":",
+            (double)o->density, (double)o->friction, (double)o->restitution,
+            (double)o->max_speed, (double)o->jump_height, (double)o->max_slope);
+        proto_buf_append_json_string(b, o->tag);
+        proto_buf_append_char(b, '}');
+    }
+    proto_buf_append_str(b, "\n]}\n");
+}
+
+int sim_world_save(const sim_world *w, const char *path, char *err, size_t errlen)
+{
+    proto_buf b;
+    proto_buf_init(&b);
+    sim_world_write(w, &b);
+    char tmp[4096];
+    int rc = -1;
+    if (b.failed) {
+        snprintf(err, errlen, "%s: out of memory", path);
+    } else if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) {
+        snprintf(err, errlen, "%s: path too long", path);
+    } else {
+        FILE *f = fopen(tmp, "wb");
+        if (!f) {
+            snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+        } else {
+            bool ok = fwrite(b.data, 1, b.len, f) == b.len && fflush(f) == 0 &&
+                      fsync(fileno(f)) == 0;
+            int saved_errno = errno;
+            ok = fclose(f) == 0 && ok;
+            if (!ok) {
+                snprintf(err, errlen, "%s: %s", tmp, strerror(saved_errno ? saved_errno : errno));
+                unlink(tmp);
+            } else if (rename(tmp, path) != 0) {
+                snprintf(err, errlen, "%s: %s", path, strerror(errno));
+                unlink(tmp);
+            } else {
+                rc = 0;
+            }
+        }
+    }
+    proto_buf_free(&b);
+    return rc;
+}
