@@ -3,6 +3,7 @@
 #   make test   install what is missing, build the debug and asan presets, run every test in both,
 #               then run each fuzz target for 30 s from a fixed seed
 #   make fuzz   install clang, build the libFuzzer targets, run each for FUZZ_SECONDS (60)
+#   make valgrind  every Check suite and corpus replay of the debug build under valgrind
 # Flags for the server: make run ARGS="--port 7800 --log-level debug"
 
 DEB_PACKAGES := gcc make cmake pkg-config libuv1-dev libcjson-dev check
@@ -17,7 +18,7 @@ SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 JOBS := $(shell nproc 2>/dev/null || echo 2)
 ARGS ?=
 
-.PHONY: all deps build run test test-debug test-asan bench fuzz clean
+.PHONY: all deps build run test test-debug test-asan bench fuzz valgrind clean
 
 all: build
 
@@ -72,6 +73,23 @@ fuzz:
 	  rc=$$?; \
 	  grep -E "^(Done|stat::(number_of_executed_units|average_exec_per_sec|new_units_added|peak_rss_mb))|ERROR|SUMMARY|fuzz check|artifact" build-fuzz/$$t.log; \
 	  if [ $$rc -ne 0 ]; then echo "$$t failed: see build-fuzz/$$t.log"; exit 1; fi; \
+	done
+
+# CK_FORK=no keeps each suite in one process, so that valgrind sees every test and its leaks.
+VALGRIND := valgrind --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=9
+valgrind:
+	$(MAKE) deps EXTRA_PACKAGES="valgrind"
+	cmake --preset debug
+	cmake --build --preset debug -j $(JOBS)
+	@for t in build-debug/tests/test_*; do \
+	  printf '%s: ' $$t; \
+	  CK_FORK=no $(VALGRIND) $$t > $$t.valgrind.log 2>&1 || { echo "failed: see $$t.valgrind.log"; exit 1; }; \
+	  grep -h "ERROR SUMMARY" $$t.valgrind.log | sed 's/^==[0-9]*== //'; \
+	done
+	@for t in fuzz_proto fuzz_world fuzz_scene; do \
+	  printf '%s: ' $$t; \
+	  $(VALGRIND) build-debug/tests/fuzz/$${t}_replay tests/fuzz/corpus/$$t > build-debug/$$t.valgrind.log 2>&1 || { echo "failed: see build-debug/$$t.valgrind.log"; exit 1; }; \
+	  grep -h "ERROR SUMMARY" build-debug/$$t.valgrind.log | sed 's/^==[0-9]*== //'; \
 	done
 
 clean:

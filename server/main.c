@@ -36,13 +36,16 @@ static void usage(FILE *out)
             "(default %.0f)\n"
             "  --hello-timeout S        seconds a connection may stay without hello (default "
             "%.0f)\n"
+            "  --max-line BYTES         longest line a client may send, at most 65536 (default "
+            "%zu)\n"
             "  --out-soft-limit BYTES   output a client may leave unread for --out-soft-seconds "
             "(default %zu)\n"
             "  --out-soft-seconds S     (default %.0f)\n"
             "  --out-hard-limit BYTES   output a client may leave unread at all (default %zu)\n"
             "  --help                   this text\n",
             d.host, d.port, d.tick_hz, d.snapshot_hz, d.max_clients, d.bodies_per_client,
-            s.max_bodies, s.bounds, d.msg_rate, d.spawn_rate, d.hello_timeout, d.out_soft_limit,
+            s.max_bodies, s.bounds, d.msg_rate, d.spawn_rate, d.hello_timeout, d.max_line,
+            d.out_soft_limit,
             d.out_soft_seconds, d.out_hard_limit);
 }
 
@@ -96,7 +99,7 @@ int main(int argc, char **argv)
     const char *scene = NULL;
 
     enum { O_HOST = 256, O_PORT, O_TICK, O_SNAP, O_SCENE, O_LOG, O_CLIENTS, O_QUOTA, O_BODIES,
-           O_BOUNDS, O_SAVE, O_MSG_RATE, O_SPAWN_RATE, O_HELLO_TIMEOUT, O_SOFT, O_SOFT_S, O_HARD,
+           O_BOUNDS, O_SAVE, O_MSG_RATE, O_SPAWN_RATE, O_HELLO_TIMEOUT, O_MAX_LINE, O_SOFT, O_SOFT_S, O_HARD,
            O_HELP };
     static const struct option opts[] = {
         {"host", required_argument, NULL, O_HOST},
@@ -113,6 +116,7 @@ int main(int argc, char **argv)
         {"max-msg-rate", required_argument, NULL, O_MSG_RATE},
         {"max-spawn-rate", required_argument, NULL, O_SPAWN_RATE},
         {"hello-timeout", required_argument, NULL, O_HELLO_TIMEOUT},
+        {"max-line", required_argument, NULL, O_MAX_LINE},
         {"out-soft-limit", required_argument, NULL, O_SOFT},
         {"out-soft-seconds", required_argument, NULL, O_SOFT_S},
         {"out-hard-limit", required_argument, NULL, O_HARD},
@@ -172,6 +176,9 @@ int main(int argc, char **argv)
             break;
         case O_HELLO_TIMEOUT:
             cfg.hello_timeout = number_arg("--hello-timeout", optarg, 0.1, 86400);
+            break;
+        case O_MAX_LINE:
+            cfg.max_line = (size_t)integer_arg("--max-line", optarg, 256, PROTO_MAX_LINE);
             break;
         case O_SOFT:
             cfg.out_soft_limit = (size_t)integer_arg("--out-soft-limit", optarg, 4096, 1e10);

@@ -686,6 +686,36 @@ START_TEST(save_on_stop_and_restart_from_it)
 }
 END_TEST
 
+START_TEST(max_line_flag_lowers_the_limit)
+{
+    static const char *const args[] = {"--max-line", "1000", NULL};
+    start(args);
+    h_conn c;
+    cJSON_Delete(join(&c, HELLO));
+    /* A ping padded to 999 bytes passes; one of 1001 bytes ends the connection. */
+    char line[1100];
+    int n = snprintf(line, sizeof line, "{\"type\":\"ping\",\"t\":\"");
+    memset(line + n, 'x', 999 - (size_t)n - 2);
+    memcpy(line + 999 - 2, "\"}", 3);
+    ck_assert_int_eq(strlen(line), 999);
+    ck_assert(h_send_line(&c, line));
+    cJSON *p = h_recv_type(&c, "pong", 3000);
+    ck_assert_ptr_nonnull(p);
+    cJSON_Delete(p);
+    memset(line, 'y', 1001);
+    line[1001] = '\0';
+    ck_assert(h_send_line(&c, line));
+    cJSON *e = h_recv_type(&c, "error", 3000);
+    ck_assert_ptr_nonnull(e);
+    ck_assert_str_eq(h_str(e, "code"), "line_too_long");
+    ck_assert_ptr_nonnull(strstr(h_str(e, "message"), "1000 bytes"));
+    cJSON_Delete(e);
+    ck_assert(h_wait_closed(&c, 3000));
+    h_close(&c);
+    stop();
+}
+END_TEST
+
 START_TEST(limit_flags_and_save_path_are_checked)
 {
     /* Each bad value exits 2 at once, before serving, saying why on stderr. */
@@ -693,6 +723,7 @@ START_TEST(limit_flags_and_save_path_are_checked)
         {"--max-msg-rate", "0"},
         {"--max-spawn-rate", "x"},
         {"--hello-timeout", "-1"},
+        {"--max-line", "70000"}, /* past the protocol's 65536 */
         {"--out-soft-limit", "9000000"}, /* above the 4 MiB hard limit */
         {"--save", "/nonexistent/dir/world.json"},
     };
@@ -727,6 +758,7 @@ static Suite *server_suite(void)
     tcase_add_test(tc, silent_connection_is_closed_after_hello_timeout);
     tcase_add_test(tc, save_on_stop_and_restart_from_it);
     tcase_add_test(tc, limit_flags_and_save_path_are_checked);
+    tcase_add_test(tc, max_line_flag_lowers_the_limit);
     tcase_add_test(tc, sigterm_stops_cleanly);
     tcase_add_test(tc, client_bot_mode);
     tcase_add_test(tc, bad_flags_and_scenes_exit_cleanly);

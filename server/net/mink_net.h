@@ -22,6 +22,8 @@ typedef struct net_config {
     size_t out_soft_limit;     /* bytes, default 1 MiB: over it for out_soft_seconds -> cut */
     double out_soft_seconds;   /* default 10 s */
     size_t out_hard_limit;     /* bytes, default 4 MiB: over it -> cut at once */
+    size_t max_line;           /* bytes, default 65536 (the protocol's limit; a server may ask
+                                  for less): a longer line is `line_too_long` and the end */
     double hello_timeout;      /* s, default 10: a connection that never says hello is closed */
     double msg_rate;           /* messages a second, default 200 (a 60 Hz client sends ~60), with
                                   bursts of twice that: beyond it `rate_limited`, and a client

@@ -24,6 +24,7 @@ net_config net_config_default(void)
         .out_soft_limit = 1u << 20,
         .out_soft_seconds = 10.0,
         .out_hard_limit = 4u << 20,
+        .max_line = PROTO_MAX_LINE,
         .hello_timeout = 10.0,
         .msg_rate = 200.0,
         .spawn_rate = 20.0,

@@ -436,7 +436,7 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
     int rc = proto_framer_feed(&s->framer, buf->base, (size_t)nread, on_line, s);
     if (rc == PROTO_ERR_LINE_TOO_LONG) {
         char msg[96];
-        snprintf(msg, sizeof msg, "a line is longer than %d bytes", PROTO_MAX_LINE);
+        snprintf(msg, sizeof msg, "a line is longer than %zu bytes", s->srv->cfg.max_line);
         net_session_error(s, PROTO_ERR_LINE_TOO_LONG, msg, NULL);
         net_session_close_after_flush(s, "line too long");
     } else if (rc < 0) {
@@ -482,7 +482,7 @@ void net_on_connection(uv_stream_t *listener, int status)
         uv_close((uv_handle_t *)&s->tcp, on_close);
         return;
     }
-    proto_framer_init(&s->framer, PROTO_MAX_LINE);
+    proto_framer_init(&s->framer, srv->cfg.max_line);
     format_peer(&s->tcp, s->peer, sizeof s->peer);
     s->client = ++srv->next_client;
     s->connected_ns = uv_hrtime();
