@@ -716,6 +716,29 @@ START_TEST(max_line_flag_lowers_the_limit)
 }
 END_TEST
 
+START_TEST(one_byte_writes_make_whole_messages)
+{
+    start(NULL);
+    h_conn c;
+    ck_assert(h_connect(&c, srv.port));
+    const char *text = HELLO "\n{\"type\":\"ping\",\"t\":[1,2]}\n";
+    for (const char *p = text; *p; p++) {
+        ck_assert(h_send_raw(&c, p, 1));
+        if ((p - text) % 8 == 0)
+            h_sleep_ms(1); /* so that the bytes arrive in separate reads */
+    }
+    cJSON *w = h_recv_type(&c, "welcome", 3000);
+    ck_assert_ptr_nonnull(w);
+    cJSON_Delete(w);
+    cJSON *p = h_recv_type(&c, "pong", 3000);
+    ck_assert_ptr_nonnull(p);
+    ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(p, "t")), 2);
+    cJSON_Delete(p);
+    h_close(&c);
+    stop();
+}
+END_TEST
+
 START_TEST(limit_flags_and_save_path_are_checked)
 {
     /* Each bad value exits 2 at once, before serving, saying why on stderr. */
@@ -759,6 +782,7 @@ static Suite *server_suite(void)
     tcase_add_test(tc, save_on_stop_and_restart_from_it);
     tcase_add_test(tc, limit_flags_and_save_path_are_checked);
     tcase_add_test(tc, max_line_flag_lowers_the_limit);
+    tcase_add_test(tc, one_byte_writes_make_whole_messages);
     tcase_add_test(tc, sigterm_stops_cleanly);
     tcase_add_test(tc, client_bot_mode);
     tcase_add_test(tc, bad_flags_and_scenes_exit_cleanly);
