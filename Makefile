@@ -76,20 +76,24 @@ fuzz:
 	done
 
 # CK_FORK=no keeps each suite in one process, so that valgrind sees every test and its leaks.
+CHECK_SUITES := $(basename $(notdir $(wildcard tests/test_*.c)))
 VALGRIND := valgrind --leak-check=full --errors-for-leak-kinds=definite,indirect --error-exitcode=9
 valgrind:
 	$(MAKE) deps EXTRA_PACKAGES="valgrind"
 	cmake --preset debug
 	cmake --build --preset debug -j $(JOBS)
-	@for t in build-debug/tests/test_*; do \
+	@mkdir -p build-debug/valgrind
+	@for t in $(CHECK_SUITES); do \
 	  printf '%s: ' $$t; \
-	  CK_FORK=no $(VALGRIND) $$t > $$t.valgrind.log 2>&1 || { echo "failed: see $$t.valgrind.log"; exit 1; }; \
-	  grep -h "ERROR SUMMARY" $$t.valgrind.log | sed 's/^==[0-9]*== //'; \
+	  CK_FORK=no $(VALGRIND) build-debug/tests/$$t > build-debug/valgrind/$$t.log 2>&1 || \
+	    { echo "failed: see build-debug/valgrind/$$t.log"; exit 1; }; \
+	  grep -h "ERROR SUMMARY" build-debug/valgrind/$$t.log | sed 's/^==[0-9]*== //'; \
 	done
-	@for t in fuzz_proto fuzz_world fuzz_scene; do \
+	@for t in $(FUZZ_TARGETS); do \
 	  printf '%s: ' $$t; \
-	  $(VALGRIND) build-debug/tests/fuzz/$${t}_replay tests/fuzz/corpus/$$t > build-debug/$$t.valgrind.log 2>&1 || { echo "failed: see build-debug/$$t.valgrind.log"; exit 1; }; \
-	  grep -h "ERROR SUMMARY" build-debug/$$t.valgrind.log | sed 's/^==[0-9]*== //'; \
+	  $(VALGRIND) build-debug/tests/fuzz/$${t}_replay tests/fuzz/corpus/$$t > build-debug/valgrind/$$t.log 2>&1 || \
+	    { echo "failed: see build-debug/valgrind/$$t.log"; exit 1; }; \
+	  grep -h "ERROR SUMMARY" build-debug/valgrind/$$t.log | sed 's/^==[0-9]*== //'; \
 	done
 
 clean:
