@@ -72,29 +72,39 @@ void proto_buf_append_char(proto_buf *b, char c)
     b->data[b->len++] = c;
 }
 
-/* Writes the decimal digits of v (at least min_digits, zero-padded) into the end of tmp and
- * returns where they start. tmp holds 24 bytes. */
-static char *u64_digits(char tmp[24], uint64_t v, int min_digits)
+/* "00" .. "99": two digits per division, half the divisions of one at a time. */
+static const char digit_pairs[201] = "00010203040506070809101112131415161718192021222324252627282930"
+                                     "31323334353637383940414243444546474849505152535455565758596061"
+                                     "62636465666768697071727374757677787980818283848586878889909192"
+                                     "93949596979899";
+
+/* Writes the decimal digits of v into p (up to 20 bytes) and returns the end. */
+char *proto_put_u64(char *p, uint64_t v)
 {
-    char *p = tmp + 24;
-    int n = 0;
-    do {
-        *--p = (char)('0' + v % 10);
-        v /= 10;
-        n++;
-    } while (v != 0);
-    while (n < min_digits) {
-        *--p = '0';
-        n++;
+    char tmp[20];
+    char *q = tmp + sizeof tmp;
+    while (v >= 100) {
+        unsigned r = (unsigned)(v % 100);
+        v /= 100;
+        q -= 2;
+        memcpy(q, digit_pairs + 2 * r, 2);
     }
-    return p;
+    if (v >= 10) {
+        q -= 2;
+        memcpy(q, digit_pairs + 2 * v, 2);
+    } else {
+        *--q = (char)('0' + v);
+    }
+    size_t n = (size_t)(tmp + sizeof tmp - q);
+    memcpy(p, q, n);
+    return p + n;
 }
 
 void proto_buf_append_u64(proto_buf *b, uint64_t v)
 {
-    char tmp[24];
-    char *p = u64_digits(tmp, v, 1);
-    proto_buf_append(b, p, (size_t)(tmp + 24 - p));
+    if (!proto_buf_reserve(b, 20))
+        return;
+    b->len = (size_t)(proto_put_u64(b->data + b->len, v) - b->data);
 }
 
 void proto_buf_append_i64(proto_buf *b, int64_t v)
@@ -112,23 +122,24 @@ static const double pow10_table[10] = {1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1
 static const uint64_t pow10_int[10] = {1u,      10u,      100u,      1000u,      10000u,
                                        100000u, 1000000u, 10000000u, 100000000u, 1000000000u};
 
-void proto_buf_append_fixed(proto_buf *b, double v, int decimals)
+char *proto_put_fixed(char *p, double v, int decimals)
 {
     if (decimals < 0)
         decimals = 0;
     if (decimals > 9)
         decimals = 9;
     if (!isfinite(v)) {
-        proto_buf_append_char(b, '0');
-        return;
+        *p++ = '0';
+        return p;
     }
     double scaled = fabs(v) * pow10_table[decimals];
     if (scaled >= 9e15) {
         /* Past 2^53 the fixed-point integer is no longer exact: full precision instead. */
         char tmp[32];
         int n = snprintf(tmp, sizeof tmp, "%.17g", v);
-        proto_buf_append(b, tmp, (size_t)n);
-        return;
+        n = n < 0 ? 0 : n > 24 ? 24 : n;
+        memcpy(p, tmp, (size_t)n);
+        return p + n;
     }
     /* Round half up. scaled - m is exact below 2^52, where adding 0.5 first would not be
      * (0.49999999999999994 + 0.5 rounds to 1). */
@@ -136,32 +147,39 @@ void proto_buf_append_fixed(proto_buf *b, double v, int decimals)
     if (scaled - (double)m >= 0.5)
         m++;
     if (m == 0) {
-        proto_buf_append_char(b, '0'); /* never "-0" */
-        return;
+        *p++ = '0'; /* never "-0" */
+        return p;
     }
-    if (!proto_buf_reserve(b, 24))
-        return;
     if (v < 0)
-        b->data[b->len++] = '-';
+        *p++ = '-';
     uint64_t unit = pow10_int[decimals];
-    uint64_t whole = m / unit, frac = m % unit;
-    char tmp[24];
-    char *p = u64_digits(tmp, whole, 1);
-    size_t n = (size_t)(tmp + 24 - p);
-    memcpy(b->data + b->len, p, n);
-    b->len += n;
+    uint32_t frac = (uint32_t)(m % unit);
+    p = proto_put_u64(p, m / unit);
     if (frac == 0)
-        return;
-    int digits = decimals;
-    while (frac % 10 == 0) {
-        frac /= 10;
-        digits--;
+        return p;
+    /* All the decimals, then the trailing zeros dropped. */
+    *p++ = '.';
+    char *end = p + decimals;
+    for (char *q = end; q > p;) {
+        if (frac >= 10 && q - p >= 2) {
+            q -= 2;
+            memcpy(q, digit_pairs + 2 * (frac % 100), 2);
+            frac /= 100;
+        } else {
+            *--q = (char)('0' + frac % 10);
+            frac /= 10;
+        }
     }
-    p = u64_digits(tmp, frac, digits);
-    n = (size_t)(tmp + 24 - p);
-    b->data[b->len++] = '.';
-    memcpy(b->data + b->len, p, n);
-    b->len += n;
+    while (end[-1] == '0')
+        end--;
+    return end;
+}
+
+void proto_buf_append_fixed(proto_buf *b, double v, int decimals)
+{
+    if (!proto_buf_reserve(b, 26))
+        return;
+    b->len = (size_t)(proto_put_fixed(b->data + b->len, v, decimals) - b->data);
 }
 
 void proto_buf_append_json_string(proto_buf *b, const char *s)

@@ -256,6 +256,11 @@ void proto_buf_append_i64(proto_buf *b, int64_t v);
  * fixed point are written with %.17g; non-finite values are written as 0 (they never should
  * reach a writer). */
 void proto_buf_append_fixed(proto_buf *b, double v, int decimals);
+/* The same texts written straight into memory with room for them (26 bytes for a fixed
+ * number, 20 for an integer); each returns the end. For writers that reserve once for many
+ * numbers. */
+char *proto_put_fixed(char *p, double v, int decimals);
+char *proto_put_u64(char *p, uint64_t v);
 /* A JSON string with quotes and escapes. */
 void proto_buf_append_json_string(proto_buf *b, const char *s);
 

@@ -2,6 +2,8 @@
  *
  * Every writer appends one whole line to a proto_buf. None builds a cJSON tree: the state
  * writer runs on every snapshot tick for every body, and the others share its helpers. */
+#include <string.h>
+
 #include "mink_proto.h"
 
 /* Decimal places: state precision as PROTOCOL.md allows it (0.1 mm, 1e-4, 1 mm/s); shapes and
@@ -183,29 +185,40 @@ void proto_state_begin(proto_buf *b, uint64_t tick, uint64_t ack)
     LIT(b, ",\"bodies\":[");
 }
 
+/* Literal text at p; returns the end. */
+#define PUT(p, lit) (memcpy((p), (lit), sizeof(lit) - 1), (p) + sizeof(lit) - 1)
+
+/* n numbers as a JSON array at p. */
+static char *put_vec(char *p, const double *v, int n, int decimals)
+{
+    *p++ = '[';
+    for (int i = 0; i < n; i++) {
+        if (i)
+            *p++ = ',';
+        p = proto_put_fixed(p, v[i], decimals);
+    }
+    *p++ = ']';
+    return p;
+}
+
+/* The hot path of every snapshot: one reserve for the whole entry (at most 11 numbers of 26
+ * bytes and the keys), then the text written straight into the buffer. */
 void proto_state_body(proto_buf *b, int dim, const proto_body_state *s, bool first_in_list)
 {
-    if (!proto_buf_reserve(b, dim == 2 ? 160 : 280))
+    if (!proto_buf_reserve(b, dim == 2 ? 200 : 380))
         return;
-    if (first_in_list)
-        LIT(b, "{\"id\":");
-    else
-        LIT(b, ",{\"id\":");
-    proto_buf_append_u64(b, s->id);
-    LIT(b, ",\"pos\":");
-    write_vec(b, s->pos, dim, DEC_POS);
-    LIT(b, ",\"rot\":");
-    if (dim == 2)
-        proto_buf_append_fixed(b, s->rot[0], DEC_ROT);
-    else
-        write_vec(b, s->rot, 4, DEC_ROT);
-    LIT(b, ",\"vel\":");
-    write_vec(b, s->vel, dim, DEC_VEL);
-    LIT(b, ",\"w\":");
-    if (dim == 2)
-        proto_buf_append_fixed(b, s->w[0], DEC_W);
-    else
-        write_vec(b, s->w, 3, DEC_W);
+    char *p = b->data + b->len;
+    p = first_in_list ? PUT(p, "{\"id\":") : PUT(p, ",{\"id\":");
+    p = proto_put_u64(p, s->id);
+    p = PUT(p, ",\"pos\":");
+    p = put_vec(p, s->pos, dim, DEC_POS);
+    p = PUT(p, ",\"rot\":");
+    p = dim == 2 ? proto_put_fixed(p, s->rot[0], DEC_ROT) : put_vec(p, s->rot, 4, DEC_ROT);
+    p = PUT(p, ",\"vel\":");
+    p = put_vec(p, s->vel, dim, DEC_VEL);
+    p = PUT(p, ",\"w\":");
+    p = dim == 2 ? proto_put_fixed(p, s->w[0], DEC_W) : put_vec(p, s->w, 3, DEC_W);
+    b->len = (size_t)(p - b->data);
 }
 
 void proto_state_body_first(proto_buf *b, int dim, const proto_shape *shape,
