@@ -702,10 +702,18 @@ START_TEST(saved_world_loads_back_the_same)
     run(w, 60);
     run(back, 60);
     assert_same_bodies(w, back);
-    /* A body added now gets an id no body had. */
+    /* Bodies added now get ids no body had: the slot of the removed body 9 comes back with
+     * its next generation, (1 << 24) | 9, never as 9 again. */
     sim_body_def d = box_def(SIM_DYNAMIC, 0, 5, 0.5f, 0.5f);
-    sim_id fresh = sim_world_add(back, &d, 0);
-    ck_assert(fresh != 0 && sim_world_get(w, fresh) == NULL);
+    bool reused = false;
+    for (int i = 0; i < 8 && !reused; i++) {
+        sim_id fresh = sim_world_add(back, &d, 0);
+        ck_assert(fresh != 0 && fresh != 9 && sim_world_get(w, fresh) == NULL);
+        reused = sim_id_slot(fresh) == sim_id_slot(9);
+        if (reused)
+            ck_assert_uint_eq(fresh, ((sim_id)1 << 24) | 9);
+    }
+    ck_assert(reused);
     sim_world_free(w);
     sim_world_free(back);
 }
@@ -728,6 +736,11 @@ START_TEST(scene_ids_are_checked)
                             "\"aabb\",\"half\":[1,1]},\"pos\":[0,0]}]}",
                             err));
     ck_assert_ptr_nonnull(strstr(err, "bodies[0].id"));
+    /* A free slot's generation, but the slot holds a body. */
+    ck_assert_ptr_null(load("{\"dim\":2,\"bodies\":[{\"id\":1,\"shape\":{\"type\":\"aabb\","
+                            "\"half\":[1,1]},\"pos\":[0,0]}],\"free\":[[0,3]]}",
+                            err));
+    ck_assert_ptr_nonnull(strstr(err, "test.json: free[0]"));
     ck_assert_ptr_null(load("{\"dim\":2,\"tick\":-1,\"bodies\":[]}", err));
     ck_assert_ptr_nonnull(strstr(err, "tick"));
     /* Bodies with ids keep them; the others fill the free slots around them. */

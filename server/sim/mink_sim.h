@@ -96,6 +96,10 @@ sim_id sim_world_add(sim_world *w, const sim_body_def *def, uint32_t owner);
 /* Adds a body with a given id (a saved world coming back); 0 when the id is not valid, its
  * slot is taken or the world is full. */
 sim_id sim_world_add_with_id(sim_world *w, const sim_body_def *def, uint32_t owner, sim_id id);
+/* Gives a free slot the generation its next body's id will carry (a saved world coming back,
+ * so that an id removed before the save is not given again); false when the slot is taken or
+ * out of range. A slot at generation 2^29 is retired, never given again. */
+bool sim_world_set_slot_generation(sim_world *w, uint32_t slot, uint32_t generation);
 /* Sets the step count (a saved world goes on from its tick). */
 void sim_world_set_tick(sim_world *w, uint64_t tick);
 /* Removes a body now; its id goes to the removed list and its slot is reused only after

@@ -1,6 +1,7 @@
 /* Saving a world as a scene file that loads it back: every body with its id, shape, state and
  * properties, and the world's tick and gravity. Owners are not kept (the clients are gone);
- * the bodies come back as the server's. Numbers are written with 9 significant digits, which
+ * the bodies come back as the server's, and the free slots keep their generations so that no
+ * id is given out twice. Numbers are written with 9 significant digits, which
  * gives every float back exactly. The file is replaced atomically: written to FILE.tmp,
  * flushed to disk, then renamed over FILE. */
 #include <errno.h>
@@ -71,7 +72,17 @@ void sim_world_write(const sim_world *w, proto_buf *b)
         proto_buf_append_json_string(b, o->tag);
         proto_buf_append_char(b, '}');
     }
-    proto_buf_append_str(b, "\n]}\n");
+    /* The free slots that have held bodies, with the generation of the next id each gives
+     * out: no id comes back after a restart. */
+    proto_buf_append_str(b, "\n],\"free\":[");
+    bool first = true;
+    for (size_t s = 0; s < w->slot_count; s++) {
+        if (w->bodies[s].id != 0 || w->generation[s] == 0)
+            continue;
+        put(b, "%s[%zu,%u]", first ? "" : ",", s, w->generation[s]);
+        first = false;
+    }
+    proto_buf_append_str(b, "]}\n");
 }
 
 int sim_world_save(const sim_world *w, const char *path, char *err, size_t errlen)

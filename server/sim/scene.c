@@ -94,6 +94,43 @@ static bool add_scene_body(sim_world *w, const cJSON *item, const cJSON *id, int
     return true;
 }
 
+/* A whole number in [lo, hi]. */
+static bool whole_in(const cJSON *j, double lo, double hi)
+{
+    return cJSON_IsNumber(j) && j->valuedouble >= lo && j->valuedouble <= hi &&
+           j->valuedouble == floor(j->valuedouble);
+}
+
+/* A saved world's free slots: [[slot, generation], ...]. */
+static bool restore_free_slots(sim_world *w, const cJSON *free_slots, const char *source,
+                               char *err, size_t errlen)
+{
+    if (!free_slots)
+        return true;
+    if (!cJSON_IsArray(free_slots)) {
+        snprintf(err, errlen, "%s: free: expected an array of [slot, generation]", source);
+        return false;
+    }
+    int i = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, free_slots)
+    {
+        const cJSON *slot = cJSON_GetArrayItem(e, 0), *gen = cJSON_GetArrayItem(e, 1);
+        if (!cJSON_IsArray(e) || cJSON_GetArraySize(e) != 2 ||
+            !whole_in(slot, 0, sim_world_config(w)->max_bodies - 1.0) ||
+            !whole_in(gen, 0, 536870912.0) ||
+            !sim_world_set_slot_generation(w, (uint32_t)slot->valuedouble,
+                                           (uint32_t)gen->valuedouble)) {
+            snprintf(err, errlen, "%s: free[%d]: must be [slot, generation] for a free slot "
+                                  "below max_bodies and a generation in [0, 2^29]",
+                     source, i);
+            return false;
+        }
+        i++;
+    }
+    return true;
+}
+
 sim_world *sim_scene_load(const char *json, size_t len, const char *source,
                           const sim_config *cfg, char *err, size_t errlen)
 {
@@ -182,6 +219,14 @@ sim_world *sim_scene_load(const char *json, size_t len, const char *source,
                 break;
             }
             index++;
+        }
+        /* Between the bodies with ids and those without: the free slots get their
+         * generations before anything new can take them. */
+        if (pass == 0 && w &&
+            !restore_free_slots(w, cJSON_GetObjectItemCaseSensitive(root, "free"), source, err,
+                                errlen)) {
+            sim_world_free(w);
+            w = NULL;
         }
     }
     free(spec);

@@ -184,6 +184,33 @@ sim_id sim_world_add(sim_world *w, const sim_body_def *def, uint32_t owner)
     return place_body(w, def, owner, slot);
 }
 
+/* Takes `slot` out of the free list, growing the slot array to it first (the slots skipped on
+ * the way become free, with generation 0). False when it is not free or memory runs out. */
+static bool take_free_slot(sim_world *w, uint32_t slot)
+{
+    while (slot >= w->slot_cap)
+        if (!grow_slots(w))
+            return false;
+    size_t skipped = slot >= w->slot_count ? slot + 1 - w->slot_count : 0;
+    if (!sim_vec_reserve(&w->free_slots, w->free_slots.len + skipped + 1))
+        return false;
+    while (w->slot_count <= slot) {
+        uint32_t s = (uint32_t)w->slot_count++;
+        w->generation[s] = 0;
+        w->bodies[s].id = 0;
+        sim_vec_push(&w->free_slots, &s);
+    }
+    /* It must be free (and not waiting for sim_world_clear_removed). */
+    uint32_t *free_list = w->free_slots.data;
+    size_t i = 0;
+    while (i < w->free_slots.len && free_list[i] != slot)
+        i++;
+    if (i == w->free_slots.len)
+        return false;
+    free_list[i] = free_list[--w->free_slots.len];
+    return true;
+}
+
 sim_id sim_world_add_with_id(sim_world *w, const sim_body_def *def, uint32_t owner, sim_id id)
 {
     uint32_t slot = sim_id_slot(id);
@@ -193,30 +220,21 @@ sim_id sim_world_add_with_id(sim_world *w, const sim_body_def *def, uint32_t own
     if (id == 0 || slot >= w->cfg.max_bodies || generation >= (1u << 29) ||
         w->body_count >= w->cfg.max_bodies)
         return 0;
-    while (slot >= w->slot_cap)
-        if (!grow_slots(w))
-            return 0;
-    /* Slots skipped on the way are free, with generation 0. */
-    size_t skipped = slot >= w->slot_count ? slot + 1 - w->slot_count : 0;
-    if (!sim_vec_reserve(&w->free_slots, w->free_slots.len + skipped))
+    if (!take_free_slot(w, slot))
         return 0;
-    while (w->slot_count <= slot) {
-        uint32_t s = (uint32_t)w->slot_count++;
-        w->generation[s] = 0;
-        w->bodies[s].id = 0;
-        sim_vec_push(&w->free_slots, &s);
-    }
-    /* The slot must be free (and not waiting for sim_world_clear_removed): take it out of the
-     * free list. */
-    uint32_t *free_list = w->free_slots.data;
-    size_t i = 0;
-    while (i < w->free_slots.len && free_list[i] != slot)
-        i++;
-    if (i == w->free_slots.len)
-        return 0;
-    free_list[i] = free_list[--w->free_slots.len];
     w->generation[slot] = (uint32_t)generation;
     return place_body(w, def, owner, slot);
+}
+
+bool sim_world_set_slot_generation(sim_world *w, uint32_t slot, uint32_t generation)
+{
+    if (slot >= w->cfg.max_bodies || generation > (1u << 29) || !take_free_slot(w, slot))
+        return false;
+    w->generation[slot] = generation;
+    /* Free again, unless its generations are used up (then it stays retired). */
+    if (generation < (1u << 29))
+        sim_vec_push(&w->free_slots, &slot);
+    return true;
 }
 
 void sim_world_set_tick(sim_world *w, uint64_t tick) { w->tick = tick; }
