@@ -57,6 +57,13 @@ const char sim_demo_scene[] =
     "[-0.7,0.3]]},\"pos\":[8,5],\"tag\":\"gem\"}"
     "]}";
 
+/* A whole number in [lo, hi]. */
+static bool whole_in(const cJSON *j, double lo, double hi)
+{
+    return cJSON_IsNumber(j) && j->valuedouble >= lo && j->valuedouble <= hi &&
+           j->valuedouble == floor(j->valuedouble);
+}
+
 /* One body of a scene; false with `err` naming the body and the field. */
 static bool add_scene_body(sim_world *w, const cJSON *item, const cJSON *id, int index,
                            proto_body_spec *spec, const char *source, char *err, size_t errlen)
@@ -80,8 +87,7 @@ static bool add_scene_body(sim_world *w, const cJSON *item, const cJSON *id, int
         snprintf(err, errlen, "%s: %s: the world is full", source, path);
         return false;
     }
-    if (!cJSON_IsNumber(id) || !(id->valuedouble >= 1 && id->valuedouble <= SCENE_MAX_ID) ||
-        id->valuedouble != floor(id->valuedouble)) {
+    if (!whole_in(id, 1, SCENE_MAX_ID)) {
         snprintf(err, errlen, "%s: %s.id: must be a whole number in [1, 2^53]", source, path);
         return false;
     }
@@ -92,13 +98,6 @@ static bool add_scene_body(sim_world *w, const cJSON *item, const cJSON *id, int
         return false;
     }
     return true;
-}
-
-/* A whole number in [lo, hi]. */
-static bool whole_in(const cJSON *j, double lo, double hi)
-{
-    return cJSON_IsNumber(j) && j->valuedouble >= lo && j->valuedouble <= hi &&
-           j->valuedouble == floor(j->valuedouble);
 }
 
 /* A saved world's free slots: [[slot, generation], ...]. */
@@ -192,8 +191,7 @@ sim_world *sim_scene_load(const char *json, size_t len, const char *source,
     /* A saved world gives its bodies' ids (and its tick): those bodies come first, so that the
      * bodies without one cannot take their slots. */
     const cJSON *tick = cJSON_GetObjectItemCaseSensitive(root, "tick");
-    if (tick && !(cJSON_IsNumber(tick) && tick->valuedouble >= 0 &&
-                  tick->valuedouble <= SCENE_MAX_ID && tick->valuedouble == floor(tick->valuedouble))) {
+    if (tick && !whole_in(tick, 0, SCENE_MAX_ID)) {
         snprintf(err, errlen, "%s: tick: must be a whole number in [0, 2^53]", source);
         free(spec);
         sim_world_free(w);

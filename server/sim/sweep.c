@@ -50,10 +50,10 @@ static float time_of_impact(const sim_body *b, mk_vec2 d, const sim_body *o)
     return t;
 }
 
+/* Bounding boxes that touch: their Minkowski difference holds the origin. */
 static bool boxes_overlap(col_aabb a, col_aabb b)
 {
-    return fabsf(a.center.x - b.center.x) <= a.half.x + b.half.x &&
-           fabsf(a.center.y - b.center.y) <= a.half.y + b.half.y;
+    return col_aabb_contains_origin(col_aabb_minkowski(a, b));
 }
 
 /* The first body that `b`, moved by d over a step of dt seconds, comes to touch, and the

@@ -23,8 +23,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     sim_body *b = sim_world_slots(w, &slots);
     for (size_t i = 0; i < slots; i++)
         if (b[i].id)
-            fuzz_check(isfinite(b[i].pos.x) && isfinite(b[i].pos.y) && isfinite(b[i].vel.x) &&
-                       isfinite(b[i].vel.y));
+            fuzz_check(mk_v2_finite(b[i].pos) && mk_v2_finite(b[i].vel));
     sim_world_free(w);
     return 0;
 }

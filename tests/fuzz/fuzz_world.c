@@ -12,8 +12,6 @@
 #define FUZZ_MAX_LINES 64
 #define FUZZ_STEPS_PER_LINE 4
 
-static bool finite2(mk_vec2 v) { return isfinite(v.x) && isfinite(v.y); }
-
 static void check_world(sim_world *w)
 {
     size_t slots;
@@ -22,7 +20,7 @@ static void check_world(sim_world *w)
     for (size_t i = 0; i < slots; i++) {
         if (!b[i].id)
             continue;
-        fuzz_check(finite2(b[i].pos) && finite2(b[i].vel) && isfinite(b[i].angle));
+        fuzz_check(mk_v2_finite(b[i].pos) && mk_v2_finite(b[i].vel) && isfinite(b[i].angle));
         if (b[i].kind != SIM_STATIC)
             fuzz_check(fabsf(b[i].pos.x) <= bounds + 1e3f && fabsf(b[i].pos.y) <= bounds + 1e3f);
     }
