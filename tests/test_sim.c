@@ -84,29 +84,26 @@ START_TEST(stack_of_three_settles)
         ids[i] = sim_world_add(w, &d, 0);
     }
     run(w, 240);
+    /* Soft contacts rest a little deep under load: a millimetre or so per contact. */
     for (int i = 0; i < 3; i++) {
         const sim_body *b = sim_world_get(w, ids[i]);
-        ck_assert_float_eq_tol(b->pos.y, 0.5f + (float)i, 1e-3f);
+        ck_assert_float_eq_tol(b->pos.y, 0.5f + (float)i, 3e-3f);
         ck_assert_float_eq_tol(b->pos.x, 0.0f, 1e-6f);
     }
     sim_world_free(w);
 }
 END_TEST
 
-START_TEST(dynamic_pair_shares_push_by_inverse_mass)
+START_TEST(overlapping_pair_is_pushed_apart_keeping_momentum)
 {
     sim_config cfg = sim_config_default();
     cfg.gravity = mk_v2(0, 0);
-    cfg.iterations = 1;
     sim_world *w = sim_world_new(&cfg);
     sim_body_def a = box_def(SIM_DYNAMIC, 0, 0, 0.5f, 0.5f);
     sim_body_def b = box_def(SIM_DYNAMIC, 0.9f, 0, 0.5f, 0.5f);
     b.density = 3.0f; /* 3 kg against 1 kg */
     sim_id ia = sim_world_add(w, &a, 0), ib = sim_world_add(w, &b, 0);
     sim_world_step(w);
-    /* Depth 0.1 along x; weights 1 and 1/3 of a sum of 4/3: a moves 0.075, b 0.025. */
-    ck_assert_float_eq_tol(sim_world_get(w, ia)->pos.x, -0.075f, 1e-6f);
-    ck_assert_float_eq_tol(sim_world_get(w, ib)->pos.x, 0.925f, 1e-6f);
     size_t n;
     const sim_contact *c = sim_world_contacts(w, &n);
     ck_assert_uint_eq(n, 1);
@@ -114,6 +111,19 @@ START_TEST(dynamic_pair_shares_push_by_inverse_mass)
     /* The normal points from the pair's first body to its second. */
     float sign = c[0].a == ia ? 1.0f : -1.0f;
     ck_assert_float_eq_tol(c[0].m.normal.x, sign, 1e-6f);
+    /* The soft contact pushes them apart at a bounded speed (3 m/s at most) and the relax
+     * pass takes that speed back: they part without flying apart, and momentum stays 0. */
+    for (int i = 0; i < 60; i++) {
+        sim_world_step(w);
+        const sim_body *x = sim_world_get(w, ia), *y = sim_world_get(w, ib);
+        ck_assert_float_eq_tol(x->vel.x * 1.0f + y->vel.x * 3.0f, 0.0f, 1e-5f);
+        ck_assert_float_lt(fabsf(y->vel.x - x->vel.x), 3.0f);
+    }
+    const sim_body *x = sim_world_get(w, ia), *y = sim_world_get(w, ib);
+    ck_assert_float_ge(y->pos.x - x->pos.x, 1.0f - 2e-3f);
+    ck_assert_float_lt(y->pos.x - x->pos.x, 1.05f);
+    /* The lighter box moved three times as far as the heavier one. */
+    ck_assert_float_eq_tol(-x->pos.x, 3.0f * (y->pos.x - 0.9f), 1e-4f);
     sim_world_free(w);
 }
 END_TEST
@@ -135,15 +145,21 @@ START_TEST(closing_velocity_removed_momentum_kept)
 }
 END_TEST
 
-START_TEST(static_pushes_dynamic_out_fully)
+START_TEST(static_pushes_dynamic_out_without_adding_energy)
 {
     sim_world *w = world_with_ground(NULL);
     sim_body_def d = box_def(SIM_DYNAMIC, 0, 0.3f, 0.5f, 0.5f); /* sunk 0.2 m */
     sim_id id = sim_world_add(w, &d, 0);
-    sim_world_step(w);
+    /* Out within a few steps, never launched: it rises no higher than resting height. */
+    float highest = 0.0f;
+    for (int i = 0; i < 60; i++) {
+        sim_world_step(w);
+        highest = mk_maxf(highest, sim_world_get(w, id)->pos.y);
+    }
     const sim_body *b = sim_world_get(w, id);
-    ck_assert_float_eq_tol(b->pos.y, 0.5f, 1e-5f);
-    ck_assert_float_ge(b->vel.y, 0.0f);
+    ck_assert_float_eq_tol(b->pos.y, 0.5f, 2e-3f);
+    ck_assert_float_lt(highest, 0.5f + 1e-3f);
+    ck_assert_float_eq_tol(b->vel.y, 0.0f, 1e-3f);
     sim_world_free(w);
 }
 END_TEST
@@ -156,7 +172,7 @@ START_TEST(kinematic_moves_at_max_speed_and_is_not_pushed)
     sim_id kid = sim_world_add(w, &k, 0);
     sim_body_def crate = box_def(SIM_DYNAMIC, -7, 0.5f, 0.5f, 0.5f);
     sim_id cid = sim_world_add(w, &crate, 0);
-    sim_body_set_input(sim_world_get(w, kid), mk_v2(1, 0), false);
+    sim_body_set_input(w, sim_world_get(w, kid), mk_v2(1, 0), false);
     run(w, 60);
     const sim_body *kb = sim_world_get(w, kid);
     /* 4 m/s for one second, exactly along x, not lifted by the ground it overlaps. */
@@ -180,21 +196,21 @@ START_TEST(character_runs_jumps_and_lands)
     ck_assert(b->grounded);
     ck_assert_float_eq_tol(b->pos.y, 0.9f, 1e-3f);
 
-    sim_body_set_input(b, mk_v2(1, 0), false);
+    sim_body_set_input(w, b, mk_v2(1, 0), false);
     run(w, 30);
     b = sim_world_get(w, id);
     ck_assert_float_eq_tol(b->vel.x, 6.0f, 1e-4f);
     ck_assert(b->grounded);
 
     /* Jump: v = sqrt(2 g h) rises about h = 1.5 m (a little less with a discrete step). */
-    sim_body_set_input(b, mk_v2(0, 0), true);
+    sim_body_set_input(w, b, mk_v2(0, 0), true);
     float peak = 0.0f;
     bool left_ground = false;
     for (int i = 0; i < 120; i++) {
         sim_world_step(w);
         b = sim_world_get(w, id);
         if (i == 0)
-            sim_body_set_input(b, mk_v2(0, 0), false);
+            sim_body_set_input(w, b, mk_v2(0, 0), false);
         left_ground |= !b->grounded;
         peak = fmaxf(peak, b->pos.y - 0.9f);
     }
@@ -217,8 +233,8 @@ START_TEST(jump_between_steps_is_not_lost)
     sim_body *b = sim_world_get(w, id);
     ck_assert(b->grounded);
     /* Two inputs between two steps: the first asks for a jump, the second does not. */
-    sim_body_set_input(b, mk_v2(0, 0), true);
-    sim_body_set_input(b, mk_v2(0, 0), false);
+    sim_body_set_input(w, b, mk_v2(0, 0), true);
+    sim_body_set_input(w, b, mk_v2(0, 0), false);
     sim_world_step(w);
     b = sim_world_get(w, id);
     /* Launched at sqrt(2 g h) = sqrt(30) m/s, less one step of gravity. */
@@ -242,7 +258,7 @@ START_TEST(character_walks_up_a_slope_and_stands_on_it)
     sim_id id = sim_world_add(w, &c, 1);
     run(w, 10);
     sim_body *b = sim_world_get(w, id);
-    sim_body_set_input(b, mk_v2(1, 0), false);
+    sim_body_set_input(w, b, mk_v2(1, 0), false);
     run(w, 120); /* 2 s: about 8 m, well onto the ramp */
     b = sim_world_get(w, id);
     ck_assert(b->grounded);
@@ -253,7 +269,7 @@ START_TEST(character_walks_up_a_slope_and_stands_on_it)
     /* It ran at full speed across the ground, up the ramp. */
     ck_assert_float_eq_tol(b->vel.x, 4.0f, 1e-3f);
     /* Let go: it stops and stands still on the slope, without sliding or jittering. */
-    sim_body_set_input(b, mk_v2(0, 0), false);
+    sim_body_set_input(w, b, mk_v2(0, 0), false);
     run(w, 30);
     b = sim_world_get(w, id);
     mk_vec2 rest = b->pos;
@@ -282,7 +298,7 @@ START_TEST(character_walks_down_a_slope_without_leaving_it)
     run(w, 5);
     sim_body *b = sim_world_get(w, id);
     ck_assert(b->grounded);
-    sim_body_set_input(b, mk_v2(-1, 0), false);
+    sim_body_set_input(w, b, mk_v2(-1, 0), false);
     /* 1.5 s down the slope: on the ground at every step, riding the surface (no hops), at
      * running speed along x. */
     for (int i = 0; i < 90; i++) {
@@ -409,7 +425,7 @@ START_TEST(character_stops_at_a_wall)
     sim_world_add(w, &wall, 0);
     sim_body_def c = box_def(SIM_CHARACTER, 0, 0.9f, 0.4f, 0.9f);
     sim_id id = sim_world_add(w, &c, 1);
-    sim_body_set_input(sim_world_get(w, id), mk_v2(1, 0), false);
+    sim_body_set_input(w, sim_world_get(w, id), mk_v2(1, 0), false);
     run(w, 120);
     const sim_body *b = sim_world_get(w, id);
     /* Its right side (x + 0.4) rests on the wall's left side (4.5). */
@@ -499,9 +515,10 @@ START_TEST(many_boxes_never_pass_through_the_ground)
         const sim_body *b = sim_world_get(w, ids[i]);
         ck_assert_ptr_nonnull(b);
         ck_assert(mk_v2_finite(b->pos) && mk_v2_finite(b->vel));
-        /* Ten boxes per column: each rests within a few millimetres of its row. */
+        /* Ten boxes per column: each rests within a few centimetres of its row (soft
+         * contacts rest deeper under more weight). */
         float row = (float)(i / 20);
-        ck_assert_float_eq_tol(b->pos.y, 0.5f + row, 0.01f);
+        ck_assert_float_eq_tol(b->pos.y, 0.5f + row, 0.03f);
     }
     sim_world_free(w);
 }
@@ -519,14 +536,22 @@ START_TEST(demo_scene_loads)
     sim_world *w = load(sim_demo_scene, err);
     ck_assert_msg(w != NULL, "%s", err);
     ck_assert_uint_eq(sim_world_body_count(w), 20);
-    /* Everything falls and settles: after 5 s no body moves faster than 1 cm/s. */
-    run(w, 300);
+    /* Everything falls and settles: after 10 s every body is asleep but the ball, which
+     * rolled down the plank and rolls on along a platform without slipping (v = -w r). */
+    run(w, 600);
     size_t slots;
     sim_body *b = sim_world_slots(w, &slots);
     for (size_t i = 0; i < slots; i++) {
-        if (b[i].id)
-            ck_assert_msg(mk_v2_len(b[i].vel) < 0.01f, "%s at (%g, %g) moves at (%g, %g)",
-                          b[i].tag, b[i].pos.x, b[i].pos.y, b[i].vel.x, b[i].vel.y);
+        if (!b[i].id || b[i].kind == SIM_STATIC)
+            continue;
+        if (strcmp(b[i].tag, "ball") == 0) {
+            ck_assert_float_eq_tol(b[i].pos.y, 1.5f + 0.4f, 2e-3f);
+            ck_assert_float_gt(fabsf(b[i].vel.x), 0.01f);
+            ck_assert_float_eq_tol(b[i].vel.x, -b[i].w * 0.4f, 1e-3f);
+            continue;
+        }
+        ck_assert_msg(b[i].sleeping, "%s at (%g, %g) moves at (%g, %g)", b[i].tag, b[i].pos.x,
+                      b[i].pos.y, b[i].vel.x, b[i].vel.y);
     }
     sim_world_free(w);
 }
@@ -651,7 +676,8 @@ static void assert_same_bodies(sim_world *a, sim_world *b)
         ck_assert_msg(y != NULL, "body %llu is missing", (unsigned long long)x->id);
         ck_assert(x->pos.x == y->pos.x && x->pos.y == y->pos.y);
         ck_assert(x->vel.x == y->vel.x && x->vel.y == y->vel.y);
-        ck_assert(x->angle == y->angle);
+        ck_assert(x->angle == y->angle && x->w == y->w);
+        ck_assert(x->sleeping == y->sleeping);
         ck_assert_int_eq(x->kind, y->kind);
         ck_assert_int_eq(x->shape.type, y->shape.type);
         ck_assert(x->shape.half.x == y->shape.half.x && x->shape.half.y == y->shape.half.y);
@@ -698,10 +724,20 @@ START_TEST(saved_world_loads_back_the_same)
     ck_assert(sim_world_get(back, 9) == NULL);
     ck_assert_ptr_nonnull(sim_world_get(back, cid));
     assert_same_bodies(w, back);
-    /* Both go on the same way: the restored world is the world. */
+    /* Both go on the same way: the restored world is the world. The solver's warm-start
+     * impulses are not saved, so bodies in contact that are awake may differ by a hair. */
     run(w, 60);
     run(back, 60);
-    assert_same_bodies(w, back);
+    size_t slots;
+    sim_body *bw = sim_world_slots(w, &slots);
+    for (size_t i = 0; i < slots; i++) {
+        const sim_body *y = bw[i].id ? sim_world_get(back, bw[i].id) : NULL;
+        if (!bw[i].id)
+            continue;
+        ck_assert_ptr_nonnull(y);
+        ck_assert_float_lt(mk_v2_len(mk_v2_sub(bw[i].pos, y->pos)), 1e-3f);
+        ck_assert_float_lt(fabsf(bw[i].angle - y->angle), 1e-3f);
+    }
     /* Bodies added now get ids no body had: the slot of the removed body 9 comes back with
      * its next generation, (1 << 24) | 9, never as 9 again. */
     sim_body_def d = box_def(SIM_DYNAMIC, 0, 5, 0.5f, 0.5f);
@@ -762,9 +798,9 @@ static Suite *sim_suite(void)
     TCase *tc = tcase_create("world");
     tcase_add_test(tc, box_falls_and_rests_on_ground);
     tcase_add_test(tc, stack_of_three_settles);
-    tcase_add_test(tc, dynamic_pair_shares_push_by_inverse_mass);
+    tcase_add_test(tc, overlapping_pair_is_pushed_apart_keeping_momentum);
     tcase_add_test(tc, closing_velocity_removed_momentum_kept);
-    tcase_add_test(tc, static_pushes_dynamic_out_fully);
+    tcase_add_test(tc, static_pushes_dynamic_out_without_adding_energy);
     tcase_add_test(tc, kinematic_moves_at_max_speed_and_is_not_pushed);
     tcase_add_test(tc, character_runs_jumps_and_lands);
     tcase_add_test(tc, jump_between_steps_is_not_lost);

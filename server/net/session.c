@@ -301,7 +301,7 @@ static void handle_input(net_session *s, proto_msg *m)
     }
     s->has_seq = true;
     s->last_seq = m->u.input.seq;
-    sim_body_set_input(body, mk_v2((float)m->u.input.move[0], (float)m->u.input.move[1]),
+    sim_body_set_input(s->srv->world, body, mk_v2((float)m->u.input.move[0], (float)m->u.input.move[1]),
                        m->u.input.jump);
 }
 

@@ -48,6 +48,11 @@ typedef struct sim_body {
     mk_vec2 pos, vel; /* m, m/s */
     float angle, w;   /* rad, rad/s */
     float inv_mass;   /* 1/kg; 0 for static and kinematic bodies */
+    float inv_inertia; /* 1/(kg m^2); 0 for bodies that do not rotate */
+    mk_vec2 local_center; /* centre of mass in the body's frame (polygons), m */
+    float sleep_time;  /* s at rest so far */
+    bool sleeping;     /* asleep: not stepped, not sent again */
+    uint32_t sleep_next; /* the next body (slot) of the ring of bodies that fell asleep together */
     float density;    /* kg/m^2, as spawned */
     float friction, restitution, max_speed, jump_height;
     float max_slope; /* rad */
@@ -66,6 +71,7 @@ typedef struct sim_config {
     int iterations;  /* push-out passes per step */
     uint32_t max_bodies;
     float bounds; /* m: a body farther than this from the origin on any axis is removed */
+    bool sleep;   /* bodies at rest fall asleep (off: benchmarks that compare full price) */
 } sim_config;
 
 /* A contact of the last step, for `subscribe {contacts: true}`: normal from a to b. */
@@ -76,7 +82,8 @@ typedef struct sim_contact {
 
 typedef struct sim_world sim_world;
 
-/* Defaults: gravity (0, -10), dt 1/60 s, 8 iterations, 100,000 bodies, bounds 1 km. */
+/* Defaults: gravity (0, -10), dt 1/60 s, 8 iterations, 100,000 bodies, bounds 1 km, sleep
+ * on. */
 sim_config sim_config_default(void);
 sim_world *sim_world_new(const sim_config *cfg);
 void sim_world_free(sim_world *w);
@@ -100,6 +107,10 @@ sim_id sim_world_add_with_id(sim_world *w, const sim_body_def *def, uint32_t own
  * so that an id removed before the save is not given again); false when the slot is taken or
  * out of range. A slot at generation 2^29 is retired, never given again. */
 bool sim_world_set_slot_generation(sim_world *w, uint32_t slot, uint32_t generation);
+/* Puts a body to sleep as a saved world had it. The bodies put to sleep this way wake
+ * together (their contacts were not saved, so which of them hold each other up is not
+ * known). Static bodies do not sleep. */
+void sim_world_put_to_sleep(sim_world *w, sim_body *b);
 /* Sets the step count (a saved world goes on from its tick). */
 void sim_world_set_tick(sim_world *w, uint64_t tick);
 /* Removes a body now; its id goes to the removed list and its slot is reused only after
@@ -123,11 +134,16 @@ void sim_world_clear_removed(sim_world *w);
 
 /* Sets a body's input; it applies from the next step on. move has each component in [-1, 1].
  * A jump is kept until the next step even when a later input of the same step does not ask
- * for one: two inputs can arrive between steps, and a jump must not be lost. */
-void sim_body_set_input(sim_body *b, mk_vec2 move, bool jump);
+ * for one: two inputs can arrive between steps, and a jump must not be lost. An input wakes
+ * the body and what sleeps with it. */
+void sim_body_set_input(sim_world *w, sim_body *b, mk_vec2 move, bool jump);
 
 /* One fixed step of dt. */
 void sim_world_step(sim_world *w);
+
+/* A hash of every body's id and state (bit for bit) and the tick: the same scene and inputs
+ * give the same hash on the same build. */
+uint64_t sim_world_hash(const sim_world *w);
 
 /* Contacts found in the last step. */
 const sim_contact *sim_world_contacts(const sim_world *w, size_t *n);

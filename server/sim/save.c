@@ -70,6 +70,10 @@ void sim_world_write(const sim_world *w, proto_buf *b)
             (double)o->density, (double)o->friction, (double)o->restitution,
             (double)o->max_speed, (double)o->jump_height, (double)o->max_slope);
         proto_buf_append_json_string(b, o->tag);
+        if (o->w != 0.0f)
+            put(b, ",\"w\":%.9g", (double)o->w);
+        if (o->sleeping)
+            proto_buf_append_str(b, ",\"sleeping\":true");
         proto_buf_append_char(b, '}');
     }
     /* The free slots that have held bodies, with the generation of the next id each gives

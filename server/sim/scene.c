@@ -13,6 +13,7 @@
 #define SCENE_MAX_BYTES (64u << 20) /* a larger scene file is refused before it is read */
 #define SCENE_MAX_ID 9007199254740992.0 /* 2^53: ids and ticks stay exact in JSON */
 #define SCENE_MAX_GRAVITY 1e3       /* m/s^2 */
+#define SCENE_MAX_SPIN 94.0         /* rad/s: the world's own bound */
 
 const char sim_demo_scene[] =
     "{\"dim\":2,\"gravity\":[0,-10],\"bodies\":["
@@ -81,22 +82,38 @@ static bool add_scene_body(sim_world *w, const cJSON *item, const cJSON *id, int
         snprintf(err, errlen, "%s: %s.%s", source, path, why);
         return false;
     }
-    if (!id) {
-        if (sim_world_add(w, &def, 0) != 0)
-            return true;
-        snprintf(err, errlen, "%s: %s: the world is full", source, path);
+    /* A saved world's bodies carry their spin and whether they sleep. */
+    const cJSON *spin = cJSON_GetObjectItemCaseSensitive(item, "w");
+    const cJSON *asleep = cJSON_GetObjectItemCaseSensitive(item, "sleeping");
+    if (spin && !(cJSON_IsNumber(spin) && fabs(spin->valuedouble) <= SCENE_MAX_SPIN)) {
+        snprintf(err, errlen, "%s: %s.w: must be a number in [-%g, %g] rad/s", source, path,
+                 SCENE_MAX_SPIN, SCENE_MAX_SPIN);
         return false;
     }
-    if (!whole_in(id, 1, SCENE_MAX_ID)) {
+    if (asleep && !cJSON_IsBool(asleep)) {
+        snprintf(err, errlen, "%s: %s.sleeping: must be true or false", source, path);
+        return false;
+    }
+    sim_id added;
+    if (!id) {
+        if ((added = sim_world_add(w, &def, 0)) == 0) {
+            snprintf(err, errlen, "%s: %s: the world is full", source, path);
+            return false;
+        }
+    } else if (!whole_in(id, 1, SCENE_MAX_ID)) {
         snprintf(err, errlen, "%s: %s.id: must be a whole number in [1, 2^53]", source, path);
         return false;
-    }
-    if (sim_world_add_with_id(w, &def, 0, (sim_id)id->valuedouble) == 0) {
+    } else if ((added = sim_world_add_with_id(w, &def, 0, (sim_id)id->valuedouble)) == 0) {
         snprintf(err, errlen, "%s: %s.id: %.0f is not a body id this world can give (its slot "
                               "is taken, or it is out of range, or the world is full)",
                  source, path, id->valuedouble);
         return false;
     }
+    sim_body *b = sim_world_get(w, added);
+    if (spin && b->inv_inertia > 0.0f)
+        b->w = (float)spin->valuedouble;
+    if (cJSON_IsTrue(asleep))
+        sim_world_put_to_sleep(w, b);
     return true;
 }
 

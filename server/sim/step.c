@@ -1,9 +1,10 @@
-/* The fixed step: inputs and gravity, integration, then contacts resolved by the Minkowski
- * push-out of "2D Collisions with Minkowski Differences": the penetration vector (the closest
- * point of the Minkowski difference's boundary to the origin) moves the pair apart, and the
- * velocity into the contact is removed. A static or kinematic body does not move; two movable
- * bodies share the push in proportion to their inverse masses. The pairs are relaxed in a few
- * Gauss-Seidel passes so that stacks settle. */
+/* The fixed step. Bodies are rigid: contacts found by the narrowphase's Minkowski-difference
+ * tests become constraints of the impulse solver (solver.c) with friction, restitution and
+ * rotation. Characters are the exception: against static and kinematic bodies and each other
+ * they are resolved by the Minkowski push-out of "2D Collisions with Minkowski Differences"
+ * (the penetration vector moves the pair apart and the velocity into the contact is removed),
+ * with the slope rules below, so that they stand on slopes without sliding and walk at their
+ * running speed; against dynamic bodies they take part in the solver and push them. */
 #include <math.h>
 #include <stdlib.h>
 
@@ -11,6 +12,8 @@
 
 /* m/s: no body moves faster; keeps a runaway body finite and inside float precision. */
 #define SIM_MAX_SPEED 1000.0f
+/* rad/s: no body spins faster (a quarter turn per step at 60 Hz), as Box2D bounds rotation. */
+#define SIM_MAX_SPIN 94.0f
 /* How fast an input brings a body to its target velocity: it gets there in this many seconds
  * from rest (a short ramp that feels immediate at 60 Hz but never teleports). */
 #define SIM_RAMP_TIME_GROUND 0.08f /* s */
@@ -71,24 +74,10 @@ static void apply_controls(sim_body *b, const sim_config *cfg, mk_vec2 up)
             float v_up = sqrtf(2.0f * g * b->jump_height);
             b->vel = mk_v2_mad(horizontal(b->vel, up), v_up, up);
         }
-        b->jump = false;
-        b->vel = mk_v2_mad(b->vel, dt, cfg->gravity);
+        b->jump = false; /* gravity is the solver's, substep by substep */
         return;
     }
     }
-}
-
-static void integrate(sim_world *w, sim_body *b, float dt)
-{
-    if (b->kind == SIM_STATIC)
-        return;
-    float speed = mk_v2_len(b->vel);
-    if (speed > SIM_MAX_SPEED)
-        b->vel = mk_v2_scale(b->vel, SIM_MAX_SPEED / speed);
-    /* A body that would move farther than half its size this step is swept first, so that it
-     * stops at the first static or kinematic body in its way instead of passing through. */
-    if (!sim_sweep(w, b, dt))
-        b->pos = mk_v2_mad(b->pos, dt, b->vel);
 }
 
 /* A contact is ground for a character when the direction it is pushed out along is within
@@ -119,12 +108,12 @@ static float stand(sim_body *c, const sim_body *ground, mk_vec2 push_dir, float 
     return depth;
 }
 
-/* Resolves one touching pair: normal n from a to b, moving b by n * depth separates them.
- * `wa` and `wb` are the inverse masses the push uses (see sim_world_step for why they may
- * differ from the bodies'). Returns the push applied, m. */
-static float resolve(sim_body *a, sim_body *b, float wa, float wb, const col_manifold2 *m,
-                     mk_vec2 up)
+/* Resolves one touching pair of a character: normal n from a to b, moving b by n * depth
+ * separates them; a and b move in proportion to their inverse masses. Returns the push
+ * applied, m. */
+static float resolve(sim_body *a, sim_body *b, const col_manifold2 *m, mk_vec2 up)
 {
+    float wa = a->inv_mass, wb = b->inv_mass;
     float wsum = wa + wb;
     bool a_ground = is_ground(a, mk_v2_neg(m->normal), up);
     bool b_ground = is_ground(b, m->normal, up);
@@ -141,23 +130,14 @@ static float resolve(sim_body *a, sim_body *b, float wa, float wb, const col_man
     a->pos = mk_v2_mad(a->pos, -depth * wa / wsum, n);
     b->pos = mk_v2_mad(b->pos, depth * wb / wsum, n);
 
-    /* Remove the velocity into the contact (a perfectly inelastic normal impulse), then Coulomb
-     * friction bounded by that impulse. Characters steer themselves, so no friction slows
-     * them. */
+    /* Remove the velocity into the contact (a perfectly inelastic normal impulse). Characters
+     * steer themselves, so no friction slows them. */
     mk_vec2 rel = mk_v2_sub(b->vel, a->vel);
     float vn = mk_v2_dot(rel, n);
     if (vn < 0.0f) {
         float jn = -vn / wsum;
         a->vel = mk_v2_mad(a->vel, -jn * wa, n);
         b->vel = mk_v2_mad(b->vel, jn * wb, n);
-        if (a->kind != SIM_CHARACTER && b->kind != SIM_CHARACTER) {
-            mk_vec2 t = mk_v2(-n.y, n.x);
-            float vt = mk_v2_dot(mk_v2_sub(b->vel, a->vel), t);
-            float mu = sqrtf(a->friction * b->friction);
-            float jt = mk_clampf(-vt / wsum, -mu * jn, mu * jn);
-            a->vel = mk_v2_mad(a->vel, -jt * wa, t);
-            b->vel = mk_v2_mad(b->vel, jt * wb, t);
-        }
     }
     return depth;
 }
@@ -168,19 +148,90 @@ static int by_height(const void *pa, const void *pb)
     return (a > b) - (a < b);
 }
 
-/* Orders the pairs from the bottom up, so that a Gauss-Seidel pass carries a push from the
- * ground to the top of a stack instead of one level per pass. qsort gives the same order for
- * the same input, so the same world steps the same way. */
-static void sort_pairs(sim_world *w, mk_vec2 up)
+/* Orders the characters' pairs from the bottom up, so that a pass carries a push from the
+ * ground up through characters standing on each other. qsort gives the same order for the
+ * same input, so the same world steps the same way. */
+static void sort_push_pairs(sim_world *w, mk_vec2 up)
 {
-    sim_pair *pairs = w->pairs.data;
-    for (size_t i = 0; i < w->pairs.len; i++) {
+    sim_pair *pairs = w->push_pairs.data;
+    for (size_t i = 0; i < w->push_pairs.len; i++) {
         float ha = mk_v2_dot(w->bodies[pairs[i].a].pos, up);
         float hb = mk_v2_dot(w->bodies[pairs[i].b].pos, up);
         pairs[i].height = mk_minf(ha, hb);
     }
-    if (w->pairs.len > 1)
-        qsort(pairs, w->pairs.len, sizeof *pairs, by_height);
+    if (w->push_pairs.len > 1)
+        qsort(pairs, w->push_pairs.len, sizeof *pairs, by_height);
+}
+
+/* Passes of Gauss-Seidel push-out over the characters' pairs, with fresh manifolds each
+ * pass; the first pass reports the contacts. */
+static void push_out_characters(sim_world *w, mk_vec2 up)
+{
+    sort_push_pairs(w, up);
+    const sim_pair *pairs = w->push_pairs.data;
+    for (int pass = 0; pass < w->cfg.iterations; pass++) {
+        float largest = 0.0f;
+        for (size_t i = 0; i < w->push_pairs.len; i++) {
+            sim_body *a = &w->bodies[pairs[i].a], *b = &w->bodies[pairs[i].b];
+            col_manifold2 m = col_collide2(&a->shape, (col_xf2){a->pos, a->angle}, &b->shape,
+                                           (col_xf2){b->pos, b->angle});
+            if (m.count == 0)
+                continue;
+            if (pass == 0) {
+                sim_contact c = {a->id, b->id, m};
+                sim_vec_push(&w->contacts, &c);
+            }
+            largest = mk_maxf(largest, resolve(a, b, &m, up));
+        }
+        if (largest < SIM_CONVERGED)
+            break;
+    }
+}
+
+static mk_vec2 clamp_speed(mk_vec2 v)
+{
+    float speed = mk_v2_len(v);
+    return speed > SIM_MAX_SPEED ? mk_v2_scale(v, SIM_MAX_SPEED / speed) : v;
+}
+
+static float min_half(const sim_body *b)
+{
+    col_aabb box = col_shape_bounds(&b->shape, (col_xf2){mk_v2(0.0f, 0.0f), 0.0f});
+    return mk_minf(box.half.x, box.half.y);
+}
+
+/* Takes the solver's velocities and motion back into the bodies. A body that would move
+ * farther than half its size this step is swept first, so that it stops at the first static
+ * or kinematic body in its way instead of passing through (the solver only sees contacts
+ * that exist at the start of the step). */
+static void finish_bodies(sim_world *w, float dt)
+{
+    const sim_solver_body *sb = w->solver_bodies.data;
+    for (size_t i = 1; i < w->solver_bodies.len; i++) {
+        sim_body *b = &w->bodies[sb[i].slot];
+        mk_vec2 center = mk_v2_add(sim_body_center(b), sb[i].dp);
+        float angle = remainderf(b->angle + atan2f(sb[i].dq.y, sb[i].dq.x), 2.0f * 3.14159265f);
+        float c = cosf(angle), s = sinf(angle);
+        mk_vec2 r = b->local_center;
+        mk_vec2 pos = mk_v2_sub(center, mk_v2(c * r.x - s * r.y, s * r.x + c * r.y));
+        mk_vec2 vel = clamp_speed(sb[i].v);
+        float spin = mk_clampf(sb[i].w, -SIM_MAX_SPIN, SIM_MAX_SPIN);
+        /* Never a non-finite state: a body the solver could not handle stops where it was. */
+        if (!mk_v2_finite(pos) || !mk_v2_finite(vel) || !isfinite(angle) || !isfinite(spin)) {
+            b->vel = mk_v2(0.0f, 0.0f);
+            b->w = 0.0f;
+            continue;
+        }
+        b->vel = vel;
+        b->w = spin;
+        mk_vec2 d = mk_v2_sub(pos, b->pos);
+        if (b->inv_mass > 0.0f && mk_v2_len(d) > 0.5f * min_half(b) && sim_sweep(w, b, d, dt)) {
+            b->angle = angle;
+            continue;
+        }
+        b->pos = pos;
+        b->angle = angle;
+    }
 }
 
 static bool out_of_bounds(const sim_body *b, float bounds)
@@ -198,52 +249,26 @@ void sim_world_step(sim_world *w)
     float fastest = 0.0f;
     for (size_t i = 0; i < w->order.len; i++) {
         sim_body *b = &bodies[order[i]];
+        if (b->sleeping || b->kind == SIM_STATIC)
+            continue;
         apply_controls(b, cfg, up);
-        integrate(w, b, cfg->dt);
+        b->vel = clamp_speed(b->vel);
         b->was_grounded = b->grounded;
         b->grounded = false;
         fastest = mk_maxf(fastest, mk_v2_len(b->vel));
     }
 
-    /* Bounds are fattened by what a pass can still move a body, so that pairs the pushes bring
-     * together are in the list too. */
-    sim_broadphase(w, 0.05f + 0.5f * fastest * cfg->dt);
-
-    sort_pairs(w, up);
-
-    /* Passes of Gauss-Seidel relaxation; the last one uses shock propagation (Guendelman,
-     * Bridson and Fedkiw, "Nonconvex Rigid Bodies with Stacking", 2003): of two movable bodies
-     * the lower one counts as immovable, so the bottom-up pass lifts a whole stack out of the
-     * ground at once instead of letting the weight above squeeze it back in. */
-    w->contacts.len = 0;
-    const sim_pair *pairs = w->pairs.data;
-    for (int pass = 0; pass < cfg->iterations; pass++) {
-        bool shock = pass > 0 && pass == cfg->iterations - 1;
-        float largest = 0.0f;
-        for (size_t i = 0; i < w->pairs.len; i++) {
-            sim_body *a = &bodies[pairs[i].a], *b = &bodies[pairs[i].b];
-            col_manifold2 m = col_collide2(&a->shape, (col_xf2){a->pos, a->angle}, &b->shape,
-                                           (col_xf2){b->pos, b->angle});
-            if (m.count == 0)
-                continue;
-            if (pass == 0) {
-                sim_contact c = {a->id, b->id, m};
-                sim_vec_push(&w->contacts, &c);
-            }
-            float wa = a->inv_mass, wb = b->inv_mass;
-            /* Only for pairs that rest on each other (normal within 60 degrees of up); side
-             * by side, two bodies keep sharing the push. */
-            if (shock && wa > 0.0f && wb > 0.0f && fabsf(mk_v2_dot(m.normal, up)) > 0.5f) {
-                if (mk_v2_dot(a->pos, up) < mk_v2_dot(b->pos, up))
-                    wa = 0.0f;
-                else
-                    wb = 0.0f;
-            }
-            largest = mk_maxf(largest, resolve(a, b, wa, wb, &m, up));
-        }
-        if (largest < SIM_CONVERGED && pass < cfg->iterations - 2)
-            pass = cfg->iterations - 2; /* converged: go on to the shock pass */
-    }
+    /* Bounds are fattened by what a body can move this step, so that the pairs serve the
+     * characters' push-out after the solver too. */
+    float reach = (fastest + mk_v2_len(cfg->gravity) * cfg->dt) * cfg->dt;
+    sim_broadphase(w, 0.05f + reach);
+    sim_wake_touched(w);
+    sim_build_solver_bodies(w);
+    sim_collide(w, up);
+    sim_solve(w, cfg->dt);
+    sim_store_impulses(w);
+    finish_bodies(w, cfg->dt);
+    push_out_characters(w, up);
 
     /* A character that stood on the ground and runs down a slope would leave it: its run
      * carries it over the surface faster than gravity pulls it down, and it would bounce
@@ -252,13 +277,17 @@ void sim_world_step(sim_world *w)
      * for steps). */
     for (size_t i = 0; i < w->order.len; i++) {
         sim_body *b = &bodies[order[i]];
-        if (b->kind != SIM_CHARACTER || !b->was_grounded || b->grounded ||
+        if (b->kind != SIM_CHARACTER || b->sleeping || !b->was_grounded || b->grounded ||
             mk_v2_dot(b->vel, up) > 0.0f)
             continue;
         float run = mk_v2_len(horizontal(b->vel, up)) * cfg->dt;
-        float reach = run * tanf(mk_minf(b->max_slope, SIM_SNAP_MAX_SLOPE)) + SIM_SNAP_STEP;
-        b->grounded = sim_snap_to_ground(w, b, up, reach);
+        float drop = run * tanf(mk_minf(b->max_slope, SIM_SNAP_MAX_SLOPE)) + SIM_SNAP_STEP;
+        b->grounded = sim_snap_to_ground(w, b, up, drop);
     }
+
+    if (cfg->sleep)
+        sim_sleep_islands(w, cfg->dt);
+    w->cache_now = !w->cache_now;
 
     /* A body that left the world is removed: it would fall forever. */
     for (size_t i = 0; i < w->order.len;) {

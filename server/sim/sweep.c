@@ -16,12 +16,6 @@
 #define SWEEP_SLOP 0.005f
 #define SWEEP_MAX_ITERATIONS 32
 
-static float min_half(const sim_body *b)
-{
-    col_aabb box = col_shape_bounds(&b->shape, (col_xf2){b->pos, b->angle});
-    return mk_minf(box.half.x, box.half.y);
-}
-
 /* The fraction of the step at which `b`, moving by d relative to `o`, first comes within the
  * slop of it; > 1 when it does not. */
 static float time_of_impact(const sim_body *b, mk_vec2 d, const sim_body *o)
@@ -90,13 +84,10 @@ static const sim_body *first_impact(sim_world *w, const sim_body *b, mk_vec2 d, 
     return hit;
 }
 
-bool sim_sweep(sim_world *w, sim_body *b, float dt)
+bool sim_sweep(sim_world *w, sim_body *b, mk_vec2 d, float dt)
 {
-    if (b->inv_mass <= 0.0f)
-        return false;
-    mk_vec2 d = mk_v2_scale(b->vel, dt);
     float len = mk_v2_len(d);
-    if (!(len > 0.5f * min_half(b)))
+    if (!(len > 0.0f))
         return false;
 
     float best;

@@ -45,6 +45,7 @@ sim_config sim_config_default(void)
         .iterations = 8,
         .max_bodies = 100000,
         .bounds = 1000.0f,
+        .sleep = true,
     };
 }
 
@@ -63,6 +64,9 @@ sim_world *sim_world_new(const sim_config *cfg)
     w->bounds.item = sizeof(col_aabb);
     w->pairs.item = sizeof(sim_pair);
     w->contacts.item = sizeof(sim_contact);
+    w->solver_bodies.item = sizeof(sim_solver_body);
+    w->constraints.item = sizeof(sim_constraint);
+    w->push_pairs.item = sizeof(sim_pair);
     return w;
 }
 
@@ -82,6 +86,15 @@ void sim_world_free(sim_world *w)
     sim_vec_free(&w->bounds);
     sim_vec_free(&w->pairs);
     sim_vec_free(&w->contacts);
+    sim_cache_free(&w->cache[0]);
+    sim_cache_free(&w->cache[1]);
+    sim_vec_free(&w->solver_bodies);
+    sim_vec_free(&w->constraints);
+    sim_vec_free(&w->push_pairs);
+    free(w->solver_index);
+    free(w->island);
+    free(w->island_sleep);
+    free(w->ring);
     free(w);
 }
 
@@ -95,6 +108,16 @@ sim_body *sim_world_slots(sim_world *w, size_t *slot_count)
     return w->bodies;
 }
 
+/* Grows a per-slot array to `cap` items of `size` bytes. */
+static bool grow_array(void **p, size_t cap, size_t size)
+{
+    void *q = realloc(*p, cap * size);
+    if (!q)
+        return false;
+    *p = q;
+    return true;
+}
+
 static bool grow_slots(sim_world *w)
 {
     size_t cap = w->slot_cap ? w->slot_cap * 2 : 64;
@@ -102,28 +125,15 @@ static bool grow_slots(sim_world *w)
         cap = SIM_MAX_BODIES;
     if (cap <= w->slot_cap)
         return false;
-    sim_body *b = realloc(w->bodies, cap * sizeof *b);
-    if (!b)
+    if (!grow_array((void **)&w->bodies, cap, sizeof *w->bodies) ||
+        !grow_array((void **)&w->generation, cap, sizeof *w->generation) ||
+        !grow_array((void **)&w->solver_index, cap, sizeof *w->solver_index) ||
+        !grow_array((void **)&w->island, cap, sizeof *w->island) ||
+        !grow_array((void **)&w->island_sleep, cap, sizeof *w->island_sleep) ||
+        !grow_array((void **)&w->ring, cap, sizeof *w->ring))
         return false;
-    w->bodies = b;
-    uint32_t *g = realloc(w->generation, cap * sizeof *g);
-    if (!g)
-        return false;
-    w->generation = g;
     w->slot_cap = cap;
     return true;
-}
-
-static float body_mass_inverse(const sim_body_def *def)
-{
-    if (def->kind == SIM_STATIC || def->kind == SIM_KINEMATIC)
-        return 0.0f;
-    /* A definition's polygon shape finds its hull in the definition itself. */
-    col_shape2 shape = def->shape;
-    if (shape.type == COL_SHAPE_POLYGON)
-        shape.polygon = &def->polygon;
-    float mass = def->density * col_shape_area(&shape);
-    return mass > 0.0f ? 1.0f / mass : 0.0f;
 }
 
 /* Fills the free slot `slot` with a body of the given generation; returns its id, or 0 (the
@@ -137,6 +147,7 @@ static sim_id place_body(sim_world *w, const sim_body_def *def, uint32_t owner, 
         *polygon = def->polygon;
     if (!sim_vec_reserve(&w->order, w->body_count + 1) ||
         !sim_vec_reserve(&w->bounds, w->slot_count) ||
+        !sim_vec_reserve(&w->solver_bodies, w->body_count + 2) ||
         (def->shape.type == COL_SHAPE_POLYGON && !polygon)) {
         free(polygon);
         uint32_t s = slot;
@@ -154,7 +165,11 @@ static sim_id place_body(sim_world *w, const sim_body_def *def, uint32_t owner, 
     b->pos = def->pos;
     b->vel = def->kind == SIM_STATIC ? mk_v2(0.0f, 0.0f) : def->vel;
     b->angle = def->angle;
-    b->inv_mass = body_mass_inverse(def);
+    sim_mass mass = sim_mass_of(&b->shape, def->density, def->kind);
+    b->inv_mass = mass.inv_mass;
+    b->inv_inertia = mass.inv_inertia;
+    b->local_center = mass.center;
+    b->sleep_next = slot;
     b->density = def->density;
     b->friction = def->friction;
     b->restitution = def->restitution;
@@ -261,11 +276,38 @@ static void order_compact(sim_world *w)
     w->order.len = n;
 }
 
+/* The other body of a pair (a, b) that has `id`, or NULL. */
+static sim_body *other_of(sim_world *w, sim_id a, sim_id b, sim_id id)
+{
+    return a == id ? sim_world_get(w, b) : b == id ? sim_world_get(w, a) : NULL;
+}
+
+/* Wakes the bodies that touched `b` in the last step (or slept touching it): what they
+ * rested on is going. */
+static void wake_neighbours(sim_world *w, sim_body *b)
+{
+    sim_wake(w, b);
+    const sim_cache *c = &w->cache[w->cache_now];
+    const sim_cache_entry *e = c->entries.data;
+    for (size_t i = 0; i < c->entries.len; i++) {
+        sim_body *o = other_of(w, e[i].a, e[i].b, b->id);
+        if (o)
+            sim_wake(w, o);
+    }
+    const sim_contact *contacts = w->contacts.data;
+    for (size_t i = 0; i < w->contacts.len; i++) {
+        sim_body *o = other_of(w, contacts[i].a, contacts[i].b, b->id);
+        if (o)
+            sim_wake(w, o);
+    }
+}
+
 static bool remove_body(sim_world *w, sim_id id)
 {
     sim_body *b = sim_world_get(w, id);
     if (!b)
         return false;
+    wake_neighbours(w, b);
     uint32_t slot = sim_id_slot(id);
     /* The removal must be recorded even when memory is short; reserving first keeps both lists
      * consistent. */
@@ -337,8 +379,9 @@ const sim_contact *sim_world_contacts(const sim_world *w, size_t *n)
     return w->contacts.data;
 }
 
-void sim_body_set_input(sim_body *b, mk_vec2 move, bool jump)
+void sim_body_set_input(sim_world *w, sim_body *b, mk_vec2 move, bool jump)
 {
+    sim_wake(w, b);
     b->move = mk_v2(mk_clampf(move.x, -1.0f, 1.0f), mk_clampf(move.y, -1.0f, 1.0f));
     b->jump = b->jump || jump;
     b->has_input = true;

@@ -21,6 +21,78 @@ bool sim_vec_push(sim_vec *v, const void *item);
 bool sim_vec_reserve(sim_vec *v, size_t cap);
 void sim_vec_free(sim_vec *v);
 
+/* Mass properties of a body (mass.c): zero inverses for infinite mass or inertia. */
+typedef struct sim_mass {
+    float inv_mass, inv_inertia; /* 1/kg, 1/(kg m^2) */
+    mk_vec2 center;              /* centre of mass in the body's frame, m */
+} sim_mass;
+
+sim_mass sim_mass_of(const col_shape2 *s, float density, sim_kind kind);
+
+/* The impulses of a touching pair, kept from one step to the next and found again by the
+ * pair's body ids and each point's feature id, so that the solver starts from the last step's
+ * answer (warm starting, as Box2D does). a < b. */
+typedef struct sim_cached_point {
+    uint32_t id;
+    float jn, jt;  /* N s: normal and friction impulses */
+    mk_vec2 local; /* the point in a's frame, m: found again by place when the id changed */
+} sim_cached_point;
+
+typedef struct sim_cache_entry {
+    sim_id a, b;
+    int count;
+    sim_cached_point points[COL_MAX_POINTS2];
+} sim_cache_entry;
+
+/* Open addressing with linear probing over entry indices; rebuilt every step into the second
+ * of two caches, so nothing is ever deleted from a table (contact_cache.c). */
+typedef struct sim_cache {
+    sim_vec entries; /* sim_cache_entry */
+    uint32_t *table; /* entry index + 1; 0 is empty */
+    size_t table_cap; /* a power of two, at least twice the entries */
+} sim_cache;
+
+bool sim_cache_reserve(sim_cache *c, size_t entries);
+void sim_cache_clear(sim_cache *c);
+void sim_cache_free(sim_cache *c);
+const sim_cache_entry *sim_cache_find(const sim_cache *c, sim_id a, sim_id b);
+/* Adds an entry for (a, b), which must not be there yet; capacity reserved beforehand. */
+sim_cache_entry *sim_cache_add(sim_cache *c, sim_id a, sim_id b);
+
+/* The solver's view of a moving body (solver.c): velocities and the motion of the step so far
+ * (Box2D v3's body state). Index 0 is a body at rest for static ones. */
+typedef struct sim_solver_body {
+    mk_vec2 v;
+    float w;
+    float gravity_scale; /* 1 for dynamic bodies and characters, 0 for kinematic ones */
+    mk_vec2 dp; /* m, translation of the centre of mass since the step began */
+    mk_vec2 dq; /* cos and sin of the rotation since the step began */
+    float inv_mass, inv_inertia;
+    uint32_t slot;
+} sim_solver_body;
+
+typedef struct sim_constraint_point {
+    mk_vec2 ra, rb;  /* anchors from each centre of mass at the start of the step, m */
+    float base_sep;  /* separation less the anchors' offset along the normal, m */
+    float normal_mass, tangent_mass;
+    float jn, jt, max_jn; /* accumulated impulses, N s */
+    float approach;  /* normal relative velocity at the start, m/s (restitution) */
+    uint32_t id;
+} sim_constraint_point;
+
+typedef struct sim_constraint {
+    uint32_t a, b; /* solver bodies */
+    mk_vec2 normal; /* from a to b */
+    float friction, restitution;
+    bool fixed; /* one side has infinite mass: the stiffer static softness applies */
+    int count;
+    uint32_t cache_entry; /* where its impulses go for the next step */
+    sim_constraint_point points[COL_MAX_POINTS2];
+} sim_constraint;
+
+/* Solves the contacts of one step of dt by the soft step of Box2D v3 (solver.c). */
+void sim_solve(sim_world *w, float dt);
+
 struct sim_world {
     sim_config cfg;
     uint64_t tick;
@@ -38,12 +110,38 @@ struct sim_world {
     sim_vec pairs;  /* sim_pair */
 
     sim_vec contacts; /* sim_contact of the last step */
+
+    /* Dynamics (solver.c, contact_cache.c, sleep.c). */
+    sim_cache cache[2];       /* impulses of the last step and of this one */
+    int cache_now;            /* index of the last step's cache */
+    sim_vec solver_bodies;    /* sim_solver_body, [0] at rest */
+    sim_vec constraints;      /* sim_constraint */
+    sim_vec push_pairs;       /* sim_pair: characters against fixed bodies and each other */
+    uint32_t *solver_index;   /* per slot: its solver body, 0 for static and sleeping ones */
+    uint32_t *island;         /* per slot: union-find parent, for sleeping (sleep.c) */
+    float *island_sleep;      /* per slot: an island root's shortest sleep time */
+    uint32_t *ring;           /* per slot: an island root's first body put to sleep */
+    sim_id loaded_ring;       /* a body of the ring that a saved world's sleepers form */
 };
 
-/* Continuous collision for a fast body (sweep.c): when its motion this step of dt seconds
- * would hit a static or kinematic body, moves it to the time of impact, removes its velocity
- * into that body and returns true; returns false (and changes nothing) otherwise. */
-bool sim_sweep(sim_world *w, sim_body *b, float dt);
+/* The narrowphase (contacts.c): wakes sleeping bodies that something awake touches, builds
+ * the solver's bodies, turns touching pairs into constraints, push-out pairs and contacts,
+ * and stores the solved impulses for the next step. */
+mk_vec2 sim_body_center(const sim_body *b);
+void sim_wake_touched(sim_world *w);
+void sim_build_solver_bodies(sim_world *w);
+void sim_collide(sim_world *w, mk_vec2 up);
+void sim_store_impulses(sim_world *w);
+
+/* Wakes a sleeping body and every body that fell asleep with it (sleep.c). */
+void sim_wake(sim_world *w, sim_body *b);
+/* Puts to sleep the islands of touching bodies that have all rested long enough. */
+void sim_sleep_islands(sim_world *w, float dt);
+
+/* Continuous collision for a fast body (sweep.c): when its motion d over this step of dt
+ * seconds would hit a static or kinematic body, moves it to the time of impact, removes its
+ * velocity into that body and returns true; returns false (and changes nothing) otherwise. */
+bool sim_sweep(sim_world *w, sim_body *b, mk_vec2 d, float dt);
 
 /* Keeps a character on the ground it walks down (sweep.c): moves it down along -up by at most
  * `reach` onto walkable ground (within its max_slope) and returns true, or returns false and

@@ -59,7 +59,7 @@ static void on_line(sim_world *w, const char *line, size_t len, sim_id *last)
     } else if (msg.type == PROTO_MSG_INPUT) {
         sim_body *b = sim_world_get(w, *last);
         if (b)
-            sim_body_set_input(b, mk_v2((float)msg.u.input.move[0], (float)msg.u.input.move[1]),
+            sim_body_set_input(w, b, mk_v2((float)msg.u.input.move[0], (float)msg.u.input.move[1]),
                                msg.u.input.jump);
     } else if (msg.type == PROTO_MSG_DESPAWN) {
         sim_world_remove(w, (sim_id)msg.u.despawn.id);

@@ -1,0 +1,250 @@
+/* The narrowphase of a step: every broadphase pair is collided once, and each touching pair
+ * becomes a constraint of the solver (warm-started from the contact cache by feature id), a
+ * push-out pair of a character, or, between sleeping bodies, is left as it was. */
+#include <math.h>
+
+#include "world_internal.h"
+
+#define SIM_SPECULATIVE 0.02f /* m: pairs this close get contact points before they touch */
+#define SIM_MATCH_DISTANCE 0.05f /* m: see match() */
+#define SIM_TOUCHING 0.001f   /* m: a pair this close counts as touching (wakes, grounds) */
+
+mk_vec2 sim_body_center(const sim_body *b)
+{
+    if (b->local_center.x == 0.0f && b->local_center.y == 0.0f)
+        return b->pos;
+    float c = cosf(b->angle), s = sinf(b->angle);
+    mk_vec2 r = b->local_center;
+    return mk_v2_add(b->pos, mk_v2(c * r.x - s * r.y, s * r.x + c * r.y));
+}
+
+static bool fixed(const sim_body *b)
+{
+    return b->kind == SIM_STATIC || b->kind == SIM_KINEMATIC;
+}
+
+/* A body that wakes a sleeping one it touches: anything awake that moves. */
+static bool active(const sim_body *b)
+{
+    if (b->sleeping || b->kind == SIM_STATIC)
+        return false;
+    return b->kind != SIM_KINEMATIC || b->vel.x != 0.0f || b->vel.y != 0.0f;
+}
+
+static col_manifold2 collide(const sim_body *a, const sim_body *b)
+{
+    return col_collide2(&a->shape, (col_xf2){a->pos, a->angle}, &b->shape,
+                        (col_xf2){b->pos, b->angle});
+}
+
+/* The manifold of a pair, with speculative points when they are apart by less than
+ * SIM_SPECULATIVE (Box2D v3's speculative contacts): B moved that far toward A is collided
+ * and the depths taken back by as much, so a point's depth is negative while apart. The solver
+ * then lets them close the gap and no more, so resting bodies keep their contact from step to
+ * step instead of losing it whenever they stand a hair apart. */
+static col_manifold2 speculative_collide(const sim_body *a, const sim_body *b)
+{
+    col_manifold2 m = collide(a, b);
+    if (m.count > 0 || !(m.distance < SIM_SPECULATIVE))
+        return m;
+    mk_vec2 shift = mk_v2_scale(m.normal, -SIM_SPECULATIVE);
+    col_manifold2 s = col_collide2(&a->shape, (col_xf2){a->pos, a->angle}, &b->shape,
+                                   (col_xf2){mk_v2_add(b->pos, shift), b->angle});
+    if (s.count == 0)
+        return m;
+    for (int i = 0; i < s.count; i++) {
+        s.points[i].depth -= SIM_SPECULATIVE;
+        s.points[i].point = mk_v2_mad(s.points[i].point, -0.5f, shift);
+    }
+    s.depth -= SIM_SPECULATIVE;
+    return s;
+}
+
+void sim_wake_touched(sim_world *w)
+{
+    const sim_pair *pairs = w->pairs.data;
+    for (size_t i = 0; i < w->pairs.len; i++) {
+        sim_body *a = &w->bodies[pairs[i].a], *b = &w->bodies[pairs[i].b];
+        if (a->sleeping == b->sleeping)
+            continue;
+        sim_body *sleeper = a->sleeping ? a : b, *other = a->sleeping ? b : a;
+        if (active(other) && collide(a, b).count > 0)
+            sim_wake(w, sleeper);
+    }
+}
+
+void sim_build_solver_bodies(sim_world *w)
+{
+    sim_vec *v = &w->solver_bodies;
+    v->len = 0;
+    sim_solver_body rest = {.dq = {1.0f, 0.0f}};
+    sim_vec_push(v, &rest); /* reserved with the world: see place_body */
+    const uint32_t *order = w->order.data;
+    for (size_t i = 0; i < w->order.len; i++) {
+        uint32_t s = order[i];
+        const sim_body *b = &w->bodies[s];
+        if (b->kind == SIM_STATIC || b->sleeping) {
+            w->solver_index[s] = 0;
+            continue;
+        }
+        sim_solver_body sb = {
+            .v = b->vel,
+            .w = b->w,
+            .gravity_scale = b->kind == SIM_KINEMATIC ? 0.0f : 1.0f,
+            .dq = {1.0f, 0.0f},
+            .inv_mass = b->inv_mass,
+            .inv_inertia = b->inv_inertia,
+            .slot = s,
+        };
+        w->solver_index[s] = (uint32_t)v->len;
+        sim_vec_push(v, &sb);
+    }
+}
+
+/* Keeps a sleeping pair's impulses for when it wakes. */
+static void carry(sim_world *w, const sim_body *a, const sim_body *b)
+{
+    const sim_cache_entry *old = sim_cache_find(&w->cache[w->cache_now], a->id, b->id);
+    if (old)
+        *sim_cache_add(&w->cache[!w->cache_now], a->id, b->id) = *old;
+}
+
+/* A world point in the frame of body a. */
+static mk_vec2 to_local(const sim_body *a, mk_vec2 p)
+{
+    float c = cosf(a->angle), s = sinf(a->angle);
+    mk_vec2 d = mk_v2_sub(p, a->pos);
+    return mk_v2(c * d.x + s * d.y, -s * d.x + c * d.y);
+}
+
+/* The point of last step's manifold that a new point continues: the one with its feature id,
+ * or else the nearest within SIM_MATCH_DISTANCE. Feature ids change when the reference face
+ * passes from one shape to the other (two boxes nearly aligned do that at every tilt); the
+ * points themselves barely move, and their impulses are still the best start. */
+static const sim_cached_point *match(const sim_cache_entry *old, uint32_t id, mk_vec2 local)
+{
+    const sim_cached_point *best = NULL;
+    float best_d = SIM_MATCH_DISTANCE;
+    for (int k = 0; k < old->count; k++) {
+        if (old->points[k].id == id)
+            return &old->points[k];
+        float d = mk_v2_len(mk_v2_sub(old->points[k].local, local));
+        if (d < best_d) {
+            best_d = d;
+            best = &old->points[k];
+        }
+    }
+    return best;
+}
+
+static void add_constraint(sim_world *w, const sim_body *a, const sim_body *b,
+                           const col_manifold2 *m)
+{
+    sim_constraint c;
+    c.a = w->solver_index[sim_id_slot(a->id)];
+    c.b = w->solver_index[sim_id_slot(b->id)];
+    c.normal = m->normal;
+    bool steered = a->kind == SIM_CHARACTER || b->kind == SIM_CHARACTER;
+    /* Friction combines by geometric mean and restitution by maximum, as in Box2D. */
+    c.friction = steered ? 0.0f : sqrtf(a->friction * b->friction);
+    c.restitution = mk_maxf(a->restitution, b->restitution);
+    const sim_solver_body *sb = w->solver_bodies.data;
+    c.fixed = sb[c.a].inv_mass == 0.0f || sb[c.b].inv_mass == 0.0f;
+    c.count = m->count;
+    mk_vec2 ca = sim_body_center(a), cb = sim_body_center(b);
+    const sim_cache_entry *old = sim_cache_find(&w->cache[w->cache_now], a->id, b->id);
+    if (sb[c.a].inv_mass == 0.0f && sb[c.b].inv_mass == 0.0f)
+        return; /* a kinematic body against a sleeping one: nothing to solve */
+    sim_cache *cache = &w->cache[!w->cache_now];
+    c.cache_entry = (uint32_t)cache->entries.len;
+    sim_cache_entry *next = sim_cache_add(cache, a->id, b->id);
+    next->count = m->count;
+    for (int i = 0; i < m->count; i++) {
+        sim_constraint_point *p = &c.points[i];
+        const col_contact_point2 *mp = &m->points[i];
+        p->ra = mk_v2_sub(mp->point, ca);
+        p->rb = mk_v2_sub(mp->point, cb);
+        p->base_sep = -mp->depth - mk_v2_dot(mk_v2_sub(p->rb, p->ra), c.normal);
+        p->id = mp->id;
+        mk_vec2 local = to_local(a, mp->point);
+        const sim_cached_point *prev = old ? match(old, mp->id, local) : NULL;
+        p->jn = prev ? prev->jn : 0.0f;
+        p->jt = prev ? prev->jt : 0.0f;
+        next->points[i] = (sim_cached_point){mp->id, p->jn, p->jt, local};
+    }
+    sim_vec_push(&w->constraints, &c);
+}
+
+static bool is_character(const sim_body *b) { return b->kind == SIM_CHARACTER; }
+
+void sim_collide(sim_world *w, mk_vec2 up)
+{
+    w->constraints.len = 0;
+    w->push_pairs.len = 0;
+    w->contacts.len = 0;
+    sim_cache *next = &w->cache[!w->cache_now];
+    sim_cache_clear(next);
+    if (!sim_cache_reserve(next, w->pairs.len) ||
+        !sim_vec_reserve(&w->constraints, w->pairs.len) ||
+        !sim_vec_reserve(&w->push_pairs, w->pairs.len) ||
+        !sim_vec_reserve(&w->contacts, w->pairs.len))
+        return; /* out of memory: this step has no contacts */
+
+    const sim_pair *pairs = w->pairs.data;
+    for (size_t i = 0; i < w->pairs.len; i++) {
+        sim_body *a = &w->bodies[pairs[i].a], *b = &w->bodies[pairs[i].b];
+        if (a->id > b->id) { /* one order per pair, so its normal and feature ids persist */
+            sim_body *t = a;
+            a = b;
+            b = t;
+        }
+        bool a_rest = a->sleeping || a->kind == SIM_STATIC;
+        bool b_rest = b->sleeping || b->kind == SIM_STATIC;
+        if (a_rest && b_rest) {
+            if (a->sleeping || b->sleeping)
+                carry(w, a, b);
+            continue;
+        }
+        if ((is_character(a) && (fixed(b) || is_character(b))) ||
+            (is_character(b) && fixed(a))) {
+            sim_pair p = {(uint32_t)sim_id_slot(a->id), (uint32_t)sim_id_slot(b->id), 0.0f};
+            sim_vec_push(&w->push_pairs, &p);
+            continue; /* resolved after the solver, with fresh manifolds */
+        }
+        col_manifold2 m = speculative_collide(a, b);
+        if (m.count == 0)
+            continue;
+        bool touching = m.depth >= -SIM_TOUCHING;
+        if (touching) {
+            sim_contact contact = {a->id, b->id, m};
+            for (int k = 0; k < m.count; k++)
+                contact.m.points[k].depth = mk_maxf(m.points[k].depth, 0.0f);
+            contact.m.depth = mk_maxf(m.depth, 0.0f);
+            sim_vec_push(&w->contacts, &contact);
+        }
+        /* Touching a sleeping body that the wake pass did not reach (it was woken later in
+         * that pass): it takes this step as if static and wakes for the next. */
+        if (touching && a->sleeping && active(b))
+            sim_wake(w, a);
+        if (touching && b->sleeping && active(a))
+            sim_wake(w, b);
+        if (touching && is_character(b) && mk_v2_dot(m.normal, up) >= cosf(b->max_slope))
+            b->grounded = true;
+        if (touching && is_character(a) && -mk_v2_dot(m.normal, up) >= cosf(a->max_slope))
+            a->grounded = true;
+        add_constraint(w, a, b, &m);
+    }
+}
+
+void sim_store_impulses(sim_world *w)
+{
+    const sim_constraint *cs = w->constraints.data;
+    sim_cache_entry *entries = w->cache[!w->cache_now].entries.data;
+    for (size_t i = 0; i < w->constraints.len; i++) {
+        sim_cache_entry *e = &entries[cs[i].cache_entry];
+        for (int k = 0; k < cs[i].count; k++) {
+            e->points[k].jn = cs[i].points[k].jn;
+            e->points[k].jt = cs[i].points[k].jt;
+        }
+    }
+}
