@@ -117,10 +117,13 @@ double bench_rng_range(bench_rng *r, double lo, double hi)
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: mink-bench [--steps N] [--scene NAME] [--pile N]... [--quick] [--help]\n"
+            "usage: mink-bench [--steps N] [--scene NAME] [--pile N]... [--no-sleep] [--quick] "
+            "[--help]\n"
             "  --steps N     steps of every world scene (default %d; %d with --quick)\n"
-            "  --scene NAME  run one scene: demo, pile2d, query, snapshot (default: all)\n"
-            "  --pile N      add a pile2d scene of N boxes (default list: 1000 5000)\n"
+            "  --scene NAME  run one scene: demo, pyramid, pile2d, query, snapshot (default: "
+            "all)\n"
+            "  --pile N      add a pile2d scene of N boxes (default list: 1000 5000 20000)\n"
+            "  --no-sleep    bodies never sleep (in the peer too): piles cost full price\n"
             "  --quick       a smoke run: fewer steps, queries and snapshots\n"
             "  --help        this text\n"
             "Columns: ms/step mean and p99 over the steps of a world scene; ns/op per query\n"
@@ -166,6 +169,8 @@ int main(int argc, char **argv)
         if (strcmp(a, "--help") == 0 || strcmp(a, "-h") == 0) {
             usage(stdout);
             return 0;
+        } else if (strcmp(a, "--no-sleep") == 0) {
+            o.no_sleep = true;
         } else if (strcmp(a, "--quick") == 0) {
             o.quick = true;
         } else if (strcmp(a, "--steps") == 0) {
@@ -178,8 +183,10 @@ int main(int argc, char **argv)
             i++;
         } else if (strcmp(a, "--scene") == 0) {
             if (!v || (strcmp(v, "demo") != 0 && strcmp(v, "pile2d") != 0 &&
+                       strcmp(v, "pyramid") != 0 &&
                        strcmp(v, "query") != 0 && strcmp(v, "snapshot") != 0)) {
-                fprintf(stderr, "mink-bench: --scene wants demo, pile2d, query or snapshot\n");
+                fprintf(stderr, "mink-bench: --scene wants demo, pyramid, pile2d, query or "
+                                "snapshot\n");
                 return 2;
             }
             scene = v;
@@ -206,6 +213,8 @@ int main(int argc, char **argv)
         o.steps = o.quick ? QUICK_STEPS : DEFAULT_STEPS;
     add_pile(&o, 1000);
     add_pile(&o, 5000);
+    if (!o.quick)
+        add_pile(&o, 20000);
     for (int i = 0; i < nextra; i++)
         add_pile(&o, extra[i]);
 
@@ -222,6 +231,8 @@ int main(int argc, char **argv)
     print_header();
     if (!scene || strcmp(scene, "demo") == 0)
         bench_scene_demo(&o);
+    if (!scene || strcmp(scene, "pyramid") == 0)
+        bench_scene_pyramid(&o, o.quick ? 20 : 100);
     if (!scene || strcmp(scene, "pile2d") == 0) {
         for (int i = 0; i < o.npiles; i++)
             bench_scene_pile(&o, o.piles[i]);

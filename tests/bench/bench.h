@@ -28,6 +28,7 @@ typedef struct bench_opts {
     bool quick;                 /* smoke run: fewer queries and snapshots */
     int piles[BENCH_MAX_PILES]; /* body counts of the pile2d scenes */
     int npiles;
+    bool no_sleep;              /* bodies never sleep, in Mink and in the peer */
 } bench_opts;
 
 /* Mean and 99th percentile of per-step times. */
@@ -59,38 +60,49 @@ uint64_t bench_rng_next(bench_rng *r);
 /* Uniform in [lo, hi). */
 double bench_rng_range(bench_rng *r, double lo, double hi);
 
-/* ---- the pile2d layout, shared with the peer so both drop the same boxes ---- */
+/* ---- box scenes: the same boxes dropped in Mink and in the peer ---- */
 
-#define BENCH_PILE_HALF 0.5  /* m: boxes are 1 m squares */
-#define BENCH_PILE_DX 1.1    /* m between columns */
-#define BENCH_PILE_DY 1.2    /* m between rows; the lowest row's centres are at y = 1 */
+#define BENCH_BOX_HALF 0.5    /* m: boxes are 1 m squares of density 1 */
+#define BENCH_PILE_ROWS 10    /* a pile is N / 10 columns of 10 boxes */
+#define BENCH_PILE_DX 1.05    /* m between columns */
+#define BENCH_PILE_DY 1.05    /* m between rows; the lowest row's centres at y = 0.55 */
 #define BENCH_FRICTION 0.6
 #define BENCH_REST_SPEED 0.01 /* m/s: a body slower than this at the end counts as resting */
 #define BENCH_GRAVITY (-10.0) /* m/s^2, along y */
 #define BENCH_DT (1.0 / 60.0) /* s */
+#define BENCH_SLEEP_TIME 0.5  /* s at rest before a body sleeps (when sleeping is on) */
 
-int bench_pile_columns(int n);
-/* The centre of box i of a pile of n. */
-void bench_pile_position(int n, int i, double *x, double *y);
-/* Half width of the static ground, m (its top is y = 0, it is 1 m thick): wide enough that
- * boxes of toppled columns stay on it. */
-double bench_pile_ground_half(int n);
+/* Box centres over a static ground whose top is y = 0 (1 m thick, 2 * ground_half wide). */
+typedef struct bench_boxes {
+    int n;
+    double *x, *y;
+    double ground_half;
+} bench_boxes;
+
+/* N boxes in N / 10 columns of 10 (the last column shorter), columns BENCH_PILE_DX apart
+ * around x = 0, rows at y = 0.55 + 1.05 r. */
+void bench_layout_pile(int n, bench_boxes *out);
+/* Box2D's large pyramid (its benchmark's CreateLargePyramid): rows of base, base - 1, ... 1
+ * boxes, touching, the lowest row on the ground. */
+void bench_layout_pyramid(int base, bench_boxes *out);
+void bench_boxes_free(bench_boxes *b);
 
 /* ---- scenes ---- */
 
 void bench_scene_demo(const bench_opts *o);
 void bench_scene_pile(const bench_opts *o, int n);
+void bench_scene_pyramid(const bench_opts *o, int base);
 void bench_scene_query(const bench_opts *o);
 void bench_scene_snapshot(const bench_opts *o);
 
 /* ---- Chipmunk2D, the 2D peer; each returns false when mink-bench was built without it ---- */
 
-typedef struct bench_cp_pile_result {
+typedef struct bench_cp_boxes_result {
     bench_step_stats tree, hash; /* default bounding-box tree; cpSpaceUseSpatialHash */
-    size_t resting_tree, resting_hash;
+    size_t resting_tree, resting_hash; /* bodies slower than BENCH_REST_SPEED or asleep */
     double top_tree, top_hash; /* m: the highest box centre at the end */
     int iterations;            /* the space's solver iterations */
-} bench_cp_pile_result;
+} bench_cp_boxes_result;
 
 bool bench_cp_available(void);
 /* "7.0.3", and whether the installed library was built with its debug checks (Chipmunk then
@@ -98,7 +110,7 @@ bool bench_cp_available(void);
  * that space and keeps the message out of the table). */
 const char *bench_cp_version(void);
 bool bench_cp_debug_build(void);
-bool bench_cp_pile(int n, int steps, bench_cp_pile_result *out);
+bool bench_cp_boxes(const bench_boxes *b, int steps, bool sleep, bench_cp_boxes_result *out);
 
 /* ---- the query pairs (bench_pairs.c), shared with the peer: both collide the same shapes ---- */
 

@@ -65,22 +65,26 @@ static void *xmalloc(size_t n)
     return p;
 }
 
-/* One run of the pile: a static ground box with its top at y = 0, n unit boxes of mass 1. */
-static bench_step_stats cp_pile_run(int n, int steps, bool spatial_hash, size_t *resting,
-                                    double *top, int *iterations)
+/* One run of a box scene: a static ground box with its top at y = 0, unit boxes of mass 1. */
+static bench_step_stats cp_boxes_run(const bench_boxes *layout, int steps, bool sleep,
+                                     bool spatial_hash, size_t *resting, double *top,
+                                     int *iterations)
 {
+    int n = layout->n;
     cpSpace *space = cpSpaceNew();
     cpSpaceSetGravity(space, cpv(0.0, BENCH_GRAVITY));
     /* Cells of one box size (Chipmunk's manual: about the size of the average shape), and 2n
      * of them, enough for the cells a settled pile covers. */
     if (spatial_hash)
-        cpSpaceUseSpatialHash(space, 2.0 * BENCH_PILE_HALF, 2 * n);
+        cpSpaceUseSpatialHash(space, 2.0 * BENCH_BOX_HALF, 2 * n);
     *iterations = cpSpaceGetIterations(space);
+    if (sleep)
+        cpSpaceSetSleepTimeThreshold(space, BENCH_SLEEP_TIME);
 
     /* Chipmunk multiplies the frictions of the two shapes, Mink takes their geometric mean:
      * sqrt(0.6) on every Chipmunk shape gives each contact 0.6, as in Mink. */
     double friction = sqrt(BENCH_FRICTION);
-    double g = bench_pile_ground_half(n);
+    double g = layout->ground_half;
     cpShape *ground =
         cpSpaceAddShape(space, cpBoxShapeNew2(cpSpaceGetStaticBody(space),
                                               cpBBNew(-g, -1.0, g, 0.0), 0.0));
@@ -88,12 +92,10 @@ static bench_step_stats cp_pile_run(int n, int steps, bool spatial_hash, size_t 
 
     cpBody **bodies = xmalloc((size_t)n * sizeof *bodies);
     cpShape **shapes = xmalloc((size_t)n * sizeof *shapes);
-    double side = 2.0 * BENCH_PILE_HALF;
+    double side = 2.0 * BENCH_BOX_HALF;
     for (int i = 0; i < n; i++) {
-        double x, y;
-        bench_pile_position(n, i, &x, &y);
         bodies[i] = cpSpaceAddBody(space, cpBodyNew(1.0, cpMomentForBox(1.0, side, side)));
-        cpBodySetPosition(bodies[i], cpv(x, y));
+        cpBodySetPosition(bodies[i], cpv(layout->x[i], layout->y[i]));
         shapes[i] = cpSpaceAddShape(space, cpBoxShapeNew(bodies[i], side, side, 0.0));
         cpShapeSetFriction(shapes[i], friction);
     }
@@ -110,7 +112,8 @@ static bench_step_stats cp_pile_run(int n, int steps, bool spatial_hash, size_t 
     *resting = 0;
     *top = 0.0;
     for (int i = 0; i < n; i++) {
-        *resting += cpvlength(cpBodyGetVelocity(bodies[i])) < BENCH_REST_SPEED;
+        *resting += cpBodyIsSleeping(bodies[i]) ||
+                    cpvlength(cpBodyGetVelocity(bodies[i])) < BENCH_REST_SPEED;
         double y = cpBodyGetPosition(bodies[i]).y;
         *top = y > *top ? y : *top;
     }
@@ -127,12 +130,12 @@ static bench_step_stats cp_pile_run(int n, int steps, bool spatial_hash, size_t 
     return s;
 }
 
-bool bench_cp_pile(int n, int steps, bench_cp_pile_result *out)
+bool bench_cp_boxes(const bench_boxes *b, int steps, bool sleep, bench_cp_boxes_result *out)
 {
-    out->tree =
-        cp_pile_run(n, steps, false, &out->resting_tree, &out->top_tree, &out->iterations);
-    out->hash =
-        cp_pile_run(n, steps, true, &out->resting_hash, &out->top_hash, &out->iterations);
+    out->tree = cp_boxes_run(b, steps, sleep, false, &out->resting_tree, &out->top_tree,
+                             &out->iterations);
+    out->hash = cp_boxes_run(b, steps, sleep, true, &out->resting_hash, &out->top_hash,
+                             &out->iterations);
     return true;
 }
 
@@ -269,9 +272,10 @@ bool bench_cp_debug_build(void)
     return false;
 }
 
-bool bench_cp_pile(int n, int steps, bench_cp_pile_result *out)
+bool bench_cp_boxes(const bench_boxes *b, int steps, bool sleep, bench_cp_boxes_result *out)
 {
-    (void)n;
+    (void)b;
+    (void)sleep;
     (void)steps;
     (void)out;
     return false;

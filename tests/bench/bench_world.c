@@ -8,25 +8,49 @@
 #include "bench.h"
 #include "mink_sim.h"
 
-int bench_pile_columns(int n)
+static void boxes_alloc(bench_boxes *b, int n)
 {
-    return (int)ceil(sqrt((double)n));
+    b->n = n;
+    b->x = malloc((size_t)n * sizeof *b->x);
+    b->y = malloc((size_t)n * sizeof *b->y);
+    if (!b->x || !b->y) {
+        fprintf(stderr, "mink-bench: out of memory\n");
+        exit(1);
+    }
 }
 
-void bench_pile_position(int n, int i, double *x, double *y)
+void bench_layout_pile(int n, bench_boxes *out)
 {
-    int cols = bench_pile_columns(n);
-    int col = i % cols, row = i / cols;
-    *x = ((double)col - 0.5 * (double)(cols - 1)) * BENCH_PILE_DX;
-    *y = 1.0 + (double)row * BENCH_PILE_DY;
+    boxes_alloc(out, n);
+    int cols = (n + BENCH_PILE_ROWS - 1) / BENCH_PILE_ROWS;
+    for (int i = 0; i < n; i++) {
+        int col = i / BENCH_PILE_ROWS, row = i % BENCH_PILE_ROWS;
+        out->x[i] = ((double)col - 0.5 * (double)(cols - 1)) * BENCH_PILE_DX;
+        out->y[i] = 0.55 + (double)row * BENCH_PILE_DY;
+    }
+    /* A toppled column reaches out about its height from the pile's edge. */
+    out->ground_half = 0.5 * (double)cols * BENCH_PILE_DX + 50.0;
 }
 
-double bench_pile_ground_half(int n)
+void bench_layout_pyramid(int base, bench_boxes *out)
 {
-    /* A toppled column reaches out about its height (1.2 m per row, as many rows as columns)
-     * from the pile's edge (0.55 m per column from the middle): 2.2 m per column and 50 m
-     * more keep every box on the ground. */
-    return 2.0 * bench_pile_columns(n) * BENCH_PILE_DX + 50.0;
+    boxes_alloc(out, base * (base + 1) / 2);
+    double h = BENCH_BOX_HALF;
+    int k = 0;
+    for (int i = 0; i < base; i++) {
+        for (int j = i; j < base; j++, k++) {
+            out->x[k] = (i + 1.0) * h + 2.0 * (j - i) * h - h * base;
+            out->y[k] = (2.0 * i + 1.0) * h;
+        }
+    }
+    out->ground_half = base * h + 50.0;
+}
+
+void bench_boxes_free(bench_boxes *b)
+{
+    free(b->x);
+    free(b->y);
+    b->x = b->y = NULL;
 }
 
 static sim_body_def box_def(sim_kind kind, double x, double y, double hx, double hy,
@@ -34,7 +58,7 @@ static sim_body_def box_def(sim_kind kind, double x, double y, double hx, double
 {
     sim_body_def d;
     memset(&d, 0, sizeof d);
-    d.shape.type = COL_SHAPE_AABB;
+    d.shape.type = COL_SHAPE_BOX;
     d.shape.half = mk_v2((float)hx, (float)hy);
     d.pos = mk_v2((float)x, (float)y);
     d.kind = kind;
@@ -65,7 +89,8 @@ static bench_step_stats time_steps(sim_world *w, int steps)
     return s;
 }
 
-/* Dynamic bodies in the world, how many of them rest, and the highest one's centre, m. */
+/* Dynamic bodies in the world, how many of them rest (asleep, or slower than
+ * BENCH_REST_SPEED), and the highest one's centre, m. */
 static void count_resting(sim_world *w, size_t *dynamic, size_t *resting, double *top)
 {
     size_t n;
@@ -76,7 +101,7 @@ static void count_resting(sim_world *w, size_t *dynamic, size_t *resting, double
         if (b[i].id == 0 || b[i].kind != SIM_DYNAMIC)
             continue;
         (*dynamic)++;
-        if (mk_v2_len(b[i].vel) < (float)BENCH_REST_SPEED)
+        if (b[i].sleeping || mk_v2_len(b[i].vel) < (float)BENCH_REST_SPEED)
             (*resting)++;
         if (b[i].pos.y > *top)
             *top = b[i].pos.y;
@@ -111,29 +136,38 @@ void bench_scene_demo(const bench_opts *o)
     sim_world_free(w);
 }
 
-void bench_scene_pile(const bench_opts *o, int n)
+static size_t awake_count(sim_world *w)
+{
+    size_t n, awake = 0;
+    const sim_body *b = sim_world_slots(w, &n);
+    for (size_t i = 0; i < n; i++)
+        awake += b[i].id != 0 && b[i].kind == SIM_DYNAMIC && !b[i].sleeping;
+    return awake;
+}
+
+/* Runs a box scene in Mink and, when installed, in Chipmunk; one row. */
+static void scene_boxes(const bench_opts *o, const char *name, const bench_boxes *layout)
 {
     bench_row r;
-    char name[32];
-    snprintf(name, sizeof name, "pile2d %d", n);
     bench_row_init(&r, name);
+    int n = layout->n;
     r.bodies = n;
 
     sim_config cfg = sim_config_default();
+    cfg.sleep = !o->no_sleep;
+    cfg.bounds = mk_maxf(cfg.bounds, (float)layout->ground_half + 100.0f);
     if ((uint32_t)n + 1 > cfg.max_bodies)
         cfg.max_bodies = (uint32_t)n + 1;
     sim_world *w = sim_world_new(&cfg);
-    sim_body_def ground =
-        box_def(SIM_STATIC, 0.0, -0.5, bench_pile_ground_half(n), 0.5, "ground");
+    sim_body_def ground = box_def(SIM_STATIC, 0.0, -0.5, layout->ground_half, 0.5, "ground");
     bool ok = w && sim_world_add(w, &ground, 0) != 0;
     for (int i = 0; ok && i < n; i++) {
-        double x, y;
-        bench_pile_position(n, i, &x, &y);
-        sim_body_def d = box_def(SIM_DYNAMIC, x, y, BENCH_PILE_HALF, BENCH_PILE_HALF, "crate");
+        sim_body_def d = box_def(SIM_DYNAMIC, layout->x[i], layout->y[i], BENCH_BOX_HALF,
+                                 BENCH_BOX_HALF, "crate");
         ok = sim_world_add(w, &d, 0) != 0;
     }
     if (!ok) {
-        bench_note(&r, "the world could not hold the pile");
+        bench_note(&r, "the world could not hold the scene");
         bench_row_print(&r);
         sim_world_free(w);
         return;
@@ -145,15 +179,16 @@ void bench_scene_pile(const bench_opts *o, int n)
     double top;
     count_resting(w, &dynamic, &resting, &top);
     sim_world_contacts(w, &ncontacts);
-    bench_note(&r, "%d columns; mink: %zu/%d resting, top y %.1f m, %zu contacts",
-               bench_pile_columns(n), resting, n, top, ncontacts);
+    bench_note(&r, "sleep %s; mink: %zu awake at the end, %zu/%d resting, top y %.2f m, %zu "
+               "contacts", o->no_sleep ? "off" : "on", awake_count(w), resting, n, top,
+               ncontacts);
     if (dynamic != (size_t)n)
         bench_note(&r, ", %zu left the world", (size_t)n - dynamic);
     sim_world_free(w);
 
     snprintf(r.peer, sizeof r.peer, "chipmunk");
-    bench_cp_pile_result cp;
-    if (!bench_cp_pile(n, o->steps, &cp)) {
+    bench_cp_boxes_result cp;
+    if (!bench_cp_boxes(layout, o->steps, !o->no_sleep, &cp)) {
         snprintf(r.peer_time, sizeof r.peer_time, "not installed");
         bench_row_print(&r);
         return;
@@ -164,12 +199,30 @@ void bench_scene_pile(const bench_opts *o, int n)
     snprintf(r.peer, sizeof r.peer, "chipmunk %s", hash ? "hash" : "bbtree");
     snprintf(r.peer_time, sizeof r.peer_time, "%.3f ms", best.mean_ms);
     r.ratio = r.step_mean_ms / best.mean_ms;
-    bench_note(&r, "; chipmunk (%s): %zu/%d resting, top y %.1f m; bbtree %.3f ms "
-               "(p99 %.3f), hash %.3f ms (p99 %.3f). Different work: chipmunk solves rotating "
-               "boxes (impulses, warm starting, %d iterations, its default), mink pushes aabbs "
-               "out (%d passes, no rotation)", hash ? "hash" : "bbtree",
-               hash ? cp.resting_hash : cp.resting_tree, n, hash ? cp.top_hash : cp.top_tree,
-               cp.tree.mean_ms, cp.tree.p99_ms, cp.hash.mean_ms, cp.hash.p99_ms,
-               cp.iterations, cfg.iterations);
+    bench_note(&r, "; chipmunk (%s, %d iterations): %zu/%d resting, top y %.2f m; bbtree "
+               "%.3f ms (p99 %.3f), hash %.3f ms (p99 %.3f)", hash ? "hash" : "bbtree",
+               cp.iterations, hash ? cp.resting_hash : cp.resting_tree, n,
+               hash ? cp.top_hash : cp.top_tree, cp.tree.mean_ms, cp.tree.p99_ms,
+               cp.hash.mean_ms, cp.hash.p99_ms);
     bench_row_print(&r);
+}
+
+void bench_scene_pile(const bench_opts *o, int n)
+{
+    char name[32];
+    snprintf(name, sizeof name, "pile2d %d", n);
+    bench_boxes b;
+    bench_layout_pile(n, &b);
+    scene_boxes(o, name, &b);
+    bench_boxes_free(&b);
+}
+
+void bench_scene_pyramid(const bench_opts *o, int base)
+{
+    char name[32];
+    snprintf(name, sizeof name, "pyramid %d", base);
+    bench_boxes b;
+    bench_layout_pyramid(base, &b);
+    scene_boxes(o, name, &b);
+    bench_boxes_free(&b);
 }
