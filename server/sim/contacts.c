@@ -75,10 +75,12 @@ void sim_wake_touched(sim_world *w)
 
 void sim_build_solver_bodies(sim_world *w)
 {
-    sim_vec *v = &w->solver_bodies;
-    v->len = 0;
+    sim_vec *v = &w->solver_bodies, *info = &w->solver_info;
+    v->len = info->len = 0;
     sim_solver_body rest = {.dq = {1.0f, 0.0f}};
+    sim_solver_info fixed_info = {0.0f, 0.0f, 0};
     sim_vec_push(v, &rest); /* reserved with the world: see place_body */
+    sim_vec_push(info, &fixed_info);
     const uint32_t *order = w->order.data;
     for (size_t i = 0; i < w->order.len; i++) {
         uint32_t s = order[i];
@@ -92,12 +94,11 @@ void sim_build_solver_bodies(sim_world *w)
             .w = b->w,
             .gravity_scale = b->kind == SIM_KINEMATIC ? 0.0f : 1.0f,
             .dq = {1.0f, 0.0f},
-            .inv_mass = b->inv_mass,
-            .inv_inertia = b->inv_inertia,
-            .slot = s,
         };
+        sim_solver_info si = {b->inv_mass, b->inv_inertia, s};
         w->solver_index[s] = (uint32_t)v->len;
         sim_vec_push(v, &sb);
+        sim_vec_push(info, &si);
     }
 }
 
@@ -148,12 +149,16 @@ static void add_constraint(sim_world *w, const sim_body *a, const sim_body *b,
     /* Friction combines by geometric mean and restitution by maximum, as in Box2D. */
     c.friction = steered ? 0.0f : sqrtf(a->friction * b->friction);
     c.restitution = mk_maxf(a->restitution, b->restitution);
-    const sim_solver_body *sb = w->solver_bodies.data;
-    c.fixed = sb[c.a].inv_mass == 0.0f || sb[c.b].inv_mass == 0.0f;
+    const sim_solver_info *si = w->solver_info.data;
+    c.ma = si[c.a].inv_mass;
+    c.mb = si[c.b].inv_mass;
+    c.ia = si[c.a].inv_inertia;
+    c.ib = si[c.b].inv_inertia;
+    c.fixed = c.ma == 0.0f || c.mb == 0.0f;
     c.count = m->count;
     mk_vec2 ca = sim_body_center(a), cb = sim_body_center(b);
     const sim_cache_entry *old = sim_cache_find(&w->cache[w->cache_now], a->id, b->id);
-    if (sb[c.a].inv_mass == 0.0f && sb[c.b].inv_mass == 0.0f)
+    if (c.ma == 0.0f && c.mb == 0.0f)
         return; /* a kinematic body against a sleeping one: nothing to solve */
     sim_cache *cache = &w->cache[!w->cache_now];
     c.cache_entry = (uint32_t)cache->entries.len;

@@ -85,7 +85,7 @@ void sim_sleep_islands(sim_world *w, float dt)
         island_sleep[s] = b->sleep_time;
     }
     const sim_constraint *cs = w->constraints.data;
-    const sim_solver_body *sb = w->solver_bodies.data;
+    const sim_solver_info *sb = w->solver_info.data;
     for (size_t i = 0; i < w->constraints.len; i++) {
         uint32_t a = sb[cs[i].a].slot, b = sb[cs[i].b].slot;
         if (cs[i].a != 0 && cs[i].b != 0 && joins_islands(&w->bodies[a]) &&

@@ -44,12 +44,13 @@ static mk_vec2 rotate(mk_vec2 q, mk_vec2 v)
 /* w x r */
 static mk_vec2 cross_sv(float w, mk_vec2 r) { return mk_v2(-w * r.y, w * r.x); }
 
-static void apply(sim_solver_body *a, sim_solver_body *b, mk_vec2 ra, mk_vec2 rb, mk_vec2 p)
+static void apply(const sim_constraint *c, sim_solver_body *a, sim_solver_body *b, mk_vec2 ra,
+                  mk_vec2 rb, mk_vec2 p)
 {
-    a->v = mk_v2_mad(a->v, -a->inv_mass, p);
-    a->w -= a->inv_inertia * mk_v2_cross(ra, p);
-    b->v = mk_v2_mad(b->v, b->inv_mass, p);
-    b->w += b->inv_inertia * mk_v2_cross(rb, p);
+    a->v = mk_v2_mad(a->v, -c->ma, p);
+    a->w -= c->ia * mk_v2_cross(ra, p);
+    b->v = mk_v2_mad(b->v, c->mb, p);
+    b->w += c->ib * mk_v2_cross(rb, p);
 }
 
 static mk_vec2 relative_velocity(const sim_solver_body *a, const sim_solver_body *b, mk_vec2 ra,
@@ -67,7 +68,7 @@ static void warm_start(sim_solver_body *bodies, sim_constraint *c)
     for (int i = 0; i < c->count; i++) {
         const sim_constraint_point *p = &c->points[i];
         mk_vec2 P = mk_v2_add(mk_v2_scale(c->normal, p->jn), mk_v2_scale(t, p->jt));
-        apply(a, b, p->ra, p->rb, P);
+        apply(c, a, b, p->ra, p->rb, P);
     }
 }
 
@@ -96,7 +97,7 @@ static void solve_contact(sim_solver_body *bodies, sim_constraint *c, softness s
         j = jn - p->jn;
         p->jn = jn;
         p->max_jn = mk_maxf(p->max_jn, j);
-        apply(a, b, p->ra, p->rb, mk_v2_scale(n, j));
+        apply(c, a, b, p->ra, p->rb, mk_v2_scale(n, j));
     }
     /* Coulomb friction, bounded by each point's normal impulse. */
     for (int i = 0; i < c->count; i++) {
@@ -106,7 +107,7 @@ static void solve_contact(sim_solver_body *bodies, sim_constraint *c, softness s
         float jt = mk_clampf(p->jt - p->tangent_mass * vt, -limit, limit);
         float j = jt - p->jt;
         p->jt = jt;
-        apply(a, b, p->ra, p->rb, mk_v2_scale(t, j));
+        apply(c, a, b, p->ra, p->rb, mk_v2_scale(t, j));
     }
 }
 
@@ -124,7 +125,7 @@ static void restitution(sim_solver_body *bodies, sim_constraint *c)
         float jn = mk_maxf(p->jn + j, 0.0f);
         j = jn - p->jn;
         p->jn = jn;
-        apply(a, b, p->ra, p->rb, mk_v2_scale(c->normal, j));
+        apply(c, a, b, p->ra, p->rb, mk_v2_scale(c->normal, j));
     }
 }
 
@@ -146,11 +147,9 @@ static void prepare(sim_solver_body *bodies, sim_constraint *c)
     for (int i = 0; i < c->count; i++) {
         sim_constraint_point *p = &c->points[i];
         float rna = mk_v2_cross(p->ra, n), rnb = mk_v2_cross(p->rb, n);
-        float kn = a->inv_mass + b->inv_mass + a->inv_inertia * rna * rna +
-                   b->inv_inertia * rnb * rnb;
+        float kn = c->ma + c->mb + c->ia * rna * rna + c->ib * rnb * rnb;
         float rta = mk_v2_cross(p->ra, t), rtb = mk_v2_cross(p->rb, t);
-        float kt = a->inv_mass + b->inv_mass + a->inv_inertia * rta * rta +
-                   b->inv_inertia * rtb * rtb;
+        float kt = c->ma + c->mb + c->ia * rta * rta + c->ib * rtb * rtb;
         p->normal_mass = kn > 0.0f ? 1.0f / kn : 0.0f;
         p->tangent_mass = kt > 0.0f ? 1.0f / kt : 0.0f;
         p->max_jn = 0.0f;

@@ -207,8 +207,9 @@ static float min_half(const sim_body *b)
 static void finish_bodies(sim_world *w, float dt)
 {
     const sim_solver_body *sb = w->solver_bodies.data;
+    const sim_solver_info *info = w->solver_info.data;
     for (size_t i = 1; i < w->solver_bodies.len; i++) {
-        sim_body *b = &w->bodies[sb[i].slot];
+        sim_body *b = &w->bodies[info[i].slot];
         mk_vec2 center = mk_v2_add(sim_body_center(b), sb[i].dp);
         float angle = remainderf(b->angle + atan2f(sb[i].dq.y, sb[i].dq.x), 2.0f * 3.14159265f);
         float c = cosf(angle), s = sinf(angle);

@@ -65,6 +65,7 @@ sim_world *sim_world_new(const sim_config *cfg)
     w->pairs.item = sizeof(sim_pair);
     w->contacts.item = sizeof(sim_contact);
     w->solver_bodies.item = sizeof(sim_solver_body);
+    w->solver_info.item = sizeof(sim_solver_info);
     w->constraints.item = sizeof(sim_constraint);
     w->push_pairs.item = sizeof(sim_pair);
     return w;
@@ -89,6 +90,7 @@ void sim_world_free(sim_world *w)
     sim_cache_free(&w->cache[0]);
     sim_cache_free(&w->cache[1]);
     sim_vec_free(&w->solver_bodies);
+    sim_vec_free(&w->solver_info);
     sim_vec_free(&w->constraints);
     sim_vec_free(&w->push_pairs);
     free(w->solver_index);
@@ -148,6 +150,7 @@ static sim_id place_body(sim_world *w, const sim_body_def *def, uint32_t owner, 
     if (!sim_vec_reserve(&w->order, w->body_count + 1) ||
         !sim_vec_reserve(&w->bounds, w->slot_count) ||
         !sim_vec_reserve(&w->solver_bodies, w->body_count + 2) ||
+        !sim_vec_reserve(&w->solver_info, w->body_count + 2) ||
         (def->shape.type == COL_SHAPE_POLYGON && !polygon)) {
         free(polygon);
         uint32_t s = slot;

@@ -60,16 +60,21 @@ const sim_cache_entry *sim_cache_find(const sim_cache *c, sim_id a, sim_id b);
 sim_cache_entry *sim_cache_add(sim_cache *c, sim_id a, sim_id b);
 
 /* The solver's view of a moving body (solver.c): velocities and the motion of the step so far
- * (Box2D v3's body state). Index 0 is a body at rest for static ones. */
+ * in 32 bytes, all that the inner loops touch (Box2D v3's body state). Index 0 is a body at
+ * rest that stands for static and sleeping ones. */
 typedef struct sim_solver_body {
     mk_vec2 v;
     float w;
     float gravity_scale; /* 1 for dynamic bodies and characters, 0 for kinematic ones */
     mk_vec2 dp; /* m, translation of the centre of mass since the step began */
     mk_vec2 dq; /* cos and sin of the rotation since the step began */
+} sim_solver_body;
+
+/* The rest of a solver body, beside it at the same index. */
+typedef struct sim_solver_info {
     float inv_mass, inv_inertia;
     uint32_t slot;
-} sim_solver_body;
+} sim_solver_info;
 
 typedef struct sim_constraint_point {
     mk_vec2 ra, rb;  /* anchors from each centre of mass at the start of the step, m */
@@ -82,6 +87,7 @@ typedef struct sim_constraint_point {
 
 typedef struct sim_constraint {
     uint32_t a, b; /* solver bodies */
+    float ma, mb, ia, ib; /* their inverse masses and inertias */
     mk_vec2 normal; /* from a to b */
     float friction, restitution;
     bool fixed; /* one side has infinite mass: the stiffer static softness applies */
@@ -115,6 +121,7 @@ struct sim_world {
     sim_cache cache[2];       /* impulses of the last step and of this one */
     int cache_now;            /* index of the last step's cache */
     sim_vec solver_bodies;    /* sim_solver_body, [0] at rest */
+    sim_vec solver_info;      /* sim_solver_info, at the same indices */
     sim_vec constraints;      /* sim_constraint */
     sim_vec push_pairs;       /* sim_pair: characters against fixed bodies and each other */
     uint32_t *solver_index;   /* per slot: its solver body, 0 for static and sleeping ones */
