@@ -5,7 +5,6 @@
 
 #include "world_internal.h"
 
-#define SIM_SPECULATIVE 0.02f /* m: pairs this close get contact points before they touch */
 #define SIM_MATCH_DISTANCE 0.05f /* m: see match() */
 #define SIM_TOUCHING 0.001f   /* m: a pair this close counts as touching (wakes, grounds) */
 

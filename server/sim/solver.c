@@ -72,16 +72,39 @@ static void warm_start(sim_solver_body *bodies, sim_constraint *c)
     }
 }
 
+/* The velocities of a constraint's two bodies, held in locals while its points are solved
+ * (the bodies may not be the same memory, and the compiler must know it to keep them in
+ * registers). */
+typedef struct pair_vel {
+    mk_vec2 va, vb;
+    float wa, wb;
+} pair_vel;
+
+static void push(const sim_constraint *c, pair_vel *pv, mk_vec2 ra, mk_vec2 rb, mk_vec2 p)
+{
+    pv->va = mk_v2_mad(pv->va, -c->ma, p);
+    pv->wa -= c->ia * mk_v2_cross(ra, p);
+    pv->vb = mk_v2_mad(pv->vb, c->mb, p);
+    pv->wb += c->ib * mk_v2_cross(rb, p);
+}
+
+static mk_vec2 pair_relative(const pair_vel *pv, mk_vec2 ra, mk_vec2 rb)
+{
+    return mk_v2_sub(mk_v2_add(pv->vb, cross_sv(pv->wb, rb)),
+                     mk_v2_add(pv->va, cross_sv(pv->wa, ra)));
+}
+
 static void solve_contact(sim_solver_body *bodies, sim_constraint *c, softness soft,
                           float inv_h, bool use_bias)
 {
     sim_solver_body *a = &bodies[c->a], *b = &bodies[c->b];
+    pair_vel pv = {a->v, b->v, a->w, b->w};
     mk_vec2 n = c->normal, t = mk_v2(n.y, -n.x);
-    mk_vec2 dp = mk_v2_sub(b->dp, a->dp);
+    mk_vec2 dp = mk_v2_sub(b->dp, a->dp), qa = a->dq, qb = b->dq;
     for (int i = 0; i < c->count; i++) {
         sim_constraint_point *p = &c->points[i];
         /* The separation now, from the motion of both anchors since the step began. */
-        mk_vec2 d = mk_v2_add(dp, mk_v2_sub(rotate(b->dq, p->rb), rotate(a->dq, p->ra)));
+        mk_vec2 d = mk_v2_add(dp, mk_v2_sub(rotate(qb, p->rb), rotate(qa, p->ra)));
         float s = mk_v2_dot(d, n) + p->base_sep;
         float bias = 0.0f, mass_scale = 1.0f, impulse_scale = 0.0f;
         if (s > 0.0f) {
@@ -91,24 +114,28 @@ static void solve_contact(sim_solver_body *bodies, sim_constraint *c, softness s
             mass_scale = soft.mass_scale;
             impulse_scale = soft.impulse_scale;
         }
-        float vn = mk_v2_dot(relative_velocity(a, b, p->ra, p->rb), n);
+        float vn = mk_v2_dot(pair_relative(&pv, p->ra, p->rb), n);
         float j = -p->normal_mass * mass_scale * (vn + bias) - impulse_scale * p->jn;
         float jn = mk_maxf(p->jn + j, 0.0f);
         j = jn - p->jn;
         p->jn = jn;
         p->max_jn = mk_maxf(p->max_jn, j);
-        apply(c, a, b, p->ra, p->rb, mk_v2_scale(n, j));
+        push(c, &pv, p->ra, p->rb, mk_v2_scale(n, j));
     }
     /* Coulomb friction, bounded by each point's normal impulse. */
     for (int i = 0; i < c->count; i++) {
         sim_constraint_point *p = &c->points[i];
-        float vt = mk_v2_dot(relative_velocity(a, b, p->ra, p->rb), t);
+        float vt = mk_v2_dot(pair_relative(&pv, p->ra, p->rb), t);
         float limit = c->friction * p->jn;
         float jt = mk_clampf(p->jt - p->tangent_mass * vt, -limit, limit);
         float j = jt - p->jt;
         p->jt = jt;
-        apply(c, a, b, p->ra, p->rb, mk_v2_scale(t, j));
+        push(c, &pv, p->ra, p->rb, mk_v2_scale(t, j));
     }
+    a->v = pv.va;
+    a->w = pv.wa;
+    b->v = pv.vb;
+    b->w = pv.wb;
 }
 
 static void restitution(sim_solver_body *bodies, sim_constraint *c)

@@ -260,9 +260,10 @@ void sim_world_step(sim_world *w)
     }
 
     /* Bounds are fattened by what a body can move this step, so that the pairs serve the
-     * characters' push-out after the solver too. */
+     * characters' push-out after the solver too, and by half the speculative distance: two
+     * bodies that close get speculative contact points (contacts.c). */
     float reach = (fastest + mk_v2_len(cfg->gravity) * cfg->dt) * cfg->dt;
-    sim_broadphase(w, 0.05f + reach);
+    sim_broadphase(w, 0.5f * SIM_SPECULATIVE + reach);
     sim_wake_touched(w);
     sim_build_solver_bodies(w);
     sim_collide(w, up);

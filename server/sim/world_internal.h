@@ -131,6 +131,8 @@ struct sim_world {
     sim_id loaded_ring;       /* a body of the ring that a saved world's sleepers form */
 };
 
+#define SIM_SPECULATIVE 0.02f /* m: pairs this close get contact points before they touch */
+
 /* The narrowphase (contacts.c): wakes sleeping bodies that something awake touches, builds
  * the solver's bodies, turns touching pairs into constraints, push-out pairs and contacts,
  * and stores the solved impulses for the next step. */
