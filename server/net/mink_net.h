@@ -31,9 +31,14 @@ typedef struct net_config {
     const char *save_path;     /* --save: the world is written here on stop and on SIGHUP */
     double spawn_rate;         /* spawns a second, default 20, bursts of twice that: world
                                   growth stays paced */
+    uint64_t hash_every;       /* --hash-every: log the world hash every this many ticks (0:
+                                  never), to compare two runs bit for bit */
 } net_config;
 
 net_config net_config_default(void);
+
+/* Logs "tick T hash H" when the world's tick is a multiple of `every` (0: never). */
+void net_log_world_hash(const sim_world *w, uint64_t every);
 
 /* Serves `world` until SIGINT or SIGTERM. Returns 0 after a clean stop, or a negative libuv
  * error code when the server could not start (e.g. UV_EADDRINUSE), after logging it. */

@@ -65,6 +65,14 @@ static void check_sessions(net_server *srv, uint64_t now)
     }
 }
 
+void net_log_world_hash(const sim_world *w, uint64_t every)
+{
+    uint64_t tick = sim_world_tick(w);
+    if (every > 0 && tick % every == 0)
+        LOG_INFO("tick %llu hash %016llx", (unsigned long long)tick,
+                 (unsigned long long)sim_world_hash(w));
+}
+
 static void on_tick(uv_timer_t *t)
 {
     net_server *srv = t->data;
@@ -74,6 +82,7 @@ static void on_tick(uv_timer_t *t)
     int steps = 0;
     while (srv->acc_ns >= srv->dt_ns && steps < srv->cfg.max_catchup) {
         sim_world_step(srv->world);
+        net_log_world_hash(srv->world, srv->cfg.hash_every);
         srv->acc_ns -= srv->dt_ns;
         steps++;
         check_sessions(srv, now);
