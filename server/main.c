@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "mink_net.h"
+#include "record.h"
 
 static void usage(FILE *out)
 {
@@ -44,6 +45,8 @@ static void usage(FILE *out)
             "  --out-hard-limit BYTES   output a client may leave unread at all (default %zu)\n"
             "  --hash-every N           log the world hash every N ticks (the same scene and\n"
             "                           inputs give the same hashes on the same build)\n"
+            "  --record FILE            write every change to the world (tick, client, message)\n"
+            "  --replay FILE            replay a recording on the scene offline, check its hash\n"
             "  --help                   this text\n",
             d.host, d.port, d.tick_hz, d.snapshot_hz, d.max_clients, d.bodies_per_client,
             s.max_bodies, s.bounds, d.msg_rate, d.spawn_rate, d.hello_timeout, d.max_line,
@@ -98,11 +101,11 @@ int main(int argc, char **argv)
 {
     net_config cfg = net_config_default();
     sim_config wc = sim_config_default();
-    const char *scene = NULL;
+    const char *scene = NULL, *record = NULL, *replay = NULL;
 
     enum { O_HOST = 256, O_PORT, O_TICK, O_SNAP, O_SCENE, O_LOG, O_CLIENTS, O_QUOTA, O_BODIES,
            O_BOUNDS, O_SAVE, O_MSG_RATE, O_SPAWN_RATE, O_HELLO_TIMEOUT, O_MAX_LINE, O_SOFT, O_SOFT_S, O_HARD,
-           O_HASH_EVERY, O_HELP };
+           O_HASH_EVERY, O_RECORD, O_REPLAY, O_HELP };
     static const struct option opts[] = {
         {"host", required_argument, NULL, O_HOST},
         {"port", required_argument, NULL, O_PORT},
@@ -123,6 +126,8 @@ int main(int argc, char **argv)
         {"out-soft-seconds", required_argument, NULL, O_SOFT_S},
         {"out-hard-limit", required_argument, NULL, O_HARD},
         {"hash-every", required_argument, NULL, O_HASH_EVERY},
+        {"record", required_argument, NULL, O_RECORD},
+        {"replay", required_argument, NULL, O_REPLAY},
         {"help", no_argument, NULL, O_HELP},
         {NULL, 0, NULL, 0},
     };
@@ -195,6 +200,12 @@ int main(int argc, char **argv)
         case O_HASH_EVERY:
             cfg.hash_every = (uint64_t)integer_arg("--hash-every", optarg, 0, 1e15);
             break;
+        case O_RECORD:
+            record = optarg;
+            break;
+        case O_REPLAY:
+            replay = optarg;
+            break;
         case O_HELP:
             usage(stdout);
             return 0;
@@ -234,9 +245,22 @@ int main(int argc, char **argv)
     }
     LOG_INFO("scene %s: %zu bodies", scene ? scene : "demo", sim_world_body_count(world));
 
+    if (replay) {
+        int replayed = mink_replay(world, replay, cfg.hash_every);
+        sim_world_free(world);
+        return replayed == 0 ? 0 : 1;
+    }
+    FILE *recording = record ? mink_record_start(world, record) : NULL;
+    if (record && !recording) {
+        sim_world_free(world);
+        return 1;
+    }
+
     /* A peer that closes while we write must give an error code, not kill the process. */
     signal(SIGPIPE, SIG_IGN);
     int rc = net_serve(&cfg, world);
+    if (recording && mink_record_stop(world, recording) != 0)
+        rc = -1;
     sim_world_free(world);
     return rc == 0 ? 0 : 1;
 }

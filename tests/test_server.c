@@ -616,6 +616,81 @@ static const cJSON *body_by_id(const cJSON *bodies, double id)
     return NULL;
 }
 
+/* True when `path` holds `text`. */
+static bool file_has(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    static char buf[1 << 20];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return strstr(buf, text) != NULL;
+}
+
+START_TEST(a_recorded_session_replays_to_the_same_hash)
+{
+    char path[] = "/tmp/mink-record-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    const char *const args[] = {"--record", path, "--hash-every", "30", NULL};
+    start(args);
+    h_conn c;
+    /* Next to the demo's stack of crates (x = 5), which the avatar then pushes: the client's
+     * bodies leave with it, the crates keep what it did to them. */
+    cJSON *w = join(&c, "{\"type\":\"hello\",\"protocol\":1,\"avatar\":{\"shape\":{\"type\":"
+                        "\"aabb\",\"half\":[0.4,0.9]},\"pos\":[3.6,1],\"kind\":\"character\"}}");
+    cJSON_Delete(w);
+    ck_assert(h_send_line(&c, "{\"type\":\"spawn\",\"req\":1,\"body\":{\"shape\":{\"type\":"
+                              "\"box\",\"half\":[0.3,0.3]},\"pos\":[1,5],\"rot\":0.4}}"));
+    cJSON *sp = h_recv_type(&c, "spawned", 3000);
+    ck_assert_ptr_nonnull(sp);
+    cJSON_Delete(sp);
+    /* Inputs over half a second: run right, jump, run left. */
+    const char *moves[] = {"[1,0],\"jump\":false", "[1,0],\"jump\":true", "[-1,0],\"jump\":false"};
+    for (int i = 0; i < 15; i++) {
+        char line[128];
+        snprintf(line, sizeof line, "{\"type\":\"input\",\"seq\":%d,\"move\":%s}", i + 1,
+                 moves[i / 5]);
+        ck_assert(h_send_line(&c, line));
+        h_sleep_ms(33);
+    }
+    h_close(&c);
+    h_sleep_ms(100);
+    ck_assert_int_eq(h_server_stop(&srv, SIGTERM, 3000), 0);
+    unlink(srv.log_path);
+    ck_assert(file_has(path, "\"type\":\"spawn\""));
+    ck_assert(file_has(path, "\"type\":\"input\""));
+    ck_assert(file_has(path, "\"type\":\"bye\""));
+    ck_assert(file_has(path, "\"end\":"));
+
+    /* Offline, on the same scene: the same ids and the same final hash. */
+    char log[] = "/tmp/mink-replay-XXXXXX";
+    fd = mkstemp(log);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    char cmd[512];
+    snprintf(cmd, sizeof cmd, "%s --replay %s --hash-every 30 2> %s", MINK_SERVER_PATH, path, log);
+    int status = system(cmd);
+    ck_assert(WIFEXITED(status));
+    ck_assert_int_eq(WEXITSTATUS(status), 0);
+    ck_assert(file_has(log, "as recorded"));
+
+    /* A recording with a line changed no longer replays: the hash tells. */
+    snprintf(cmd, sizeof cmd, "sed -i 's/\"move\":\\[1,0\\]/\"move\":[0.5,0]/' %s", path);
+    ck_assert_int_eq(system(cmd), 0);
+    snprintf(cmd, sizeof cmd, "%s --replay %s 2> %s", MINK_SERVER_PATH, path, log);
+    status = system(cmd);
+    ck_assert(WIFEXITED(status));
+    ck_assert_int_eq(WEXITSTATUS(status), 1);
+    ck_assert(file_has(log, "the end hash is"));
+    unlink(log);
+    unlink(path);
+}
+END_TEST
+
 START_TEST(save_on_stop_and_restart_from_it)
 {
     char path[] = "/tmp/mink-world-XXXXXX";
@@ -780,6 +855,7 @@ static Suite *server_suite(void)
     tcase_add_test(tc, spawns_are_rate_limited);
     tcase_add_test(tc, silent_connection_is_closed_after_hello_timeout);
     tcase_add_test(tc, save_on_stop_and_restart_from_it);
+    tcase_add_test(tc, a_recorded_session_replays_to_the_same_hash);
     tcase_add_test(tc, limit_flags_and_save_path_are_checked);
     tcase_add_test(tc, max_line_flag_lowers_the_limit);
     tcase_add_test(tc, one_byte_writes_make_whole_messages);

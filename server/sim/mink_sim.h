@@ -153,6 +153,23 @@ const sim_contact *sim_world_contacts(const sim_world *w, size_t *n);
 int sim_query(const proto_placed_shape *a, const proto_placed_shape *b, proto_result *out,
               char *err, size_t errlen);
 
+/* ---- recording and replay (journal.c) ---- */
+
+/* Receives one JSON line, newline included, per change made to the world from outside the
+ * step: a body added or removed, a client's bodies removed as it leaves, an input. */
+typedef void (*sim_journal_fn)(void *ctx, const char *line, size_t len);
+/* Starts recording into `fn` (NULL stops): a first line gives the tick and the world hash. */
+void sim_world_set_journal(sim_world *w, sim_journal_fn fn, void *ctx);
+/* Ends a recording with the tick and the world hash. */
+void sim_journal_end(sim_world *w);
+typedef void (*sim_step_fn)(void *ctx, const sim_world *w);
+/* Replays one recorded line: steps the world up to its tick (calling on_step after each
+ * step), then makes its change, or checks the hash of a start or end line. Returns 0, 1 for
+ * the end line, or -1 with `err` (a line that is not a recording's, or a world that went
+ * another way: a different id, a missing body, a different hash). */
+int sim_journal_apply(sim_world *w, const char *line, size_t len, sim_step_fn on_step,
+                      void *ctx, char *err, size_t errlen);
+
 /* ---- scenes ---- */
 
 /* A scene: {dim, gravity?, bodies: [body spec...]}. Loads it into a new world (cfg gives dt and

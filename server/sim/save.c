@@ -53,6 +53,20 @@ static void put_shape(proto_buf *b, const col_shape2 *s)
     }
 }
 
+void sim_write_body_fields(const sim_body *o, proto_buf *b)
+{
+    proto_buf_append_str(b, "\"shape\":");
+    put_shape(b, &o->shape);
+    put(b, ",\"pos\":[%.9g,%.9g],\"rot\":%.9g,\"vel\":[%.9g,%.9g],\"kind\":\"%s\"",
+        (double)o->pos.x, (double)o->pos.y, (double)o->angle, (double)o->vel.x,
+        (double)o->vel.y, proto_kind_name(sim_kind_to_proto(o->kind)));
+    put(b, ",\"density\":%.9g,\"friction\":%.9g,\"restitution\":%.9g,\"max_speed\":%.9g,"
+           "\"jump_height\":%.9g,\"max_slope\":%.9g,\"tag\":",
+        (double)o->density, (double)o->friction, (double)o->restitution, (double)o->max_speed,
+        (double)o->jump_height, (double)o->max_slope);
+    proto_buf_append_json_string(b, o->tag);
+}
+
 void sim_world_write(const sim_world *w, proto_buf *b)
 {
     put(b, "{\"dim\":2,\"tick\":%llu,\"gravity\":[%.9g,%.9g],\"bodies\":[\n",
@@ -60,16 +74,8 @@ void sim_world_write(const sim_world *w, proto_buf *b)
     const uint32_t *order = w->order.data;
     for (size_t i = 0; i < w->order.len; i++) {
         const sim_body *o = &w->bodies[order[i]];
-        put(b, "%s{\"id\":%llu,\"shape\":", i ? ",\n" : "", (unsigned long long)o->id);
-        put_shape(b, &o->shape);
-        put(b, ",\"pos\":[%.9g,%.9g],\"rot\":%.9g,\"vel\":[%.9g,%.9g],\"kind\":\"%s\"",
-            (double)o->pos.x, (double)o->pos.y, (double)o->angle, (double)o->vel.x,
-            (double)o->vel.y, proto_kind_name(sim_kind_to_proto(o->kind)));
-        put(b, ",\"density\":%.9g,\"friction\":%.9g,\"restitution\":%.9g,\"max_speed\":%.9g,"
-               "\"jump_height\":%.9g,\"max_slope\":%.9g,\"tag\":",
-            (double)o->density, (double)o->friction, (double)o->restitution,
-            (double)o->max_speed, (double)o->jump_height, (double)o->max_slope);
-        proto_buf_append_json_string(b, o->tag);
+        put(b, "%s{\"id\":%llu,", i ? ",\n" : "", (unsigned long long)o->id);
+        sim_write_body_fields(o, b);
         if (o->w != 0.0f)
             put(b, ",\"w\":%.9g", (double)o->w);
         if (o->sleeping)

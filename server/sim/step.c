@@ -295,8 +295,7 @@ void sim_world_step(sim_world *w)
     for (size_t i = 0; i < w->order.len;) {
         sim_body *b = &bodies[order[i]];
         /* A successful remove compacts `order`: index i then holds the next body. */
-        if (!(b->kind != SIM_STATIC && out_of_bounds(b, cfg->bounds) &&
-              sim_world_remove(w, b->id)))
+        if (!(b->kind != SIM_STATIC && out_of_bounds(b, cfg->bounds) && sim_remove(w, b->id)))
             i++;
     }
     w->tick++;

@@ -68,6 +68,7 @@ sim_world *sim_world_new(const sim_config *cfg)
     w->solver_info.item = sizeof(sim_solver_info);
     w->constraints.item = sizeof(sim_constraint);
     w->push_pairs.item = sizeof(sim_pair);
+    proto_buf_init(&w->journal_buf);
     return w;
 }
 
@@ -97,6 +98,7 @@ void sim_world_free(sim_world *w)
     free(w->island);
     free(w->island_sleep);
     free(w->ring);
+    proto_buf_free(&w->journal_buf);
     free(w);
 }
 
@@ -199,7 +201,10 @@ sim_id sim_world_add(sim_world *w, const sim_body_def *def, uint32_t owner)
         slot = (uint32_t)w->slot_count++;
         w->generation[slot] = 0;
     }
-    return place_body(w, def, owner, slot);
+    sim_id id = place_body(w, def, owner, slot);
+    if (id != 0)
+        sim_journal_added(w, &w->bodies[slot]);
+    return id;
 }
 
 /* Takes `slot` out of the free list, growing the slot array to it first (the slots skipped on
@@ -330,8 +335,19 @@ static bool remove_body(sim_world *w, sim_id id)
     return true;
 }
 
+bool sim_remove(sim_world *w, sim_id id)
+{
+    if (!remove_body(w, id))
+        return false;
+    order_compact(w);
+    return true;
+}
+
 bool sim_world_remove(sim_world *w, sim_id id)
 {
+    sim_body *b = sim_world_get(w, id);
+    if (b)
+        sim_journal_removed(w, b);
     if (!remove_body(w, id))
         return false;
     order_compact(w);
@@ -340,6 +356,7 @@ bool sim_world_remove(sim_world *w, sim_id id)
 
 size_t sim_world_remove_owned(sim_world *w, uint32_t owner)
 {
+    sim_journal_left(w, owner);
     size_t n = 0;
     for (size_t i = 0; i < w->slot_count; i++) {
         sim_body *b = &w->bodies[i];
@@ -386,6 +403,7 @@ void sim_body_set_input(sim_world *w, sim_body *b, mk_vec2 move, bool jump)
 {
     sim_wake(w, b);
     b->move = mk_v2(mk_clampf(move.x, -1.0f, 1.0f), mk_clampf(move.y, -1.0f, 1.0f));
+    sim_journal_input(w, b, b->move, jump);
     b->jump = b->jump || jump;
     b->has_input = true;
 }

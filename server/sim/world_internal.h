@@ -129,6 +129,11 @@ struct sim_world {
     float *island_sleep;      /* per slot: an island root's shortest sleep time */
     uint32_t *ring;           /* per slot: an island root's first body put to sleep */
     sim_id loaded_ring;       /* a body of the ring that a saved world's sleepers form */
+
+    /* Recording (journal.c). */
+    sim_journal_fn journal;
+    void *journal_ctx;
+    proto_buf journal_buf;
 };
 
 #define SIM_SPECULATIVE 0.02f /* m: pairs this close get contact points before they touch */
@@ -156,6 +161,22 @@ bool sim_sweep(sim_world *w, sim_body *b, mk_vec2 d, float dt);
  * `reach` onto walkable ground (within its max_slope) and returns true, or returns false and
  * changes nothing when no walkable ground is that close. */
 bool sim_snap_to_ground(sim_world *w, sim_body *b, mk_vec2 up, float reach);
+
+/* A body's spec fields, as a scene file and the protocol write them: "shape":{...},
+ * "pos":[...], ... "tag":"..." with no braces (save.c). Numbers with 9 significant digits give
+ * every float back exactly. */
+void sim_write_body_fields(const sim_body *o, proto_buf *b);
+
+/* Journal lines for the changes made from outside the step (journal.c); nothing without a
+ * journal. */
+void sim_journal_added(sim_world *w, const sim_body *body);
+void sim_journal_removed(sim_world *w, const sim_body *body);
+void sim_journal_left(sim_world *w, uint32_t owner);
+void sim_journal_input(sim_world *w, const sim_body *body, mk_vec2 move, bool jump);
+
+/* Removes a body as sim_world_remove does, but unrecorded: the step's own removals follow from
+ * the recorded inputs. */
+bool sim_remove(sim_world *w, sim_id id);
 
 /* Fills w->pairs with the candidate pairs of the current positions. */
 void sim_broadphase(sim_world *w, float margin);

@@ -1,0 +1,249 @@
+/* Recording and replay. Every change made to the world from outside the step (a body added
+ * or removed, a client's bodies removed when it leaves, an input) is written as one JSON line
+ * with the tick it was made at and the client it came from, in the protocol's own message
+ * form:
+ *   {"tick":T,"client":C,"msg":{"type":"spawn","body":{...}},"id":ID}
+ *   {"tick":T,"client":C,"msg":{"type":"despawn","id":ID}}
+ *   {"tick":T,"client":C,"msg":{"type":"bye"}}
+ *   {"tick":T,"client":C,"msg":{"type":"input","id":ID,"move":[x,y],"jump":false}}
+ * framed by {"tick":T,"start":"HASH"} and {"tick":T,"end":"HASH"} with the world hash there.
+ * The step is deterministic, so the same scene with the same lines applied at the same ticks
+ * gives the same world bit for bit: replay checks the ids and the hashes as it goes. Numbers
+ * carry 9 significant digits, which give every float back exactly. */
+#include <cjson/cJSON.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "world_internal.h"
+
+void sim_world_set_journal(sim_world *w, sim_journal_fn fn, void *ctx)
+{
+    w->journal = fn;
+    w->journal_ctx = ctx;
+    if (!fn)
+        return;
+    char line[96];
+    int n = snprintf(line, sizeof line, "{\"tick\":%" PRIu64 ",\"start\":\"%016" PRIx64 "\"}\n",
+                     w->tick, sim_world_hash(w));
+    fn(ctx, line, (size_t)n);
+}
+
+void sim_journal_end(sim_world *w)
+{
+    if (!w->journal)
+        return;
+    char line[96];
+    int n = snprintf(line, sizeof line, "{\"tick\":%" PRIu64 ",\"end\":\"%016" PRIx64 "\"}\n",
+                     w->tick, sim_world_hash(w));
+    w->journal(w->journal_ctx, line, (size_t)n);
+}
+
+/* Starts a line: {"tick":T,"client":C,"msg":{"type":"TYPE" */
+static proto_buf *begin(sim_world *w, uint32_t client, const char *type)
+{
+    proto_buf *b = &w->journal_buf;
+    proto_buf_clear(b);
+    proto_buf_append_str(b, "{\"tick\":");
+    proto_buf_append_u64(b, w->tick);
+    proto_buf_append_str(b, ",\"client\":");
+    proto_buf_append_u64(b, client);
+    proto_buf_append_str(b, ",\"msg\":{\"type\":\"");
+    proto_buf_append_str(b, type);
+    proto_buf_append_char(b, '"');
+    return b;
+}
+
+static void finish(sim_world *w, proto_buf *b)
+{
+    proto_buf_append_str(b, "}\n");
+    if (!b->failed)
+        w->journal(w->journal_ctx, b->data, b->len);
+}
+
+void sim_journal_added(sim_world *w, const sim_body *body)
+{
+    if (!w->journal)
+        return;
+    proto_buf *b = begin(w, body->owner, "spawn");
+    proto_buf_append_str(b, ",\"body\":{");
+    sim_write_body_fields(body, b);
+    proto_buf_append_str(b, "}},\"id\":");
+    proto_buf_append_u64(b, body->id);
+    proto_buf_append_str(b, "}\n");
+    if (!b->failed)
+        w->journal(w->journal_ctx, b->data, b->len);
+}
+
+void sim_journal_removed(sim_world *w, const sim_body *body)
+{
+    if (!w->journal)
+        return;
+    proto_buf *b = begin(w, body->owner, "despawn");
+    proto_buf_append_str(b, ",\"id\":");
+    proto_buf_append_u64(b, body->id);
+    proto_buf_append_char(b, '}');
+    finish(w, b);
+}
+
+void sim_journal_left(sim_world *w, uint32_t owner)
+{
+    if (!w->journal)
+        return;
+    proto_buf *b = begin(w, owner, "bye");
+    proto_buf_append_char(b, '}');
+    finish(w, b);
+}
+
+void sim_journal_input(sim_world *w, const sim_body *body, mk_vec2 move, bool jump)
+{
+    if (!w->journal)
+        return;
+    char nums[80];
+    proto_buf *b = begin(w, body->owner, "input");
+    proto_buf_append_str(b, ",\"id\":");
+    proto_buf_append_u64(b, body->id);
+    snprintf(nums, sizeof nums, ",\"move\":[%.9g,%.9g],\"jump\":%s}", (double)move.x,
+             (double)move.y, jump ? "true" : "false");
+    proto_buf_append_str(b, nums);
+    finish(w, b);
+}
+
+/* ---- replay ---- */
+
+static bool whole(const cJSON *j, double hi)
+{
+    return cJSON_IsNumber(j) && j->valuedouble >= 0 && j->valuedouble <= hi &&
+           j->valuedouble == floor(j->valuedouble);
+}
+
+/* Checks a "start" or "end" hash against the world's. */
+static int check_hash(const sim_world *w, const cJSON *hash, const char *what, char *err,
+                      size_t errlen)
+{
+    char mine[17];
+    snprintf(mine, sizeof mine, "%016" PRIx64, sim_world_hash(w));
+    if (!cJSON_IsString(hash) || strcmp(hash->valuestring, mine) != 0) {
+        snprintf(err, errlen, "tick %" PRIu64 ": the %s hash is %s here, %s in the recording",
+                 w->tick, what, mine, cJSON_IsString(hash) ? hash->valuestring : "missing");
+        return -1;
+    }
+    return what[0] == 'e' ? 1 : 0;
+}
+
+static sim_body *body_of(sim_world *w, const cJSON *msg, uint32_t client, char *err,
+                         size_t errlen)
+{
+    const cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
+    sim_body *b = whole(id, 9007199254740992.0) ? sim_world_get(w, (sim_id)id->valuedouble)
+                                                : NULL;
+    if (!b || b->owner != client) {
+        snprintf(err, errlen, "tick %" PRIu64 ": no body %.0f of client %u to replay on",
+                 w->tick, cJSON_IsNumber(id) ? id->valuedouble : 0.0, client);
+        return NULL;
+    }
+    return b;
+}
+
+static int apply_msg(sim_world *w, const cJSON *msg, uint32_t client, const cJSON *root,
+                     char *err, size_t errlen)
+{
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(msg, "type");
+    const char *t = cJSON_IsString(type) ? type->valuestring : "";
+    if (strcmp(t, "spawn") == 0) {
+        proto_body_spec spec;
+        proto_error perr;
+        sim_body_def def;
+        char why[200];
+        if (proto_parse_body_spec(cJSON_GetObjectItemCaseSensitive(msg, "body"), 2, "msg.body",
+                                  &spec, &perr) != PROTO_OK) {
+            snprintf(err, errlen, "tick %" PRIu64 ": %s", w->tick, perr.message);
+            return -1;
+        }
+        if (sim_body_def_from_spec(&spec, &def, why, sizeof why) != 0) {
+            snprintf(err, errlen, "tick %" PRIu64 ": msg.body.%s", w->tick, why);
+            return -1;
+        }
+        sim_id id = sim_world_add(w, &def, client);
+        const cJSON *want = cJSON_GetObjectItemCaseSensitive(root, "id");
+        if (id == 0 || !cJSON_IsNumber(want) || (double)id != want->valuedouble) {
+            snprintf(err, errlen, "tick %" PRIu64 ": the spawn gave id %llu, the recording %.0f",
+                     w->tick, (unsigned long long)id, cJSON_IsNumber(want) ? want->valuedouble
+                                                                         : 0.0);
+            return -1;
+        }
+        return 0;
+    }
+    if (strcmp(t, "despawn") == 0) {
+        sim_body *b = body_of(w, msg, client, err, errlen);
+        return b && sim_world_remove(w, b->id) ? 0 : -1;
+    }
+    if (strcmp(t, "bye") == 0) {
+        sim_world_remove_owned(w, client);
+        return 0;
+    }
+    if (strcmp(t, "input") == 0) {
+        sim_body *b = body_of(w, msg, client, err, errlen);
+        const cJSON *move = cJSON_GetObjectItemCaseSensitive(msg, "move");
+        const cJSON *mx = cJSON_GetArrayItem(move, 0), *my = cJSON_GetArrayItem(move, 1);
+        const cJSON *jump = cJSON_GetObjectItemCaseSensitive(msg, "jump");
+        if (!b)
+            return -1;
+        if (!cJSON_IsNumber(mx) || !cJSON_IsNumber(my) || !cJSON_IsBool(jump)) {
+            snprintf(err, errlen, "tick %" PRIu64 ": an input needs move [x, y] and jump",
+                     w->tick);
+            return -1;
+        }
+        sim_body_set_input(w, b, mk_v2((float)mx->valuedouble, (float)my->valuedouble),
+                           cJSON_IsTrue(jump));
+        return 0;
+    }
+    snprintf(err, errlen, "tick %" PRIu64 ": unknown message type '%s'", w->tick, t);
+    return -1;
+}
+
+int sim_journal_apply(sim_world *w, const char *line, size_t len, sim_step_fn on_step,
+                      void *ctx, char *err, size_t errlen)
+{
+    cJSON *root = cJSON_ParseWithLength(line, len);
+    int rc = -1;
+    const cJSON *tick = cJSON_GetObjectItemCaseSensitive(root, "tick");
+    if (!cJSON_IsObject(root) || !whole(tick, 9007199254740992.0)) {
+        snprintf(err, errlen, "not a recording line (an object with a whole tick)");
+        goto done;
+    }
+    uint64_t t = (uint64_t)tick->valuedouble;
+    if (t < w->tick) {
+        snprintf(err, errlen, "tick %" PRIu64 " comes after tick %" PRIu64, t, w->tick);
+        goto done;
+    }
+    const cJSON *start = cJSON_GetObjectItemCaseSensitive(root, "start");
+    if (start) {
+        rc = t == w->tick ? check_hash(w, start, "start", err, errlen) : -1;
+        if (t != w->tick)
+            snprintf(err, errlen, "the recording starts at tick %" PRIu64 ", the scene at %" PRIu64,
+                     t, w->tick);
+        goto done;
+    }
+    while (w->tick < t) {
+        sim_world_step(w);
+        if (on_step)
+            on_step(ctx, w);
+    }
+    const cJSON *end = cJSON_GetObjectItemCaseSensitive(root, "end");
+    if (end) {
+        rc = check_hash(w, end, "end", err, errlen);
+        goto done;
+    }
+    const cJSON *client = cJSON_GetObjectItemCaseSensitive(root, "client");
+    const cJSON *msg = cJSON_GetObjectItemCaseSensitive(root, "msg");
+    if (!whole(client, UINT32_MAX) || !cJSON_IsObject(msg)) {
+        snprintf(err, errlen, "tick %" PRIu64 ": a line needs client and msg", w->tick);
+        goto done;
+    }
+    rc = apply_msg(w, msg, (uint32_t)client->valuedouble, root, err, errlen);
+done:
+    cJSON_Delete(root);
+    return rc;
+}
