@@ -17,13 +17,9 @@
 #define SIM_SUBSTEPS 4
 #define SIM_CONTACT_HERTZ 30.0f  /* stiffness of a contact between two movable bodies */
 #define SIM_CONTACT_DAMPING 10.0f /* damping ratio: heavily overdamped, no bounce from the push */
-#define SIM_PUSH_SPEED 3.0f       /* m/s: the fastest an overlap is pushed apart */
-#define SIM_SLOP 0.0005f /* m: overlap left to resting contacts, so they do not flicker */
 #define SIM_BOUNCE_SPEED 1.0f     /* m/s: slower approaches do not bounce */
 
-typedef struct softness {
-    float bias_rate, mass_scale, impulse_scale;
-} softness;
+typedef sim_softness softness;
 
 /* A spring of `hertz` with damping ratio `zeta`, integrated implicitly over h (Box2D v3's
  * b2MakeSoft). */
@@ -199,21 +195,36 @@ void sim_solve(sim_world *w, float dt)
 
     for (size_t i = 0; i < nc; i++)
         prepare(bodies, &cs[i]);
+    /* Four at a time where the constraints allow (solver_wide.c); the rest one by one. */
+    bool wide = sim_wide_build(w, (softness_set){soft, soft_fixed});
+    const uint32_t *one = wide ? w->wide_overflow.data : NULL;
+    size_t n_one = wide ? w->wide_overflow.len : nc;
+#define EACH_SINGLE(body)                                                                      \
+    for (size_t k = 0; k < n_one; k++) {                                                       \
+        sim_constraint *c = &cs[one ? one[k] : k];                                             \
+        body;                                                                                  \
+    }
     for (int sub = 0; sub < SIM_SUBSTEPS; sub++) {
         for (size_t i = 1; i < nb; i++)
             bodies[i].v = mk_v2_mad(bodies[i].v, h * bodies[i].gravity_scale, g);
-        for (size_t i = 0; i < nc; i++)
-            warm_start(bodies, &cs[i]);
-        for (size_t i = 0; i < nc; i++)
-            solve_contact(bodies, &cs[i], cs[i].fixed ? soft_fixed : soft, inv_h, true);
+        if (wide)
+            sim_wide_warm_start(w);
+        EACH_SINGLE(warm_start(bodies, c));
+        if (wide)
+            sim_wide_solve(w, inv_h, true);
+        EACH_SINGLE(solve_contact(bodies, c, c->fixed ? soft_fixed : soft, inv_h, true));
         for (size_t i = 1; i < nb; i++) {
             sim_solver_body *b = &bodies[i];
             b->dp = mk_v2_mad(b->dp, h, b->v);
             b->dq = integrate_rotation(b->dq, h * b->w);
         }
-        for (size_t i = 0; i < nc; i++)
-            solve_contact(bodies, &cs[i], soft, inv_h, false);
+        if (wide)
+            sim_wide_solve(w, inv_h, false);
+        EACH_SINGLE(solve_contact(bodies, c, soft, inv_h, false));
     }
+#undef EACH_SINGLE
+    if (wide)
+        sim_wide_unpack(w);
     for (size_t i = 0; i < nc; i++)
         restitution(bodies, &cs[i]);
 }

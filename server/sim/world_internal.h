@@ -99,6 +99,29 @@ typedef struct sim_constraint {
 /* Solves the contacts of one step of dt by the soft step of Box2D v3 (solver.c). */
 void sim_solve(sim_world *w, float dt);
 
+#define SIM_PUSH_SPEED 3.0f /* m/s: the fastest an overlap is pushed apart */
+#define SIM_SLOP 0.0005f    /* m: overlap left to resting contacts, so they do not flicker */
+
+/* A soft constraint's coefficients (solver.c's make_soft). */
+typedef struct sim_softness {
+    float bias_rate, mass_scale, impulse_scale;
+} sim_softness;
+
+typedef struct softness_set {
+    sim_softness movable, fixed; /* between two movable bodies; against an immovable one */
+} softness_set;
+
+/* The wide solver (solver_wide.c): colors and packs the prepared constraints (false when
+ * memory runs out: then every constraint is solved one by one), then warm starts and solves
+ * the colored ones four at a time; unpack gives their impulses back to the constraints. The
+ * indices of the constraints left to solve one by one are in w->wide_overflow. */
+typedef struct sim_wide_group sim_wide_group;
+size_t sim_wide_group_size(void);
+bool sim_wide_build(sim_world *w, softness_set s);
+void sim_wide_warm_start(sim_world *w);
+void sim_wide_solve(sim_world *w, float inv_h, bool use_bias);
+void sim_wide_unpack(sim_world *w);
+
 struct sim_world {
     sim_config cfg;
     uint64_t tick;
@@ -114,6 +137,7 @@ struct sim_world {
     sim_vec order;  /* uint32_t slots, sorted by bounds min x */
     sim_vec bounds; /* col_aabb per slot */
     sim_vec pairs;  /* sim_pair */
+    sim_vec sweep;  /* float: the sorted bounds' min x, max x, min y, max y (broadphase.c) */
 
     sim_vec contacts; /* sim_contact of the last step */
 
@@ -125,6 +149,11 @@ struct sim_world {
     sim_vec constraints;      /* sim_constraint */
     sim_vec push_pairs;       /* sim_pair: characters against fixed bodies and each other */
     uint32_t *solver_index;   /* per slot: its solver body, 0 for static and sleeping ones */
+    sim_vec wide_groups;      /* sim_wide_group */
+    sim_vec wide_bits;        /* uint64_t: a bitset of bodies per color */
+    sim_vec wide_order;       /* uint32_t: constraints by color */
+    sim_vec wide_overflow;    /* uint32_t: constraints with no color */
+    sim_vec wide_colors;      /* uint8_t: each constraint's color */
     uint32_t *island;         /* per slot: union-find parent, for sleeping (sleep.c) */
     float *island_sleep;      /* per slot: an island root's shortest sleep time */
     uint32_t *ring;           /* per slot: an island root's first body put to sleep */

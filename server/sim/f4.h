@@ -1,0 +1,52 @@
+/* Four floats at once, for the wide contact solver: SSE2 where the compiler targets it (every
+ * x86-64), four plain floats elsewhere. The same operations in the same order either way, so
+ * results do not depend on which is used. */
+#ifndef MINK_SIM_F4_H
+#define MINK_SIM_F4_H
+
+#if defined(__SSE2__)
+#include <emmintrin.h>
+
+typedef __m128 f4;
+static inline f4 f4_set1(float a) { return _mm_set1_ps(a); }
+static inline f4 f4_set(float a, float b, float c, float d) { return _mm_setr_ps(a, b, c, d); }
+static inline f4 f4_add(f4 a, f4 b) { return _mm_add_ps(a, b); }
+static inline f4 f4_sub(f4 a, f4 b) { return _mm_sub_ps(a, b); }
+static inline f4 f4_mul(f4 a, f4 b) { return _mm_mul_ps(a, b); }
+static inline f4 f4_min(f4 a, f4 b) { return _mm_min_ps(a, b); }
+static inline f4 f4_max(f4 a, f4 b) { return _mm_max_ps(a, b); }
+/* mask ? a : b, for a mask from f4_gt */
+static inline f4 f4_select(f4 mask, f4 a, f4 b)
+{
+    return _mm_or_ps(_mm_and_ps(mask, a), _mm_andnot_ps(mask, b));
+}
+static inline f4 f4_gt(f4 a, f4 b) { return _mm_cmpgt_ps(a, b); }
+static inline void f4_store(float *out, f4 a) { _mm_storeu_ps(out, a); }
+#else
+typedef struct f4 {
+    float v[4];
+} f4;
+static inline f4 f4_set1(float a) { return (f4){{a, a, a, a}}; }
+static inline f4 f4_set(float a, float b, float c, float d) { return (f4){{a, b, c, d}}; }
+#define F4_MAP(expr)                                                                           \
+    f4 r;                                                                                      \
+    for (int i = 0; i < 4; i++)                                                                \
+        r.v[i] = (expr);                                                                       \
+    return r
+static inline f4 f4_add(f4 a, f4 b) { F4_MAP(a.v[i] + b.v[i]); }
+static inline f4 f4_sub(f4 a, f4 b) { F4_MAP(a.v[i] - b.v[i]); }
+static inline f4 f4_mul(f4 a, f4 b) { F4_MAP(a.v[i] * b.v[i]); }
+/* As SSE's minps and maxps: the second operand when the comparison is false. */
+static inline f4 f4_min(f4 a, f4 b) { F4_MAP(a.v[i] < b.v[i] ? a.v[i] : b.v[i]); }
+static inline f4 f4_max(f4 a, f4 b) { F4_MAP(a.v[i] > b.v[i] ? a.v[i] : b.v[i]); }
+static inline f4 f4_gt(f4 a, f4 b) { F4_MAP(a.v[i] > b.v[i] ? 1.0f : 0.0f); }
+static inline f4 f4_select(f4 mask, f4 a, f4 b) { F4_MAP(mask.v[i] != 0.0f ? a.v[i] : b.v[i]); }
+static inline void f4_store(float *out, f4 a)
+{
+    for (int i = 0; i < 4; i++)
+        out[i] = a.v[i];
+}
+#undef F4_MAP
+#endif
+
+#endif

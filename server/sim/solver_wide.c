@@ -1,0 +1,303 @@
+/* The contact solver four constraints at a time (Box2D v3's graph coloring and wide
+ * constraints): constraints are given colors so that no two of one color share a movable body;
+ * the constraints of a color are then independent and are solved in groups of four lanes.
+ * Static and kinematic bodies can be shared, since the solver never changes their velocity.
+ * Constraints that find no free color are solved one by one after the colors. The colors and
+ * groups follow from the constraints' order, so the same world solves the same way. The
+ * arithmetic is solver.c's, lane by lane. */
+#include <stddef.h>
+#include <string.h>
+
+#include "f4.h"
+#include "world_internal.h"
+
+#define WIDE_COLORS 16
+
+struct sim_wide_group {
+    uint32_t a[4], b[4];     /* solver bodies; 0 in an empty lane */
+    uint32_t constraint[4];  /* UINT32_MAX in an empty lane */
+    f4 nx, ny, friction, ma, mb, ia, ib;
+    f4 bias_rate, mass_scale, impulse_scale;
+    f4 rax[2], ray[2], rbx[2], rby[2], base_sep[2], normal_mass[2], tangent_mass[2];
+    f4 jn[2], jt[2], max_jn[2];
+};
+
+size_t sim_wide_group_size(void) { return sizeof(sim_wide_group); }
+
+/* A lane's body velocities and motion, gathered from the four bodies. */
+typedef struct lanes {
+    f4 vx, vy, w, dpx, dpy, qc, qs;
+} lanes;
+
+static lanes gather(const sim_solver_body *bodies, const uint32_t *idx)
+{
+    const sim_solver_body *b0 = &bodies[idx[0]], *b1 = &bodies[idx[1]], *b2 = &bodies[idx[2]],
+                          *b3 = &bodies[idx[3]];
+    return (lanes){
+        f4_set(b0->v.x, b1->v.x, b2->v.x, b3->v.x),   f4_set(b0->v.y, b1->v.y, b2->v.y, b3->v.y),
+        f4_set(b0->w, b1->w, b2->w, b3->w),           f4_set(b0->dp.x, b1->dp.x, b2->dp.x, b3->dp.x),
+        f4_set(b0->dp.y, b1->dp.y, b2->dp.y, b3->dp.y), f4_set(b0->dq.x, b1->dq.x, b2->dq.x, b3->dq.x),
+        f4_set(b0->dq.y, b1->dq.y, b2->dq.y, b3->dq.y),
+    };
+}
+
+static void scatter(sim_solver_body *bodies, const uint32_t *idx, const lanes *l)
+{
+    float vx[4], vy[4], w[4];
+    f4_store(vx, l->vx);
+    f4_store(vy, l->vy);
+    f4_store(w, l->w);
+    for (int i = 0; i < 4; i++) {
+        if (idx[i] == 0)
+            continue; /* the body at rest stays at rest */
+        bodies[idx[i]].v = mk_v2(vx[i], vy[i]);
+        bodies[idx[i]].w = w[i];
+    }
+}
+
+static bool movable(const sim_constraint *c, bool side_b)
+{
+    return side_b ? (c->mb > 0.0f || c->ib > 0.0f) : (c->ma > 0.0f || c->ia > 0.0f);
+}
+
+static float lane_of(const sim_constraint *cs, const uint32_t *ci, int lane, size_t off)
+{
+    if (ci[lane] == UINT32_MAX)
+        return 0.0f;
+    return *(const float *)((const char *)&cs[ci[lane]] + off);
+}
+
+#define GATHER_FIELD(cs, ci, field)                                                            \
+    f4_set(lane_of(cs, ci, 0, offsetof(sim_constraint, field)),                                \
+           lane_of(cs, ci, 1, offsetof(sim_constraint, field)),                                \
+           lane_of(cs, ci, 2, offsetof(sim_constraint, field)),                                \
+           lane_of(cs, ci, 3, offsetof(sim_constraint, field)))
+
+/* Fills a group from up to four constraints (ci[k] == UINT32_MAX for an empty lane). */
+static void pack(sim_wide_group *g, const sim_constraint *cs, const uint32_t *ci, softness_set s)
+{
+    for (int k = 0; k < 4; k++) {
+        g->constraint[k] = ci[k];
+        g->a[k] = ci[k] == UINT32_MAX ? 0 : cs[ci[k]].a;
+        g->b[k] = ci[k] == UINT32_MAX ? 0 : cs[ci[k]].b;
+    }
+    g->nx = GATHER_FIELD(cs, ci, normal.x);
+    g->ny = GATHER_FIELD(cs, ci, normal.y);
+    g->friction = GATHER_FIELD(cs, ci, friction);
+    g->ma = GATHER_FIELD(cs, ci, ma);
+    g->mb = GATHER_FIELD(cs, ci, mb);
+    g->ia = GATHER_FIELD(cs, ci, ia);
+    g->ib = GATHER_FIELD(cs, ci, ib);
+    float br[4], ms[4], is[4];
+    for (int k = 0; k < 4; k++) {
+        bool fixed = ci[k] != UINT32_MAX && cs[ci[k]].fixed;
+        br[k] = fixed ? s.fixed.bias_rate : s.movable.bias_rate;
+        ms[k] = fixed ? s.fixed.mass_scale : s.movable.mass_scale;
+        is[k] = fixed ? s.fixed.impulse_scale : s.movable.impulse_scale;
+    }
+    g->bias_rate = f4_set(br[0], br[1], br[2], br[3]);
+    g->mass_scale = f4_set(ms[0], ms[1], ms[2], ms[3]);
+    g->impulse_scale = f4_set(is[0], is[1], is[2], is[3]);
+    for (int p = 0; p < 2; p++) {
+        float v[11][4];
+        for (int k = 0; k < 4; k++) {
+            const sim_constraint *c = ci[k] == UINT32_MAX ? NULL : &cs[ci[k]];
+            const sim_constraint_point *q = c && p < c->count ? &c->points[p] : NULL;
+            /* A missing point has no mass: it takes and gives no impulse. */
+            v[0][k] = q ? q->ra.x : 0.0f;
+            v[1][k] = q ? q->ra.y : 0.0f;
+            v[2][k] = q ? q->rb.x : 0.0f;
+            v[3][k] = q ? q->rb.y : 0.0f;
+            v[4][k] = q ? q->base_sep : 0.0f;
+            v[5][k] = q ? q->normal_mass : 0.0f;
+            v[6][k] = q ? q->tangent_mass : 0.0f;
+            v[7][k] = q ? q->jn : 0.0f;
+            v[8][k] = q ? q->jt : 0.0f;
+            v[9][k] = q ? q->max_jn : 0.0f;
+        }
+        f4 *dst[10] = {&g->rax[p], &g->ray[p], &g->rbx[p], &g->rby[p], &g->base_sep[p],
+                       &g->normal_mass[p], &g->tangent_mass[p], &g->jn[p], &g->jt[p],
+                       &g->max_jn[p]};
+        for (int f = 0; f < 10; f++)
+            *dst[f] = f4_set(v[f][0], v[f][1], v[f][2], v[f][3]);
+    }
+}
+
+bool sim_wide_build(sim_world *w, softness_set s)
+{
+    const sim_constraint *cs = w->constraints.data;
+    size_t nc = w->constraints.len, nb = w->solver_bodies.len;
+    size_t words = (nb + 63) / 64;
+    if (!sim_vec_reserve(&w->wide_bits, WIDE_COLORS * words) ||
+        !sim_vec_reserve(&w->wide_order, nc) || !sim_vec_reserve(&w->wide_groups, nc / 4 + WIDE_COLORS + 1) ||
+        !sim_vec_reserve(&w->wide_overflow, nc) || !sim_vec_reserve(&w->wide_colors, nc))
+        return false;
+    uint64_t *bits = w->wide_bits.data;
+    memset(bits, 0, WIDE_COLORS * words * sizeof *bits);
+    uint32_t *order = w->wide_order.data, *overflow = w->wide_overflow.data;
+    uint32_t count[WIDE_COLORS] = {0};
+    uint8_t *color = w->wide_colors.data;
+    w->wide_overflow.len = 0;
+    for (size_t i = 0; i < nc; i++) {
+        const sim_constraint *c = &cs[i];
+        bool ma = movable(c, false), mb = movable(c, true);
+        int k = 0;
+        for (; k < WIDE_COLORS; k++) {
+            uint64_t *cb = bits + (size_t)k * words;
+            if ((ma && (cb[c->a / 64] >> (c->a % 64) & 1)) ||
+                (mb && (cb[c->b / 64] >> (c->b % 64) & 1)))
+                continue;
+            if (ma)
+                cb[c->a / 64] |= 1ull << (c->a % 64);
+            if (mb)
+                cb[c->b / 64] |= 1ull << (c->b % 64);
+            break;
+        }
+        color[i] = (uint8_t)k;
+        if (k == WIDE_COLORS)
+            overflow[w->wide_overflow.len++] = (uint32_t)i;
+        else
+            count[k]++;
+    }
+    /* Constraints by color, in their order within each color. */
+    uint32_t start[WIDE_COLORS + 1];
+    start[0] = 0;
+    for (int k = 0; k < WIDE_COLORS; k++)
+        start[k + 1] = start[k] + count[k];
+    uint32_t fill[WIDE_COLORS];
+    memcpy(fill, start, sizeof fill);
+    for (size_t i = 0; i < nc; i++)
+        if (color[i] < WIDE_COLORS)
+            order[fill[color[i]]++] = (uint32_t)i;
+    sim_wide_group *groups = w->wide_groups.data;
+    size_t ng = 0;
+    for (int k = 0; k < WIDE_COLORS; k++) {
+        for (uint32_t i = start[k]; i < start[k + 1]; i += 4) {
+            uint32_t ci[4];
+            for (int lane = 0; lane < 4; lane++)
+                ci[lane] = i + (uint32_t)lane < start[k + 1] ? order[i + lane] : UINT32_MAX;
+            pack(&groups[ng++], cs, ci, s);
+        }
+    }
+    w->wide_groups.len = ng;
+    return true;
+}
+
+static void apply(lanes *a, lanes *b, const sim_wide_group *g, f4 rax, f4 ray, f4 rbx, f4 rby,
+                  f4 px, f4 py)
+{
+    a->vx = f4_sub(a->vx, f4_mul(g->ma, px));
+    a->vy = f4_sub(a->vy, f4_mul(g->ma, py));
+    a->w = f4_sub(a->w, f4_mul(g->ia, f4_sub(f4_mul(rax, py), f4_mul(ray, px))));
+    b->vx = f4_add(b->vx, f4_mul(g->mb, px));
+    b->vy = f4_add(b->vy, f4_mul(g->mb, py));
+    b->w = f4_add(b->w, f4_mul(g->ib, f4_sub(f4_mul(rbx, py), f4_mul(rby, px))));
+}
+
+/* Relative velocity of b's anchor to a's: (vb + wb x rb) - (va + wa x ra). */
+static void relative(const lanes *a, const lanes *b, f4 rax, f4 ray, f4 rbx, f4 rby, f4 *dvx,
+                     f4 *dvy)
+{
+    *dvx = f4_sub(f4_sub(b->vx, f4_mul(b->w, rby)), f4_sub(a->vx, f4_mul(a->w, ray)));
+    *dvy = f4_sub(f4_add(b->vy, f4_mul(b->w, rbx)), f4_add(a->vy, f4_mul(a->w, rax)));
+}
+
+void sim_wide_warm_start(sim_world *w)
+{
+    sim_solver_body *bodies = w->solver_bodies.data;
+    sim_wide_group *groups = w->wide_groups.data;
+    for (size_t i = 0; i < w->wide_groups.len; i++) {
+        sim_wide_group *g = &groups[i];
+        lanes a = gather(bodies, g->a), b = gather(bodies, g->b);
+        f4 tx = g->ny, ty = f4_sub(f4_set1(0.0f), g->nx);
+        for (int p = 0; p < 2; p++) {
+            f4 px = f4_add(f4_mul(g->jn[p], g->nx), f4_mul(g->jt[p], tx));
+            f4 py = f4_add(f4_mul(g->jn[p], g->ny), f4_mul(g->jt[p], ty));
+            apply(&a, &b, g, g->rax[p], g->ray[p], g->rbx[p], g->rby[p], px, py);
+        }
+        scatter(bodies, g->a, &a);
+        scatter(bodies, g->b, &b);
+    }
+}
+
+void sim_wide_solve(sim_world *w, float inv_h, bool use_bias)
+{
+    sim_solver_body *bodies = w->solver_bodies.data;
+    sim_wide_group *groups = w->wide_groups.data;
+    f4 zero = f4_set1(0.0f), one = f4_set1(1.0f), ih = f4_set1(inv_h);
+    f4 slop = f4_set1(SIM_SLOP), push = f4_set1(-SIM_PUSH_SPEED);
+    for (size_t i = 0; i < w->wide_groups.len; i++) {
+        sim_wide_group *g = &groups[i];
+        lanes a = gather(bodies, g->a), b = gather(bodies, g->b);
+        f4 dpx = f4_sub(b.dpx, a.dpx), dpy = f4_sub(b.dpy, a.dpy);
+        for (int p = 0; p < 2; p++) {
+            /* The separation now, from the anchors turned by each body's rotation so far. */
+            f4 prax = f4_sub(f4_mul(a.qc, g->rax[p]), f4_mul(a.qs, g->ray[p]));
+            f4 pray = f4_add(f4_mul(a.qs, g->rax[p]), f4_mul(a.qc, g->ray[p]));
+            f4 prbx = f4_sub(f4_mul(b.qc, g->rbx[p]), f4_mul(b.qs, g->rby[p]));
+            f4 prby = f4_add(f4_mul(b.qs, g->rbx[p]), f4_mul(b.qc, g->rby[p]));
+            f4 dx = f4_add(dpx, f4_sub(prbx, prax)), dy = f4_add(dpy, f4_sub(prby, pray));
+            f4 s = f4_add(f4_add(f4_mul(dx, g->nx), f4_mul(dy, g->ny)), g->base_sep[p]);
+            f4 apart = f4_gt(s, zero);
+            f4 bias = zero, mass_scale = one, impulse_scale = zero;
+            if (use_bias) {
+                bias = f4_max(f4_mul(g->bias_rate, f4_min(f4_add(s, slop), zero)), push);
+                mass_scale = g->mass_scale;
+                impulse_scale = g->impulse_scale;
+            }
+            bias = f4_select(apart, f4_mul(s, ih), bias);
+            mass_scale = f4_select(apart, one, mass_scale);
+            impulse_scale = f4_select(apart, zero, impulse_scale);
+            f4 dvx, dvy;
+            relative(&a, &b, g->rax[p], g->ray[p], g->rbx[p], g->rby[p], &dvx, &dvy);
+            f4 vn = f4_add(f4_mul(dvx, g->nx), f4_mul(dvy, g->ny));
+            f4 j = f4_sub(f4_mul(f4_sub(zero, f4_mul(g->normal_mass[p], mass_scale)),
+                                 f4_add(vn, bias)),
+                          f4_mul(impulse_scale, g->jn[p]));
+            f4 jn = f4_max(f4_add(g->jn[p], j), zero);
+            j = f4_sub(jn, g->jn[p]);
+            g->jn[p] = jn;
+            g->max_jn[p] = f4_max(g->max_jn[p], j);
+            apply(&a, &b, g, g->rax[p], g->ray[p], g->rbx[p], g->rby[p], f4_mul(j, g->nx),
+                  f4_mul(j, g->ny));
+        }
+        f4 tx = g->ny, ty = f4_sub(zero, g->nx);
+        for (int p = 0; p < 2; p++) {
+            f4 dvx, dvy;
+            relative(&a, &b, g->rax[p], g->ray[p], g->rbx[p], g->rby[p], &dvx, &dvy);
+            f4 vt = f4_add(f4_mul(dvx, tx), f4_mul(dvy, ty));
+            f4 limit = f4_mul(g->friction, g->jn[p]);
+            f4 jt = f4_sub(g->jt[p], f4_mul(g->tangent_mass[p], vt));
+            jt = f4_max(f4_min(jt, limit), f4_sub(zero, limit));
+            f4 j = f4_sub(jt, g->jt[p]);
+            g->jt[p] = jt;
+            apply(&a, &b, g, g->rax[p], g->ray[p], g->rbx[p], g->rby[p], f4_mul(j, tx),
+                  f4_mul(j, ty));
+        }
+        scatter(bodies, g->a, &a);
+        scatter(bodies, g->b, &b);
+    }
+}
+
+void sim_wide_unpack(sim_world *w)
+{
+    sim_constraint *cs = w->constraints.data;
+    const sim_wide_group *groups = w->wide_groups.data;
+    for (size_t i = 0; i < w->wide_groups.len; i++) {
+        const sim_wide_group *g = &groups[i];
+        for (int p = 0; p < 2; p++) {
+            float jn[4], jt[4], mx[4];
+            f4_store(jn, g->jn[p]);
+            f4_store(jt, g->jt[p]);
+            f4_store(mx, g->max_jn[p]);
+            for (int k = 0; k < 4; k++) {
+                if (g->constraint[k] == UINT32_MAX || p >= cs[g->constraint[k]].count)
+                    continue;
+                sim_constraint_point *q = &cs[g->constraint[k]].points[p];
+                q->jn = jn[k];
+                q->jt = jt[k];
+                q->max_jn = mx[k];
+            }
+        }
+    }
+}
