@@ -319,6 +319,33 @@ START_TEST(character_pushes_a_box_and_box_does_not_push_kinematic)
 }
 END_TEST
 
+START_TEST(character_stands_on_a_crate_and_jumps_off_it)
+{
+    sim_world *w = world_with_ground();
+    sim_body_def crate = box_def(SIM_DYNAMIC, 0, 0.5f, 0.5f, 0.5f);
+    sim_id bid = sim_world_add(w, &crate, 0);
+    sim_body_def c = box_def(SIM_CHARACTER, 0, 2.0f, 0.3f, 0.5f);
+    sim_id cid = sim_world_add(w, &c, 0);
+    run(w, 60);
+    sim_body *ch = sim_world_get(w, cid);
+    /* Standing on the crate: 1 m of crate, 0.5 m of half height, soft contacts a hair deep. */
+    ck_assert(ch->grounded);
+    ck_assert_float_eq_tol(ch->pos.y, 1.5f, 0.01f);
+    ck_assert_float_eq_tol(sim_world_get(w, bid)->pos.y, 0.5f, 0.01f);
+    /* A jump from the crate rises about jump_height (1.5 m) above it. */
+    sim_body_set_input(w, ch, mk_v2(0, 0), true);
+    float top = 0.0f;
+    for (int i = 0; i < 60; i++) {
+        sim_world_step(w);
+        top = mk_maxf(top, sim_world_get(w, cid)->pos.y);
+    }
+    ck_assert_float_eq_tol(top, 1.5f + 1.5f, 0.1f);
+    /* The crate took the push of the jump and stays where it was. */
+    ck_assert_float_eq_tol(sim_world_get(w, bid)->pos.x, 0.0f, 0.01f);
+    sim_world_free(w);
+}
+END_TEST
+
 /* A recording kept in memory. */
 typedef struct tape {
     char data[1 << 20];
@@ -502,6 +529,7 @@ static Suite *dynamics_suite(void)
     tcase_add_test(t, sleepers_wake_when_touched_moved_or_left_unsupported);
     tcase_add_test(t, sleeping_bodies_cost_no_contacts);
     tcase_add_test(t, character_pushes_a_box_and_box_does_not_push_kinematic);
+    tcase_add_test(t, character_stands_on_a_crate_and_jumps_off_it);
     tcase_add_test(t, same_inputs_give_the_same_world_bit_for_bit);
     tcase_add_test(t, a_recording_replays_to_the_same_world);
     tcase_add_test(t, state_stays_finite_and_speed_bounded);
