@@ -1,8 +1,25 @@
 /* Broadphase by sort and sweep on the x axis (Baraff's "sweep and prune", one axis): bodies
  * stay in an array sorted by the left edge of their fattened bounds; from one step to the next
  * the order barely changes, so insertion sort re-sorts it in near-linear time, and the sweep
- * only looks at bodies whose x intervals overlap. */
+ * only looks at bodies whose x intervals overlap.
+ *
+ * The fattened bounds persist, as Box2D's proxies do: each step a body's tight bounds (the
+ * shape grown by half the speculative distance and by what it can move this step) are
+ * checked against its fat bounds, which are only moved when the tight ones leave them. While
+ * no fat bounds move and no body comes or goes, the pairs of the last step are still every
+ * pair whose tight bounds can overlap, and the sort and the sweep are skipped: a resting pile
+ * costs one containment test per body. */
+#include <math.h>
+
 #include "world_internal.h"
+
+#define SIM_FAT_MARGIN 0.1f /* m: how far a body moves before its fat bounds do (Box2D's) */
+
+static bool contains(const col_aabb *outer, const col_aabb *inner)
+{
+    return fabsf(inner->center.x - outer->center.x) + inner->half.x <= outer->half.x &&
+           fabsf(inner->center.y - outer->center.y) + inner->half.y <= outer->half.y;
+}
 
 static bool kinds_collide(sim_kind a, sim_kind b)
 {
@@ -12,19 +29,32 @@ static bool kinds_collide(sim_kind a, sim_kind b)
     return !(a_fixed && b_fixed);
 }
 
-void sim_broadphase(sim_world *w, float margin)
+void sim_broadphase(sim_world *w, float dt, float g)
 {
-    col_aabb *bounds = w->bounds.data;
+    col_aabb *bounds = w->bounds.data, *tight = w->tight.data;
     uint32_t *order = w->order.data;
     size_t n = w->order.len;
-    mk_vec2 fat = mk_v2(margin, margin);
+    bool moved = w->pairs_dirty;
 
     for (size_t i = 0; i < n; i++) {
-        const sim_body *b = &w->bodies[order[i]];
+        uint32_t s = order[i];
+        const sim_body *b = &w->bodies[s];
+        /* Static and sleeping bodies do not move: their bounds stand. */
+        if ((b->kind == SIM_STATIC || b->sleeping) && bounds[s].half.x >= 0.0f)
+            continue;
         col_aabb box = col_shape_bounds(&b->shape, (col_xf2){b->pos, b->angle});
-        box.half = mk_v2_add(box.half, fat);
-        bounds[order[i]] = box;
+        float grow = 0.5f * SIM_SPECULATIVE + (mk_v2_len(b->vel) + g * dt) * dt;
+        box.half = mk_v2_add(box.half, mk_v2(grow, grow));
+        tight[s] = box;
+        if (!contains(&bounds[s], &box)) {
+            box.half = mk_v2_add(box.half, mk_v2(SIM_FAT_MARGIN, SIM_FAT_MARGIN));
+            bounds[s] = box;
+            moved = true;
+        }
     }
+    if (!moved)
+        return;
+    w->pairs_dirty = false;
     for (size_t i = 1; i < n; i++) {
         uint32_t s = order[i];
         float key = bounds[s].center.x - bounds[s].half.x;

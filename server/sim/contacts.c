@@ -67,7 +67,8 @@ void sim_wake_touched(sim_world *w)
         if (a->sleeping == b->sleeping)
             continue;
         sim_body *sleeper = a->sleeping ? a : b, *other = a->sleeping ? b : a;
-        if (active(other) && collide(a, b).count > 0)
+        if (active(other) && sim_tight_overlap(w, pairs[i].a, pairs[i].b) &&
+            collide(a, b).count > 0)
             sim_wake(w, sleeper);
     }
 }
@@ -215,6 +216,8 @@ void sim_collide(sim_world *w, mk_vec2 up)
             sim_vec_push(&w->push_pairs, &p);
             continue; /* resolved after the solver, with fresh manifolds */
         }
+        if (!sim_tight_overlap(w, sim_id_slot(a->id), sim_id_slot(b->id)))
+            continue;
         col_manifold2 m = speculative_collide(a, b);
         if (m.count == 0)
             continue;

@@ -247,7 +247,6 @@ void sim_world_step(sim_world *w)
     sim_body *bodies = w->bodies;
     const uint32_t *order = w->order.data;
 
-    float fastest = 0.0f;
     for (size_t i = 0; i < w->order.len; i++) {
         sim_body *b = &bodies[order[i]];
         if (b->sleeping || b->kind == SIM_STATIC)
@@ -256,14 +255,9 @@ void sim_world_step(sim_world *w)
         b->vel = clamp_speed(b->vel);
         b->was_grounded = b->grounded;
         b->grounded = false;
-        fastest = mk_maxf(fastest, mk_v2_len(b->vel));
     }
 
-    /* Bounds are fattened by what a body can move this step, so that the pairs serve the
-     * characters' push-out after the solver too, and by half the speculative distance: two
-     * bodies that close get speculative contact points (contacts.c). */
-    float reach = (fastest + mk_v2_len(cfg->gravity) * cfg->dt) * cfg->dt;
-    sim_broadphase(w, 0.5f * SIM_SPECULATIVE + reach);
+    sim_broadphase(w, cfg->dt, mk_v2_len(cfg->gravity));
     sim_wake_touched(w);
     sim_build_solver_bodies(w);
     sim_collide(w, up);

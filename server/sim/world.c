@@ -64,6 +64,7 @@ sim_world *sim_world_new(const sim_config *cfg)
     w->bounds.item = sizeof(col_aabb);
     w->pairs.item = sizeof(sim_pair);
     w->sweep.item = sizeof(float);
+    w->tight.item = sizeof(col_aabb);
     w->contacts.item = sizeof(sim_contact);
     w->solver_bodies.item = sizeof(sim_solver_body);
     w->solver_info.item = sizeof(sim_solver_info);
@@ -94,6 +95,7 @@ void sim_world_free(sim_world *w)
     sim_vec_free(&w->bounds);
     sim_vec_free(&w->pairs);
     sim_vec_free(&w->sweep);
+    sim_vec_free(&w->tight);
     sim_vec_free(&w->contacts);
     sim_cache_free(&w->cache[0]);
     sim_cache_free(&w->cache[1]);
@@ -163,6 +165,7 @@ static sim_id place_body(sim_world *w, const sim_body_def *def, uint32_t owner, 
         *polygon = def->polygon;
     if (!sim_vec_reserve(&w->order, w->body_count + 1) ||
         !sim_vec_reserve(&w->bounds, w->slot_count) ||
+        !sim_vec_reserve(&w->tight, w->slot_count) ||
         !sim_vec_reserve(&w->solver_bodies, w->body_count + 2) ||
         !sim_vec_reserve(&w->solver_info, w->body_count + 2) ||
         (def->shape.type == COL_SHAPE_POLYGON && !polygon)) {
@@ -196,6 +199,9 @@ static sim_id place_body(sim_world *w, const sim_body_def *def, uint32_t owner, 
     memcpy(b->tag, def->tag, sizeof b->tag);
     b->tag[PROTO_MAX_TAG] = '\0';
     ((uint32_t *)w->order.data)[w->order.len++] = slot;
+    /* Its bounds are computed at the next step, and the pairs with them. */
+    ((col_aabb *)w->bounds.data)[slot].half = mk_v2(-1.0f, -1.0f);
+    w->pairs_dirty = true;
     w->body_count++;
     return b->id;
 }
@@ -341,6 +347,7 @@ static bool remove_body(sim_world *w, sim_id id)
     b->shape.polygon = NULL;
     b->id = 0;
     w->body_count--;
+    w->pairs_dirty = true;
     /* Generations stay below 2^29 so ids stay below 2^53; a slot that wrapped that far is
      * retired instead (it is not given back to the free list in sim_world_clear_removed). */
     w->generation[slot]++;

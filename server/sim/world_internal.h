@@ -135,7 +135,9 @@ struct sim_world {
 
     /* Broadphase: sort and sweep on x over fattened bounds (see broadphase.c). */
     sim_vec order;  /* uint32_t slots, sorted by bounds min x */
-    sim_vec bounds; /* col_aabb per slot */
+    sim_vec bounds; /* col_aabb per slot: fat bounds; half.x < 0 until first computed */
+    sim_vec tight;  /* col_aabb per slot: the shape grown by what it can reach this step */
+    bool pairs_dirty; /* a body came or went: the pairs are computed anew */
     sim_vec pairs;  /* sim_pair */
     sim_vec sweep;  /* float: the sorted bounds' min x, max x, min y, max y (broadphase.c) */
 
@@ -207,7 +209,16 @@ void sim_journal_input(sim_world *w, const sim_body *body, mk_vec2 move, bool ju
  * the recorded inputs. */
 bool sim_remove(sim_world *w, sim_id id);
 
-/* Fills w->pairs with the candidate pairs of the current positions. */
-void sim_broadphase(sim_world *w, float margin);
+/* Keeps w->pairs the candidate pairs of the current positions: every pair whose tight bounds
+ * may overlap (dt s, gravity g m/s^2 bound how far a body moves this step). */
+void sim_broadphase(sim_world *w, float dt, float g);
+
+/* Whether the tight bounds of two slots overlap (the narrowphase's first test). */
+static inline bool sim_tight_overlap(const sim_world *w, uint32_t a, uint32_t b)
+{
+    const col_aabb *t = w->tight.data;
+    return fabsf(t[a].center.x - t[b].center.x) <= t[a].half.x + t[b].half.x &&
+           fabsf(t[a].center.y - t[b].center.y) <= t[a].half.y + t[b].half.y;
+}
 
 #endif
