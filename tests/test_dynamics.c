@@ -362,9 +362,8 @@ static void tape_write(void *ctx, const char *line, size_t len)
 
 static tape recording;
 
-/* A scene with a pile, a ramp, a ball and a character that an input script drives; recorded
- * into `rec` when it is not NULL. */
-static uint64_t scripted_run(int ticks, uint64_t *mid_hash, tape *rec)
+/* A pile of turned boxes and a bouncing ball over the ground. */
+static sim_world *scripted_scene(void)
 {
     sim_world *w = world_with_ground();
     for (int i = 0; i < 40; i++) {
@@ -378,6 +377,14 @@ static uint64_t scripted_run(int ticks, uint64_t *mid_hash, tape *rec)
     ball.shape.radius = 0.4f;
     ball.restitution = 0.5f;
     sim_world_add(w, &ball, 0);
+    return w;
+}
+
+/* The scripted scene with a character that an input script drives; recorded into `rec` when
+ * it is not NULL. */
+static uint64_t scripted_run(int ticks, uint64_t *mid_hash, tape *rec)
+{
+    sim_world *w = scripted_scene();
     if (rec) {
         rec->len = 0;
         sim_world_set_journal(w, tape_write, rec);
@@ -442,18 +449,7 @@ START_TEST(a_recording_replays_to_the_same_world)
     uint64_t mid;
     uint64_t h = scripted_run(2000, &mid, &recording);
     char err[256] = "";
-    sim_world *w = world_with_ground();
-    for (int i = 0; i < 40; i++) {
-        sim_body_def d = box_def(SIM_DYNAMIC, (float)(i % 8) * 1.1f, 0.6f + (float)(i / 8) * 1.3f,
-                                 0.5f, 0.5f);
-        d.angle = 0.05f * (float)i;
-        sim_world_add(w, &d, 0);
-    }
-    sim_body_def ball = box_def(SIM_DYNAMIC, 4, 12, 0, 0);
-    ball.shape.type = COL_SHAPE_CIRCLE;
-    ball.shape.radius = 0.4f;
-    ball.restitution = 0.5f;
-    sim_world_add(w, &ball, 0);
+    sim_world *w = scripted_scene();
     int lines;
     ck_assert_msg(replay(&recording, w, &lines, err, sizeof err) == 1, "%s", err);
     /* start, the character, 21 inputs, a crate, the crate's owner leaving, end */

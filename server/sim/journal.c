@@ -71,9 +71,7 @@ void sim_journal_added(sim_world *w, const sim_body *body)
     sim_write_body_fields(body, b);
     proto_buf_append_str(b, "}},\"id\":");
     proto_buf_append_u64(b, body->id);
-    proto_buf_append_str(b, "}\n");
-    if (!b->failed)
-        w->journal(w->journal_ctx, b->data, b->len);
+    finish(w, b);
 }
 
 void sim_journal_removed(sim_world *w, const sim_body *body)
