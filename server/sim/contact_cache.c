@@ -1,11 +1,17 @@
-/* The contact cache: last step's impulses of every touching pair, found by the pair's body ids
- * (ids carry generations, so a body that took a removed body's slot never inherits its
- * impulses). Two caches take turns: the step reads the last one and writes the next, so a pair
- * that stopped touching simply is not written again. */
+/* The contact cache: the impulses of every touching pair, found by the pair's body ids (ids
+ * carry generations, so a body that took a removed body's slot never inherits its impulses).
+ * One map that persists: a pair that goes on touching is updated in place, a pair that stops
+ * is removed, and the pairs of a sleeping island stay untouched for as long as it sleeps, so
+ * that sleeping costs nothing and the island wakes with its impulses. Open addressing with
+ * linear probing; removal leaves a tombstone, and the map is rebuilt without them when they
+ * outnumber the live entries. */
 #include <stdlib.h>
 #include <string.h>
 
 #include "world_internal.h"
+
+#define SLOT_EMPTY 0u
+#define SLOT_TOMB 1u /* other values are an entry index + 2 */
 
 static size_t slot_of(sim_id a, sim_id b, size_t cap)
 {
@@ -15,38 +21,67 @@ static size_t slot_of(sim_id a, sim_id b, size_t cap)
     return (size_t)(h & (cap - 1));
 }
 
-bool sim_cache_reserve(sim_cache *c, size_t entries)
+static sim_cache_entry *entry(const sim_cache *c, uint32_t i)
 {
-    c->entries.item = sizeof(sim_cache_entry);
-    if (!sim_vec_reserve(&c->entries, entries))
-        return false;
-    if (2 * entries <= c->table_cap)
-        return true;
-    size_t cap = c->table_cap ? c->table_cap : 64;
-    while (cap < 2 * entries)
-        cap *= 2;
+    return &((sim_cache_entry *)c->entries.data)[i];
+}
+
+/* The table slot that holds (a, b), or the table's capacity when none does. */
+static size_t find_slot(const sim_cache *c, sim_id a, sim_id b)
+{
+    if (c->table_cap == 0)
+        return 0;
+    for (size_t s = slot_of(a, b, c->table_cap);; s = (s + 1) & (c->table_cap - 1)) {
+        uint32_t t = c->table[s];
+        if (t == SLOT_EMPTY)
+            return c->table_cap;
+        if (t != SLOT_TOMB) {
+            const sim_cache_entry *e = entry(c, t - 2);
+            if (e->a == a && e->b == b)
+                return s;
+        }
+    }
+}
+
+/* Builds the table anew from the live entries, which are packed to the front first. */
+static bool rebuild(sim_cache *c, size_t cap)
+{
+    sim_cache_entry *e = c->entries.data;
+    size_t n = 0;
+    for (size_t i = 0; i < c->entries.len; i++)
+        if (e[i].live)
+            e[n++] = e[i];
+    c->entries.len = n;
     uint32_t *t = calloc(cap, sizeof *t);
     if (!t)
         return false;
     free(c->table);
     c->table = t;
     c->table_cap = cap;
-    /* Entries stay; their table is rebuilt. */
-    const sim_cache_entry *e = c->entries.data;
-    for (size_t i = 0; i < c->entries.len; i++) {
+    c->used = n;
+    for (size_t i = 0; i < n; i++) {
         size_t s = slot_of(e[i].a, e[i].b, cap);
-        while (t[s] != 0)
+        while (t[s] != SLOT_EMPTY)
             s = (s + 1) & (cap - 1);
-        t[s] = (uint32_t)i + 1;
+        t[s] = (uint32_t)i + 2;
     }
     return true;
 }
 
-void sim_cache_clear(sim_cache *c)
+bool sim_cache_reserve(sim_cache *c, size_t more)
 {
-    if (c->entries.len > 0 && c->table)
-        memset(c->table, 0, c->table_cap * sizeof *c->table);
-    c->entries.len = 0;
+    c->entries.item = sizeof(sim_cache_entry);
+    size_t live = c->entries.len - c->dead;
+    if (!sim_vec_reserve(&c->entries, c->entries.len + more))
+        return false;
+    /* Table slots in use (live and tombstones) stay under half of the table. */
+    if (2 * (c->used + more) <= c->table_cap)
+        return true;
+    size_t cap = c->table_cap ? c->table_cap : 64;
+    while (cap < 2 * (live + more))
+        cap *= 2;
+    c->dead = 0;
+    return rebuild(c, cap);
 }
 
 void sim_cache_free(sim_cache *c)
@@ -54,33 +89,39 @@ void sim_cache_free(sim_cache *c)
     sim_vec_free(&c->entries);
     free(c->table);
     c->table = NULL;
-    c->table_cap = 0;
+    c->table_cap = c->used = c->dead = 0;
 }
 
-const sim_cache_entry *sim_cache_find(const sim_cache *c, sim_id a, sim_id b)
+sim_cache_entry *sim_cache_find(const sim_cache *c, sim_id a, sim_id b)
 {
-    if (c->entries.len == 0)
-        return NULL;
-    const sim_cache_entry *e = c->entries.data;
-    for (size_t s = slot_of(a, b, c->table_cap); c->table[s] != 0;
-         s = (s + 1) & (c->table_cap - 1)) {
-        const sim_cache_entry *x = &e[c->table[s] - 1];
-        if (x->a == a && x->b == b)
-            return x;
-    }
-    return NULL;
+    size_t s = find_slot(c, a, b);
+    return s < c->table_cap ? entry(c, c->table[s] - 2) : NULL;
 }
 
-sim_cache_entry *sim_cache_add(sim_cache *c, sim_id a, sim_id b)
+uint32_t sim_cache_add(sim_cache *c, sim_id a, sim_id b)
 {
-    size_t i = c->entries.len++;
-    sim_cache_entry *x = &((sim_cache_entry *)c->entries.data)[i];
+    uint32_t i = (uint32_t)c->entries.len++;
+    sim_cache_entry *x = entry(c, i);
+    memset(x, 0, sizeof *x);
     x->a = a;
     x->b = b;
-    x->count = 0;
+    x->live = true;
     size_t s = slot_of(a, b, c->table_cap);
-    while (c->table[s] != 0)
+    while (c->table[s] != SLOT_EMPTY)
         s = (s + 1) & (c->table_cap - 1);
-    c->table[s] = (uint32_t)i + 1;
-    return x;
+    c->table[s] = i + 2;
+    c->used++;
+    return i;
+}
+
+void sim_cache_remove(sim_cache *c, uint32_t i)
+{
+    sim_cache_entry *e = entry(c, i);
+    if (!e->live)
+        return;
+    size_t s = find_slot(c, e->a, e->b);
+    if (s < c->table_cap)
+        c->table[s] = SLOT_TOMB;
+    e->live = false;
+    c->dead++;
 }

@@ -2,10 +2,12 @@
  * becomes a constraint of the solver (warm-started from the contact cache by feature id), a
  * push-out pair of a character, or, between sleeping bodies, is left as it was. */
 #include <math.h>
+#include <string.h>
 
 #include "world_internal.h"
 
 #define SIM_MATCH_DISTANCE 0.05f /* m: see match() */
+#define SIM_CACHE_SWEEP 64        /* steps between sweeps of the whole contact cache */
 #define SIM_TOUCHING 0.001f   /* m: a pair this close counts as touching (wakes, grounds) */
 
 mk_vec2 sim_body_center(const sim_body *b)
@@ -102,20 +104,11 @@ void sim_build_solver_bodies(sim_world *w)
     }
 }
 
-/* Keeps a sleeping pair's impulses for when it wakes. */
-static void carry(sim_world *w, const sim_body *a, const sim_body *b)
+/* A world point in the frame of a body at `pos` turned by (cos, sin) = q. */
+static mk_vec2 to_local(mk_vec2 pos, mk_vec2 q, mk_vec2 p)
 {
-    const sim_cache_entry *old = sim_cache_find(&w->cache[w->cache_now], a->id, b->id);
-    if (old)
-        *sim_cache_add(&w->cache[!w->cache_now], a->id, b->id) = *old;
-}
-
-/* A world point in the frame of body a. */
-static mk_vec2 to_local(const sim_body *a, mk_vec2 p)
-{
-    float c = cosf(a->angle), s = sinf(a->angle);
-    mk_vec2 d = mk_v2_sub(p, a->pos);
-    return mk_v2(c * d.x + s * d.y, -s * d.x + c * d.y);
+    mk_vec2 d = mk_v2_sub(p, pos);
+    return mk_v2(q.x * d.x + q.y * d.y, -q.y * d.x + q.x * d.y);
 }
 
 /* The point of last step's manifold that a new point continues: the one with its feature id,
@@ -157,13 +150,20 @@ static void add_constraint(sim_world *w, const sim_body *a, const sim_body *b,
     c.fixed = c.ma == 0.0f || c.mb == 0.0f;
     c.count = m->count;
     mk_vec2 ca = sim_body_center(a), cb = sim_body_center(b);
-    const sim_cache_entry *old = sim_cache_find(&w->cache[w->cache_now], a->id, b->id);
     if (c.ma == 0.0f && c.mb == 0.0f)
         return; /* a kinematic body against a sleeping one: nothing to solve */
-    sim_cache *cache = &w->cache[!w->cache_now];
-    c.cache_entry = (uint32_t)cache->entries.len;
-    sim_cache_entry *next = sim_cache_add(cache, a->id, b->id);
+    sim_cache *cache = &w->cache;
+    sim_cache_entry *next = sim_cache_find(cache, a->id, b->id);
+    c.cache_entry = next ? (uint32_t)(next - (sim_cache_entry *)cache->entries.data)
+                         : sim_cache_add(cache, a->id, b->id);
+    next = &((sim_cache_entry *)cache->entries.data)[c.cache_entry];
+    /* The last step's points, read before this step's overwrite them. */
+    sim_cache_entry old_copy = *next, *old = next->count > 0 ? &old_copy : NULL;
     next->count = m->count;
+    next->stamp = w->tick;
+    uint32_t index = c.cache_entry;
+    sim_vec_push(&w->solved, &index);
+    mk_vec2 qa = mk_v2(cosf(a->angle), sinf(a->angle));
     for (int i = 0; i < m->count; i++) {
         sim_constraint_point *p = &c.points[i];
         const col_contact_point2 *mp = &m->points[i];
@@ -171,7 +171,7 @@ static void add_constraint(sim_world *w, const sim_body *a, const sim_body *b,
         p->rb = mk_v2_sub(mp->point, cb);
         p->base_sep = -mp->depth - mk_v2_dot(mk_v2_sub(p->rb, p->ra), c.normal);
         p->id = mp->id;
-        mk_vec2 local = to_local(a, mp->point);
+        mk_vec2 local = to_local(a->pos, qa, mp->point);
         const sim_cached_point *prev = old ? match(old, mp->id, local) : NULL;
         p->jn = prev ? prev->jn : 0.0f;
         p->jt = prev ? prev->jt : 0.0f;
@@ -182,19 +182,69 @@ static void add_constraint(sim_world *w, const sim_body *a, const sim_body *b,
 
 static bool is_character(const sim_body *b) { return b->kind == SIM_CHARACTER; }
 
+/* Room in the cache for every pair to be new. A rebuild moves the entries: the list of those
+ * solved in the last step is then found again by their stamps. */
+static bool reserve_cache(sim_world *w)
+{
+    sim_cache *c = &w->cache;
+    size_t table_cap = c->table_cap, dead = c->dead;
+    if (!sim_cache_reserve(c, w->pairs.len) || !sim_vec_reserve(&w->solved, 2 * w->pairs.len))
+        return false;
+    if (c->table_cap != table_cap || c->dead != dead) {
+        const sim_cache_entry *e = c->entries.data;
+        w->solved.len = 0;
+        for (size_t i = 0; i < c->entries.len; i++) {
+            uint32_t index = (uint32_t)i;
+            if (e[i].stamp + 1 == w->tick)
+                sim_vec_push(&w->solved, &index);
+        }
+    }
+    return true;
+}
+
+/* Removes the entries of the pairs solved in the last step that were not solved in this one:
+ * they stopped touching, unless their bodies went to sleep (then the entry waits for them).
+ * The entries solved in this step, after `first` in w->solved, become the last step's. */
+static void end_pair(sim_world *w, uint32_t index)
+{
+    sim_cache_entry *x = &((sim_cache_entry *)w->cache.entries.data)[index];
+    if (!x->live || x->stamp == w->tick)
+        return;
+    const sim_body *a = sim_world_get(w, x->a), *b = sim_world_get(w, x->b);
+    bool asleep = a && b && (a->sleeping || b->sleeping) &&
+                  (a->sleeping || a->kind == SIM_STATIC) && (b->sleeping || b->kind == SIM_STATIC);
+    if (!asleep)
+        sim_cache_remove(&w->cache, index);
+}
+
+static void end_pairs(sim_world *w, size_t first)
+{
+    uint32_t *solved = w->solved.data;
+    for (size_t i = 0; i < first; i++)
+        end_pair(w, solved[i]);
+    /* A sleeping pair whose island woke and parted without touching again was in no step's
+     * list: a sweep over the whole cache every SIM_CACHE_SWEEP steps finds such pairs, at a
+     * small share of a step's cost. */
+    if (w->tick % SIM_CACHE_SWEEP == 0) {
+        for (size_t i = 0; i < w->cache.entries.len; i++)
+            end_pair(w, (uint32_t)i);
+    }
+    memmove(solved, solved + first, (w->solved.len - first) * sizeof *solved);
+    w->solved.len -= first;
+}
+
 void sim_collide(sim_world *w, mk_vec2 up)
 {
     w->constraints.len = 0;
     w->push_pairs.len = 0;
     w->contacts.len = 0;
-    sim_cache *next = &w->cache[!w->cache_now];
-    sim_cache_clear(next);
-    if (!sim_cache_reserve(next, w->pairs.len) ||
+    if (!reserve_cache(w) ||
         !sim_vec_reserve(&w->constraints, w->pairs.len) ||
         !sim_vec_reserve(&w->push_pairs, w->pairs.len) ||
         !sim_vec_reserve(&w->contacts, w->pairs.len))
         return; /* out of memory: this step has no contacts */
 
+    size_t first_solved = w->solved.len;
     const sim_pair *pairs = w->pairs.data;
     for (size_t i = 0; i < w->pairs.len; i++) {
         sim_body *a = &w->bodies[pairs[i].a], *b = &w->bodies[pairs[i].b];
@@ -206,9 +256,7 @@ void sim_collide(sim_world *w, mk_vec2 up)
         bool a_rest = a->sleeping || a->kind == SIM_STATIC;
         bool b_rest = b->sleeping || b->kind == SIM_STATIC;
         if (a_rest && b_rest) {
-            if (a->sleeping || b->sleeping)
-                carry(w, a, b);
-            continue;
+            continue; /* a sleeping pair keeps its cache entry untouched */
         }
         if ((is_character(a) && (fixed(b) || is_character(b))) ||
             (is_character(b) && fixed(a))) {
@@ -241,12 +289,13 @@ void sim_collide(sim_world *w, mk_vec2 up)
             a->grounded = true;
         add_constraint(w, a, b, &m);
     }
+    end_pairs(w, first_solved);
 }
 
 void sim_store_impulses(sim_world *w)
 {
     const sim_constraint *cs = w->constraints.data;
-    sim_cache_entry *entries = w->cache[!w->cache_now].entries.data;
+    sim_cache_entry *entries = w->cache.entries.data;
     for (size_t i = 0; i < w->constraints.len; i++) {
         sim_cache_entry *e = &entries[cs[i].cache_entry];
         for (int k = 0; k < cs[i].count; k++) {

@@ -29,6 +29,7 @@ void sim_wake(sim_world *w, sim_body *b)
         return;
     }
     uint32_t start = sim_id_slot(b->id), s = start;
+    w->pairs_dirty = true; /* its pairs with its island come back */
     do {
         sim_body *o = &w->bodies[s];
         uint32_t next = o->sleep_next;
@@ -103,6 +104,7 @@ void sim_sleep_islands(sim_world *w, float dt)
         b->sleeping = true;
         b->vel = mk_v2(0.0f, 0.0f);
         b->w = 0.0f;
+        w->pairs_dirty = true; /* its pairs with its island leave the list */
         if (ring[root] == SIM_NO_RING) {
             ring[root] = s;
             b->sleep_next = s;
@@ -119,6 +121,7 @@ void sim_world_put_to_sleep(sim_world *w, sim_body *b)
     if (b->sleeping || !joins_islands(b))
         return;
     uint32_t s = sim_id_slot(b->id);
+    w->pairs_dirty = true;
     b->sleeping = true;
     b->vel = mk_v2(0.0f, 0.0f);
     b->w = 0.0f;

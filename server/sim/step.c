@@ -259,6 +259,8 @@ void sim_world_step(sim_world *w)
 
     sim_broadphase(w, cfg->dt, mk_v2_len(cfg->gravity));
     sim_wake_touched(w);
+    if (w->pairs_dirty) /* an island woke: its own pairs join the list now */
+        sim_broadphase(w, cfg->dt, mk_v2_len(cfg->gravity));
     sim_build_solver_bodies(w);
     sim_collide(w, up);
     sim_solve(w, cfg->dt);
@@ -283,7 +285,6 @@ void sim_world_step(sim_world *w)
 
     if (cfg->sleep)
         sim_sleep_islands(w, cfg->dt);
-    w->cache_now = !w->cache_now;
 
     /* A body that left the world is removed: it would fall forever. */
     for (size_t i = 0; i < w->order.len;) {

@@ -75,6 +75,7 @@ sim_world *sim_world_new(const sim_config *cfg)
     w->wide_colors.item = sizeof(uint8_t);
     w->constraints.item = sizeof(sim_constraint);
     w->push_pairs.item = sizeof(sim_pair);
+    w->solved.item = sizeof(uint32_t);
     proto_buf_init(&w->journal_buf);
     return w;
 }
@@ -97,8 +98,8 @@ void sim_world_free(sim_world *w)
     sim_vec_free(&w->sweep);
     sim_vec_free(&w->tight);
     sim_vec_free(&w->contacts);
-    sim_cache_free(&w->cache[0]);
-    sim_cache_free(&w->cache[1]);
+    sim_cache_free(&w->cache);
+    sim_vec_free(&w->solved);
     sim_vec_free(&w->solver_bodies);
     sim_vec_free(&w->solver_info);
     sim_vec_free(&w->wide_groups);
@@ -309,16 +310,19 @@ static sim_body *other_of(sim_world *w, sim_id a, sim_id b, sim_id id)
 }
 
 /* Wakes the bodies that touched `b` in the last step (or slept touching it): what they
- * rested on is going. */
+ * rested on is going; its cache entries go with it. */
 static void wake_neighbours(sim_world *w, sim_body *b)
 {
     sim_wake(w, b);
-    const sim_cache *c = &w->cache[w->cache_now];
+    sim_cache *c = &w->cache;
     const sim_cache_entry *e = c->entries.data;
     for (size_t i = 0; i < c->entries.len; i++) {
+        if (!e[i].live || (e[i].a != b->id && e[i].b != b->id))
+            continue;
         sim_body *o = other_of(w, e[i].a, e[i].b, b->id);
         if (o)
             sim_wake(w, o);
+        sim_cache_remove(c, (uint32_t)i);
     }
     const sim_contact *contacts = w->contacts.data;
     for (size_t i = 0; i < w->contacts.len; i++) {

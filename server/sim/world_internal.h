@@ -41,23 +41,28 @@ typedef struct sim_cached_point {
 typedef struct sim_cache_entry {
     sim_id a, b;
     int count;
+    bool live;      /* false once removed (until the map is rebuilt) */
+    uint64_t stamp; /* the tick it was last solved at */
     sim_cached_point points[COL_MAX_POINTS2];
 } sim_cache_entry;
 
-/* Open addressing with linear probing over entry indices; rebuilt every step into the second
- * of two caches, so nothing is ever deleted from a table (contact_cache.c). */
+/* One persistent map from body pairs to entries (contact_cache.c). Entry indices stay valid
+ * until sim_cache_reserve rebuilds the map. */
 typedef struct sim_cache {
-    sim_vec entries; /* sim_cache_entry */
-    uint32_t *table; /* entry index + 1; 0 is empty */
-    size_t table_cap; /* a power of two, at least twice the entries */
+    sim_vec entries;  /* sim_cache_entry */
+    uint32_t *table;  /* 0 empty, 1 removed, else entry index + 2 */
+    size_t table_cap; /* a power of two */
+    size_t used;      /* table slots holding an entry or a tombstone */
+    size_t dead;      /* entries removed since the last rebuild */
 } sim_cache;
 
-bool sim_cache_reserve(sim_cache *c, size_t entries);
-void sim_cache_clear(sim_cache *c);
+/* Room for `more` new entries; may rebuild the map (entry indices change). */
+bool sim_cache_reserve(sim_cache *c, size_t more);
 void sim_cache_free(sim_cache *c);
-const sim_cache_entry *sim_cache_find(const sim_cache *c, sim_id a, sim_id b);
-/* Adds an entry for (a, b), which must not be there yet; capacity reserved beforehand. */
-sim_cache_entry *sim_cache_add(sim_cache *c, sim_id a, sim_id b);
+sim_cache_entry *sim_cache_find(const sim_cache *c, sim_id a, sim_id b);
+/* Adds (a, b), which must not be there; room reserved beforehand. Returns its index. */
+uint32_t sim_cache_add(sim_cache *c, sim_id a, sim_id b);
+void sim_cache_remove(sim_cache *c, uint32_t index);
 
 /* The solver's view of a moving body (solver.c): velocities and the motion of the step so far
  * in 32 bytes, all that the inner loops touch (Box2D v3's body state). Index 0 is a body at
@@ -144,8 +149,8 @@ struct sim_world {
     sim_vec contacts; /* sim_contact of the last step */
 
     /* Dynamics (solver.c, contact_cache.c, sleep.c). */
-    sim_cache cache[2];       /* impulses of the last step and of this one */
-    int cache_now;            /* index of the last step's cache */
+    sim_cache cache;          /* impulses of the touching pairs */
+    sim_vec solved;           /* uint32_t: cache entries solved in the last step */
     sim_vec solver_bodies;    /* sim_solver_body, [0] at rest */
     sim_vec solver_info;      /* sim_solver_info, at the same indices */
     sim_vec constraints;      /* sim_constraint */
