@@ -229,6 +229,8 @@ static void end_pairs(sim_world *w, size_t first)
         for (size_t i = 0; i < w->cache.entries.len; i++)
             end_pair(w, (uint32_t)i);
     }
+    if (first == 0)
+        return;
     memmove(solved, solved + first, (w->solved.len - first) * sizeof *solved);
     w->solved.len -= first;
 }
