@@ -22,6 +22,8 @@ static void usage(FILE *out)
             "  --tick-hz HZ             world steps per second (default %.0f)\n"
             "  --snapshot-hz HZ         state messages per second, <= tick-hz (default %.0f)\n"
             "  --scene FILE.json        load a scene {dim, gravity, bodies} instead of the demo\n"
+            "  --scene pile:N           the stress scene: N 1 m boxes in columns of ten on a\n"
+            "                           ground\n"
             "  --save FILE.json         write the world there on SIGTERM/SIGINT and on SIGHUP;\n"
             "                           --scene FILE.json loads it back\n"
             "  --log-level LEVEL        error, warn, info or debug (default info)\n"
@@ -219,12 +221,24 @@ int main(int argc, char **argv)
     wc.dt = (float)(1.0 / cfg.tick_hz);
 
     char err[512];
-    sim_world *world = scene ? sim_scene_load_file(scene, &wc, err, sizeof err)
-                             : sim_scene_load(sim_demo_scene, strlen(sim_demo_scene), "demo",
-                                              &wc, err, sizeof err);
-    if (!world) {
-        LOG_ERROR("scene: %s", err);
-        return 1;
+    sim_world *world;
+    if (scene && strncmp(scene, "pile:", 5) == 0) {
+        /* The stress scene: N is a flag's value, so a bad one is a bad flag (exit 2); the
+         * ground is one of the --max-bodies. */
+        int n = (int)integer_arg("--scene pile:N", scene + 5, 1, wc.max_bodies - 1.0);
+        world = sim_scene_pile(n, &wc, err, sizeof err);
+        if (!world) {
+            fprintf(stderr, "mink-server: --scene %s: %s\n", scene, err);
+            return 2;
+        }
+    } else {
+        world = scene ? sim_scene_load_file(scene, &wc, err, sizeof err)
+                      : sim_scene_load(sim_demo_scene, strlen(sim_demo_scene), "demo", &wc, err,
+                                       sizeof err);
+        if (!world) {
+            LOG_ERROR("scene: %s", err);
+            return 1;
+        }
     }
     LOG_INFO("scene %s: %zu bodies", scene ? scene : "demo", sim_world_body_count(world));
 
