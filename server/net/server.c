@@ -53,13 +53,17 @@ static void check_sessions(net_server *srv, uint64_t now)
             net_session_close(s, "no hello in time");
             continue;
         }
-        if (s->out_bytes <= srv->cfg.out_soft_limit) {
+        size_t queued = net_session_queued(s);
+        if (net_session_check_hard_limit(s, 0))
+            continue;
+        if (queued <= srv->cfg.out_soft_limit) {
             s->over_soft_since_ns = 0;
         } else if (s->over_soft_since_ns == 0) {
             s->over_soft_since_ns = now;
         } else if ((double)(now - s->over_soft_since_ns) > srv->cfg.out_soft_seconds * 1e9) {
-            LOG_WARN("client %u (%s): output over the soft limit (%zu bytes) for %.0f s: cut off",
-                     s->client, s->peer, s->out_bytes, srv->cfg.out_soft_seconds);
+            LOG_WARN("client %u (%s): output over the soft limit (%zu bytes queued, the limit is "
+                     "%zu) for %g s: cut off", s->client, s->peer, queued,
+                     srv->cfg.out_soft_limit, srv->cfg.out_soft_seconds);
             net_session_close(s, "too slow a reader");
         }
     }
@@ -207,7 +211,7 @@ int net_serve(const net_config *cfg, sim_world *world)
     srv->msg = msg;
     srv->dt_ns = (uint64_t)(1e9 / cfg->tick_hz);
     proto_buf_init(&srv->out);
-    proto_buf_init(&srv->bodies);
+    proto_buf_init(&srv->own);
 
     int rc = start_listening(srv);
     if (rc == 0) {
