@@ -75,7 +75,9 @@ static double rnd(bots *r)
 static void fail(bots *r, bot *b, const char *what)
 {
     r->errors++;
-    snprintf(r->last_error, sizeof r->last_error, "player %d: %s", b->index, what);
+    /* "player N: " takes at most 20 bytes; the rest is cut to fit */
+    snprintf(r->last_error, sizeof r->last_error, "player %d: %.*s", b->index,
+             (int)(sizeof r->last_error - 21), what);
     for (char *p = r->last_error; *p; p++) /* the server's words go to a terminal */
         if ((unsigned char)*p < 0x20 || *p == 0x7f)
             *p = '?';

@@ -44,6 +44,7 @@ static void usage(FILE *out)
             "(default %zu)\n"
             "  --out-soft-seconds S     (default %.0f)\n"
             "  --out-hard-limit BYTES   output a client may leave unread at all (default %zu)\n"
+            "  --stats S                log tick, step and snapshot figures every S seconds\n"
             "  --help                   this text\n",
             d.host, d.port, d.tick_hz, d.snapshot_hz, d.max_clients, d.bodies_per_client,
             s.max_bodies, s.bounds, d.msg_rate, d.spawn_rate, d.hello_timeout, d.max_line,
@@ -102,7 +103,7 @@ int main(int argc, char **argv)
 
     enum { O_HOST = 256, O_PORT, O_TICK, O_SNAP, O_SCENE, O_LOG, O_CLIENTS, O_QUOTA, O_BODIES,
            O_BOUNDS, O_SAVE, O_MSG_RATE, O_SPAWN_RATE, O_HELLO_TIMEOUT, O_MAX_LINE, O_SOFT, O_SOFT_S, O_HARD,
-           O_HELP };
+           O_STATS, O_HELP };
     static const struct option opts[] = {
         {"host", required_argument, NULL, O_HOST},
         {"port", required_argument, NULL, O_PORT},
@@ -122,6 +123,7 @@ int main(int argc, char **argv)
         {"out-soft-limit", required_argument, NULL, O_SOFT},
         {"out-soft-seconds", required_argument, NULL, O_SOFT_S},
         {"out-hard-limit", required_argument, NULL, O_HARD},
+        {"stats", required_argument, NULL, O_STATS},
         {"help", no_argument, NULL, O_HELP},
         {NULL, 0, NULL, 0},
     };
@@ -190,6 +192,9 @@ int main(int argc, char **argv)
             break;
         case O_HARD:
             cfg.out_hard_limit = (size_t)integer_arg("--out-hard-limit", optarg, 65536, 1e10);
+            break;
+        case O_STATS:
+            cfg.stats_seconds = number_arg("--stats", optarg, 0.1, 86400);
             break;
         case O_HELP:
             usage(stdout);

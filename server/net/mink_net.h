@@ -31,6 +31,8 @@ typedef struct net_config {
     const char *save_path;     /* --save: the world is written here on stop and on SIGHUP */
     double spawn_rate;         /* spawns a second, default 20, bursts of twice that: world
                                   growth stays paced */
+    double stats_seconds;      /* --stats: a line of tick and snapshot figures this often (info
+                                  level); 0, the default: none */
 } net_config;
 
 net_config net_config_default(void);

@@ -9,6 +9,14 @@
 
 typedef struct net_server net_server;
 
+/* Figures for the --stats line: how the clock kept up and what the steps and snapshots cost. */
+typedef struct net_stats {
+    uint64_t steps, late, dropped; /* late: steps run to catch up after a stalled callback */
+    uint64_t step_ns, step_max_ns; /* time in sim_world_step */
+    uint64_t snapshots, snap_ns, snap_max_ns; /* time building and writing the states */
+    uint64_t states, states_dropped; /* sent, and not sent to a client still writing one */
+} net_stats;
+
 /* A token bucket (the leaky-bucket rate limit of traffic shaping): refills at `rate` tokens a
  * second up to `burst`; starts full. */
 typedef struct net_bucket {
@@ -101,6 +109,8 @@ struct net_server {
     uint64_t dt_ns;
     uint64_t last_ns, acc_ns;
     uint64_t ticks_dropped;
+    uv_timer_t stats_timer;
+    net_stats stats; /* since the last stats line */
 
     proto_msg *msg;   /* scratch for parsing: a message can hold two 256-point shapes */
     proto_buf out;    /* scratch for building one message */

@@ -76,17 +76,30 @@ static void on_tick(uv_timer_t *t)
     srv->acc_ns += now - srv->last_ns;
     srv->last_ns = now;
     int steps = 0;
+    net_stats *st = &srv->stats;
     while (srv->acc_ns >= srv->dt_ns && steps < srv->cfg.max_catchup) {
+        uint64_t t0 = uv_hrtime();
         sim_world_step(srv->world);
+        uint64_t t1 = uv_hrtime();
+        st->steps++;
+        st->late += steps > 0;
+        st->step_ns += t1 - t0;
+        st->step_max_ns = t1 - t0 > st->step_max_ns ? t1 - t0 : st->step_max_ns;
         srv->acc_ns -= srv->dt_ns;
         steps++;
         check_sessions(srv, now);
-        if (snapshot_due(&srv->cfg, sim_world_tick(srv->world)))
+        if (snapshot_due(&srv->cfg, sim_world_tick(srv->world))) {
             net_snapshot_send(srv);
+            uint64_t t2 = uv_hrtime();
+            st->snapshots++;
+            st->snap_ns += t2 - t1;
+            st->snap_max_ns = t2 - t1 > st->snap_max_ns ? t2 - t1 : st->snap_max_ns;
+        }
     }
     if (srv->acc_ns >= srv->dt_ns) {
         uint64_t dropped = srv->acc_ns / srv->dt_ns;
         srv->ticks_dropped += dropped;
+        st->dropped += dropped;
         srv->acc_ns %= srv->dt_ns;
         LOG_WARN("fell behind: dropped %llu ticks (%llu in all)", (unsigned long long)dropped,
                  (unsigned long long)srv->ticks_dropped);
@@ -95,6 +108,23 @@ static void on_tick(uv_timer_t *t)
      * accumulator absorbs the rounding). */
     uint64_t wait_ns = srv->dt_ns - srv->acc_ns;
     uv_timer_start(&srv->tick_timer, on_tick, (wait_ns + 999999) / 1000000, 0);
+}
+
+static void on_stats(uv_timer_t *t)
+{
+    net_server *srv = t->data;
+    net_stats *st = &srv->stats;
+    LOG_INFO("stats: %u clients, %llu steps (%llu late, %llu dropped; %llu dropped in all), "
+             "step %.3f ms mean %.3f max, %llu snapshots %.3f ms mean %.3f max, %llu states "
+             "sent, %llu not sent to slow readers",
+             srv->session_count, (unsigned long long)st->steps, (unsigned long long)st->late,
+             (unsigned long long)st->dropped, (unsigned long long)srv->ticks_dropped,
+             st->steps ? (double)st->step_ns / (double)st->steps / 1e6 : 0.0,
+             (double)st->step_max_ns / 1e6, (unsigned long long)st->snapshots,
+             st->snapshots ? (double)st->snap_ns / (double)st->snapshots / 1e6 : 0.0,
+             (double)st->snap_max_ns / 1e6, (unsigned long long)st->states,
+             (unsigned long long)st->states_dropped);
+    memset(st, 0, sizeof *st);
 }
 
 static void close_handle(uv_handle_t *h, void *arg)
@@ -144,6 +174,7 @@ static void stop(net_server *srv, const char *why)
     uv_close((uv_handle_t *)&srv->listener, NULL);
     uv_timer_stop(&srv->tick_timer);
     uv_close((uv_handle_t *)&srv->tick_timer, NULL);
+    uv_close((uv_handle_t *)&srv->stats_timer, NULL);
     uv_close((uv_handle_t *)&srv->sig_int, NULL);
     uv_close((uv_handle_t *)&srv->sig_term, NULL);
     uv_close((uv_handle_t *)&srv->sig_hup, NULL);
@@ -217,6 +248,12 @@ int net_serve(const net_config *cfg, sim_world *world)
     if (rc == 0) {
         uv_timer_init(loop, &srv->tick_timer);
         uv_timer_init(loop, &srv->stop_timer);
+        uv_timer_init(loop, &srv->stats_timer);
+        srv->stats_timer.data = srv;
+        if (cfg->stats_seconds > 0) {
+            uint64_t ms = (uint64_t)(cfg->stats_seconds * 1000);
+            uv_timer_start(&srv->stats_timer, on_stats, ms, ms);
+        }
         uv_signal_init(loop, &srv->sig_int);
         uv_signal_init(loop, &srv->sig_term);
         uv_signal_init(loop, &srv->sig_hup);
@@ -228,7 +265,9 @@ int net_serve(const net_config *cfg, sim_world *world)
         srv->last_ns = uv_hrtime();
         uv_timer_start(&srv->tick_timer, on_tick, srv->dt_ns / 1000000, 0);
         uv_run(loop, UV_RUN_DEFAULT);
-        LOG_INFO("stopped at tick %llu", (unsigned long long)sim_world_tick(world));
+        LOG_INFO("stopped at tick %llu (%llu ticks dropped)",
+                 (unsigned long long)sim_world_tick(world),
+                 (unsigned long long)srv->ticks_dropped);
     }
     /* Close what is left (on a failed start: the listener) and let the callbacks run. */
     uv_walk(loop, close_handle, srv);

@@ -375,8 +375,13 @@ int net_snapshot_build(net_server *srv)
     for (net_session *s = srv->sessions; s; s = next) {
         next = s->next; /* a failure closes s */
         s->state_ready = false;
-        if (!s->joined || s->state_in_flight)
-            continue; /* a slow reader: it gets a newer state once this one is written */
+        if (!s->joined)
+            continue;
+        if (s->state_in_flight) { /* a slow reader: it gets a newer state once this one is
+                                     written */
+            srv->stats.states_dropped++;
+            continue;
+        }
         if (!seen_reserve(s, slots) || !build_state(srv, s, bodies, slots)) {
             net_session_close(s, "out of memory building a state");
             continue;
@@ -448,6 +453,7 @@ static void write_state(net_server *srv, net_session *s)
         return;
     }
     s->state_in_flight = true;
+    srv->stats.states++;
     /* What the socket did not take counts against the client's output limit. */
     net_session_check_hard_limit(s, 0);
 }
