@@ -293,11 +293,18 @@ static bool interest_centre(net_server *srv, const net_session *s, mk_vec2 *cent
     return true;
 }
 
-/* Whether a body's bounds come within r of c. */
-static bool within(col_aabb box, mk_vec2 c, double r)
+/* Whether a body's bounds come within r of c. Most bodies of a wide world are out on x alone,
+ * so that test comes first. */
+static bool within(const col_aabb *box, mk_vec2 c, float r)
 {
-    double dx = fmax(fabs((double)c.x - box.center.x) - box.half.x, 0.0);
-    double dy = fmax(fabs((double)c.y - box.center.y) - box.half.y, 0.0);
+    float dx = fabsf(c.x - box->center.x) - box->half.x;
+    if (dx > r)
+        return false;
+    float dy = fabsf(c.y - box->center.y) - box->half.y;
+    if (dy > r)
+        return false;
+    dx = dx > 0.0f ? dx : 0.0f;
+    dy = dy > 0.0f ? dy : 0.0f;
     return dx * dx + dy * dy <= r * r;
 }
 
@@ -309,6 +316,7 @@ static bool build_state(net_server *srv, net_session *s, const sim_body *bodies,
     s->own_begin = own->len;
     mk_vec2 centre = {0, 0};
     bool near = interest_centre(srv, s, &centre);
+    float radius = (float)s->radius;
 
     size_t mark = own->len;
     proto_state_begin(own, srv->tick->tick, s->ack);
@@ -318,7 +326,7 @@ static bool build_state(net_server *srv, net_session *s, const sim_body *bodies,
         if (body->id == 0)
             continue;
         bool seen = seen_get(s, (uint32_t)i);
-        if (near && !within(srv->bounds[i], centre, s->radius)) {
+        if (near && !within(&srv->bounds[i], centre, radius)) {
             if (seen) { /* it left the client's radius */
                 seen_clear(s, (uint32_t)i);
                 ok = removed_push(s, body->id);
