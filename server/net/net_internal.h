@@ -86,6 +86,7 @@ typedef struct net_session {
      * end) [own_begin, own_end) of the server's `own` buffer. */
     bool state_ready;
     size_t range_begin, range_end, own_begin, own_end;
+    uint32_t phase; /* which tick of a snapshot period its states go out on */
 
     /* Rate limits: every line, and spawns. `dropped` counts lines refused in a row. */
     net_bucket lines, spawns;
@@ -146,11 +147,17 @@ void net_session_close(net_session *s, const char *reason);
 /* Closes after the queued output has been written (an answer, then the close). */
 void net_session_close_after_flush(net_session *s, const char *reason);
 
+/* server.c */
+/* Whether a session is due a state at `tick` (its phase spreads the clients over the ticks). */
+bool net_state_due(const net_server *srv, const net_session *s, uint64_t tick);
+uint32_t net_state_phases(const net_config *cfg);
+
 /* snapshot.c */
 /* Hands the bodies removed from the world to the sessions that had seen them. */
 void net_snapshot_collect_removed(net_server *srv);
-/* Sends a `state` to every joined session that is not still writing the previous one. */
-void net_snapshot_send(net_server *srv);
+/* Sends a `state` to every joined session due one (net_state_due) that is not still writing
+ * the previous one. */
+bool net_snapshot_send(net_server *srv); /* false when no client was due a state */
 /* The two halves of net_snapshot_send, apart for mink-bench: build encodes the bodies once and
  * lays out every due session's state as pieces (returns how many sessions have one; -1 when
  * memory ran out); write hands them to libuv, discard drops them unsent. */

@@ -4,6 +4,7 @@
  * spent in fixed steps of 1/tick_hz, so the world advances the same way however the timer
  * fires. After a stall at most max_catchup steps run at once and the rest of the debt is
  * dropped (and logged), so a slow step cannot make the next one slower in a spiral. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,13 +32,23 @@ net_config net_config_default(void)
     };
 }
 
-/* Whether the step that brought the world to `tick` ends a snapshot period: true on ticks
- * where floor(tick * snapshot_hz / tick_hz) changes, which spreads the snapshots evenly even
- * when the rates do not divide. */
-static bool snapshot_due(const net_config *cfg, uint64_t tick)
+/* Whether the step that brought the world to `tick` ends a snapshot period for a client of
+ * this phase: true on ticks where floor((tick + phase) * snapshot_hz / tick_hz) changes, which
+ * spreads the snapshots evenly even when the rates do not divide. Clients get phases 0, 1, ...
+ * in turn, so that at 60 Hz ticks and 20 Hz states a third of them is written each tick: the
+ * work of a snapshot (most of it the kernel copying the bytes) is spread over the ticks, and
+ * no single tick carries all of it. */
+bool net_state_due(const net_server *srv, const net_session *s, uint64_t tick)
 {
-    double per = cfg->snapshot_hz / cfg->tick_hz;
-    return (uint64_t)((double)tick * per) != (uint64_t)((double)(tick - 1) * per);
+    double per = srv->cfg.snapshot_hz / srv->cfg.tick_hz;
+    uint64_t t = tick + s->phase;
+    return (uint64_t)((double)t * per) != (uint64_t)((double)(t - 1) * per);
+}
+
+/* Phases of state writes: one for each tick of a snapshot period. */
+uint32_t net_state_phases(const net_config *cfg)
+{
+    return (uint32_t)ceil(cfg->tick_hz / cfg->snapshot_hz);
 }
 
 /* Per-tick bookkeeping of the sessions: acks, the hello timeout, the soft output limit. */
@@ -88,8 +99,7 @@ static void on_tick(uv_timer_t *t)
         srv->acc_ns -= srv->dt_ns;
         steps++;
         check_sessions(srv, now);
-        if (snapshot_due(&srv->cfg, sim_world_tick(srv->world))) {
-            net_snapshot_send(srv);
+        if (net_snapshot_send(srv)) {
             uint64_t t2 = uv_hrtime();
             st->snapshots++;
             st->snap_ns += t2 - t1;

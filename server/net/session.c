@@ -486,6 +486,7 @@ void net_on_connection(uv_stream_t *listener, int status)
     proto_framer_init(&s->framer, srv->cfg.max_line);
     format_peer(&s->tcp, s->peer, sizeof s->peer);
     s->client = ++srv->next_client;
+    s->phase = s->client % net_state_phases(&srv->cfg);
     s->connected_ns = uv_hrtime();
     s->next = srv->sessions;
     if (srv->sessions)

@@ -383,7 +383,7 @@ int net_snapshot_build(net_server *srv)
     for (net_session *s = srv->sessions; s; s = next) {
         next = s->next; /* a failure closes s */
         s->state_ready = false;
-        if (!s->joined)
+        if (!s->joined || !net_state_due(srv, s, srv->tick->tick))
             continue;
         if (s->state_in_flight) { /* a slow reader: it gets a newer state once this one is
                                      written */
@@ -497,12 +497,19 @@ void net_snapshot_copy(const net_server *srv, const net_session *s, proto_buf *o
     }
 }
 
-void net_snapshot_send(net_server *srv)
+bool net_snapshot_send(net_server *srv)
 {
+    uint64_t tick = sim_world_tick(srv->world);
+    bool due = false;
+    for (const net_session *s = srv->sessions; s && !due; s = s->next)
+        due = s->joined && net_state_due(srv, s, tick);
+    if (!due)
+        return false;
     if (net_snapshot_build(srv) > 0)
         net_snapshot_write(srv);
     else
         net_snapshot_discard(srv);
+    return true;
 }
 
 void net_snapshot_free(net_server *srv)

@@ -43,6 +43,7 @@ static void setup(clients_bench *cb, int n, double radius)
     memset(&cb->srv, 0, sizeof cb->srv);
     cb->srv.world = cb->world;
     cb->srv.cfg = net_config_default();
+    cb->srv.cfg.snapshot_hz = cb->srv.cfg.tick_hz; /* every client due a state each build */
     proto_buf_init(&cb->srv.own);
     cb->sessions = calloc((size_t)n, sizeof *cb->sessions);
     if (!cb->sessions)
