@@ -36,6 +36,20 @@ static cJSON *join(h_conn *c, const char *hello)
     return w;
 }
 
+/* Joins with a kinematic avatar (half extents hx, hy) at (0, y); returns the avatar's id. */
+static double join_kinematic(h_conn *c, double hx, double hy, double y, double max_speed)
+{
+    char hello[256];
+    snprintf(hello, sizeof hello,
+             "{\"type\":\"hello\",\"protocol\":1,\"avatar\":{\"shape\":{\"type\":\"aabb\","
+             "\"half\":[%g,%g]},\"pos\":[0,%g],\"kind\":\"kinematic\",\"max_speed\":%g}}",
+             hx, hy, y, max_speed);
+    cJSON *w = join(c, hello);
+    double avatar = h_num(w, "avatar");
+    cJSON_Delete(w);
+    return avatar;
+}
+
 static void expect_error(h_conn *c, const char *code)
 {
     cJSON *e = h_recv_type(c, "error", 3000);
@@ -136,11 +150,7 @@ START_TEST(input_moves_kinematic_avatar)
 {
     start(NULL);
     h_conn c;
-    cJSON *w = join(&c, "{\"type\":\"hello\",\"protocol\":1,\"avatar\":{\"shape\":{\"type\":"
-                        "\"aabb\",\"half\":[0.5,0.5]},\"pos\":[0,10],\"kind\":\"kinematic\","
-                        "\"max_speed\":3}}");
-    double avatar = h_num(w, "avatar");
-    cJSON_Delete(w);
+    double avatar = join_kinematic(&c, 0.5, 0.5, 10, 3);
     char line[128];
     int seq;
     for (seq = 1; seq <= 30; seq++) {
@@ -421,17 +431,23 @@ START_TEST(sigterm_stops_cleanly)
 }
 END_TEST
 
+/* Runs a shell command; its stdout goes to `out` (cut to fit); returns its wait status. */
+static int run_command(const char *cmd, char *out, size_t cap)
+{
+    FILE *p = popen(cmd, "r");
+    ck_assert_ptr_nonnull(p);
+    size_t n = fread(out, 1, cap - 1, p);
+    out[n] = '\0';
+    return pclose(p);
+}
+
 START_TEST(client_bot_mode)
 {
     start(NULL);
     char cmd[512];
     snprintf(cmd, sizeof cmd, "%s --port %d --bot 2 < /dev/null", MINK_CLIENT_PATH, srv.port);
-    FILE *p = popen(cmd, "r");
-    ck_assert_ptr_nonnull(p);
     char out[4096];
-    size_t n = fread(out, 1, sizeof out - 1, p);
-    out[n] = '\0';
-    int status = pclose(p);
+    int status = run_command(cmd, out, sizeof out);
     ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "bot exit %d: %s", status, out);
     ck_assert_ptr_nonnull(strstr(out, "states received"));
     /* About 20 states a second for 2 s. */
@@ -791,12 +807,8 @@ START_TEST(pile_scene_is_served)
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         char cmd[512];
         snprintf(cmd, sizeof cmd, "%s --scene %s 2>&1", MINK_SERVER_PATH, bad[i]);
-        FILE *p = popen(cmd, "r");
-        ck_assert_ptr_nonnull(p);
         char out[1024];
-        size_t n = fread(out, 1, sizeof out - 1, p);
-        out[n] = '\0';
-        int status = pclose(p);
+        int status = run_command(cmd, out, sizeof out);
         ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 2, "--scene %s: %d", bad[i],
                       status);
         ck_assert_msg(strstr(out, "--scene pile:N") != NULL, "--scene %s: %s", bad[i], out);
@@ -829,11 +841,7 @@ START_TEST(radius_limits_the_state_to_nearby_bodies)
     h_conn c;
     /* A kinematic avatar high above the demo scene (whose bodies are all below y = 20), with a
      * radius of 20 m: none of the demo's bodies is near it. */
-    cJSON *w = join(&c, "{\"type\":\"hello\",\"protocol\":1,\"avatar\":{\"shape\":{\"type\":"
-                        "\"aabb\",\"half\":[0.4,0.9]},\"pos\":[0,100],\"kind\":\"kinematic\","
-                        "\"max_speed\":50}}");
-    double avatar = h_num(w, "avatar");
-    cJSON_Delete(w);
+    double avatar = join_kinematic(&c, 0.4, 0.9, 100, 50);
     ck_assert(h_send_line(&c, "{\"type\":\"subscribe\",\"radius\":-1}"));
     expect_error(&c, "bad_request");
     ck_assert(h_send_line(&c, "{\"type\":\"subscribe\",\"radius\":2e6}"));
@@ -1052,12 +1060,8 @@ START_TEST(load_generator_runs_players)
     char cmd[512];
     snprintf(cmd, sizeof cmd, "%s --port %d --bots 8 --duration 2 --spawn 2 --json 2>/dev/null",
              MINK_CLIENT_PATH, srv.port);
-    FILE *p = popen(cmd, "r");
-    ck_assert_ptr_nonnull(p);
     char out[4096];
-    size_t n = fread(out, 1, sizeof out - 1, p);
-    out[n] = '\0';
-    int status = pclose(p);
+    int status = run_command(cmd, out, sizeof out);
     ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "bots exit %d: %s", status, out);
     cJSON *j = cJSON_Parse(out);
     ck_assert_msg(j != NULL, "not one JSON object: %s", out);

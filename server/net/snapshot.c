@@ -65,18 +65,28 @@ static bool seen_reserve(net_session *s, size_t bits)
     return true;
 }
 
+/* Makes room for one more item in a growable array of `*cap` items (doubling, from `first`). */
+static bool grow_for_one(void **items, size_t len, size_t *cap, size_t item, size_t first)
+{
+    if (len < *cap)
+        return true;
+    size_t n = *cap ? *cap * 2 : first;
+    void *p = realloc(*items, n * item);
+    if (!p)
+        return false;
+    *items = p;
+    *cap = n;
+    return true;
+}
+
 static bool removed_push(net_session *s, sim_id id)
 {
-    if (s->removed_len == s->removed_cap) {
-        size_t cap = s->removed_cap ? s->removed_cap * 2 : 16;
-        sim_id *p = realloc(s->removed, cap * sizeof *p);
-        if (!p)
-            return false;
-        s->removed = p;
-        s->removed_cap = cap;
-    }
-    s->removed[s->removed_len++] = id;
-    return true;
+    void *items = s->removed;
+    bool ok = grow_for_one(&items, s->removed_len, &s->removed_cap, sizeof *s->removed, 16);
+    s->removed = items;
+    if (ok)
+        s->removed[s->removed_len++] = id;
+    return ok;
 }
 
 void net_snapshot_collect_removed(net_server *srv)
@@ -255,16 +265,12 @@ static bool add_range(net_server *srv, net_session *s, size_t off, size_t len, b
             return true;
         }
     }
-    if (srv->ranges_len == srv->ranges_cap) {
-        size_t cap = srv->ranges_cap ? srv->ranges_cap * 2 : 256;
-        net_range *p = realloc(srv->ranges, cap * sizeof *p);
-        if (!p)
-            return false;
-        srv->ranges = p;
-        srv->ranges_cap = cap;
-    }
-    srv->ranges[srv->ranges_len++] = (net_range){.off = off, .len = len, .own = own};
-    return true;
+    void *items = srv->ranges;
+    bool ok = grow_for_one(&items, srv->ranges_len, &srv->ranges_cap, sizeof *srv->ranges, 256);
+    srv->ranges = items;
+    if (ok)
+        srv->ranges[srv->ranges_len++] = (net_range){.off = off, .len = len, .own = own};
+    return ok;
 }
 
 /* Adds bytes of the session's own, written to srv->own since `mark`. */
