@@ -224,6 +224,7 @@ cJSON *h_recv(h_conn *c, int timeout_ms)
         if (nl) {
             size_t n = (size_t)(nl - c->buf);
             cJSON *j = cJSON_ParseWithLength(c->buf, n);
+            c->last_len = n + 1;
             memmove(c->buf, nl + 1, c->len - n - 1);
             c->len -= n + 1;
             return j;

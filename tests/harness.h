@@ -27,6 +27,7 @@ typedef struct h_conn {
     int fd;
     char *buf; /* bytes received and not yet returned as lines */
     size_t len, cap;
+    size_t last_len; /* bytes of the line h_recv returned last, '\n' included */
 } h_conn;
 
 bool h_connect(h_conn *c, int port);

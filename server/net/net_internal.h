@@ -148,20 +148,21 @@ void net_session_close(net_session *s, const char *reason);
 void net_session_close_after_flush(net_session *s, const char *reason);
 
 /* server.c */
-/* Whether a session is due a state at `tick` (its phase spreads the clients over the ticks). */
-bool net_state_due(const net_server *srv, const net_session *s, uint64_t tick);
+/* Whether a session is due a state after the steps from tick `since` to `tick` (its phase
+ * spreads the clients over the ticks). */
+bool net_state_due(const net_server *srv, const net_session *s, uint64_t since, uint64_t tick);
 uint32_t net_state_phases(const net_config *cfg);
 
 /* snapshot.c */
 /* Hands the bodies removed from the world to the sessions that had seen them. */
 void net_snapshot_collect_removed(net_server *srv);
-/* Sends a `state` to every joined session due one (net_state_due) that is not still writing
- * the previous one. */
-bool net_snapshot_send(net_server *srv); /* false when no client was due a state */
+/* After the steps since tick `since`: sends a `state` to every joined session due one
+ * (net_state_due) that is not still writing the previous one. False when none was due. */
+bool net_snapshot_send(net_server *srv, uint64_t since);
 /* The two halves of net_snapshot_send, apart for mink-bench: build encodes the bodies once and
  * lays out every due session's state as pieces (returns how many sessions have one; -1 when
  * memory ran out); write hands them to libuv, discard drops them unsent. */
-int net_snapshot_build(net_server *srv);
+int net_snapshot_build(net_server *srv, uint64_t since);
 void net_snapshot_write(net_server *srv);
 void net_snapshot_discard(net_server *srv);
 /* A session's state as built, copied into `out` (mink-bench checks it reads back). */

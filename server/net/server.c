@@ -32,17 +32,17 @@ net_config net_config_default(void)
     };
 }
 
-/* Whether the step that brought the world to `tick` ends a snapshot period for a client of
- * this phase: true on ticks where floor((tick + phase) * snapshot_hz / tick_hz) changes, which
+/* Whether a snapshot period of a client of this phase ended in the steps from tick `since` to
+ * `tick`: true when floor((t + phase) * snapshot_hz / tick_hz) changed in between, which
  * spreads the snapshots evenly even when the rates do not divide. Clients get phases 0, 1, ...
  * in turn, so that at 60 Hz ticks and 20 Hz states a third of them is written each tick: the
  * work of a snapshot (most of it the kernel copying the bytes) is spread over the ticks, and
  * no single tick carries all of it. */
-bool net_state_due(const net_server *srv, const net_session *s, uint64_t tick)
+bool net_state_due(const net_server *srv, const net_session *s, uint64_t since, uint64_t tick)
 {
     double per = srv->cfg.snapshot_hz / srv->cfg.tick_hz;
-    uint64_t t = tick + s->phase;
-    return (uint64_t)((double)t * per) != (uint64_t)((double)(t - 1) * per);
+    return (uint64_t)((double)(tick + s->phase) * per) !=
+           (uint64_t)((double)(since + s->phase) * per);
 }
 
 /* Phases of state writes: one for each tick of a snapshot period. */
@@ -88,6 +88,7 @@ static void on_tick(uv_timer_t *t)
     srv->last_ns = now;
     int steps = 0;
     net_stats *st = &srv->stats;
+    uint64_t since = sim_world_tick(srv->world);
     while (srv->acc_ns >= srv->dt_ns && steps < srv->cfg.max_catchup) {
         uint64_t t0 = uv_hrtime();
         sim_world_step(srv->world);
@@ -99,12 +100,15 @@ static void on_tick(uv_timer_t *t)
         srv->acc_ns -= srv->dt_ns;
         steps++;
         check_sessions(srv, now);
-        if (net_snapshot_send(srv)) {
-            uint64_t t2 = uv_hrtime();
-            st->snapshots++;
-            st->snap_ns += t2 - t1;
-            st->snap_max_ns = t2 - t1 > st->snap_max_ns ? t2 - t1 : st->snap_max_ns;
-        }
+    }
+    /* After catching up, the states show the newest step: a client due in any of the steps
+     * run gets one state, of the last. */
+    uint64_t t1 = uv_hrtime();
+    if (steps > 0 && net_snapshot_send(srv, since)) {
+        uint64_t t2 = uv_hrtime();
+        st->snapshots++;
+        st->snap_ns += t2 - t1;
+        st->snap_max_ns = t2 - t1 > st->snap_max_ns ? t2 - t1 : st->snap_max_ns;
     }
     if (srv->acc_ns >= srv->dt_ns) {
         uint64_t dropped = srv->acc_ns / srv->dt_ns;

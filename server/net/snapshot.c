@@ -364,7 +364,7 @@ static bool build_state(net_server *srv, net_session *s, const sim_body *bodies,
     return ok;
 }
 
-int net_snapshot_build(net_server *srv)
+int net_snapshot_build(net_server *srv, uint64_t since)
 {
     net_snapshot_collect_removed(srv);
     size_t slots;
@@ -389,7 +389,7 @@ int net_snapshot_build(net_server *srv)
     for (net_session *s = srv->sessions; s; s = next) {
         next = s->next; /* a failure closes s */
         s->state_ready = false;
-        if (!s->joined || !net_state_due(srv, s, srv->tick->tick))
+        if (!s->joined || !net_state_due(srv, s, since, srv->tick->tick))
             continue;
         if (s->state_in_flight) { /* a slow reader: it gets a newer state once this one is
                                      written */
@@ -503,15 +503,15 @@ void net_snapshot_copy(const net_server *srv, const net_session *s, proto_buf *o
     }
 }
 
-bool net_snapshot_send(net_server *srv)
+bool net_snapshot_send(net_server *srv, uint64_t since)
 {
     uint64_t tick = sim_world_tick(srv->world);
     bool due = false;
     for (const net_session *s = srv->sessions; s && !due; s = s->next)
-        due = s->joined && net_state_due(srv, s, tick);
+        due = s->joined && net_state_due(srv, s, since, tick);
     if (!due)
         return false;
-    if (net_snapshot_build(srv) > 0)
+    if (net_snapshot_build(srv, since) > 0)
         net_snapshot_write(srv);
     else
         net_snapshot_discard(srv);
