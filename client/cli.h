@@ -117,7 +117,7 @@ size_t cli_keys_decode(cli_keys *k, const char *data, size_t n, cli_key *out, si
 
 /* ---- the application ---- */
 
-typedef enum cli_mode { CLI_MODE_INTERACTIVE, CLI_MODE_BOT, CLI_MODE_PING } cli_mode;
+typedef enum cli_mode { CLI_MODE_INTERACTIVE, CLI_MODE_BOT, CLI_MODE_PING, CLI_MODE_BOTS } cli_mode;
 
 #define CLI_MAX_RTTS 4096
 
@@ -190,6 +190,26 @@ int cli_view_start(cli_app *app);    /* raw mode, alternate screen; 0 or a uv er
 void cli_view_restore(cli_app *app); /* safe to call more than once */
 void cli_view_resized(cli_app *app); /* SIGWINCH: re-reads the size, redraws */
 void cli_view_request_draw(cli_app *app); /* draws soon, at most ~30 frames a second */
+
+/* msgs.c: the lines this client sends, '\n' included */
+void cli_write_hello(proto_buf *b, const char *name, bool kinematic, double x, double y);
+void cli_write_ping(proto_buf *b, double now_ms);
+void cli_write_input(proto_buf *b, uint64_t seq, int move_x, int move_y, bool jump);
+
+/* bots.c: the load generator, many players on one loop */
+typedef struct cli_bots_opts {
+    char host[256];
+    int port;
+    int count;          /* players */
+    double duration;    /* s */
+    int spawn;          /* extra bodies each player spawns */
+    double radius;      /* m: subscribe {radius} when > 0 */
+    bool json;          /* the summary as one JSON object */
+} cli_bots_opts;
+/* Runs the players on `loop` until the duration ends or SIGINT/SIGTERM; prints a progress
+ * line a second to stderr and the summary to stdout. Returns the exit code: 0 when every
+ * player was welcomed and received states without an error. */
+int cli_bots_run(uv_loop_t *loop, const cli_bots_opts *opts);
 
 /* bot.c */
 void cli_bot_controls(cli_app *app, double now_ms);

@@ -37,6 +37,14 @@ static void usage(FILE *out)
             "  --bot SECONDS      play by itself for SECONDS, then print a summary (the default,\n"
             "                     for 10 s, when stdin or stdout is not a terminal)\n"
             "  --ping             send one ping, print the round trip, exit 0 on a pong\n"
+            "load generator:\n"
+            "  --bots N           run N players at once (1..10000): each joins with an avatar,\n"
+            "                     sends inputs at 30 Hz and a ping a second, reads every state;\n"
+            "                     a progress line a second on stderr, a summary on stdout\n"
+            "  --duration S       how long the players play (default 10)\n"
+            "  --spawn K          bodies each player spawns, one every 100 ms (default 0)\n"
+            "  --radius R         each player subscribes to the bodies within R m (default: all)\n"
+            "  --json             the summary as one JSON object\n"
             "  --help             this text\n"
             "keys: arrows/WASD move, space jump, q quit\n");
 }
@@ -54,28 +62,18 @@ static void send_hello(cli_app *app)
 {
     proto_buf b;
     proto_buf_init(&b);
-    proto_buf_append_str(&b, "{\"type\":\"hello\",\"protocol\":1,\"name\":");
-    proto_buf_append_json_string(&b, app->name);
-    proto_buf_append_str(&b, ",\"avatar\":{\"shape\":{\"type\":\"aabb\",\"half\":[0.4,0.9]},"
-                             "\"pos\":[0,4],\"kind\":\"");
-    proto_buf_append_str(&b, app->kinematic ? "kinematic" : "character");
-    proto_buf_append_str(&b, "\",\"max_speed\":6,\"tag\":");
-    proto_buf_append_json_string(&b, app->name);
-    proto_buf_append_str(&b, "}}\n");
+    cli_write_hello(&b, app->name, app->kinematic, 0.0, 4.0);
     send_buf(app, &b);
 }
 
 static void send_ping(cli_app *app)
 {
-    /* t: ms on the monotonic clock, to 1 us; the pong echoes it. */
     proto_buf b;
     proto_buf_init(&b);
     double now = cli_now_ms();
     if (app->first_ping_ms == 0)
         app->first_ping_ms = now;
-    proto_buf_append_str(&b, "{\"type\":\"ping\",\"t\":");
-    proto_buf_append_fixed(&b, now, 3);
-    proto_buf_append_str(&b, "}\n");
+    cli_write_ping(&b, now);
     send_buf(app, &b);
 }
 
@@ -83,13 +81,7 @@ static void send_input(cli_app *app, bool jump)
 {
     proto_buf b;
     proto_buf_init(&b);
-    proto_buf_append_str(&b, "{\"type\":\"input\",\"seq\":");
-    proto_buf_append_u64(&b, ++app->seq);
-    proto_buf_append_str(&b, ",\"move\":[");
-    proto_buf_append_i64(&b, app->move_x);
-    proto_buf_append_char(&b, ',');
-    proto_buf_append_i64(&b, app->move_y);
-    proto_buf_append_str(&b, jump ? "],\"jump\":true}\n" : "],\"jump\":false}\n");
+    cli_write_input(&b, ++app->seq, app->move_x, app->move_y, jump);
     app->stats.inputs++;
     send_buf(app, &b);
 }
@@ -414,15 +406,30 @@ static double number_arg(const char *flag, const char *text, double lo, double h
     return v;
 }
 
-static void parse_args(cli_app *app, int argc, char **argv)
+static double whole_arg(const char *flag, const char *text, double lo, double hi)
 {
-    enum { OPT_HOST = 256, OPT_PORT, OPT_NAME, OPT_KIND, OPT_BOT, OPT_PING, OPT_HELP };
+    if (text[0] == '\0' || strspn(text, "0123456789") != strlen(text)) {
+        fprintf(stderr, "mink-client: %s: '%s' is not a whole number; try --help\n", flag, text);
+        exit(2);
+    }
+    return number_arg(flag, text, lo, hi);
+}
+
+static void parse_args(cli_app *app, cli_bots_opts *bots, int argc, char **argv)
+{
+    enum { OPT_HOST = 256, OPT_PORT, OPT_NAME, OPT_KIND, OPT_BOT, OPT_PING, OPT_HELP, OPT_BOTS,
+           OPT_DURATION, OPT_SPAWN, OPT_RADIUS, OPT_JSON };
     static const struct option opts[] = {
         {"host", required_argument, NULL, OPT_HOST}, {"port", required_argument, NULL, OPT_PORT},
         {"name", required_argument, NULL, OPT_NAME}, {"kind", required_argument, NULL, OPT_KIND},
         {"bot", required_argument, NULL, OPT_BOT},   {"ping", no_argument, NULL, OPT_PING},
-        {"help", no_argument, NULL, OPT_HELP},       {NULL, 0, NULL, 0},
+        {"help", no_argument, NULL, OPT_HELP},       {"bots", required_argument, NULL, OPT_BOTS},
+        {"duration", required_argument, NULL, OPT_DURATION},
+        {"spawn", required_argument, NULL, OPT_SPAWN},
+        {"radius", required_argument, NULL, OPT_RADIUS},
+        {"json", no_argument, NULL, OPT_JSON},       {NULL, 0, NULL, 0},
     };
+    bots->duration = DEFAULT_BOT_S;
     snprintf(app->host, sizeof app->host, "127.0.0.1");
     app->port = 7777;
     snprintf(app->name, sizeof app->name, "player");
@@ -471,6 +478,21 @@ static void parse_args(cli_app *app, int argc, char **argv)
         case OPT_PING:
             ping = true;
             break;
+        case OPT_BOTS:
+            bots->count = (int)whole_arg("--bots", optarg, 1, 10000);
+            break;
+        case OPT_DURATION:
+            bots->duration = number_arg("--duration", optarg, 0.1, 1e6);
+            break;
+        case OPT_SPAWN:
+            bots->spawn = (int)whole_arg("--spawn", optarg, 0, 1000);
+            break;
+        case OPT_RADIUS:
+            bots->radius = number_arg("--radius", optarg, 0.001, PROTO_MAX_RADIUS);
+            break;
+        case OPT_JSON:
+            bots->json = true;
+            break;
         case OPT_HELP:
             usage(stdout);
             exit(0);
@@ -483,7 +505,18 @@ static void parse_args(cli_app *app, int argc, char **argv)
         fprintf(stderr, "mink-client: unexpected argument '%s'; try --help\n", argv[optind]);
         exit(2);
     }
-    if (ping) {
+    if (bots->count > 0) {
+        if (ping || bot) {
+            fprintf(stderr, "mink-client: --bots goes with neither --bot nor --ping\n");
+            exit(2);
+        }
+        app->mode = CLI_MODE_BOTS;
+        snprintf(bots->host, sizeof bots->host, "%s", app->host);
+        bots->port = app->port;
+    } else if (bots->spawn || bots->radius > 0 || bots->json) {
+        fprintf(stderr, "mink-client: --spawn, --radius and --json go with --bots N\n");
+        exit(2);
+    } else if (ping) {
         app->mode = CLI_MODE_PING;
     } else if (bot) {
         app->mode = CLI_MODE_BOT;
@@ -543,7 +576,14 @@ static void start(cli_app *app)
 int main(int argc, char **argv)
 {
     static cli_app app; /* large (the rtt samples): not on the stack */
-    parse_args(&app, argc, argv);
+    cli_bots_opts bots = {0};
+    parse_args(&app, &bots, argc, argv);
+    if (app.mode == CLI_MODE_BOTS) {
+        signal(SIGPIPE, SIG_IGN); /* a server that goes away is an error to count, not a kill */
+        int code = cli_bots_run(uv_default_loop(), &bots);
+        uv_loop_close(uv_default_loop());
+        return code;
+    }
     app.stats.last_rtt = NAN;
     app.loop = uv_default_loop();
     cli_world_init(&app.world);

@@ -32,6 +32,7 @@
 #define PROTO_MAX_FRICTION 10.0  /* friction in [0, 10] */
 #define PROTO_MAX_SPEED 1e3      /* m/s: max_speed in [0, 1000] */
 #define PROTO_MAX_JUMP 100.0     /* m: jump_height in [0, 100] */
+#define PROTO_MAX_RADIUS 1e6     /* m: subscribe's interest radius in (0, 1e6] */
 #define PROTO_MAX_ID 9007199254740992.0 /* 2^53: ids and seq are integers in [0, 2^53] */
 
 /* Defaults of the optional body spec fields. */

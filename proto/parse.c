@@ -665,7 +665,7 @@ static proto_error_code parse_subscribe(const cJSON *root, proto_msg *out, proto
         return rc;
     out->u.subscribe.has_radius = cJSON_GetObjectItemCaseSensitive(root, "radius") != NULL;
     out->u.subscribe.radius = 0;
-    if ((rc = get_number(root, "radius", "", false, 0, PROTO_MAX_COORD, &out->u.subscribe.radius,
+    if ((rc = get_number(root, "radius", "", false, 0, PROTO_MAX_RADIUS, &out->u.subscribe.radius,
                          err)))
         return rc;
     if (out->u.subscribe.has_radius && !(out->u.subscribe.radius > 0))

@@ -23,6 +23,8 @@ static void usage(FILE *out)
             "  --tick-hz HZ             world steps per second (default %.0f)\n"
             "  --snapshot-hz HZ         state messages per second, <= tick-hz (default %.0f)\n"
             "  --scene FILE.json        load a scene {dim, gravity, bodies} instead of the demo\n"
+            "  --scene pile:N           the stress scene: N 1 m boxes in columns of ten on a\n"
+            "                           ground\n"
             "  --save FILE.json         write the world there on SIGTERM/SIGINT and on SIGHUP;\n"
             "                           --scene FILE.json loads it back\n"
             "  --log-level LEVEL        error, warn, info or debug (default info)\n"
@@ -47,6 +49,8 @@ static void usage(FILE *out)
             "                           inputs give the same hashes on the same build)\n"
             "  --record FILE            write every change to the world (tick, client, message)\n"
             "  --replay FILE            replay a recording on the scene offline, check its hash\n"
+            "  --stats S                log tick, step and snapshot figures every S seconds\n"
+            "  --no-sleep               bodies at rest never sleep (stress tests at full price)\n"
             "  --help                   this text\n",
             d.host, d.port, d.tick_hz, d.snapshot_hz, d.max_clients, d.bodies_per_client,
             s.max_bodies, s.bounds, d.msg_rate, d.spawn_rate, d.hello_timeout, d.max_line,
@@ -105,7 +109,7 @@ int main(int argc, char **argv)
 
     enum { O_HOST = 256, O_PORT, O_TICK, O_SNAP, O_SCENE, O_LOG, O_CLIENTS, O_QUOTA, O_BODIES,
            O_BOUNDS, O_SAVE, O_MSG_RATE, O_SPAWN_RATE, O_HELLO_TIMEOUT, O_MAX_LINE, O_SOFT, O_SOFT_S, O_HARD,
-           O_HASH_EVERY, O_RECORD, O_REPLAY, O_HELP };
+           O_HASH_EVERY, O_RECORD, O_REPLAY, O_STATS, O_NO_SLEEP, O_HELP };
     static const struct option opts[] = {
         {"host", required_argument, NULL, O_HOST},
         {"port", required_argument, NULL, O_PORT},
@@ -128,6 +132,8 @@ int main(int argc, char **argv)
         {"hash-every", required_argument, NULL, O_HASH_EVERY},
         {"record", required_argument, NULL, O_RECORD},
         {"replay", required_argument, NULL, O_REPLAY},
+        {"stats", required_argument, NULL, O_STATS},
+        {"no-sleep", no_argument, NULL, O_NO_SLEEP},
         {"help", no_argument, NULL, O_HELP},
         {NULL, 0, NULL, 0},
     };
@@ -206,6 +212,12 @@ int main(int argc, char **argv)
         case O_REPLAY:
             replay = optarg;
             break;
+        case O_STATS:
+            cfg.stats_seconds = number_arg("--stats", optarg, 0.1, 86400);
+            break;
+        case O_NO_SLEEP:
+            wc.sleep = false;
+            break;
         case O_HELP:
             usage(stdout);
             return 0;
@@ -236,12 +248,24 @@ int main(int argc, char **argv)
     wc.dt = (float)(1.0 / cfg.tick_hz);
 
     char err[512];
-    sim_world *world = scene ? sim_scene_load_file(scene, &wc, err, sizeof err)
-                             : sim_scene_load(sim_demo_scene, strlen(sim_demo_scene), "demo",
-                                              &wc, err, sizeof err);
-    if (!world) {
-        LOG_ERROR("scene: %s", err);
-        return 1;
+    sim_world *world;
+    if (scene && strncmp(scene, "pile:", 5) == 0) {
+        /* The stress scene: N is a flag's value, so a bad one is a bad flag (exit 2); the
+         * ground is one of the --max-bodies. */
+        int n = (int)integer_arg("--scene pile:N", scene + 5, 1, wc.max_bodies - 1.0);
+        world = sim_scene_pile(n, &wc, err, sizeof err);
+        if (!world) {
+            fprintf(stderr, "mink-server: --scene %s: %s\n", scene, err);
+            return 2;
+        }
+    } else {
+        world = scene ? sim_scene_load_file(scene, &wc, err, sizeof err)
+                      : sim_scene_load(sim_demo_scene, strlen(sim_demo_scene), "demo", &wc, err,
+                                       sizeof err);
+        if (!world) {
+            LOG_ERROR("scene: %s", err);
+            return 1;
+        }
     }
     LOG_INFO("scene %s: %zu bodies", scene ? scene : "demo", sim_world_body_count(world));
 

@@ -139,10 +139,18 @@ int h_server_stop(h_server *srv, int sig, int timeout_ms)
 
 bool h_connect(h_conn *c, int port)
 {
+    return h_connect_rcvbuf(c, port, 0);
+}
+
+bool h_connect_rcvbuf(h_conn *c, int port, int rcvbuf)
+{
     memset(c, 0, sizeof *c);
     c->fd = socket(AF_INET, SOCK_STREAM, 0);
     if (c->fd < 0)
         return false;
+    /* Before connect, so that the window offered to the server is this small too. */
+    if (rcvbuf > 0)
+        setsockopt(c->fd, SOL_SOCKET, SO_RCVBUF, &rcvbuf, sizeof rcvbuf);
     struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
     a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
     if (connect(c->fd, (struct sockaddr *)&a, sizeof a) != 0) {
@@ -216,6 +224,7 @@ cJSON *h_recv(h_conn *c, int timeout_ms)
         if (nl) {
             size_t n = (size_t)(nl - c->buf);
             cJSON *j = cJSON_ParseWithLength(c->buf, n);
+            c->last_len = n + 1;
             memmove(c->buf, nl + 1, c->len - n - 1);
             c->len -= n + 1;
             return j;

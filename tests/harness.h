@@ -27,9 +27,13 @@ typedef struct h_conn {
     int fd;
     char *buf; /* bytes received and not yet returned as lines */
     size_t len, cap;
+    size_t last_len; /* bytes of the line h_recv returned last, '\n' included */
 } h_conn;
 
 bool h_connect(h_conn *c, int port);
+/* The same with the socket's receive buffer set to `rcvbuf` bytes first (0: the default): a
+ * client that stops reading fills its socket sooner. */
+bool h_connect_rcvbuf(h_conn *c, int port, int rcvbuf);
 void h_close(h_conn *c);
 /* Sends raw bytes (all of them). */
 bool h_send_raw(h_conn *c, const void *data, size_t len);

@@ -484,6 +484,15 @@ START_TEST(subscribe)
     EXPECT_ERR(2, "{\"type\":\"subscribe\",\"radius\":0}", PROTO_ERR_BAD_REQUEST, "radius");
     EXPECT_ERR(2, "{\"type\":\"subscribe\",\"radius\":-3}", PROTO_ERR_BAD_REQUEST, "radius");
     EXPECT_ERR(2, "{\"type\":\"subscribe\",\"radius\":\"5\"}", PROTO_ERR_BAD_REQUEST, "radius");
+    EXPECT_ERR(2, "{\"type\":\"subscribe\",\"radius\":null}", PROTO_ERR_BAD_REQUEST, "radius");
+    EXPECT_ERR(2, "{\"type\":\"subscribe\",\"radius\":1000000.5}", PROTO_ERR_BAD_REQUEST,
+               "radius");
+    EXPECT_ERR(2, "{\"type\":\"subscribe\",\"radius\":1e999}", PROTO_ERR_BAD_REQUEST, "radius");
+    EXPECT_ERR(2, "{\"type\":\"subscribe\",\"radius\":1e-400}", PROTO_ERR_BAD_REQUEST,
+               "radius");
+    EXPECT_OK(2, "{\"type\":\"subscribe\",\"radius\":1e6}");
+    ck_assert_double_eq(msg.u.subscribe.radius, PROTO_MAX_RADIUS);
+    ck_assert(msg.u.subscribe.has_contacts == false);
     EXPECT_ERR(2, "{\"type\":\"subscribe\",\"contacts\":1}", PROTO_ERR_BAD_REQUEST, "contacts");
     EXPECT_ERR(2, "{\"type\":\"subscribe\",\"contacts\":\"yes\"}", PROTO_ERR_BAD_REQUEST,
                "contacts");

@@ -792,6 +792,64 @@ START_TEST(scene_ids_are_checked)
 }
 END_TEST
 
+/* pile:N as specified: 23 boxes are columns of 10, 10 and 3, 1.05 m apart around x = 0, rows
+ * 1.05 m apart from y = 0.55, on a static ground whose top is y = 0 and which covers them. */
+START_TEST(pile_scene_layout_and_range)
+{
+    sim_config cfg = sim_config_default();
+    char err[256];
+    sim_world *w = sim_scene_pile(23, &cfg, err, sizeof err);
+    ck_assert_msg(w != NULL, "%s", err);
+    ck_assert_uint_eq(sim_world_body_count(w), 24);
+    size_t slots;
+    sim_body *b = sim_world_slots(w, &slots);
+    ck_assert_uint_eq(slots, 24);
+    ck_assert_int_eq(b[0].kind, SIM_STATIC);
+    ck_assert_float_eq(b[0].pos.x, 0.0f);
+    ck_assert_float_eq_tol(b[0].pos.y + b[0].shape.half.y, 0.0f, 1e-6f);
+    ck_assert_float_ge(b[0].shape.half.x, 1.05f + 0.5f);
+    int per_column[3] = {0, 0, 0};
+    for (size_t i = 1; i < slots; i++) {
+        ck_assert_int_eq(b[i].kind, SIM_DYNAMIC);
+        ck_assert_int_eq(b[i].shape.type, COL_SHAPE_AABB);
+        ck_assert_float_eq(b[i].shape.half.x, 0.5f);
+        ck_assert_float_eq(b[i].shape.half.y, 0.5f);
+        ck_assert_float_eq(b[i].density, 1.0f);
+        ck_assert_float_eq_tol(b[i].friction, 0.6f, 1e-7f);
+        int col = (int)lroundf(b[i].pos.x / 1.05f) + 1;
+        ck_assert_int_ge(col, 0);
+        ck_assert_int_le(col, 2);
+        ck_assert_float_eq_tol(b[i].pos.x, 1.05f * (float)(col - 1), 1e-5f);
+        int row = (int)(i - 1) % 10;
+        ck_assert_float_eq_tol(b[i].pos.y, 0.55f + 1.05f * (float)row, 1e-5f);
+        per_column[col]++;
+    }
+    ck_assert_int_eq(per_column[0], 10);
+    ck_assert_int_eq(per_column[1], 10);
+    ck_assert_int_eq(per_column[2], 3);
+    sim_world_free(w);
+
+    /* An even number of columns straddles x = 0. */
+    w = sim_scene_pile(20, &cfg, err, sizeof err);
+    ck_assert_ptr_nonnull(w);
+    b = sim_world_slots(w, &slots);
+    ck_assert_float_eq_tol(b[1].pos.x, -0.525f, 1e-6f);
+    ck_assert_float_eq_tol(b[11].pos.x, 0.525f, 1e-6f);
+    sim_world_free(w);
+
+    /* N counts against max_bodies with the ground. */
+    cfg.max_bodies = 10;
+    w = sim_scene_pile(9, &cfg, err, sizeof err);
+    ck_assert_ptr_nonnull(w);
+    ck_assert_uint_eq(sim_world_body_count(w), 10);
+    sim_world_free(w);
+    ck_assert_ptr_null(sim_scene_pile(10, &cfg, err, sizeof err));
+    ck_assert_ptr_nonnull(strstr(err, "[1, 9]"));
+    ck_assert_ptr_null(sim_scene_pile(0, &cfg, err, sizeof err));
+    ck_assert_ptr_null(sim_scene_pile(-5, &cfg, err, sizeof err));
+}
+END_TEST
+
 static Suite *sim_suite(void)
 {
     Suite *s = suite_create("sim");
@@ -824,6 +882,7 @@ static Suite *sim_suite(void)
     tcase_add_test(sc, query_aabb_and_circle);
     tcase_add_test(sc, saved_world_loads_back_the_same);
     tcase_add_test(sc, scene_ids_are_checked);
+    tcase_add_test(sc, pile_scene_layout_and_range);
     suite_add_tcase(s, sc);
     return s;
 }

@@ -33,6 +33,8 @@ typedef struct net_config {
                                   growth stays paced */
     uint64_t hash_every;       /* --hash-every: log the world hash every this many ticks (0:
                                   never), to compare two runs bit for bit */
+    double stats_seconds;      /* --stats: a line of tick and snapshot figures this often (info
+                                  level); 0, the default: none */
 } net_config;
 
 net_config net_config_default(void);

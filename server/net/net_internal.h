@@ -9,6 +9,14 @@
 
 typedef struct net_server net_server;
 
+/* Figures for the --stats line: how the clock kept up and what the steps and snapshots cost. */
+typedef struct net_stats {
+    uint64_t steps, late, dropped; /* late: steps run to catch up after a stalled callback */
+    uint64_t step_ns, step_max_ns; /* time in sim_world_step */
+    uint64_t snapshots, snap_ns, snap_max_ns; /* time building and writing the states */
+    uint64_t states, states_dropped; /* sent, and not sent to a client still writing one */
+} net_stats;
+
 /* A token bucket (the leaky-bucket rate limit of traffic shaping): refills at `rate` tokens a
  * second up to `burst`; starts full. */
 typedef struct net_bucket {
@@ -18,6 +26,27 @@ typedef struct net_bucket {
 
 /* Takes one token when there is one. */
 bool net_bucket_take(net_bucket *b, double rate, double burst, uint64_t now_ns);
+
+/* One snapshot's encoded bodies, shared by every client's `state` of that tick: the writes
+ * point into it (no copy per client), and it goes back to the pool when the last of them has
+ * completed. */
+typedef struct net_tick_buf {
+    unsigned refs; /* writes in flight, plus one while the snapshot is being built */
+    uint64_t tick;
+    struct net_tick_buf *next; /* in the pool */
+    proto_buf data;
+} net_tick_buf;
+
+/* Bytes [off, end) of the tick buffer; off == SIZE_MAX: not encoded yet this snapshot. */
+typedef struct net_piece {
+    size_t off, end;
+} net_piece;
+
+/* A piece of one client's state: bytes of the tick buffer, or of the session's own bytes. */
+typedef struct net_range {
+    size_t off, len;
+    bool own;
+} net_range;
 
 typedef struct net_session {
     uv_tcp_t tcp; /* first: libuv hands the handle back, and it is the session */
@@ -30,6 +59,7 @@ typedef struct net_session {
     char name[PROTO_MAX_NAME + 1];
     sim_id avatar;
     bool contacts; /* subscribed to contact manifolds */
+    double radius; /* interest radius in m around the avatar (`subscribe`); 0: every body */
     proto_framer framer;
     uint64_t connected_ns;
 
@@ -45,11 +75,18 @@ typedef struct net_session {
     sim_id *removed;
     size_t removed_len, removed_cap;
 
-    /* Output: bytes queued in libuv and not yet written, and whether a `state` is among them
-     * (at most one waits: a slow reader gets the newest state when it drains). */
-    size_t out_bytes;
+    /* Output: whether a `state` is queued in libuv and not yet written (at most one waits: a
+     * slow reader gets the newest state when it drains, older ones are never queued). The
+     * bytes not yet written are libuv's write queue size (net_session_queued). */
     bool state_in_flight;
     uint64_t over_soft_since_ns; /* 0 while under the soft limit */
+
+    /* The state being built this snapshot (snapshot.c): its pieces are ranges
+     * [range_begin, range_end) of the server's list, its own bytes (header, `removed`, the
+     * end) [own_begin, own_end) of the server's `own` buffer. */
+    bool state_ready;
+    size_t range_begin, range_end, own_begin, own_end;
+    uint32_t phase; /* which tick of a snapshot period its states go out on */
 
     /* Rate limits: every line, and spawns. `dropped` counts lines refused in a row. */
     net_bucket lines, spawns;
@@ -73,18 +110,35 @@ struct net_server {
     uint64_t dt_ns;
     uint64_t last_ns, acc_ns;
     uint64_t ticks_dropped;
+    uv_timer_t stats_timer;
+    net_stats stats; /* since the last stats line */
 
     proto_msg *msg;   /* scratch for parsing: a message can hold two 256-point shapes */
     proto_buf out;    /* scratch for building one message */
-    proto_buf bodies; /* this snapshot's bodies, each encoded once */
-    size_t *body_off; /* per slot, plus one: where each body's piece starts in `bodies` */
-    size_t body_off_cap;
+
+    /* Snapshots (snapshot.c). */
+    net_tick_buf *tick;      /* the snapshot being built, NULL between snapshots */
+    net_tick_buf *tick_pool; /* buffers whose writes have all completed, kept for reuse */
+    unsigned tick_pool_len;
+    size_t slot_cap;         /* slots the per-slot arrays below hold */
+    size_t *body_off;        /* per slot, plus one: the slot's state piece in the tick buffer
+                                is [body_off[i], body_off[i + 1]), empty when it is not sent */
+    net_piece *full;         /* per slot: its first-sighting piece, encoded on demand */
+    col_aabb *bounds;        /* per slot: the body's bounds, for interest radii */
+    net_piece contacts;      /* `,"contacts":[...]`, encoded on demand */
+    net_range *ranges;       /* every session's pieces of this snapshot */
+    size_t ranges_len, ranges_cap;
+    proto_buf own;           /* every session's own bytes of this snapshot */
 };
 
 /* session.c */
 void net_on_connection(uv_stream_t *listener, int status);
-/* Queues bytes for the client. `is_state` marks a snapshot for backpressure. */
-void net_session_send(net_session *s, const char *data, size_t len, bool is_state);
+/* Bytes queued for the client in libuv and not yet taken by the socket. */
+size_t net_session_queued(const net_session *s);
+/* Cuts off a client whose output is over the hard limit; true when it did. */
+bool net_session_check_hard_limit(net_session *s, size_t more);
+/* Queues bytes for the client (copied when the socket does not take them at once). */
+void net_session_send(net_session *s, const char *data, size_t len);
 /* Sends an error line. */
 void net_session_error(net_session *s, proto_error_code code, const char *message,
                        const char *req);
@@ -93,11 +147,26 @@ void net_session_close(net_session *s, const char *reason);
 /* Closes after the queued output has been written (an answer, then the close). */
 void net_session_close_after_flush(net_session *s, const char *reason);
 
+/* server.c */
+/* Whether a session is due a state after the steps from tick `since` to `tick` (its phase
+ * spreads the clients over the ticks). */
+bool net_state_due(const net_server *srv, const net_session *s, uint64_t since, uint64_t tick);
+uint32_t net_state_phases(const net_config *cfg);
+
 /* snapshot.c */
 /* Hands the bodies removed from the world to the sessions that had seen them. */
 void net_snapshot_collect_removed(net_server *srv);
-/* Sends a `state` to every joined session that is not still writing the previous one. */
-void net_snapshot_send(net_server *srv);
+/* After the steps since tick `since`: sends a `state` to every joined session due one
+ * (net_state_due) that is not still writing the previous one. False when none was due. */
+bool net_snapshot_send(net_server *srv, uint64_t since);
+/* The two halves of net_snapshot_send, apart for mink-bench: build encodes the bodies once and
+ * lays out every due session's state as pieces (returns how many sessions have one; -1 when
+ * memory ran out); write hands them to libuv, discard drops them unsent. */
+int net_snapshot_build(net_server *srv, uint64_t since);
+void net_snapshot_write(net_server *srv);
+void net_snapshot_discard(net_server *srv);
+/* A session's state as built, copied into `out` (mink-bench checks it reads back). */
+void net_snapshot_copy(const net_server *srv, const net_session *s, proto_buf *out);
 void net_snapshot_free(net_server *srv);
 
 #endif

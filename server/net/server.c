@@ -4,6 +4,7 @@
  * spent in fixed steps of 1/tick_hz, so the world advances the same way however the timer
  * fires. After a stall at most max_catchup steps run at once and the rest of the debt is
  * dropped (and logged), so a slow step cannot make the next one slower in a spiral. */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -31,13 +32,23 @@ net_config net_config_default(void)
     };
 }
 
-/* Whether the step that brought the world to `tick` ends a snapshot period: true on ticks
- * where floor(tick * snapshot_hz / tick_hz) changes, which spreads the snapshots evenly even
- * when the rates do not divide. */
-static bool snapshot_due(const net_config *cfg, uint64_t tick)
+/* Whether a snapshot period of a client of this phase ended in the steps from tick `since` to
+ * `tick`: true when floor((t + phase) * snapshot_hz / tick_hz) changed in between, which
+ * spreads the snapshots evenly even when the rates do not divide. Clients get phases 0, 1, ...
+ * in turn, so that at 60 Hz ticks and 20 Hz states a third of them is written each tick: the
+ * work of a snapshot (most of it the kernel copying the bytes) is spread over the ticks, and
+ * no single tick carries all of it. */
+bool net_state_due(const net_server *srv, const net_session *s, uint64_t since, uint64_t tick)
 {
-    double per = cfg->snapshot_hz / cfg->tick_hz;
-    return (uint64_t)((double)tick * per) != (uint64_t)((double)(tick - 1) * per);
+    double per = srv->cfg.snapshot_hz / srv->cfg.tick_hz;
+    return (uint64_t)((double)(tick + s->phase) * per) !=
+           (uint64_t)((double)(since + s->phase) * per);
+}
+
+/* Phases of state writes: one for each tick of a snapshot period. */
+uint32_t net_state_phases(const net_config *cfg)
+{
+    return (uint32_t)ceil(cfg->tick_hz / cfg->snapshot_hz);
 }
 
 /* Per-tick bookkeeping of the sessions: acks, the hello timeout, the soft output limit. */
@@ -53,13 +64,17 @@ static void check_sessions(net_server *srv, uint64_t now)
             net_session_close(s, "no hello in time");
             continue;
         }
-        if (s->out_bytes <= srv->cfg.out_soft_limit) {
+        size_t queued = net_session_queued(s);
+        if (net_session_check_hard_limit(s, 0))
+            continue;
+        if (queued <= srv->cfg.out_soft_limit) {
             s->over_soft_since_ns = 0;
         } else if (s->over_soft_since_ns == 0) {
             s->over_soft_since_ns = now;
         } else if ((double)(now - s->over_soft_since_ns) > srv->cfg.out_soft_seconds * 1e9) {
-            LOG_WARN("client %u (%s): output over the soft limit (%zu bytes) for %.0f s: cut off",
-                     s->client, s->peer, s->out_bytes, srv->cfg.out_soft_seconds);
+            LOG_WARN("client %u (%s): output over the soft limit (%zu bytes queued, the limit is "
+                     "%zu) for %g s: cut off", s->client, s->peer, queued,
+                     srv->cfg.out_soft_limit, srv->cfg.out_soft_seconds);
             net_session_close(s, "too slow a reader");
         }
     }
@@ -80,18 +95,34 @@ static void on_tick(uv_timer_t *t)
     srv->acc_ns += now - srv->last_ns;
     srv->last_ns = now;
     int steps = 0;
+    net_stats *st = &srv->stats;
+    uint64_t since = sim_world_tick(srv->world);
     while (srv->acc_ns >= srv->dt_ns && steps < srv->cfg.max_catchup) {
+        uint64_t t0 = uv_hrtime();
         sim_world_step(srv->world);
+        uint64_t t1 = uv_hrtime();
+        st->steps++;
+        st->late += steps > 0;
+        st->step_ns += t1 - t0;
+        st->step_max_ns = t1 - t0 > st->step_max_ns ? t1 - t0 : st->step_max_ns;
         net_log_world_hash(srv->world, srv->cfg.hash_every);
         srv->acc_ns -= srv->dt_ns;
         steps++;
         check_sessions(srv, now);
-        if (snapshot_due(&srv->cfg, sim_world_tick(srv->world)))
-            net_snapshot_send(srv);
+    }
+    /* After catching up, the states show the newest step: a client due in any of the steps
+     * run gets one state, of the last. */
+    uint64_t t1 = uv_hrtime();
+    if (steps > 0 && net_snapshot_send(srv, since)) {
+        uint64_t t2 = uv_hrtime();
+        st->snapshots++;
+        st->snap_ns += t2 - t1;
+        st->snap_max_ns = t2 - t1 > st->snap_max_ns ? t2 - t1 : st->snap_max_ns;
     }
     if (srv->acc_ns >= srv->dt_ns) {
         uint64_t dropped = srv->acc_ns / srv->dt_ns;
         srv->ticks_dropped += dropped;
+        st->dropped += dropped;
         srv->acc_ns %= srv->dt_ns;
         LOG_WARN("fell behind: dropped %llu ticks (%llu in all)", (unsigned long long)dropped,
                  (unsigned long long)srv->ticks_dropped);
@@ -100,6 +131,23 @@ static void on_tick(uv_timer_t *t)
      * accumulator absorbs the rounding). */
     uint64_t wait_ns = srv->dt_ns - srv->acc_ns;
     uv_timer_start(&srv->tick_timer, on_tick, (wait_ns + 999999) / 1000000, 0);
+}
+
+static void on_stats(uv_timer_t *t)
+{
+    net_server *srv = t->data;
+    net_stats *st = &srv->stats;
+    LOG_INFO("stats: %u clients, %llu steps (%llu late, %llu dropped; %llu dropped in all), "
+             "step %.3f ms mean %.3f max, %llu snapshots %.3f ms mean %.3f max, %llu states "
+             "sent, %llu not sent to slow readers",
+             srv->session_count, (unsigned long long)st->steps, (unsigned long long)st->late,
+             (unsigned long long)st->dropped, (unsigned long long)srv->ticks_dropped,
+             st->steps ? (double)st->step_ns / (double)st->steps / 1e6 : 0.0,
+             (double)st->step_max_ns / 1e6, (unsigned long long)st->snapshots,
+             st->snapshots ? (double)st->snap_ns / (double)st->snapshots / 1e6 : 0.0,
+             (double)st->snap_max_ns / 1e6, (unsigned long long)st->states,
+             (unsigned long long)st->states_dropped);
+    memset(st, 0, sizeof *st);
 }
 
 static void close_handle(uv_handle_t *h, void *arg)
@@ -149,6 +197,7 @@ static void stop(net_server *srv, const char *why)
     uv_close((uv_handle_t *)&srv->listener, NULL);
     uv_timer_stop(&srv->tick_timer);
     uv_close((uv_handle_t *)&srv->tick_timer, NULL);
+    uv_close((uv_handle_t *)&srv->stats_timer, NULL);
     uv_close((uv_handle_t *)&srv->sig_int, NULL);
     uv_close((uv_handle_t *)&srv->sig_term, NULL);
     uv_close((uv_handle_t *)&srv->sig_hup, NULL);
@@ -216,12 +265,18 @@ int net_serve(const net_config *cfg, sim_world *world)
     srv->msg = msg;
     srv->dt_ns = (uint64_t)(1e9 / cfg->tick_hz);
     proto_buf_init(&srv->out);
-    proto_buf_init(&srv->bodies);
+    proto_buf_init(&srv->own);
 
     int rc = start_listening(srv);
     if (rc == 0) {
         uv_timer_init(loop, &srv->tick_timer);
         uv_timer_init(loop, &srv->stop_timer);
+        uv_timer_init(loop, &srv->stats_timer);
+        srv->stats_timer.data = srv;
+        if (cfg->stats_seconds > 0) {
+            uint64_t ms = (uint64_t)(cfg->stats_seconds * 1000);
+            uv_timer_start(&srv->stats_timer, on_stats, ms, ms);
+        }
         uv_signal_init(loop, &srv->sig_int);
         uv_signal_init(loop, &srv->sig_term);
         uv_signal_init(loop, &srv->sig_hup);
@@ -233,7 +288,9 @@ int net_serve(const net_config *cfg, sim_world *world)
         srv->last_ns = uv_hrtime();
         uv_timer_start(&srv->tick_timer, on_tick, srv->dt_ns / 1000000, 0);
         uv_run(loop, UV_RUN_DEFAULT);
-        LOG_INFO("stopped at tick %llu", (unsigned long long)sim_world_tick(world));
+        LOG_INFO("stopped at tick %llu (%llu ticks dropped)",
+                 (unsigned long long)sim_world_tick(world),
+                 (unsigned long long)srv->ticks_dropped);
     }
     /* Close what is left (on a failed start: the listener) and let the callbacks run. */
     uv_walk(loop, close_handle, srv);

@@ -14,8 +14,6 @@ static char read_buf[64 * 1024];
 typedef struct write_req {
     uv_write_t req;
     net_session *s;
-    size_t len;
-    bool is_state;
     char data[]; /* the bytes libuv writes */
 } write_req;
 
@@ -86,58 +84,59 @@ static void on_write(uv_write_t *req, int status)
 {
     write_req *w = (write_req *)req;
     net_session *s = w->s;
-    s->out_bytes -= w->len;
-    if (w->is_state)
-        s->state_in_flight = false;
     free(w);
     if (status < 0 && status != UV_ECANCELED)
         net_session_close(s, uv_strerror(status));
 }
 
-void net_session_send(net_session *s, const char *data, size_t len, bool is_state)
+size_t net_session_queued(const net_session *s)
+{
+    return uv_stream_get_write_queue_size((const uv_stream_t *)&s->tcp);
+}
+
+bool net_session_check_hard_limit(net_session *s, size_t more)
+{
+    size_t queued = net_session_queued(s) + more;
+    if (s->closing || queued <= s->srv->cfg.out_hard_limit)
+        return false;
+    LOG_WARN("client %u (%s): output over the hard limit (%zu bytes queued, the limit is %zu): "
+             "cut off", s->client, s->peer, queued, s->srv->cfg.out_hard_limit);
+    net_session_close(s, "output over the hard limit");
+    return true;
+}
+
+void net_session_send(net_session *s, const char *data, size_t len)
 {
     if (s->closing || len == 0)
         return;
-    /* Nothing queued: try to write at once, and copy only what the socket did not take. */
-    if (s->out_bytes == 0) {
-        uv_buf_t b = uv_buf_init((char *)data, (unsigned)len);
-        int n = uv_try_write((uv_stream_t *)&s->tcp, &b, 1);
-        if (n == (int)len)
-            return;
-        if (n > 0) {
-            data += n;
-            len -= (size_t)n;
-        } else if (n != UV_EAGAIN) {
-            net_session_close(s, uv_strerror(n));
-            return;
-        }
-    }
-    const net_config *cfg = &s->srv->cfg;
-    if (s->out_bytes + len > cfg->out_hard_limit) {
-        LOG_WARN("client %u (%s): output over the hard limit (%zu bytes queued): cut off",
-                 s->client, s->peer, s->out_bytes + len);
-        net_session_close(s, "output over the hard limit");
+    /* Try to write at once (libuv refuses while earlier bytes wait, so the order holds), and
+     * copy only what the socket did not take. */
+    uv_buf_t b = uv_buf_init((char *)data, (unsigned)len);
+    int n = uv_try_write((uv_stream_t *)&s->tcp, &b, 1);
+    if (n == (int)len)
+        return;
+    if (n > 0) {
+        data += n;
+        len -= (size_t)n;
+    } else if (n != UV_EAGAIN) {
+        net_session_close(s, uv_strerror(n));
         return;
     }
+    if (net_session_check_hard_limit(s, len))
+        return;
     write_req *w = malloc(sizeof *w + len);
     if (!w) {
         net_session_close(s, "out of memory");
         return;
     }
     w->s = s;
-    w->len = len;
-    w->is_state = is_state;
     memcpy(w->data, data, len);
-    uv_buf_t b = uv_buf_init(w->data, (unsigned)len);
+    b = uv_buf_init(w->data, (unsigned)len);
     int rc = uv_write(&w->req, (uv_stream_t *)&s->tcp, &b, 1, on_write);
     if (rc != 0) {
         free(w);
         net_session_close(s, uv_strerror(rc));
-        return;
     }
-    s->out_bytes += len;
-    if (is_state)
-        s->state_in_flight = true;
 }
 
 static void send_buf(net_session *s, proto_buf *b)
@@ -146,7 +145,7 @@ static void send_buf(net_session *s, proto_buf *b)
         LOG_ERROR("client %u: out of memory building a message", s->client);
         return;
     }
-    net_session_send(s, b->data, b->len, false);
+    net_session_send(s, b->data, b->len);
 }
 
 void net_session_error(net_session *s, proto_error_code code, const char *message,
@@ -402,6 +401,8 @@ static void handle_line(net_session *s, const char *line, size_t len)
     case PROTO_MSG_SUBSCRIBE:
         if (m->u.subscribe.has_contacts)
             s->contacts = m->u.subscribe.contacts;
+        if (m->u.subscribe.has_radius)
+            s->radius = m->u.subscribe.radius;
         break;
     case PROTO_MSG_PING:
         handle_ping(s, m);
@@ -485,6 +486,7 @@ void net_on_connection(uv_stream_t *listener, int status)
     proto_framer_init(&s->framer, srv->cfg.max_line);
     format_peer(&s->tcp, s->peer, sizeof s->peer);
     s->client = ++srv->next_client;
+    s->phase = s->client % net_state_phases(&srv->cfg);
     s->connected_ns = uv_hrtime();
     s->next = srv->sessions;
     if (srv->sessions)

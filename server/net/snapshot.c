@@ -1,17 +1,47 @@
-/* `state` snapshots. Each moving body is encoded once per snapshot into a shared buffer (the
- * fixed-point writer of mink_proto, no cJSON, no printf); each client's state is its own
- * header (`ack`), those pieces, the first-sighting fields of bodies it has not seen yet,
- * `removed` and, when subscribed, the contacts. Static bodies a client has seen are left out:
- * they never change. */
+/* `state` snapshots.
+ *
+ * Once per snapshot tick every body a state will carry is encoded once (the fixed-point writer
+ * of mink_proto, no cJSON, no printf) into a tick buffer shared by all clients. Each piece is
+ * `,{...}`, one body, in slot order; a body that is not sent has an empty piece, so the pieces
+ * of the bodies a client gets lie next to each other and most states are one run of bytes.
+ * A client's state is then a list of ranges: its own header (`tick`, `ack`), runs of the tick
+ * buffer, first-sighting pieces (the same body with shape, kind, owner and tag: encoded on
+ * demand, once per tick, into the same buffer), its `removed`, the contacts (shared too) and
+ * the end. They go to libuv as one uv_write with several uv_buf_t pointing into the tick
+ * buffer (scatter-gather, no copy of the body bytes per client); the buffer is reference
+ * counted and goes back to a pool when the last write that points into it has completed.
+ *
+ * What a client is sent: bodies whose state changes (not static, not long asleep: see
+ * body_changes), bodies it has not seen yet, and with an interest radius only bodies within
+ * it; `removed` lists bodies that left the world or its radius. Static and sleeping bodies it
+ * has seen are left out. */
+#include <assert.h>
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "net_internal.h"
 
+#define TICK_POOL_MAX 4 /* tick buffers kept for reuse; more only while slow writes hold them */
+
+/* Whether a body's state can change from one snapshot to the next; the others are sent once,
+ * at their first sighting. A sleeping body joins the static ones (PROTOCOL.md allows leaving
+ * out asleep or static bodies) once every client has had a state since it fell asleep: its
+ * resting state goes out for `grace` ticks (two snapshot periods and a second) after it. */
+static bool body_changes(const sim_body *b, uint64_t tick, uint64_t grace)
+{
+    return b->kind != SIM_STATIC && (!b->sleeping || tick - b->slept_at <= grace);
+}
+
 static bool seen_get(const net_session *s, uint32_t slot)
 {
     return slot < s->seen_bits && (s->seen[slot >> 3] >> (slot & 7)) & 1u;
+}
+
+static void seen_set(net_session *s, uint32_t slot)
+{
+    s->seen[slot >> 3] |= (uint8_t)(1u << (slot & 7));
 }
 
 static void seen_clear(net_session *s, uint32_t slot)
@@ -37,36 +67,107 @@ static bool seen_reserve(net_session *s, size_t bits)
     return true;
 }
 
+/* Makes room for one more item in a growable array of `*cap` items (doubling, from `first`). */
+static bool grow_for_one(void **items, size_t len, size_t *cap, size_t item, size_t first)
+{
+    if (len < *cap)
+        return true;
+    size_t n = *cap ? *cap * 2 : first;
+    void *p = realloc(*items, n * item);
+    if (!p)
+        return false;
+    *items = p;
+    *cap = n;
+    return true;
+}
+
 static bool removed_push(net_session *s, sim_id id)
 {
-    if (s->removed_len == s->removed_cap) {
-        size_t cap = s->removed_cap ? s->removed_cap * 2 : 16;
-        sim_id *p = realloc(s->removed, cap * sizeof *p);
-        if (!p)
-            return false;
-        s->removed = p;
-        s->removed_cap = cap;
-    }
-    s->removed[s->removed_len++] = id;
-    return true;
+    void *items = s->removed;
+    bool ok = grow_for_one(&items, s->removed_len, &s->removed_cap, sizeof *s->removed, 16);
+    s->removed = items;
+    if (ok)
+        s->removed[s->removed_len++] = id;
+    return ok;
 }
 
 void net_snapshot_collect_removed(net_server *srv)
 {
     size_t n;
     const sim_id *ids = sim_world_removed(srv->world, &n);
-    for (net_session *s = srv->sessions; s; s = s->next) {
+    net_session *next;
+    for (net_session *s = srv->sessions; s; s = next) {
+        next = s->next;
         for (size_t i = 0; i < n; i++) {
             uint32_t slot = sim_id_slot(ids[i]);
             if (!seen_get(s, slot))
                 continue;
             seen_clear(s, slot);
-            if (!removed_push(s, ids[i]))
+            if (!removed_push(s, ids[i])) {
                 net_session_close(s, "out of memory");
+                break;
+            }
         }
     }
     /* Every session now knows; the slots may be reused. */
     sim_world_clear_removed(srv->world);
+}
+
+/* ---- tick buffers ---- */
+
+static net_tick_buf *tick_get(net_server *srv)
+{
+    net_tick_buf *t = srv->tick_pool;
+    if (t) {
+        srv->tick_pool = t->next;
+        srv->tick_pool_len--;
+    } else {
+        t = calloc(1, sizeof *t);
+        if (!t)
+            return NULL;
+        proto_buf_init(&t->data);
+    }
+    proto_buf_clear(&t->data);
+    t->refs = 1;
+    t->next = NULL;
+    return t;
+}
+
+static void tick_release(net_server *srv, net_tick_buf *t)
+{
+    assert(t->refs > 0);
+    if (--t->refs > 0)
+        return;
+    if (srv->tick_pool_len < TICK_POOL_MAX) {
+        t->next = srv->tick_pool;
+        srv->tick_pool = t;
+        srv->tick_pool_len++;
+        return;
+    }
+    proto_buf_free(&t->data);
+    free(t);
+}
+
+/* ---- encoding, once per snapshot ---- */
+
+static bool reserve_slots(net_server *srv, size_t slots)
+{
+    if (slots + 1 <= srv->slot_cap)
+        return true;
+    size_t cap = slots + slots / 2 + 64;
+    size_t *off = realloc(srv->body_off, cap * sizeof *off);
+    if (off)
+        srv->body_off = off;
+    net_piece *full = realloc(srv->full, cap * sizeof *full);
+    if (full)
+        srv->full = full;
+    col_aabb *bounds = realloc(srv->bounds, cap * sizeof *bounds);
+    if (bounds)
+        srv->bounds = bounds;
+    if (!off || !full || !bounds)
+        return false;
+    srv->slot_cap = cap;
+    return true;
 }
 
 static void body_state(const sim_body *b, proto_body_state *st)
@@ -81,129 +182,364 @@ static void body_state(const sim_body *b, proto_body_state *st)
     st->w[0] = b->w;
 }
 
-/* Encodes every body once, without a leading comma. Slot i's piece is
- * bodies[body_off[i], body_off[i + 1]); a free slot's piece is empty. */
-static bool encode_bodies(net_server *srv)
+/* Each body whose state changes, as `,{...}`. Slot i's piece is
+ * tick[body_off[i], body_off[i + 1]); the others' pieces are empty. */
+static void encode_bodies(net_server *srv, const sim_body *bodies, size_t slots, bool bounds)
 {
-    size_t slots;
-    const sim_body *bodies = sim_world_slots(srv->world, &slots);
-    if (slots + 1 > srv->body_off_cap) {
-        size_t cap = slots + slots / 2 + 64;
-        size_t *p = realloc(srv->body_off, cap * sizeof *p);
-        if (!p)
-            return false;
-        srv->body_off = p;
-        srv->body_off_cap = cap;
-    }
-    proto_buf_clear(&srv->bodies);
+    proto_buf *b = &srv->tick->data;
     proto_body_state st;
+    uint64_t tick = sim_world_tick(srv->world);
+    uint64_t grace = (uint64_t)ceil(2.0 * srv->cfg.tick_hz / srv->cfg.snapshot_hz + srv->cfg.tick_hz);
     for (size_t i = 0; i < slots; i++) {
-        srv->body_off[i] = srv->bodies.len;
-        if (bodies[i].id == 0)
+        srv->body_off[i] = b->len;
+        srv->full[i].off = SIZE_MAX;
+        const sim_body *body = &bodies[i];
+        if (body->id == 0)
             continue;
-        body_state(&bodies[i], &st);
-        proto_state_body(&srv->bodies, 2, &st, true);
+        if (bounds)
+            srv->bounds[i] = col_shape_bounds(&body->shape, (col_xf2){body->pos, body->angle});
+        if (!body_changes(body, tick, grace))
+            continue;
+        body_state(body, &st);
+        proto_state_body(b, 2, &st, false);
+        proto_state_body_end(b);
     }
-    srv->body_off[slots] = srv->bodies.len;
-    return !srv->bodies.failed;
+    srv->body_off[slots] = b->len;
 }
 
-static void build_state(net_server *srv, net_session *s, proto_buf *b)
+/* The body with its first-sighting fields, encoded the first time a client needs it. */
+static net_piece full_piece(net_server *srv, const sim_body *body, size_t slot)
 {
-    size_t slots;
-    const sim_body *bodies = sim_world_slots(srv->world, &slots);
-    proto_state_begin(b, sim_world_tick(srv->world), s->ack);
-    bool first = true;
-    for (size_t i = 0; i < slots; i++) {
+    net_piece *p = &srv->full[slot];
+    if (p->off != SIZE_MAX)
+        return *p;
+    proto_buf *b = &srv->tick->data;
+    p->off = b->len;
+    proto_body_state st;
+    body_state(body, &st);
+    proto_state_body(b, 2, &st, false);
+    proto_shape shape;
+    sim_shape_to_proto(&body->shape, &shape);
+    proto_state_body_first(b, 2, &shape, sim_kind_to_proto(body->kind), body->owner, body->tag);
+    proto_state_body_end(b);
+    p->end = b->len;
+    return *p;
+}
+
+/* `,"contacts":[...]` of the last step, encoded the first time a subscriber needs it. */
+static net_piece contacts_piece(net_server *srv)
+{
+    net_piece *p = &srv->contacts;
+    if (p->off != SIZE_MAX)
+        return *p;
+    proto_buf *b = &srv->tick->data;
+    p->off = b->len;
+    size_t n;
+    const sim_contact *cs = sim_world_contacts(srv->world, &n);
+    proto_state_contacts_begin(b);
+    for (size_t i = 0; i < n; i++) {
+        const col_manifold2 *m = &cs[i].m;
+        proto_contact c = {.a = cs[i].a, .b = cs[i].b, .npoints = m->count};
+        c.normal[0] = m->normal.x;
+        c.normal[1] = m->normal.y;
+        for (int k = 0; k < m->count; k++) {
+            c.points[k][0] = m->points[k].point.x;
+            c.points[k][1] = m->points[k].point.y;
+            c.depths[k] = m->points[k].depth;
+            c.ids[k] = m->points[k].id;
+        }
+        proto_state_contact(b, 2, &c, i == 0);
+    }
+    proto_state_contacts_end(b);
+    p->end = b->len;
+    return *p;
+}
+
+/* ---- one client's state, as ranges ---- */
+
+/* Appends a range, joined to the previous one when it continues it. */
+static bool add_range(net_server *srv, net_session *s, size_t off, size_t len, bool own)
+{
+    if (len == 0)
+        return true;
+    if (srv->ranges_len > s->range_begin) {
+        net_range *last = &srv->ranges[srv->ranges_len - 1];
+        if (last->own == own && last->off + last->len == off) {
+            last->len += len;
+            return true;
+        }
+    }
+    void *items = srv->ranges;
+    bool ok = grow_for_one(&items, srv->ranges_len, &srv->ranges_cap, sizeof *srv->ranges, 256);
+    srv->ranges = items;
+    if (ok)
+        srv->ranges[srv->ranges_len++] = (net_range){.off = off, .len = len, .own = own};
+    return ok;
+}
+
+/* Adds bytes of the session's own, written to srv->own since `mark`. */
+static bool add_own(net_server *srv, net_session *s, size_t mark)
+{
+    return add_range(srv, s, mark - s->own_begin, srv->own.len - mark, true);
+}
+
+/* A body piece `,{...}`; the list's first drops its comma. */
+static bool add_piece(net_server *srv, net_session *s, size_t off, size_t end, bool *first)
+{
+    size_t skip = *first ? 1 : 0;
+    *first = false;
+    return add_range(srv, s, off + skip, end - off - skip, false);
+}
+
+/* The point around which a client's radius counts: its avatar, when it has one in the world. */
+static bool interest_centre(net_server *srv, const net_session *s, mk_vec2 *centre)
+{
+    if (s->radius <= 0 || s->avatar == 0)
+        return false;
+    const sim_body *a = sim_world_get(srv->world, s->avatar);
+    if (!a)
+        return false;
+    *centre = a->pos;
+    return true;
+}
+
+/* Whether a body's bounds come within r of c. Most bodies of a wide world are out on x alone,
+ * so that test comes first. */
+static bool within(const col_aabb *box, mk_vec2 c, float r)
+{
+    float dx = fabsf(c.x - box->center.x) - box->half.x;
+    if (dx > r)
+        return false;
+    float dy = fabsf(c.y - box->center.y) - box->half.y;
+    if (dy > r)
+        return false;
+    dx = dx > 0.0f ? dx : 0.0f;
+    dy = dy > 0.0f ? dy : 0.0f;
+    return dx * dx + dy * dy <= r * r;
+}
+
+static bool build_state(net_server *srv, net_session *s, const sim_body *bodies, size_t slots)
+{
+    proto_buf *own = &srv->own;
+    const proto_buf *tick = &srv->tick->data;
+    s->range_begin = srv->ranges_len;
+    s->own_begin = own->len;
+    mk_vec2 centre = {0, 0};
+    bool near = interest_centre(srv, s, &centre);
+    float radius = (float)s->radius;
+
+    size_t mark = own->len;
+    proto_state_begin(own, srv->tick->tick, s->ack);
+    bool ok = add_own(srv, s, mark), first = true;
+    for (size_t i = 0; ok && i < slots; i++) {
         const sim_body *body = &bodies[i];
         if (body->id == 0)
             continue;
         bool seen = seen_get(s, (uint32_t)i);
-        if (seen && body->kind == SIM_STATIC)
-            continue;
-        size_t off = srv->body_off[i], end = srv->body_off[i + 1];
-        if (!first)
-            proto_buf_append_char(b, ',');
-        first = false;
-        proto_buf_append(b, srv->bodies.data + off, end - off);
-        if (!seen) {
-            proto_shape shape;
-            sim_shape_to_proto(&body->shape, &shape);
-            proto_state_body_first(b, 2, &shape, sim_kind_to_proto(body->kind), body->owner,
-                                   body->tag);
-        }
-        proto_state_body_end(b);
-    }
-    proto_state_bodies_end(b);
-    proto_state_removed(b, s->removed, s->removed_len);
-    if (s->contacts) {
-        size_t n;
-        const sim_contact *cs = sim_world_contacts(srv->world, &n);
-        proto_state_contacts_begin(b);
-        for (size_t i = 0; i < n; i++) {
-            const col_manifold2 *m = &cs[i].m;
-            proto_contact c = {.a = cs[i].a, .b = cs[i].b, .npoints = m->count};
-            c.normal[0] = m->normal.x;
-            c.normal[1] = m->normal.y;
-            for (int k = 0; k < m->count; k++) {
-                c.points[k][0] = m->points[k].point.x;
-                c.points[k][1] = m->points[k].point.y;
-                c.depths[k] = m->points[k].depth;
-                c.ids[k] = m->points[k].id;
+        if (near && !within(&srv->bounds[i], centre, radius)) {
+            if (seen) { /* it left the client's radius */
+                seen_clear(s, (uint32_t)i);
+                ok = removed_push(s, body->id);
             }
-            proto_state_contact(b, 2, &c, i == 0);
+            continue;
         }
-        proto_state_contacts_end(b);
+        if (!seen) {
+            net_piece p = full_piece(srv, body, i);
+            seen_set(s, (uint32_t)i);
+            ok = add_piece(srv, s, p.off, p.end, &first);
+        } else if (srv->body_off[i] != srv->body_off[i + 1]) {
+            ok = add_piece(srv, s, srv->body_off[i], srv->body_off[i + 1], &first);
+        }
     }
-    proto_state_end(b);
-}
-
-/* Marks the bodies of a sent state as seen and forgets the removals it carried. */
-static void commit_state(net_server *srv, net_session *s)
-{
-    size_t slots;
-    const sim_body *bodies = sim_world_slots(srv->world, &slots);
-    for (size_t i = 0; i < slots; i++) {
-        if (bodies[i].id != 0)
-            s->seen[i >> 3] |= (uint8_t)(1u << (i & 7));
+    mark = own->len;
+    proto_state_bodies_end(own);
+    proto_state_removed(own, s->removed, s->removed_len);
+    ok = ok && add_own(srv, s, mark);
+    if (ok && s->contacts) {
+        net_piece p = contacts_piece(srv);
+        ok = add_range(srv, s, p.off, p.end - p.off, false);
     }
+    mark = own->len;
+    proto_state_end(own);
+    ok = ok && add_own(srv, s, mark) && !own->failed && !tick->failed;
+    s->own_end = own->len;
+    s->range_end = srv->ranges_len;
     s->removed_len = 0;
+    return ok;
 }
 
-void net_snapshot_send(net_server *srv)
+int net_snapshot_build(net_server *srv, uint64_t since)
 {
     net_snapshot_collect_removed(srv);
-    if (!encode_bodies(srv)) {
-        LOG_ERROR("snapshot: out of memory encoding %zu bodies", sim_world_body_count(srv->world));
-        return;
-    }
     size_t slots;
-    sim_world_slots(srv->world, &slots);
-    proto_buf *b = &srv->out;
+    const sim_body *bodies = sim_world_slots(srv->world, &slots);
+    srv->tick = tick_get(srv);
+    if (!srv->tick || !reserve_slots(srv, slots)) {
+        LOG_ERROR("snapshot: out of memory for %zu bodies", sim_world_body_count(srv->world));
+        net_snapshot_discard(srv);
+        return -1;
+    }
+    srv->tick->tick = sim_world_tick(srv->world);
+    bool radii = false;
+    for (const net_session *s = srv->sessions; s; s = s->next)
+        radii = radii || (s->joined && s->radius > 0);
+    encode_bodies(srv, bodies, slots, radii);
+    srv->contacts.off = SIZE_MAX;
+    srv->ranges_len = 0;
+    proto_buf_clear(&srv->own);
+
+    int ready = 0;
     net_session *next;
     for (net_session *s = srv->sessions; s; s = next) {
-        next = s->next; /* sending can close s */
-        if (!s->joined || s->state_in_flight)
+        next = s->next; /* a failure closes s */
+        s->state_ready = false;
+        if (!s->joined || !net_state_due(srv, s, since, srv->tick->tick))
             continue;
-        if (!seen_reserve(s, slots)) {
-            net_session_close(s, "out of memory");
-            continue;
-        }
-        proto_buf_clear(b);
-        build_state(srv, s, b);
-        if (b->failed) {
-            LOG_ERROR("client %u: out of memory building a state", s->client);
+        if (s->state_in_flight) { /* a slow reader: it gets a newer state once this one is
+                                     written */
+            srv->stats.states_dropped++;
             continue;
         }
-        commit_state(srv, s);
-        net_session_send(s, b->data, b->len, true);
+        if (!seen_reserve(s, slots) || !build_state(srv, s, bodies, slots)) {
+            net_session_close(s, "out of memory building a state");
+            continue;
+        }
+        s->state_ready = true;
+        ready++;
     }
+    return ready;
+}
+
+/* ---- writing ---- */
+
+typedef struct state_write {
+    uv_write_t req;
+    net_session *s;
+    net_tick_buf *tick;
+    char own[]; /* the session's own bytes; the body bytes stay in the tick buffer */
+} state_write;
+
+static void on_state_written(uv_write_t *req, int status)
+{
+    state_write *w = (state_write *)req;
+    net_session *s = w->s;
+    s->state_in_flight = false;
+    tick_release(s->srv, w->tick);
+    free(w);
+    if (status < 0 && status != UV_ECANCELED)
+        net_session_close(s, uv_strerror(status));
+}
+
+/* The session's ranges as buffers: own ranges point into `own`, the others into the tick. */
+static void fill_bufs(const net_server *srv, const net_session *s, const char *own,
+                      uv_buf_t *bufs)
+{
+    for (size_t i = s->range_begin; i < s->range_end; i++) {
+        const net_range *r = &srv->ranges[i];
+        const char *base = r->own ? own : srv->tick->data.data;
+        bufs[i - s->range_begin] = uv_buf_init((char *)(base + r->off), (unsigned)r->len);
+    }
+}
+
+static void write_state(net_server *srv, net_session *s)
+{
+    size_t nbufs = s->range_end - s->range_begin, own_len = s->own_end - s->own_begin;
+    uv_buf_t small[8];
+    uv_buf_t *bufs = nbufs <= 8 ? small : malloc(nbufs * sizeof *bufs);
+    state_write *w = malloc(sizeof *w + own_len);
+    if (!bufs || !w) {
+        if (bufs != small)
+            free(bufs);
+        free(w);
+        net_session_close(s, "out of memory writing a state");
+        return;
+    }
+    memcpy(w->own, srv->own.data + s->own_begin, own_len);
+    fill_bufs(srv, s, w->own, bufs);
+    w->s = s;
+    w->tick = srv->tick;
+    srv->tick->refs++;
+    /* libuv copies the buffer list and writes what the socket takes at once; the rest waits
+     * in its queue, pointing into the tick buffer, which this write keeps alive. */
+    int rc = uv_write(&w->req, (uv_stream_t *)&s->tcp, bufs, (unsigned)nbufs, on_state_written);
+    if (bufs != small)
+        free(bufs);
+    if (rc != 0) {
+        srv->tick->refs--;
+        free(w);
+        net_session_close(s, uv_strerror(rc));
+        return;
+    }
+    s->state_in_flight = true;
+    srv->stats.states++;
+    /* What the socket did not take counts against the client's output limit. */
+    net_session_check_hard_limit(s, 0);
+}
+
+void net_snapshot_write(net_server *srv)
+{
+    net_session *next;
+    for (net_session *s = srv->sessions; s; s = next) {
+        next = s->next; /* writing can close s */
+        if (s->state_ready && !s->closing)
+            write_state(srv, s);
+        s->state_ready = false;
+    }
+    net_snapshot_discard(srv);
+}
+
+void net_snapshot_discard(net_server *srv)
+{
+    for (net_session *s = srv->sessions; s; s = s->next)
+        s->state_ready = false;
+    if (srv->tick)
+        tick_release(srv, srv->tick);
+    srv->tick = NULL;
+}
+
+void net_snapshot_copy(const net_server *srv, const net_session *s, proto_buf *out)
+{
+    proto_buf_clear(out);
+    for (size_t i = s->range_begin; i < s->range_end; i++) {
+        const net_range *r = &srv->ranges[i];
+        const char *base = r->own ? srv->own.data + s->own_begin : srv->tick->data.data;
+        proto_buf_append(out, base + r->off, r->len);
+    }
+}
+
+bool net_snapshot_send(net_server *srv, uint64_t since)
+{
+    uint64_t tick = sim_world_tick(srv->world);
+    bool due = false;
+    for (const net_session *s = srv->sessions; s && !due; s = s->next)
+        due = s->joined && net_state_due(srv, s, since, tick);
+    if (!due)
+        return false;
+    if (net_snapshot_build(srv, since) > 0)
+        net_snapshot_write(srv);
+    else
+        net_snapshot_discard(srv);
+    return true;
 }
 
 void net_snapshot_free(net_server *srv)
 {
-    proto_buf_free(&srv->bodies);
+    net_snapshot_discard(srv);
+    while (srv->tick_pool) {
+        net_tick_buf *t = srv->tick_pool;
+        srv->tick_pool = t->next;
+        proto_buf_free(&t->data);
+        free(t);
+    }
+    srv->tick_pool_len = 0;
     free(srv->body_off);
+    free(srv->full);
+    free(srv->bounds);
+    free(srv->ranges);
+    proto_buf_free(&srv->own);
     srv->body_off = NULL;
-    srv->body_off_cap = 0;
+    srv->full = NULL;
+    srv->bounds = NULL;
+    srv->ranges = NULL;
+    srv->slot_cap = srv->ranges_cap = srv->ranges_len = 0;
 }

@@ -52,6 +52,7 @@ typedef struct sim_body {
     mk_vec2 local_center; /* centre of mass in the body's frame (polygons), m */
     float sleep_time;  /* s at rest so far */
     bool sleeping;     /* asleep: not stepped, not sent again */
+    uint64_t slept_at; /* the tick it fell asleep at */
     uint32_t sleep_next; /* the next body (slot) of the ring of bodies that fell asleep together */
     float density;    /* kg/m^2, as spawned */
     float friction, restitution, max_speed, jump_height;
@@ -185,6 +186,13 @@ void sim_world_write(const sim_world *w, proto_buf *b);
 /* Writes it to `path` atomically (a temporary file renamed over it). Returns 0, or -1 with
  * `err`. */
 int sim_world_save(const sim_world *w, const char *path, char *err, size_t errlen);
+
+/* The stress scene `pile:N`: N dynamic 1 x 1 m boxes (density 1, friction 0.6) in ceil(N/10)
+ * columns of ten (the last column takes the rest), columns 1.05 m apart centred on x = 0, row r
+ * at y = 0.55 + 1.05 r, on a static ground whose top is y = 0 and which reaches 5 m beyond the
+ * outer columns. Returns NULL with `err` when N is not in [1, max_bodies - 1] (the ground is
+ * a body too) or memory runs out. */
+sim_world *sim_scene_pile(int n, const sim_config *cfg, char *err, size_t errlen);
 
 /* The embedded demo scene: ground, walls, platforms, stacked and falling boxes. */
 extern const char sim_demo_scene[];

@@ -102,6 +102,7 @@ void sim_sleep_islands(sim_world *w, float dt)
         if (island_sleep[root] < SIM_TIME_TO_SLEEP)
             continue;
         b->sleeping = true;
+        b->slept_at = w->tick;
         b->vel = mk_v2(0.0f, 0.0f);
         b->w = 0.0f;
         w->pairs_dirty = true; /* its pairs with its island leave the list */
@@ -123,6 +124,7 @@ void sim_world_put_to_sleep(sim_world *w, sim_body *b)
     uint32_t s = sim_id_slot(b->id);
     w->pairs_dirty = true;
     b->sleeping = true;
+    b->slept_at = w->tick;
     b->vel = mk_v2(0.0f, 0.0f);
     b->w = 0.0f;
     sim_body *head = w->loaded_ring ? sim_world_get(w, w->loaded_ring) : NULL;

@@ -94,6 +94,8 @@ void bench_scene_pile(const bench_opts *o, int n);
 void bench_scene_pyramid(const bench_opts *o, int base);
 void bench_scene_query(const bench_opts *o);
 void bench_scene_snapshot(const bench_opts *o);
+/* The server's snapshots for 200 clients (bench_clients.c); part of the snapshot scene. */
+void bench_scene_snapshot_clients(const bench_opts *o);
 
 /* ---- Chipmunk2D, the 2D peer; each returns false when mink-bench was built without it ---- */
 

@@ -194,4 +194,5 @@ void bench_scene_snapshot(const bench_opts *o)
 {
     snapshot_row(o, false);
     snapshot_row(o, true);
+    bench_scene_snapshot_clients(o);
 }

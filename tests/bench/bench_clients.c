@@ -1,0 +1,213 @@
+/* Snapshot rows for many clients: the server's own snapshot code (mink_net's
+ * net_snapshot_build) laying out one state per client of a 2,000-box pile, against the way
+ * states were built before it, each client's line copied together from the encoded bodies.
+ * No socket is written: what is measured is the work per snapshot tick on the server's loop. */
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "bench.h"
+#include "net_internal.h"
+
+#define CLIENTS_BODIES 2000
+#define CLIENTS_N 200
+#define CLIENTS_STEPS 30 /* the pile falls for half a second: every box moving */
+#define CLIENTS_REPS 100
+#define CLIENTS_QUICK_REPS 5
+#define CLIENTS_RADIUS 20.0 /* m */
+
+static void die(const char *what)
+{
+    fprintf(stderr, "mink-bench: %s\n", what);
+    exit(1);
+}
+
+typedef struct clients_bench {
+    sim_world *world;
+    net_server srv;
+    net_session *sessions;
+} clients_bench;
+
+/* A pile and n joined sessions; with a radius, each has a kinematic avatar over the pile,
+ * spread across it. */
+static void setup(clients_bench *cb, int n, double radius)
+{
+    sim_config cfg = sim_config_default();
+    char err[256];
+    cb->world = sim_scene_pile(CLIENTS_BODIES, &cfg, err, sizeof err);
+    if (!cb->world)
+        die(err);
+    for (int i = 0; i < CLIENTS_STEPS; i++)
+        sim_world_step(cb->world);
+    memset(&cb->srv, 0, sizeof cb->srv);
+    cb->srv.world = cb->world;
+    cb->srv.cfg = net_config_default();
+    proto_buf_init(&cb->srv.own);
+    cb->sessions = calloc((size_t)n, sizeof *cb->sessions);
+    if (!cb->sessions)
+        die("out of memory");
+    for (int i = 0; i < n; i++) {
+        net_session *s = &cb->sessions[i];
+        s->srv = &cb->srv;
+        s->client = (uint32_t)i + 1;
+        s->joined = true;
+        s->ack = 1000u + (uint64_t)i;
+        s->radius = radius;
+        if (radius > 0) {
+            sim_body_def d;
+            memset(&d, 0, sizeof d);
+            d.shape.type = COL_SHAPE_AABB;
+            d.shape.half = mk_v2(0.4f, 0.9f);
+            d.pos = mk_v2(-100.0f + 200.0f * (float)i / (float)n, 5.0f);
+            d.kind = SIM_KINEMATIC;
+            d.density = 1.0f;
+            s->avatar = sim_world_add(cb->world, &d, s->client);
+        }
+        s->next = i + 1 < n ? &cb->sessions[i + 1] : NULL;
+        s->prev = i > 0 ? &cb->sessions[i - 1] : NULL;
+    }
+    cb->srv.sessions = cb->sessions;
+    cb->srv.session_count = (uint32_t)n;
+}
+
+static void teardown(clients_bench *cb, int n)
+{
+    for (int i = 0; i < n; i++) {
+        free(cb->sessions[i].seen);
+        free(cb->sessions[i].removed);
+    }
+    free(cb->sessions);
+    net_snapshot_free(&cb->srv);
+    sim_world_free(cb->world);
+}
+
+/* The bodies of one client's state line, or -1 when it does not read back. */
+static int bodies_in(const proto_buf *line)
+{
+    if (line->len == 0 || line->data[line->len - 1] != '\n')
+        return -1;
+    cJSON *root = cJSON_ParseWithLength(line->data, line->len - 1);
+    const cJSON *bodies = cJSON_GetObjectItemCaseSensitive(root, "bodies");
+    int n = cJSON_IsArray(bodies) ? cJSON_GetArraySize(bodies) : -1;
+    cJSON_Delete(root);
+    return n;
+}
+
+/* The way before: each body encoded once, then every client's line copied together from the
+ * pieces (a comma, the piece, the closing brace), as snapshot.c's build_state did. Returns
+ * ns per snapshot. */
+static double copy_per_client(clients_bench *cb, int n, int reps, size_t *line_len)
+{
+    size_t slots;
+    const sim_body *bodies = sim_world_slots(cb->world, &slots);
+    proto_buf pieces, line;
+    proto_buf_init(&pieces);
+    proto_buf_init(&line);
+    size_t *off = malloc((slots + 1) * sizeof *off);
+    if (!off)
+        die("out of memory");
+    uint64_t t0 = bench_now_ns();
+    for (int k = 0; k < reps; k++) {
+        proto_buf_clear(&pieces);
+        for (size_t i = 0; i < slots; i++) {
+            off[i] = pieces.len;
+            proto_body_state st = {.id = bodies[i].id};
+            st.pos[0] = bodies[i].pos.x;
+            st.pos[1] = bodies[i].pos.y;
+            st.rot[0] = bodies[i].angle;
+            st.vel[0] = bodies[i].vel.x;
+            st.vel[1] = bodies[i].vel.y;
+            st.w[0] = bodies[i].w;
+            proto_state_body(&pieces, 2, &st, true);
+        }
+        off[slots] = pieces.len;
+        for (int c = 0; c < n; c++) {
+            proto_buf_clear(&line);
+            proto_state_begin(&line, sim_world_tick(cb->world), 1000u + (uint64_t)c);
+            bool first = true;
+            for (size_t i = 0; i < slots; i++) {
+                if (bodies[i].kind == SIM_STATIC)
+                    continue; /* seen already */
+                if (!first)
+                    proto_buf_append_char(&line, ',');
+                first = false;
+                proto_buf_append(&line, pieces.data + off[i], off[i + 1] - off[i]);
+                proto_state_body_end(&line);
+            }
+            proto_state_bodies_end(&line);
+            proto_state_end(&line);
+        }
+    }
+    double ns = (double)(bench_now_ns() - t0) / reps;
+    *line_len = line.len;
+    free(off);
+    proto_buf_free(&pieces);
+    proto_buf_free(&line);
+    return ns;
+}
+
+static void clients_row(const bench_opts *o, double radius)
+{
+    int n = CLIENTS_N, reps = o->quick ? CLIENTS_QUICK_REPS : CLIENTS_REPS;
+    bench_row r;
+    bench_row_init(&r, radius > 0 ? "snapshot 2d 200 clients r20" : "snapshot 2d 200 clients");
+    clients_bench cb;
+    setup(&cb, n, radius);
+    r.bodies = (long)sim_world_body_count(cb.world);
+
+    /* The first snapshot shows every client every body (first sightings); from then on only
+     * what moves, or with a radius what is near. Built as after a whole snapshot period of
+     * steps, every client is due a state. */
+    uint64_t period_ago = sim_world_tick(cb.world) - net_state_phases(&cb.srv.cfg);
+    if (net_snapshot_build(&cb.srv, period_ago) != n)
+        die("a state was not built");
+    net_snapshot_discard(&cb.srv);
+    uint64_t t0 = bench_now_ns();
+    for (int k = 0; k < reps; k++) {
+        if (net_snapshot_build(&cb.srv, period_ago) != n)
+            die("a state was not built");
+        if (k + 1 < reps)
+            net_snapshot_discard(&cb.srv);
+    }
+    double ns = (double)(bench_now_ns() - t0) / reps;
+    proto_buf line;
+    proto_buf_init(&line);
+    size_t total = 0, sent = 0;
+    for (int c = 0; c < n; c++) {
+        net_snapshot_copy(&cb.srv, &cb.sessions[c], &line);
+        int k = bodies_in(&line);
+        if (k < 0)
+            die("a client's state does not read back");
+        total += line.len;
+        sent += (size_t)k;
+    }
+    size_t ranges = cb.srv.ranges_len;
+    net_snapshot_discard(&cb.srv);
+    proto_buf_free(&line);
+
+    /* ns per body of the world per client, and bytes per body sent */
+    double per = (double)r.bodies * n;
+    r.ns_op = ns / per;
+    r.bytes_op = (double)total / (double)(sent > 0 ? sent : 1);
+    bench_note(&r, "%.3f ms a snapshot for %d clients; %.0f bytes and %.0f bodies a client, in "
+               "%.1f ranges (uv_buf_t into the shared tick buffer)", ns / 1e6, n,
+               (double)total / n, (double)sent / n, (double)ranges / n);
+    if (radius <= 0) {
+        size_t copy_len;
+        double ns_copy = copy_per_client(&cb, n, reps, &copy_len);
+        snprintf(r.peer, sizeof r.peer, "copy per client");
+        snprintf(r.peer_time, sizeof r.peer_time, "%.2f ns", ns_copy / per);
+        r.ratio = ns / ns_copy;
+        bench_note(&r, "; before: each client's line copied from the pieces, %.3f ms a "
+                   "snapshot, %zu bytes a client", ns_copy / 1e6, copy_len);
+    }
+    bench_row_print(&r);
+    teardown(&cb, n);
+}
+
+void bench_scene_snapshot_clients(const bench_opts *o)
+{
+    clients_row(o, 0);
+    clients_row(o, CLIENTS_RADIUS);
+}
