@@ -1,0 +1,268 @@
+/* Penetration depth by the expanding polytope algorithm (EPA: van den Bergen, "Proximity
+ * queries and penetration depth computation on 3D game objects", GDC 2001): from a polytope
+ * inside the Minkowski difference A - B that holds the origin, the face nearest the origin is
+ * pushed out to the support point along its normal until the support gets no further than
+ * the face. Every face of the polytope is inside A - B, so its distance is a lower bound on
+ * the depth; the support along its normal, h(n), an upper bound: the two meet at convergence
+ * and h(n) is returned, so that moving B by normal * depth always separates.
+ *
+ * The starting polytope is GJK's last simplex, made solid as Bullet's and libccd's EPA do
+ * when GJK ended on a triangle, a segment or a point: support points off the triangle's
+ * plane (or off the segment) are added. Fixed arrays, no allocation; computed in double. */
+#include <float.h>
+#include <string.h>
+
+#include "collide3_internal.h"
+
+#define EPA_MAX_VERTS 128
+#define EPA_MAX_FACES (2 * EPA_MAX_VERTS)
+#define EPA_MAX_EDGES (3 * EPA_MAX_FACES)
+
+typedef struct epa_face {
+    int v[3];
+    col_d3 n;
+    double dist;
+    bool alive;
+} epa_face;
+
+typedef struct epa {
+    const col_placed3 *a, *b;
+    col_mvert verts[EPA_MAX_VERTS];
+    epa_face faces[EPA_MAX_FACES];
+    int nv, nf;
+    col_d3 inner; /* a point inside the first polytope, to orient its faces */
+} epa;
+
+static col_mvert support(const epa *e, col_d3 d)
+{
+    col_mvert m;
+    m.a = col_placed_support(e->a, d);
+    m.b = col_placed_support(e->b, d3_neg(d));
+    m.w = d3_sub(m.a, m.b);
+    return m;
+}
+
+/* A face through three vertices, its normal away from `inner` (or as given when `oriented`).
+ * False when the three are (nearly) on one line. */
+static bool make_face(const epa *e, int i, int j, int k, bool oriented, epa_face *f)
+{
+    col_d3 a = e->verts[i].w, b = e->verts[j].w, c = e->verts[k].w;
+    col_d3 ab = d3_sub(b, a), ac = d3_sub(c, a);
+    col_d3 n = d3_cross(ab, ac);
+    double l = d3_len(n);
+    if (!(l > 1e-14 * d3_dot(ab, ab) + 1e-14 * d3_dot(ac, ac)) || !(l > 0.0))
+        return false;
+    n = d3_scale(n, 1.0 / l);
+    *f = (epa_face){{i, j, k}, n, d3_dot(n, a), true};
+    if (!oriented && d3_dot(n, d3_sub(e->inner, a)) > 0.0) {
+        f->v[1] = k;
+        f->v[2] = j;
+        f->n = d3_neg(n);
+        f->dist = -f->dist;
+    }
+    return true;
+}
+
+static int add_vert(epa *e, col_mvert m)
+{
+    e->verts[e->nv] = m;
+    return e->nv++;
+}
+
+/* The starting polytope from `count` vertices of GJK's simplex; false when A - B turned out
+ * flat at the origin (the depth is then h(*flat_n), about 0: touching). */
+static bool start(epa *e, const col_gjk_result *g, col_d3 *flat_n)
+{
+    int n = g->count;
+    col_mvert v[5];
+    memcpy(v, g->simplex, (size_t)n * sizeof v[0]);
+    double scale = 0.0;
+    for (int i = 0; i < n; i++)
+        scale = fmax(scale, d3_len(v[i].w));
+    double eps = 1e-12 * fmax(scale, 1e-30);
+    if (n == 1) {
+        *flat_n = g->dir;
+        return false;
+    }
+    if (n == 2) {
+        /* A direction across the segment, then its support makes a triangle. */
+        col_d3 ab = d3_sub(v[1].w, v[0].w);
+        col_d3 axis = fabs(ab.x) <= fabs(ab.y) && fabs(ab.x) <= fabs(ab.z) ? d3(1, 0, 0)
+                      : fabs(ab.y) <= fabs(ab.z)                          ? d3(0, 1, 0)
+                                                                           : d3(0, 0, 1);
+        col_d3 p = d3_norm(d3_cross(ab, axis));
+        v[2] = support(e, p);
+        if (d3_dot(p, v[2].w) <= eps) {
+            v[2] = support(e, d3_neg(p));
+            if (d3_dot(d3_neg(p), v[2].w) <= eps) {
+                *flat_n = p;
+                return false;
+            }
+        }
+        n = 3;
+    }
+    if (n == 3) {
+        col_d3 nn = d3_norm(d3_cross(d3_sub(v[1].w, v[0].w), d3_sub(v[2].w, v[0].w)));
+        v[3] = support(e, nn);
+        v[4] = support(e, d3_neg(nn));
+        if (d3_dot(nn, v[3].w) - d3_dot(nn, v[0].w) <= eps) {
+            *flat_n = nn;
+            return false;
+        }
+        if (d3_dot(nn, v[0].w) - d3_dot(nn, v[4].w) <= eps) {
+            *flat_n = d3_neg(nn);
+            return false;
+        }
+        /* Two tetrahedra on the triangle: a hexahedron holding it. */
+        for (int i = 0; i < 5; i++)
+            add_vert(e, v[i]);
+        e->inner = d3_scale(d3_add(d3_add(v[0].w, v[1].w), d3_add(v[2].w,
+                   d3_scale(d3_add(v[3].w, v[4].w), 1.5))), 1.0 / 6.0);
+        static const int hexa[6][3] = {{0, 1, 3}, {1, 2, 3}, {2, 0, 3},
+                                       {0, 1, 4}, {1, 2, 4}, {2, 0, 4}};
+        for (int f = 0; f < 6; f++)
+            if (!make_face(e, hexa[f][0], hexa[f][1], hexa[f][2], false, &e->faces[e->nf++])) {
+                *flat_n = nn;
+                return false;
+            }
+        return true;
+    }
+    for (int i = 0; i < 4; i++)
+        add_vert(e, v[i]);
+    e->inner = d3_scale(d3_add(d3_add(v[0].w, v[1].w), d3_add(v[2].w, v[3].w)), 0.25);
+    static const int tetra[4][3] = {{0, 1, 2}, {0, 1, 3}, {0, 2, 3}, {1, 2, 3}};
+    for (int f = 0; f < 4; f++)
+        if (!make_face(e, tetra[f][0], tetra[f][1], tetra[f][2], false, &e->faces[e->nf++])) {
+            *flat_n = g->dir;
+            return false;
+        }
+    return true;
+}
+
+static int nearest_face(const epa *e)
+{
+    int best = -1;
+    for (int f = 0; f < e->nf; f++)
+        if (e->faces[f].alive && (best < 0 || e->faces[f].dist < e->faces[best].dist))
+            best = f;
+    return best;
+}
+
+/* Adds w: the faces it sees go, a cone from w over their horizon comes. False (nothing
+ * changed) when there is no room or a new face would be degenerate. */
+static bool expand(epa *e, col_mvert w, int seen_face)
+{
+    if (e->nv == EPA_MAX_VERTS)
+        return false;
+    static const int none = -1;
+    int edges[EPA_MAX_EDGES][2];
+    int ne = 0;
+    bool visible[EPA_MAX_FACES];
+    for (int f = 0; f < e->nf; f++) {
+        epa_face *fc = &e->faces[f];
+        visible[f] = fc->alive && (f == seen_face ||
+                                   d3_dot(fc->n, d3_sub(w.w, e->verts[fc->v[0]].w)) > 0.0);
+        if (!visible[f])
+            continue;
+        for (int k = 0; k < 3; k++) {
+            int i = fc->v[k], j = fc->v[(k + 1) % 3];
+            int found = none;
+            for (int q = 0; q < ne && found == none; q++)
+                if (edges[q][0] == j && edges[q][1] == i)
+                    found = q;
+            if (found != none) {
+                edges[found][0] = edges[ne - 1][0];
+                edges[found][1] = edges[ne - 1][1];
+                ne--;
+            } else if (ne < EPA_MAX_EDGES) {
+                edges[ne][0] = i;
+                edges[ne][1] = j;
+                ne++;
+            } else {
+                return false;
+            }
+        }
+    }
+    int alive = 0;
+    for (int f = 0; f < e->nf; f++)
+        alive += e->faces[f].alive && !visible[f];
+    if (alive + ne > EPA_MAX_FACES || ne < 3)
+        return false;
+    int wi = e->nv;
+    e->verts[wi] = w;
+    epa_face fresh[EPA_MAX_FACES];
+    for (int q = 0; q < ne; q++) {
+        e->nv = wi + 1;
+        if (!make_face(e, edges[q][0], edges[q][1], wi, true, &fresh[q]) ||
+            fresh[q].dist < -1e-9 * (d3_len(w.w) + 1e-30)) {
+            e->nv = wi;
+            return false;
+        }
+    }
+    e->nv = wi + 1;
+    /* Compact the survivors, then the cone. */
+    int out = 0;
+    for (int f = 0; f < e->nf; f++)
+        if (e->faces[f].alive && !visible[f])
+            e->faces[out++] = e->faces[f];
+    for (int q = 0; q < ne; q++)
+        e->faces[out++] = fresh[q];
+    e->nf = out;
+    return true;
+}
+
+col_epa_result col_epa(const col_placed3 *a, const col_placed3 *b, const col_gjk_result *g,
+                       double tol)
+{
+    static const col_epa_result empty;
+    col_epa_result r = empty;
+    epa e;
+    e.a = a;
+    e.b = b;
+    e.nv = e.nf = 0;
+    col_d3 flat_n;
+    if (!start(&e, g, &flat_n)) {
+        col_mvert s = support(&e, flat_n);
+        r.normal = flat_n;
+        r.depth = fmax(0.0, d3_dot(flat_n, s.w));
+        r.pa = s.a;
+        r.pb = d3_mad(s.a, -r.depth, flat_n);
+        return r;
+    }
+    int best = nearest_face(&e);
+    double h = DBL_MAX;
+    for (;;) {
+        r.iterations++;
+        epa_face f = e.faces[best];
+        col_mvert w = support(&e, f.n);
+        h = d3_dot(f.n, w.w);
+        if (h - f.dist <= tol || !expand(&e, w, best))
+            break;
+        best = nearest_face(&e);
+        if (best < 0)
+            break;
+    }
+    epa_face f = e.faces[best];
+    r.normal = f.n;
+    r.depth = fmax(0.0, fmax(h, f.dist));
+    /* Witnesses: the origin's projection onto the face in barycentric coordinates, carried to
+     * the support points of A and B. */
+    col_d3 p = d3_scale(f.n, f.dist);
+    col_d3 v0 = e.verts[f.v[0]].w, v1 = e.verts[f.v[1]].w, v2 = e.verts[f.v[2]].w;
+    col_d3 n0 = d3_cross(d3_sub(v1, p), d3_sub(v2, p));
+    col_d3 n1 = d3_cross(d3_sub(v2, p), d3_sub(v0, p));
+    col_d3 n2 = d3_cross(d3_sub(v0, p), d3_sub(v1, p));
+    double l0 = d3_dot(n0, f.n), l1 = d3_dot(n1, f.n), l2 = d3_dot(n2, f.n);
+    double sum = l0 + l1 + l2;
+    if (!(sum > 0.0)) {
+        l0 = l1 = l2 = 1.0;
+        sum = 3.0;
+    }
+    r.pa = d3(0.0, 0.0, 0.0);
+    const int *vi = f.v;
+    double lam[3] = {l0 / sum, l1 / sum, l2 / sum};
+    for (int k = 0; k < 3; k++)
+        r.pa = d3_mad(r.pa, lam[k], e.verts[vi[k]].a);
+    r.pb = d3_mad(r.pa, -r.depth, f.n);
+    return r;
+}
