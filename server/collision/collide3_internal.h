@@ -79,6 +79,9 @@ col_d3 col_local_support(const col_shape3 *s, col_d3 d, bool core);
 col_d3 col_placed_support(const col_placed3 *ps, col_d3 d);
 /* The radius of a ball about the shape's origin holding it: the scale of tolerances. */
 double col_shape3_reach(const col_shape3 *s);
+/* The pair's tolerance for GJK and EPA: 1e-9 of the smaller reach, so that a small shape on a
+ * large one (1:1000) is as accurate as two small ones (double has the digits). */
+double col_pair_tol(const col_shape3 *a, const col_shape3 *b);
 
 /* ---- GJK and EPA (gjk3.c, epa3.c) ---- */
 

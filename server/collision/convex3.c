@@ -5,18 +5,12 @@
  * overlap of the cores needs EPA on the full shapes. */
 #include "collide3_internal.h"
 
-/* Tolerances relative to the pair's size: 1e-9 of the summed reaches. */
-static double pair_tol(const col_shape3 *a, const col_shape3 *b)
-{
-    return 1e-9 * (col_shape3_reach(a) + col_shape3_reach(b));
-}
-
 col_manifold3 col_collide_convex3(const col_shape3 *a, col_xf3 xa, const col_shape3 *b,
                                   col_xf3 xb)
 {
     col_placed3 pa, pb;
     col_place_pair(a, xa, b, xb, &pa, &pb);
-    double tol = pair_tol(a, b);
+    double tol = col_pair_tol(a, b);
     double ma = pa.margin, mb = pb.margin;
     pa.core = ma > 0.0;
     pb.core = mb > 0.0;

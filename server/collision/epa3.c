@@ -211,6 +211,121 @@ static bool expand(epa *e, col_mvert w, int seen_face)
     return true;
 }
 
+/* h(d) = d . w(d) of the Minkowski difference, with w the support point: its gradient. */
+static double h_at(const epa *e, col_d3 d, col_d3 *w)
+{
+    col_mvert m = support(e, d);
+    *w = m.w;
+    return d3_dot(d, m.w);
+}
+
+/* The gradient of f(t) = h(normalize(n + t0 u + t1 v)) at t, from the support point there. */
+static void tangent_grad(col_d3 n, col_d3 u, col_d3 v, double t0, double t1, col_d3 w,
+                         double g[2])
+{
+    col_d3 x = d3_add(n, d3_add(d3_scale(u, t0), d3_scale(v, t1)));
+    double l = d3_len(x);
+    col_d3 d = d3_scale(x, 1.0 / l);
+    g[0] = d3_dot(w, d3_sub(u, d3_scale(d, d3_dot(d, u)))) / l;
+    g[1] = d3_dot(w, d3_sub(v, d3_scale(d, d3_dot(d, v)))) / l;
+}
+
+/* The barycentric coordinates of p (on the face's plane) in the face, clamped to >= 0 and
+ * summing to 1; returns the least of them before clamping, relative to the face's area. */
+static double barycentric(const epa *e, const epa_face *f, col_d3 p, double l[3])
+{
+    col_d3 v0 = e->verts[f->v[0]].w, v1 = e->verts[f->v[1]].w, v2 = e->verts[f->v[2]].w;
+    double raw[3] = {d3_dot(d3_cross(d3_sub(v1, p), d3_sub(v2, p)), f->n),
+                     d3_dot(d3_cross(d3_sub(v2, p), d3_sub(v0, p)), f->n),
+                     d3_dot(d3_cross(d3_sub(v0, p), d3_sub(v1, p)), f->n)};
+    double area = raw[0] + raw[1] + raw[2], least = fmin(raw[0], fmin(raw[1], raw[2]));
+    double sum = 0.0;
+    for (int k = 0; k < 3; k++)
+        sum += l[k] = fmax(0.0, raw[k]);
+    for (int k = 0; k < 3; k++)
+        l[k] = sum > 0.0 ? l[k] / sum : 1.0 / 3.0;
+    return area > 0.0 ? least / area + 1e-9 : -1.0;
+}
+
+/* Where Newton finds no step down (a crease of h: an edge, a rim, an apex), a compass search
+ * (8 directions, steps from 1e-2 down to 1e-6 rad) looks for one. True when h dropped. */
+static bool pattern_step(const epa *e, col_d3 *n, double *h, col_d3 *w, double tol)
+{
+    col_d3 axis = fabs(n->x) < 0.6 ? d3(1, 0, 0) : d3(0, 1, 0);
+    col_d3 u = d3_norm(d3_cross(*n, axis)), v = d3_cross(*n, u);
+    for (double step = 1e-2; step >= 1e-6; step *= 0.1)
+        for (int k = 0; k < 8; k++) {
+            double t = 0.7853981633974483 * k;
+            col_d3 c = d3_norm(d3_add(*n, d3_add(d3_scale(u, step * cos(t)),
+                                                 d3_scale(v, step * sin(t)))));
+            col_d3 wc;
+            double hc = h_at(e, c, &wc);
+            if (hc < *h - 1e-4 * tol) {
+                *n = c;
+                *h = hc;
+                *w = wc;
+                return true;
+            }
+        }
+    return false;
+}
+
+/* EPA on a curved difference converges slowly: every face of a nearly round polytope has to
+ * be refined before the nearest one is known to the tolerance. From EPA's answer (within its
+ * tolerance of the minimum), the depth is polished as the minimum of h over unit directions
+ * by Newton's method in the tangent plane: the gradient is exact (the support point), the
+ * Hessian from two more support points by finite differences; a step is only taken when h
+ * drops, so at a crease of h (an edge or a rim, where h is not smooth) it stays where EPA
+ * put it. */
+static double polish(const epa *e, col_d3 *n, double h, double tol)
+{
+    col_d3 w;
+    h = h_at(e, *n, &w);
+    for (int it = 0; it < 40; it++) {
+        col_d3 axis = fabs(n->x) < 0.6 ? d3(1, 0, 0) : d3(0, 1, 0);
+        col_d3 u = d3_norm(d3_cross(*n, axis)), v = d3_cross(*n, u);
+        double g[2], gu[2], gv[2];
+        tangent_grad(*n, u, v, 0.0, 0.0, w, g);
+        if (fabs(g[0]) + fabs(g[1]) <= 1e-3 * tol)
+            break;
+        const double t = 1e-5;
+        col_d3 wu, wv;
+        h_at(e, d3_norm(d3_mad(*n, t, u)), &wu);
+        h_at(e, d3_norm(d3_mad(*n, t, v)), &wv);
+        tangent_grad(*n, u, v, t, 0.0, wu, gu);
+        tangent_grad(*n, u, v, 0.0, t, wv, gv);
+        double h00 = (gu[0] - g[0]) / t, h11 = (gv[1] - g[1]) / t;
+        double h01 = 0.5 * ((gu[1] - g[1]) / t + (gv[0] - g[0]) / t);
+        double det = h00 * h11 - h01 * h01;
+        double s0, s1;
+        if (h00 > 0.0 && det > 0.0) {
+            s0 = -(h11 * g[0] - h01 * g[1]) / det;
+            s1 = -(h00 * g[1] - h01 * g[0]) / det;
+        } else { /* not convex here (near a saddle of h): down the gradient, up to 0.5 rad */
+            double gl = sqrt(g[0] * g[0] + g[1] * g[1]);
+            s0 = -0.5 * g[0] / gl;
+            s1 = -0.5 * g[1] / gl;
+        }
+        bool moved = false;
+        for (int half = 0; half < 30 && !moved; half++, s0 *= 0.5, s1 *= 0.5) {
+            col_d3 c = d3_norm(d3_add(*n, d3_add(d3_scale(u, s0), d3_scale(v, s1))));
+            col_d3 wc;
+            double hc = h_at(e, c, &wc);
+            if (hc < h) {
+                moved = h - hc > 1e-4 * tol;
+                *n = c;
+                h = hc;
+                w = wc;
+                if (!moved)
+                    return h;
+            }
+        }
+        if (!moved && !pattern_step(e, n, &h, &w, tol))
+            break;
+    }
+    return h;
+}
+
 col_epa_result col_epa(const col_placed3 *a, const col_placed3 *b, const col_gjk_result *g,
                        double tol)
 {
@@ -222,21 +337,27 @@ col_epa_result col_epa(const col_placed3 *a, const col_placed3 *b, const col_gjk
     e.nv = e.nf = 0;
     col_d3 flat_n;
     if (!start(&e, g, &flat_n)) {
+        /* Touching: GJK's closest points are the contact. */
         col_mvert s = support(&e, flat_n);
         r.normal = flat_n;
         r.depth = fmax(0.0, d3_dot(flat_n, s.w));
-        r.pa = s.a;
-        r.pb = d3_mad(s.a, -r.depth, flat_n);
+        r.pa = g->pa;
+        r.pb = d3_mad(g->pa, -r.depth, flat_n);
         return r;
     }
     int best = nearest_face(&e);
     double h = DBL_MAX;
+    /* Polytope pairs converge exactly in finitely many steps; curved ones only refine
+     * ever more faces, so EPA stops at 100 tol there and the Newton polish finishes (where h
+     * is smooth; at a crease EPA's 100 tol is the answer). */
+    bool curved = !(a->polytope && b->polytope);
+    double stop = curved ? 100.0 * tol : tol;
     for (;;) {
         r.iterations++;
         epa_face f = e.faces[best];
         col_mvert w = support(&e, f.n);
         h = d3_dot(f.n, w.w);
-        if (h - f.dist <= tol || !expand(&e, w, best))
+        if (h - f.dist <= stop || !expand(&e, w, best))
             break;
         best = nearest_face(&e);
         if (best < 0)
@@ -245,24 +366,69 @@ col_epa_result col_epa(const col_placed3 *a, const col_placed3 *b, const col_gjk
     epa_face f = e.faces[best];
     r.normal = f.n;
     r.depth = fmax(0.0, fmax(h, f.dist));
-    /* Witnesses: the origin's projection onto the face in barycentric coordinates, carried to
-     * the support points of A and B. */
-    col_d3 p = d3_scale(f.n, f.dist);
-    col_d3 v0 = e.verts[f.v[0]].w, v1 = e.verts[f.v[1]].w, v2 = e.verts[f.v[2]].w;
-    col_d3 n0 = d3_cross(d3_sub(v1, p), d3_sub(v2, p));
-    col_d3 n1 = d3_cross(d3_sub(v2, p), d3_sub(v0, p));
-    col_d3 n2 = d3_cross(d3_sub(v0, p), d3_sub(v1, p));
-    double l0 = d3_dot(n0, f.n), l1 = d3_dot(n1, f.n), l2 = d3_dot(n2, f.n);
-    double sum = l0 + l1 + l2;
-    if (!(sum > 0.0)) {
-        l0 = l1 = l2 = 1.0;
-        sum = 3.0;
+    bool converged = h - f.dist <= stop;
+    if (curved && h - f.dist > 0.0) {
+        /* Polished from the nearest few faces that point apart (a round difference has
+         * several dips of h of about the same depth; EPA's lower bound says which faces can
+         * hold the least). */
+        col_d3 tried[4];
+        int nt = 0;
+        for (int round = 0; round < 4; round++) {
+            int pick = -1;
+            for (int k = 0; k < e.nf; k++) {
+                bool apart = e.faces[k].dist < r.depth;
+                for (int j = 0; j < nt && apart; j++)
+                    apart = d3_dot(e.faces[k].n, tried[j]) < 0.999;
+                if (apart && (pick < 0 || e.faces[k].dist < e.faces[pick].dist))
+                    pick = k;
+            }
+            if (pick < 0)
+                break;
+            col_d3 n = e.faces[pick].n;
+            tried[nt++] = n;
+            double hp = polish(&e, &n, r.depth, tol);
+            if (hp < r.depth) {
+                r.normal = n;
+                r.depth = fmax(0.0, hp);
+            }
+        }
     }
-    r.pa = d3(0.0, 0.0, 0.0);
-    const int *vi = f.v;
-    double lam[3] = {l0 / sum, l1 / sum, l2 / sum};
-    for (int k = 0; k < 3; k++)
-        r.pa = d3_mad(r.pa, lam[k], e.verts[vi[k]].a);
-    r.pb = d3_mad(r.pa, -r.depth, f.n);
+    if (converged && d3_dot(r.normal, f.n) >= 0.9999) {
+        /* Witnesses: the origin's projection onto the face in barycentric coordinates,
+         * carried to the support points of A. A face of A - B is often split into coplanar
+         * triangles: the one that holds the projection is used. Clamped: the origin may
+         * project just outside when the pair only touches. */
+        col_d3 p = d3_scale(f.n, f.dist);
+        double l[3];
+        epa_face use = f;
+        if (barycentric(&e, &f, p, l) < 0.0) {
+            for (int k = 0; k < e.nf; k++) {
+                const epa_face *o = &e.faces[k];
+                if (d3_dot(o->n, f.n) > 1.0 - 1e-9 && fabs(o->dist - f.dist) <= stop &&
+                    barycentric(&e, o, p, l) >= 0.0) {
+                    use = *o;
+                    break;
+                }
+            }
+        }
+        barycentric(&e, &use, p, l);
+        r.pa = d3(0.0, 0.0, 0.0);
+        for (int k = 0; k < 3; k++)
+            r.pa = d3_mad(r.pa, l[k], e.verts[use.v[k]].a);
+    } else {
+        /* The deepest point of the shape whose support along the normal is a point, not a
+         * face or a rim: of the two, the one that moves least when the normal turns by
+         * 1e-3 rad. */
+        col_d3 n = r.normal;
+        col_d3 axis = fabs(n.x) < 0.6 ? d3(1, 0, 0) : d3(0, 1, 0);
+        col_d3 u = d3_norm(d3_cross(n, axis)), v = d3_cross(n, u);
+        col_mvert s0 = support(&e, n);
+        col_mvert s1 = support(&e, d3_norm(d3_mad(n, 1e-3, u)));
+        col_mvert s2 = support(&e, d3_norm(d3_mad(n, 1e-3, v)));
+        double ja = fmax(d3_len(d3_sub(s1.a, s0.a)), d3_len(d3_sub(s2.a, s0.a)));
+        double jb = fmax(d3_len(d3_sub(s1.b, s0.b)), d3_len(d3_sub(s2.b, s0.b)));
+        r.pa = ja <= jb ? s0.a : d3_mad(s0.b, r.depth, n);
+    }
+    r.pb = d3_mad(r.pa, -r.depth, r.normal);
     return r;
 }

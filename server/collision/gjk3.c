@@ -140,7 +140,7 @@ col_gjk_result col_gjk(const col_placed3 *a, const col_placed3 *b, double tol)
     double vv = d3_dot(v, v);
     r.dir = d3_norm(d);
     int it = 0;
-    bool overlap = false;
+    bool overlap = false, stuck = false;
     while (it < GJK_MAX_ITER) {
         it++;
         if (vv <= tol * tol) { /* the origin is (within tolerance) a point of A - B */
@@ -174,8 +174,15 @@ col_gjk_result col_gjk(const col_placed3 *a, const col_placed3 *b, double tol)
         }
         col_d3 nv = point_of(&next);
         double nvv = d3_dot(nv, nv);
-        if (nvv >= vv) /* no progress: rounding; the last simplex is the answer */
+        if (nvv >= vv) {
+            /* No progress although w is below the simplex: rounding in the closest-point
+             * solve, which happens near touching on thin simplices of points gathered from a
+             * curved surface. The distance |v| is still an upper bound, but -v may be far
+             * from the contact normal; the simplex's own plane (a face of A - B near the
+             * origin) often is the normal: of these the direction with the least h wins. */
+            stuck = s.n == 3;
             break;
+        }
         s = next;
         v = nv;
         vv = nvv;
@@ -195,6 +202,18 @@ col_gjk_result col_gjk(const col_placed3 *a, const col_placed3 *b, double tol)
     r.distance = overlap ? 0.0 : sqrt(vv);
     if (!overlap && vv > 0.0)
         r.dir = d3_scale(v, -1.0 / sqrt(vv));
+    if (stuck) {
+        col_d3 tn = d3_norm(d3_cross(d3_sub(s.v[1].w, s.v[0].w), d3_sub(s.v[2].w, s.v[0].w)));
+        col_d3 cand[3] = {r.dir, tn, d3_neg(tn)};
+        double best = DBL_MAX;
+        for (int k = 0; k < 3; k++) {
+            double h = d3_dot(cand[k], support(a, b, cand[k]).w);
+            if (h < best) {
+                best = h;
+                r.dir = cand[k];
+            }
+        }
+    }
     return r;
 }
 
@@ -203,7 +222,7 @@ col_distance3 col_gjk3_distance(const col_shape3 *a, col_xf3 xa, const col_shape
 {
     col_placed3 pa, pb;
     col_place_pair(a, xa, b, xb, &pa, &pb);
-    double tol = 1e-9 * (col_shape3_reach(a) + col_shape3_reach(b));
+    double tol = col_pair_tol(a, b);
     col_gjk_result g = col_gjk(&pa, &pb, tol);
     col_distance3 out = {0};
     out.overlap = g.overlap;

@@ -63,31 +63,57 @@ static int best_face(const col_poly3 *p, col_d3 dir, double *dot)
 
 #define CLIP_MAX (2 * COL_MAX_HULL3_VERTS)
 
+/* A polygon being clipped. Each point is named for warm starting by the features that make
+ * it (Box2D's b2ClipVertex ids, done for polygons of any size): an incident vertex by its
+ * index; a point cut out by a side plane by the two edges it joins, where an edge is an
+ * incident edge (its index) or a side plane (256 + its index). */
 typedef struct clip_poly {
     int n;
     col_d3 p[CLIP_MAX];
-    uint16_t code[CLIP_MAX]; /* the features that made each point, for its id */
+    uint32_t code[CLIP_MAX];
+    uint16_t out_edge[CLIP_MAX]; /* the edge leaving point i toward point i + 1 */
 } clip_poly;
 
-/* Sutherland-Hodgman against one plane: keeps n . (x - o) <= 0. An intersection point is named
- * by the plane and the feature it came from. */
+static uint32_t cut_code(unsigned first, unsigned second)
+{
+    return 1u << 19 | (first & 0x1FFu) << 9 | (second & 0x1FFu);
+}
+
+/* Sutherland-Hodgman against one plane: keeps n . (x - o) <= 0. */
 static void clip_plane(const clip_poly *in, col_d3 n, col_d3 o, int plane, clip_poly *out)
 {
+    unsigned side = 256u + (unsigned)plane;
     out->n = 0;
-    for (int i = 0; i < in->n; i++) {
+    for (int i = 0; i < in->n && out->n + 2 <= CLIP_MAX; i++) {
         int j = (i + 1) % in->n;
         double si = d3_dot(n, d3_sub(in->p[i], o)), sj = d3_dot(n, d3_sub(in->p[j], o));
-        if (si <= 0.0 && out->n < CLIP_MAX) {
+        if (si <= 0.0) {
             out->p[out->n] = in->p[i];
-            out->code[out->n++] = in->code[i];
+            out->code[out->n] = in->code[i];
+            out->out_edge[out->n++] = in->out_edge[i];
         }
-        if ((si < 0.0) != (sj < 0.0) && si != sj && out->n < CLIP_MAX) {
+        if ((si < 0.0) != (sj < 0.0) && si != sj) {
             double t = si / (si - sj);
             out->p[out->n] = d3_add(in->p[i], d3_scale(d3_sub(in->p[j], in->p[i]), t));
-            out->code[out->n++] = (uint16_t)(0x2000u | (unsigned)(plane & 0x1F) << 8 |
-                                             (in->code[si < 0.0 ? i : j] & 0xFFu));
+            bool leaving = si < 0.0; /* inside to outside: the polygon goes on along the plane */
+            out->code[out->n] = leaving ? cut_code(in->out_edge[i], side)
+                                        : cut_code(side, in->out_edge[i]);
+            out->out_edge[out->n++] = leaving ? (uint16_t)side : in->out_edge[i];
         }
     }
+}
+
+/* A point's id from its reference face, incident face and features (a 30-bit mix of the
+ * three, MurmurHash3's finaliser), and which shape gave the reference face. */
+static uint32_t point_id(int ref_face, int inc_face, uint32_t code, bool flip)
+{
+    uint32_t h = code * 0x9E3779B1u ^ ((uint32_t)ref_face << 16 | (uint32_t)inc_face);
+    h ^= h >> 16;
+    h *= 0x85EBCA6Bu;
+    h ^= h >> 13;
+    h *= 0xC2B2AE35u;
+    h ^= h >> 16;
+    return (h & 0x3FFFFFFFu) | (uint32_t)flip << 30;
 }
 
 int col_reduce4(const col_d3 *p, const double *depth, int n, col_d3 normal, int keep[4])
@@ -168,7 +194,8 @@ bool col_poly3_clip(const col_placed3 *a, const col_placed3 *b, col_d3 normal, d
     buf[0].n = ifc->count;
     for (int k = 0; k < ifc->count; k++) {
         buf[0].p[k] = inc->v[inc->indices[ifc->first + k]];
-        buf[0].code[k] = (uint16_t)k;
+        buf[0].code[k] = (uint32_t)k;
+        buf[0].out_edge[k] = (uint16_t)k;
     }
     int cur = 0;
     for (int k = 0; k < rfc->count && buf[cur].n > 0; k++) {
@@ -183,7 +210,7 @@ bool col_poly3_clip(const col_placed3 *a, const col_placed3 *b, col_d3 normal, d
     double slack = 1e-9 * (col_shape3_reach(a->s) + col_shape3_reach(b->s));
     col_d3 pts[CLIP_MAX];
     double dep[CLIP_MAX];
-    uint16_t codes[CLIP_MAX];
+    uint32_t codes[CLIP_MAX];
     int n = 0;
     for (int i = 0; i < c->n; i++) {
         double d = off - d3_dot(rn, c->p[i]);
@@ -207,8 +234,7 @@ bool col_poly3_clip(const col_placed3 *a, const col_placed3 *b, col_d3 normal, d
         int j = keep[i];
         m->points[i].point = d3_to_f(pts[j]);
         m->points[i].depth = (float)dep[j];
-        m->points[i].id = (uint32_t)flip << 30 | (uint32_t)(codes[j] & 0x3FFFu) << 16 |
-                          (uint32_t)(inf & 0xFF) << 8 | (uint32_t)(rf & 0xFF);
+        m->points[i].id = point_id(rf, inf, codes[j], flip);
     }
     return true;
 }

@@ -46,6 +46,11 @@ double col_shape3_reach(const col_shape3 *s)
     return 0.0;
 }
 
+double col_pair_tol(const col_shape3 *a, const col_shape3 *b)
+{
+    return 1e-9 * fmin(col_shape3_reach(a), col_shape3_reach(b));
+}
+
 static double sgn(double v) { return v < 0.0 ? -1.0 : 1.0; }
 
 col_d3 col_local_support(const col_shape3 *s, col_d3 d, bool core)
@@ -74,11 +79,9 @@ col_d3 col_local_support(const col_shape3 *s, col_d3 d, bool core)
         return d3(k * d.x, sgn(d.y) * h, k * d.z);
     }
     case COL_SHAPE3_CONE: {
-        /* The apex when d is within the cone's half angle of the axis (sin = r / slant),
-         * else the base rim point toward d. */
+        /* The apex or the base's rim point toward d, whichever reaches further along d. */
         double sigma = sqrt(d.x * d.x + d.z * d.z);
-        double slant = sqrt(r * r + 4.0 * h * h);
-        if (d.y * slant > r * d3_len(d))
+        if (2.0 * h * d.y >= r * sigma)
             return d3(0.0, h, 0.0);
         double k = sigma > 0.0 ? r / sigma : 0.0;
         return d3(k * d.x, -h, k * d.z);
@@ -143,7 +146,7 @@ col_aabb3 col_shape3_bounds(const col_shape3 *s, col_xf3 xf)
     double lo[3], hi[3];
     for (int i = 0; i < 3; i++) {
         hi[i] = d3_dot(rows[i], col_local_support(s, rows[i], false));
-        lo[i] = -d3_dot(rows[i], col_local_support(s, d3_neg(rows[i]), false));
+        lo[i] = d3_dot(rows[i], col_local_support(s, d3_neg(rows[i]), false));
     }
     col_d3 c = d3(0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), 0.5 * (lo[2] + hi[2]));
     col_d3 h = d3(0.5 * (hi[0] - lo[0]), 0.5 * (hi[1] - lo[1]), 0.5 * (hi[2] - lo[2]));
