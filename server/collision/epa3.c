@@ -17,6 +17,7 @@
 #define EPA_MAX_VERTS 128
 #define EPA_MAX_FACES (2 * EPA_MAX_VERTS)
 #define EPA_MAX_EDGES (3 * EPA_MAX_FACES)
+#define CURVED_MAX_VERTS 96 /* the polish does the rest */
 
 typedef struct epa_face {
     int v[3];
@@ -69,12 +70,12 @@ static int add_vert(epa *e, col_mvert m)
     return e->nv++;
 }
 
-/* The starting polytope from `count` vertices of GJK's simplex; false when A - B turned out
- * flat at the origin (the depth is then h(*flat_n), about 0: touching). */
+/* The starting tetrahedron from GJK's simplex; false when A - B turned out flat at the origin
+ * (the depth is then h(*flat_n), about 0: touching). */
 static bool start(epa *e, const col_gjk_result *g, col_d3 *flat_n)
 {
     int n = g->count;
-    col_mvert v[5];
+    col_mvert v[4];
     memcpy(v, g->simplex, (size_t)n * sizeof v[0]);
     double scale = 0.0;
     for (int i = 0; i < n; i++)
@@ -102,30 +103,18 @@ static bool start(epa *e, const col_gjk_result *g, col_d3 *flat_n)
         n = 3;
     }
     if (n == 3) {
+        /* A support point off the triangle's plane on either side makes a tetrahedron that
+         * holds the origin (on its base): a proper convex hull, unlike the two-apex
+         * bipyramid, which is not convex when the apexes fall outside the triangle. */
         col_d3 nn = d3_norm(d3_cross(d3_sub(v[1].w, v[0].w), d3_sub(v[2].w, v[0].w)));
         v[3] = support(e, nn);
-        v[4] = support(e, d3_neg(nn));
         if (d3_dot(nn, v[3].w) - d3_dot(nn, v[0].w) <= eps) {
-            *flat_n = nn;
-            return false;
-        }
-        if (d3_dot(nn, v[0].w) - d3_dot(nn, v[4].w) <= eps) {
-            *flat_n = d3_neg(nn);
-            return false;
-        }
-        /* Two tetrahedra on the triangle: a hexahedron holding it. */
-        for (int i = 0; i < 5; i++)
-            add_vert(e, v[i]);
-        e->inner = d3_scale(d3_add(d3_add(v[0].w, v[1].w), d3_add(v[2].w,
-                   d3_scale(d3_add(v[3].w, v[4].w), 1.5))), 1.0 / 6.0);
-        static const int hexa[6][3] = {{0, 1, 3}, {1, 2, 3}, {2, 0, 3},
-                                       {0, 1, 4}, {1, 2, 4}, {2, 0, 4}};
-        for (int f = 0; f < 6; f++)
-            if (!make_face(e, hexa[f][0], hexa[f][1], hexa[f][2], false, &e->faces[e->nf++])) {
+            v[3] = support(e, d3_neg(nn));
+            if (d3_dot(nn, v[0].w) - d3_dot(nn, v[3].w) <= eps) {
                 *flat_n = nn;
                 return false;
             }
-        return true;
+        }
     }
     for (int i = 0; i < 4; i++)
         add_vert(e, v[i]);
@@ -150,7 +139,7 @@ static int nearest_face(const epa *e)
 
 /* Adds w: the faces it sees go, a cone from w over their horizon comes. False (nothing
  * changed) when there is no room or a new face would be degenerate. */
-static bool expand(epa *e, col_mvert w, int seen_face)
+static bool expand(epa *e, col_mvert w, int seen_face, double tol)
 {
     if (e->nv == EPA_MAX_VERTS)
         return false;
@@ -194,7 +183,7 @@ static bool expand(epa *e, col_mvert w, int seen_face)
     for (int q = 0; q < ne; q++) {
         e->nv = wi + 1;
         if (!make_face(e, edges[q][0], edges[q][1], wi, true, &fresh[q]) ||
-            fresh[q].dist < -1e-9 * (d3_len(w.w) + 1e-30)) {
+            fresh[q].dist < -tol) {
             e->nv = wi;
             return false;
         }
@@ -248,12 +237,12 @@ static double barycentric(const epa *e, const epa_face *f, col_d3 p, double l[3]
 }
 
 /* Where Newton finds no step down (a crease of h: an edge, a rim, an apex), a compass search
- * (8 directions, steps from 1e-2 down to 1e-6 rad) looks for one. True when h dropped. */
+ * (8 directions, steps from 1e-2 down to 1e-5 rad) looks for one. True when h dropped. */
 static bool pattern_step(const epa *e, col_d3 *n, double *h, col_d3 *w, double tol)
 {
     col_d3 axis = fabs(n->x) < 0.6 ? d3(1, 0, 0) : d3(0, 1, 0);
     col_d3 u = d3_norm(d3_cross(*n, axis)), v = d3_cross(*n, u);
-    for (double step = 1e-2; step >= 1e-6; step *= 0.1)
+    for (double step = 1e-2; step >= 1e-5; step *= 0.1)
         for (int k = 0; k < 8; k++) {
             double t = 0.7853981633974483 * k;
             col_d3 c = d3_norm(d3_add(*n, d3_add(d3_scale(u, step * cos(t)),
@@ -277,16 +266,60 @@ static bool pattern_step(const epa *e, col_d3 *n, double *h, col_d3 *w, double t
  * Hessian from two more support points by finite differences; a step is only taken when h
  * drops, so at a crease of h (an edge or a rim, where h is not smooth) it stays where EPA
  * put it. */
-static double polish(const epa *e, col_d3 *n, double h, double tol)
+/* Directions where h has a crease and often its minimum: a flat face of either shape resting
+ * on the other (a box's or a hull's faces, a cylinder's caps, a cone's base), its outward
+ * normal for A and the reverse for B. Those within 0.3 rad of n are tried. */
+static void try_faces(const epa *e, const col_placed3 *ps, double sign, col_d3 *n, double *h,
+                      col_d3 *w)
+{
+    const col_shape3 *s = ps->s;
+    col_d3 cand[COL_MAX_HULL3_FACES];
+    int nc = 0;
+    if (s->type == COL_SHAPE3_BOX) {
+        col_d3 cols[3] = {d3(ps->r.r0.x, ps->r.r1.x, ps->r.r2.x), d3(ps->r.r0.y, ps->r.r1.y, ps->r.r2.y),
+                          d3(ps->r.r0.z, ps->r.r1.z, ps->r.r2.z)};
+        for (int k = 0; k < 3; k++) {
+            cand[nc++] = cols[k];
+            cand[nc++] = d3_neg(cols[k]);
+        }
+    } else if (s->type == COL_SHAPE3_HULL) {
+        for (int f = 0; f < s->hull->face_count; f++)
+            cand[nc++] = drot_apply(&ps->r, d3_of(s->hull->faces[f].normal));
+    } else if (s->type == COL_SHAPE3_CYLINDER || s->type == COL_SHAPE3_CONE) {
+        col_d3 axis = d3(ps->r.r0.y, ps->r.r1.y, ps->r.r2.y);
+        cand[nc++] = d3_neg(axis);
+        if (s->type == COL_SHAPE3_CYLINDER)
+            cand[nc++] = axis;
+    }
+    col_d3 start = *n;
+    for (int k = 0; k < nc; k++) {
+        col_d3 c = d3_scale(cand[k], sign);
+        if (d3_dot(c, start) < 0.955) /* 0.3 rad */
+            continue;
+        col_d3 wc;
+        double hc = h_at(e, c, &wc);
+        if (hc < *h) {
+            *h = hc;
+            *n = c;
+            *w = wc;
+        }
+    }
+}
+
+static double polish(const epa *e, col_d3 *n, double tol)
 {
     col_d3 w;
-    h = h_at(e, *n, &w);
-    for (int it = 0; it < 40; it++) {
+    double h = h_at(e, *n, &w);
+    try_faces(e, e->a, 1.0, n, &h, &w);
+    try_faces(e, e->b, -1.0, n, &h, &w);
+    int patterns = 0;
+    for (int it = 0; it < 20; it++) {
         col_d3 axis = fabs(n->x) < 0.6 ? d3(1, 0, 0) : d3(0, 1, 0);
         col_d3 u = d3_norm(d3_cross(*n, axis)), v = d3_cross(*n, u);
         double g[2], gu[2], gv[2];
         tangent_grad(*n, u, v, 0.0, 0.0, w, g);
-        if (fabs(g[0]) + fabs(g[1]) <= 1e-3 * tol)
+        double gl = sqrt(g[0] * g[0] + g[1] * g[1]);
+        if (gl <= 100.0 * tol) /* a smooth minimum */
             break;
         const double t = 1e-5;
         col_d3 wu, wv;
@@ -302,7 +335,6 @@ static double polish(const epa *e, col_d3 *n, double h, double tol)
             s0 = -(h11 * g[0] - h01 * g[1]) / det;
             s1 = -(h00 * g[1] - h01 * g[0]) / det;
         } else { /* not convex here (near a saddle of h): down the gradient, up to 0.5 rad */
-            double gl = sqrt(g[0] * g[0] + g[1] * g[1]);
             s0 = -0.5 * g[0] / gl;
             s1 = -0.5 * g[1] / gl;
         }
@@ -312,15 +344,17 @@ static double polish(const epa *e, col_d3 *n, double h, double tol)
             col_d3 wc;
             double hc = h_at(e, c, &wc);
             if (hc < h) {
-                moved = h - hc > 1e-4 * tol;
+                double gain = h - hc;
                 *n = c;
                 h = hc;
                 w = wc;
-                if (!moved)
+                if (gain <= 1e-4 * tol)
                     return h;
+                moved = true;
             }
         }
-        if (!moved && !pattern_step(e, n, &h, &w, tol))
+        /* No step down with a gradient left: a crease of h. */
+        if (!moved && (++patterns > 2 || !pattern_step(e, n, &h, &w, tol)))
             break;
     }
     return h;
@@ -348,32 +382,41 @@ col_epa_result col_epa(const col_placed3 *a, const col_placed3 *b, const col_gjk
     int best = nearest_face(&e);
     double h = DBL_MAX;
     /* Polytope pairs converge exactly in finitely many steps; curved ones only refine
-     * ever more faces, so EPA stops at 100 tol there and the Newton polish finishes (where h
-     * is smooth; at a crease EPA's 100 tol is the answer). */
+     * ever more faces, so EPA stops at 1e3 tol or CURVED_MAX_VERTS there and the Newton
+     * polish finishes (where h is smooth; at a crease EPA's answer stands). */
     bool curved = !(a->polytope && b->polytope);
-    double stop = curved ? 100.0 * tol : tol;
+    double stop = curved ? 1e3 * tol : tol;
+    int cap = curved ? CURVED_MAX_VERTS : EPA_MAX_VERTS;
+    /* Every support gives an upper bound h along its face's normal: the least is kept, the
+     * answer should EPA stop short (no room, or a degenerate face near touching). */
+    double least = DBL_MAX;
+    col_d3 least_n = e.faces[best].n;
     for (;;) {
         r.iterations++;
         epa_face f = e.faces[best];
         col_mvert w = support(&e, f.n);
         h = d3_dot(f.n, w.w);
-        if (h - f.dist <= stop || !expand(&e, w, best))
+        if (h < least) {
+            least = h;
+            least_n = f.n;
+        }
+        if (h - f.dist <= stop || e.nv >= cap || !expand(&e, w, best, tol))
             break;
         best = nearest_face(&e);
         if (best < 0)
             break;
     }
     epa_face f = e.faces[best];
-    r.normal = f.n;
-    r.depth = fmax(0.0, fmax(h, f.dist));
     bool converged = h - f.dist <= stop;
+    r.normal = converged ? f.n : least_n;
+    r.depth = fmax(0.0, converged ? fmax(h, f.dist) : least);
     if (curved && h - f.dist > 0.0) {
-        /* Polished from the nearest few faces that point apart (a round difference has
-         * several dips of h of about the same depth; EPA's lower bound says which faces can
-         * hold the least). */
+        /* Polished from the nearest face, or, when EPA stopped short, from the nearest few
+         * that point apart (a round difference has several dips of h of about the same
+         * depth; EPA's lower bound says which faces can hold the least). */
         col_d3 tried[4];
         int nt = 0;
-        for (int round = 0; round < 4; round++) {
+        for (int round = 0; round < (converged ? 1 : 4); round++) {
             int pick = -1;
             for (int k = 0; k < e.nf; k++) {
                 bool apart = e.faces[k].dist < r.depth;
@@ -386,7 +429,7 @@ col_epa_result col_epa(const col_placed3 *a, const col_placed3 *b, const col_gjk
                 break;
             col_d3 n = e.faces[pick].n;
             tried[nt++] = n;
-            double hp = polish(&e, &n, r.depth, tol);
+            double hp = polish(&e, &n, tol);
             if (hp < r.depth) {
                 r.normal = n;
                 r.depth = fmax(0.0, hp);
