@@ -113,6 +113,11 @@ typedef struct col_epa_result {
 col_epa_result col_epa(const col_placed3 *a, const col_placed3 *b, const col_gjk_result *g,
                        double tol);
 
+/* The least h(d) = max over A - B of d.x near the unit direction *n (moved there): the depth
+ * when A and B overlap, minus the gap when apart. Newton's method in the tangent plane where h
+ * is smooth, a compass search at its creases, the flat faces of either shape tried (epa3.c). */
+double col_polish3(const col_placed3 *a, const col_placed3 *b, col_d3 *n, double tol);
+
 /* ---- polytopes and manifolds (box3.c, manifold3.c) ---- */
 
 /* A box or hull seen as a polytope in some frame: vertices and faces placed there. */

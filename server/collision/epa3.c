@@ -26,15 +26,20 @@ typedef struct epa_face {
     bool alive;
 } epa_face;
 
-typedef struct epa {
+/* The two shapes whose difference is searched. */
+typedef struct epa_pair {
     const col_placed3 *a, *b;
+} epa_pair;
+
+typedef struct epa {
+    epa_pair pr;
     col_mvert verts[EPA_MAX_VERTS];
     epa_face faces[EPA_MAX_FACES];
     int nv, nf;
     col_d3 inner; /* a point inside the first polytope, to orient its faces */
 } epa;
 
-static col_mvert support(const epa *e, col_d3 d)
+static col_mvert support(const epa_pair *e, col_d3 d)
 {
     col_mvert m;
     m.a = col_placed_support(e->a, d);
@@ -92,9 +97,9 @@ static bool start(epa *e, const col_gjk_result *g, col_d3 *flat_n)
                       : fabs(ab.y) <= fabs(ab.z)                          ? d3(0, 1, 0)
                                                                            : d3(0, 0, 1);
         col_d3 p = d3_norm(d3_cross(ab, axis));
-        v[2] = support(e, p);
+        v[2] = support(&e->pr, p);
         if (d3_dot(p, v[2].w) <= eps) {
-            v[2] = support(e, d3_neg(p));
+            v[2] = support(&e->pr, d3_neg(p));
             if (d3_dot(d3_neg(p), v[2].w) <= eps) {
                 *flat_n = p;
                 return false;
@@ -107,9 +112,9 @@ static bool start(epa *e, const col_gjk_result *g, col_d3 *flat_n)
          * holds the origin (on its base): a proper convex hull, unlike the two-apex
          * bipyramid, which is not convex when the apexes fall outside the triangle. */
         col_d3 nn = d3_norm(d3_cross(d3_sub(v[1].w, v[0].w), d3_sub(v[2].w, v[0].w)));
-        v[3] = support(e, nn);
+        v[3] = support(&e->pr, nn);
         if (d3_dot(nn, v[3].w) - d3_dot(nn, v[0].w) <= eps) {
-            v[3] = support(e, d3_neg(nn));
+            v[3] = support(&e->pr, d3_neg(nn));
             if (d3_dot(nn, v[0].w) - d3_dot(nn, v[3].w) <= eps) {
                 *flat_n = nn;
                 return false;
@@ -201,7 +206,7 @@ static bool expand(epa *e, col_mvert w, int seen_face, double tol)
 }
 
 /* h(d) = d . w(d) of the Minkowski difference, with w the support point: its gradient. */
-static double h_at(const epa *e, col_d3 d, col_d3 *w)
+static double h_at(const epa_pair *e, col_d3 d, col_d3 *w)
 {
     col_mvert m = support(e, d);
     *w = m.w;
@@ -238,7 +243,7 @@ static double barycentric(const epa *e, const epa_face *f, col_d3 p, double l[3]
 
 /* Where Newton finds no step down (a crease of h: an edge, a rim, an apex), a compass search
  * (8 directions, steps from 1e-2 down to 1e-5 rad) looks for one. True when h dropped. */
-static bool pattern_step(const epa *e, col_d3 *n, double *h, col_d3 *w, double tol)
+static bool pattern_step(const epa_pair *e, col_d3 *n, double *h, col_d3 *w, double tol)
 {
     col_d3 axis = fabs(n->x) < 0.6 ? d3(1, 0, 0) : d3(0, 1, 0);
     col_d3 u = d3_norm(d3_cross(*n, axis)), v = d3_cross(*n, u);
@@ -269,7 +274,7 @@ static bool pattern_step(const epa *e, col_d3 *n, double *h, col_d3 *w, double t
 /* Directions where h has a crease and often its minimum: a flat face of either shape resting
  * on the other (a box's or a hull's faces, a cylinder's caps, a cone's base), its outward
  * normal for A and the reverse for B. Those within 0.3 rad of n are tried. */
-static void try_faces(const epa *e, const col_placed3 *ps, double sign, col_d3 *n, double *h,
+static void try_faces(const epa_pair *e, const col_placed3 *ps, double sign, col_d3 *n, double *h,
                       col_d3 *w)
 {
     const col_shape3 *s = ps->s;
@@ -306,7 +311,7 @@ static void try_faces(const epa *e, const col_placed3 *ps, double sign, col_d3 *
     }
 }
 
-static double polish(const epa *e, col_d3 *n, double tol)
+static double polish(const epa_pair *e, col_d3 *n, double tol)
 {
     col_d3 w;
     double h = h_at(e, *n, &w);
@@ -366,13 +371,13 @@ col_epa_result col_epa(const col_placed3 *a, const col_placed3 *b, const col_gjk
     static const col_epa_result empty;
     col_epa_result r = empty;
     epa e;
-    e.a = a;
-    e.b = b;
+    e.pr.a = a;
+    e.pr.b = b;
     e.nv = e.nf = 0;
     col_d3 flat_n;
     if (!start(&e, g, &flat_n)) {
         /* Touching: GJK's closest points are the contact. */
-        col_mvert s = support(&e, flat_n);
+        col_mvert s = support(&e.pr, flat_n);
         r.normal = flat_n;
         r.depth = fmax(0.0, d3_dot(flat_n, s.w));
         r.pa = g->pa;
@@ -394,7 +399,7 @@ col_epa_result col_epa(const col_placed3 *a, const col_placed3 *b, const col_gjk
     for (;;) {
         r.iterations++;
         epa_face f = e.faces[best];
-        col_mvert w = support(&e, f.n);
+        col_mvert w = support(&e.pr, f.n);
         h = d3_dot(f.n, w.w);
         if (h < least) {
             least = h;
@@ -429,7 +434,7 @@ col_epa_result col_epa(const col_placed3 *a, const col_placed3 *b, const col_gjk
                 break;
             col_d3 n = e.faces[pick].n;
             tried[nt++] = n;
-            double hp = polish(&e, &n, tol);
+            double hp = polish(&e.pr, &n, tol);
             if (hp < r.depth) {
                 r.normal = n;
                 r.depth = fmax(0.0, hp);
@@ -465,13 +470,19 @@ col_epa_result col_epa(const col_placed3 *a, const col_placed3 *b, const col_gjk
         col_d3 n = r.normal;
         col_d3 axis = fabs(n.x) < 0.6 ? d3(1, 0, 0) : d3(0, 1, 0);
         col_d3 u = d3_norm(d3_cross(n, axis)), v = d3_cross(n, u);
-        col_mvert s0 = support(&e, n);
-        col_mvert s1 = support(&e, d3_norm(d3_mad(n, 1e-3, u)));
-        col_mvert s2 = support(&e, d3_norm(d3_mad(n, 1e-3, v)));
+        col_mvert s0 = support(&e.pr, n);
+        col_mvert s1 = support(&e.pr, d3_norm(d3_mad(n, 1e-3, u)));
+        col_mvert s2 = support(&e.pr, d3_norm(d3_mad(n, 1e-3, v)));
         double ja = fmax(d3_len(d3_sub(s1.a, s0.a)), d3_len(d3_sub(s2.a, s0.a)));
         double jb = fmax(d3_len(d3_sub(s1.b, s0.b)), d3_len(d3_sub(s2.b, s0.b)));
         r.pa = ja <= jb ? s0.a : d3_mad(s0.b, r.depth, n);
     }
     r.pb = d3_mad(r.pa, -r.depth, r.normal);
     return r;
+}
+
+double col_polish3(const col_placed3 *a, const col_placed3 *b, col_d3 *n, double tol)
+{
+    epa_pair pr = {a, b};
+    return polish(&pr, n, tol);
 }

@@ -119,14 +119,14 @@ static void usage(FILE *f)
     fprintf(f,
             "usage: mink-bench [--steps N] [--scene NAME] [--pile N]... [--quick] [--help]\n"
             "  --steps N     steps of every world scene (default %d; %d with --quick)\n"
-            "  --scene NAME  run one scene: demo, pile2d, query, snapshot (default: all)\n"
+            "  --scene NAME  run one scene: demo, pile2d, query, query3, snapshot (default: all)\n"
             "  --pile N      add a pile2d scene of N boxes (default list: 1000 5000)\n"
             "  --quick       a smoke run: fewer steps, queries and snapshots\n"
             "  --help        this text\n"
             "Columns: ms/step mean and p99 over the steps of a world scene; ns/op per query\n"
             "(query rows) or per encoded body (snapshot rows); bytes/op per body of the state\n"
-            "line; peer is the same work by Chipmunk2D or cJSON in this run; ratio = Mink's time\n"
-            "/ the peer's time (below 1: Mink is faster).\n",
+            "line; peer is the same work by Chipmunk2D, libccd or cJSON in this run; ratio =\n"
+            "Mink's time / the peer's time (below 1: Mink is faster).\n",
             DEFAULT_STEPS, QUICK_STEPS);
 }
 
@@ -178,8 +178,10 @@ int main(int argc, char **argv)
             i++;
         } else if (strcmp(a, "--scene") == 0) {
             if (!v || (strcmp(v, "demo") != 0 && strcmp(v, "pile2d") != 0 &&
-                       strcmp(v, "query") != 0 && strcmp(v, "snapshot") != 0)) {
-                fprintf(stderr, "mink-bench: --scene wants demo, pile2d, query or snapshot\n");
+                       strcmp(v, "query") != 0 && strcmp(v, "query3") != 0 &&
+                       strcmp(v, "snapshot") != 0)) {
+                fprintf(stderr, "mink-bench: --scene wants demo, pile2d, query, query3 or "
+                                "snapshot\n");
                 return 2;
             }
             scene = v;
@@ -228,6 +230,8 @@ int main(int argc, char **argv)
     }
     if (!scene || strcmp(scene, "query") == 0)
         bench_scene_query(&o);
+    if (!scene || strcmp(scene, "query3") == 0)
+        bench_scene_query3(&o);
     if (!scene || strcmp(scene, "snapshot") == 0)
         bench_scene_snapshot(&o);
     printf("# total %.1f s\n", (double)(bench_now_ns() - t0) / 1e9);
