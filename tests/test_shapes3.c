@@ -13,21 +13,10 @@
 #include <string.h>
 
 #include "mink_collision.h"
+#include "shapes_check.h"
 
 #define PI 3.14159265358979323846
 
-/* ck_assert_msg, but silent when it holds (Check sends every passing assertion's location to
- * the runner: a write per assertion would dominate the random tests). */
-#define EXPECT(cond, ...)                                                                     \
-    do {                                                                                      \
-        if (!(cond))                                                                          \
-            ck_abort_msg(__VA_ARGS__);                                                        \
-    } while (0)
-
-#define NEAR(got, want, tol)                                                                  \
-    EXPECT(fabs((double)(got) - (double)(want)) <= (double)(tol),                             \
-           "%s = %.9g, expected %.9g (tolerance %g)", #got, (double)(got), (double)(want),   \
-           (double)(tol))
 
 /* ---- the test's own geometry, in double ---- */
 
@@ -229,22 +218,6 @@ static double h_dir(const world_shape *A, const world_shape *B, dvec d)
     return support(A, d) + support(B, dscale(d, -1.0));
 }
 
-/* ---- a fixed-seed generator (xorshift64*) ---- */
-
-static uint64_t rng_state;
-
-static uint64_t rng_next(void)
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return rng_state * 2685821657736338717ull;
-}
-static double rnd(double lo, double hi)
-{
-    return lo + (hi - lo) * (double)(rng_next() >> 11) * 0x1.0p-53;
-}
-static int rnd_int(int n) { return (int)(rng_next() % (uint64_t)n); }
 
 /* A uniformly random rotation (Shoemake, "Uniform random rotations", Graphics Gems III). */
 static mk_quat rnd_quat(void)

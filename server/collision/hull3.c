@@ -8,10 +8,9 @@
  * on one, inside an edge on two): coplanar and collinear input points drop out exactly as
  * col_polygon_make drops collinear ones in 2D. In double, with the 2D builder's tolerance. */
 #include <float.h>
-#include <stdarg.h>
-#include <stdio.h>
 #include <string.h>
 
+#include "collide2_internal.h"
 #include "collide3_internal.h"
 
 #define TRI_MAX 1024
@@ -21,17 +20,6 @@ typedef struct tri {
     col_d3 n;
     double d;
 } tri;
-
-static int refuse(char *why, size_t why_len, const char *fmt, ...)
-{
-    if (why && why_len > 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(why, why_len, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 /* The plane of p[i], p[j], p[k] (counter-clockwise seen from outside); `fallback` when they
  * are (nearly) on one line and the cross product has no direction. */
@@ -85,7 +73,7 @@ static int first_tetra(const col_d3 *p, int m, double tol, int out[4], char *why
         }
     }
     if (far <= tol)
-        return refuse(why, wl, "all points lie on one line (collinear): zero volume");
+        return col_refuse(why, wl, "all points lie on one line (collinear): zero volume");
     col_d3 n = d3_norm(d3_cross(d3_sub(p[out[1]], p[out[0]]), d3_sub(p[out[2]], p[out[0]])));
     far = -1.0;
     for (int i = 0; i < m; i++) {
@@ -96,7 +84,7 @@ static int first_tetra(const col_d3 *p, int m, double tol, int out[4], char *why
         }
     }
     if (far <= tol)
-        return refuse(why, wl, "all points lie in one plane (coplanar): zero volume");
+        return col_refuse(why, wl, "all points lie in one plane (coplanar): zero volume");
     return 0;
 }
 
@@ -170,15 +158,15 @@ typedef struct plane {
 int col_hull3_make(const mk_vec3 *points, int n, col_hull3 *out, char *why, size_t why_len)
 {
     if (n < 4)
-        return refuse(why, why_len, "a hull needs at least 4 points (got %d)", n);
+        return col_refuse(why, why_len, "a hull needs at least 4 points (got %d)", n);
     if (n > COL_MAX_HULL3_INPUT)
-        return refuse(why, why_len, "a hull takes at most %d points (got %d)",
+        return col_refuse(why, why_len, "a hull takes at most %d points (got %d)",
                       COL_MAX_HULL3_INPUT, n);
     double big = 0.0;
     col_d3 lo = d3_of(points[0]), hi = lo;
     for (int i = 0; i < n; i++) {
         if (!mk_v3_finite(points[i]))
-            return refuse(why, why_len, "point %d is not finite", i);
+            return col_refuse(why, why_len, "point %d is not finite", i);
         col_d3 q = d3_of(points[i]);
         lo = d3(fmin(lo.x, q.x), fmin(lo.y, q.y), fmin(lo.z, q.z));
         hi = d3(fmax(hi.x, q.x), fmax(hi.y, q.y), fmax(hi.z, q.z));
@@ -189,7 +177,7 @@ int col_hull3_make(const mk_vec3 *points, int n, col_hull3 *out, char *why, size
     double tol = 1e-6 * extent + 8.0 * FLT_EPSILON * big;
     if (0.5 * (hi.x - lo.x) > COL_MAX_HALF || 0.5 * (hi.y - lo.y) > COL_MAX_HALF ||
         0.5 * (hi.z - lo.z) > COL_MAX_HALF)
-        return refuse(why, why_len, "the hull is larger than %g m across", 2.0 * COL_MAX_HALF);
+        return col_refuse(why, why_len, "the hull is larger than %g m across", 2.0 * COL_MAX_HALF);
 
     col_d3 p[COL_MAX_HULL3_INPUT];
     int src[COL_MAX_HULL3_INPUT]; /* the input index of each distinct point */
@@ -206,7 +194,7 @@ int col_hull3_make(const mk_vec3 *points, int n, col_hull3 *out, char *why, size
         }
     }
     if (m < 4)
-        return refuse(why, why_len, "fewer than 4 distinct points (got %d)", m);
+        return col_refuse(why, why_len, "fewer than 4 distinct points (got %d)", m);
 
     int t0[4];
     if (first_tetra(p, m, tol, t0, why, why_len) < 0)
@@ -233,7 +221,7 @@ int col_hull3_make(const mk_vec3 *points, int n, col_hull3 *out, char *why, size
     sort_desc(order, key, no);
     for (int i = 0; i < no; i++)
         if (!add_point(p, order[i], tol, t, &nt))
-            return refuse(why, why_len, "the hull needs more than %d triangles", TRI_MAX);
+            return col_refuse(why, why_len, "the hull needs more than %d triangles", TRI_MAX);
 
     /* Planar faces: triangles, largest first, join the first face whose plane holds all three
      * of their corners (within tol) and faces the same way. */
@@ -263,7 +251,7 @@ int col_hull3_make(const mk_vec3 *points, int n, col_hull3 *out, char *why, size
             pl[np++] = (plane){x->n, x->d};
     }
     if (np > COL_MAX_HULL3_FACES)
-        return refuse(why, why_len, "the hull has %d faces; at most %d", np, COL_MAX_HULL3_FACES);
+        return col_refuse(why, why_len, "the hull has %d faces; at most %d", np, COL_MAX_HULL3_FACES);
 
     /* Vertices: the points on three or more face planes. */
     int nplanes[COL_MAX_HULL3_INPUT] = {0}, vid[COL_MAX_HULL3_INPUT], nv = 0;
@@ -292,7 +280,7 @@ int col_hull3_make(const mk_vec3 *points, int n, col_hull3 *out, char *why, size
                 centre = d3_add(centre, p[i]);
             }
         if (k < 3)
-            return refuse(why, why_len, "the points are too near degenerate for a hull");
+            return col_refuse(why, why_len, "the points are too near degenerate for a hull");
         centre = d3_scale(centre, 1.0 / k);
         col_d3 u = d3_norm(d3_sub(p[fv[0]], centre)), w = d3_cross(pl[c].n, u);
         double ang[COL_MAX_HULL3_INPUT];
@@ -302,7 +290,7 @@ int col_hull3_make(const mk_vec3 *points, int n, col_hull3 *out, char *why, size
         }
         sort_desc(fv, ang, k);
         if (ni + k > COL_MAX_HULL3_INDICES)
-            return refuse(why, why_len, "the points are too near degenerate for a hull");
+            return col_refuse(why, why_len, "the points are too near degenerate for a hull");
         col_hull3_face *face = &out->faces[out->face_count++];
         double off = 0.0;
         for (int j = 0; j < k; j++) {
@@ -315,7 +303,7 @@ int col_hull3_make(const mk_vec3 *points, int n, col_hull3 *out, char *why, size
     }
     /* Euler's formula for a convex polyhedron: V - E + F = 2. */
     if (nv - edges2 / 2 + out->face_count != 2 || edges2 % 2)
-        return refuse(why, why_len, "the points are too near degenerate for a consistent hull");
+        return col_refuse(why, why_len, "the points are too near degenerate for a consistent hull");
 
     /* The thinnest width, across each face (the 2D builder's measure). */
     double thinnest = INFINITY;
@@ -327,12 +315,12 @@ int col_hull3_make(const mk_vec3 *points, int n, col_hull3 *out, char *why, size
         thinnest = fmin(thinnest, width);
     }
     if (0.5 * thinnest < COL_MIN_HALF)
-        return refuse(why, why_len, "the hull is thinner than %g m (half width %g m)",
+        return col_refuse(why, why_len, "the hull is thinner than %g m (half width %g m)",
                       2.0 * COL_MIN_HALF, 0.5 * thinnest);
 
     col_mass3 mp = col_hull3_mass_props(out);
     if (!(mp.volume > 0.0f))
-        return refuse(why, why_len, "the hull has zero volume");
+        return col_refuse(why, why_len, "the hull has zero volume");
     out->volume = mp.volume;
     out->centroid = mp.centroid;
     double reach = 0.0;

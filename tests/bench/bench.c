@@ -100,6 +100,16 @@ void bench_row_print(const bench_row *r)
     fflush(stdout);
 }
 
+void *bench_xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n, size);
+    if (!p) {
+        fprintf(stderr, "mink-bench: out of memory\n");
+        exit(1);
+    }
+    return p;
+}
+
 uint64_t bench_rng_next(bench_rng *r)
 {
     r->s ^= r->s >> 12;

@@ -39,6 +39,8 @@ typedef struct bench_step_stats {
 uint64_t bench_now_ns(void);
 /* Mean and p99 (the nearest-rank value) of n step times in ns; sorts `ns`. */
 bench_step_stats bench_step_stats_of(uint64_t *ns, size_t n);
+/* calloc, or exit with a message when out of memory. */
+void *bench_xcalloc(size_t n, size_t size);
 /* A row with nothing measured yet. */
 void bench_row_init(bench_row *r, const char *scene);
 /* Prints a row at once, so that a long run shows its progress. */

@@ -17,16 +17,6 @@
 #define PALETTE3 64
 #define PI 3.14159265358979323846
 
-static void *xcalloc(size_t n, size_t size)
-{
-    void *p = calloc(n, size);
-    if (!p) {
-        fprintf(stderr, "mink-bench: out of memory\n");
-        exit(1);
-    }
-    return p;
-}
-
 /* ---- shapes in double ---- */
 
 void bench3_place(bench3_obj *o, const col_shape3 *s, col_xf3 xf)
@@ -243,10 +233,10 @@ static void make_pairs(bench3_pairs *p, const col_shape3 *pa, const col_shape3 *
 {
     bench_rng rng = {seed};
     p->n = n;
-    p->sa = xcalloc(n, sizeof *p->sa);
-    p->sb = xcalloc(n, sizeof *p->sb);
-    p->xa = xcalloc(n, sizeof *p->xa);
-    p->xb = xcalloc(n, sizeof *p->xb);
+    p->sa = bench_xcalloc(n, sizeof *p->sa);
+    p->sb = bench_xcalloc(n, sizeof *p->sb);
+    p->xa = bench_xcalloc(n, sizeof *p->xa);
+    p->xb = bench_xcalloc(n, sizeof *p->xb);
     for (size_t i = 0; i < n;) {
         const col_shape3 *a = &pa[bench_rng_next(&rng) % PALETTE3];
         const col_shape3 *b = &pb[bench_rng_next(&rng) % PALETTE3];
@@ -373,8 +363,8 @@ static void query3_row(const bench_opts *o, int ta, int tb, const col_shape3 *pa
 
 void bench_scene_query3(const bench_opts *o)
 {
-    col_shape3 *pal = xcalloc(2 * COL_SHAPE3_COUNT * PALETTE3, sizeof *pal);
-    col_hull3 *hulls = xcalloc(2 * PALETTE3, sizeof *hulls);
+    col_shape3 *pal = bench_xcalloc(2 * COL_SHAPE3_COUNT * PALETTE3, sizeof *pal);
+    col_hull3 *hulls = bench_xcalloc(2 * PALETTE3, sizeof *hulls);
     for (int side = 0; side < 2; side++)
         for (int t = 0; t < COL_SHAPE3_COUNT; t++) {
             bench_rng rng = {0xA0761D6478BD642FULL * (uint64_t)(side * COL_SHAPE3_COUNT + t + 1)};
