@@ -295,15 +295,28 @@ static double time_mink(const bench3_pairs *p, size_t *hits, double *depth, doub
 static const char *names3[COL_SHAPE3_COUNT] = {"sphere", "box", "ellipsoid", "capsule",
                                                 "cylinder", "cone", "hull"};
 
-/* The largest |depth - reference| of one method over the reference pairs that it and the
- * reference both call hits; -1 when there were none. */
-static double depth_error(const double *depth, const double *ref, size_t n)
+/* The median and largest |depth - reference| of one method over the reference pairs that it
+ * and the reference both call hits (-1, -1 when there were none). */
+static int cmp_double(const void *x, const void *y)
 {
-    double e = -1.0;
+    double a = *(const double *)x, b = *(const double *)y;
+    return (a > b) - (a < b);
+}
+
+static void depth_error(const double *depth, const double *ref, size_t n, double *median,
+                        double *max)
+{
+    double e[BENCH_REF_PAIRS];
+    size_t k = 0;
     for (size_t i = 0; i < n; i++)
         if (depth[i] >= 0.0 && ref[i] > 0.0)
-            e = fmax(e, fabs(depth[i] - ref[i]));
-    return e;
+            e[k++] = fabs(depth[i] - ref[i]);
+    *median = *max = -1.0;
+    if (k == 0)
+        return;
+    qsort(e, k, sizeof e[0], cmp_double);
+    *median = e[k / 2];
+    *max = e[k - 1];
 }
 
 static void query3_row(const bench_opts *o, int ta, int tb, const col_shape3 *pa,
@@ -351,11 +364,16 @@ static void query3_row(const bench_opts *o, int ta, int tb, const col_shape3 *pa
                                   {ccd ? np[i][0] : 0, ccd ? np[i][1] : 0, ccd ? np[i][2] : 0}};
             ref[i] = brute_depth(&p.sa[i], p.xa[i], &p.sb[i], p.xb[i], seeds, 3);
         }
-        bench_note(&r, "; depth error vs brute force (%zu pairs): mink %.1e", nr,
-                   depth_error(dm, ref, nr));
-        if (ccd)
-            bench_note(&r, ", EPA %.1e, MPR %.1e", depth_error(de, ref, nr),
-                       depth_error(dp, ref, nr));
+        double med, max;
+        depth_error(dm, ref, nr, &med, &max);
+        bench_note(&r, "; depth error vs brute force (%zu pairs), median/max: mink %.1e/%.1e",
+                   nr, med, max);
+        if (ccd) {
+            depth_error(de, ref, nr, &med, &max);
+            bench_note(&r, ", EPA %.1e/%.1e", med, max);
+            depth_error(dp, ref, nr, &med, &max);
+            bench_note(&r, ", MPR %.1e/%.1e", med, max);
+        }
     }
     bench_row_print(&r);
     free_pairs(&p);
