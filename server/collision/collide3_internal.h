@@ -100,6 +100,9 @@ typedef struct col_gjk_result {
     col_mvert simplex[4];
 } col_gjk_result;
 
+/* The support point of A - B along d, with the points of A and B it came from. */
+col_mvert col_support_pair(const col_placed3 *a, const col_placed3 *b, col_d3 d);
+
 col_gjk_result col_gjk(const col_placed3 *a, const col_placed3 *b, double tol);
 
 typedef struct col_epa_result {
@@ -115,7 +118,8 @@ col_epa_result col_epa(const col_placed3 *a, const col_placed3 *b, const col_gjk
 
 /* The least h(d) = max over A - B of d.x near the unit direction *n (moved there): the depth
  * when A and B overlap, minus the gap when apart. Newton's method in the tangent plane where h
- * is smooth, a compass search at its creases, the flat faces of either shape tried (epa3.c). */
+ * is smooth, a compass search at its creases, the flat faces of either shape tried
+ * (polish3.c). */
 double col_polish3(const col_placed3 *a, const col_placed3 *b, col_d3 *n, double tol);
 
 /* ---- polytopes and manifolds (box3.c, manifold3.c) ---- */

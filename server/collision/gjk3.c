@@ -18,15 +18,6 @@ typedef struct simplex {
     double lam[4];
 } simplex;
 
-static col_mvert support(const col_placed3 *a, const col_placed3 *b, col_d3 d)
-{
-    col_mvert m;
-    m.a = col_placed_support(a, d);
-    m.b = col_placed_support(b, d3_neg(d));
-    m.w = d3_sub(m.a, m.b);
-    return m;
-}
-
 static col_d3 point_of(const simplex *s)
 {
     col_d3 p = d3(0.0, 0.0, 0.0);
@@ -135,7 +126,7 @@ col_gjk_result col_gjk(const col_placed3 *a, const col_placed3 *b, double tol)
     col_d3 d = d3_sub(b->p, a->p);
     if (d3_dot(d, d) <= 0.0)
         d = d3(1.0, 0.0, 0.0);
-    simplex s = one(support(a, b, d));
+    simplex s = one(col_support_pair(a, b, d));
     col_d3 v = s.v[0].w;
     double vv = d3_dot(v, v);
     r.dir = d3_norm(d);
@@ -148,7 +139,7 @@ col_gjk_result col_gjk(const col_placed3 *a, const col_placed3 *b, double tol)
             break;
         }
         r.dir = d3_scale(v, -1.0 / sqrt(vv));
-        col_mvert w = support(a, b, d3_neg(v));
+        col_mvert w = col_support_pair(a, b, d3_neg(v));
         /* Converged: the new point gets no nearer the origin than tol along v. */
         if (vv - d3_dot(v, w.w) <= tol * sqrt(vv))
             break;
@@ -207,7 +198,7 @@ col_gjk_result col_gjk(const col_placed3 *a, const col_placed3 *b, double tol)
         col_d3 cand[3] = {r.dir, tn, d3_neg(tn)};
         double best = DBL_MAX;
         for (int k = 0; k < 3; k++) {
-            double h = d3_dot(cand[k], support(a, b, cand[k]).w);
+            double h = d3_dot(cand[k], col_support_pair(a, b, cand[k]).w);
             if (h < best) {
                 best = h;
                 r.dir = cand[k];

@@ -112,6 +112,15 @@ col_d3 col_placed_support(const col_placed3 *ps, col_d3 d)
     return d3_add(ps->p, drot_apply(&ps->r, local));
 }
 
+col_mvert col_support_pair(const col_placed3 *a, const col_placed3 *b, col_d3 d)
+{
+    col_mvert m;
+    m.a = col_placed_support(a, d);
+    m.b = col_placed_support(b, d3_neg(d));
+    m.w = d3_sub(m.a, m.b);
+    return m;
+}
+
 static col_placed3 placed(const col_shape3 *s, col_drot r, col_d3 p)
 {
     return (col_placed3){s, r, p, false, col_shape3_margin(s),
