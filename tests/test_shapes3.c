@@ -705,6 +705,27 @@ START_TEST(hull_refusals)
 }
 END_TEST
 
+START_TEST(shape_checks)
+{
+    char why[128];
+    col_shape3 good[6] = {sphere(0.5f), box(1, 2, 3), ellipsoid(0.1f, 0.2f, 0.3f),
+                          capsule(0.2f, 0.5f), cylinder(0.3f, 1), cone(0.4f, 0.6f)};
+    for (int i = 0; i < 6; i++)
+        EXPECT(col_shape3_check(&good[i], why, sizeof why) == 0, "%s refused: %s",
+               type_name(good[i].type), why);
+    col_shape3 bad[8] = {sphere(0), sphere(NAN), box(1, -1, 1), ellipsoid(1, 1, INFINITY),
+                         capsule(0.2f, 0), cylinder(2e4f, 1), cone(0.5f, 1e-4f),
+                         {.type = COL_SHAPE3_HULL, .hull = NULL}};
+    const char *words[8] = {"radius", "not finite", "y half", "not finite",
+                            "half height", "radius", "half height", "hull"};
+    for (int i = 0; i < 8; i++) {
+        why[0] = '\0';
+        EXPECT(col_shape3_check(&bad[i], why, sizeof why) == -1, "bad shape %d accepted", i);
+        expect_words(why, words[i]);
+    }
+}
+END_TEST
+
 /* ---- 3. quaternions, bounds, mass properties ---- */
 
 START_TEST(quaternion_from_client)
@@ -1538,6 +1559,7 @@ static Suite *shapes3_suite(void)
     tcase_add_test(hull, hull_cube_from_noisy_points);
     tcase_add_test(hull, hull_random_clouds);
     tcase_add_test(hull, hull_refusals);
+    tcase_add_test(hull, shape_checks);
     tcase_add_test(hull, quaternion_from_client);
     tcase_add_test(hull, bounds_and_support);
     tcase_add_test(hull, mass_properties);

@@ -91,6 +91,11 @@ static inline mk_vec3 col_xf3_apply_inv(col_xf3 t, mk_vec3 v)
     return mk_quat_unrotate(t.q, mk_v3_sub(v, t.p));
 }
 
+/* Whether a shape's sizes can be collided: every radius, half extent and half height finite
+ * and in [COL_MIN_HALF, COL_MAX_HALF] (the limits of col_polygon_make), a hull given. Returns
+ * 0, or -1 with `why` saying what is wrong: the world checks what clients send with it. */
+int col_shape3_check(const col_shape3 *s, char *why, size_t why_len);
+
 /* The seed's support mapping ("Collision Detection Using Minkowski Difference", Kenwright):
  * the point of the placed shape furthest along `dir` (any length, not zero), in the world. */
 mk_vec3 col_support3(const col_shape3 *s, col_xf3 xf, mk_vec3 dir);
