@@ -794,14 +794,22 @@ static void random_shape(col_shape3_type type, col_hull3 *store, col_shape3 *out
     }
 }
 
-/* The bounding radius about the shape's origin, from the test's own support. */
+/* The bounding radius about the shape's origin, from the test's own support along 64 spread
+ * directions, grown by a fifth. */
 static double reach_of(const col_shape3 *s)
 {
-    world_shape w;
+    static dvec dirs[64];
+    static bool ready;
+    if (!ready) {
+        for (int k = 0; k < 64; k++)
+            dirs[k] = dv(cos(k * 0.7) * sin(k * 0.3), sin(k * 0.7) * sin(k * 0.3), cos(k * 0.3));
+        ready = true;
+    }
+    static world_shape w;
     world_of(s, at(0, 0, 0), &w);
     double r = 0;
     for (int k = 0; k < 64; k++)
-        r = fmax(r, support(&w, dv(cos(k * 0.7) * sin(k * 0.3), sin(k * 0.7) * sin(k * 0.3), cos(k * 0.3))));
+        r = fmax(r, support(&w, dirs[k]));
     return r * 1.2;
 }
 
@@ -1068,15 +1076,21 @@ static void basis(dvec d, dvec *u, dvec *v)
 
 static double refine(const world_shape *A, const world_shape *B, dvec *d)
 {
+    /* The 16 directions of a round, turned by the golden angle from one round to the next:
+     * cos and sin of 2 pi k / 16 once, of the turn once a round. */
+    static double c16[16], s16[16];
+    if (c16[0] == 0.0)
+        for (int k = 0; k < 16; k++)
+            c16[k] = cos(2 * PI * k / 16), s16[k] = sin(2 * PI * k / 16);
     double hb = h_dir(A, B, *d), step = 0.03, turn = 0;
     const double golden = PI * (3 - sqrt(5.0));
     for (int evals = 0; step > 1e-10 && evals < 1500;) {
         dvec u, v, best = *d;
-        double hbest = hb;
+        double hbest = hb, ct = cos(turn), st = sin(turn);
         basis(*d, &u, &v);
         for (int k = 0; k < 16; k++, evals++) {
-            double t = turn + 2 * PI * k / 16;
-            dvec c = dnorm(dadd(*d, dadd(dscale(u, step * cos(t)), dscale(v, step * sin(t)))));
+            double ck = c16[k] * ct - s16[k] * st, sk = s16[k] * ct + c16[k] * st;
+            dvec c = dnorm(dadd(*d, dadd(dscale(u, step * ck), dscale(v, step * sk))));
             double hc = h_dir(A, B, c);
             if (hc < hbest) {
                 hbest = hc;

@@ -38,6 +38,10 @@ typedef struct epa {
     epa_face faces[EPA_MAX_FACES];
     int nv, nf;
     col_d3 inner; /* a point inside the first polytope, to orient its faces */
+    /* expand's scratch, here rather than on its stack: it runs up to EPA_MAX_VERTS times */
+    int edges[EPA_MAX_EDGES][2];
+    bool visible[EPA_MAX_FACES];
+    epa_face fresh[EPA_MAX_FACES];
 } epa;
 
 static col_mvert support(const epa_pair *e, col_d3 d)
@@ -146,9 +150,9 @@ static bool expand(epa *e, col_mvert w, int seen_face, double tol)
     if (e->nv == EPA_MAX_VERTS)
         return false;
     static const int none = -1;
-    int edges[EPA_MAX_EDGES][2];
+    int(*edges)[2] = e->edges;
+    bool *visible = e->visible;
     int ne = 0;
-    bool visible[EPA_MAX_FACES];
     for (int f = 0; f < e->nf; f++) {
         epa_face *fc = &e->faces[f];
         visible[f] = fc->alive && (f == seen_face ||
@@ -181,7 +185,7 @@ static bool expand(epa *e, col_mvert w, int seen_face, double tol)
         return false;
     int wi = e->nv;
     e->verts[wi] = w;
-    epa_face fresh[EPA_MAX_FACES];
+    epa_face *fresh = e->fresh;
     for (int q = 0; q < ne; q++) {
         e->nv = wi + 1;
         if (!make_face(e, edges[q][0], edges[q][1], wi, true, &fresh[q]) ||
