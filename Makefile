@@ -7,8 +7,8 @@
 # Flags for the server: make run ARGS="--port 7800 --log-level debug"
 
 DEB_PACKAGES := gcc make cmake pkg-config libuv1-dev libcjson-dev check
-# The peer library mink-bench compares against (optional for every other target).
-BENCH_PACKAGES := libchipmunk-dev
+# The peer libraries mink-bench compares against (optional for every other target).
+BENCH_PACKAGES := libchipmunk-dev libccd-dev
 # libFuzzer comes with clang's runtime libraries (a recommendation apt would skip here).
 FUZZ_PACKAGES := clang libclang-rt-14-dev
 FUZZ_TARGETS := fuzz_proto fuzz_world fuzz_scene

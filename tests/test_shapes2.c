@@ -12,23 +12,11 @@
 #include <string.h>
 
 #include "mink_collision.h"
+#include "shapes_check.h"
 
 #define PI 3.14159265358979323846
 #define SQRT2 1.41421356237309504880
 
-/* ck_assert_msg, but silent when it holds: Check's passing assertions each send their
- * location to the runner (a write per assertion), which would dominate the random tests. */
-#define EXPECT(cond, ...)                                                                     \
-    do {                                                                                      \
-        if (!(cond))                                                                          \
-            ck_abort_msg(__VA_ARGS__);                                                        \
-    } while (0)
-
-/* |got - want| <= tol, with both values in the message. */
-#define NEAR(got, want, tol)                                                                  \
-    EXPECT(fabs((double)(got) - (double)(want)) <= (double)(tol),                             \
-           "%s = %.9g, expected %.9g (tolerance %g)", #got, (double)(got), (double)(want),   \
-           (double)(tol))
 
 /* ---- shapes and transforms ---- */
 
@@ -330,22 +318,6 @@ static brute_result brute_force(const world_shape *A, const world_shape *B)
     return r;
 }
 
-/* ---- a fixed-seed generator (xorshift64*) ---- */
-
-static uint64_t rng_state;
-
-static uint64_t rng_next(void)
-{
-    rng_state ^= rng_state >> 12;
-    rng_state ^= rng_state << 25;
-    rng_state ^= rng_state >> 27;
-    return rng_state * 2685821657736338717ull;
-}
-static double rnd(double lo, double hi)
-{
-    return lo + (hi - lo) * (double)(rng_next() >> 11) * 0x1.0p-53;
-}
-static int rnd_int(int n) { return (int)(rng_next() % (uint64_t)n); }
 
 /* ---- hull properties ---- */
 

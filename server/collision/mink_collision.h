@@ -120,4 +120,6 @@ float col_shape_area(const col_shape2 *s);
  * along the shortest gap. Swapping A and B negates the normal. */
 col_manifold2 col_collide2(const col_shape2 *a, col_xf2 xa, const col_shape2 *b, col_xf2 xb);
 
+#include "mink_collision3.h"
+
 #endif

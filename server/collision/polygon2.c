@@ -6,9 +6,9 @@
 #include <stdarg.h>
 #include <stdio.h>
 
-#include "mink_collision.h"
+#include "collide2_internal.h"
 
-static int refuse(char *why, size_t why_len, const char *fmt, ...)
+int col_refuse(char *why, size_t why_len, const char *fmt, ...)
 {
     if (why && why_len > 0) {
         va_list ap;
@@ -86,13 +86,13 @@ static int remove_collinear(mk_vec2 *v, int count, float tol)
 int col_polygon_make(const mk_vec2 *points, int n, col_polygon *out, char *why, size_t why_len)
 {
     if (n < 3)
-        return refuse(why, why_len, "a polygon needs at least 3 points (got %d)", n);
+        return col_refuse(why, why_len, "a polygon needs at least 3 points (got %d)", n);
     if (n > COL_MAX_HULL_INPUT)
-        return refuse(why, why_len, "a polygon takes at most %d points (got %d)",
+        return col_refuse(why, why_len, "a polygon takes at most %d points (got %d)",
                       COL_MAX_HULL_INPUT, n);
     for (int i = 0; i < n; i++)
         if (!mk_v2_finite(points[i]))
-            return refuse(why, why_len, "point %d is not finite", i);
+            return col_refuse(why, why_len, "point %d is not finite", i);
 
     /* Duplicates (within the weld tolerance) are dropped; the start is the highest point,
      * the leftmost of the highest, as the seed chooses it. */
@@ -111,20 +111,20 @@ int col_polygon_make(const mk_vec2 *points, int n, col_polygon *out, char *why, 
         m++;
     }
     if (m < 3)
-        return refuse(why, why_len, "fewer than 3 distinct points");
+        return col_refuse(why, why_len, "fewer than 3 distinct points");
 
     int hull[COL_MAX_HULL_INPUT];
     int count = gift_wrap(p, m, start, hull, COL_MAX_HULL_INPUT);
     if (count < 0)
-        return refuse(why, why_len, "the points could not be wrapped into a convex hull");
+        return col_refuse(why, why_len, "the points could not be wrapped into a convex hull");
     mk_vec2 v[COL_MAX_HULL_INPUT];
     for (int i = 0; i < count; i++)
         v[i] = p[hull[i]];
     count = remove_collinear(v, count, tol);
     if (count < 3)
-        return refuse(why, why_len, "all points lie on one line (collinear): zero area");
+        return col_refuse(why, why_len, "all points lie on one line (collinear): zero area");
     if (count > COL_MAX_POLYGON)
-        return refuse(why, why_len, "the convex hull has %d vertices; at most %d", count,
+        return col_refuse(why, why_len, "the convex hull has %d vertices; at most %d", count,
                       COL_MAX_POLYGON);
 
     out->count = count;
@@ -149,7 +149,7 @@ int col_polygon_make(const mk_vec2 *points, int n, col_polygon *out, char *why, 
         c = mk_v2_mad(c, a / 3.0f, mk_v2_add(e1, e2));
     }
     if (!(area > 0.0f))
-        return refuse(why, why_len, "the polygon has zero area");
+        return col_refuse(why, why_len, "the polygon has zero area");
     out->area = area;
     out->centroid = mk_v2_mad(v[0], 1.0f / area, c);
 
@@ -162,10 +162,10 @@ int col_polygon_make(const mk_vec2 *points, int n, col_polygon *out, char *why, 
         thinnest = mk_minf(thinnest, width);
     }
     if (0.5f * thinnest < COL_MIN_HALF)
-        return refuse(why, why_len, "the polygon is thinner than %g m (half width %g m)",
+        return col_refuse(why, why_len, "the polygon is thinner than %g m (half width %g m)",
                       2.0 * COL_MIN_HALF, 0.5 * thinnest);
     if (0.5f * (hi.x - lo.x) > COL_MAX_HALF || 0.5f * (hi.y - lo.y) > COL_MAX_HALF)
-        return refuse(why, why_len, "the polygon is larger than %g m across",
+        return col_refuse(why, why_len, "the polygon is larger than %g m across",
                       2.0 * COL_MAX_HALF);
     return 0;
 }

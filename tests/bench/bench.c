@@ -100,6 +100,16 @@ void bench_row_print(const bench_row *r)
     fflush(stdout);
 }
 
+void *bench_xcalloc(size_t n, size_t size)
+{
+    void *p = calloc(n, size);
+    if (!p) {
+        fprintf(stderr, "mink-bench: out of memory\n");
+        exit(1);
+    }
+    return p;
+}
+
 uint64_t bench_rng_next(bench_rng *r)
 {
     r->s ^= r->s >> 12;
@@ -120,16 +130,16 @@ static void usage(FILE *f)
             "usage: mink-bench [--steps N] [--scene NAME] [--pile N]... [--no-sleep] [--quick] "
             "[--help]\n"
             "  --steps N     steps of every world scene (default %d; %d with --quick)\n"
-            "  --scene NAME  run one scene: demo, pyramid, pile2d, query, snapshot (default: "
-            "all)\n"
+            "  --scene NAME  run one scene: demo, pyramid, pile2d, query, query3, snapshot "
+            "(default: all)\n"
             "  --pile N      add a pile2d scene of N boxes (default list: 1000 5000 20000)\n"
             "  --no-sleep    bodies never sleep (in the peer too): piles cost full price\n"
             "  --quick       a smoke run: fewer steps, queries and snapshots\n"
             "  --help        this text\n"
             "Columns: ms/step mean and p99 over the steps of a world scene; ns/op per query\n"
             "(query rows) or per encoded body (snapshot rows); bytes/op per body of the state\n"
-            "line; peer is the same work by Chipmunk2D or cJSON in this run; ratio = Mink's time\n"
-            "/ the peer's time (below 1: Mink is faster).\n",
+            "line; peer is the same work by Chipmunk2D, libccd or cJSON in this run; ratio =\n"
+            "Mink's time / the peer's time (below 1: Mink is faster).\n",
             DEFAULT_STEPS, QUICK_STEPS);
 }
 
@@ -183,9 +193,9 @@ int main(int argc, char **argv)
             i++;
         } else if (strcmp(a, "--scene") == 0) {
             if (!v || (strcmp(v, "demo") != 0 && strcmp(v, "pile2d") != 0 &&
-                       strcmp(v, "pyramid") != 0 &&
-                       strcmp(v, "query") != 0 && strcmp(v, "snapshot") != 0)) {
-                fprintf(stderr, "mink-bench: --scene wants demo, pyramid, pile2d, query or "
+                       strcmp(v, "pyramid") != 0 && strcmp(v, "query") != 0 &&
+                       strcmp(v, "query3") != 0 && strcmp(v, "snapshot") != 0)) {
+                fprintf(stderr, "mink-bench: --scene wants demo, pyramid, pile2d, query, query3 or "
                                 "snapshot\n");
                 return 2;
             }
@@ -239,6 +249,8 @@ int main(int argc, char **argv)
     }
     if (!scene || strcmp(scene, "query") == 0)
         bench_scene_query(&o);
+    if (!scene || strcmp(scene, "query3") == 0)
+        bench_scene_query3(&o);
     if (!scene || strcmp(scene, "snapshot") == 0)
         bench_scene_snapshot(&o);
     printf("# total %.1f s\n", (double)(bench_now_ns() - t0) / 1e9);

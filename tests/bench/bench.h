@@ -40,6 +40,8 @@ typedef struct bench_step_stats {
 uint64_t bench_now_ns(void);
 /* Mean and p99 (the nearest-rank value) of n step times in ns; sorts `ns`. */
 bench_step_stats bench_step_stats_of(uint64_t *ns, size_t n);
+/* calloc, or exit with a message when out of memory. */
+void *bench_xcalloc(size_t n, size_t size);
 /* A row with nothing measured yet. */
 void bench_row_init(bench_row *r, const char *scene);
 /* Prints a row at once, so that a long run shows its progress. */
@@ -94,6 +96,7 @@ void bench_scene_pile(const bench_opts *o, int n);
 void bench_scene_pyramid(const bench_opts *o, int base);
 void bench_scene_query(const bench_opts *o);
 void bench_scene_snapshot(const bench_opts *o);
+void bench_scene_query3(const bench_opts *o);
 /* The server's snapshots for 200 clients (bench_clients.c); part of the snapshot scene. */
 void bench_scene_snapshot_clients(const bench_opts *o);
 
@@ -164,5 +167,34 @@ typedef struct bench_cp_query_result {
 } bench_cp_query_result;
 
 bool bench_cp_query(const bench_pairs *p, bench_cp_query_result *out);
+
+/* ---- 3D query pairs (bench_query3.c), shared with libccd (bench_ccd.c) ---- */
+
+/* Pair i is sa[i] at xa[i] against sb[i] at xb[i] (hull shapes point into a palette). */
+typedef struct bench3_pairs {
+    size_t n;
+    col_shape3 *sa, *sb;
+    col_xf3 *xa, *xb;
+} bench3_pairs;
+
+/* A shape placed in double (rotation rows, position), and its support function: the
+ * brute-force reference of bench_query3.c and libccd's support callbacks share them. */
+typedef struct bench3_obj {
+    const col_shape3 *s;
+    double r[3][3];
+    double p[3];
+} bench3_obj;
+void bench3_place(bench3_obj *o, const col_shape3 *s, col_xf3 xf);
+void bench3_support(const bench3_obj *o, const double dir[3], double out[3]);
+
+#define BENCH_REF_PAIRS 200 /* pairs per row whose depth is checked against a brute force */
+enum { BENCH_CCD_INTERSECT, BENCH_CCD_EPA, BENCH_CCD_MPR };
+
+bool bench_ccd_available(void);
+/* ns per call of ccdGJKIntersect, ccdGJKPenetration or ccdMPRPenetration (which), placing
+ * both shapes included; -1 without libccd. For the first BENCH_REF_PAIRS pairs the depth
+ * (-1 for a miss) and direction are written when `depth` is given. */
+double bench_ccd_query(const bench3_pairs *p, int which, double *depth, double (*dir)[3],
+                       size_t *hits);
 
 #endif

@@ -17,16 +17,6 @@
 #define POLY_MAX 8
 #define PI 3.14159265358979323846
 
-static void *xcalloc(size_t n, size_t size)
-{
-    void *p = calloc(n, size);
-    if (!p) {
-        fprintf(stderr, "mink-bench: out of memory\n");
-        exit(1);
-    }
-    return p;
-}
-
 /* A convex hull of POLY_MIN..POLY_MAX vertices: points on an ellipse with half axes of
  * HALF_MIN..HALF_MAX, at angles spread around it with some jitter (no two close, none on the
  * line of its neighbours, so every point is a vertex of the hull). */
@@ -53,7 +43,7 @@ void bench_palette_make(bench_palette *pal, col_shape_type type, uint64_t seed)
 {
     bench_rng rng = {seed};
     pal->type = type;
-    pal->hulls = type == COL_SHAPE_POLYGON ? xcalloc(BENCH_PALETTE, sizeof *pal->hulls) : NULL;
+    pal->hulls = type == COL_SHAPE_POLYGON ? bench_xcalloc(BENCH_PALETTE, sizeof *pal->hulls) : NULL;
     for (int i = 0; i < BENCH_PALETTE; i++) {
         col_shape2 *s = &pal->shapes[i];
         *s = (col_shape2){.type = type};
@@ -117,11 +107,11 @@ void bench_pairs_make(bench_pairs *p, const bench_palette *pal_a, const bench_pa
     p->pal_a = pal_a;
     p->pal_b = pal_b;
     p->n = n;
-    p->ia = xcalloc(n, sizeof *p->ia);
-    p->ib = xcalloc(n, sizeof *p->ib);
-    p->xa = xcalloc(n, sizeof *p->xa);
-    p->xb = xcalloc(n, sizeof *p->xb);
-    p->depth = xcalloc(n, sizeof *p->depth);
+    p->ia = bench_xcalloc(n, sizeof *p->ia);
+    p->ib = bench_xcalloc(n, sizeof *p->ib);
+    p->xa = bench_xcalloc(n, sizeof *p->xa);
+    p->xb = bench_xcalloc(n, sizeof *p->xb);
+    p->depth = bench_xcalloc(n, sizeof *p->depth);
     p->tries = 0;
     bool turn_a = bench_palette_turns(pal_a), turn_b = bench_palette_turns(pal_b);
     for (size_t i = 0; i < n;) {

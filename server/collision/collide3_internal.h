@@ -1,0 +1,180 @@
+/* Shared by the 3D collide functions: double vectors for GJK and EPA, shapes placed in a
+ * common frame, and the manifold helpers. Not part of the library's interface.
+ *
+ * Why double inside: the accuracy targets (depth within 1e-5 m for polytopes, distance within
+ * 1e-5 m) are at the level of float rounding of coordinates of a few metres (ulp 2.4e-7 at
+ * 2 m, 7.6e-6 at 100 m), and GJK's closest-point solves and EPA's face planes lose several
+ * more digits to cancellation (a face plane through three points 1e-3 m apart in float is
+ * good to ~1e-4 rad only). In double both converge to 1e-9 of the shapes' size; the data,
+ * inputs and results stay float. */
+#ifndef MINK_COLLIDE3_INTERNAL_H
+#define MINK_COLLIDE3_INTERNAL_H
+
+#include <math.h>
+
+#include "mink_collision.h"
+
+typedef struct col_d3 {
+    double x, y, z;
+} col_d3;
+
+static inline col_d3 d3(double x, double y, double z) { return (col_d3){x, y, z}; }
+static inline col_d3 d3_of(mk_vec3 v) { return d3(v.x, v.y, v.z); }
+static inline mk_vec3 d3_to_f(col_d3 v) { return mk_v3((float)v.x, (float)v.y, (float)v.z); }
+static inline col_d3 d3_add(col_d3 a, col_d3 b) { return d3(a.x + b.x, a.y + b.y, a.z + b.z); }
+static inline col_d3 d3_sub(col_d3 a, col_d3 b) { return d3(a.x - b.x, a.y - b.y, a.z - b.z); }
+static inline col_d3 d3_scale(col_d3 a, double s) { return d3(a.x * s, a.y * s, a.z * s); }
+static inline col_d3 d3_neg(col_d3 a) { return d3(-a.x, -a.y, -a.z); }
+static inline col_d3 d3_mad(col_d3 a, double s, col_d3 b)
+{
+    return d3(a.x + s * b.x, a.y + s * b.y, a.z + s * b.z);
+}
+static inline double d3_dot(col_d3 a, col_d3 b) { return a.x * b.x + a.y * b.y + a.z * b.z; }
+static inline col_d3 d3_cross(col_d3 a, col_d3 b)
+{
+    return d3(a.y * b.z - a.z * b.y, a.z * b.x - a.x * b.z, a.x * b.y - a.y * b.x);
+}
+static inline double d3_len(col_d3 a) { return sqrt(d3_dot(a, a)); }
+static inline col_d3 d3_norm(col_d3 a)
+{
+    double l = d3_len(a);
+    return l > 0.0 ? d3_scale(a, 1.0 / l) : d3(0.0, 0.0, 0.0);
+}
+
+/* A rotation matrix in double, by rows (so that R^T v is three dot products too). */
+typedef struct col_drot {
+    col_d3 r0, r1, r2;
+} col_drot;
+
+static inline col_d3 drot_apply(const col_drot *m, col_d3 v)
+{
+    return d3(d3_dot(m->r0, v), d3_dot(m->r1, v), d3_dot(m->r2, v));
+}
+static inline col_d3 drot_apply_t(const col_drot *m, col_d3 v)
+{
+    return d3_add(d3_add(d3_scale(m->r0, v.x), d3_scale(m->r1, v.y)), d3_scale(m->r2, v.z));
+}
+col_drot col_drot_of(mk_quat q);
+
+/* A shape placed in a frame: local x is at p + R x. With `core` set it stands for its core (a
+ * sphere's centre, a capsule's segment) and `margin` is the radius left out: GJK on cores is
+ * exact for the rounded shapes, whose distance is then the cores' less the margins. */
+typedef struct col_placed3 {
+    const col_shape3 *s;
+    col_drot r;
+    col_d3 p;
+    bool core;
+    double margin; /* m, the radius left out when `core` */
+    bool polytope; /* box or hull: faces and finitely many vertices */
+} col_placed3;
+
+/* A and B in A's frame: A at the origin unrotated, B relative to it. */
+void col_place_pair(const col_shape3 *a, col_xf3 xa, const col_shape3 *b, col_xf3 xb,
+                    col_placed3 *pa, col_placed3 *pb);
+/* The margin of a rounded shape (sphere, capsule), 0 for the others. */
+double col_shape3_margin(const col_shape3 *s);
+/* The support point of the local shape along a local direction (not zero). */
+col_d3 col_local_support(const col_shape3 *s, col_d3 d, bool core);
+/* The support point of a placed shape along a direction of its frame. */
+col_d3 col_placed_support(const col_placed3 *ps, col_d3 d);
+/* The radius of a ball about the shape's origin holding it: the scale of tolerances. */
+double col_shape3_reach(const col_shape3 *s);
+/* The pair's tolerance for GJK and EPA: 1e-9 of the smaller reach, so that a small shape on a
+ * large one (1:1000) is as accurate as two small ones (double has the digits). */
+double col_pair_tol(const col_shape3 *a, const col_shape3 *b);
+
+/* ---- GJK and EPA (gjk3.c, epa3.c) ---- */
+
+/* A vertex of the Minkowski difference A - B with the support points it came from. */
+typedef struct col_mvert {
+    col_d3 w, a, b;
+} col_mvert;
+
+typedef struct col_gjk_result {
+    double distance;    /* between the placed shapes (their cores when `core`) */
+    col_d3 pa, pb;      /* closest points */
+    col_d3 dir;         /* the last search direction (a unit vector from A toward B) */
+    bool overlap;       /* the origin is in (or within tolerance of) A - B */
+    int iterations;
+    int count;          /* the final simplex, for EPA when `overlap` */
+    col_mvert simplex[4];
+} col_gjk_result;
+
+/* The support point of A - B along d, with the points of A and B it came from. */
+col_mvert col_support_pair(const col_placed3 *a, const col_placed3 *b, col_d3 d);
+
+col_gjk_result col_gjk(const col_placed3 *a, const col_placed3 *b, double tol);
+
+typedef struct col_epa_result {
+    double depth;   /* h(normal): moving B by normal * depth separates the shapes */
+    col_d3 normal;  /* unit, from A toward B */
+    col_d3 pa, pb;  /* witness points on A and B */
+    int iterations;
+} col_epa_result;
+
+/* Penetration of two overlapping placed shapes (full shapes, not cores) from GJK's simplex. */
+col_epa_result col_epa(const col_placed3 *a, const col_placed3 *b, const col_gjk_result *g,
+                       double tol);
+
+/* The least h(d) = max over A - B of d.x near the unit direction *n (moved there): the depth
+ * when A and B overlap, minus the gap when apart. Newton's method in the tangent plane where h
+ * is smooth, a compass search at its creases, the flat faces of either shape tried
+ * (polish3.c). */
+double col_polish3(const col_placed3 *a, const col_placed3 *b, col_d3 *n, double tol);
+
+/* ---- polytopes and manifolds (box3.c, manifold3.c) ---- */
+
+/* A box or hull seen as a polytope in some frame: vertices and faces placed there. */
+typedef struct col_poly3 {
+    int vert_count, face_count;
+    col_d3 v[COL_MAX_HULL3_VERTS];
+    const col_hull3_face *faces; /* local planes and index lists */
+    const uint8_t *indices;
+    col_drot r; /* to turn the local face normals */
+} col_poly3;
+
+void col_poly3_view(const col_placed3 *ps, col_poly3 *out);
+static inline col_d3 col_poly3_normal(const col_poly3 *p, int f)
+{
+    return drot_apply(&p->r, d3_of(p->faces[f].normal));
+}
+
+/* The one-shot manifold of two polytopes touching along `normal` (from A toward B, A's frame)
+ * with minimum translation `depth`: the incident face clipped against the reference face's
+ * side planes, reduced to four points. Writes points in A's frame; returns false when neither
+ * shape has a face along the normal (edge or vertex contact: the caller gives one point). */
+bool col_poly3_clip(const col_placed3 *a, const col_placed3 *b, col_d3 normal, double depth,
+                    col_manifold3 *m);
+/* Keeps the deepest of n points and those that span the largest area with it (Bullet's
+ * sortCachedPoints idea: area, not order): writes the kept indices, returns their count. */
+int col_reduce4(const col_d3 *p, const double *depth, int n, col_d3 normal, int keep[4]);
+
+/* Box against box by the separating-axis test over 15 axes (box3.c). */
+col_manifold3 col_collide_boxes3(const col_shape3 *a, col_xf3 xa, const col_shape3 *b,
+                                 col_xf3 xb);
+/* Any pair through GJK and EPA, the rounded shapes by their cores (gjk3.c). */
+col_manifold3 col_collide_convex3(const col_shape3 *a, col_xf3 xa, const col_shape3 *b,
+                                  col_xf3 xb);
+
+/* The exact cases of the rounded shapes (round3.c). */
+col_manifold3 col_collide_spheres3(const col_shape3 *a, col_xf3 xa, const col_shape3 *b,
+                                   col_xf3 xb);
+col_manifold3 col_collide_box_sphere3(const col_shape3 *a, col_xf3 xa, const col_shape3 *b,
+                                      col_xf3 xb);
+col_manifold3 col_collide_capsules3(const col_shape3 *a, col_xf3 xa, const col_shape3 *b,
+                                    col_xf3 xb);
+
+/* The closest points of the segments p0 + s d1 and q0 + t d2, s and t in [0, 1]. */
+void col_segments_closest(col_d3 p0, col_d3 d1, col_d3 q0, col_d3 d2, double *s, double *t);
+
+/* A hull's exact mass properties (mass3.c), also used by col_hull3_make. */
+col_mass3 col_hull3_mass_props(const col_hull3 *h);
+
+/* A manifold computed in A's frame taken to the world. */
+void col_manifold3_to_world(col_manifold3 *m, col_xf3 xa);
+/* B against A from A against B: the normal turns, ids get the swap bit. */
+col_manifold3 col_manifold3_swap(col_manifold3 m);
+
+#define COL_ID3_SWAPPED 0x80000000u
+
+#endif

@@ -1,0 +1,68 @@
+/* Any pair of 3D shapes by GJK and EPA on their support mappings. Spheres and capsules go to
+ * GJK as their cores (a point, a segment) with the radius as a margin, as Box2D's and Jolt's
+ * convex radius: while the cores stay apart, the distance and depth are exact from the cores'
+ * closest points (the rounded shapes are exact, not approximated by facets) and only a deep
+ * overlap of the cores needs EPA on the full shapes. */
+#include "collide3_internal.h"
+
+col_manifold3 col_collide_convex3(const col_shape3 *a, col_xf3 xa, const col_shape3 *b,
+                                  col_xf3 xb)
+{
+    col_placed3 pa, pb;
+    col_place_pair(a, xa, b, xb, &pa, &pb);
+    double tol = col_pair_tol(a, b);
+    double ma = pa.margin, mb = pb.margin;
+    pa.core = ma > 0.0;
+    pb.core = mb > 0.0;
+    /* GJK converges only linearly on curved surfaces: it stops at 1e-7 of the size there
+     * (100 times inside the 1e-5 m target), at 1e-9 on polytopes and cores. */
+    bool curved = !((pa.polytope || pa.core) && (pb.polytope || pb.core));
+    double gtol = curved ? 100.0 * tol : tol;
+    col_gjk_result g = col_gjk(&pa, &pb, gtol);
+    col_manifold3 m = {0};
+    if (!g.overlap && g.distance > gtol) {
+        col_d3 n = g.dir;
+        m.normal = d3_to_f(n);
+        if (g.distance > ma + mb) {
+            m.distance = (float)(g.distance - ma - mb);
+        } else {
+            /* The surfaces: a's core point out by its margin, b's back by its own. */
+            double depth = ma + mb - g.distance;
+            col_d3 sa = d3_mad(g.pa, ma, n), sb = d3_mad(g.pb, -mb, n);
+            m.count = 1;
+            m.depth = (float)depth;
+            m.points[0] = (col_contact_point3){d3_to_f(d3_scale(d3_add(sa, sb), 0.5)),
+                                               (float)depth, 0u};
+        }
+        col_manifold3_to_world(&m, xa);
+        return m;
+    }
+    if (pa.core || pb.core) {
+        pa.core = pb.core = false;
+        g = col_gjk(&pa, &pb, gtol);
+    }
+    col_epa_result e = col_epa(&pa, &pb, &g, tol);
+    if (!(pa.polytope && pb.polytope && col_poly3_clip(&pa, &pb, e.normal, e.depth, &m))) {
+        col_d3 wa = e.pa, wb = e.pb;
+        if (!(pa.polytope && pb.polytope)) {
+            /* The contact of a curved pair: where B, moved out along the normal to just
+             * apart (1e-3 of the smaller size), is closest to A. GJK on separated shapes is
+             * exact, where EPA's witness is only as good as its last face. */
+            double lift = e.depth + 1e6 * tol;
+            col_placed3 out = pb;
+            out.p = d3_mad(pb.p, lift, e.normal);
+            col_gjk_result c = col_gjk(&pa, &out, 100.0 * tol);
+            if (!c.overlap) {
+                wa = c.pa;
+                wb = d3_mad(c.pb, -lift, e.normal);
+            }
+        }
+        m.count = 1;
+        m.normal = d3_to_f(e.normal);
+        m.depth = (float)e.depth;
+        m.points[0] = (col_contact_point3){d3_to_f(d3_scale(d3_add(wa, wb), 0.5)),
+                                           (float)e.depth, 0u};
+    }
+    col_manifold3_to_world(&m, xa);
+    return m;
+}

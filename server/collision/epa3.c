@@ -1,0 +1,340 @@
+/* Penetration depth by the expanding polytope algorithm (EPA: van den Bergen, "Proximity
+ * queries and penetration depth computation on 3D game objects", GDC 2001): from a polytope
+ * inside the Minkowski difference A - B that holds the origin, the face nearest the origin is
+ * pushed out to the support point along its normal until the support gets no further than
+ * the face. Every face of the polytope is inside A - B, so its distance is a lower bound on
+ * the depth; the support along its normal, h(n), an upper bound: the two meet at convergence
+ * and h(n) is returned, so that moving B by normal * depth always separates.
+ *
+ * The starting polytope is GJK's last simplex, made solid as Bullet's and libccd's EPA do
+ * when GJK ended on a triangle, a segment or a point: support points off the triangle's
+ * plane (or off the segment) are added. Fixed arrays, no allocation; computed in double.
+ * On a curved difference EPA stops early and col_polish3 (polish3.c) finishes the depth. */
+#include <float.h>
+#include <string.h>
+
+#include "collide3_internal.h"
+
+#define EPA_MAX_VERTS 128
+#define EPA_MAX_FACES (2 * EPA_MAX_VERTS)
+#define EPA_MAX_EDGES (3 * EPA_MAX_FACES)
+#define CURVED_MAX_VERTS 96 /* the polish does the rest */
+
+typedef struct epa_face {
+    int v[3];
+    col_d3 n;
+    double dist;
+    bool alive;
+} epa_face;
+
+/* The two shapes whose difference is searched. */
+typedef struct epa_pair {
+    const col_placed3 *a, *b;
+} epa_pair;
+
+typedef struct epa {
+    epa_pair pr;
+    col_mvert verts[EPA_MAX_VERTS];
+    epa_face faces[EPA_MAX_FACES];
+    int nv, nf;
+    col_d3 inner; /* a point inside the first polytope, to orient its faces */
+    /* expand's scratch, here rather than on its stack: it runs up to EPA_MAX_VERTS times */
+    int edges[EPA_MAX_EDGES][2];
+    bool visible[EPA_MAX_FACES];
+    epa_face fresh[EPA_MAX_FACES];
+} epa;
+
+static col_mvert support(const epa_pair *e, col_d3 d)
+{
+    return col_support_pair(e->a, e->b, d);
+}
+
+/* A face through three vertices, its normal away from `inner` (or as given when `oriented`).
+ * False when the three are (nearly) on one line. */
+static bool make_face(const epa *e, int i, int j, int k, bool oriented, epa_face *f)
+{
+    col_d3 a = e->verts[i].w, b = e->verts[j].w, c = e->verts[k].w;
+    col_d3 ab = d3_sub(b, a), ac = d3_sub(c, a);
+    col_d3 n = d3_cross(ab, ac);
+    double l = d3_len(n);
+    if (!(l > 1e-14 * d3_dot(ab, ab) + 1e-14 * d3_dot(ac, ac)) || !(l > 0.0))
+        return false;
+    n = d3_scale(n, 1.0 / l);
+    *f = (epa_face){{i, j, k}, n, d3_dot(n, a), true};
+    if (!oriented && d3_dot(n, d3_sub(e->inner, a)) > 0.0) {
+        f->v[1] = k;
+        f->v[2] = j;
+        f->n = d3_neg(n);
+        f->dist = -f->dist;
+    }
+    return true;
+}
+
+static int add_vert(epa *e, col_mvert m)
+{
+    e->verts[e->nv] = m;
+    return e->nv++;
+}
+
+/* The starting tetrahedron from GJK's simplex; false when A - B turned out flat at the origin
+ * (the depth is then h(*flat_n), about 0: touching). */
+static bool start(epa *e, const col_gjk_result *g, col_d3 *flat_n)
+{
+    int n = g->count;
+    col_mvert v[4];
+    memcpy(v, g->simplex, (size_t)n * sizeof v[0]);
+    double scale = 0.0;
+    for (int i = 0; i < n; i++)
+        scale = fmax(scale, d3_len(v[i].w));
+    double eps = 1e-12 * fmax(scale, 1e-30);
+    if (n == 1) {
+        *flat_n = g->dir;
+        return false;
+    }
+    if (n == 2) {
+        /* A direction across the segment, then its support makes a triangle. */
+        col_d3 ab = d3_sub(v[1].w, v[0].w);
+        col_d3 axis = fabs(ab.x) <= fabs(ab.y) && fabs(ab.x) <= fabs(ab.z) ? d3(1, 0, 0)
+                      : fabs(ab.y) <= fabs(ab.z)                          ? d3(0, 1, 0)
+                                                                           : d3(0, 0, 1);
+        col_d3 p = d3_norm(d3_cross(ab, axis));
+        v[2] = support(&e->pr, p);
+        if (d3_dot(p, v[2].w) <= eps) {
+            v[2] = support(&e->pr, d3_neg(p));
+            if (d3_dot(d3_neg(p), v[2].w) <= eps) {
+                *flat_n = p;
+                return false;
+            }
+        }
+        n = 3;
+    }
+    if (n == 3) {
+        /* A support point off the triangle's plane on either side makes a tetrahedron that
+         * holds the origin (on its base): a proper convex hull, unlike the two-apex
+         * bipyramid, which is not convex when the apexes fall outside the triangle. */
+        col_d3 nn = d3_norm(d3_cross(d3_sub(v[1].w, v[0].w), d3_sub(v[2].w, v[0].w)));
+        v[3] = support(&e->pr, nn);
+        if (d3_dot(nn, v[3].w) - d3_dot(nn, v[0].w) <= eps) {
+            v[3] = support(&e->pr, d3_neg(nn));
+            if (d3_dot(nn, v[0].w) - d3_dot(nn, v[3].w) <= eps) {
+                *flat_n = nn;
+                return false;
+            }
+        }
+    }
+    for (int i = 0; i < 4; i++)
+        add_vert(e, v[i]);
+    e->inner = d3_scale(d3_add(d3_add(v[0].w, v[1].w), d3_add(v[2].w, v[3].w)), 0.25);
+    static const int tetra[4][3] = {{0, 1, 2}, {0, 1, 3}, {0, 2, 3}, {1, 2, 3}};
+    for (int f = 0; f < 4; f++)
+        if (!make_face(e, tetra[f][0], tetra[f][1], tetra[f][2], false, &e->faces[e->nf++])) {
+            *flat_n = g->dir;
+            return false;
+        }
+    return true;
+}
+
+static int nearest_face(const epa *e)
+{
+    int best = -1;
+    for (int f = 0; f < e->nf; f++)
+        if (e->faces[f].alive && (best < 0 || e->faces[f].dist < e->faces[best].dist))
+            best = f;
+    return best;
+}
+
+/* Adds w: the faces it sees go, a cone from w over their horizon comes. False (nothing
+ * changed) when there is no room or a new face would be degenerate. */
+static bool expand(epa *e, col_mvert w, int seen_face, double tol)
+{
+    if (e->nv == EPA_MAX_VERTS)
+        return false;
+    static const int none = -1;
+    int(*edges)[2] = e->edges;
+    bool *visible = e->visible;
+    int ne = 0;
+    for (int f = 0; f < e->nf; f++) {
+        epa_face *fc = &e->faces[f];
+        visible[f] = fc->alive && (f == seen_face ||
+                                   d3_dot(fc->n, d3_sub(w.w, e->verts[fc->v[0]].w)) > 0.0);
+        if (!visible[f])
+            continue;
+        for (int k = 0; k < 3; k++) {
+            int i = fc->v[k], j = fc->v[(k + 1) % 3];
+            int found = none;
+            for (int q = 0; q < ne && found == none; q++)
+                if (edges[q][0] == j && edges[q][1] == i)
+                    found = q;
+            if (found != none) {
+                edges[found][0] = edges[ne - 1][0];
+                edges[found][1] = edges[ne - 1][1];
+                ne--;
+            } else if (ne < EPA_MAX_EDGES) {
+                edges[ne][0] = i;
+                edges[ne][1] = j;
+                ne++;
+            } else {
+                return false;
+            }
+        }
+    }
+    int alive = 0;
+    for (int f = 0; f < e->nf; f++)
+        alive += e->faces[f].alive && !visible[f];
+    if (alive + ne > EPA_MAX_FACES || ne < 3)
+        return false;
+    int wi = e->nv;
+    e->verts[wi] = w;
+    epa_face *fresh = e->fresh;
+    for (int q = 0; q < ne; q++) {
+        e->nv = wi + 1;
+        if (!make_face(e, edges[q][0], edges[q][1], wi, true, &fresh[q]) ||
+            fresh[q].dist < -tol) {
+            e->nv = wi;
+            return false;
+        }
+    }
+    e->nv = wi + 1;
+    /* Compact the survivors, then the cone. */
+    int out = 0;
+    for (int f = 0; f < e->nf; f++)
+        if (e->faces[f].alive && !visible[f])
+            e->faces[out++] = e->faces[f];
+    for (int q = 0; q < ne; q++)
+        e->faces[out++] = fresh[q];
+    e->nf = out;
+    return true;
+}
+
+/* The barycentric coordinates of p (on the face's plane) in the face, clamped to >= 0 and
+ * summing to 1; returns the least of them before clamping, relative to the face's area. */
+static double barycentric(const epa *e, const epa_face *f, col_d3 p, double l[3])
+{
+    col_d3 v0 = e->verts[f->v[0]].w, v1 = e->verts[f->v[1]].w, v2 = e->verts[f->v[2]].w;
+    double raw[3] = {d3_dot(d3_cross(d3_sub(v1, p), d3_sub(v2, p)), f->n),
+                     d3_dot(d3_cross(d3_sub(v2, p), d3_sub(v0, p)), f->n),
+                     d3_dot(d3_cross(d3_sub(v0, p), d3_sub(v1, p)), f->n)};
+    double area = raw[0] + raw[1] + raw[2], least = fmin(raw[0], fmin(raw[1], raw[2]));
+    double sum = 0.0;
+    for (int k = 0; k < 3; k++)
+        sum += l[k] = fmax(0.0, raw[k]);
+    for (int k = 0; k < 3; k++)
+        l[k] = sum > 0.0 ? l[k] / sum : 1.0 / 3.0;
+    return area > 0.0 ? least / area + 1e-9 : -1.0;
+}
+
+col_epa_result col_epa(const col_placed3 *a, const col_placed3 *b, const col_gjk_result *g,
+                       double tol)
+{
+    static const col_epa_result empty;
+    col_epa_result r = empty;
+    epa e;
+    e.pr.a = a;
+    e.pr.b = b;
+    e.nv = e.nf = 0;
+    col_d3 flat_n;
+    if (!start(&e, g, &flat_n)) {
+        /* Touching: GJK's closest points are the contact. */
+        col_mvert s = support(&e.pr, flat_n);
+        r.normal = flat_n;
+        r.depth = fmax(0.0, d3_dot(flat_n, s.w));
+        r.pa = g->pa;
+        r.pb = d3_mad(g->pa, -r.depth, flat_n);
+        return r;
+    }
+    int best = nearest_face(&e);
+    double h = DBL_MAX;
+    /* Polytope pairs converge exactly in finitely many steps; curved ones only refine
+     * ever more faces, so EPA stops at 1e3 tol or CURVED_MAX_VERTS there and the Newton
+     * polish finishes (where h is smooth; at a crease EPA's answer stands). */
+    bool curved = !(a->polytope && b->polytope);
+    double stop = curved ? 1e3 * tol : tol;
+    int cap = curved ? CURVED_MAX_VERTS : EPA_MAX_VERTS;
+    /* Every support gives an upper bound h along its face's normal: the least is kept, the
+     * answer should EPA stop short (no room, or a degenerate face near touching). */
+    double least = DBL_MAX;
+    col_d3 least_n = e.faces[best].n;
+    for (;;) {
+        r.iterations++;
+        epa_face f = e.faces[best];
+        col_mvert w = support(&e.pr, f.n);
+        h = d3_dot(f.n, w.w);
+        if (h < least) {
+            least = h;
+            least_n = f.n;
+        }
+        if (h - f.dist <= stop || e.nv >= cap || !expand(&e, w, best, tol))
+            break;
+        best = nearest_face(&e);
+        if (best < 0)
+            break;
+    }
+    epa_face f = e.faces[best];
+    bool converged = h - f.dist <= stop;
+    r.normal = converged ? f.n : least_n;
+    r.depth = fmax(0.0, converged ? fmax(h, f.dist) : least);
+    if (curved && h - f.dist > 0.0) {
+        /* Polished from the nearest face, or, when EPA stopped short, from the nearest few
+         * that point apart (a round difference has several dips of h of about the same
+         * depth; EPA's lower bound says which faces can hold the least). */
+        col_d3 tried[4];
+        int nt = 0;
+        for (int round = 0; round < (converged ? 1 : 4); round++) {
+            int pick = -1;
+            for (int k = 0; k < e.nf; k++) {
+                bool apart = e.faces[k].dist < r.depth;
+                for (int j = 0; j < nt && apart; j++)
+                    apart = d3_dot(e.faces[k].n, tried[j]) < 0.999;
+                if (apart && (pick < 0 || e.faces[k].dist < e.faces[pick].dist))
+                    pick = k;
+            }
+            if (pick < 0)
+                break;
+            col_d3 n = e.faces[pick].n;
+            tried[nt++] = n;
+            double hp = col_polish3(e.pr.a, e.pr.b, &n, tol);
+            if (hp < r.depth) {
+                r.normal = n;
+                r.depth = fmax(0.0, hp);
+            }
+        }
+    }
+    if (converged && d3_dot(r.normal, f.n) >= 0.9999) {
+        /* Witnesses: the origin's projection onto the face in barycentric coordinates,
+         * carried to the support points of A. A face of A - B is often split into coplanar
+         * triangles: the one that holds the projection is used. Clamped: the origin may
+         * project just outside when the pair only touches. */
+        col_d3 p = d3_scale(f.n, f.dist);
+        double l[3];
+        epa_face use = f;
+        if (barycentric(&e, &f, p, l) < 0.0) {
+            for (int k = 0; k < e.nf; k++) {
+                const epa_face *o = &e.faces[k];
+                if (d3_dot(o->n, f.n) > 1.0 - 1e-9 && fabs(o->dist - f.dist) <= stop &&
+                    barycentric(&e, o, p, l) >= 0.0) {
+                    use = *o;
+                    break;
+                }
+            }
+        }
+        barycentric(&e, &use, p, l);
+        r.pa = d3(0.0, 0.0, 0.0);
+        for (int k = 0; k < 3; k++)
+            r.pa = d3_mad(r.pa, l[k], e.verts[use.v[k]].a);
+    } else {
+        /* The deepest point of the shape whose support along the normal is a point, not a
+         * face or a rim: of the two, the one that moves least when the normal turns by
+         * 1e-3 rad. */
+        col_d3 n = r.normal;
+        col_d3 axis = fabs(n.x) < 0.6 ? d3(1, 0, 0) : d3(0, 1, 0);
+        col_d3 u = d3_norm(d3_cross(n, axis)), v = d3_cross(n, u);
+        col_mvert s0 = support(&e.pr, n);
+        col_mvert s1 = support(&e.pr, d3_norm(d3_mad(n, 1e-3, u)));
+        col_mvert s2 = support(&e.pr, d3_norm(d3_mad(n, 1e-3, v)));
+        double ja = fmax(d3_len(d3_sub(s1.a, s0.a)), d3_len(d3_sub(s2.a, s0.a)));
+        double jb = fmax(d3_len(d3_sub(s1.b, s0.b)), d3_len(d3_sub(s2.b, s0.b)));
+        r.pa = ja <= jb ? s0.a : d3_mad(s0.b, r.depth, n);
+    }
+    r.pb = d3_mad(r.pa, -r.depth, r.normal);
+    return r;
+}

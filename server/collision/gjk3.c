@@ -1,0 +1,228 @@
+/* GJK distance (Gilbert, Johnson, Keerthi, "A fast procedure for computing the distance
+ * between complex objects in three-dimensional space", 1988) on support mappings, with the
+ * termination test of van den Bergen ("A fast and robust GJK implementation for collision
+ * detection of convex objects", 1999: stop when |v|^2 - v.w, the gap between the upper and
+ * lower bounds on the distance, is within tolerance). The closest point of each simplex comes
+ * from Johnson's sub-algorithm done as Voronoi-region tests (Ericson, "Real-Time Collision
+ * Detection", 2005, 5.1.5 and 5.1.6), with degenerate simplices falling back to their
+ * sub-simplices. Computed in double (see collide3_internal.h). */
+#include <float.h>
+
+#include "collide3_internal.h"
+
+#define GJK_MAX_ITER 96
+
+typedef struct simplex {
+    int n;
+    col_mvert v[4];
+    double lam[4];
+} simplex;
+
+static col_d3 point_of(const simplex *s)
+{
+    col_d3 p = d3(0.0, 0.0, 0.0);
+    for (int i = 0; i < s->n; i++)
+        p = d3_mad(p, s->lam[i], s->v[i].w);
+    return p;
+}
+
+static simplex one(col_mvert a) { return (simplex){1, {a}, {1.0}}; }
+
+static simplex seg(col_mvert a, col_mvert b)
+{
+    col_d3 ab = d3_sub(b.w, a.w);
+    double den = d3_dot(ab, ab);
+    double t = den > 0.0 ? -d3_dot(a.w, ab) / den : 0.0;
+    if (t <= 0.0)
+        return one(a);
+    if (t >= 1.0)
+        return one(b);
+    return (simplex){2, {a, b}, {1.0 - t, t}};
+}
+
+static double len2(const simplex *s)
+{
+    col_d3 p = point_of(s);
+    return d3_dot(p, p);
+}
+
+/* Ericson's ClosestPtPointTriangle for the origin, keeping the region's vertices. */
+static simplex tri(col_mvert a, col_mvert b, col_mvert c)
+{
+    col_d3 ab = d3_sub(b.w, a.w), ac = d3_sub(c.w, a.w);
+    double d1 = -d3_dot(ab, a.w), d2 = -d3_dot(ac, a.w);
+    if (d1 <= 0.0 && d2 <= 0.0)
+        return one(a);
+    double d3v = -d3_dot(ab, b.w), d4 = -d3_dot(ac, b.w);
+    if (d3v >= 0.0 && d4 <= d3v)
+        return one(b);
+    double vc = d1 * d4 - d3v * d2;
+    if (vc <= 0.0 && d1 >= 0.0 && d3v <= 0.0) {
+        double t = d1 / (d1 - d3v);
+        return (simplex){2, {a, b}, {1.0 - t, t}};
+    }
+    double d5 = -d3_dot(ab, c.w), d6 = -d3_dot(ac, c.w);
+    if (d6 >= 0.0 && d5 <= d6)
+        return one(c);
+    double vb = d5 * d2 - d1 * d6;
+    if (vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0) {
+        double t = d2 / (d2 - d6);
+        return (simplex){2, {a, c}, {1.0 - t, t}};
+    }
+    double va = d3v * d6 - d5 * d4;
+    if (va <= 0.0 && d4 - d3v >= 0.0 && d5 - d6 >= 0.0) {
+        double t = (d4 - d3v) / ((d4 - d3v) + (d5 - d6));
+        return (simplex){2, {b, c}, {1.0 - t, t}};
+    }
+    double sum = va + vb + vc;
+    /* A flat (collinear) triangle has no interior: its closest point is on an edge. */
+    col_d3 cr = d3_cross(ab, ac);
+    if (!(sum > 0.0) || d3_dot(cr, cr) <= 1e-24 * d3_dot(ab, ab) * d3_dot(ac, ac)) {
+        simplex e[3] = {seg(a, b), seg(b, c), seg(a, c)};
+        int best = 0;
+        for (int i = 1; i < 3; i++)
+            if (len2(&e[i]) < len2(&e[best]))
+                best = i;
+        return e[best];
+    }
+    return (simplex){3, {a, b, c}, {va / sum, vb / sum, vc / sum}};
+}
+
+/* The origin against the tetrahedron: inside when it is on the inner side of every face;
+ * else the closest point of the faces it is outside of. A face whose plane passes (nearly)
+ * through the opposite vertex is flat: it is always looked at. */
+static simplex tet(const col_mvert v[4], bool *inside)
+{
+    static const int face[4][4] = {{0, 1, 2, 3}, {0, 3, 1, 2}, {0, 2, 3, 1}, {1, 3, 2, 0}};
+    simplex best = {0};
+    double best_d = DBL_MAX;
+    *inside = true;
+    for (int f = 0; f < 4; f++) {
+        col_mvert a = v[face[f][0]], b = v[face[f][1]], c = v[face[f][2]], o = v[face[f][3]];
+        col_d3 n = d3_cross(d3_sub(b.w, a.w), d3_sub(c.w, a.w));
+        double so = d3_dot(n, d3_sub(o.w, a.w)), sp = -d3_dot(n, a.w);
+        double scale = d3_len(n) * (d3_len(d3_sub(o.w, a.w)) + d3_len(a.w));
+        bool flat = fabs(so) <= 1e-12 * scale;
+        if (!flat && sp * so > 0.0)
+            continue; /* the origin is on the vertex's side of this face */
+        if (!flat && sp * so == 0.0 && sp == 0.0)
+            continue; /* on the face: still inside (touching) */
+        *inside = false;
+        simplex t = tri(a, b, c);
+        double d = len2(&t);
+        if (d < best_d) {
+            best_d = d;
+            best = t;
+        }
+    }
+    if (*inside)
+        return (simplex){4, {v[0], v[1], v[2], v[3]}, {0.25, 0.25, 0.25, 0.25}};
+    return best;
+}
+
+col_gjk_result col_gjk(const col_placed3 *a, const col_placed3 *b, double tol)
+{
+    col_gjk_result r = {0};
+    col_d3 d = d3_sub(b->p, a->p);
+    if (d3_dot(d, d) <= 0.0)
+        d = d3(1.0, 0.0, 0.0);
+    simplex s = one(col_support_pair(a, b, d));
+    col_d3 v = s.v[0].w;
+    double vv = d3_dot(v, v);
+    r.dir = d3_norm(d);
+    int it = 0;
+    bool overlap = false, stuck = false;
+    while (it < GJK_MAX_ITER) {
+        it++;
+        if (vv <= tol * tol) { /* the origin is (within tolerance) a point of A - B */
+            overlap = true;
+            break;
+        }
+        r.dir = d3_scale(v, -1.0 / sqrt(vv));
+        col_mvert w = col_support_pair(a, b, d3_neg(v));
+        /* Converged: the new point gets no nearer the origin than tol along v. */
+        if (vv - d3_dot(v, w.w) <= tol * sqrt(vv))
+            break;
+        bool dup = false;
+        for (int i = 0; i < s.n; i++)
+            dup = dup || d3_dot(d3_sub(w.w, s.v[i].w), d3_sub(w.w, s.v[i].w)) <= tol * tol;
+        if (dup)
+            break;
+        simplex next;
+        bool inside = false;
+        if (s.n == 1)
+            next = seg(s.v[0], w);
+        else if (s.n == 2)
+            next = tri(s.v[0], s.v[1], w);
+        else if (s.n == 3)
+            next = tet((col_mvert[4]){s.v[0], s.v[1], s.v[2], w}, &inside);
+        else
+            break;
+        if (inside) {
+            s = next;
+            overlap = true;
+            break;
+        }
+        col_d3 nv = point_of(&next);
+        double nvv = d3_dot(nv, nv);
+        if (nvv >= vv) {
+            /* No progress although w is below the simplex: rounding in the closest-point
+             * solve, which happens near touching on thin simplices of points gathered from a
+             * curved surface. The distance |v| is still an upper bound, but -v may be far
+             * from the contact normal; the simplex's own plane (a face of A - B near the
+             * origin) often is the normal: of these the direction with the least h wins. */
+            stuck = s.n == 3;
+            break;
+        }
+        s = next;
+        v = nv;
+        vv = nvv;
+    }
+    r.iterations = it;
+    r.count = s.n;
+    for (int i = 0; i < s.n; i++)
+        r.simplex[i] = s.v[i];
+    r.overlap = overlap;
+    col_d3 pa = d3(0.0, 0.0, 0.0), pb = d3(0.0, 0.0, 0.0);
+    for (int i = 0; i < s.n; i++) {
+        pa = d3_mad(pa, s.lam[i], s.v[i].a);
+        pb = d3_mad(pb, s.lam[i], s.v[i].b);
+    }
+    r.pa = pa;
+    r.pb = pb;
+    r.distance = overlap ? 0.0 : sqrt(vv);
+    if (!overlap && vv > 0.0)
+        r.dir = d3_scale(v, -1.0 / sqrt(vv));
+    if (stuck) {
+        col_d3 tn = d3_norm(d3_cross(d3_sub(s.v[1].w, s.v[0].w), d3_sub(s.v[2].w, s.v[0].w)));
+        col_d3 cand[3] = {r.dir, tn, d3_neg(tn)};
+        double best = DBL_MAX;
+        for (int k = 0; k < 3; k++) {
+            double h = d3_dot(cand[k], col_support_pair(a, b, cand[k]).w);
+            if (h < best) {
+                best = h;
+                r.dir = cand[k];
+            }
+        }
+    }
+    return r;
+}
+
+col_distance3 col_gjk3_distance(const col_shape3 *a, col_xf3 xa, const col_shape3 *b,
+                                col_xf3 xb)
+{
+    col_placed3 pa, pb;
+    col_place_pair(a, xa, b, xb, &pa, &pb);
+    double tol = col_pair_tol(a, b);
+    col_gjk_result g = col_gjk(&pa, &pb, tol);
+    col_distance3 out = {0};
+    out.overlap = g.overlap;
+    out.iterations = g.iterations;
+    col_drot ra = col_drot_of(xa.q);
+    col_d3 o = d3_of(xa.p);
+    out.point_a = d3_to_f(d3_add(o, drot_apply(&ra, g.pa)));
+    out.point_b = d3_to_f(d3_add(o, drot_apply(&ra, g.pb)));
+    out.normal = d3_to_f(drot_apply(&ra, g.dir));
+    out.distance = (float)g.distance;
+    return out;
+}

@@ -1,0 +1,161 @@
+/* The depth or gap of a pair with a curved shape, polished: the least of h(d), the support of
+ * the Minkowski difference A - B along the unit direction d, near a starting direction (EPA's
+ * nearest face, GJK's last direction). EPA on a curved difference converges slowly (every face
+ * of a nearly round polytope has to be refined before the nearest one is known to the
+ * tolerance) and GJK only linearly; where h is smooth Newton's method converges in a few
+ * steps: its gradient is exact (the support point: h(d) = d . w(d)), its Hessian comes from
+ * two more support points by finite differences. At a crease of h (an edge, a rim, an apex)
+ * the flat faces of both shapes are tried and a compass search looks for a way down. Every
+ * step is only taken when h drops, so the answer is never worse than the start. */
+#include "collide3_internal.h"
+
+typedef struct polish_pair {
+    const col_placed3 *a, *b;
+} polish_pair;
+
+static col_mvert support(const polish_pair *e, col_d3 d)
+{
+    return col_support_pair(e->a, e->b, d);
+}
+
+/* h(d) = d . w(d) of the Minkowski difference, with w the support point: its gradient. */
+static double h_at(const polish_pair *e, col_d3 d, col_d3 *w)
+{
+    col_mvert m = support(e, d);
+    *w = m.w;
+    return d3_dot(d, m.w);
+}
+
+/* The gradient of f(t) = h(normalize(n + t0 u + t1 v)) at t, from the support point there. */
+static void tangent_grad(col_d3 n, col_d3 u, col_d3 v, double t0, double t1, col_d3 w,
+                         double g[2])
+{
+    col_d3 x = d3_add(n, d3_add(d3_scale(u, t0), d3_scale(v, t1)));
+    double l = d3_len(x);
+    col_d3 d = d3_scale(x, 1.0 / l);
+    g[0] = d3_dot(w, d3_sub(u, d3_scale(d, d3_dot(d, u)))) / l;
+    g[1] = d3_dot(w, d3_sub(v, d3_scale(d, d3_dot(d, v)))) / l;
+}
+
+/* Where Newton finds no step down (a crease of h: an edge, a rim, an apex), a compass search
+ * (8 directions, steps from 1e-2 down to 1e-5 rad) looks for one. True when h dropped. */
+static bool pattern_step(const polish_pair *e, col_d3 *n, double *h, col_d3 *w, double tol)
+{
+    col_d3 axis = fabs(n->x) < 0.6 ? d3(1, 0, 0) : d3(0, 1, 0);
+    col_d3 u = d3_norm(d3_cross(*n, axis)), v = d3_cross(*n, u);
+    for (double step = 1e-2; step >= 1e-5; step *= 0.1)
+        for (int k = 0; k < 8; k++) {
+            double t = 0.7853981633974483 * k;
+            col_d3 c = d3_norm(d3_add(*n, d3_add(d3_scale(u, step * cos(t)),
+                                                 d3_scale(v, step * sin(t)))));
+            col_d3 wc;
+            double hc = h_at(e, c, &wc);
+            if (hc < *h - 1e-4 * tol) {
+                *n = c;
+                *h = hc;
+                *w = wc;
+                return true;
+            }
+        }
+    return false;
+}
+
+/* Directions where h has a crease and often its minimum: a flat face of either shape resting
+ * on the other (a box's or a hull's faces, a cylinder's caps, a cone's base), its outward
+ * normal for A and the reverse for B. Those within 0.3 rad of n are tried. */
+static void try_faces(const polish_pair *e, const col_placed3 *ps, double sign, col_d3 *n, double *h,
+                      col_d3 *w)
+{
+    const col_shape3 *s = ps->s;
+    col_d3 cand[COL_MAX_HULL3_FACES];
+    int nc = 0;
+    if (s->type == COL_SHAPE3_BOX) {
+        col_d3 cols[3] = {d3(ps->r.r0.x, ps->r.r1.x, ps->r.r2.x), d3(ps->r.r0.y, ps->r.r1.y, ps->r.r2.y),
+                          d3(ps->r.r0.z, ps->r.r1.z, ps->r.r2.z)};
+        for (int k = 0; k < 3; k++) {
+            cand[nc++] = cols[k];
+            cand[nc++] = d3_neg(cols[k]);
+        }
+    } else if (s->type == COL_SHAPE3_HULL) {
+        for (int f = 0; f < s->hull->face_count; f++)
+            cand[nc++] = drot_apply(&ps->r, d3_of(s->hull->faces[f].normal));
+    } else if (s->type == COL_SHAPE3_CYLINDER || s->type == COL_SHAPE3_CONE) {
+        col_d3 axis = d3(ps->r.r0.y, ps->r.r1.y, ps->r.r2.y);
+        cand[nc++] = d3_neg(axis);
+        if (s->type == COL_SHAPE3_CYLINDER)
+            cand[nc++] = axis;
+    }
+    col_d3 start = *n;
+    for (int k = 0; k < nc; k++) {
+        col_d3 c = d3_scale(cand[k], sign);
+        if (d3_dot(c, start) < 0.955) /* 0.3 rad */
+            continue;
+        col_d3 wc;
+        double hc = h_at(e, c, &wc);
+        if (hc < *h) {
+            *h = hc;
+            *n = c;
+            *w = wc;
+        }
+    }
+}
+
+static double polish(const polish_pair *e, col_d3 *n, double tol)
+{
+    col_d3 w;
+    double h = h_at(e, *n, &w);
+    try_faces(e, e->a, 1.0, n, &h, &w);
+    try_faces(e, e->b, -1.0, n, &h, &w);
+    int patterns = 0;
+    for (int it = 0; it < 20; it++) {
+        col_d3 axis = fabs(n->x) < 0.6 ? d3(1, 0, 0) : d3(0, 1, 0);
+        col_d3 u = d3_norm(d3_cross(*n, axis)), v = d3_cross(*n, u);
+        double g[2], gu[2], gv[2];
+        tangent_grad(*n, u, v, 0.0, 0.0, w, g);
+        double gl = sqrt(g[0] * g[0] + g[1] * g[1]);
+        if (gl <= 100.0 * tol) /* a smooth minimum */
+            break;
+        const double t = 1e-5;
+        col_d3 wu, wv;
+        h_at(e, d3_norm(d3_mad(*n, t, u)), &wu);
+        h_at(e, d3_norm(d3_mad(*n, t, v)), &wv);
+        tangent_grad(*n, u, v, t, 0.0, wu, gu);
+        tangent_grad(*n, u, v, 0.0, t, wv, gv);
+        double h00 = (gu[0] - g[0]) / t, h11 = (gv[1] - g[1]) / t;
+        double h01 = 0.5 * ((gu[1] - g[1]) / t + (gv[0] - g[0]) / t);
+        double det = h00 * h11 - h01 * h01;
+        double s0, s1;
+        if (h00 > 0.0 && det > 0.0) {
+            s0 = -(h11 * g[0] - h01 * g[1]) / det;
+            s1 = -(h00 * g[1] - h01 * g[0]) / det;
+        } else { /* not convex here (near a saddle of h): down the gradient, up to 0.5 rad */
+            s0 = -0.5 * g[0] / gl;
+            s1 = -0.5 * g[1] / gl;
+        }
+        bool moved = false;
+        for (int half = 0; half < 30 && !moved; half++, s0 *= 0.5, s1 *= 0.5) {
+            col_d3 c = d3_norm(d3_add(*n, d3_add(d3_scale(u, s0), d3_scale(v, s1))));
+            col_d3 wc;
+            double hc = h_at(e, c, &wc);
+            if (hc < h) {
+                double gain = h - hc;
+                *n = c;
+                h = hc;
+                w = wc;
+                if (gain <= 1e-4 * tol)
+                    return h;
+                moved = true;
+            }
+        }
+        /* No step down with a gradient left: a crease of h. */
+        if (!moved && (++patterns > 2 || !pattern_step(e, n, &h, &w, tol)))
+            break;
+    }
+    return h;
+}
+
+double col_polish3(const col_placed3 *a, const col_placed3 *b, col_d3 *n, double tol)
+{
+    polish_pair pr = {a, b};
+    return polish(&pr, n, tol);
+}
