@@ -349,6 +349,51 @@ START_TEST(character_stands_on_a_crate_and_jumps_off_it)
 }
 END_TEST
 
+START_TEST(bodies_come_and_go_while_piles_sleep_and_wake)
+{
+    /* Boxes rain into 6 columns; every half second a random one goes, and the ones above
+     * wake and fall into its place. Through 40 s of that nothing passes into anything (a box
+     * landing at 15 m/s goes a quarter of its size deep for a step: fast dynamic pairs are not
+     * swept), every state stays finite, and at the end the piles rest and sleep again. */
+    sim_world *w = world_with_ground();
+    uint64_t rng = 0x9E3779B97F4A7C15ull;
+    sim_id ids[90];
+    int n = 0;
+    for (int t = 0; t < 2400; t++) {
+        if (t % 10 == 0 && n < 90 && t < 2000) { /* columns of at most about 15 */
+            rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+            float x = (float)((t / 10) % 6) * 1.5f; /* a column gets a box each second */
+            sim_body_def d = box_def(SIM_DYNAMIC, x, 20.0f, 0.5f, 0.5f);
+            d.angle = (float)((rng >> 20) % 100) * 0.01f;
+            ids[n] = sim_world_add(w, &d, 0);
+            ck_assert_uint_ne(ids[n], 0);
+            n++;
+        }
+        if (t % 30 == 15 && n > 0 && t < 2000) {
+            rng = rng * 6364136223846793005ull + 1442695040888963407ull;
+            int k = (int)((rng >> 33) % (uint64_t)n);
+            ck_assert(sim_world_remove(w, ids[k]));
+            ids[k] = ids[--n];
+        }
+        sim_world_step(w);
+        size_t nc;
+        const sim_contact *c = sim_world_contacts(w, &nc);
+        float allowed = t > 2200 ? 0.02f : 0.5f; /* resting: soft contacts under 15 boxes */
+        for (size_t i = 0; i < nc; i++)
+            ck_assert_msg(c[i].m.depth < allowed, "tick %d: %llu sunk %f into %llu", t,
+                          (unsigned long long)c[i].b, (double)c[i].m.depth,
+                          (unsigned long long)c[i].a);
+        for (int i = 0; i < n; i++) {
+            const sim_body *b = sim_world_get(w, ids[i]);
+            ck_assert(b && mk_v2_finite(b->pos) && mk_v2_finite(b->vel) && isfinite(b->w));
+        }
+    }
+    ck_assert_int_gt(n, 60);
+    ck_assert_uint_eq(awake_count(w), 0);
+    sim_world_free(w);
+}
+END_TEST
+
 /* A recording kept in memory. */
 typedef struct tape {
     char data[1 << 20];
@@ -529,6 +574,7 @@ static Suite *dynamics_suite(void)
     tcase_add_test(t, sleeping_bodies_cost_no_contacts);
     tcase_add_test(t, character_pushes_a_box_and_box_does_not_push_kinematic);
     tcase_add_test(t, character_stands_on_a_crate_and_jumps_off_it);
+    tcase_add_test(t, bodies_come_and_go_while_piles_sleep_and_wake);
     tcase_add_test(t, same_inputs_give_the_same_world_bit_for_bit);
     tcase_add_test(t, a_recording_replays_to_the_same_world);
     tcase_add_test(t, state_stays_finite_and_speed_bounded);
