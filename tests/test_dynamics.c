@@ -3,7 +3,9 @@
 #include <check.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "mink_sim.h"
 
@@ -394,6 +396,36 @@ START_TEST(bodies_come_and_go_while_piles_sleep_and_wake)
 }
 END_TEST
 
+START_TEST(a_saved_sleeper_wakes_when_its_support_goes)
+{
+    sim_world *w = world_with_ground();
+    sim_body_def shelf = box_def(SIM_STATIC, 0, 3, 2, 0.25f);
+    sim_id shelf_id = sim_world_add(w, &shelf, 0);
+    sim_body_def d = box_def(SIM_DYNAMIC, 0, 3.75f, 0.5f, 0.5f);
+    sim_id box = sim_world_add(w, &d, 0);
+    run(w, 90);
+    ck_assert(sim_world_get(w, box)->sleeping);
+    char path[] = "/tmp/mink-sleeper-XXXXXX";
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+    char err[256];
+    ck_assert_msg(sim_world_save(w, path, err, sizeof err) == 0, "%s", err);
+    sim_world_free(w);
+    sim_config cfg = sim_config_default();
+    w = sim_scene_load_file(path, &cfg, err, sizeof err);
+    unlink(path);
+    ck_assert_msg(w != NULL, "%s", err);
+    ck_assert(sim_world_get(w, box)->sleeping);
+    /* The shelf goes: the box, asleep since before the save, wakes and falls to the ground. */
+    ck_assert(sim_world_remove(w, shelf_id));
+    ck_assert(!sim_world_get(w, box)->sleeping);
+    run(w, 90);
+    ck_assert_float_eq_tol(sim_world_get(w, box)->pos.y, 0.5f, 0.01f);
+    sim_world_free(w);
+}
+END_TEST
+
 /* A recording kept in memory. */
 typedef struct tape {
     char data[1 << 20];
@@ -575,6 +607,7 @@ static Suite *dynamics_suite(void)
     tcase_add_test(t, character_pushes_a_box_and_box_does_not_push_kinematic);
     tcase_add_test(t, character_stands_on_a_crate_and_jumps_off_it);
     tcase_add_test(t, bodies_come_and_go_while_piles_sleep_and_wake);
+    tcase_add_test(t, a_saved_sleeper_wakes_when_its_support_goes);
     tcase_add_test(t, same_inputs_give_the_same_world_bit_for_bit);
     tcase_add_test(t, a_recording_replays_to_the_same_world);
     tcase_add_test(t, state_stays_finite_and_speed_bounded);

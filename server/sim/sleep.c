@@ -33,6 +33,8 @@ void sim_wake(sim_world *w, sim_body *b)
     do {
         sim_body *o = &w->bodies[s];
         uint32_t next = o->sleep_next;
+        if (o->id == w->loaded_ring)
+            w->loaded_ring = 0; /* the saved world's sleepers are awake */
         o->sleeping = false;
         o->sleep_time = 0.0f;
         o->sleep_next = s;

@@ -314,6 +314,10 @@ static sim_body *other_of(sim_world *w, sim_id a, sim_id b, sim_id id)
 static void wake_neighbours(sim_world *w, sim_body *b)
 {
     sim_wake(w, b);
+    /* A saved world's sleepers have no contacts on record: any of them may rest on b. */
+    sim_body *loaded = w->loaded_ring ? sim_world_get(w, w->loaded_ring) : NULL;
+    if (loaded)
+        sim_wake(w, loaded);
     sim_cache *c = &w->cache;
     const sim_cache_entry *e = c->entries.data;
     for (size_t i = 0; i < c->entries.len; i++) {
