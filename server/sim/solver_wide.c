@@ -99,7 +99,7 @@ static void pack(sim_wide_group *g, const sim_constraint *cs, const uint32_t *ci
     g->mass_scale = f4_set(ms[0], ms[1], ms[2], ms[3]);
     g->impulse_scale = f4_set(is[0], is[1], is[2], is[3]);
     for (int p = 0; p < 2; p++) {
-        float v[11][4];
+        float v[10][4];
         for (int k = 0; k < 4; k++) {
             const sim_constraint *c = ci[k] == UINT32_MAX ? NULL : &cs[ci[k]];
             const sim_constraint_point *q = c && p < c->count ? &c->points[p] : NULL;
