@@ -178,10 +178,12 @@ static bool expand(epa *e, col_mvert w, int seen_face, double tol)
             }
         }
     }
-    int alive = 0;
+    /* The cone goes into the slots of the faces w sees (and of faces dead before), the rest
+     * at the end: no compaction, which copied every face on every expansion. */
+    int reuse = 0;
     for (int f = 0; f < e->nf; f++)
-        alive += e->faces[f].alive && !visible[f];
-    if (alive + ne > EPA_MAX_FACES || ne < 3)
+        reuse += !e->faces[f].alive || visible[f];
+    if (e->nf + (ne > reuse ? ne - reuse : 0) > EPA_MAX_FACES || ne < 3)
         return false;
     int wi = e->nv;
     e->verts[wi] = w;
@@ -195,14 +197,17 @@ static bool expand(epa *e, col_mvert w, int seen_face, double tol)
         }
     }
     e->nv = wi + 1;
-    /* Compact the survivors, then the cone. */
-    int out = 0;
-    for (int f = 0; f < e->nf; f++)
+    int q = 0;
+    for (int f = 0; f < e->nf; f++) {
         if (e->faces[f].alive && !visible[f])
-            e->faces[out++] = e->faces[f];
-    for (int q = 0; q < ne; q++)
-        e->faces[out++] = fresh[q];
-    e->nf = out;
+            continue;
+        if (q < ne)
+            e->faces[f] = fresh[q++];
+        else
+            e->faces[f].alive = false;
+    }
+    while (q < ne)
+        e->faces[e->nf++] = fresh[q++];
     return true;
 }
 
@@ -282,7 +287,7 @@ col_epa_result col_epa(const col_placed3 *a, const col_placed3 *b, const col_gjk
         for (int round = 0; round < (converged ? 1 : 4); round++) {
             int pick = -1;
             for (int k = 0; k < e.nf; k++) {
-                bool apart = e.faces[k].dist < r.depth;
+                bool apart = e.faces[k].alive && e.faces[k].dist < r.depth;
                 for (int j = 0; j < nt && apart; j++)
                     apart = d3_dot(e.faces[k].n, tried[j]) < 0.999;
                 if (apart && (pick < 0 || e.faces[k].dist < e.faces[pick].dist))
@@ -310,7 +315,7 @@ col_epa_result col_epa(const col_placed3 *a, const col_placed3 *b, const col_gjk
         if (barycentric(&e, &f, p, l) < 0.0) {
             for (int k = 0; k < e.nf; k++) {
                 const epa_face *o = &e.faces[k];
-                if (d3_dot(o->n, f.n) > 1.0 - 1e-9 && fabs(o->dist - f.dist) <= stop &&
+                if (o->alive && d3_dot(o->n, f.n) > 1.0 - 1e-9 && fabs(o->dist - f.dist) <= stop &&
                     barycentric(&e, o, p, l) >= 0.0) {
                     use = *o;
                     break;
