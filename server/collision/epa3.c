@@ -134,12 +134,17 @@ static bool start(epa *e, const col_gjk_result *g, col_d3 *flat_n)
     return true;
 }
 
+/* The least distance is kept in a local, not read back through faces[best] on every
+ * face: that load made each step of the scan wait for the one before. */
 static int nearest_face(const epa *e)
 {
     int best = -1;
+    double best_dist = DBL_MAX;
     for (int f = 0; f < e->nf; f++)
-        if (e->faces[f].alive && (best < 0 || e->faces[f].dist < e->faces[best].dist))
+        if (e->faces[f].alive && (best < 0 || e->faces[f].dist < best_dist)) {
             best = f;
+            best_dist = e->faces[f].dist;
+        }
     return best;
 }
 
