@@ -292,6 +292,14 @@ static double barycentric(const epa *e, const epa_face *f, col_d3 p, double l[3]
     return area > 0.0 ? least / area + 1e-9 : -1.0;
 }
 
+/* A sphere's or an ellipsoid's support point is unique in every direction: h is smooth, so
+ * the polish converges quadratically from anywhere near the minimum, and EPA can stop at
+ * 1e-4 of the size instead of refining every face of the round difference to 1e-6. */
+static bool smooth(const col_placed3 *p)
+{
+    return !p->core && (p->s->type == COL_SHAPE3_SPHERE || p->s->type == COL_SHAPE3_ELLIPSOID);
+}
+
 col_epa_result col_epa(const col_placed3 *a, const col_placed3 *b, const col_gjk_result *g,
                        double tol)
 {
@@ -314,10 +322,11 @@ col_epa_result col_epa(const col_placed3 *a, const col_placed3 *b, const col_gjk
     int best = nearest_face(&e);
     double h = DBL_MAX;
     /* Polytope pairs converge exactly in finitely many steps; curved ones only refine
-     * ever more faces, so EPA stops at 1e3 tol or CURVED_MAX_VERTS there and the Newton
-     * polish finishes (where h is smooth; at a crease EPA's answer stands). */
+     * ever more faces, so EPA stops at 1e3 tol (1e5 when both are smooth) or
+     * CURVED_MAX_VERTS there and the Newton polish finishes (where h is smooth; at a
+     * crease EPA's answer stands). */
     bool curved = !(a->polytope && b->polytope);
-    double stop = curved ? 1e3 * tol : tol;
+    double stop = curved ? (smooth(a) && smooth(b) ? 1e5 : 1e3) * tol : tol;
     int cap = curved ? CURVED_MAX_VERTS : EPA_MAX_VERTS;
     /* Every support gives an upper bound h along its face's normal: the least is kept, the
      * answer should EPA stop short (no room, or a degenerate face near touching). */
