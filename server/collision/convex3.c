@@ -47,11 +47,13 @@ col_manifold3 col_collide_convex3(const col_shape3 *a, col_xf3 xa, const col_sha
         if (!(pa.polytope && pb.polytope)) {
             /* The contact of a curved pair: where B, moved out along the normal to just
              * apart (1e-3 of the smaller size), is closest to A. GJK on separated shapes is
-             * exact, where EPA's witness is only as good as its last face. */
+             * exact, where EPA's witness is only as good as its last face. A contact point
+             * needs 1e-5 of the size, not GJK's 1e-7 (each 10x costs GJK on a curved
+             * surface a few iterations). */
             double lift = e.depth + 1e6 * tol;
             col_placed3 out = pb;
             out.p = d3_mad(pb.p, lift, e.normal);
-            col_gjk_result c = col_gjk(&pa, &out, 100.0 * tol);
+            col_gjk_result c = col_gjk(&pa, &out, 1e4 * tol);
             if (!c.overlap) {
                 wa = c.pa;
                 wb = d3_mad(c.pb, -lift, e.normal);

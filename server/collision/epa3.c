@@ -17,15 +17,25 @@
 
 #define EPA_MAX_VERTS 128
 #define EPA_MAX_FACES (2 * EPA_MAX_VERTS)
-#define EPA_MAX_EDGES (3 * EPA_MAX_FACES)
 #define CURVED_MAX_VERTS 96 /* the polish does the rest */
 
+/* A triangle of the polytope, counter-clockwise seen from outside. Edge k runs from v[k] to
+ * v[k + 1]; the face across it is adj[k], whose own edge adj_edge[k] runs back. */
 typedef struct epa_face {
     int v[3];
+    int adj[3];
+    int adj_edge[3];
     col_d3 n;
     double dist;
     bool alive;
+    int pass; /* the expansion that found it visible */
 } epa_face;
+
+/* An edge of the horizon: the face outside it (`face`, its edge `edge`) and its two ends,
+ * in the order of the new face over it. */
+typedef struct epa_rim {
+    int face, edge, a, b;
+} epa_rim;
 
 /* The two shapes whose difference is searched. */
 typedef struct epa_pair {
@@ -38,9 +48,13 @@ typedef struct epa {
     epa_face faces[EPA_MAX_FACES];
     int nv, nf;
     col_d3 inner; /* a point inside the first polytope, to orient its faces */
+    int pass;
+    double dist[EPA_MAX_FACES]; /* each face's distance, DBL_MAX for a dead one: one tight scan */
+    int free_slots[EPA_MAX_FACES]; /* dead faces' slots */
+    int nfree;
     /* expand's scratch, here rather than on its stack: it runs up to EPA_MAX_VERTS times */
-    int edges[EPA_MAX_EDGES][2];
-    bool visible[EPA_MAX_FACES];
+    epa_rim rim[EPA_MAX_FACES];
+    int seen[EPA_MAX_FACES]; /* the faces w sees */
     epa_face fresh[EPA_MAX_FACES];
 } epa;
 
@@ -60,7 +74,7 @@ static bool make_face(const epa *e, int i, int j, int k, bool oriented, epa_face
     if (!(l > 1e-14 * d3_dot(ab, ab) + 1e-14 * d3_dot(ac, ac)) || !(l > 0.0))
         return false;
     n = d3_scale(n, 1.0 / l);
-    *f = (epa_face){{i, j, k}, n, d3_dot(n, a), true};
+    *f = (epa_face){{i, j, k}, {-1, -1, -1}, {0, 0, 0}, n, d3_dot(n, a), true, 0};
     if (!oriented && d3_dot(n, d3_sub(e->inner, a)) > 0.0) {
         f->v[1] = k;
         f->v[2] = j;
@@ -131,78 +145,133 @@ static bool start(epa *e, const col_gjk_result *g, col_d3 *flat_n)
             *flat_n = g->dir;
             return false;
         }
+    /* Each edge of the tetrahedron is run the other way by exactly one other face. */
+    for (int f = 0; f < 4; f++) {
+        e->dist[f] = e->faces[f].dist;
+        for (int k = 0; k < 3; k++) {
+            epa_face *fc = &e->faces[f];
+            int i = fc->v[k], j = fc->v[(k + 1) % 3];
+            for (int o = 0; o < 4; o++)
+                for (int q = 0; q < 3; q++)
+                    if (o != f && e->faces[o].v[q] == j && e->faces[o].v[(q + 1) % 3] == i) {
+                        fc->adj[k] = o;
+                        fc->adj_edge[k] = q;
+                    }
+        }
+    }
     return true;
 }
 
+/* A scan of the distances alone, kept apart from the faces so that it runs through one
+ * small array. */
 static int nearest_face(const epa *e)
 {
     int best = -1;
+    double best_dist = DBL_MAX;
     for (int f = 0; f < e->nf; f++)
-        if (e->faces[f].alive && (best < 0 || e->faces[f].dist < e->faces[best].dist))
+        if (e->dist[f] < best_dist) {
             best = f;
+            best_dist = e->dist[f];
+        }
     return best;
 }
 
-/* Adds w: the faces it sees go, a cone from w over their horizon comes. False (nothing
- * changed) when there is no room or a new face would be degenerate. */
+/* The horizon seen from w, by walking the faces it sees from one of them across their edges
+ * (van den Bergen 2001; Bullet's btGjkEpa2 and libccd do the same) instead of testing every
+ * face: face f was reached across its edge k from a face w sees. False when the faces seen
+ * are too many to keep. */
+static bool silhouette(epa *e, col_d3 w, int f, int k, int *nseen, int *nrim)
+{
+    epa_face *fc = &e->faces[f];
+    if (fc->pass == e->pass)
+        return true;
+    if (d3_dot(fc->n, d3_sub(w, e->verts[fc->v[0]].w)) <= 0.0) {
+        if (*nrim == EPA_MAX_FACES)
+            return false;
+        e->rim[(*nrim)++] = (epa_rim){f, k, fc->v[(k + 1) % 3], fc->v[k]};
+        return true;
+    }
+    fc->pass = e->pass;
+    e->seen[(*nseen)++] = f;
+    for (int s = 1; s < 3; s++) {
+        int q = (k + s) % 3;
+        if (!silhouette(e, w, fc->adj[q], fc->adj_edge[q], nseen, nrim))
+            return false;
+    }
+    return true;
+}
+
+/* Adds w: the faces it sees go, a cone from w over their horizon comes, linked to its
+ * neighbours. False (nothing changed) when there is no room, the horizon is not one loop, or
+ * a new face would be degenerate. */
 static bool expand(epa *e, col_mvert w, int seen_face, double tol)
 {
     if (e->nv == EPA_MAX_VERTS)
         return false;
-    static const int none = -1;
-    int(*edges)[2] = e->edges;
-    bool *visible = e->visible;
-    int ne = 0;
-    for (int f = 0; f < e->nf; f++) {
-        epa_face *fc = &e->faces[f];
-        visible[f] = fc->alive && (f == seen_face ||
-                                   d3_dot(fc->n, d3_sub(w.w, e->verts[fc->v[0]].w)) > 0.0);
-        if (!visible[f])
-            continue;
-        for (int k = 0; k < 3; k++) {
-            int i = fc->v[k], j = fc->v[(k + 1) % 3];
-            int found = none;
-            for (int q = 0; q < ne && found == none; q++)
-                if (edges[q][0] == j && edges[q][1] == i)
-                    found = q;
-            if (found != none) {
-                edges[found][0] = edges[ne - 1][0];
-                edges[found][1] = edges[ne - 1][1];
-                ne--;
-            } else if (ne < EPA_MAX_EDGES) {
-                edges[ne][0] = i;
-                edges[ne][1] = j;
-                ne++;
-            } else {
-                return false;
-            }
-        }
-    }
-    int alive = 0;
-    for (int f = 0; f < e->nf; f++)
-        alive += e->faces[f].alive && !visible[f];
-    if (alive + ne > EPA_MAX_FACES || ne < 3)
+    e->pass++;
+    int nseen = 1, nrim = 0;
+    epa_face *sf = &e->faces[seen_face];
+    sf->pass = e->pass;
+    e->seen[0] = seen_face;
+    for (int k = 0; k < 3; k++)
+        if (!silhouette(e, w.w, sf->adj[k], sf->adj_edge[k], &nseen, &nrim))
+            return false;
+    if (nrim < 3 || e->nf + nrim - nseen - e->nfree > EPA_MAX_FACES)
         return false;
+    /* The slot of each new face, and its neighbours along the cone: the face over rim edge
+     * (a, b) meets the one over (b, c) at b; each end starts exactly one rim edge. */
     int wi = e->nv;
     e->verts[wi] = w;
-    epa_face *fresh = e->fresh;
-    for (int q = 0; q < ne; q++) {
-        e->nv = wi + 1;
-        if (!make_face(e, edges[q][0], edges[q][1], wi, true, &fresh[q]) ||
-            fresh[q].dist < -tol) {
+    e->nv = wi + 1;
+    int next[EPA_MAX_FACES];
+    for (int q = 0; q < nrim; q++) {
+        next[q] = -1;
+        for (int r = 0; r < nrim; r++)
+            if (e->rim[r].a == e->rim[q].b) {
+                if (next[q] >= 0) {
+                    e->nv = wi;
+                    return false;
+                }
+                next[q] = r;
+            }
+        if (next[q] < 0 || !make_face(e, e->rim[q].a, e->rim[q].b, wi, true, &e->fresh[q]) ||
+            e->fresh[q].dist < -tol) {
             e->nv = wi;
             return false;
         }
     }
-    e->nv = wi + 1;
-    /* Compact the survivors, then the cone. */
-    int out = 0;
-    for (int f = 0; f < e->nf; f++)
-        if (e->faces[f].alive && !visible[f])
-            e->faces[out++] = e->faces[f];
-    for (int q = 0; q < ne; q++)
-        e->faces[out++] = fresh[q];
-    e->nf = out;
+    int around = 1;
+    for (int q = next[0]; q != 0 && around <= nrim; q = next[q])
+        around++;
+    if (around != nrim) { /* two loops: the faces seen are not a disc */
+        e->nv = wi;
+        return false;
+    }
+    /* The seen faces' slots are reused first, then dead ones, then new ones at the end. */
+    for (int q = 0; q < nseen; q++) {
+        e->faces[e->seen[q]].alive = false;
+        e->dist[e->seen[q]] = DBL_MAX;
+        e->free_slots[e->nfree++] = e->seen[q];
+    }
+    int slot[EPA_MAX_FACES];
+    for (int q = 0; q < nrim; q++)
+        slot[q] = e->nfree > 0 ? e->free_slots[--e->nfree] : e->nf++;
+    for (int q = 0; q < nrim; q++) {
+        epa_face *nf = &e->fresh[q];
+        const epa_rim *rm = &e->rim[q];
+        nf->adj[0] = rm->face;
+        nf->adj_edge[0] = rm->edge;
+        e->faces[rm->face].adj[rm->edge] = slot[q];
+        e->faces[rm->face].adj_edge[rm->edge] = 0;
+        nf->adj[1] = slot[next[q]]; /* edge b -> w, run back by the next face's w -> b */
+        nf->adj_edge[1] = 2;
+        e->fresh[next[q]].adj[2] = slot[q];
+        e->fresh[next[q]].adj_edge[2] = 1;
+    }
+    for (int q = 0; q < nrim; q++) {
+        e->faces[slot[q]] = e->fresh[q];
+        e->dist[slot[q]] = e->fresh[q].dist;
+    }
     return true;
 }
 
@@ -223,6 +292,14 @@ static double barycentric(const epa *e, const epa_face *f, col_d3 p, double l[3]
     return area > 0.0 ? least / area + 1e-9 : -1.0;
 }
 
+/* A sphere's or an ellipsoid's support point is unique in every direction: h is smooth, so
+ * the polish converges quadratically from anywhere near the minimum, and EPA can stop at
+ * 1e-4 of the size instead of refining every face of the round difference to 1e-6. */
+static bool smooth(const col_placed3 *p)
+{
+    return !p->core && (p->s->type == COL_SHAPE3_SPHERE || p->s->type == COL_SHAPE3_ELLIPSOID);
+}
+
 col_epa_result col_epa(const col_placed3 *a, const col_placed3 *b, const col_gjk_result *g,
                        double tol)
 {
@@ -231,7 +308,7 @@ col_epa_result col_epa(const col_placed3 *a, const col_placed3 *b, const col_gjk
     epa e;
     e.pr.a = a;
     e.pr.b = b;
-    e.nv = e.nf = 0;
+    e.nv = e.nf = e.pass = e.nfree = 0;
     col_d3 flat_n;
     if (!start(&e, g, &flat_n)) {
         /* Touching: GJK's closest points are the contact. */
@@ -245,10 +322,11 @@ col_epa_result col_epa(const col_placed3 *a, const col_placed3 *b, const col_gjk
     int best = nearest_face(&e);
     double h = DBL_MAX;
     /* Polytope pairs converge exactly in finitely many steps; curved ones only refine
-     * ever more faces, so EPA stops at 1e3 tol or CURVED_MAX_VERTS there and the Newton
-     * polish finishes (where h is smooth; at a crease EPA's answer stands). */
+     * ever more faces, so EPA stops at 1e3 tol (1e5 when both are smooth) or
+     * CURVED_MAX_VERTS there and the Newton polish finishes (where h is smooth; at a
+     * crease EPA's answer stands). */
     bool curved = !(a->polytope && b->polytope);
-    double stop = curved ? 1e3 * tol : tol;
+    double stop = curved ? (smooth(a) && smooth(b) ? 1e5 : 1e3) * tol : tol;
     int cap = curved ? CURVED_MAX_VERTS : EPA_MAX_VERTS;
     /* Every support gives an upper bound h along its face's normal: the least is kept, the
      * answer should EPA stop short (no room, or a degenerate face near touching). */
@@ -282,7 +360,7 @@ col_epa_result col_epa(const col_placed3 *a, const col_placed3 *b, const col_gjk
         for (int round = 0; round < (converged ? 1 : 4); round++) {
             int pick = -1;
             for (int k = 0; k < e.nf; k++) {
-                bool apart = e.faces[k].dist < r.depth;
+                bool apart = e.faces[k].alive && e.faces[k].dist < r.depth;
                 for (int j = 0; j < nt && apart; j++)
                     apart = d3_dot(e.faces[k].n, tried[j]) < 0.999;
                 if (apart && (pick < 0 || e.faces[k].dist < e.faces[pick].dist))
@@ -310,7 +388,7 @@ col_epa_result col_epa(const col_placed3 *a, const col_placed3 *b, const col_gjk
         if (barycentric(&e, &f, p, l) < 0.0) {
             for (int k = 0; k < e.nf; k++) {
                 const epa_face *o = &e.faces[k];
-                if (d3_dot(o->n, f.n) > 1.0 - 1e-9 && fabs(o->dist - f.dist) <= stop &&
+                if (o->alive && d3_dot(o->n, f.n) > 1.0 - 1e-9 && fabs(o->dist - f.dist) <= stop &&
                     barycentric(&e, o, p, l) >= 0.0) {
                     use = *o;
                     break;

@@ -12,104 +12,114 @@
 
 #define GJK_MAX_ITER 96
 
+/* The vertices of A - B met so far, in the order found: a simplex names its vertices by
+ * index, so that the closest-point solves pass 48 bytes around instead of four vertices with
+ * their support points (which the copies of dominated). */
+typedef struct gjk_pool {
+    col_mvert v[GJK_MAX_ITER + 1];
+} gjk_pool;
+
 typedef struct simplex {
     int n;
-    col_mvert v[4];
+    int v[4];
     double lam[4];
 } simplex;
 
-static col_d3 point_of(const simplex *s)
+static col_d3 point_of(const gjk_pool *P, const simplex *s)
 {
     col_d3 p = d3(0.0, 0.0, 0.0);
     for (int i = 0; i < s->n; i++)
-        p = d3_mad(p, s->lam[i], s->v[i].w);
+        p = d3_mad(p, s->lam[i], P->v[s->v[i]].w);
     return p;
 }
 
-static simplex one(col_mvert a) { return (simplex){1, {a}, {1.0}}; }
+static simplex one(int a) { return (simplex){1, {a}, {1.0}}; }
 
-static simplex seg(col_mvert a, col_mvert b)
+static simplex seg(const gjk_pool *P, int ia, int ib)
 {
-    col_d3 ab = d3_sub(b.w, a.w);
+    col_d3 a = P->v[ia].w, b = P->v[ib].w;
+    col_d3 ab = d3_sub(b, a);
     double den = d3_dot(ab, ab);
-    double t = den > 0.0 ? -d3_dot(a.w, ab) / den : 0.0;
+    double t = den > 0.0 ? -d3_dot(a, ab) / den : 0.0;
     if (t <= 0.0)
-        return one(a);
+        return one(ia);
     if (t >= 1.0)
-        return one(b);
-    return (simplex){2, {a, b}, {1.0 - t, t}};
+        return one(ib);
+    return (simplex){2, {ia, ib}, {1.0 - t, t}};
 }
 
-static double len2(const simplex *s)
+static double len2(const gjk_pool *P, const simplex *s)
 {
-    col_d3 p = point_of(s);
+    col_d3 p = point_of(P, s);
     return d3_dot(p, p);
 }
 
 /* Ericson's ClosestPtPointTriangle for the origin, keeping the region's vertices. */
-static simplex tri(col_mvert a, col_mvert b, col_mvert c)
+static simplex tri(const gjk_pool *P, int ia, int ib, int ic)
 {
-    col_d3 ab = d3_sub(b.w, a.w), ac = d3_sub(c.w, a.w);
-    double d1 = -d3_dot(ab, a.w), d2 = -d3_dot(ac, a.w);
+    col_d3 a = P->v[ia].w, b = P->v[ib].w, c = P->v[ic].w;
+    col_d3 ab = d3_sub(b, a), ac = d3_sub(c, a);
+    double d1 = -d3_dot(ab, a), d2 = -d3_dot(ac, a);
     if (d1 <= 0.0 && d2 <= 0.0)
-        return one(a);
-    double d3v = -d3_dot(ab, b.w), d4 = -d3_dot(ac, b.w);
+        return one(ia);
+    double d3v = -d3_dot(ab, b), d4 = -d3_dot(ac, b);
     if (d3v >= 0.0 && d4 <= d3v)
-        return one(b);
+        return one(ib);
     double vc = d1 * d4 - d3v * d2;
     if (vc <= 0.0 && d1 >= 0.0 && d3v <= 0.0) {
         double t = d1 / (d1 - d3v);
-        return (simplex){2, {a, b}, {1.0 - t, t}};
+        return (simplex){2, {ia, ib}, {1.0 - t, t}};
     }
-    double d5 = -d3_dot(ab, c.w), d6 = -d3_dot(ac, c.w);
+    double d5 = -d3_dot(ab, c), d6 = -d3_dot(ac, c);
     if (d6 >= 0.0 && d5 <= d6)
-        return one(c);
+        return one(ic);
     double vb = d5 * d2 - d1 * d6;
     if (vb <= 0.0 && d2 >= 0.0 && d6 <= 0.0) {
         double t = d2 / (d2 - d6);
-        return (simplex){2, {a, c}, {1.0 - t, t}};
+        return (simplex){2, {ia, ic}, {1.0 - t, t}};
     }
     double va = d3v * d6 - d5 * d4;
     if (va <= 0.0 && d4 - d3v >= 0.0 && d5 - d6 >= 0.0) {
         double t = (d4 - d3v) / ((d4 - d3v) + (d5 - d6));
-        return (simplex){2, {b, c}, {1.0 - t, t}};
+        return (simplex){2, {ib, ic}, {1.0 - t, t}};
     }
     double sum = va + vb + vc;
     /* A flat (collinear) triangle has no interior: its closest point is on an edge. */
     col_d3 cr = d3_cross(ab, ac);
     if (!(sum > 0.0) || d3_dot(cr, cr) <= 1e-24 * d3_dot(ab, ab) * d3_dot(ac, ac)) {
-        simplex e[3] = {seg(a, b), seg(b, c), seg(a, c)};
+        simplex e[3] = {seg(P, ia, ib), seg(P, ib, ic), seg(P, ia, ic)};
         int best = 0;
         for (int i = 1; i < 3; i++)
-            if (len2(&e[i]) < len2(&e[best]))
+            if (len2(P, &e[i]) < len2(P, &e[best]))
                 best = i;
         return e[best];
     }
-    return (simplex){3, {a, b, c}, {va / sum, vb / sum, vc / sum}};
+    return (simplex){3, {ia, ib, ic}, {va / sum, vb / sum, vc / sum}};
 }
 
 /* The origin against the tetrahedron: inside when it is on the inner side of every face;
  * else the closest point of the faces it is outside of. A face whose plane passes (nearly)
  * through the opposite vertex is flat: it is always looked at. */
-static simplex tet(const col_mvert v[4], bool *inside)
+static simplex tet(const gjk_pool *P, const int v[4], bool *inside)
 {
     static const int face[4][4] = {{0, 1, 2, 3}, {0, 3, 1, 2}, {0, 2, 3, 1}, {1, 3, 2, 0}};
     simplex best = {0};
     double best_d = DBL_MAX;
     *inside = true;
     for (int f = 0; f < 4; f++) {
-        col_mvert a = v[face[f][0]], b = v[face[f][1]], c = v[face[f][2]], o = v[face[f][3]];
-        col_d3 n = d3_cross(d3_sub(b.w, a.w), d3_sub(c.w, a.w));
-        double so = d3_dot(n, d3_sub(o.w, a.w)), sp = -d3_dot(n, a.w);
-        double scale = d3_len(n) * (d3_len(d3_sub(o.w, a.w)) + d3_len(a.w));
+        int ia = v[face[f][0]], ib = v[face[f][1]], ic = v[face[f][2]];
+        col_d3 a = P->v[ia].w, b = P->v[ib].w, c = P->v[ic].w, o = P->v[v[face[f][3]]].w;
+        col_d3 n = d3_cross(d3_sub(b, a), d3_sub(c, a));
+        double so = d3_dot(n, d3_sub(o, a)), sp = -d3_dot(n, a);
+        double scale = d3_len(n) * (d3_len(d3_sub(o, a)) + d3_len(a));
         bool flat = fabs(so) <= 1e-12 * scale;
         if (!flat && sp * so > 0.0)
             continue; /* the origin is on the vertex's side of this face */
         if (!flat && sp * so == 0.0 && sp == 0.0)
             continue; /* on the face: still inside (touching) */
         *inside = false;
-        simplex t = tri(a, b, c);
-        double d = len2(&t);
+        simplex t = tri(P, ia, ib, ic);
+        double d = len2(P, &t);
         if (d < best_d) {
             best_d = d;
             best = t;
@@ -126,8 +136,12 @@ col_gjk_result col_gjk(const col_placed3 *a, const col_placed3 *b, double tol)
     col_d3 d = d3_sub(b->p, a->p);
     if (d3_dot(d, d) <= 0.0)
         d = d3(1.0, 0.0, 0.0);
-    simplex s = one(col_support_pair(a, b, d));
-    col_d3 v = s.v[0].w;
+    gjk_pool pool;
+    gjk_pool *P = &pool;
+    int np = 0;
+    P->v[np++] = col_support_pair(a, b, d);
+    simplex s = one(0);
+    col_d3 v = P->v[0].w;
     double vv = d3_dot(v, v);
     r.dir = d3_norm(d);
     int it = 0;
@@ -144,18 +158,22 @@ col_gjk_result col_gjk(const col_placed3 *a, const col_placed3 *b, double tol)
         if (vv - d3_dot(v, w.w) <= tol * sqrt(vv))
             break;
         bool dup = false;
-        for (int i = 0; i < s.n; i++)
-            dup = dup || d3_dot(d3_sub(w.w, s.v[i].w), d3_sub(w.w, s.v[i].w)) <= tol * tol;
+        for (int i = 0; i < s.n; i++) {
+            col_d3 dw = d3_sub(w.w, P->v[s.v[i]].w);
+            dup = dup || d3_dot(dw, dw) <= tol * tol;
+        }
         if (dup)
             break;
+        int iw = np;
+        P->v[np++] = w;
         simplex next;
         bool inside = false;
         if (s.n == 1)
-            next = seg(s.v[0], w);
+            next = seg(P, s.v[0], iw);
         else if (s.n == 2)
-            next = tri(s.v[0], s.v[1], w);
+            next = tri(P, s.v[0], s.v[1], iw);
         else if (s.n == 3)
-            next = tet((col_mvert[4]){s.v[0], s.v[1], s.v[2], w}, &inside);
+            next = tet(P, (const int[4]){s.v[0], s.v[1], s.v[2], iw}, &inside);
         else
             break;
         if (inside) {
@@ -163,7 +181,7 @@ col_gjk_result col_gjk(const col_placed3 *a, const col_placed3 *b, double tol)
             overlap = true;
             break;
         }
-        col_d3 nv = point_of(&next);
+        col_d3 nv = point_of(P, &next);
         double nvv = d3_dot(nv, nv);
         if (nvv >= vv) {
             /* No progress although w is below the simplex: rounding in the closest-point
@@ -181,12 +199,12 @@ col_gjk_result col_gjk(const col_placed3 *a, const col_placed3 *b, double tol)
     r.iterations = it;
     r.count = s.n;
     for (int i = 0; i < s.n; i++)
-        r.simplex[i] = s.v[i];
+        r.simplex[i] = P->v[s.v[i]];
     r.overlap = overlap;
     col_d3 pa = d3(0.0, 0.0, 0.0), pb = d3(0.0, 0.0, 0.0);
     for (int i = 0; i < s.n; i++) {
-        pa = d3_mad(pa, s.lam[i], s.v[i].a);
-        pb = d3_mad(pb, s.lam[i], s.v[i].b);
+        pa = d3_mad(pa, s.lam[i], P->v[s.v[i]].a);
+        pb = d3_mad(pb, s.lam[i], P->v[s.v[i]].b);
     }
     r.pa = pa;
     r.pb = pb;
@@ -194,7 +212,8 @@ col_gjk_result col_gjk(const col_placed3 *a, const col_placed3 *b, double tol)
     if (!overlap && vv > 0.0)
         r.dir = d3_scale(v, -1.0 / sqrt(vv));
     if (stuck) {
-        col_d3 tn = d3_norm(d3_cross(d3_sub(s.v[1].w, s.v[0].w), d3_sub(s.v[2].w, s.v[0].w)));
+        col_d3 s0 = P->v[s.v[0]].w;
+        col_d3 tn = d3_norm(d3_cross(d3_sub(P->v[s.v[1]].w, s0), d3_sub(P->v[s.v[2]].w, s0)));
         col_d3 cand[3] = {r.dir, tn, d3_neg(tn)};
         double best = DBL_MAX;
         for (int k = 0; k < 3; k++) {

@@ -107,6 +107,10 @@ static double polish(const polish_pair *e, col_d3 *n, double tol)
     try_faces(e, e->a, 1.0, n, &h, &w);
     try_faces(e, e->b, -1.0, n, &h, &w);
     int patterns = 0;
+    /* rad: the longest step tried, 4 times the last one taken. At a crease the quadratic
+     * model overshoots across it by orders of magnitude, and halving down from there cost
+     * most of the support calls; where h is smooth Newton's steps shrink faster than this. */
+    double reach = 0.5;
     for (int it = 0; it < 20; it++) {
         col_d3 axis = fabs(n->x) < 0.6 ? d3(1, 0, 0) : d3(0, 1, 0);
         col_d3 u = d3_norm(d3_cross(*n, axis)), v = d3_cross(*n, u);
@@ -132,8 +136,14 @@ static double polish(const polish_pair *e, col_d3 *n, double tol)
             s0 = -0.5 * g[0] / gl;
             s1 = -0.5 * g[1] / gl;
         }
+        double sl = sqrt(s0 * s0 + s1 * s1);
+        if (sl > reach) {
+            s0 *= reach / sl;
+            s1 *= reach / sl;
+        }
         bool moved = false;
-        for (int half = 0; half < 30 && !moved; half++, s0 *= 0.5, s1 *= 0.5) {
+        /* Quartered, not halved: 15 tries span the same 1e-9 range of step lengths. */
+        for (int half = 0; half < 15 && !moved; half++, s0 *= 0.25, s1 *= 0.25) {
             col_d3 c = d3_norm(d3_add(*n, d3_add(d3_scale(u, s0), d3_scale(v, s1))));
             col_d3 wc;
             double hc = h_at(e, c, &wc);
@@ -142,9 +152,10 @@ static double polish(const polish_pair *e, col_d3 *n, double tol)
                 *n = c;
                 h = hc;
                 w = wc;
-                if (gain <= 1e-4 * tol)
+                if (gain <= tol) /* m: about 1e-9 of the size, 1e4 inside the target */
                     return h;
                 moved = true;
+                reach = 4.0 * sqrt(s0 * s0 + s1 * s1);
             }
         }
         /* No step down with a gradient left: a crease of h. */
