@@ -8,23 +8,13 @@
 #include <unistd.h>
 
 #include "mink_sim.h"
+#include "sim_fixture.h"
 
 #define PI_F 3.14159265f
 
 static sim_body_def box_def(sim_kind kind, float x, float y, float hx, float hy)
 {
-    sim_body_def d;
-    memset(&d, 0, sizeof d);
-    d.shape.type = COL_SHAPE_BOX;
-    d.shape.half = mk_v2(hx, hy);
-    d.pos = mk_v2(x, y);
-    d.kind = kind;
-    d.density = 1.0f;
-    d.friction = 0.6f;
-    d.max_speed = 5.0f;
-    d.jump_height = 1.5f;
-    d.max_slope = SIM_DEFAULT_MAX_SLOPE;
-    return d;
+    return fixture_rect(COL_SHAPE_BOX, kind, x, y, hx, hy);
 }
 
 /* A world with a static ground whose top is y = 0, 200 m wide. */

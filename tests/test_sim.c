@@ -8,23 +8,13 @@
 #include <unistd.h>
 
 #include "mink_sim.h"
+#include "sim_fixture.h"
 
 #define PI_F 3.14159265f
 
 static sim_body_def box_def(sim_kind kind, float x, float y, float hx, float hy)
 {
-    sim_body_def d;
-    memset(&d, 0, sizeof d);
-    d.shape.type = COL_SHAPE_AABB;
-    d.shape.half = mk_v2(hx, hy);
-    d.pos = mk_v2(x, y);
-    d.kind = kind;
-    d.density = 1.0f;
-    d.friction = 0.6f;
-    d.max_speed = 5.0f;
-    d.jump_height = 1.5f;
-    d.max_slope = SIM_DEFAULT_MAX_SLOPE;
-    return d;
+    return fixture_rect(COL_SHAPE_AABB, kind, x, y, hx, hy);
 }
 
 /* A static right triangle rising to the right: from (x0, 0) to (x0 + run, run * tan(angle)). */
