@@ -15,13 +15,6 @@
 
 #define SIM_FAT_MARGIN 0.1f /* m: how far a body moves before its fat bounds do (Box2D's) */
 
-/* Sleeping and static bodies: a pair of them has nothing to do (a sleeping island keeps its
- * contacts in the cache), so it is not listed; waking or sleeping changes the list. */
-static bool resting(const sim_body *b)
-{
-    return b->sleeping || b->kind == SIM_STATIC;
-}
-
 static bool contains(const col_aabb *outer, const col_aabb *inner)
 {
     return fabsf(inner->center.x - outer->center.x) + inner->half.x <= outer->half.x &&
@@ -95,8 +88,10 @@ void sim_broadphase(sim_world *w, float dt, float g)
             if (loy[j] > a_high || a_low > hiy[j])
                 continue;
             uint32_t sa = order[i], sb = order[j];
+            /* A pair of resting bodies is not listed (a sleeping island keeps its contacts in
+             * the cache); waking or sleeping changes the list. */
             const sim_body *a = &w->bodies[sa], *b = &w->bodies[sb];
-            if (!kinds_collide(a->kind, b->kind) || (resting(a) && resting(b)))
+            if (!kinds_collide(a->kind, b->kind) || (sim_body_resting(a) && sim_body_resting(b)))
                 continue;
             sim_pair p = {sa, sb, 0.0f};
             if (!sim_vec_push(&w->pairs, &p))

@@ -147,11 +147,11 @@ static void add_constraint(sim_world *w, const sim_body *a, const sim_body *b,
     c.mb = si[c.b].inv_mass;
     c.ia = si[c.a].inv_inertia;
     c.ib = si[c.b].inv_inertia;
+    if (c.ma == 0.0f && c.mb == 0.0f)
+        return; /* a kinematic body against a sleeping one: nothing to solve */
     c.fixed = c.ma == 0.0f || c.mb == 0.0f;
     c.count = m->count;
     mk_vec2 ca = sim_body_center(a), cb = sim_body_center(b);
-    if (c.ma == 0.0f && c.mb == 0.0f)
-        return; /* a kinematic body against a sleeping one: nothing to solve */
     sim_cache *cache = &w->cache;
     sim_cache_entry *next = sim_cache_find(cache, a->id, b->id);
     c.cache_entry = next ? (uint32_t)(next - (sim_cache_entry *)cache->entries.data)
@@ -211,8 +211,8 @@ static void end_pair(sim_world *w, uint32_t index)
     if (!x->live || x->stamp == w->tick)
         return;
     const sim_body *a = sim_world_get(w, x->a), *b = sim_world_get(w, x->b);
-    bool asleep = a && b && (a->sleeping || b->sleeping) &&
-                  (a->sleeping || a->kind == SIM_STATIC) && (b->sleeping || b->kind == SIM_STATIC);
+    bool asleep = a && b && (a->sleeping || b->sleeping) && sim_body_resting(a) &&
+                  sim_body_resting(b);
     if (!asleep)
         sim_cache_remove(&w->cache, index);
 }
@@ -255,11 +255,8 @@ void sim_collide(sim_world *w, mk_vec2 up)
             a = b;
             b = t;
         }
-        bool a_rest = a->sleeping || a->kind == SIM_STATIC;
-        bool b_rest = b->sleeping || b->kind == SIM_STATIC;
-        if (a_rest && b_rest) {
+        if (sim_body_resting(a) && sim_body_resting(b))
             continue; /* a sleeping pair keeps its cache entry untouched */
-        }
         if ((is_character(a) && (fixed(b) || is_character(b))) ||
             (is_character(b) && fixed(a))) {
             sim_pair p = {(uint32_t)sim_id_slot(a->id), (uint32_t)sim_id_slot(b->id), 0.0f};
@@ -285,10 +282,10 @@ void sim_collide(sim_world *w, mk_vec2 up)
             sim_wake(w, a);
         if (touching && b->sleeping && active(a))
             sim_wake(w, b);
-        if (touching && is_character(b) && mk_v2_dot(m.normal, up) >= cosf(b->max_slope))
-            b->grounded = true;
-        if (touching && is_character(a) && -mk_v2_dot(m.normal, up) >= cosf(a->max_slope))
-            a->grounded = true;
+        if (touching) {
+            b->grounded |= sim_is_ground(b, m.normal, up);
+            a->grounded |= sim_is_ground(a, mk_v2_neg(m.normal), up);
+        }
         add_constraint(w, a, b, &m);
     }
     end_pairs(w, first_solved);

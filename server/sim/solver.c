@@ -40,34 +40,6 @@ static mk_vec2 rotate(mk_vec2 q, mk_vec2 v)
 /* w x r */
 static mk_vec2 cross_sv(float w, mk_vec2 r) { return mk_v2(-w * r.y, w * r.x); }
 
-static void apply(const sim_constraint *c, sim_solver_body *a, sim_solver_body *b, mk_vec2 ra,
-                  mk_vec2 rb, mk_vec2 p)
-{
-    a->v = mk_v2_mad(a->v, -c->ma, p);
-    a->w -= c->ia * mk_v2_cross(ra, p);
-    b->v = mk_v2_mad(b->v, c->mb, p);
-    b->w += c->ib * mk_v2_cross(rb, p);
-}
-
-static mk_vec2 relative_velocity(const sim_solver_body *a, const sim_solver_body *b, mk_vec2 ra,
-                                 mk_vec2 rb)
-{
-    mk_vec2 vb = mk_v2_add(b->v, cross_sv(b->w, rb));
-    mk_vec2 va = mk_v2_add(a->v, cross_sv(a->w, ra));
-    return mk_v2_sub(vb, va);
-}
-
-static void warm_start(sim_solver_body *bodies, sim_constraint *c)
-{
-    sim_solver_body *a = &bodies[c->a], *b = &bodies[c->b];
-    mk_vec2 t = mk_v2(c->normal.y, -c->normal.x);
-    for (int i = 0; i < c->count; i++) {
-        const sim_constraint_point *p = &c->points[i];
-        mk_vec2 P = mk_v2_add(mk_v2_scale(c->normal, p->jn), mk_v2_scale(t, p->jt));
-        apply(c, a, b, p->ra, p->rb, P);
-    }
-}
-
 /* The velocities of a constraint's two bodies, held in locals while its points are solved
  * (the bodies may not be the same memory, and the compiler must know it to keep them in
  * registers). */
@@ -84,17 +56,44 @@ static void push(const sim_constraint *c, pair_vel *pv, mk_vec2 ra, mk_vec2 rb, 
     pv->wb += c->ib * mk_v2_cross(rb, p);
 }
 
+/* Relative velocity of b's anchor to a's: (vb + wb x rb) - (va + wa x ra). */
 static mk_vec2 pair_relative(const pair_vel *pv, mk_vec2 ra, mk_vec2 rb)
 {
     return mk_v2_sub(mk_v2_add(pv->vb, cross_sv(pv->wb, rb)),
                      mk_v2_add(pv->va, cross_sv(pv->wa, ra)));
 }
 
+static pair_vel pair_load(const sim_solver_body *bodies, const sim_constraint *c)
+{
+    const sim_solver_body *a = &bodies[c->a], *b = &bodies[c->b];
+    return (pair_vel){a->v, b->v, a->w, b->w};
+}
+
+static void pair_store(sim_solver_body *bodies, const sim_constraint *c, const pair_vel *pv)
+{
+    bodies[c->a].v = pv->va;
+    bodies[c->a].w = pv->wa;
+    bodies[c->b].v = pv->vb;
+    bodies[c->b].w = pv->wb;
+}
+
+static void warm_start(sim_solver_body *bodies, const sim_constraint *c)
+{
+    pair_vel pv = pair_load(bodies, c);
+    mk_vec2 t = mk_v2(c->normal.y, -c->normal.x);
+    for (int i = 0; i < c->count; i++) {
+        const sim_constraint_point *p = &c->points[i];
+        mk_vec2 P = mk_v2_add(mk_v2_scale(c->normal, p->jn), mk_v2_scale(t, p->jt));
+        push(c, &pv, p->ra, p->rb, P);
+    }
+    pair_store(bodies, c, &pv);
+}
+
 static void solve_contact(sim_solver_body *bodies, sim_constraint *c, softness soft,
                           float inv_h, bool use_bias)
 {
-    sim_solver_body *a = &bodies[c->a], *b = &bodies[c->b];
-    pair_vel pv = {a->v, b->v, a->w, b->w};
+    const sim_solver_body *a = &bodies[c->a], *b = &bodies[c->b];
+    pair_vel pv = pair_load(bodies, c);
     mk_vec2 n = c->normal, t = mk_v2(n.y, -n.x);
     mk_vec2 dp = mk_v2_sub(b->dp, a->dp), qa = a->dq, qb = b->dq;
     for (int i = 0; i < c->count; i++) {
@@ -128,28 +127,26 @@ static void solve_contact(sim_solver_body *bodies, sim_constraint *c, softness s
         p->jt = jt;
         push(c, &pv, p->ra, p->rb, mk_v2_scale(t, j));
     }
-    a->v = pv.va;
-    a->w = pv.wa;
-    b->v = pv.vb;
-    b->w = pv.wb;
+    pair_store(bodies, c, &pv);
 }
 
 static void restitution(sim_solver_body *bodies, sim_constraint *c)
 {
     if (c->restitution == 0.0f)
         return;
-    sim_solver_body *a = &bodies[c->a], *b = &bodies[c->b];
+    pair_vel pv = pair_load(bodies, c);
     for (int i = 0; i < c->count; i++) {
         sim_constraint_point *p = &c->points[i];
         if (p->approach > -SIM_BOUNCE_SPEED || p->max_jn == 0.0f)
             continue;
-        float vn = mk_v2_dot(relative_velocity(a, b, p->ra, p->rb), c->normal);
+        float vn = mk_v2_dot(pair_relative(&pv, p->ra, p->rb), c->normal);
         float j = -p->normal_mass * (vn + c->restitution * p->approach);
         float jn = mk_maxf(p->jn + j, 0.0f);
         j = jn - p->jn;
         p->jn = jn;
-        apply(c, a, b, p->ra, p->rb, mk_v2_scale(c->normal, j));
+        push(c, &pv, p->ra, p->rb, mk_v2_scale(c->normal, j));
     }
+    pair_store(bodies, c, &pv);
 }
 
 /* The rotation q turned further by `angle` (small), renormalised: Box2D's
@@ -163,9 +160,9 @@ static mk_vec2 integrate_rotation(mk_vec2 q, float angle)
 
 /* Fills the masses of each constraint point: the effective mass along the normal and the
  * tangent, and the approach speed. */
-static void prepare(sim_solver_body *bodies, sim_constraint *c)
+static void prepare(const sim_solver_body *bodies, sim_constraint *c)
 {
-    const sim_solver_body *a = &bodies[c->a], *b = &bodies[c->b];
+    pair_vel pv = pair_load(bodies, c);
     mk_vec2 n = c->normal, t = mk_v2(n.y, -n.x);
     for (int i = 0; i < c->count; i++) {
         sim_constraint_point *p = &c->points[i];
@@ -176,7 +173,7 @@ static void prepare(sim_solver_body *bodies, sim_constraint *c)
         p->normal_mass = kn > 0.0f ? 1.0f / kn : 0.0f;
         p->tangent_mass = kt > 0.0f ? 1.0f / kt : 0.0f;
         p->max_jn = 0.0f;
-        p->approach = mk_v2_dot(relative_velocity(a, b, p->ra, p->rb), n);
+        p->approach = mk_v2_dot(pair_relative(&pv, p->ra, p->rb), n);
     }
 }
 

@@ -80,13 +80,6 @@ static void apply_controls(sim_body *b, const sim_config *cfg, mk_vec2 up)
     }
 }
 
-/* A contact is ground for a character when the direction it is pushed out along is within
- * its max_slope of up. */
-static bool is_ground(const sim_body *b, mk_vec2 push_dir, mk_vec2 up)
-{
-    return b->kind == SIM_CHARACTER && mk_v2_dot(push_dir, up) >= cosf(b->max_slope);
-}
-
 /* Below this cosine (about 72 degrees) a vertical exit would be longer than 3 depths: the
  * character is pushed out along the normal instead. */
 #define SIM_STAND_MIN_COS 0.3f
@@ -115,8 +108,8 @@ static float resolve(sim_body *a, sim_body *b, const col_manifold2 *m, mk_vec2 u
 {
     float wa = a->inv_mass, wb = b->inv_mass;
     float wsum = wa + wb;
-    bool a_ground = is_ground(a, mk_v2_neg(m->normal), up);
-    bool b_ground = is_ground(b, m->normal, up);
+    bool a_ground = sim_is_ground(a, mk_v2_neg(m->normal), up);
+    bool b_ground = sim_is_ground(b, m->normal, up);
     a->grounded |= a_ground;
     b->grounded |= b_ground;
     if (wsum <= 0.0f)

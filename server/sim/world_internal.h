@@ -218,6 +218,19 @@ bool sim_remove(sim_world *w, sim_id id);
  * may overlap (dt s, gravity g m/s^2 bound how far a body moves this step). */
 void sim_broadphase(sim_world *w, float dt, float g);
 
+/* Static or asleep: a pair of two such bodies has nothing to do this step. */
+static inline bool sim_body_resting(const sim_body *b)
+{
+    return b->sleeping || b->kind == SIM_STATIC;
+}
+
+/* A contact is ground for a character when the direction it is pushed out along is within
+ * its max_slope of up. */
+static inline bool sim_is_ground(const sim_body *b, mk_vec2 push_dir, mk_vec2 up)
+{
+    return b->kind == SIM_CHARACTER && mk_v2_dot(push_dir, up) >= cosf(b->max_slope);
+}
+
 /* Whether the tight bounds of two slots overlap (the narrowphase's first test). */
 static inline bool sim_tight_overlap(const sim_world *w, uint32_t a, uint32_t b)
 {
