@@ -303,35 +303,21 @@ static void order_compact(sim_world *w)
     w->order.len = n;
 }
 
-/* The other body of a pair (a, b) that has `id`, or NULL. */
-static sim_body *other_of(sim_world *w, sim_id a, sim_id b, sim_id id)
-{
-    return a == id ? sim_world_get(w, b) : b == id ? sim_world_get(w, a) : NULL;
-}
-
-/* Wakes the bodies that touched `b` in the last step (or slept touching it): what they
- * rested on is going; its cache entries go with it. */
+/* Wakes what may rest on `b`, which is going: every sleeping body whose bounds come within the
+ * speculative distance of b's, with the island it sleeps in. By place rather than by the
+ * contact cache, so that sleepers with no contact on record wake too: characters (held up by
+ * push-out) and a saved world's bodies. The cache's entries of b go in its periodic sweep. */
 static void wake_neighbours(sim_world *w, sim_body *b)
 {
     sim_wake(w, b);
-    /* A saved world's sleepers have no contacts on record: any of them may rest on b. */
-    sim_body *loaded = w->loaded_ring ? sim_world_get(w, w->loaded_ring) : NULL;
-    if (loaded)
-        sim_wake(w, loaded);
-    sim_cache *c = &w->cache;
-    const sim_cache_entry *e = c->entries.data;
-    for (size_t i = 0; i < c->entries.len; i++) {
-        if (!e[i].live || (e[i].a != b->id && e[i].b != b->id))
-            continue;
-        sim_body *o = other_of(w, e[i].a, e[i].b, b->id);
-        if (o)
-            sim_wake(w, o);
-        sim_cache_remove(c, (uint32_t)i);
-    }
-    const sim_contact *contacts = w->contacts.data;
-    for (size_t i = 0; i < w->contacts.len; i++) {
-        sim_body *o = other_of(w, contacts[i].a, contacts[i].b, b->id);
-        if (o)
+    col_aabb near = col_shape_bounds(&b->shape, (col_xf2){b->pos, b->angle});
+    near.half = mk_v2_add(near.half, mk_v2(SIM_SPECULATIVE, SIM_SPECULATIVE));
+    const uint32_t *order = w->order.data;
+    for (size_t i = 0; i < w->order.len; i++) {
+        sim_body *o = &w->bodies[order[i]];
+        if (o->sleeping &&
+            col_aabb_contains_origin(col_aabb_minkowski(
+                near, col_shape_bounds(&o->shape, (col_xf2){o->pos, o->angle}))))
             sim_wake(w, o);
     }
 }
