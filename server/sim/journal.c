@@ -110,12 +110,6 @@ void sim_journal_input(sim_world *w, const sim_body *body, mk_vec2 move, bool ju
 
 /* ---- replay ---- */
 
-static bool whole(const cJSON *j, double hi)
-{
-    return cJSON_IsNumber(j) && j->valuedouble >= 0 && j->valuedouble <= hi &&
-           j->valuedouble == floor(j->valuedouble);
-}
-
 /* Checks a "start" or "end" hash against the world's. */
 static int check_hash(const sim_world *w, const cJSON *hash, const char *what, char *err,
                       size_t errlen)
@@ -134,8 +128,8 @@ static sim_body *body_of(sim_world *w, const cJSON *msg, uint32_t client, char *
                          size_t errlen)
 {
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
-    sim_body *b = whole(id, 9007199254740992.0) ? sim_world_get(w, (sim_id)id->valuedouble)
-                                                : NULL;
+    sim_body *b = sim_json_whole_in(id, 0, PROTO_MAX_ID) ? sim_world_get(w, (sim_id)id->valuedouble)
+                                                         : NULL;
     if (!b || b->owner != client) {
         snprintf(err, errlen, "tick %" PRIu64 ": no body %.0f of client %u to replay on",
                  w->tick, cJSON_IsNumber(id) ? id->valuedouble : 0.0, client);
@@ -207,7 +201,7 @@ int sim_journal_apply(sim_world *w, const char *line, size_t len, sim_step_fn on
     cJSON *root = cJSON_ParseWithLength(line, len);
     int rc = -1;
     const cJSON *tick = cJSON_GetObjectItemCaseSensitive(root, "tick");
-    if (!cJSON_IsObject(root) || !whole(tick, 9007199254740992.0)) {
+    if (!cJSON_IsObject(root) || !sim_json_whole_in(tick, 0, PROTO_MAX_ID)) {
         snprintf(err, errlen, "not a recording line (an object with a whole tick)");
         goto done;
     }
@@ -236,7 +230,7 @@ int sim_journal_apply(sim_world *w, const char *line, size_t len, sim_step_fn on
     }
     const cJSON *client = cJSON_GetObjectItemCaseSensitive(root, "client");
     const cJSON *msg = cJSON_GetObjectItemCaseSensitive(root, "msg");
-    if (!whole(client, UINT32_MAX) || !cJSON_IsObject(msg)) {
+    if (!sim_json_whole_in(client, 0, UINT32_MAX) || !cJSON_IsObject(msg)) {
         snprintf(err, errlen, "tick %" PRIu64 ": a line needs client and msg", w->tick);
         goto done;
     }

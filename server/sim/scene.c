@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "mink_sim.h"
+#include "world_internal.h"
 
 #define SCENE_MAX_BYTES (64u << 20) /* a larger scene file is refused before it is read */
 #define SCENE_MAX_ID 9007199254740992.0 /* 2^53: ids and ticks stay exact in JSON */
@@ -59,7 +59,7 @@ const char sim_demo_scene[] =
     "]}";
 
 /* A whole number in [lo, hi]. */
-static bool whole_in(const cJSON *j, double lo, double hi)
+bool sim_json_whole_in(const cJSON *j, double lo, double hi)
 {
     return cJSON_IsNumber(j) && j->valuedouble >= lo && j->valuedouble <= hi &&
            j->valuedouble == floor(j->valuedouble);
@@ -100,7 +100,7 @@ static bool add_scene_body(sim_world *w, const cJSON *item, const cJSON *id, int
             snprintf(err, errlen, "%s: %s: the world is full", source, path);
             return false;
         }
-    } else if (!whole_in(id, 1, SCENE_MAX_ID)) {
+    } else if (!sim_json_whole_in(id, 1, SCENE_MAX_ID)) {
         snprintf(err, errlen, "%s: %s.id: must be a whole number in [1, 2^53]", source, path);
         return false;
     } else if ((added = sim_world_add_with_id(w, &def, 0, (sim_id)id->valuedouble)) == 0) {
@@ -133,8 +133,8 @@ static bool restore_free_slots(sim_world *w, const cJSON *free_slots, const char
     {
         const cJSON *slot = cJSON_GetArrayItem(e, 0), *gen = cJSON_GetArrayItem(e, 1);
         if (!cJSON_IsArray(e) || cJSON_GetArraySize(e) != 2 ||
-            !whole_in(slot, 0, sim_world_config(w)->max_bodies - 1.0) ||
-            !whole_in(gen, 0, 536870912.0) ||
+            !sim_json_whole_in(slot, 0, sim_world_config(w)->max_bodies - 1.0) ||
+            !sim_json_whole_in(gen, 0, 536870912.0) ||
             !sim_world_set_slot_generation(w, (uint32_t)slot->valuedouble,
                                            (uint32_t)gen->valuedouble)) {
             snprintf(err, errlen, "%s: free[%d]: must be [slot, generation] for a free slot "
@@ -208,7 +208,7 @@ sim_world *sim_scene_load(const char *json, size_t len, const char *source,
     /* A saved world gives its bodies' ids (and its tick): those bodies come first, so that the
      * bodies without one cannot take their slots. */
     const cJSON *tick = cJSON_GetObjectItemCaseSensitive(root, "tick");
-    if (tick && !whole_in(tick, 0, SCENE_MAX_ID)) {
+    if (tick && !sim_json_whole_in(tick, 0, SCENE_MAX_ID)) {
         snprintf(err, errlen, "%s: tick: must be a whole number in [0, 2^53]", source);
         free(spec);
         sim_world_free(w);

@@ -34,9 +34,12 @@ static lanes gather(const sim_solver_body *bodies, const uint32_t *idx)
     const sim_solver_body *b0 = &bodies[idx[0]], *b1 = &bodies[idx[1]], *b2 = &bodies[idx[2]],
                           *b3 = &bodies[idx[3]];
     return (lanes){
-        f4_set(b0->v.x, b1->v.x, b2->v.x, b3->v.x),   f4_set(b0->v.y, b1->v.y, b2->v.y, b3->v.y),
-        f4_set(b0->w, b1->w, b2->w, b3->w),           f4_set(b0->dp.x, b1->dp.x, b2->dp.x, b3->dp.x),
-        f4_set(b0->dp.y, b1->dp.y, b2->dp.y, b3->dp.y), f4_set(b0->dq.x, b1->dq.x, b2->dq.x, b3->dq.x),
+        f4_set(b0->v.x, b1->v.x, b2->v.x, b3->v.x),
+        f4_set(b0->v.y, b1->v.y, b2->v.y, b3->v.y),
+        f4_set(b0->w, b1->w, b2->w, b3->w),
+        f4_set(b0->dp.x, b1->dp.x, b2->dp.x, b3->dp.x),
+        f4_set(b0->dp.y, b1->dp.y, b2->dp.y, b3->dp.y),
+        f4_set(b0->dq.x, b1->dq.x, b2->dq.x, b3->dq.x),
         f4_set(b0->dq.y, b1->dq.y, b2->dq.y, b3->dq.y),
     };
 }
@@ -129,7 +132,8 @@ bool sim_wide_build(sim_world *w, softness_set s)
     size_t nc = w->constraints.len, nb = w->solver_bodies.len;
     size_t words = (nb + 63) / 64;
     if (!sim_vec_reserve(&w->wide_bits, WIDE_COLORS * words) ||
-        !sim_vec_reserve(&w->wide_order, nc) || !sim_vec_reserve(&w->wide_groups, nc / 4 + WIDE_COLORS + 1) ||
+        !sim_vec_reserve(&w->wide_order, nc) ||
+        !sim_vec_reserve(&w->wide_groups, nc / 4 + WIDE_COLORS + 1) ||
         !sim_vec_reserve(&w->wide_overflow, nc) || !sim_vec_reserve(&w->wide_colors, nc))
         return false;
     uint64_t *bits = w->wide_bits.data;

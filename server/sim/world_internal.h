@@ -210,6 +210,10 @@ void sim_journal_removed(sim_world *w, const sim_body *body);
 void sim_journal_left(sim_world *w, uint32_t owner);
 void sim_journal_input(sim_world *w, const sim_body *body, mk_vec2 move, bool jump);
 
+/* A whole number in [lo, hi] in a scene or recording (scene.c). */
+struct cJSON;
+bool sim_json_whole_in(const struct cJSON *j, double lo, double hi);
+
 /* Removes a body as sim_world_remove does, but unrecorded: the step's own removals follow from
  * the recorded inputs. */
 bool sim_remove(sim_world *w, sim_id id);
