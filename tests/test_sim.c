@@ -398,11 +398,11 @@ START_TEST(degenerate_polygon_spec_is_refused)
     spec.density = 1;
     static sim_body_def def;
     char err[256];
-    ck_assert_int_eq(sim_body_def_from_spec(&spec, &def, err, sizeof err), -1);
+    ck_assert_int_eq(sim_body_def_from_spec(&spec, 2, &def, err, sizeof err), -1);
     ck_assert_ptr_nonnull(strstr(err, "shape.points: "));
     ck_assert_ptr_nonnull(strstr(err, "collinear"));
     spec.shape.points[2][1] = 0;
-    ck_assert_int_eq(sim_body_def_from_spec(&spec, &def, err, sizeof err), 0);
+    ck_assert_int_eq(sim_body_def_from_spec(&spec, 2, &def, err, sizeof err), 0);
     ck_assert_int_eq(def.shape.type, COL_SHAPE_POLYGON);
     ck_assert_int_eq(def.polygon.count, 3);
 }
@@ -615,7 +615,7 @@ START_TEST(query_aabb_and_circle)
     b.pos[1] = 1.25;
     proto_result r;
     char err[128];
-    ck_assert_int_eq(sim_query(&a, &b, &r, err, sizeof err), 0);
+    ck_assert_int_eq(sim_query(2, &a, &b, &r, err, sizeof err), 0);
     /* b's bottom (0.75) is 0.25 below a's top (1): pushed up by 0.25. */
     ck_assert(r.hit);
     ck_assert_double_eq_tol(r.depth, 0.25, 1e-6);
@@ -626,21 +626,21 @@ START_TEST(query_aabb_and_circle)
     ck_assert_double_eq_tol(r.points[0][1], 0.875, 1e-6);
 
     b.pos[1] = 3.0; /* 1.5 apart vertically */
-    ck_assert_int_eq(sim_query(&a, &b, &r, err, sizeof err), 0);
+    ck_assert_int_eq(sim_query(2, &a, &b, &r, err, sizeof err), 0);
     ck_assert(!r.hit);
     ck_assert_double_eq_tol(r.distance, 1.5, 1e-6);
 
     /* A circle of radius 0.5 at (0.25, 3): its lowest point is 1.5 above a's top. */
     b.shape.type = PROTO_SHAPE_CIRCLE;
     b.shape.radius = 0.5;
-    ck_assert_int_eq(sim_query(&a, &b, &r, err, sizeof err), 0);
+    ck_assert_int_eq(sim_query(2, &a, &b, &r, err, sizeof err), 0);
     ck_assert(!r.hit);
     ck_assert_double_eq_tol(r.distance, 1.5, 1e-6);
     ck_assert_double_eq_tol(r.normal[1], 1.0, 1e-6);
 
     /* Lowered to y = 1.25 it sinks 0.25 into a's top, touching at one point. */
     b.pos[1] = 1.25;
-    ck_assert_int_eq(sim_query(&a, &b, &r, err, sizeof err), 0);
+    ck_assert_int_eq(sim_query(2, &a, &b, &r, err, sizeof err), 0);
     ck_assert(r.hit);
     ck_assert_double_eq_tol(r.depth, 0.25, 1e-6);
     ck_assert_int_eq(r.npoints, 1);
@@ -648,7 +648,7 @@ START_TEST(query_aabb_and_circle)
     ck_assert_double_eq_tol(r.points[0][1], 0.875, 1e-6);
 
     b.shape.type = PROTO_SHAPE_SPHERE;
-    ck_assert_int_eq(sim_query(&a, &b, &r, err, sizeof err), -1);
+    ck_assert_int_eq(sim_query(2, &a, &b, &r, err, sizeof err), -1);
     ck_assert_ptr_nonnull(strstr(err, "b.shape.type"));
 }
 END_TEST

@@ -126,6 +126,23 @@ static inline mk_mat3 mk_m3_diag(float x, float y, float z)
 {
     return (mk_mat3){mk_v3(x, 0.0f, 0.0f), mk_v3(0.0f, y, 0.0f), mk_v3(0.0f, 0.0f, z)};
 }
+static inline mk_mat3 mk_m3_add(mk_mat3 a, mk_mat3 b)
+{
+    return (mk_mat3){mk_v3_add(a.c0, b.c0), mk_v3_add(a.c1, b.c1), mk_v3_add(a.c2, b.c2)};
+}
+/* The inverse by the adjugate; the zero matrix for a singular one. */
+static inline mk_mat3 mk_m3_inverse(mk_mat3 m)
+{
+    mk_vec3 r0 = mk_v3_cross(m.c1, m.c2), r1 = mk_v3_cross(m.c2, m.c0),
+            r2 = mk_v3_cross(m.c0, m.c1);
+    float det = mk_v3_dot(m.c0, r0);
+    if (det == 0.0f || !isfinite(det))
+        return (mk_mat3){mk_v3(0, 0, 0), mk_v3(0, 0, 0), mk_v3(0, 0, 0)};
+    float inv = 1.0f / det;
+    /* The rows of the inverse are the cross products: transpose them into columns. */
+    return mk_m3_transpose(
+        (mk_mat3){mk_v3_scale(r0, inv), mk_v3_scale(r1, inv), mk_v3_scale(r2, inv)});
+}
 /* The rotation matrix of a unit quaternion. */
 static inline mk_mat3 mk_m3_from_quat(mk_quat q)
 {

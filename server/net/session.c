@@ -170,7 +170,7 @@ static sim_id add_body(net_session *s, const proto_body_spec *spec, const char *
     net_server *srv = s->srv;
     sim_body_def def;
     char why[200], msg[PROTO_MAX_MESSAGE];
-    if (sim_body_def_from_spec(spec, &def, why, sizeof why) != 0) {
+    if (sim_body_def_from_spec(spec, sim_world_dim(srv->world), &def, why, sizeof why) != 0) {
         snprintf(msg, sizeof msg, "%s.%s", field, why);
         net_session_error(s, PROTO_ERR_BAD_REQUEST, msg, req);
         return 0;
@@ -308,7 +308,8 @@ static void handle_query(net_session *s, proto_msg *m)
 {
     proto_result r;
     char why[PROTO_MAX_MESSAGE];
-    if (sim_query(&m->u.query.a, &m->u.query.b, &r, why, sizeof why) != 0) {
+    if (sim_query(sim_world_dim(s->srv->world), &m->u.query.a, &m->u.query.b, &r, why,
+                  sizeof why) != 0) {
         net_session_error(s, PROTO_ERR_BAD_REQUEST, why, req_of(m));
         return;
     }

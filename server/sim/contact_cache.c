@@ -12,6 +12,7 @@
 
 #define SLOT_EMPTY 0u
 #define SLOT_TOMB 1u /* other values are an entry index + 2 */
+#define SIM_CACHE_SWEEP 64 /* steps between sweeps of the whole contact cache */
 
 static size_t slot_of(sim_id a, sim_id b, size_t cap)
 {
@@ -21,10 +22,6 @@ static size_t slot_of(sim_id a, sim_id b, size_t cap)
     return (size_t)(h & (cap - 1));
 }
 
-static sim_cache_entry *entry(const sim_cache *c, uint32_t i)
-{
-    return &((sim_cache_entry *)c->entries.data)[i];
-}
 
 /* The table slot that holds (a, b), or the table's capacity when none does. */
 static size_t find_slot(const sim_cache *c, sim_id a, sim_id b)
@@ -36,7 +33,7 @@ static size_t find_slot(const sim_cache *c, sim_id a, sim_id b)
         if (t == SLOT_EMPTY)
             return c->table_cap;
         if (t != SLOT_TOMB) {
-            const sim_cache_entry *e = entry(c, t - 2);
+            const sim_cache_head *e = sim_cache_at(c, t - 2);
             if (e->a == a && e->b == b)
                 return s;
         }
@@ -46,11 +43,14 @@ static size_t find_slot(const sim_cache *c, sim_id a, sim_id b)
 /* Builds the table anew from the live entries, which are packed to the front first. */
 static bool rebuild(sim_cache *c, size_t cap)
 {
-    sim_cache_entry *e = c->entries.data;
-    size_t n = 0;
-    for (size_t i = 0; i < c->entries.len; i++)
-        if (e[i].live)
-            e[n++] = e[i];
+    size_t n = 0, item = c->entries.item;
+    for (size_t i = 0; i < c->entries.len; i++) {
+        if (!sim_cache_at(c, (uint32_t)i)->live)
+            continue;
+        if (n != i)
+            memcpy(sim_cache_at(c, (uint32_t)n), sim_cache_at(c, (uint32_t)i), item);
+        n++;
+    }
     c->entries.len = n;
     uint32_t *t = calloc(cap, sizeof *t);
     if (!t)
@@ -60,7 +60,8 @@ static bool rebuild(sim_cache *c, size_t cap)
     c->table_cap = cap;
     c->used = n;
     for (size_t i = 0; i < n; i++) {
-        size_t s = slot_of(e[i].a, e[i].b, cap);
+        const sim_cache_head *e = sim_cache_at(c, (uint32_t)i);
+        size_t s = slot_of(e->a, e->b, cap);
         while (t[s] != SLOT_EMPTY)
             s = (s + 1) & (cap - 1);
         t[s] = (uint32_t)i + 2;
@@ -70,7 +71,6 @@ static bool rebuild(sim_cache *c, size_t cap)
 
 bool sim_cache_reserve(sim_cache *c, size_t more)
 {
-    c->entries.item = sizeof(sim_cache_entry);
     size_t live = c->entries.len - c->dead;
     if (!sim_vec_reserve(&c->entries, c->entries.len + more))
         return false;
@@ -92,17 +92,20 @@ void sim_cache_free(sim_cache *c)
     c->table_cap = c->used = c->dead = 0;
 }
 
-sim_cache_entry *sim_cache_find(const sim_cache *c, sim_id a, sim_id b)
+sim_cache_head *sim_cache_find(const sim_cache *c, sim_id a, sim_id b, uint32_t *index)
 {
     size_t s = find_slot(c, a, b);
-    return s < c->table_cap ? entry(c, c->table[s] - 2) : NULL;
+    if (s >= c->table_cap)
+        return NULL;
+    *index = c->table[s] - 2;
+    return sim_cache_at(c, *index);
 }
 
 uint32_t sim_cache_add(sim_cache *c, sim_id a, sim_id b)
 {
     uint32_t i = (uint32_t)c->entries.len++;
-    sim_cache_entry *x = entry(c, i);
-    memset(x, 0, sizeof *x);
+    sim_cache_head *x = sim_cache_at(c, i);
+    memset(x, 0, c->entries.item);
     x->a = a;
     x->b = b;
     x->live = true;
@@ -116,7 +119,7 @@ uint32_t sim_cache_add(sim_cache *c, sim_id a, sim_id b)
 
 void sim_cache_remove(sim_cache *c, uint32_t i)
 {
-    sim_cache_entry *e = entry(c, i);
+    sim_cache_head *e = sim_cache_at(c, i);
     if (!e->live)
         return;
     size_t s = find_slot(c, e->a, e->b);
@@ -124,4 +127,53 @@ void sim_cache_remove(sim_cache *c, uint32_t i)
         c->table[s] = SLOT_TOMB;
     e->live = false;
     c->dead++;
+}
+
+bool sim_cache_reserve_step(sim_world *w, size_t pairs)
+{
+    sim_cache *c = &w->cache;
+    size_t table_cap = c->table_cap, dead = c->dead;
+    if (!sim_cache_reserve(c, pairs) || !sim_vec_reserve(&w->solved, 2 * pairs))
+        return false;
+    if (c->table_cap != table_cap || c->dead != dead) {
+        w->solved.len = 0;
+        for (size_t i = 0; i < c->entries.len; i++) {
+            uint32_t index = (uint32_t)i;
+            if (sim_cache_at(c, index)->stamp + 1 == w->tick)
+                sim_vec_push(&w->solved, &index);
+        }
+    }
+    return true;
+}
+
+/* Removes an entry solved in the last step but not in this one: its pair stopped touching,
+ * unless its bodies went to sleep (then the entry waits for them). */
+static void end_pair(sim_world *w, uint32_t index)
+{
+    sim_cache_head *x = sim_cache_at(&w->cache, index);
+    if (!x->live || x->stamp == w->tick)
+        return;
+    const sim_body *a = sim_world_get(w, x->a), *b = sim_world_get(w, x->b);
+    bool asleep = a && b && (a->sleeping || b->sleeping) && sim_body_resting(a) &&
+                  sim_body_resting(b);
+    if (!asleep)
+        sim_cache_remove(&w->cache, index);
+}
+
+void sim_cache_end_pairs(sim_world *w, size_t first)
+{
+    uint32_t *solved = w->solved.data;
+    for (size_t i = 0; i < first; i++)
+        end_pair(w, solved[i]);
+    /* A sleeping pair whose island woke and parted without touching again was in no step's
+     * list: a sweep over the whole cache every SIM_CACHE_SWEEP steps finds such pairs, at a
+     * small share of a step's cost. */
+    if (w->tick % SIM_CACHE_SWEEP == 0) {
+        for (size_t i = 0; i < w->cache.entries.len; i++)
+            end_pair(w, (uint32_t)i);
+    }
+    if (first == 0)
+        return;
+    memmove(solved, solved + first, (w->solved.len - first) * sizeof *solved);
+    w->solved.len -= first;
 }

@@ -7,7 +7,6 @@
 #include "world_internal.h"
 
 #define SIM_MATCH_DISTANCE 0.05f /* m: see match() */
-#define SIM_CACHE_SWEEP 64        /* steps between sweeps of the whole contact cache */
 #define SIM_TOUCHING 0.001f   /* m: a pair this close counts as touching (wakes, grounds) */
 
 mk_vec2 sim_body_center(const sim_body *b)
@@ -153,14 +152,13 @@ static void add_constraint(sim_world *w, const sim_body *a, const sim_body *b,
     c.count = m->count;
     mk_vec2 ca = sim_body_center(a), cb = sim_body_center(b);
     sim_cache *cache = &w->cache;
-    sim_cache_entry *next = sim_cache_find(cache, a->id, b->id);
-    c.cache_entry = next ? (uint32_t)(next - (sim_cache_entry *)cache->entries.data)
-                         : sim_cache_add(cache, a->id, b->id);
-    next = &((sim_cache_entry *)cache->entries.data)[c.cache_entry];
+    if (!sim_cache_find(cache, a->id, b->id, &c.cache_entry))
+        c.cache_entry = sim_cache_add(cache, a->id, b->id);
+    sim_cache_entry *next = (sim_cache_entry *)sim_cache_at(cache, c.cache_entry);
     /* The last step's points, read before this step's overwrite them. */
     sim_cache_entry old_copy = *next, *old = next->count > 0 ? &old_copy : NULL;
     next->count = m->count;
-    next->stamp = w->tick;
+    next->head.stamp = w->tick;
     uint32_t index = c.cache_entry;
     sim_vec_push(&w->solved, &index);
     mk_vec2 qa = mk_v2(cosf(a->angle), sinf(a->angle));
@@ -182,65 +180,12 @@ static void add_constraint(sim_world *w, const sim_body *a, const sim_body *b,
 
 static bool is_character(const sim_body *b) { return b->kind == SIM_CHARACTER; }
 
-/* Room in the cache for every pair to be new. A rebuild moves the entries: the list of those
- * solved in the last step is then found again by their stamps. */
-static bool reserve_cache(sim_world *w)
-{
-    sim_cache *c = &w->cache;
-    size_t table_cap = c->table_cap, dead = c->dead;
-    if (!sim_cache_reserve(c, w->pairs.len) || !sim_vec_reserve(&w->solved, 2 * w->pairs.len))
-        return false;
-    if (c->table_cap != table_cap || c->dead != dead) {
-        const sim_cache_entry *e = c->entries.data;
-        w->solved.len = 0;
-        for (size_t i = 0; i < c->entries.len; i++) {
-            uint32_t index = (uint32_t)i;
-            if (e[i].stamp + 1 == w->tick)
-                sim_vec_push(&w->solved, &index);
-        }
-    }
-    return true;
-}
-
-/* Removes the entries of the pairs solved in the last step that were not solved in this one:
- * they stopped touching, unless their bodies went to sleep (then the entry waits for them).
- * The entries solved in this step, after `first` in w->solved, become the last step's. */
-static void end_pair(sim_world *w, uint32_t index)
-{
-    sim_cache_entry *x = &((sim_cache_entry *)w->cache.entries.data)[index];
-    if (!x->live || x->stamp == w->tick)
-        return;
-    const sim_body *a = sim_world_get(w, x->a), *b = sim_world_get(w, x->b);
-    bool asleep = a && b && (a->sleeping || b->sleeping) && sim_body_resting(a) &&
-                  sim_body_resting(b);
-    if (!asleep)
-        sim_cache_remove(&w->cache, index);
-}
-
-static void end_pairs(sim_world *w, size_t first)
-{
-    uint32_t *solved = w->solved.data;
-    for (size_t i = 0; i < first; i++)
-        end_pair(w, solved[i]);
-    /* A sleeping pair whose island woke and parted without touching again was in no step's
-     * list: a sweep over the whole cache every SIM_CACHE_SWEEP steps finds such pairs, at a
-     * small share of a step's cost. */
-    if (w->tick % SIM_CACHE_SWEEP == 0) {
-        for (size_t i = 0; i < w->cache.entries.len; i++)
-            end_pair(w, (uint32_t)i);
-    }
-    if (first == 0)
-        return;
-    memmove(solved, solved + first, (w->solved.len - first) * sizeof *solved);
-    w->solved.len -= first;
-}
-
 void sim_collide(sim_world *w, mk_vec2 up)
 {
     w->constraints.len = 0;
     w->push_pairs.len = 0;
     w->contacts.len = 0;
-    if (!reserve_cache(w) ||
+    if (!sim_cache_reserve_step(w, w->pairs.len) ||
         !sim_vec_reserve(&w->constraints, w->pairs.len) ||
         !sim_vec_reserve(&w->push_pairs, w->pairs.len) ||
         !sim_vec_reserve(&w->contacts, w->pairs.len))
@@ -288,15 +233,14 @@ void sim_collide(sim_world *w, mk_vec2 up)
         }
         add_constraint(w, a, b, &m);
     }
-    end_pairs(w, first_solved);
+    sim_cache_end_pairs(w, first_solved);
 }
 
 void sim_store_impulses(sim_world *w)
 {
     const sim_constraint *cs = w->constraints.data;
-    sim_cache_entry *entries = w->cache.entries.data;
     for (size_t i = 0; i < w->constraints.len; i++) {
-        sim_cache_entry *e = &entries[cs[i].cache_entry];
+        sim_cache_entry *e = (sim_cache_entry *)sim_cache_at(&w->cache, cs[i].cache_entry);
         for (int k = 0; k < cs[i].count; k++) {
             e->points[k].jn = cs[i].points[k].jn;
             e->points[k].jt = cs[i].points[k].jt;

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "mink_sim.h"
+#include "world_internal.h"
 
 /* A protocol shape as the world collides it. A polygon becomes its convex hull, written into
  * `polygon`, which the shape then points to. */
@@ -71,12 +71,17 @@ proto_body_kind sim_kind_to_proto(sim_kind k)
     return PROTO_KIND_DYNAMIC;
 }
 
-int sim_body_def_from_spec(const proto_body_spec *spec, sim_body_def *out, char *err,
+int sim_body_def_from_spec(const proto_body_spec *spec, int dim, sim_body_def *out, char *err,
                            size_t errlen)
 {
-    memset(out, 0, sizeof *out);
-    if (shape_from_proto(&spec->shape, &out->shape, &out->polygon, err, errlen) != 0)
+    memset(out, 0, offsetof(sim_body_def, d3));
+    if (dim == 3) {
+        memset(&out->d3, 0, offsetof(sim_body_def3, hull));
+        if (sim_body_def3_from_spec(spec, &out->d3, err, errlen) != 0)
+            return -1;
+    } else if (shape_from_proto(&spec->shape, &out->shape, &out->polygon, err, errlen) != 0) {
         return -1;
+    }
     out->pos = mk_v2((float)spec->pos[0], (float)spec->pos[1]);
     out->vel = mk_v2((float)spec->vel[0], (float)spec->vel[1]);
     out->angle = (float)spec->rot[0];
@@ -120,9 +125,11 @@ void sim_shape_to_proto(const col_shape2 *s, proto_shape *out)
     }
 }
 
-int sim_query(const proto_placed_shape *a, const proto_placed_shape *b, proto_result *out,
-              char *err, size_t errlen)
+int sim_query(int dim, const proto_placed_shape *a, const proto_placed_shape *b,
+              proto_result *out, char *err, size_t errlen)
 {
+    if (dim == 3)
+        return sim_query3(a, b, out, err, errlen);
     col_shape2 sa, sb;
     col_polygon pa, pb;
     char why[160];

@@ -23,10 +23,18 @@ uint64_t sim_world_hash(const sim_world *w)
         const sim_body *b = &w->bodies[i];
         if (b->id == 0)
             continue;
-        float state[6] = {b->pos.x, b->pos.y, b->angle, b->vel.x, b->vel.y, b->w};
         unsigned char flags = (unsigned char)(b->sleeping | b->grounded << 1);
         h = mix(h, &b->id, sizeof b->id);
-        h = mix(h, state, sizeof state);
+        const sim_body3 *b3 = sim_body3_of(w, b);
+        if (b3) {
+            float state3[13] = {b3->pos.x, b3->pos.y, b3->pos.z, b3->rot.x, b3->rot.y,
+                                b3->rot.z, b3->rot.w, b3->vel.x, b3->vel.y, b3->vel.z,
+                                b3->w.x,   b3->w.y,   b3->w.z};
+            h = mix(h, state3, sizeof state3);
+        } else {
+            float state[6] = {b->pos.x, b->pos.y, b->angle, b->vel.x, b->vel.y, b->w};
+            h = mix(h, state, sizeof state);
+        }
         h = mix(h, &flags, 1);
     }
     return h;

@@ -68,7 +68,7 @@ void sim_journal_added(sim_world *w, const sim_body *body)
         return;
     proto_buf *b = begin(w, body->owner, "spawn");
     proto_buf_append_str(b, ",\"body\":{");
-    sim_write_body_fields(body, b);
+    sim_write_body_fields(w, body, b);
     proto_buf_append_str(b, "}},\"id\":");
     proto_buf_append_u64(b, body->id);
     finish(w, b);
@@ -104,6 +104,20 @@ void sim_journal_input(sim_world *w, const sim_body *body, mk_vec2 move, bool ju
     proto_buf_append_u64(b, body->id);
     snprintf(nums, sizeof nums, ",\"move\":[%.9g,%.9g],\"jump\":%s}", (double)move.x,
              (double)move.y, jump ? "true" : "false");
+    proto_buf_append_str(b, nums);
+    finish(w, b);
+}
+
+void sim_journal_input3(sim_world *w, const sim_body *body, mk_vec3 move, bool jump)
+{
+    if (!w->journal)
+        return;
+    char nums[96];
+    proto_buf *b = begin(w, body->owner, "input");
+    proto_buf_append_str(b, ",\"id\":");
+    proto_buf_append_u64(b, body->id);
+    snprintf(nums, sizeof nums, ",\"move\":[%.9g,%.9g,%.9g],\"jump\":%s}", (double)move.x,
+             (double)move.y, (double)move.z, jump ? "true" : "false");
     proto_buf_append_str(b, nums);
     finish(w, b);
 }
@@ -148,12 +162,13 @@ static int apply_msg(sim_world *w, const cJSON *msg, uint32_t client, const cJSO
         proto_error perr;
         sim_body_def def;
         char why[200];
-        if (proto_parse_body_spec(cJSON_GetObjectItemCaseSensitive(msg, "body"), 2, "msg.body",
+        if (proto_parse_body_spec(cJSON_GetObjectItemCaseSensitive(msg, "body"), w->cfg.dim,
+                                  "msg.body",
                                   &spec, &perr) != PROTO_OK) {
             snprintf(err, errlen, "tick %" PRIu64 ": %s", w->tick, perr.message);
             return -1;
         }
-        if (sim_body_def_from_spec(&spec, &def, why, sizeof why) != 0) {
+        if (sim_body_def_from_spec(&spec, w->cfg.dim, &def, why, sizeof why) != 0) {
             snprintf(err, errlen, "tick %" PRIu64 ": msg.body.%s", w->tick, why);
             return -1;
         }
@@ -179,16 +194,25 @@ static int apply_msg(sim_world *w, const cJSON *msg, uint32_t client, const cJSO
         sim_body *b = body_of(w, msg, client, err, errlen);
         const cJSON *move = cJSON_GetObjectItemCaseSensitive(msg, "move");
         const cJSON *mx = cJSON_GetArrayItem(move, 0), *my = cJSON_GetArrayItem(move, 1);
+        const cJSON *mz = cJSON_GetArrayItem(move, 2);
         const cJSON *jump = cJSON_GetObjectItemCaseSensitive(msg, "jump");
+        bool is3 = w->cfg.dim == 3;
         if (!b)
             return -1;
-        if (!cJSON_IsNumber(mx) || !cJSON_IsNumber(my) || !cJSON_IsBool(jump)) {
-            snprintf(err, errlen, "tick %" PRIu64 ": an input needs move [x, y] and jump",
-                     w->tick);
+        if (!cJSON_IsNumber(mx) || !cJSON_IsNumber(my) || (is3 && !cJSON_IsNumber(mz)) ||
+            !cJSON_IsBool(jump)) {
+            snprintf(err, errlen, "tick %" PRIu64 ": an input needs move [%s] and jump",
+                     w->tick, is3 ? "x, y, z" : "x, y");
             return -1;
         }
-        sim_body_set_input(w, b, mk_v2((float)mx->valuedouble, (float)my->valuedouble),
-                           cJSON_IsTrue(jump));
+        if (is3)
+            sim_body_set_input3(w, b,
+                                mk_v3((float)mx->valuedouble, (float)my->valuedouble,
+                                      (float)mz->valuedouble),
+                                cJSON_IsTrue(jump));
+        else
+            sim_body_set_input(w, b, mk_v2((float)mx->valuedouble, (float)my->valuedouble),
+                               cJSON_IsTrue(jump));
         return 0;
     }
     snprintf(err, errlen, "tick %" PRIu64 ": unknown message type '%s'", w->tick, t);

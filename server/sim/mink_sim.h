@@ -9,6 +9,7 @@
 #include <stdint.h>
 
 #include "mink_collision.h"
+#include "mink_collision3.h"
 #include "mink_proto.h"
 
 /* A body id: (generation << 24) | (slot + 1), so that an id is never 0, ids of the first
@@ -28,6 +29,16 @@ typedef enum sim_kind {
 /* Slope limit of characters: a contact whose normal is within this angle of "up" is ground. */
 #define SIM_DEFAULT_MAX_SLOPE 0.8726646f /* rad, 50 degrees */
 
+/* A 3D world's part of a body definition (sim_body_def.d3). */
+typedef struct sim_body_def3 {
+    col_shape3 shape;
+    col_hull3 hull; /* the hull when shape.type is COL_SHAPE3_HULL; the world copies it */
+    mk_vec3 pos, vel;
+    mk_quat rot; /* unit */
+} sim_body_def3;
+
+/* A body definition. In a 2D world the 2D fields give the shape and the placement; in a 3D
+ * world `d3` does and the 2D ones are unused. */
 typedef struct sim_body_def {
     col_shape2 shape;
     col_polygon polygon; /* the hull when shape.type is COL_SHAPE_POLYGON; the world copies it */
@@ -37,7 +48,20 @@ typedef struct sim_body_def {
     float density, friction, restitution, max_speed, jump_height;
     float max_slope; /* rad: characters stand on ground up to this steep */
     char tag[PROTO_MAX_TAG + 1];
+    sim_body_def3 d3;
 } sim_body_def;
+
+/* A 3D world's part of a body, beside it at the same slot (sim_body3_of). */
+typedef struct sim_body3 {
+    col_shape3 shape;   /* a hull's shape.hull points to `hull` */
+    col_hull3 *hull;    /* owned by the body: hulls only */
+    mk_vec3 pos, vel, w; /* m, m/s, rad/s (world axes); pos is the shape's origin */
+    mk_quat rot;        /* unit */
+    mk_mat3 inv_inertia; /* body axes, about the centre of mass; zero for bodies that do not
+                          * rotate (characters, static and kinematic bodies) */
+    mk_vec3 local_center; /* centre of mass in the body's frame, m */
+    mk_vec3 move;        /* the newest input, each component in [-1, 1] */
+} sim_body3;
 
 typedef struct sim_body {
     sim_id id;       /* 0 when the slot is free */
@@ -67,7 +91,9 @@ typedef struct sim_body {
 } sim_body;
 
 typedef struct sim_config {
-    mk_vec2 gravity; /* m/s^2 */
+    int dim;          /* 2 or 3 */
+    mk_vec2 gravity;  /* m/s^2, a 2D world's */
+    mk_vec3 gravity3; /* m/s^2, a 3D world's */
     float dt;        /* s, the fixed step */
     int iterations;  /* push-out passes per step */
     uint32_t max_bodies;
@@ -81,22 +107,37 @@ typedef struct sim_contact {
     col_manifold2 m;
 } sim_contact;
 
+/* A contact of the last step of a 3D world. */
+typedef struct sim_contact3 {
+    sim_id a, b;
+    col_manifold3 m;
+} sim_contact3;
+
 typedef struct sim_world sim_world;
 
-/* Defaults: gravity (0, -10), dt 1/60 s, 8 iterations, 100,000 bodies, bounds 1 km, sleep
- * on. */
+/* Defaults: dim 2, gravity (0, -10) and (0, -10, 0), dt 1/60 s, 8 iterations, 100,000 bodies,
+ * bounds 1 km, sleep on. */
 sim_config sim_config_default(void);
 sim_world *sim_world_new(const sim_config *cfg);
 void sim_world_free(sim_world *w);
 const sim_config *sim_world_config(const sim_world *w);
+int sim_world_dim(const sim_world *w);
+/* A body's 3D part in a 3D world, NULL in a 2D one. */
+sim_body3 *sim_body3_of(const sim_world *w, const sim_body *b);
 uint64_t sim_world_tick(const sim_world *w);
 
-/* Converts a validated body spec of a 2D world to a body definition. Returns 0, or -1 with
- * `err` saying why the world cannot hold it (e.g. a shape type this world does not collide). */
-int sim_body_def_from_spec(const proto_body_spec *spec, sim_body_def *out, char *err,
+/* Converts a validated body spec to a body definition for a world of `dim` dimensions.
+ * Returns 0, or -1 with `err` saying why the world cannot hold it (a shape type of the other
+ * dim, a degenerate hull). */
+int sim_body_def_from_spec(const proto_body_spec *spec, int dim, sim_body_def *out, char *err,
                            size_t errlen);
 /* The protocol's view of a body's shape, for first sightings in `state`. */
 void sim_shape_to_proto(const col_shape2 *s, proto_shape *out);
+void sim_shape3_to_proto(const col_shape3 *s, proto_shape *out);
+/* The protocol's view of a body's shape in either world. */
+void sim_body_shape_to_proto(const sim_world *w, const sim_body *b, proto_shape *out);
+/* A body's state as `state` sends it, in either world. */
+void sim_body_state(const sim_world *w, const sim_body *b, proto_body_state *out);
 proto_body_kind sim_kind_to_proto(sim_kind k);
 
 /* Adds a body owned by `owner`. Returns its id, or 0 when the world is full. */
@@ -138,6 +179,8 @@ void sim_world_clear_removed(sim_world *w);
  * for one: two inputs can arrive between steps, and a jump must not be lost. An input wakes
  * the body and what sleeps with it. */
 void sim_body_set_input(sim_world *w, sim_body *b, mk_vec2 move, bool jump);
+/* The same in a 3D world: move has three components. */
+void sim_body_set_input3(sim_world *w, sim_body *b, mk_vec3 move, bool jump);
 
 /* One fixed step of dt. */
 void sim_world_step(sim_world *w);
@@ -146,13 +189,14 @@ void sim_world_step(sim_world *w);
  * give the same hash on the same build. */
 uint64_t sim_world_hash(const sim_world *w);
 
-/* Contacts found in the last step. */
+/* Contacts found in the last step: a 2D world's, a 3D world's. */
 const sim_contact *sim_world_contacts(const sim_world *w, size_t *n);
+const sim_contact3 *sim_world_contacts3(const sim_world *w, size_t *n);
 
-/* Answers `query` for two shapes of a 2D world. Returns 0, or -1 with `err` for a shape this
- * world does not collide. */
-int sim_query(const proto_placed_shape *a, const proto_placed_shape *b, proto_result *out,
-              char *err, size_t errlen);
+/* Answers `query` for two shapes of a world of `dim` dimensions. Returns 0, or -1 with `err`
+ * for a shape this world does not collide. */
+int sim_query(int dim, const proto_placed_shape *a, const proto_placed_shape *b,
+              proto_result *out, char *err, size_t errlen);
 
 /* ---- recording and replay (journal.c) ---- */
 
@@ -194,7 +238,15 @@ int sim_world_save(const sim_world *w, const char *path, char *err, size_t errle
  * a body too) or memory runs out. */
 sim_world *sim_scene_pile(int n, const sim_config *cfg, char *err, size_t errlen);
 
+/* The stress scene `pile3d:N` (a 3D world): N dynamic 1 m cubes (density 1, friction 0.6) in
+ * ceil(N/10) columns of ten on a square grid, columns 1.05 m apart centred on x = z = 0, row r
+ * at y = 0.55 + 1.05 r, on a static ground whose top is y = 0. Errors as sim_scene_pile. */
+sim_world *sim_scene_pile3(int n, const sim_config *cfg, char *err, size_t errlen);
+
 /* The embedded demo scene: ground, walls, platforms, stacked and falling boxes. */
 extern const char sim_demo_scene[];
+/* The embedded 3D demo scene: a floor, walls, a ramp, a tower, a pyramid and one body of every
+ * 3D shape. */
+extern const char sim_demo3d_scene[];
 
 #endif

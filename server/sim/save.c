@@ -53,13 +53,65 @@ static void put_shape(proto_buf *b, const col_shape2 *s)
     }
 }
 
-void sim_write_body_fields(const sim_body *o, proto_buf *b)
+static void put_properties(const sim_body *o, proto_buf *b);
+
+static void put_shape3(proto_buf *b, const col_shape3 *s)
 {
+    proto_shape p;
+    sim_shape3_to_proto(s, &p);
+    put(b, "{\"type\":\"%s\"", proto_shape_name(p.type));
+    switch (s->type) {
+    case COL_SHAPE3_SPHERE:
+        put(b, ",\"radius\":%.9g}", (double)s->radius);
+        return;
+    case COL_SHAPE3_BOX:
+    case COL_SHAPE3_ELLIPSOID:
+        put(b, ",\"%s\":[%.9g,%.9g,%.9g]}", s->type == COL_SHAPE3_BOX ? "half" : "radii",
+            (double)s->half.x, (double)s->half.y, (double)s->half.z);
+        return;
+    case COL_SHAPE3_CAPSULE:
+    case COL_SHAPE3_CYLINDER:
+    case COL_SHAPE3_CONE:
+        put(b, ",\"radius\":%.9g,\"half_height\":%.9g}", (double)s->radius,
+            (double)s->half_height);
+        return;
+    case COL_SHAPE3_HULL:
+        proto_buf_append_str(b, ",\"points\":[");
+        for (int i = 0; i < s->hull->vert_count; i++)
+            put(b, "%s[%.9g,%.9g,%.9g]", i ? "," : "", (double)s->hull->verts[i].x,
+                (double)s->hull->verts[i].y, (double)s->hull->verts[i].z);
+        proto_buf_append_str(b, "]}");
+        return;
+    case COL_SHAPE3_COUNT:
+        break;
+    }
+    proto_buf_append_char(b, '}');
+}
+
+void sim_write_body_fields(const sim_world *w, const sim_body *o, proto_buf *b)
+{
+    const sim_body3 *o3 = sim_body3_of(w, o);
+    if (o3) {
+        proto_buf_append_str(b, "\"shape\":");
+        put_shape3(b, &o3->shape);
+        put(b, ",\"pos\":[%.9g,%.9g,%.9g],\"rot\":[%.9g,%.9g,%.9g,%.9g]", (double)o3->pos.x,
+            (double)o3->pos.y, (double)o3->pos.z, (double)o3->rot.x, (double)o3->rot.y,
+            (double)o3->rot.z, (double)o3->rot.w);
+        put(b, ",\"vel\":[%.9g,%.9g,%.9g],\"kind\":\"%s\"", (double)o3->vel.x,
+            (double)o3->vel.y, (double)o3->vel.z, proto_kind_name(sim_kind_to_proto(o->kind)));
+        put_properties(o, b);
+        return;
+    }
     proto_buf_append_str(b, "\"shape\":");
     put_shape(b, &o->shape);
     put(b, ",\"pos\":[%.9g,%.9g],\"rot\":%.9g,\"vel\":[%.9g,%.9g],\"kind\":\"%s\"",
         (double)o->pos.x, (double)o->pos.y, (double)o->angle, (double)o->vel.x,
         (double)o->vel.y, proto_kind_name(sim_kind_to_proto(o->kind)));
+    put_properties(o, b);
+}
+
+static void put_properties(const sim_body *o, proto_buf *b)
+{
     put(b, ",\"density\":%.9g,\"friction\":%.9g,\"restitution\":%.9g,\"max_speed\":%.9g,"
            "\"jump_height\":%.9g,\"max_slope\":%.9g,\"tag\":",
         (double)o->density, (double)o->friction, (double)o->restitution, (double)o->max_speed,
@@ -69,14 +121,23 @@ void sim_write_body_fields(const sim_body *o, proto_buf *b)
 
 void sim_world_write(const sim_world *w, proto_buf *b)
 {
-    put(b, "{\"dim\":2,\"tick\":%llu,\"gravity\":[%.9g,%.9g],\"bodies\":[\n",
-        (unsigned long long)w->tick, (double)w->cfg.gravity.x, (double)w->cfg.gravity.y);
+    if (w->cfg.dim == 3)
+        put(b, "{\"dim\":3,\"tick\":%llu,\"gravity\":[%.9g,%.9g,%.9g],\"bodies\":[\n",
+            (unsigned long long)w->tick, (double)w->cfg.gravity3.x, (double)w->cfg.gravity3.y,
+            (double)w->cfg.gravity3.z);
+    else
+        put(b, "{\"dim\":2,\"tick\":%llu,\"gravity\":[%.9g,%.9g],\"bodies\":[\n",
+            (unsigned long long)w->tick, (double)w->cfg.gravity.x, (double)w->cfg.gravity.y);
     const uint32_t *order = w->order.data;
     for (size_t i = 0; i < w->order.len; i++) {
         const sim_body *o = &w->bodies[order[i]];
         put(b, "%s{\"id\":%llu,", i ? ",\n" : "", (unsigned long long)o->id);
-        sim_write_body_fields(o, b);
-        if (o->w != 0.0f)
+        sim_write_body_fields(w, o, b);
+        const sim_body3 *o3 = sim_body3_of(w, o);
+        if (o3 && (o3->w.x != 0.0f || o3->w.y != 0.0f || o3->w.z != 0.0f))
+            put(b, ",\"w\":[%.9g,%.9g,%.9g]", (double)o3->w.x, (double)o3->w.y,
+                (double)o3->w.z);
+        else if (!o3 && o->w != 0.0f)
             put(b, ",\"w\":%.9g", (double)o->w);
         if (o->sleeping)
             proto_buf_append_str(b, ",\"sleeping\":true");

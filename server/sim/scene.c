@@ -74,18 +74,27 @@ static bool add_scene_body(sim_world *w, const cJSON *item, const cJSON *id, int
     sim_body_def def;
     char why[200];
     proto_error perr;
-    if (proto_parse_body_spec(item, 2, path, spec, &perr) != PROTO_OK) {
+    int dim = sim_world_dim(w);
+    if (proto_parse_body_spec(item, dim, path, spec, &perr) != PROTO_OK) {
         snprintf(err, errlen, "%s: %s", source, perr.message);
         return false;
     }
-    if (sim_body_def_from_spec(spec, &def, why, sizeof why) != 0) {
+    if (sim_body_def_from_spec(spec, dim, &def, why, sizeof why) != 0) {
         snprintf(err, errlen, "%s: %s.%s", source, path, why);
         return false;
     }
     /* A saved world's bodies carry their spin and whether they sleep. */
     const cJSON *spin = cJSON_GetObjectItemCaseSensitive(item, "w");
     const cJSON *asleep = cJSON_GetObjectItemCaseSensitive(item, "sleeping");
-    if (spin && !(cJSON_IsNumber(spin) && fabs(spin->valuedouble) <= SCENE_MAX_SPIN)) {
+    double spin3[3] = {0, 0, 0};
+    if (spin && dim == 3) {
+        char wpath[40];
+        snprintf(wpath, sizeof wpath, "%s.w", path);
+        if (proto_parse_vector(spin, 3, SCENE_MAX_SPIN, wpath, spin3, &perr) != PROTO_OK) {
+            snprintf(err, errlen, "%s: %s", source, perr.message);
+            return false;
+        }
+    } else if (spin && !(cJSON_IsNumber(spin) && fabs(spin->valuedouble) <= SCENE_MAX_SPIN)) {
         snprintf(err, errlen, "%s: %s.w: must be a number in [-%g, %g] rad/s", source, path,
                  SCENE_MAX_SPIN, SCENE_MAX_SPIN);
         return false;
@@ -110,7 +119,10 @@ static bool add_scene_body(sim_world *w, const cJSON *item, const cJSON *id, int
         return false;
     }
     sim_body *b = sim_world_get(w, added);
-    if (spin && b->inv_inertia > 0.0f)
+    sim_body3 *b3 = sim_body3_of(w, b);
+    if (spin && b3 && b3->inv_inertia.c0.x > 0.0f)
+        b3->w = mk_v3((float)spin3[0], (float)spin3[1], (float)spin3[2]);
+    else if (spin && !b3 && b->inv_inertia > 0.0f)
         b->w = (float)spin->valuedouble;
     if (cJSON_IsTrue(asleep))
         sim_world_put_to_sleep(w, b);
@@ -168,19 +180,17 @@ sim_world *sim_scene_load(const char *json, size_t len, const char *source,
         snprintf(err, errlen, "%s: dim: must be 2 or 3", source);
         goto done;
     }
-    if (dim->valuedouble == 3.0) {
-        snprintf(err, errlen, "%s: dim: this server runs 2D worlds (dim 2)", source);
-        goto done;
-    }
+    c.dim = dim->valuedouble == 3.0 ? 3 : 2;
     const cJSON *gravity = cJSON_GetObjectItemCaseSensitive(root, "gravity");
     if (gravity) {
-        double g[3];
-        if (proto_parse_vector(gravity, 2, SCENE_MAX_GRAVITY, "gravity", g, &perr) !=
+        double g[3] = {0, 0, 0};
+        if (proto_parse_vector(gravity, c.dim, SCENE_MAX_GRAVITY, "gravity", g, &perr) !=
             PROTO_OK) {
             snprintf(err, errlen, "%s: %s", source, perr.message);
             goto done;
         }
         c.gravity = mk_v2((float)g[0], (float)g[1]);
+        c.gravity3 = mk_v3((float)g[0], (float)g[1], (float)g[2]);
     }
     const cJSON *bodies = cJSON_GetObjectItemCaseSensitive(root, "bodies");
     if (!cJSON_IsArray(bodies)) {

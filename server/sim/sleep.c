@@ -47,11 +47,52 @@ static bool joins_islands(const sim_body *b)
     return b->kind == SIM_DYNAMIC || b->kind == SIM_CHARACTER;
 }
 
-/* The largest distance of the shape's points from its centre of mass, m. */
-static float extent(const sim_body *b)
+/* The fastest any point of the body moves: its speed plus its spin times the largest
+ * distance of the shape's points from its centre of mass (bounded by its box). */
+static float point_speed(const sim_world *w, const sim_body *b)
 {
+    const sim_body3 *b3 = sim_body3_of(w, b);
+    if (b3) {
+        col_aabb3 box = col_shape3_bounds(&b3->shape, (col_xf3){mk_v3(0, 0, 0), b3->rot});
+        float extent = mk_v3_len(box.half) + mk_v3_len(b3->local_center);
+        return mk_v3_len(b3->vel) + extent * mk_v3_len(b3->w);
+    }
     col_aabb box = col_shape_bounds(&b->shape, (col_xf2){mk_v2(0.0f, 0.0f), 0.0f});
-    return mk_v2_len(box.half) + mk_v2_len(b->local_center);
+    float extent = mk_v2_len(box.half) + mk_v2_len(b->local_center);
+    return mk_v2_len(b->vel) + extent * fabsf(b->w);
+}
+
+static void stop(sim_world *w, sim_body *b)
+{
+    sim_body3 *b3 = sim_body3_of(w, b);
+    if (b3) {
+        b3->vel = mk_v3(0.0f, 0.0f, 0.0f);
+        b3->w = mk_v3(0.0f, 0.0f, 0.0f);
+    }
+    b->vel = mk_v2(0.0f, 0.0f);
+    b->w = 0.0f;
+}
+
+/* The slots of the two bodies of the step's i-th constraint (0 for a static or sleeping
+ * one's solver body); false past the last. */
+static bool constraint_slots(const sim_world *w, size_t i, uint32_t *a, uint32_t *b)
+{
+    if (w->cfg.dim == 3) {
+        if (i >= w->constraints3.len)
+            return false;
+        const sim_constraint3 *c = &((const sim_constraint3 *)w->constraints3.data)[i];
+        const sim_solver_info3 *si = w->solver_info3.data;
+        *a = c->a ? si[c->a].slot : UINT32_MAX;
+        *b = c->b ? si[c->b].slot : UINT32_MAX;
+        return true;
+    }
+    if (i >= w->constraints.len)
+        return false;
+    const sim_constraint *c = &((const sim_constraint *)w->constraints.data)[i];
+    const sim_solver_info *si = w->solver_info.data;
+    *a = c->a ? si[c->a].slot : UINT32_MAX;
+    *b = c->b ? si[c->b].slot : UINT32_MAX;
+    return true;
 }
 
 static void join(uint32_t *parent, float *island_sleep, uint32_t a, uint32_t b)
@@ -83,17 +124,15 @@ void sim_sleep_islands(sim_world *w, float dt)
         ring[s] = SIM_NO_RING;
         if (b->sleeping || !joins_islands(b))
             continue;
-        float speed = mk_v2_len(b->vel) + extent(b) * fabsf(b->w);
+        float speed = point_speed(w, b);
         b->sleep_time = speed > SIM_SLEEP_SPEED ? 0.0f : b->sleep_time + dt;
         island_sleep[s] = b->sleep_time;
     }
-    const sim_constraint *cs = w->constraints.data;
-    const sim_solver_info *sb = w->solver_info.data;
-    for (size_t i = 0; i < w->constraints.len; i++) {
-        uint32_t a = sb[cs[i].a].slot, b = sb[cs[i].b].slot;
-        if (cs[i].a != 0 && cs[i].b != 0 && joins_islands(&w->bodies[a]) &&
-            joins_islands(&w->bodies[b]))
-            join(parent, island_sleep, a, b);
+    uint32_t sa, sb;
+    for (size_t i = 0; constraint_slots(w, i, &sa, &sb); i++) {
+        if (sa != UINT32_MAX && sb != UINT32_MAX && joins_islands(&w->bodies[sa]) &&
+            joins_islands(&w->bodies[sb]))
+            join(parent, island_sleep, sa, sb);
     }
     for (size_t i = 0; i < n; i++) {
         uint32_t s = order[i];
@@ -105,8 +144,7 @@ void sim_sleep_islands(sim_world *w, float dt)
             continue;
         b->sleeping = true;
         b->slept_at = w->tick;
-        b->vel = mk_v2(0.0f, 0.0f);
-        b->w = 0.0f;
+        stop(w, b);
         w->pairs_dirty = true; /* its pairs with its island leave the list */
         if (ring[root] == SIM_NO_RING) {
             ring[root] = s;
@@ -127,8 +165,7 @@ void sim_world_put_to_sleep(sim_world *w, sim_body *b)
     w->pairs_dirty = true;
     b->sleeping = true;
     b->slept_at = w->tick;
-    b->vel = mk_v2(0.0f, 0.0f);
-    b->w = 0.0f;
+    stop(w, b);
     sim_body *head = w->loaded_ring ? sim_world_get(w, w->loaded_ring) : NULL;
     if (!head || !head->sleeping) {
         w->loaded_ring = b->id;

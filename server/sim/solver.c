@@ -14,10 +14,8 @@
 
 #include "world_internal.h"
 
-#define SIM_SUBSTEPS 4
 #define SIM_CONTACT_HERTZ 30.0f  /* stiffness of a contact between two movable bodies */
 #define SIM_CONTACT_DAMPING 10.0f /* damping ratio: heavily overdamped, no bounce from the push */
-#define SIM_BOUNCE_SPEED 1.0f     /* m/s: slower approaches do not bounce */
 
 typedef sim_softness softness;
 
@@ -177,17 +175,22 @@ static void prepare(const sim_solver_body *bodies, sim_constraint *c)
     }
 }
 
+softness_set sim_softness_of(float h)
+{
+    /* A contact against an immovable body is made twice as stiff: only one side gives. */
+    float hertz = mk_minf(SIM_CONTACT_HERTZ, 0.25f / h);
+    return (softness_set){make_soft(hertz, SIM_CONTACT_DAMPING, h),
+                          make_soft(2.0f * hertz, SIM_CONTACT_DAMPING, h)};
+}
+
 void sim_solve(sim_world *w, float dt)
 {
     sim_solver_body *bodies = w->solver_bodies.data;
     sim_constraint *cs = w->constraints.data;
     size_t nb = w->solver_bodies.len, nc = w->constraints.len;
     float h = dt / SIM_SUBSTEPS, inv_h = 1.0f / h;
-    /* A contact against an immovable body is made twice as stiff: only one side gives. */
-    float substep_rate = 1.0f / h;
-    float hertz = mk_minf(SIM_CONTACT_HERTZ, 0.25f * substep_rate);
-    softness soft = make_soft(hertz, SIM_CONTACT_DAMPING, h);
-    softness soft_fixed = make_soft(2.0f * hertz, SIM_CONTACT_DAMPING, h);
+    softness_set set = sim_softness_of(h);
+    softness soft = set.movable, soft_fixed = set.fixed;
     mk_vec2 g = w->cfg.gravity;
 
     for (size_t i = 0; i < nc; i++)

@@ -10,22 +10,6 @@
 
 #include "world_internal.h"
 
-/* m/s: no body moves faster; keeps a runaway body finite and inside float precision. */
-#define SIM_MAX_SPEED 1000.0f
-/* rad/s: no body spins faster (a quarter turn per step at 60 Hz), as Box2D bounds rotation. */
-#define SIM_MAX_SPIN 94.0f
-/* How fast an input brings a body to its target velocity: it gets there in this many seconds
- * from rest (a short ramp that feels immediate at 60 Hz but never teleports). */
-#define SIM_RAMP_TIME_GROUND 0.08f /* s */
-#define SIM_RAMP_TIME_AIR 0.25f    /* s */
-/* Ground snapping: a character follows slopes down to this steepness (a steeper max_slope
- * still lets it stand there, but it runs off such a slope into the air), and steps down
- * this much without falling. */
-#define SIM_SNAP_MAX_SLOPE 1.3f /* rad, about 75 degrees */
-#define SIM_SNAP_STEP 0.05f     /* m */
-/* m: pushes smaller than this count as converged and end the passes early. */
-#define SIM_CONVERGED 1e-6f
-
 static mk_vec2 up_of(mk_vec2 gravity)
 {
     return mk_v2_neg(mk_v2_norm(gravity));
@@ -79,10 +63,6 @@ static void apply_controls(sim_body *b, const sim_config *cfg, mk_vec2 up)
     }
     }
 }
-
-/* Below this cosine (about 72 degrees) a vertical exit would be longer than 3 depths: the
- * character is pushed out along the normal instead. */
-#define SIM_STAND_MIN_COS 0.3f
 
 /* A character on walkable ground that it alone is pushed out of. The exit vector of "2D
  * Collisions with Minkowski Differences" for a body moving along a slope is the velocity
@@ -235,6 +215,10 @@ static bool out_of_bounds(const sim_body *b, float bounds)
 
 void sim_world_step(sim_world *w)
 {
+    if (w->cfg.dim == 3) {
+        sim_world_step3(w);
+        return;
+    }
     const sim_config *cfg = &w->cfg;
     mk_vec2 up = up_of(cfg->gravity);
     sim_body *bodies = w->bodies;

@@ -40,7 +40,9 @@ void sim_vec_free(sim_vec *v)
 sim_config sim_config_default(void)
 {
     return (sim_config){
+        .dim = 2,
         .gravity = {0.0f, -10.0f},
+        .gravity3 = {0.0f, -10.0f, 0.0f},
         .dt = 1.0f / 60.0f,
         .iterations = 8,
         .max_bodies = 100000,
@@ -52,6 +54,7 @@ sim_config sim_config_default(void)
 sim_world *sim_world_new(const sim_config *cfg)
 {
     assert(cfg->dt > 0.0f && cfg->iterations > 0);
+    assert(cfg->dim == 2 || cfg->dim == 3);
     assert(cfg->max_bodies > 0 && cfg->max_bodies <= SIM_MAX_BODIES);
     sim_world *w = calloc(1, sizeof *w);
     if (!w)
@@ -76,6 +79,11 @@ sim_world *sim_world_new(const sim_config *cfg)
     w->constraints.item = sizeof(sim_constraint);
     w->push_pairs.item = sizeof(sim_pair);
     w->solved.item = sizeof(uint32_t);
+    w->cache.entries.item = cfg->dim == 3 ? sizeof(sim_cache_entry3) : sizeof(sim_cache_entry);
+    w->bounds3.item = sizeof(col_aabb3);
+    w->tight3.item = sizeof(col_aabb3);
+    w->contacts3.item = sizeof(sim_contact3);
+    sim_world3_init(w);
     proto_buf_init(&w->journal_buf);
     return w;
 }
@@ -84,9 +92,20 @@ void sim_world_free(sim_world *w)
 {
     if (!w)
         return;
-    for (size_t i = 0; i < w->slot_count; i++)
-        if (w->bodies[i].id != 0)
-            free(w->bodies[i].polygon);
+    for (size_t i = 0; i < w->slot_count; i++) {
+        if (w->bodies[i].id == 0)
+            continue;
+        free(w->bodies[i].polygon);
+        if (w->bodies3)
+            free(w->bodies3[i].hull);
+    }
+    free(w->bodies3);
+    sim_vec_free(&w->bounds3);
+    sim_vec_free(&w->tight3);
+    sim_vec_free(&w->contacts3);
+    sim_vec_free(&w->constraints3);
+    sim_vec_free(&w->solver_bodies3);
+    sim_vec_free(&w->solver_info3);
     free(w->bodies);
     free(w->generation);
     sim_vec_free(&w->free_slots);
@@ -118,6 +137,12 @@ void sim_world_free(sim_world *w)
 }
 
 const sim_config *sim_world_config(const sim_world *w) { return &w->cfg; }
+int sim_world_dim(const sim_world *w) { return w->cfg.dim; }
+
+sim_body3 *sim_body3_of(const sim_world *w, const sim_body *b)
+{
+    return w->cfg.dim == 3 ? &w->bodies3[b - w->bodies] : NULL;
+}
 uint64_t sim_world_tick(const sim_world *w) { return w->tick; }
 size_t sim_world_body_count(const sim_world *w) { return w->body_count; }
 
@@ -149,7 +174,8 @@ static bool grow_slots(sim_world *w)
         !grow_array((void **)&w->solver_index, cap, sizeof *w->solver_index) ||
         !grow_array((void **)&w->island, cap, sizeof *w->island) ||
         !grow_array((void **)&w->island_sleep, cap, sizeof *w->island_sleep) ||
-        !grow_array((void **)&w->ring, cap, sizeof *w->ring))
+        !grow_array((void **)&w->ring, cap, sizeof *w->ring) ||
+        (w->cfg.dim == 3 && !grow_array((void **)&w->bodies3, cap, sizeof *w->bodies3)))
         return false;
     w->slot_cap = cap;
     return true;
@@ -161,15 +187,17 @@ static sim_id place_body(sim_world *w, const sim_body_def *def, uint32_t owner, 
 {
     /* Reserve the per-body arrays now so the step never fails to grow them. A polygon's hull
      * is the body's own: the definition it came from may be gone after this call. */
+    bool is3 = w->cfg.dim == 3;
     col_polygon *polygon = NULL;
-    if (def->shape.type == COL_SHAPE_POLYGON && (polygon = malloc(sizeof *polygon)) != NULL)
+    if (!is3 && def->shape.type == COL_SHAPE_POLYGON && (polygon = malloc(sizeof *polygon)) != NULL)
         *polygon = def->polygon;
+    bool need_polygon = !is3 && def->shape.type == COL_SHAPE_POLYGON;
     if (!sim_vec_reserve(&w->order, w->body_count + 1) ||
-        !sim_vec_reserve(&w->bounds, w->slot_count) ||
-        !sim_vec_reserve(&w->tight, w->slot_count) ||
-        !sim_vec_reserve(&w->solver_bodies, w->body_count + 2) ||
-        !sim_vec_reserve(&w->solver_info, w->body_count + 2) ||
-        (def->shape.type == COL_SHAPE_POLYGON && !polygon)) {
+        !sim_vec_reserve(is3 ? &w->bounds3 : &w->bounds, w->slot_count) ||
+        !sim_vec_reserve(is3 ? &w->tight3 : &w->tight, w->slot_count) ||
+        !sim_vec_reserve(is3 ? &w->solver_bodies3 : &w->solver_bodies, w->body_count + 2) ||
+        !sim_vec_reserve(is3 ? &w->solver_info3 : &w->solver_info, w->body_count + 2) ||
+        (need_polygon && !polygon) || (is3 && !sim_place_body3(w, def, slot))) {
         free(polygon);
         uint32_t s = slot;
         sim_vec_push(&w->free_slots, &s);
@@ -186,10 +214,14 @@ static sim_id place_body(sim_world *w, const sim_body_def *def, uint32_t owner, 
     b->pos = def->pos;
     b->vel = def->kind == SIM_STATIC ? mk_v2(0.0f, 0.0f) : def->vel;
     b->angle = def->angle;
-    sim_mass mass = sim_mass_of(&b->shape, def->density, def->kind);
-    b->inv_mass = mass.inv_mass;
-    b->inv_inertia = mass.inv_inertia;
-    b->local_center = mass.center;
+    if (is3) {
+        b->inv_mass = sim_mass3_of(&w->bodies3[slot], def->density, def->kind);
+    } else {
+        sim_mass mass = sim_mass_of(&b->shape, def->density, def->kind);
+        b->inv_mass = mass.inv_mass;
+        b->inv_inertia = mass.inv_inertia;
+        b->local_center = mass.center;
+    }
     b->sleep_next = slot;
     b->density = def->density;
     b->friction = def->friction;
@@ -201,7 +233,10 @@ static sim_id place_body(sim_world *w, const sim_body_def *def, uint32_t owner, 
     b->tag[PROTO_MAX_TAG] = '\0';
     ((uint32_t *)w->order.data)[w->order.len++] = slot;
     /* Its bounds are computed at the next step, and the pairs with them. */
-    ((col_aabb *)w->bounds.data)[slot].half = mk_v2(-1.0f, -1.0f);
+    if (is3)
+        ((col_aabb3 *)w->bounds3.data)[slot].half.x = -1.0f;
+    else
+        ((col_aabb *)w->bounds.data)[slot].half = mk_v2(-1.0f, -1.0f);
     w->pairs_dirty = true;
     w->body_count++;
     return b->id;
@@ -310,6 +345,10 @@ static void order_compact(sim_world *w)
 static void wake_neighbours(sim_world *w, sim_body *b)
 {
     sim_wake(w, b);
+    if (w->bodies3) {
+        sim_wake_neighbours3(w, b);
+        return;
+    }
     col_aabb near = col_shape_bounds(&b->shape, (col_xf2){b->pos, b->angle});
     near.half = mk_v2_add(near.half, mk_v2(SIM_SPECULATIVE, SIM_SPECULATIVE));
     const uint32_t *order = w->order.data;
@@ -339,6 +378,11 @@ static bool remove_body(sim_world *w, sim_id id)
     free(b->polygon);
     b->polygon = NULL;
     b->shape.polygon = NULL;
+    if (w->bodies3) {
+        free(w->bodies3[slot].hull);
+        w->bodies3[slot].hull = NULL;
+        w->bodies3[slot].shape.hull = NULL;
+    }
     b->id = 0;
     w->body_count--;
     w->pairs_dirty = true;
@@ -412,11 +456,30 @@ const sim_contact *sim_world_contacts(const sim_world *w, size_t *n)
     return w->contacts.data;
 }
 
+const sim_contact3 *sim_world_contacts3(const sim_world *w, size_t *n)
+{
+    *n = w->contacts3.len;
+    return w->contacts3.data;
+}
+
 void sim_body_set_input(sim_world *w, sim_body *b, mk_vec2 move, bool jump)
 {
     sim_wake(w, b);
     b->move = mk_v2(mk_clampf(move.x, -1.0f, 1.0f), mk_clampf(move.y, -1.0f, 1.0f));
     sim_journal_input(w, b, b->move, jump);
+    b->jump = b->jump || jump;
+    b->has_input = true;
+}
+
+void sim_body_set_input3(sim_world *w, sim_body *b, mk_vec3 move, bool jump)
+{
+    sim_body3 *b3 = sim_body3_of(w, b);
+    if (!b3)
+        return;
+    sim_wake(w, b);
+    b3->move = mk_v3(mk_clampf(move.x, -1.0f, 1.0f), mk_clampf(move.y, -1.0f, 1.0f),
+                     mk_clampf(move.z, -1.0f, 1.0f));
+    sim_journal_input3(w, b, b3->move, jump);
     b->jump = b->jump || jump;
     b->has_input = true;
 }

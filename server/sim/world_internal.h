@@ -38,18 +38,33 @@ typedef struct sim_cached_point {
     mk_vec2 local; /* the point in a's frame, m: found again by place when the id changed */
 } sim_cached_point;
 
-typedef struct sim_cache_entry {
+/* What every cache entry starts with: the pair and its bookkeeping. A world's entries are
+ * sim_cache_entry (2D) or sim_cache_entry3 (3D), each with this head first. */
+typedef struct sim_cache_head {
     sim_id a, b;
-    int count;
     bool live;      /* false once removed (until the map is rebuilt) */
     uint64_t stamp; /* the tick it was last solved at */
+} sim_cache_head;
+
+typedef struct sim_cache_entry {
+    sim_cache_head head;
+    int count;
     sim_cached_point points[COL_MAX_POINTS2];
 } sim_cache_entry;
 
+/* A 3D pair's entry: the persistent manifold of the seed's arbiter, with the impulses of
+ * each of its points (normal, and friction along the two tangents). */
+typedef struct sim_cache_entry3 {
+    sim_cache_head head;
+    col_contact_cache3 manifold;
+    float jn[COL_MAX_POINTS3];
+    float jt[COL_MAX_POINTS3][2];
+} sim_cache_entry3;
+
 /* One persistent map from body pairs to entries (contact_cache.c). Entry indices stay valid
- * until sim_cache_reserve rebuilds the map. */
+ * until sim_cache_reserve rebuilds the map. entries.item is the world's entry size. */
 typedef struct sim_cache {
-    sim_vec entries;  /* sim_cache_entry */
+    sim_vec entries;  /* sim_cache_entry or sim_cache_entry3 */
     uint32_t *table;  /* 0 empty, 1 removed, else entry index + 2 */
     size_t table_cap; /* a power of two */
     size_t used;      /* table slots holding an entry or a tombstone */
@@ -59,10 +74,24 @@ typedef struct sim_cache {
 /* Room for `more` new entries; may rebuild the map (entry indices change). */
 bool sim_cache_reserve(sim_cache *c, size_t more);
 void sim_cache_free(sim_cache *c);
-sim_cache_entry *sim_cache_find(const sim_cache *c, sim_id a, sim_id b);
-/* Adds (a, b), which must not be there; room reserved beforehand. Returns its index. */
+static inline sim_cache_head *sim_cache_at(const sim_cache *c, uint32_t i)
+{
+    return (sim_cache_head *)((char *)c->entries.data + (size_t)i * c->entries.item);
+}
+/* The entry of (a, b) and its index, or NULL. */
+sim_cache_head *sim_cache_find(const sim_cache *c, sim_id a, sim_id b, uint32_t *index);
+/* Adds (a, b), which must not be there; room reserved beforehand. Returns its index; the
+ * entry is zeroed past its head. */
 uint32_t sim_cache_add(sim_cache *c, sim_id a, sim_id b);
 void sim_cache_remove(sim_cache *c, uint32_t index);
+/* Before a step's narrowphase: room in the cache and in w->solved for every one of `pairs`
+ * to be new. A rebuild moves the entries: the list of those solved in the last step is then
+ * found again by their stamps. False when memory runs out. */
+bool sim_cache_reserve_step(sim_world *w, size_t pairs);
+/* After it: removes the entries of the pairs solved in the last step (w->solved before
+ * `first`) that were not solved in this one, unless their bodies went to sleep; the entries
+ * of this step become the last step's. */
+void sim_cache_end_pairs(sim_world *w, size_t first);
 
 /* The solver's view of a moving body (solver.c): velocities and the motion of the step so far
  * in 32 bytes, all that the inner loops touch (Box2D v3's body state). Index 0 is a body at
@@ -105,6 +134,8 @@ typedef struct sim_constraint {
 void sim_solve(sim_world *w, float dt);
 
 #define SIM_PUSH_SPEED 3.0f /* m/s: the fastest an overlap is pushed apart */
+#define SIM_SUBSTEPS 4       /* substeps of the soft step (solver.c) */
+#define SIM_BOUNCE_SPEED 1.0f /* m/s: slower approaches do not bounce */
 #define SIM_SLOP 0.0005f    /* m: overlap left to resting contacts, so they do not flicker */
 
 /* A soft constraint's coefficients (solver.c's make_soft). */
@@ -126,6 +157,40 @@ bool sim_wide_build(sim_world *w, softness_set s);
 void sim_wide_warm_start(sim_world *w);
 void sim_wide_solve(sim_world *w, float inv_h, bool use_bias);
 void sim_wide_unpack(sim_world *w);
+
+/* The 3D solver's view of a moving body (solver3.c): velocities and the motion of the step so
+ * far. Index 0 is a body at rest that stands for static and sleeping ones. */
+typedef struct sim_solver_body3 {
+    mk_vec3 v, w;
+    mk_vec3 dp; /* m, translation of the centre of mass since the step began */
+    mk_quat dq; /* rotation since the step began */
+    float gravity_scale;
+} sim_solver_body3;
+
+typedef struct sim_solver_info3 {
+    float inv_mass;
+    mk_mat3 inv_inertia; /* world axes, at the start of the step */
+    uint32_t slot;
+} sim_solver_info3;
+
+typedef struct sim_constraint_point3 {
+    mk_vec3 ra, rb;  /* anchors from each centre of mass at the start of the step, m */
+    float base_sep;  /* separation less the anchors' offset along the normal, m */
+    float normal_mass, tangent_mass[2];
+    float jn, jt[2], max_jn; /* accumulated impulses, N s */
+    float approach;  /* normal relative velocity at the start, m/s (restitution) */
+} sim_constraint_point3;
+
+typedef struct sim_constraint3 {
+    uint32_t a, b; /* solver bodies */
+    mk_vec3 normal; /* from a to b */
+    mk_vec3 tangent[2];
+    float friction, restitution;
+    bool fixed; /* one side has infinite mass: the stiffer static softness applies */
+    int count;
+    uint32_t cache_entry;
+    sim_constraint_point3 points[COL_MAX_POINTS3];
+} sim_constraint3;
 
 struct sim_world {
     sim_config cfg;
@@ -166,11 +231,41 @@ struct sim_world {
     uint32_t *ring;           /* per slot: an island root's first body put to sleep */
     sim_id loaded_ring;       /* a body of the ring that a saved world's sleepers form */
 
+    /* 3D worlds (world3.c, broad3.c, contacts3.c, solver3.c, step3.c). */
+    sim_body3 *bodies3;     /* per slot */
+    sim_vec bounds3;        /* col_aabb3 per slot: fat bounds; half.x < 0 until first computed */
+    sim_vec tight3;         /* col_aabb3 per slot */
+    sim_vec contacts3;      /* sim_contact3 of the last step */
+    sim_vec constraints3;   /* sim_constraint3 */
+    sim_vec solver_bodies3; /* sim_solver_body3, [0] at rest */
+    sim_vec solver_info3;   /* sim_solver_info3, at the same indices */
+
     /* Recording (journal.c). */
     sim_journal_fn journal;
     void *journal_ctx;
     proto_buf journal_buf;
 };
+
+/* The step's limits and character rules (step.c, step3.c). */
+/* m/s: no body moves faster; keeps a runaway body finite and inside float precision. */
+#define SIM_MAX_SPEED 1000.0f
+/* rad/s: no body spins faster (a quarter turn per step at 60 Hz), as Box2D bounds rotation. */
+#define SIM_MAX_SPIN 94.0f
+/* How fast an input brings a body to its target velocity: it gets there in this many seconds
+ * from rest (a short ramp that feels immediate at 60 Hz but never teleports). */
+#define SIM_RAMP_TIME_GROUND 0.08f /* s */
+#define SIM_RAMP_TIME_AIR 0.25f    /* s */
+/* Ground snapping: a character follows slopes down to this steepness (a steeper max_slope
+ * still lets it stand there, but it runs off such a slope into the air), and steps down
+ * this much without falling. */
+#define SIM_SNAP_MAX_SLOPE 1.3f /* rad, about 75 degrees */
+#define SIM_SNAP_STEP 0.05f     /* m */
+/* m: pushes smaller than this count as converged and end the passes early. */
+#define SIM_CONVERGED 1e-6f
+
+/* Below this cosine (about 72 degrees) a vertical exit would be longer than 3 depths: the
+ * character is pushed out along the normal instead. */
+#define SIM_STAND_MIN_COS 0.3f
 
 #define SIM_SPECULATIVE 0.02f /* m: pairs this close get contact points before they touch */
 
@@ -201,7 +296,7 @@ bool sim_snap_to_ground(sim_world *w, sim_body *b, mk_vec2 up, float reach);
 /* A body's spec fields, as a scene file and the protocol write them: "shape":{...},
  * "pos":[...], ... "tag":"..." with no braces (save.c). Numbers with 9 significant digits give
  * every float back exactly. */
-void sim_write_body_fields(const sim_body *o, proto_buf *b);
+void sim_write_body_fields(const sim_world *w, const sim_body *o, proto_buf *b);
 
 /* Journal lines for the changes made from outside the step (journal.c); nothing without a
  * journal. */
@@ -209,6 +304,44 @@ void sim_journal_added(sim_world *w, const sim_body *body);
 void sim_journal_removed(sim_world *w, const sim_body *body);
 void sim_journal_left(sim_world *w, uint32_t owner);
 void sim_journal_input(sim_world *w, const sim_body *body, mk_vec2 move, bool jump);
+void sim_journal_input3(sim_world *w, const sim_body *body, mk_vec3 move, bool jump);
+
+/* ---- 3D worlds ---- */
+
+/* Conversions (convert3.c). */
+int sim_shape3_from_proto(const proto_shape *in, col_shape3 *out, col_hull3 *hull, char *err,
+                          size_t errlen);
+int sim_body_def3_from_spec(const proto_body_spec *spec, sim_body_def3 *out, char *err,
+                            size_t errlen);
+int sim_query3(const proto_placed_shape *a, const proto_placed_shape *b, proto_result *out,
+               char *err, size_t errlen);
+
+/* The 3D world's bodies (world3.c). */
+void sim_world3_init(sim_world *w);
+/* Fills slot's 3D part from the definition (a hull is copied); false when memory runs out. */
+bool sim_place_body3(sim_world *w, const sim_body_def *def, uint32_t slot);
+/* Mass and inertia of a placed 3D body (sets its inv_inertia and local_center); returns its
+ * inverse mass. */
+float sim_mass3_of(sim_body3 *b3, float density, sim_kind kind);
+col_aabb3 sim_body3_bounds(const sim_body3 *b3);
+/* The 3D half of wake_neighbours (world.c). */
+void sim_wake_neighbours3(sim_world *w, const sim_body *b);
+/* The step of a 3D world (step3.c) and its parts: the broadphase (broad3.c), the narrowphase
+ * (contacts3.c) and the solver (solver3.c), in the 2D step's design. */
+void sim_world_step3(sim_world *w);
+void sim_broadphase3(sim_world *w, float dt, float g);
+bool sim_tight_overlap3(const sim_world *w, uint32_t a, uint32_t b);
+mk_vec3 sim_body3_center(const sim_body3 *b3);
+void sim_wake_touched3(sim_world *w);
+void sim_build_solver_bodies3(sim_world *w);
+void sim_collide3(sim_world *w, mk_vec3 up);
+void sim_solve3(sim_world *w, float dt);
+void sim_store_impulses3(sim_world *w);
+/* sweep3.c: sim_sweep and sim_snap_to_ground of a 3D world. */
+bool sim_sweep3(sim_world *w, sim_body *b, mk_vec3 d, float dt);
+bool sim_snap_to_ground3(sim_world *w, sim_body *b, mk_vec3 up, float reach);
+/* The softness of Box2D v3's soft step for a substep of h seconds (solver.c). */
+softness_set sim_softness_of(float h);
 
 /* A whole number in [lo, hi] in a scene or recording (scene.c). */
 struct cJSON;

@@ -49,7 +49,7 @@ static void on_line(sim_world *w, const char *line, size_t len, sim_id *last)
         const proto_body_spec *spec =
             msg.type == PROTO_MSG_SPAWN ? &msg.u.spawn.body : &msg.u.hello.avatar;
         sim_body_def def;
-        if (sim_body_def_from_spec(spec, &def, why, sizeof why) == 0) {
+        if (sim_body_def_from_spec(spec, 2, &def, why, sizeof why) == 0) {
             sim_id id = sim_world_add(w, &def, 1);
             if (id)
                 *last = id;
@@ -65,7 +65,7 @@ static void on_line(sim_world *w, const char *line, size_t len, sim_id *last)
         sim_world_remove(w, (sim_id)msg.u.despawn.id);
     } else if (msg.type == PROTO_MSG_QUERY) {
         proto_result r;
-        if (sim_query(&msg.u.query.a, &msg.u.query.b, &r, why, sizeof why) == 0)
+        if (sim_query(2, &msg.u.query.a, &msg.u.query.b, &r, why, sizeof why) == 0)
             check_result(&r);
     }
     for (int i = 0; i < FUZZ_STEPS_PER_LINE; i++)

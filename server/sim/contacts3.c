@@ -1,0 +1,282 @@
+/* The narrowphase of a 3D step: every broadphase pair is collided once (col_collide3), and
+ * each touching pair becomes a constraint of the solver, a push-out pair of a character, or,
+ * between sleeping bodies, is left as it was. Pairs of polytopes (boxes, hulls) get a fresh
+ * one-shot manifold each step; a pair with a curved shape gets one point per step from the
+ * narrowphase and keeps a persistent manifold of up to four in its cache entry, the arbiter of
+ * "Collision Detection Using Minkowski Difference" (col_contact_cache3_update), so that a
+ * cylinder standing on its end or a capsule lying down rests on several points. */
+#include <math.h>
+#include <string.h>
+
+#include "world_internal.h"
+
+#define SIM_MATCH_DISTANCE3 0.05f /* m: a new point continues an old one this close */
+#define SIM_TOUCHING3 0.001f      /* m: a pair this close counts as touching */
+#define SIM_ARBITER_THRESHOLD 0.02f /* m: a cached point this far off is dropped (Bullet's) */
+
+mk_vec3 sim_body3_center(const sim_body3 *b3)
+{
+    if (b3->local_center.x == 0.0f && b3->local_center.y == 0.0f && b3->local_center.z == 0.0f)
+        return b3->pos;
+    return mk_v3_add(b3->pos, mk_quat_rotate(b3->rot, b3->local_center));
+}
+
+static bool fixed(const sim_body *b) { return b->kind == SIM_STATIC || b->kind == SIM_KINEMATIC; }
+
+static bool active3(const sim_world *w, const sim_body *b)
+{
+    if (b->sleeping || b->kind == SIM_STATIC)
+        return false;
+    mk_vec3 v = w->bodies3[b - w->bodies].vel;
+    return b->kind != SIM_KINEMATIC || v.x != 0.0f || v.y != 0.0f || v.z != 0.0f;
+}
+
+static col_xf3 xf_of(const sim_body3 *b3) { return (col_xf3){b3->pos, b3->rot}; }
+
+static col_manifold3 collide(const sim_body3 *a, const sim_body3 *b)
+{
+    return col_collide3(&a->shape, xf_of(a), &b->shape, xf_of(b));
+}
+
+static bool polytope(const col_shape3 *s)
+{
+    return s->type == COL_SHAPE3_BOX || s->type == COL_SHAPE3_HULL;
+}
+
+/* With speculative points when apart by less than SIM_SPECULATIVE, as the 2D narrowphase
+ * (contacts.c) does: B moved that far toward A is collided and the depths taken back. */
+static col_manifold3 speculative_collide(const sim_body3 *a, const sim_body3 *b)
+{
+    col_manifold3 m = collide(a, b);
+    if (m.count > 0 || !(m.distance < SIM_SPECULATIVE))
+        return m;
+    mk_vec3 shift = mk_v3_scale(m.normal, -SIM_SPECULATIVE);
+    col_xf3 xb = {mk_v3_add(b->pos, shift), b->rot};
+    col_manifold3 s = col_collide3(&a->shape, xf_of(a), &b->shape, xb);
+    if (s.count == 0)
+        return m;
+    for (int i = 0; i < s.count; i++) {
+        s.points[i].depth -= SIM_SPECULATIVE;
+        s.points[i].point = mk_v3_mad(s.points[i].point, -0.5f, shift);
+    }
+    s.depth -= SIM_SPECULATIVE;
+    return s;
+}
+
+void sim_wake_touched3(sim_world *w)
+{
+    const sim_pair *pairs = w->pairs.data;
+    for (size_t i = 0; i < w->pairs.len; i++) {
+        sim_body *a = &w->bodies[pairs[i].a], *b = &w->bodies[pairs[i].b];
+        if (a->sleeping == b->sleeping)
+            continue;
+        sim_body *sleeper = a->sleeping ? a : b, *other = a->sleeping ? b : a;
+        if (active3(w, other) && sim_tight_overlap3(w, pairs[i].a, pairs[i].b) &&
+            collide(&w->bodies3[pairs[i].a], &w->bodies3[pairs[i].b]).count > 0)
+            sim_wake(w, sleeper);
+    }
+}
+
+void sim_build_solver_bodies3(sim_world *w)
+{
+    sim_vec *v = &w->solver_bodies3, *info = &w->solver_info3;
+    v->len = info->len = 0;
+    sim_solver_body3 rest = {.dq = mk_quat_identity()};
+    sim_solver_info3 fixed_info = {0.0f, mk_m3_diag(0.0f, 0.0f, 0.0f), 0};
+    sim_vec_push(v, &rest); /* reserved with the world: see place_body */
+    sim_vec_push(info, &fixed_info);
+    const uint32_t *order = w->order.data;
+    for (size_t i = 0; i < w->order.len; i++) {
+        uint32_t s = order[i];
+        const sim_body *b = &w->bodies[s];
+        const sim_body3 *b3 = &w->bodies3[s];
+        if (b->kind == SIM_STATIC || b->sleeping) {
+            w->solver_index[s] = 0;
+            continue;
+        }
+        sim_solver_body3 sb = {
+            .v = b3->vel,
+            .w = b3->w,
+            .dq = mk_quat_identity(),
+            .gravity_scale = b->kind == SIM_KINEMATIC ? 0.0f : 1.0f,
+        };
+        /* I_world^-1 = R I_body^-1 R^T */
+        mk_mat3 r = mk_m3_from_quat(b3->rot);
+        sim_solver_info3 si = {b->inv_mass,
+                               mk_m3_mul(mk_m3_mul(r, b3->inv_inertia), mk_m3_transpose(r)), s};
+        w->solver_index[s] = (uint32_t)v->len;
+        sim_vec_push(v, &sb);
+        sim_vec_push(info, &si);
+    }
+}
+
+/* Two unit tangents of n, from whichever axis is least along it (Erin Catto's
+ * b2ComputeBasis in Box2D's 3D prototypes). */
+static void tangents(mk_vec3 n, mk_vec3 t[2])
+{
+    if (fabsf(n.x) >= 0.57735027f)
+        t[0] = mk_v3_norm(mk_v3(n.y, -n.x, 0.0f));
+    else
+        t[0] = mk_v3_norm(mk_v3(0.0f, n.z, -n.y));
+    t[1] = mk_v3_cross(n, t[0]);
+}
+
+/* The cached point a new point continues: the one with its feature id, or else the nearest
+ * within SIM_MATCH_DISTANCE3 (in a's frame). */
+static int match(const sim_cache_entry3 *old, uint32_t id, mk_vec3 local)
+{
+    int best = -1;
+    float best_d = SIM_MATCH_DISTANCE3;
+    for (int k = 0; k < old->manifold.count; k++) {
+        if (old->manifold.points[k].c.id == id)
+            return k;
+        float d = mk_v3_len(mk_v3_sub(old->manifold.points[k].local_a, local));
+        if (d < best_d) {
+            best_d = d;
+            best = k;
+        }
+    }
+    return best;
+}
+
+/* The manifold of a pair this step, kept in its cache entry: fresh for polytopes, through the
+ * arbiter for curved shapes. */
+static col_contact_cache3 pair_manifold(const sim_body3 *a, const sim_body3 *b,
+                                        const sim_cache_entry3 *old, const col_manifold3 *m)
+{
+    col_xf3 xa = xf_of(a), xb = xf_of(b);
+    if (!polytope(&a->shape) || !polytope(&b->shape))
+        return col_contact_cache3_update(&old->manifold, xa, xb, m, SIM_ARBITER_THRESHOLD);
+    col_contact_cache3 fresh;
+    memset(&fresh, 0, sizeof fresh);
+    fresh.normal = m->normal;
+    fresh.count = m->count;
+    for (int i = 0; i < m->count; i++) {
+        fresh.points[i].c = m->points[i];
+        fresh.points[i].local_a = col_xf3_apply_inv(xa, m->points[i].point);
+        fresh.points[i].local_b = col_xf3_apply_inv(xb, m->points[i].point);
+    }
+    return fresh;
+}
+
+static void add_constraint(sim_world *w, const sim_body *a, const sim_body *b,
+                           const col_manifold3 *m)
+{
+    uint32_t sa = sim_id_slot(a->id), sb = sim_id_slot(b->id);
+    const sim_body3 *a3 = &w->bodies3[sa], *b3 = &w->bodies3[sb];
+    sim_constraint3 c;
+    c.a = w->solver_index[sa];
+    c.b = w->solver_index[sb];
+    const sim_solver_info3 *si = w->solver_info3.data;
+    float ma = si[c.a].inv_mass, mb = si[c.b].inv_mass;
+    if (ma == 0.0f && mb == 0.0f)
+        return; /* a kinematic body against a sleeping one: nothing to solve */
+    c.fixed = ma == 0.0f || mb == 0.0f;
+    bool steered = a->kind == SIM_CHARACTER || b->kind == SIM_CHARACTER;
+    c.friction = steered ? 0.0f : sqrtf(a->friction * b->friction);
+    c.restitution = mk_maxf(a->restitution, b->restitution);
+
+    sim_cache *cache = &w->cache;
+    if (!sim_cache_find(cache, a->id, b->id, &c.cache_entry))
+        c.cache_entry = sim_cache_add(cache, a->id, b->id);
+    sim_cache_entry3 *entry = (sim_cache_entry3 *)sim_cache_at(cache, c.cache_entry);
+    sim_cache_entry3 old = *entry; /* read before this step's points overwrite it */
+    entry->manifold = pair_manifold(a3, b3, &old, m);
+    entry->head.stamp = w->tick;
+    sim_vec_push(&w->solved, &c.cache_entry);
+    const col_contact_cache3 *pm = &entry->manifold;
+    if (pm->count == 0)
+        return;
+    c.normal = pm->normal;
+    tangents(c.normal, c.tangent);
+    c.count = pm->count;
+    mk_vec3 ca = sim_body3_center(a3), cb = sim_body3_center(b3);
+    for (int i = 0; i < pm->count; i++) {
+        sim_constraint_point3 *p = &c.points[i];
+        const col_cached_point3 *cp = &pm->points[i];
+        p->ra = mk_v3_sub(cp->c.point, ca);
+        p->rb = mk_v3_sub(cp->c.point, cb);
+        p->base_sep = -cp->c.depth - mk_v3_dot(mk_v3_sub(p->rb, p->ra), c.normal);
+        int k = old.manifold.count > 0 ? match(&old, cp->c.id, cp->local_a) : -1;
+        p->jn = k >= 0 ? old.jn[k] : 0.0f;
+        p->jt[0] = k >= 0 ? old.jt[k][0] : 0.0f;
+        p->jt[1] = k >= 0 ? old.jt[k][1] : 0.0f;
+        entry->jn[i] = p->jn;
+        entry->jt[i][0] = p->jt[0];
+        entry->jt[i][1] = p->jt[1];
+    }
+    sim_vec_push(&w->constraints3, &c);
+}
+
+static bool is_character(const sim_body *b) { return b->kind == SIM_CHARACTER; }
+
+static bool is_ground(const sim_body *b, mk_vec3 push_dir, mk_vec3 up)
+{
+    return b->kind == SIM_CHARACTER && mk_v3_dot(push_dir, up) >= cosf(b->max_slope);
+}
+
+void sim_collide3(sim_world *w, mk_vec3 up)
+{
+    w->constraints3.len = 0;
+    w->push_pairs.len = 0;
+    w->contacts3.len = 0;
+    if (!sim_cache_reserve_step(w, w->pairs.len) ||
+        !sim_vec_reserve(&w->constraints3, w->pairs.len) ||
+        !sim_vec_reserve(&w->push_pairs, w->pairs.len) ||
+        !sim_vec_reserve(&w->contacts3, w->pairs.len))
+        return; /* out of memory: this step has no contacts */
+
+    size_t first_solved = w->solved.len;
+    const sim_pair *pairs = w->pairs.data;
+    for (size_t i = 0; i < w->pairs.len; i++) {
+        sim_body *a = &w->bodies[pairs[i].a], *b = &w->bodies[pairs[i].b];
+        if (a->id > b->id) { /* one order per pair, so its normal and feature ids persist */
+            sim_body *t = a;
+            a = b;
+            b = t;
+        }
+        if (sim_body_resting(a) && sim_body_resting(b))
+            continue;
+        uint32_t sa = sim_id_slot(a->id), sb = sim_id_slot(b->id);
+        if ((is_character(a) && (fixed(b) || is_character(b))) ||
+            (is_character(b) && fixed(a))) {
+            sim_pair p = {sa, sb, 0.0f};
+            sim_vec_push(&w->push_pairs, &p);
+            continue; /* resolved after the solver, with fresh manifolds */
+        }
+        if (!sim_tight_overlap3(w, sa, sb))
+            continue;
+        col_manifold3 m = speculative_collide(&w->bodies3[sa], &w->bodies3[sb]);
+        if (m.count == 0)
+            continue;
+        bool touching = m.depth >= -SIM_TOUCHING3;
+        if (touching) {
+            sim_contact3 contact = {a->id, b->id, m};
+            for (int k = 0; k < m.count; k++)
+                contact.m.points[k].depth = mk_maxf(m.points[k].depth, 0.0f);
+            contact.m.depth = mk_maxf(m.depth, 0.0f);
+            sim_vec_push(&w->contacts3, &contact);
+            if (a->sleeping && active3(w, b))
+                sim_wake(w, a);
+            if (b->sleeping && active3(w, a))
+                sim_wake(w, b);
+            b->grounded |= is_ground(b, m.normal, up);
+            a->grounded |= is_ground(a, mk_v3_neg(m.normal), up);
+        }
+        add_constraint(w, a, b, &m);
+    }
+    sim_cache_end_pairs(w, first_solved);
+}
+
+void sim_store_impulses3(sim_world *w)
+{
+    const sim_constraint3 *cs = w->constraints3.data;
+    for (size_t i = 0; i < w->constraints3.len; i++) {
+        sim_cache_entry3 *e = (sim_cache_entry3 *)sim_cache_at(&w->cache, cs[i].cache_entry);
+        for (int k = 0; k < cs[i].count; k++) {
+            e->jn[k] = cs[i].points[k].jn;
+            e->jt[k][0] = cs[i].points[k].jt[0];
+            e->jt[k][1] = cs[i].points[k].jt[1];
+        }
+    }
+}

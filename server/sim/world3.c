@@ -1,0 +1,78 @@
+/* A 3D world's bodies: their shapes, placements and mass properties, beside the common part of
+ * each body (sim_body) at the same slot. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "world_internal.h"
+
+void sim_world3_init(sim_world *w)
+{
+    w->constraints3.item = sizeof(sim_constraint3);
+    w->solver_bodies3.item = sizeof(sim_solver_body3);
+    w->solver_info3.item = sizeof(sim_solver_info3);
+}
+
+bool sim_place_body3(sim_world *w, const sim_body_def *def, uint32_t slot)
+{
+    const sim_body_def3 *d = &def->d3;
+    col_hull3 *hull = NULL;
+    if (d->shape.type == COL_SHAPE3_HULL) {
+        if ((hull = malloc(sizeof *hull)) == NULL)
+            return false;
+        *hull = d->hull;
+    }
+    sim_body3 *b3 = &w->bodies3[slot];
+    memset(b3, 0, sizeof *b3);
+    b3->shape = d->shape;
+    b3->shape.hull = hull;
+    b3->hull = hull;
+    b3->pos = d->pos;
+    b3->vel = def->kind == SIM_STATIC ? mk_v3(0.0f, 0.0f, 0.0f) : d->vel;
+    b3->rot = d->rot;
+    return true;
+}
+
+float sim_mass3_of(sim_body3 *b3, float density, sim_kind kind)
+{
+    col_mass3 m = col_shape3_mass(&b3->shape);
+    b3->local_center = m.centroid;
+    b3->inv_inertia = mk_m3_diag(0.0f, 0.0f, 0.0f);
+    if (kind == SIM_STATIC || kind == SIM_KINEMATIC)
+        return 0.0f;
+    float mass = density * m.volume;
+    if (!(mass > 0.0f) || !isfinite(mass))
+        return 0.0f;
+    /* Characters stay upright: they never rotate. */
+    if (kind == SIM_DYNAMIC) {
+        mk_mat3 inertia = m.inertia;
+        inertia.c0 = mk_v3_scale(inertia.c0, density);
+        inertia.c1 = mk_v3_scale(inertia.c1, density);
+        inertia.c2 = mk_v3_scale(inertia.c2, density);
+        b3->inv_inertia = mk_m3_inverse(inertia);
+    }
+    return 1.0f / mass;
+}
+
+col_aabb3 sim_body3_bounds(const sim_body3 *b3)
+{
+    return col_shape3_bounds(&b3->shape, (col_xf3){b3->pos, b3->rot});
+}
+
+static bool near3(col_aabb3 a, col_aabb3 b)
+{
+    return fabsf(a.center.x - b.center.x) <= a.half.x + b.half.x &&
+           fabsf(a.center.y - b.center.y) <= a.half.y + b.half.y &&
+           fabsf(a.center.z - b.center.z) <= a.half.z + b.half.z;
+}
+
+void sim_wake_neighbours3(sim_world *w, const sim_body *b)
+{
+    col_aabb3 near = sim_body3_bounds(sim_body3_of(w, b));
+    near.half = mk_v3_add(near.half, mk_v3(SIM_SPECULATIVE, SIM_SPECULATIVE, SIM_SPECULATIVE));
+    const uint32_t *order = w->order.data;
+    for (size_t i = 0; i < w->order.len; i++) {
+        sim_body *o = &w->bodies[order[i]];
+        if (o->sleeping && near3(near, sim_body3_bounds(&w->bodies3[order[i]])))
+            sim_wake(w, o);
+    }
+}
