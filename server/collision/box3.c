@@ -23,6 +23,12 @@ static double proj_radius(col_d3 l, const double h[3], const col_d3 ax[3])
 col_manifold3 col_collide_boxes3(const col_shape3 *a, col_xf3 xa, const col_shape3 *b,
                                  col_xf3 xb)
 {
+    return col_collide_boxes3_within(a, xa, b, xb, INFINITY);
+}
+
+col_manifold3 col_collide_boxes3_within(const col_shape3 *a, col_xf3 xa, const col_shape3 *b,
+                                        col_xf3 xb, float margin)
+{
     col_placed3 pa, pb;
     col_place_pair(a, xa, b, xb, &pa, &pb);
     double ha[3] = {a->half.x, a->half.y, a->half.z}, hb[3] = {b->half.x, b->half.y, b->half.z};
@@ -67,6 +73,14 @@ col_manifold3 col_collide_boxes3(const col_shape3 *a, col_xf3 xa, const col_shap
     axis_test t = best[1].sep > best[0].sep + 1e-7 * scale ? best[1] : best[0];
     if (best[2].sep > t.sep + 1e-7 * scale)
         t = best[2];
+    if (t.sep > (double)margin) {
+        /* Farther apart than the caller cares about: the separation along the best axis is
+         * a lower bound of the distance, and it is enough. */
+        col_manifold3 apart = {0};
+        apart.normal = mk_quat_rotate(xa.q, d3_to_f(t.l));
+        apart.distance = (float)t.sep;
+        return apart;
+    }
     if (t.sep > 0.0)
         return col_collide_convex3(a, xa, b, xb);
 

@@ -160,6 +160,12 @@ typedef struct col_manifold3 {
  * negates the normal. */
 col_manifold3 col_collide3(const col_shape3 *a, col_xf3 xa, const col_shape3 *b, col_xf3 xb);
 
+/* As col_collide3 for a caller that only needs the distance of shapes closer than `margin`
+ * (a speculative contact's reach): farther apart, `distance` may be any lower bound greater
+ * than margin, which box pairs find without GJK. */
+col_manifold3 col_collide3_within(const col_shape3 *a, col_xf3 xa, const col_shape3 *b,
+                                  col_xf3 xb, float margin);
+
 /* ---- the persistent manifold of the seed's arbiter ---- */
 
 typedef struct col_cached_point3 {

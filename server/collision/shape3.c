@@ -41,6 +41,14 @@ col_manifold3 col_collide3(const col_shape3 *a, col_xf3 xa, const col_shape3 *b,
     return e.swap ? col_manifold3_swap(e.fn(b, xb, a, xa)) : e.fn(a, xa, b, xb);
 }
 
+col_manifold3 col_collide3_within(const col_shape3 *a, col_xf3 xa, const col_shape3 *b,
+                                  col_xf3 xb, float margin)
+{
+    if (a->type == COL_SHAPE3_BOX && b->type == COL_SHAPE3_BOX)
+        return col_collide_boxes3_within(a, xa, b, xb, margin);
+    return col_collide3(a, xa, b, xb);
+}
+
 /* One size: finite and within the polygon builder's limits. */
 static int check_size(float v, const char *what, char *why, size_t why_len)
 {

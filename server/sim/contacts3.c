@@ -47,7 +47,8 @@ static bool polytope(const col_shape3 *s)
  * (contacts.c) does: B moved that far toward A is collided and the depths taken back. */
 static col_manifold3 speculative_collide(const sim_body3 *a, const sim_body3 *b)
 {
-    col_manifold3 m = collide(a, b);
+    col_manifold3 m = col_collide3_within(&a->shape, xf_of(a), &b->shape, xf_of(b),
+                                          SIM_SPECULATIVE);
     if (m.count > 0 || !(m.distance < SIM_SPECULATIVE))
         return m;
     mk_vec3 shift = mk_v3_scale(m.normal, -SIM_SPECULATIVE);
@@ -139,22 +140,91 @@ static int match(const sim_cache_entry3 *old, uint32_t id, mk_vec3 local)
     return best;
 }
 
+/* Shapes that rest on a flat face or a line (cylinders, cones, capsules), where one point a
+ * step is a poor support until the persistent manifold has gathered more. */
+static bool rests_on_many(const col_shape3 *s)
+{
+    return s->type == COL_SHAPE3_CYLINDER || s->type == COL_SHAPE3_CONE ||
+           s->type == COL_SHAPE3_CAPSULE;
+}
+
+#define SIM_PERTURB_DIRECTIONS 3
+#define SIM_PERTURB_MAX_ANGLE 0.125f /* rad (Bullet's bound) */
+
+/* Bullet's perturbation (btConvexConvexAlgorithm): a curved shape that has just come to rest
+ * on something gives one contact point; tilting it by a small angle about axes across the
+ * normal and colliding again finds the other points of its support (the rim of a cylinder on
+ * its end), which, carried back to the untilted shape, fill the manifold at once rather than
+ * after it has rocked. Adds up to SIM_PERTURB_DIRECTIONS points to `m` (room for them). */
+static void perturb(const sim_body3 *a, const sim_body3 *b, col_manifold3 *m)
+{
+    bool tilt_a = rests_on_many(&a->shape);
+    const sim_body3 *t = tilt_a ? a : b;
+    col_aabb3 box = col_shape3_bounds(&t->shape, (col_xf3){mk_v3(0, 0, 0), mk_quat_identity()});
+    float radius = mk_v3_len(box.half);
+    float angle = mk_minf(SIM_ARBITER_THRESHOLD / radius, SIM_PERTURB_MAX_ANGLE);
+    mk_vec3 n = m->normal, tan[2];
+    tangents(n, tan);
+    /* Standing on its end, the shape's support is a disc: tilts about three axes 120 degrees
+     * apart find points all round its rim. Lying on its side, the support is a segment along
+     * the shape's axis: tilts about the axis across it find both ends (a tilt about the
+     * shape's own axis would only roll it, and give a point off the segment). */
+    mk_vec3 shape_axis = mk_quat_rotate(t->rot, mk_v3(0.0f, 1.0f, 0.0f));
+    bool on_end = fabsf(mk_v3_dot(shape_axis, n)) > 0.7f;
+    mk_vec3 across = mk_v3_norm(mk_v3_cross(n, shape_axis));
+    int directions = on_end ? SIM_PERTURB_DIRECTIONS : 2;
+    col_xf3 xa = xf_of(a), xb = xf_of(b);
+    for (int k = 0; k < directions && m->count < COL_MAX_POINTS3; k++) {
+        float phi = 2.0943951f * (float)k; /* 120 degrees apart */
+        mk_vec3 axis = on_end ? mk_v3_add(mk_v3_scale(tan[0], cosf(phi)),
+                                          mk_v3_scale(tan[1], sinf(phi)))
+                              : mk_v3_scale(across, k == 0 ? 1.0f : -1.0f);
+        mk_quat tilt = mk_quat_axis_angle(axis, angle);
+        col_xf3 pa = xa, pb = xb;
+        if (tilt_a)
+            pa.q = mk_quat_mul(tilt, xa.q);
+        else
+            pb.q = mk_quat_mul(tilt, xb.q);
+        col_manifold3 q = col_collide3(&a->shape, pa, &b->shape, pb);
+        if (q.count == 0)
+            continue;
+        /* The two surface points, each carried back to its untilted body. */
+        const col_contact_point3 *c = &q.points[0];
+        mk_vec3 sa = mk_v3_mad(c->point, 0.5f * c->depth, q.normal);
+        mk_vec3 sb = mk_v3_mad(c->point, -0.5f * c->depth, q.normal);
+        sa = col_xf3_apply(xa, col_xf3_apply_inv(pa, sa));
+        sb = col_xf3_apply(xb, col_xf3_apply_inv(pb, sb));
+        float depth = mk_v3_dot(mk_v3_sub(sa, sb), n);
+        if (depth < -SIM_ARBITER_THRESHOLD)
+            continue;
+        m->points[m->count++] = (col_contact_point3){mk_v3_scale(mk_v3_add(sa, sb), 0.5f),
+                                                     depth, c->id + 1u + (uint32_t)k};
+    }
+}
+
 /* The manifold of a pair this step, kept in its cache entry: fresh for polytopes, through the
  * arbiter for curved shapes. */
 static col_contact_cache3 pair_manifold(const sim_body3 *a, const sim_body3 *b,
                                         const sim_cache_entry3 *old, const col_manifold3 *m)
 {
     col_xf3 xa = xf_of(a), xb = xf_of(b);
-    if (!polytope(&a->shape) || !polytope(&b->shape))
-        return col_contact_cache3_update(&old->manifold, xa, xb, m, SIM_ARBITER_THRESHOLD);
+    if (!polytope(&a->shape) || !polytope(&b->shape)) {
+        col_manifold3 fresh = *m;
+        if (old->manifold.count < 3 && m->count == 1 &&
+            (rests_on_many(&a->shape) || rests_on_many(&b->shape)))
+            perturb(a, b, &fresh);
+        return col_contact_cache3_update(&old->manifold, xa, xb, &fresh, SIM_ARBITER_THRESHOLD);
+    }
     col_contact_cache3 fresh;
     memset(&fresh, 0, sizeof fresh);
     fresh.normal = m->normal;
     fresh.count = m->count;
     for (int i = 0; i < m->count; i++) {
         fresh.points[i].c = m->points[i];
-        fresh.points[i].local_a = col_xf3_apply_inv(xa, m->points[i].point);
-        fresh.points[i].local_b = col_xf3_apply_inv(xb, m->points[i].point);
+        /* Its surface points, half the depth each side of it along the normal. */
+        mk_vec3 half = mk_v3_scale(m->normal, 0.5f * m->points[i].depth);
+        fresh.points[i].local_a = col_xf3_apply_inv(xa, mk_v3_add(m->points[i].point, half));
+        fresh.points[i].local_b = col_xf3_apply_inv(xb, mk_v3_sub(m->points[i].point, half));
     }
     return fresh;
 }
@@ -191,12 +261,18 @@ static void add_constraint(sim_world *w, const sim_body *a, const sim_body *b,
     tangents(c.normal, c.tangent);
     c.count = pm->count;
     mk_vec3 ca = sim_body3_center(a3), cb = sim_body3_center(b3);
+    col_xf3 xa = xf_of(a3), xb = xf_of(b3);
     for (int i = 0; i < pm->count; i++) {
         sim_constraint_point3 *p = &c.points[i];
         const col_cached_point3 *cp = &pm->points[i];
-        p->ra = mk_v3_sub(cp->c.point, ca);
-        p->rb = mk_v3_sub(cp->c.point, cb);
-        p->base_sep = -cp->c.depth - mk_v3_dot(mk_v3_sub(p->rb, p->ra), c.normal);
+        /* The signed gap of the point's two surface points: a cached point that has come
+         * apart is a speculative one (the arbiter reports it at depth 0). */
+        mk_vec3 wa = col_xf3_apply(xa, cp->local_a), wb = col_xf3_apply(xb, cp->local_b);
+        float depth = mk_v3_dot(mk_v3_sub(wa, wb), c.normal);
+        mk_vec3 point = mk_v3_scale(mk_v3_add(wa, wb), 0.5f);
+        p->ra = mk_v3_sub(point, ca);
+        p->rb = mk_v3_sub(point, cb);
+        p->base_sep = -depth - mk_v3_dot(mk_v3_sub(p->rb, p->ra), c.normal);
         int k = old.manifold.count > 0 ? match(&old, cp->c.id, cp->local_a) : -1;
         p->jn = k >= 0 ? old.jn[k] : 0.0f;
         p->jt[0] = k >= 0 ? old.jt[k][0] : 0.0f;

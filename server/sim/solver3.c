@@ -14,17 +14,12 @@ typedef struct pair_vel3 {
     mk_vec3 va, wa, vb, wb;
 } pair_vel3;
 
-typedef struct pair_mass3 {
-    float ma, mb;
-    mk_mat3 ia, ib;
-} pair_mass3;
-
-static pair_vel3 load(const sim_solver_body3 *bodies, const sim_constraint3 *c)
+static inline pair_vel3 load(const sim_solver_body3 *bodies, const sim_constraint3 *c)
 {
     return (pair_vel3){bodies[c->a].v, bodies[c->a].w, bodies[c->b].v, bodies[c->b].w};
 }
 
-static void store(sim_solver_body3 *bodies, const sim_constraint3 *c, const pair_vel3 *pv)
+static inline void store(sim_solver_body3 *bodies, const sim_constraint3 *c, const pair_vel3 *pv)
 {
     bodies[c->a].v = pv->va;
     bodies[c->a].w = pv->wa;
@@ -32,71 +27,68 @@ static void store(sim_solver_body3 *bodies, const sim_constraint3 *c, const pair
     bodies[c->b].w = pv->wb;
 }
 
-static pair_mass3 masses(const sim_solver_info3 *info, const sim_constraint3 *c)
+/* Applies impulse j along row r (direction d) to both bodies. */
+static inline void apply(const sim_constraint3 *c, pair_vel3 *pv, const sim_row3 *r, mk_vec3 d,
+                         float j)
 {
-    return (pair_mass3){info[c->a].inv_mass, info[c->b].inv_mass, info[c->a].inv_inertia,
-                        info[c->b].inv_inertia};
+    pv->va = mk_v3_mad(pv->va, -c->ma * j, d);
+    pv->wa = mk_v3_mad(pv->wa, -j, r->ka);
+    pv->vb = mk_v3_mad(pv->vb, c->mb * j, d);
+    pv->wb = mk_v3_mad(pv->wb, j, r->kb);
 }
 
-/* Applies impulse p at anchors ra (on a, negated) and rb (on b). */
-static void push(const pair_mass3 *m, pair_vel3 *pv, mk_vec3 ra, mk_vec3 rb, mk_vec3 p)
+/* The relative velocity of b's anchor to a's along row r (direction d). */
+static inline float speed_along(const pair_vel3 *pv, const sim_row3 *r, mk_vec3 d)
 {
-    pv->va = mk_v3_mad(pv->va, -m->ma, p);
-    pv->wa = mk_v3_sub(pv->wa, mk_m3_mul_v(m->ia, mk_v3_cross(ra, p)));
-    pv->vb = mk_v3_mad(pv->vb, m->mb, p);
-    pv->wb = mk_v3_add(pv->wb, mk_m3_mul_v(m->ib, mk_v3_cross(rb, p)));
+    return mk_v3_dot(mk_v3_sub(pv->vb, pv->va), d) + mk_v3_dot(pv->wb, r->jb) -
+           mk_v3_dot(pv->wa, r->ja);
 }
 
-/* (vb + wb x rb) - (va + wa x ra) */
-static mk_vec3 relative(const pair_vel3 *pv, mk_vec3 ra, mk_vec3 rb)
+static sim_row3 make_row(const sim_solver_info3 *ia, const sim_solver_info3 *ib, mk_vec3 ra,
+                         mk_vec3 rb, mk_vec3 d)
 {
-    return mk_v3_sub(mk_v3_add(pv->vb, mk_v3_cross(pv->wb, rb)),
-                     mk_v3_add(pv->va, mk_v3_cross(pv->wa, ra)));
-}
-
-/* 1 / (ma + mb + (ra x d) . Ia (ra x d) + (rb x d) . Ib (rb x d)), the mass along d. */
-static float effective_mass(const pair_mass3 *m, mk_vec3 ra, mk_vec3 rb, mk_vec3 d)
-{
-    mk_vec3 rda = mk_v3_cross(ra, d), rdb = mk_v3_cross(rb, d);
-    float k = m->ma + m->mb + mk_v3_dot(rda, mk_m3_mul_v(m->ia, rda)) +
-              mk_v3_dot(rdb, mk_m3_mul_v(m->ib, rdb));
-    return k > 0.0f ? 1.0f / k : 0.0f;
+    sim_row3 r;
+    r.ja = mk_v3_cross(ra, d);
+    r.jb = mk_v3_cross(rb, d);
+    r.ka = mk_m3_mul_v(ia->inv_inertia, r.ja);
+    r.kb = mk_m3_mul_v(ib->inv_inertia, r.jb);
+    float k = ia->inv_mass + ib->inv_mass + mk_v3_dot(r.ja, r.ka) + mk_v3_dot(r.jb, r.kb);
+    r.mass = k > 0.0f ? 1.0f / k : 0.0f;
+    return r;
 }
 
 static void prepare(const sim_solver_body3 *bodies, const sim_solver_info3 *info,
                     sim_constraint3 *c)
 {
-    pair_mass3 m = masses(info, c);
+    const sim_solver_info3 *ia = &info[c->a], *ib = &info[c->b];
+    c->ma = ia->inv_mass;
+    c->mb = ib->inv_mass;
     pair_vel3 pv = load(bodies, c);
     for (int i = 0; i < c->count; i++) {
         sim_constraint_point3 *p = &c->points[i];
-        p->normal_mass = effective_mass(&m, p->ra, p->rb, c->normal);
-        p->tangent_mass[0] = effective_mass(&m, p->ra, p->rb, c->tangent[0]);
-        p->tangent_mass[1] = effective_mass(&m, p->ra, p->rb, c->tangent[1]);
+        p->rows[0] = make_row(ia, ib, p->ra, p->rb, c->normal);
+        p->rows[1] = make_row(ia, ib, p->ra, p->rb, c->tangent[0]);
+        p->rows[2] = make_row(ia, ib, p->ra, p->rb, c->tangent[1]);
         p->max_jn = 0.0f;
-        p->approach = mk_v3_dot(relative(&pv, p->ra, p->rb), c->normal);
+        p->approach = speed_along(&pv, &p->rows[0], c->normal);
     }
 }
 
-static void warm_start(sim_solver_body3 *bodies, const sim_solver_info3 *info,
-                       const sim_constraint3 *c)
+static void warm_start(sim_solver_body3 *bodies, const sim_constraint3 *c)
 {
-    pair_mass3 m = masses(info, c);
     pair_vel3 pv = load(bodies, c);
     for (int i = 0; i < c->count; i++) {
         const sim_constraint_point3 *p = &c->points[i];
-        mk_vec3 P = mk_v3_scale(c->normal, p->jn);
-        P = mk_v3_mad(P, p->jt[0], c->tangent[0]);
-        P = mk_v3_mad(P, p->jt[1], c->tangent[1]);
-        push(&m, &pv, p->ra, p->rb, P);
+        apply(c, &pv, &p->rows[0], c->normal, p->jn);
+        apply(c, &pv, &p->rows[1], c->tangent[0], p->jt[0]);
+        apply(c, &pv, &p->rows[2], c->tangent[1], p->jt[1]);
     }
     store(bodies, c, &pv);
 }
 
-static void solve_contact(sim_solver_body3 *bodies, const sim_solver_info3 *info,
-                          sim_constraint3 *c, sim_softness soft, float inv_h, bool use_bias)
+static void solve_contact(sim_solver_body3 *bodies, sim_constraint3 *c, sim_softness soft,
+                          float inv_h, bool use_bias)
 {
-    pair_mass3 m = masses(info, c);
     const sim_solver_body3 *a = &bodies[c->a], *b = &bodies[c->b];
     mk_vec3 dp = mk_v3_sub(b->dp, a->dp);
     mk_quat qa = a->dq, qb = b->dq;
@@ -104,6 +96,7 @@ static void solve_contact(sim_solver_body3 *bodies, const sim_solver_info3 *info
     mk_vec3 n = c->normal;
     for (int i = 0; i < c->count; i++) {
         sim_constraint_point3 *p = &c->points[i];
+        /* The separation now, from the motion of both anchors since the step began. */
         mk_vec3 d = mk_v3_add(dp, mk_v3_sub(mk_quat_rotate(qb, p->rb), mk_quat_rotate(qa, p->ra)));
         float s = mk_v3_dot(d, n) + p->base_sep;
         float bias = 0.0f, mass_scale = 1.0f, impulse_scale = 0.0f;
@@ -114,51 +107,49 @@ static void solve_contact(sim_solver_body3 *bodies, const sim_solver_info3 *info
             mass_scale = soft.mass_scale;
             impulse_scale = soft.impulse_scale;
         }
-        float vn = mk_v3_dot(relative(&pv, p->ra, p->rb), n);
-        float j = -p->normal_mass * mass_scale * (vn + bias) - impulse_scale * p->jn;
+        float vn = speed_along(&pv, &p->rows[0], n);
+        float j = -p->rows[0].mass * mass_scale * (vn + bias) - impulse_scale * p->jn;
         float jn = mk_maxf(p->jn + j, 0.0f);
         j = jn - p->jn;
         p->jn = jn;
         p->max_jn = mk_maxf(p->max_jn, j);
-        push(&m, &pv, p->ra, p->rb, mk_v3_scale(n, j));
+        apply(c, &pv, &p->rows[0], n, j);
     }
-    for (int i = 0; i < c->count; i++) {
-        sim_constraint_point3 *p = &c->points[i];
-        mk_vec3 vr = relative(&pv, p->ra, p->rb);
-        float t0 = p->jt[0] - p->tangent_mass[0] * mk_v3_dot(vr, c->tangent[0]);
-        float t1 = p->jt[1] - p->tangent_mass[1] * mk_v3_dot(vr, c->tangent[1]);
-        float limit = c->friction * p->jn, len2 = t0 * t0 + t1 * t1;
-        if (len2 > limit * limit) {
-            float k = len2 > 0.0f ? limit / sqrtf(len2) : 0.0f;
-            t0 *= k;
-            t1 *= k;
+    if (c->friction > 0.0f) {
+        for (int i = 0; i < c->count; i++) {
+            sim_constraint_point3 *p = &c->points[i];
+            float t0 = p->jt[0] - p->rows[1].mass * speed_along(&pv, &p->rows[1], c->tangent[0]);
+            float t1 = p->jt[1] - p->rows[2].mass * speed_along(&pv, &p->rows[2], c->tangent[1]);
+            float limit = c->friction * p->jn, len2 = t0 * t0 + t1 * t1;
+            if (len2 > limit * limit) {
+                float k = len2 > 0.0f ? limit / sqrtf(len2) : 0.0f;
+                t0 *= k;
+                t1 *= k;
+            }
+            apply(c, &pv, &p->rows[1], c->tangent[0], t0 - p->jt[0]);
+            apply(c, &pv, &p->rows[2], c->tangent[1], t1 - p->jt[1]);
+            p->jt[0] = t0;
+            p->jt[1] = t1;
         }
-        mk_vec3 P = mk_v3_scale(c->tangent[0], t0 - p->jt[0]);
-        P = mk_v3_mad(P, t1 - p->jt[1], c->tangent[1]);
-        p->jt[0] = t0;
-        p->jt[1] = t1;
-        push(&m, &pv, p->ra, p->rb, P);
     }
     store(bodies, c, &pv);
 }
 
-static void restitution(sim_solver_body3 *bodies, const sim_solver_info3 *info,
-                        sim_constraint3 *c)
+static void restitution(sim_solver_body3 *bodies, sim_constraint3 *c)
 {
     if (c->restitution == 0.0f)
         return;
-    pair_mass3 m = masses(info, c);
     pair_vel3 pv = load(bodies, c);
     for (int i = 0; i < c->count; i++) {
         sim_constraint_point3 *p = &c->points[i];
         if (p->approach > -SIM_BOUNCE_SPEED || p->max_jn == 0.0f)
             continue;
-        float vn = mk_v3_dot(relative(&pv, p->ra, p->rb), c->normal);
-        float j = -p->normal_mass * (vn + c->restitution * p->approach);
+        float vn = speed_along(&pv, &p->rows[0], c->normal);
+        float j = -p->rows[0].mass * (vn + c->restitution * p->approach);
         float jn = mk_maxf(p->jn + j, 0.0f);
         j = jn - p->jn;
         p->jn = jn;
-        push(&m, &pv, p->ra, p->rb, mk_v3_scale(c->normal, j));
+        apply(c, &pv, &p->rows[0], c->normal, j);
     }
     store(bodies, c, &pv);
 }
@@ -190,18 +181,17 @@ void sim_solve3(sim_world *w, float dt)
         for (size_t i = 1; i < nb; i++)
             bodies[i].v = mk_v3_mad(bodies[i].v, h * bodies[i].gravity_scale, g);
         for (size_t i = 0; i < nc; i++)
-            warm_start(bodies, info, &cs[i]);
+            warm_start(bodies, &cs[i]);
         for (size_t i = 0; i < nc; i++)
-            solve_contact(bodies, info, &cs[i], cs[i].fixed ? soft.fixed : soft.movable, inv_h,
-                          true);
+            solve_contact(bodies, &cs[i], cs[i].fixed ? soft.fixed : soft.movable, inv_h, true);
         for (size_t i = 1; i < nb; i++) {
             sim_solver_body3 *b = &bodies[i];
             b->dp = mk_v3_mad(b->dp, h, b->v);
             b->dq = integrate_rotation(b->dq, mk_v3_scale(b->w, h));
         }
         for (size_t i = 0; i < nc; i++)
-            solve_contact(bodies, info, &cs[i], soft.movable, inv_h, false);
+            solve_contact(bodies, &cs[i], soft.movable, inv_h, false);
     }
     for (size_t i = 0; i < nc; i++)
-        restitution(bodies, info, &cs[i]);
+        restitution(bodies, &cs[i]);
 }

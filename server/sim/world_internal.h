@@ -173,16 +173,26 @@ typedef struct sim_solver_info3 {
     uint32_t slot;
 } sim_solver_info3;
 
+/* One row of a contact point along a unit direction d: the angular parts of the Jacobian
+ * (ra x d, rb x d), the same through each body's inverse inertia (what an impulse along d does
+ * to the spins), and the effective mass along d. Precomputed at the start of the step, so the
+ * solver's inner loops are dot products. */
+typedef struct sim_row3 {
+    mk_vec3 ja, jb, ka, kb;
+    float mass;
+} sim_row3;
+
 typedef struct sim_constraint_point3 {
     mk_vec3 ra, rb;  /* anchors from each centre of mass at the start of the step, m */
     float base_sep;  /* separation less the anchors' offset along the normal, m */
-    float normal_mass, tangent_mass[2];
+    sim_row3 rows[3]; /* the normal and the two tangents */
     float jn, jt[2], max_jn; /* accumulated impulses, N s */
     float approach;  /* normal relative velocity at the start, m/s (restitution) */
 } sim_constraint_point3;
 
 typedef struct sim_constraint3 {
     uint32_t a, b; /* solver bodies */
+    float ma, mb;  /* their inverse masses */
     mk_vec3 normal; /* from a to b */
     mk_vec3 tangent[2];
     float friction, restitution;
