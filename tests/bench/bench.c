@@ -130,7 +130,7 @@ static void usage(FILE *f)
             "usage: mink-bench [--steps N] [--scene NAME] [--pile N]... [--no-sleep] [--quick] "
             "[--help]\n"
             "  --steps N     steps of every world scene (default %d; %d with --quick)\n"
-            "  --scene NAME  run one scene: demo, pyramid, pile2d, query, query3, snapshot "
+            "  --scene NAME  run one scene: demo, pyramid, pile2d, pile3d, query, query3, snapshot "
             "(default: all)\n"
             "  --pile N      add a pile2d scene of N boxes (default list: 1000 5000 20000)\n"
             "  --no-sleep    bodies never sleep (in the peer too): piles cost full price\n"
@@ -193,10 +193,11 @@ int main(int argc, char **argv)
             i++;
         } else if (strcmp(a, "--scene") == 0) {
             if (!v || (strcmp(v, "demo") != 0 && strcmp(v, "pile2d") != 0 &&
+                       strcmp(v, "pile3d") != 0 &&
                        strcmp(v, "pyramid") != 0 && strcmp(v, "query") != 0 &&
                        strcmp(v, "query3") != 0 && strcmp(v, "snapshot") != 0)) {
-                fprintf(stderr, "mink-bench: --scene wants demo, pyramid, pile2d, query, query3 or "
-                                "snapshot\n");
+                fprintf(stderr, "mink-bench: --scene wants demo, pyramid, pile2d, pile3d, query, "
+                                "query3 or snapshot\n");
                 return 2;
             }
             scene = v;
@@ -246,6 +247,11 @@ int main(int argc, char **argv)
     if (!scene || strcmp(scene, "pile2d") == 0) {
         for (int i = 0; i < o.npiles; i++)
             bench_scene_pile(&o, o.piles[i]);
+    }
+    if (!scene || strcmp(scene, "pile3d") == 0) {
+        bench_scene_pile3(&o, 1000);
+        if (!o.quick)
+            bench_scene_pile3(&o, 5000);
     }
     if (!scene || strcmp(scene, "query") == 0)
         bench_scene_query(&o);
