@@ -23,11 +23,11 @@ static double proj_radius(col_d3 l, const double h[3], const col_d3 ax[3])
 col_manifold3 col_collide_boxes3(const col_shape3 *a, col_xf3 xa, const col_shape3 *b,
                                  col_xf3 xb)
 {
-    return col_collide_boxes3_within(a, xa, b, xb, INFINITY);
+    return col_collide_boxes3_within(a, xa, b, xb, INFINITY, 0.0f);
 }
 
 col_manifold3 col_collide_boxes3_within(const col_shape3 *a, col_xf3 xa, const col_shape3 *b,
-                                        col_xf3 xb, float margin)
+                                        col_xf3 xb, float margin, float face_bias)
 {
     col_placed3 pa, pb;
     col_place_pair(a, xa, b, xb, &pa, &pb);
@@ -69,9 +69,11 @@ col_manifold3 col_collide_boxes3_within(const col_shape3 *a, col_xf3 xa, const c
         }
     }
     /* Faces before edges, A's faces before B's, unless the other is better by more than
-     * rounding (1e-7 of the size): the face of a resting box stays its face. */
-    axis_test t = best[1].sep > best[0].sep + 1e-7 * scale ? best[1] : best[0];
-    if (best[2].sep > t.sep + 1e-7 * scale)
+     * rounding (1e-7 of the size) and the caller's bias: the face of a resting box stays its
+     * face. */
+    double tol = fmax(1e-7 * scale, (double)face_bias);
+    axis_test t = best[1].sep > best[0].sep + tol ? best[1] : best[0];
+    if (best[2].sep > t.sep + tol)
         t = best[2];
     if (t.sep > (double)margin) {
         /* Farther apart than the caller cares about: the separation along the best axis is

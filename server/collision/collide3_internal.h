@@ -151,9 +151,10 @@ int col_reduce4(const col_d3 *p, const double *depth, int n, col_d3 normal, int 
 
 /* Box against box by the separating-axis test over 15 axes (box3.c). */
 /* As col_collide_boxes3, but boxes apart by more than `margin` get only a lower bound of
- * their distance (the separating axis's), without GJK. */
+ * their distance (the separating axis's), without GJK; and a face axis is kept unless another
+ * axis (B's face, an edge pair) separates more by `face_bias`. */
 col_manifold3 col_collide_boxes3_within(const col_shape3 *a, col_xf3 xa, const col_shape3 *b,
-                                        col_xf3 xb, float margin);
+                                        col_xf3 xb, float margin, float face_bias);
 col_manifold3 col_collide_boxes3(const col_shape3 *a, col_xf3 xa, const col_shape3 *b,
                                  col_xf3 xb);
 /* Any pair through GJK and EPA, the rounded shapes by their cores (gjk3.c). */

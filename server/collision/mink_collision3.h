@@ -160,11 +160,15 @@ typedef struct col_manifold3 {
  * negates the normal. */
 col_manifold3 col_collide3(const col_shape3 *a, col_xf3 xa, const col_shape3 *b, col_xf3 xb);
 
-/* As col_collide3 for a caller that only needs the distance of shapes closer than `margin`
- * (a speculative contact's reach): farther apart, `distance` may be any lower bound greater
- * than margin, which box pairs find without GJK. */
+/* As col_collide3 for a simulation step: it only needs the distance of shapes closer than
+ * `margin` (a speculative contact's reach), and farther apart `distance` may be any lower
+ * bound greater than margin, which box pairs find without GJK. Box pairs also keep a face
+ * contact unless an edge pair (or the other box's face) is shallower by `face_bias` m: two
+ * stacked boxes with a slight tilt between them rest on four face points rather than one edge
+ * point that flickers (the tolerance of Gregorius's SAT, "The Separating Axis Test between
+ * Convex Polyhedra", GDC 2013). The depth is then that face's, off by at most face_bias. */
 col_manifold3 col_collide3_within(const col_shape3 *a, col_xf3 xa, const col_shape3 *b,
-                                  col_xf3 xb, float margin);
+                                  col_xf3 xb, float margin, float face_bias);
 
 /* ---- the persistent manifold of the seed's arbiter ---- */
 

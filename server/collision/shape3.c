@@ -42,10 +42,10 @@ col_manifold3 col_collide3(const col_shape3 *a, col_xf3 xa, const col_shape3 *b,
 }
 
 col_manifold3 col_collide3_within(const col_shape3 *a, col_xf3 xa, const col_shape3 *b,
-                                  col_xf3 xb, float margin)
+                                  col_xf3 xb, float margin, float face_bias)
 {
     if (a->type == COL_SHAPE3_BOX && b->type == COL_SHAPE3_BOX)
-        return col_collide_boxes3_within(a, xa, b, xb, margin);
+        return col_collide_boxes3_within(a, xa, b, xb, margin, face_bias);
     return col_collide3(a, xa, b, xb);
 }
 

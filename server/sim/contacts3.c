@@ -12,6 +12,7 @@
 
 #define SIM_MATCH_DISTANCE3 0.05f /* m: a new point continues an old one this close */
 #define SIM_TOUCHING3 0.001f      /* m: a pair this close counts as touching */
+#define SIM_FACE_BIAS 0.005f      /* m: see col_collide3_within */
 #define SIM_ARBITER_THRESHOLD 0.02f /* m: a cached point this far off is dropped (Bullet's) */
 
 mk_vec3 sim_body3_center(const sim_body3 *b3)
@@ -48,12 +49,13 @@ static bool polytope(const col_shape3 *s)
 static col_manifold3 speculative_collide(const sim_body3 *a, const sim_body3 *b)
 {
     col_manifold3 m = col_collide3_within(&a->shape, xf_of(a), &b->shape, xf_of(b),
-                                          SIM_SPECULATIVE);
+                                          SIM_SPECULATIVE, SIM_FACE_BIAS);
     if (m.count > 0 || !(m.distance < SIM_SPECULATIVE))
         return m;
     mk_vec3 shift = mk_v3_scale(m.normal, -SIM_SPECULATIVE);
     col_xf3 xb = {mk_v3_add(b->pos, shift), b->rot};
-    col_manifold3 s = col_collide3(&a->shape, xf_of(a), &b->shape, xb);
+    col_manifold3 s = col_collide3_within(&a->shape, xf_of(a), &b->shape, xb, SIM_SPECULATIVE,
+                                          SIM_FACE_BIAS);
     if (s.count == 0)
         return m;
     for (int i = 0; i < s.count; i++) {
