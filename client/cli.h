@@ -10,6 +10,7 @@
 #include <uv.h>
 
 #include "mink_proto.h"
+#include "world.h"
 
 struct cJSON;
 
@@ -52,48 +53,6 @@ void cli_conn_close(cli_conn *c, bool graceful);
 /* True for the handles the connection closes itself (uv_walk on quitting leaves them). */
 bool cli_conn_owns(const cli_conn *c, const uv_handle_t *h);
 void cli_conn_free(cli_conn *c);
-
-/* ---- world.c: the bodies as the client last heard of them ---- */
-
-typedef struct cli_body {
-    uint64_t id;
-    double pos[2], vel[2];
-    double rot; /* rad, counter-clockwise */
-    /* The shape's bounds in body coordinates, m, what the view draws; a box or a polygon is
-     * turned by rot first, an aabb or a circle is not. */
-    double lo[2], hi[2];
-    bool has_shape, turns;
-    /* What the view fills: the cells whose centres lie inside the shape. */
-    enum { CLI_SHAPE_BOX, CLI_SHAPE_CIRCLE, CLI_SHAPE_POLYGON } shape;
-    double radius;      /* circle */
-    double (*points)[2]; /* polygon: its hull, counter-clockwise, owned (NULL otherwise) */
-    int npoints;
-    proto_body_kind kind;
-    uint32_t owner;
-} cli_body;
-
-typedef struct cli_world {
-    cli_body *bodies;
-    size_t count, cap;
-    uint32_t *index; /* open addressing: id -> bodies slot + 1, 0 empty */
-    size_t index_cap;
-    uint64_t tick, ack;
-} cli_world;
-
-void cli_world_init(cli_world *w);
-void cli_world_free(cli_world *w);
-cli_body *cli_world_find(cli_world *w, uint64_t id);
-/* Whether the world point (x, y) lies inside the body's shape. */
-bool cli_body_contains(const cli_body *b, double x, double y);
-/* A 2D polygon has at most this many vertices (PROTOCOL.md: the hull of its points). */
-#define CLI_MAX_POLYGON 64
-/* Applies a `state` message. Returns false when it is malformed; what could be read of it is
- * kept. */
-bool cli_world_apply(cli_world *w, const struct cJSON *state);
-/* The world-space box around a body, m. */
-void cli_body_bounds(const cli_body *b, double lo[2], double hi[2]);
-/* An id, tick or seq: an integer in [0, 2^53]. False for anything else (absent included). */
-bool cli_json_uint(const struct cJSON *j, uint64_t *out);
 
 /* ---- keys.c: raw terminal bytes -> key events ---- */
 
