@@ -84,7 +84,7 @@ typedef struct cli_stats {
     uint64_t states, first_tick, last_tick;
     uint64_t inputs;
     double distance; /* m the avatar travelled, summed over states */
-    double start_pos[2], last_pos[2];
+    double start_pos[3], last_pos[3]; /* z is 0 in 2D */
     bool seen_avatar;
     double rtts[CLI_MAX_RTTS]; /* ms, the first CLI_MAX_RTTS pongs */
     size_t nrtts;
@@ -107,6 +107,9 @@ typedef struct cli_app {
     char name[PROTO_MAX_NAME + 1];
     bool kinematic;
     double bot_seconds;
+    /* The world this client joins, 2 or 3: the avatar in `hello` goes out before the welcome
+     * tells the server's dim, so the user says it (--dim) and a mismatch ends the run. */
+    int dim;
 
     /* session */
     bool welcomed;
@@ -118,7 +121,9 @@ typedef struct cli_app {
     double first_ping_ms; /* the t of the first ping: a pong's t is between it and now */
 
     /* controls: a direction stays held until its hold time runs out (terminals send no key
-     * release); a jump is asked for over a few inputs */
+     * release); a jump is asked for over a few inputs. move_x is right (+x), move_y up the
+     * screen: +y in 2D (a kinematic avatar flies up), -z in 3D (the view looks down from +y
+     * with z growing down the screen). */
     int move_x, move_y;
     double held_x_until, held_y_until, jump_until; /* ms */
     int bot_jumps;
@@ -151,9 +156,12 @@ void cli_view_resized(cli_app *app); /* SIGWINCH: re-reads the size, redraws */
 void cli_view_request_draw(cli_app *app); /* draws soon, at most ~30 frames a second */
 
 /* msgs.c: the lines this client sends, '\n' included */
-void cli_write_hello(proto_buf *b, const char *name, bool kinematic, double x, double y);
+/* hello with an avatar for a world of dim 2 or 3 at pos (dim components read) */
+void cli_write_hello(proto_buf *b, const char *name, bool kinematic, int dim,
+                     const double pos[3]);
 void cli_write_ping(proto_buf *b, double now_ms);
-void cli_write_input(proto_buf *b, uint64_t seq, int move_x, int move_y, bool jump);
+/* input with a move of dim components, each in [-1, 1] */
+void cli_write_input(proto_buf *b, uint64_t seq, int dim, const double move[3], bool jump);
 
 /* bots.c: the load generator, many players on one loop */
 typedef struct cli_bots_opts {
@@ -162,6 +170,7 @@ typedef struct cli_bots_opts {
     int count;          /* players */
     double duration;    /* s */
     int spawn;          /* extra bodies each player spawns */
+    int dim;            /* 2 or 3: the world the players join */
     double radius;      /* m: subscribe {radius} when > 0 */
     bool json;          /* the summary as one JSON object */
 } cli_bots_opts;
