@@ -96,6 +96,17 @@ static double turn(const double o[2], const double a[2], const double b[2])
     return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]);
 }
 
+/* Whether o -> a -> b does not turn counter-clockwise: a is then no corner. Within rounding
+ * (the sine of the turn below 1e-9), so that the points of a rotated straight edge, a few ulps
+ * off the line, do not become corners. */
+static bool no_left_turn(const double o[2], const double a[2], const double b[2])
+{
+    double t = turn(o, a, b);
+    double la = (a[0] - o[0]) * (a[0] - o[0]) + (a[1] - o[1]) * (a[1] - o[1]);
+    double lb = (b[0] - o[0]) * (b[0] - o[0]) + (b[1] - o[1]) * (b[1] - o[1]);
+    return t <= 0 || t * t <= 1e-18 * la * lb;
+}
+
 /* Andrew's monotone chain: the convex hull of pts (sorted here) into out, counter-clockwise,
  * without repeated or collinear corners. Returns the number of corners; fewer than 3 when the
  * points have no area. chain has room for 2 n points. */
@@ -104,12 +115,12 @@ static int hull2(double (*pts)[2], int n, double (*chain)[2], double (*out)[2])
     qsort(pts, (size_t)n, sizeof pts[0], by_x_then_z);
     int k = 0;
     for (int i = 0; i < n; i++) { /* the lower chain, left to right */
-        while (k >= 2 && turn(chain[k - 2], chain[k - 1], pts[i]) <= 0)
+        while (k >= 2 && no_left_turn(chain[k - 2], chain[k - 1], pts[i]))
             k--;
         memcpy(chain[k++], pts[i], sizeof pts[i]);
     }
     for (int i = n - 2, lower = k + 1; i >= 0; i--) { /* the upper chain, right to left */
-        while (k >= lower && turn(chain[k - 2], chain[k - 1], pts[i]) <= 0)
+        while (k >= lower && no_left_turn(chain[k - 2], chain[k - 1], pts[i]))
             k--;
         memcpy(chain[k++], pts[i], sizeof pts[i]);
     }
@@ -145,8 +156,8 @@ void cli_footprint_make(const cli_solid *s, const double pos[3], const double q[
             cli_quat_rotate(inv, dir, d);
             support_round(s, d, p);
             cli_quat_rotate(q, p, w);
-            pts[n][0] = pos[0] + w[0];
-            pts[n][1] = pos[2] + w[2];
+            pts[n][0] = w[0];
+            pts[n][1] = w[2];
             n++;
         }
     } else {
@@ -164,20 +175,26 @@ void cli_footprint_make(const cli_solid *s, const double pos[3], const double q[
             cli_quat_rotate(q, p, w);
             out->bottom = fmin(out->bottom, pos[1] + w[1]);
             out->top = fmax(out->top, pos[1] + w[1]);
-            pts[n][0] = pos[0] + w[0];
-            pts[n][1] = pos[2] + w[2];
+            pts[n][0] = w[0];
+            pts[n][1] = w[2];
             n++;
         }
     }
+    /* The hull is wrapped around the body's centre, where the numbers are small and the
+     * turns exact to rounding, then moved to the body's place. */
+    const double at[2] = {pos[0], pos[2]};
     out->lo[0] = out->lo[1] = INFINITY;
     out->hi[0] = out->hi[1] = -INFINITY;
     for (int k = 0; k < n; k++) {
         for (int i = 0; i < 2; i++) {
-            out->lo[i] = fmin(out->lo[i], pts[k][i]);
-            out->hi[i] = fmax(out->hi[i], pts[k][i]);
+            out->lo[i] = fmin(out->lo[i], at[i] + pts[k][i]);
+            out->hi[i] = fmax(out->hi[i], at[i] + pts[k][i]);
         }
     }
     out->n = n > 0 ? hull2(pts, n, chain, out->pts) : 0;
+    for (int k = 0; k < out->n; k++)
+        for (int i = 0; i < 2; i++)
+            out->pts[k][i] += at[i];
 }
 
 bool cli_footprint_contains(const cli_footprint *f, double x, double z)
