@@ -96,31 +96,29 @@ static double turn(const double o[2], const double a[2], const double b[2])
     return (a[0] - o[0]) * (b[1] - o[1]) - (a[1] - o[1]) * (b[0] - o[0]);
 }
 
-/* Whether o -> a -> b does not turn counter-clockwise: a is then no corner. Within rounding
- * (the sine of the turn below 1e-9), so that the points of a rotated straight edge, a few ulps
- * off the line, do not become corners. */
-static bool no_left_turn(const double o[2], const double a[2], const double b[2])
-{
-    double t = turn(o, a, b);
-    double la = (a[0] - o[0]) * (a[0] - o[0]) + (a[1] - o[1]) * (a[1] - o[1]);
-    double lb = (b[0] - o[0]) * (b[0] - o[0]) + (b[1] - o[1]) * (b[1] - o[1]);
-    return t <= 0 || t * t <= 1e-18 * la * lb;
-}
-
 /* Andrew's monotone chain: the convex hull of pts (sorted here) into out, counter-clockwise,
  * without repeated or collinear corners. Returns the number of corners; fewer than 3 when the
- * points have no area. chain has room for 2 n points. */
+ * points have no area. chain has room for 2 n points.
+ *
+ * The chain needs the points in exact x-then-z order, and the points of one edge exactly in
+ * line: a rotation leaves them a few ulps apart (the eight corners of a box turned about z, the
+ * rim of a tipped cone), which could order a vertical edge's ends back and forth and keep a
+ * corner that is not one. So the points are first snapped to a 1 nm grid, far below a terminal
+ * cell, where the same point is the same number. */
 static int hull2(double (*pts)[2], int n, double (*chain)[2], double (*out)[2])
 {
+    for (int i = 0; i < n; i++)
+        for (int j = 0; j < 2; j++)
+            pts[i][j] = round(pts[i][j] * 1e9) / 1e9;
     qsort(pts, (size_t)n, sizeof pts[0], by_x_then_z);
     int k = 0;
     for (int i = 0; i < n; i++) { /* the lower chain, left to right */
-        while (k >= 2 && no_left_turn(chain[k - 2], chain[k - 1], pts[i]))
+        while (k >= 2 && turn(chain[k - 2], chain[k - 1], pts[i]) <= 0)
             k--;
         memcpy(chain[k++], pts[i], sizeof pts[i]);
     }
     for (int i = n - 2, lower = k + 1; i >= 0; i--) { /* the upper chain, right to left */
-        while (k >= lower && no_left_turn(chain[k - 2], chain[k - 1], pts[i]))
+        while (k >= lower && turn(chain[k - 2], chain[k - 1], pts[i]) <= 0)
             k--;
         memcpy(chain[k++], pts[i], sizeof pts[i]);
     }
