@@ -139,6 +139,58 @@ START_TEST(upright_cylinder_and_ellipsoid)
 }
 END_TEST
 
+START_TEST(cylinder_on_its_side_is_a_rectangle)
+{
+    /* 90 deg about z lays the axis along x: a 3 m x 1 m rectangle, whose 64 samples are its
+     * four corners and the middles of its ends, many times over and a few ulps apart. */
+    cli_solid s = {.type = CLI_SOLID_CYLINDER, .radius = 0.5, .half_height = 1.5};
+    const double pos[3] = {-3, 0.5, -3}, q[4] = {0, 0, S45, S45};
+    cli_footprint f;
+    cli_footprint_make(&s, pos, q, &f);
+    ck_assert_int_eq(f.n, 4);
+    assert_bounds(&f, -4.5, -1.5, -3.5, -2.5);
+    ck_assert_double_eq_tol(f.bottom, 0, EPS);
+    ck_assert_double_eq_tol(f.top, 1, EPS);
+    /* Near each of the four corners. */
+    ck_assert(cli_footprint_contains(&f, -4.4, -3.4));
+    ck_assert(cli_footprint_contains(&f, -1.6, -3.4));
+    ck_assert(cli_footprint_contains(&f, -1.6, -2.6));
+    ck_assert(cli_footprint_contains(&f, -4.4, -2.6));
+    ck_assert(!cli_footprint_contains(&f, -4.6, -3));
+}
+END_TEST
+
+START_TEST(turned_boxes_cover_their_corners)
+{
+    /* Any turn: the outline of a box is a convex polygon of 4 or 6 corners (a hexagon when
+     * three faces show from above) holding every corner, and its bounds are the corners'. */
+    uint64_t rng = 12345;
+    for (int trial = 0; trial < 2000; trial++) {
+        double q[4], n = 0;
+        for (int i = 0; i < 4; i++) {
+            rng = rng * 6364136223846793005ull + 1442695040888963407ull; /* Knuth's MMIX LCG */
+            q[i] = (double)(rng >> 11) / 9007199254740992.0 * 2 - 1;
+            n += q[i] * q[i];
+        }
+        for (int i = 0; i < 4; i++)
+            q[i] /= sqrt(n);
+        cli_solid s = {.type = CLI_SOLID_BOX, .half = {0.5, 1, 2}};
+        const double pos[3] = {7, 0, -3};
+        cli_footprint f;
+        cli_footprint_make(&s, pos, q, &f);
+        ck_assert_msg(f.n == 4 || f.n == 6, "trial %d: %d corners", trial, f.n);
+        for (int k = 0; k < 8; k++) {
+            double c[3] = {k & 1 ? 0.5 : -0.5, k & 2 ? 1 : -1, k & 4 ? 2 : -2}, w[3];
+            cli_quat_rotate(q, c, w);
+            /* 1 um inwards: the outline's corners sit on a 1 nm grid */
+            double x = pos[0] + w[0] * (1 - 1e-6), z = pos[2] + w[2] * (1 - 1e-6);
+            ck_assert_msg(cli_footprint_contains(&f, x, z), "trial %d corner %d", trial, k);
+            ck_assert(pos[0] + w[0] >= f.lo[0] && pos[0] + w[0] <= f.hi[0]);
+        }
+    }
+}
+END_TEST
+
 START_TEST(hull_tetrahedron)
 {
     /* The apex (0, 3, 0) lies above the corner (0, 0, 0): the outline is the right triangle
@@ -288,6 +340,8 @@ static Suite *client_view_suite(void)
     tcase_add_test(f, capsule_on_its_side);
     tcase_add_test(f, cone_tipped_over_is_a_triangle);
     tcase_add_test(f, upright_cylinder_and_ellipsoid);
+    tcase_add_test(f, cylinder_on_its_side_is_a_rectangle);
+    tcase_add_test(f, turned_boxes_cover_their_corners);
     tcase_add_test(f, hull_tetrahedron);
     suite_add_tcase(s, f);
     TCase *w = tcase_create("world");
