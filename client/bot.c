@@ -1,4 +1,5 @@
-/* Bot mode: the avatar plays by itself (runs right for 2 s, left for 2 s, jumps every 1.5 s)
+/* Bot mode: the avatar plays by itself (in 2D runs right for 2 s, left for 2 s; in 3D walks a
+ * square, 2 s a side: +x, +z, -x, -z; jumps every 1.5 s)
  * and the client prints what it saw, so that a server can be checked without a keyboard. The
  * summary's first lines are a format that scripts and tests read. */
 #include <math.h>
@@ -13,8 +14,16 @@
 void cli_bot_controls(cli_app *app, double now_ms)
 {
     double t = (now_ms - app->started_ms) / 1000.0;
-    app->move_x = fmod(t, 2 * BOT_RUN_S) < BOT_RUN_S ? 1 : -1;
-    app->move_y = 0;
+    if (app->dim == 3) {
+        /* move_y is up the screen, -z (cli_app): the square's +z side is move_y -1. */
+        static const int side_x[4] = {1, 0, -1, 0}, side_y[4] = {0, -1, 0, 1};
+        int side = (int)fmod(t / BOT_RUN_S, 4);
+        app->move_x = side_x[side];
+        app->move_y = side_y[side];
+    } else {
+        app->move_x = fmod(t, 2 * BOT_RUN_S) < BOT_RUN_S ? 1 : -1;
+        app->move_y = 0;
+    }
     int jumps = (int)(t / BOT_JUMP_S);
     if (jumps > app->bot_jumps) {
         app->bot_jumps = jumps;
@@ -38,8 +47,13 @@ void cli_bot_summary(const cli_app *app, FILE *out)
     fprintf(out, "inputs sent: %llu, last ack: %llu\n", (unsigned long long)s->inputs,
             (unsigned long long)app->world.ack);
     double dx = s->last_pos[0] - s->start_pos[0], dy = s->last_pos[1] - s->start_pos[1];
-    fprintf(out, "avatar moved: %.2f m in total, displacement [%.2f, %.2f] m\n", s->distance,
-            dx, dy);
+    double dz = s->last_pos[2] - s->start_pos[2];
+    if (app->dim == 3)
+        fprintf(out, "avatar moved: %.2f m in total, displacement [%.2f, %.2f, %.2f] m\n",
+                s->distance, dx, dy, dz);
+    else
+        fprintf(out, "avatar moved: %.2f m in total, displacement [%.2f, %.2f] m\n",
+                s->distance, dx, dy);
     double median = 0, max = 0;
     if (s->nrtts) {
         double *sorted = malloc(s->nrtts * sizeof *sorted);

@@ -1,7 +1,8 @@
 /* The load generator (`mink-client --bots N`): N players in one process on one libuv loop.
  * Each says hello with a character avatar, optionally spawns a few bodies and subscribes with
  * an interest radius, sends inputs at 30 Hz (runs one way, then the other, jumps now and
- * then), pings once a second and reads every state. A progress line goes to stderr once a
+ * then; in a 3D world, one random direction on the ground after another), pings once a second
+ * and reads every state. A progress line goes to stderr once a
  * second; the summary (players connected, states a second per player, ping round trips,
  * bytes received, errors) to stdout, as text or one JSON object.
  *
@@ -23,7 +24,7 @@
 #define BOTS_SPAWN_MS 100     /* one spawn each 100 ms: under the server's spawn rate */
 #define BOTS_JUMP_CHANCE 45   /* one input in 45 (1.5 s at 30 Hz) asks for a jump */
 #define BOTS_WELCOME_MS 5000  /* a player not welcomed this long after connecting failed */
-#define BOTS_SPREAD 40.0      /* m: avatars start spread over [-20, 20] */
+#define BOTS_SPREAD 40.0      /* m: avatars start spread over [-20, 20] (in 3D, in x and z) */
 #define BOTS_START_Y 12.0     /* m: above the demo's platforms and a pile of ten rows */
 
 static const char STATE_PREFIX[] = "{\"type\":\"state\"";
@@ -37,8 +38,8 @@ typedef struct bot {
     bool started, welcomed, done;
     double connect_ms, welcome_ms;
     uint64_t seq, states, bytes;
-    int move_x;
-    double turn_ms;  /* when it turns around next */
+    double move[3];  /* the direction it runs: +-x in 2D, on the ground (x-z) in 3D */
+    double turn_ms;  /* when it turns next */
     int spawned;
     double spawn_ms; /* when the last spawn went out */
 } bot;
@@ -90,33 +91,92 @@ static void send_line(bot *b, proto_buf *line)
     proto_buf_clear(line);
 }
 
+/* Where player i of n starts: spread over x in 2D, over a square grid in x and z in 3D. */
+static void start_pos(int i, int n, int dim, double pos[3])
+{
+    pos[1] = BOTS_START_Y;
+    if (dim == 2) {
+        pos[0] = -BOTS_SPREAD / 2 + BOTS_SPREAD * (i + 0.5) / n;
+        pos[2] = 0;
+        return;
+    }
+    int side = (int)ceil(sqrt((double)n));
+    pos[0] = -BOTS_SPREAD / 2 + BOTS_SPREAD * (i % side + 0.5) / side;
+    pos[2] = -BOTS_SPREAD / 2 + BOTS_SPREAD * (i / side + 0.5) / side;
+}
+
 static void spawn_one(bot *b, double now)
 {
     proto_buf line;
     proto_buf_init(&line);
     int k = b->spawned++;
-    double x = -BOTS_SPREAD / 2 + BOTS_SPREAD * b->index / b->run->o.count + 0.6 * (k % 5) - 1.2;
+    int dim = b->run->o.dim;
     proto_buf_append_str(&line, "{\"type\":\"spawn\",\"req\":");
     proto_buf_append_u64(&line, (uint64_t)k);
-    proto_buf_append_str(&line, ",\"body\":{\"shape\":{\"type\":\"aabb\",\"half\":[0.25,0.25]},"
-                                "\"pos\":[");
-    proto_buf_append_fixed(&line, x, 3);
-    proto_buf_append_char(&line, ',');
-    proto_buf_append_fixed(&line, BOTS_START_Y + 2 + 0.6 * (k / 5), 3);
+    if (dim == 3) {
+        /* Boxes and balls in turn, in layers of a 5 x 5 grid above the player's start. */
+        static const char *const shapes[2] = {"{\"type\":\"box\",\"half\":[0.25,0.25,0.25]}",
+                                              "{\"type\":\"sphere\",\"radius\":0.25}"};
+        double pos[3];
+        start_pos(b->index, b->run->o.count, 3, pos);
+        proto_buf_append_str(&line, ",\"body\":{\"shape\":");
+        proto_buf_append_str(&line, shapes[k % 2]);
+        proto_buf_append_str(&line, ",\"pos\":[");
+        proto_buf_append_fixed(&line, pos[0] + 0.6 * (k % 5) - 1.2, 3);
+        proto_buf_append_char(&line, ',');
+        proto_buf_append_fixed(&line, BOTS_START_Y + 2 + 0.6 * (k / 25), 3);
+        proto_buf_append_char(&line, ',');
+        proto_buf_append_fixed(&line, pos[2] + 0.6 * (k / 5 % 5) - 1.2, 3);
+    } else {
+        double x =
+            -BOTS_SPREAD / 2 + BOTS_SPREAD * b->index / b->run->o.count + 0.6 * (k % 5) - 1.2;
+        proto_buf_append_str(&line, ",\"body\":{\"shape\":{\"type\":\"aabb\",\"half\":[0.25,0.25]},"
+                                    "\"pos\":[");
+        proto_buf_append_fixed(&line, x, 3);
+        proto_buf_append_char(&line, ',');
+        proto_buf_append_fixed(&line, BOTS_START_Y + 2 + 0.6 * (k / 5), 3);
+    }
     proto_buf_append_str(&line, "],\"tag\":\"load\"}}\n");
     send_line(b, &line);
     proto_buf_free(&line);
     b->spawn_ms = now;
 }
 
-static void on_welcome(bot *b, double now)
+/* A new direction: the other way in 2D, anywhere on the ground in 3D. */
+static void turn(bot *b)
 {
     bots *r = b->run;
+    if (r->o.dim == 3) {
+        double a = 6.283185307179586 * rnd(r);
+        b->move[0] = cos(a);
+        b->move[1] = 0;
+        b->move[2] = sin(a);
+    } else {
+        b->move[0] = -b->move[0];
+    }
+}
+
+static void on_welcome(bot *b, const cJSON *msg, double now)
+{
+    bots *r = b->run;
+    const cJSON *dim = cJSON_GetObjectItemCaseSensitive(msg, "dim");
+    if (!cJSON_IsNumber(dim) || dim->valuedouble != r->o.dim) {
+        /* The server took an avatar of our dim, so this should not happen; if it does, the
+         * moves would be refused one by one. */
+        fail(r, b, r->o.dim == 3 ? "the server's world is not 3D (--dim)"
+                                 : "the server's world is not 2D (--dim)");
+        b->done = true;
+        cli_conn_close(&b->conn, false);
+        return;
+    }
     proto_buf line;
     proto_buf_init(&line);
     b->welcomed = true;
     b->welcome_ms = now;
-    b->move_x = rnd(r) < 0.5 ? -1 : 1;
+    if (r->o.dim == 3)
+        turn(b);
+    else
+        b->move[0] = rnd(r) < 0.5 ? -1 : 1;
     b->turn_ms = now + 1000 + 2000 * rnd(r);
     if (r->o.radius > 0) {
         proto_buf_append_str(&line, "{\"type\":\"subscribe\",\"radius\":");
@@ -161,7 +221,7 @@ static void on_line(cli_conn *c, const char *line, size_t len)
         fail(b->run, b, "a line from the server is not a message");
     } else if (strcmp(type->valuestring, "welcome") == 0) {
         if (!b->welcomed)
-            on_welcome(b, now);
+            on_welcome(b, msg, now);
     } else if (strcmp(type->valuestring, "pong") == 0) {
         on_pong(b, msg, now);
     } else if (strcmp(type->valuestring, "error") == 0) {
@@ -197,8 +257,9 @@ static void on_connect(cli_conn *c, int status)
     proto_buf_init(&line);
     char name[32];
     snprintf(name, sizeof name, "bot%d", b->index);
-    double x = -BOTS_SPREAD / 2 + BOTS_SPREAD * (b->index + 0.5) / b->run->o.count;
-    cli_write_hello(&line, name, false, x, BOTS_START_Y);
+    double pos[3];
+    start_pos(b->index, b->run->o.count, b->run->o.dim, pos);
+    cli_write_hello(&line, name, false, b->run->o.dim, pos);
     send_line(b, &line);
     proto_buf_free(&line);
 }
@@ -247,10 +308,10 @@ static void on_input_timer(uv_timer_t *t)
             continue;
         }
         if (now >= b->turn_ms) {
-            b->move_x = -b->move_x;
+            turn(b);
             b->turn_ms = now + 1000 + 2000 * rnd(r);
         }
-        cli_write_input(&line, ++b->seq, b->move_x, 0, rnd(r) * BOTS_JUMP_CHANCE < 1.0);
+        cli_write_input(&line, ++b->seq, r->o.dim, b->move, rnd(r) * BOTS_JUMP_CHANCE < 1.0);
         send_line(b, &line);
         if (b->spawned < r->o.spawn && now - b->spawn_ms >= BOTS_SPAWN_MS)
             spawn_one(b, now);

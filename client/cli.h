@@ -10,6 +10,7 @@
 #include <uv.h>
 
 #include "mink_proto.h"
+#include "world.h"
 
 struct cJSON;
 
@@ -53,48 +54,6 @@ void cli_conn_close(cli_conn *c, bool graceful);
 bool cli_conn_owns(const cli_conn *c, const uv_handle_t *h);
 void cli_conn_free(cli_conn *c);
 
-/* ---- world.c: the bodies as the client last heard of them ---- */
-
-typedef struct cli_body {
-    uint64_t id;
-    double pos[2], vel[2];
-    double rot; /* rad, counter-clockwise */
-    /* The shape's bounds in body coordinates, m, what the view draws; a box or a polygon is
-     * turned by rot first, an aabb or a circle is not. */
-    double lo[2], hi[2];
-    bool has_shape, turns;
-    /* What the view fills: the cells whose centres lie inside the shape. */
-    enum { CLI_SHAPE_BOX, CLI_SHAPE_CIRCLE, CLI_SHAPE_POLYGON } shape;
-    double radius;      /* circle */
-    double (*points)[2]; /* polygon: its hull, counter-clockwise, owned (NULL otherwise) */
-    int npoints;
-    proto_body_kind kind;
-    uint32_t owner;
-} cli_body;
-
-typedef struct cli_world {
-    cli_body *bodies;
-    size_t count, cap;
-    uint32_t *index; /* open addressing: id -> bodies slot + 1, 0 empty */
-    size_t index_cap;
-    uint64_t tick, ack;
-} cli_world;
-
-void cli_world_init(cli_world *w);
-void cli_world_free(cli_world *w);
-cli_body *cli_world_find(cli_world *w, uint64_t id);
-/* Whether the world point (x, y) lies inside the body's shape. */
-bool cli_body_contains(const cli_body *b, double x, double y);
-/* A 2D polygon has at most this many vertices (PROTOCOL.md: the hull of its points). */
-#define CLI_MAX_POLYGON 64
-/* Applies a `state` message. Returns false when it is malformed; what could be read of it is
- * kept. */
-bool cli_world_apply(cli_world *w, const struct cJSON *state);
-/* The world-space box around a body, m. */
-void cli_body_bounds(const cli_body *b, double lo[2], double hi[2]);
-/* An id, tick or seq: an integer in [0, 2^53]. False for anything else (absent included). */
-bool cli_json_uint(const struct cJSON *j, uint64_t *out);
-
 /* ---- keys.c: raw terminal bytes -> key events ---- */
 
 typedef enum cli_key {
@@ -125,7 +84,7 @@ typedef struct cli_stats {
     uint64_t states, first_tick, last_tick;
     uint64_t inputs;
     double distance; /* m the avatar travelled, summed over states */
-    double start_pos[2], last_pos[2];
+    double start_pos[3], last_pos[3]; /* z is 0 in 2D */
     bool seen_avatar;
     double rtts[CLI_MAX_RTTS]; /* ms, the first CLI_MAX_RTTS pongs */
     size_t nrtts;
@@ -148,6 +107,9 @@ typedef struct cli_app {
     char name[PROTO_MAX_NAME + 1];
     bool kinematic;
     double bot_seconds;
+    /* The world this client joins, 2 or 3: the avatar in `hello` goes out before the welcome
+     * tells the server's dim, so the user says it (--dim) and a mismatch ends the run. */
+    int dim;
 
     /* session */
     bool welcomed;
@@ -159,7 +121,9 @@ typedef struct cli_app {
     double first_ping_ms; /* the t of the first ping: a pong's t is between it and now */
 
     /* controls: a direction stays held until its hold time runs out (terminals send no key
-     * release); a jump is asked for over a few inputs */
+     * release); a jump is asked for over a few inputs. move_x is right (+x), move_y up the
+     * screen: +y in 2D (a kinematic avatar flies up), -z in 3D (the view looks down from +y
+     * with z growing down the screen). */
     int move_x, move_y;
     double held_x_until, held_y_until, jump_until; /* ms */
     int bot_jumps;
@@ -192,9 +156,12 @@ void cli_view_resized(cli_app *app); /* SIGWINCH: re-reads the size, redraws */
 void cli_view_request_draw(cli_app *app); /* draws soon, at most ~30 frames a second */
 
 /* msgs.c: the lines this client sends, '\n' included */
-void cli_write_hello(proto_buf *b, const char *name, bool kinematic, double x, double y);
+/* hello with an avatar for a world of dim 2 or 3 at pos (dim components read) */
+void cli_write_hello(proto_buf *b, const char *name, bool kinematic, int dim,
+                     const double pos[3]);
 void cli_write_ping(proto_buf *b, double now_ms);
-void cli_write_input(proto_buf *b, uint64_t seq, int move_x, int move_y, bool jump);
+/* input with a move of dim components, each in [-1, 1] */
+void cli_write_input(proto_buf *b, uint64_t seq, int dim, const double move[3], bool jump);
 
 /* bots.c: the load generator, many players on one loop */
 typedef struct cli_bots_opts {
@@ -203,6 +170,7 @@ typedef struct cli_bots_opts {
     int count;          /* players */
     double duration;    /* s */
     int spawn;          /* extra bodies each player spawns */
+    int dim;            /* 2 or 3: the world the players join */
     double radius;      /* m: subscribe {radius} when > 0 */
     bool json;          /* the summary as one JSON object */
 } cli_bots_opts;

@@ -34,6 +34,9 @@ static void usage(FILE *out)
             "  --name NAME        player name, also the avatar's tag (default player)\n"
             "  --kind KIND        avatar kind: character (runs and jumps, the default) or\n"
             "                     kinematic (flies where it is steered)\n"
+            "  --dim 2|3          the server's world: 2D (the default) or 3D (mink-server\n"
+            "                     --dim 3); the avatar is a box in 2D, a capsule in 3D. It must\n"
+            "                     match the server: a mismatch is refused and the client exits 1\n"
             "  --bot SECONDS      play by itself for SECONDS, then print a summary (the default,\n"
             "                     for 10 s, when stdin or stdout is not a terminal)\n"
             "  --ping             send one ping, print the round trip, exit 0 on a pong\n"
@@ -42,11 +45,13 @@ static void usage(FILE *out)
             "                     sends inputs at 30 Hz and a ping a second, reads every state;\n"
             "                     a progress line a second on stderr, a summary on stdout\n"
             "  --duration S       how long the players play (default 10)\n"
-            "  --spawn K          bodies each player spawns, one every 100 ms (default 0)\n"
+            "  --spawn K          bodies each player spawns, one every 100 ms (default 0):\n"
+            "                     boxes in 2D, boxes and spheres in 3D\n"
             "  --radius R         each player subscribes to the bodies within R m (default: all)\n"
             "  --json             the summary as one JSON object\n"
             "  --help             this text\n"
-            "keys: arrows/WASD move, space jump, q quit\n");
+            "keys: arrows/WASD move, space jump, q quit; in 3D the view looks down on x-z\n"
+            "(x right, z down the screen) and up/down move along -z/+z\n");
 }
 
 /* ---- sending ---- */
@@ -62,7 +67,9 @@ static void send_hello(cli_app *app)
 {
     proto_buf b;
     proto_buf_init(&b);
-    cli_write_hello(&b, app->name, app->kinematic, 0.0, 4.0);
+    /* 4 m up in 2D, 2 m in 3D: above the ground, dropped from a small height. */
+    const double spawn2[3] = {0.0, 4.0, 0.0}, spawn3[3] = {0.0, 2.0, 0.0};
+    cli_write_hello(&b, app->name, app->kinematic, app->dim, app->dim == 3 ? spawn3 : spawn2);
     send_buf(app, &b);
 }
 
@@ -81,7 +88,14 @@ static void send_input(cli_app *app, bool jump)
 {
     proto_buf b;
     proto_buf_init(&b);
-    cli_write_input(&b, ++app->seq, app->move_x, app->move_y, jump);
+    /* Up the screen is +y in 2D and -z in 3D; a 3D move has no vertical part (a character
+     * jumps, a kinematic avatar flies level). */
+    double move[3] = {app->move_x, app->move_y, 0};
+    if (app->dim == 3) {
+        move[1] = 0;
+        move[2] = -app->move_y;
+    }
+    cli_write_input(&b, ++app->seq, app->dim, move, jump);
     app->stats.inputs++;
     send_buf(app, &b);
 }
@@ -172,15 +186,23 @@ static void on_welcome(cli_app *app, const cJSON *msg)
         return;
     }
     const cJSON *dim = cJSON_GetObjectItemCaseSensitive(msg, "dim");
-    if (!cJSON_IsNumber(dim) || dim->valuedouble != 2) {
-        if (cJSON_IsNumber(dim))
-            fprintf(stderr, "mink-client: this client shows 2D worlds only (server dim %g)\n",
+    if (!cJSON_IsNumber(dim) || dim->valuedouble != app->dim) {
+        /* A server that took our avatar has our dim; one that says otherwise cannot be drawn
+         * or steered with what this client assumed. */
+        if (cJSON_IsNumber(dim) && (dim->valuedouble == 2 || dim->valuedouble == 3))
+            fprintf(stderr, "mink-client: the server's world is %gD, this client joined as %dD; "
+                            "run with --dim %g\n",
+                    dim->valuedouble, app->dim, dim->valuedouble);
+        else if (cJSON_IsNumber(dim))
+            fprintf(stderr, "mink-client: the server's world has dim %g; this client shows 2D "
+                            "and 3D worlds\n",
                     dim->valuedouble);
         else
             fprintf(stderr, "mink-client: the server's welcome has no dim\n");
         cli_quit(app, 1);
         return;
     }
+    app->world.dim = app->dim;
     uint64_t client = 0, avatar = 0;
     cli_json_uint(cJSON_GetObjectItemCaseSensitive(msg, "client"), &client);
     app->welcomed = true;
@@ -218,7 +240,10 @@ static void on_state(cli_app *app, const cJSON *msg)
             s->seen_avatar = true;
             memcpy(s->start_pos, me->pos, sizeof s->start_pos);
         } else {
-            s->distance += hypot(me->pos[0] - s->last_pos[0], me->pos[1] - s->last_pos[1]);
+            double d[3];
+            for (int i = 0; i < 3; i++)
+                d[i] = me->pos[i] - s->last_pos[i];
+            s->distance += sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
         }
         memcpy(s->last_pos, me->pos, sizeof s->last_pos);
     }
@@ -264,8 +289,13 @@ static void on_error_msg(cli_app *app, const cJSON *msg)
     if (!app->welcomed) {
         /* Before the welcome, an error answers the hello (or the ping): nothing will follow. */
         cli_view_restore(app);
-        fprintf(stderr, "mink-client: %s:%d refused: %s\n", app->host, app->port,
-                s->last_error);
+        /* The usual cause of a refused hello: an avatar of the wrong dim (--dim). */
+        const char *hint = "";
+        if (cJSON_IsString(code) && strcmp(code->valuestring, "bad_request") == 0)
+            hint = app->dim == 3 ? " (this client joined as 3D; a 2D world needs --dim 2)"
+                                 : " (this client joined as 2D; a 3D world needs --dim 3)";
+        fprintf(stderr, "mink-client: %s:%d refused: %s%s\n", app->host, app->port,
+                s->last_error, hint);
         cli_quit(app, 1);
         return;
     }
@@ -350,7 +380,8 @@ static void on_key(cli_app *app, cli_key key)
         break;
     case CLI_KEY_UP:
     case CLI_KEY_DOWN:
-        if (app->kinematic) {
+        /* In 2D up jumps (or flies up); in 3D up and down walk across the screen. */
+        if (app->kinematic || app->dim == 3) {
             app->move_y = key == CLI_KEY_UP ? 1 : -1;
             app->held_y_until = now + HOLD_MS;
         } else if (key == CLI_KEY_UP) {
@@ -418,7 +449,7 @@ static double whole_arg(const char *flag, const char *text, double lo, double hi
 static void parse_args(cli_app *app, cli_bots_opts *bots, int argc, char **argv)
 {
     enum { OPT_HOST = 256, OPT_PORT, OPT_NAME, OPT_KIND, OPT_BOT, OPT_PING, OPT_HELP, OPT_BOTS,
-           OPT_DURATION, OPT_SPAWN, OPT_RADIUS, OPT_JSON };
+           OPT_DURATION, OPT_SPAWN, OPT_RADIUS, OPT_JSON, OPT_DIM };
     static const struct option opts[] = {
         {"host", required_argument, NULL, OPT_HOST}, {"port", required_argument, NULL, OPT_PORT},
         {"name", required_argument, NULL, OPT_NAME}, {"kind", required_argument, NULL, OPT_KIND},
@@ -427,12 +458,14 @@ static void parse_args(cli_app *app, cli_bots_opts *bots, int argc, char **argv)
         {"duration", required_argument, NULL, OPT_DURATION},
         {"spawn", required_argument, NULL, OPT_SPAWN},
         {"radius", required_argument, NULL, OPT_RADIUS},
-        {"json", no_argument, NULL, OPT_JSON},       {NULL, 0, NULL, 0},
+        {"json", no_argument, NULL, OPT_JSON},       {"dim", required_argument, NULL, OPT_DIM},
+        {NULL, 0, NULL, 0},
     };
     bots->duration = DEFAULT_BOT_S;
     snprintf(app->host, sizeof app->host, "127.0.0.1");
     app->port = 7777;
     snprintf(app->name, sizeof app->name, "player");
+    app->dim = 2;
     bool bot = false, ping = false;
     int c;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
@@ -493,6 +526,13 @@ static void parse_args(cli_app *app, cli_bots_opts *bots, int argc, char **argv)
         case OPT_JSON:
             bots->json = true;
             break;
+        case OPT_DIM:
+            if (strcmp(optarg, "2") != 0 && strcmp(optarg, "3") != 0) {
+                fprintf(stderr, "mink-client: --dim: '%s' is not 2 or 3; try --help\n", optarg);
+                exit(2);
+            }
+            app->dim = optarg[0] - '0';
+            break;
         case OPT_HELP:
             usage(stdout);
             exit(0);
@@ -513,6 +553,7 @@ static void parse_args(cli_app *app, cli_bots_opts *bots, int argc, char **argv)
         app->mode = CLI_MODE_BOTS;
         snprintf(bots->host, sizeof bots->host, "%s", app->host);
         bots->port = app->port;
+        bots->dim = app->dim;
     } else if (bots->spawn || bots->radius > 0 || bots->json) {
         fprintf(stderr, "mink-client: --spawn, --radius and --json go with --bots N\n");
         exit(2);

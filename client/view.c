@@ -1,9 +1,13 @@
 /* The terminal view: the world around the avatar drawn in characters, one frame per write.
  *
  * One column is 0.25 m and one row 0.5 m (a terminal cell is about twice as tall as wide), so a
- * 1 m box is 4 x 2 cells; y goes up the screen. The frame is redrawn in place (cursor home, each
- * line overwritten and cleared to its end) on the alternate screen; the alternate screen is left
- * and the terminal's mode restored on every way out (cli_quit). */
+ * 1 m box is 4 x 2 cells. A 2D world is seen from the side: y goes up the screen. A 3D world is
+ * seen from above (looking down from +y): x goes right and z down the screen, which keeps the
+ * picture right-handed; each body fills its footprint with a digit, the height of its top above
+ * the avatar's feet, so that a box on the floor (1) and one stacked on it (2) differ. The frame
+ * is redrawn in place (cursor home, each line overwritten and cleared to its end) on the
+ * alternate screen; the alternate screen is left and the terminal's mode restored on every way
+ * out (cli_quit). */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -17,6 +21,8 @@
 #define MAX_ROWS 500
 
 static const char key_help[] = "arrows/WASD move, space jump, q quit";
+static const char legend3[] = " seen from above: x right, z down | 0-9: top, m above your feet, "
+                              "- below | . ground | @ you | P players";
 
 /* Writes everything. The output terminal is in blocking mode (cli_view_start), so a frame
  * never goes out half-written, and nothing is left queued when the terminal is restored. */
@@ -142,23 +148,119 @@ static void fill(char *grid, int cols, int rows, double left, double top, const 
         memset(grid + (size_t)r * (size_t)cols + (size_t)ca, ch, (size_t)(cb - ca + 1));
 }
 
-/* The status line: what the player needs at a glance. Text from the server (the last error)
- * is cut to printable ASCII, so that it can neither steer the terminal nor misalign the line. */
-static void status_line(cli_app *app, const cli_body *me, proto_buf *f)
+/* ---- a 3D world, from above ---- */
+
+typedef struct drawn {
+    const cli_body *b;
+    double top; /* m: the order in which bodies are drawn, the highest last */
+} drawn;
+
+static int by_top(const void *a, const void *b)
 {
-    char ping[32] = "- ms";
-    if (!isnan(app->stats.last_rtt))
-        snprintf(ping, sizeof ping, "%.0f ms", app->stats.last_rtt);
-    char pos[64] = "(-, -)";
-    if (me)
-        snprintf(pos, sizeof pos, "(%.2f, %.2f)", me->pos[0], me->pos[1]);
-    char text[MAX_COLS + 1];
-    int n = snprintf(text, sizeof text,
-                     " tick %llu | ping %s | bodies %zu | ack %llu | pos %s | %s%s%s",
-                     (unsigned long long)app->world.tick, ping, app->world.count,
-                     (unsigned long long)app->world.ack, pos, key_help,
-                     app->stats.last_error[0] ? " | error " : "", app->stats.last_error);
-    size_t len = n < 0 ? 0 : (size_t)n >= sizeof text ? sizeof text - 1 : (size_t)n;
+    double x = ((const drawn *)a)->top, y = ((const drawn *)b)->top;
+    return (x > y) - (x < y);
+}
+
+/* A body's cells: the avatar and other players by who they are, the rest by the height of
+ * their top above the avatar's feet, in whole metres (a step up of 1 reads 1). The ground
+ * (static, not above the feet) is a faint '.', so that what stands on it stands out. */
+static char top_char(const cli_app *app, const cli_body *b, double top, double feet)
+{
+    if (app->has_avatar && b->id == app->avatar)
+        return '@';
+    if (b->kind == PROTO_KIND_CHARACTER)
+        return 'P';
+    double h = round(top - feet);
+    if (b->kind == PROTO_KIND_STATIC && h <= 0)
+        return '.';
+    if (h < 0)
+        return '-';
+    return h >= 9 ? '9' : (char)('0' + (int)h);
+}
+
+/* Whether the footprint covers some of the cell around (x, z): its centre, or a point a third
+ * of the way to a side (so that a thin plank across the cells leaves no gaps). */
+static bool covers_ground_cell(const cli_footprint *f, double x, double z)
+{
+    return cli_footprint_contains(f, x, z) || cli_footprint_contains(f, x, z + CELL_H / 3) ||
+           cli_footprint_contains(f, x, z - CELL_H / 3) ||
+           cli_footprint_contains(f, x + CELL_W / 3, z) ||
+           cli_footprint_contains(f, x - CELL_W / 3, z);
+}
+
+/* Fills a footprint's cells; near is the z of the first row's upper edge. As in 2D, a body
+ * smaller than the sample points still gets its bounds' cells. */
+static void fill_footprint(char *grid, int cols, int rows, double left, double near,
+                           const cli_footprint *f, char ch)
+{
+    const double eps = 1e-6; /* an edge on a cell border does not spill into the next cell */
+    double c0 = floor((f->lo[0] - left) / CELL_W + eps);
+    double c1 = ceil((f->hi[0] - left) / CELL_W - eps) - 1;
+    double r0 = floor((f->lo[1] - near) / CELL_H + eps);
+    double r1 = ceil((f->hi[1] - near) / CELL_H - eps) - 1;
+    if (c1 < c0)
+        c1 = c0;
+    if (r1 < r0)
+        r1 = r0;
+    if (!(c1 >= 0 && r1 >= 0 && c0 < cols && r0 < rows))
+        return;
+    int ca = (int)fmax(c0, 0), cb = (int)fmin(c1, cols - 1);
+    int ra = (int)fmax(r0, 0), rb = (int)fmin(r1, rows - 1);
+    bool tiny = (c1 - c0 < 2 && r1 - r0 < 2) || f->n < 3;
+    for (int r = ra; r <= rb; r++)
+        for (int c = ca; c <= cb; c++)
+            if (tiny ||
+                covers_ground_cell(f, left + (c + 0.5) * CELL_W, near + (r + 0.5) * CELL_H))
+                grid[(size_t)r * (size_t)cols + (size_t)c] = ch;
+}
+
+static void fill_from_above(cli_app *app, const cli_body *me, char *grid, int cols, int rows)
+{
+    cli_footprint *f = malloc(sizeof *f); /* 4 kB: not on the stack of a libuv callback */
+    drawn *order = malloc((app->world.count ? app->world.count : 1) * sizeof *order);
+    if (!f || !order) {
+        free(f);
+        free(order);
+        return;
+    }
+    double cx = 0, cz = 0, feet = 0;
+    if (me) {
+        cx = me->pos[0];
+        cz = me->pos[2];
+        feet = me->pos[1];
+        if (me->has_shape) {
+            cli_body_footprint(me, f);
+            feet = f->bottom;
+        }
+    }
+    /* The camera snaps to whole cells, as in 2D. */
+    double left = floor((cx - cols * CELL_W / 2) / CELL_W) * CELL_W;
+    double near = floor((cz - rows * CELL_H / 2) / CELL_H) * CELL_H;
+    size_t n = 0;
+    for (size_t i = 0; i < app->world.count; i++) {
+        const cli_body *b = &app->world.bodies[i];
+        if (!b->has_shape)
+            continue;
+        cli_body_footprint(b, f);
+        /* The avatar is drawn last, over whatever it stands in front of. */
+        order[n++] = (drawn){b, b == me ? INFINITY : f->top};
+    }
+    qsort(order, n, sizeof *order, by_top);
+    for (size_t i = 0; i < n; i++) {
+        cli_body_footprint(order[i].b, f);
+        fill_footprint(grid, cols, rows, left, near, f, top_char(app, order[i].b, f->top, feet));
+    }
+    free(order);
+    free(f);
+}
+
+/* A line of text padded to the full width in reverse video. Text from the server (the last
+ * error) is cut to printable ASCII, so that it can neither steer the terminal nor misalign
+ * the line. */
+static void reverse_line(cli_app *app, char *text, size_t size, int n, proto_buf *f)
+{
+    /* n is what snprintf wanted to write into text's size bytes */
+    size_t len = n < 0 ? 0 : (size_t)n >= size ? size - 1 : (size_t)n;
     for (size_t i = 0; i < len; i++)
         if (text[i] < 0x20 || text[i] > 0x7e)
             text[i] = '?';
@@ -171,11 +273,34 @@ static void status_line(cli_app *app, const cli_body *me, proto_buf *f)
     proto_buf_append_str(f, "\x1b[0m");
 }
 
-static void draw(cli_app *app)
+/* The status line: what the player needs at a glance. */
+static void status_line(cli_app *app, const cli_body *me, proto_buf *f)
 {
-    int cols = app->cols, view_rows = app->rows - 1; /* the last line is the status line */
+    bool three = app->world.dim == 3;
+    char ping[32] = "- ms";
+    if (!isnan(app->stats.last_rtt))
+        snprintf(ping, sizeof ping, "%.0f ms", app->stats.last_rtt);
+    char pos[96] = "(-, -)";
+    if (three)
+        snprintf(pos, sizeof pos, "(-, -, -)");
+    if (me && three)
+        snprintf(pos, sizeof pos, "(%.2f, %.2f, %.2f)", me->pos[0], me->pos[1], me->pos[2]);
+    else if (me)
+        snprintf(pos, sizeof pos, "(%.2f, %.2f)", me->pos[0], me->pos[1]);
+    char text[MAX_COLS + 1];
+    int n = snprintf(text, sizeof text,
+                     "%s tick %llu | ping %s | bodies %zu | ack %llu | pos %s | %s%s%s",
+                     three ? " dim 3 |" : "", (unsigned long long)app->world.tick, ping,
+                     app->world.count, (unsigned long long)app->world.ack, pos, key_help,
+                     app->stats.last_error[0] ? " | error " : "", app->stats.last_error);
+    reverse_line(app, text, sizeof text, n, f);
+}
+
+/* A 2D world, from the side. */
+static void fill_from_side(cli_app *app, const cli_body *me, char *grid, int cols,
+                           int view_rows)
+{
     double cx = 0, cy = 0;
-    const cli_body *me = app->has_avatar ? cli_world_find(&app->world, app->avatar) : NULL;
     if (me) {
         cx = me->pos[0];
         cy = me->pos[1];
@@ -184,11 +309,6 @@ static void draw(cli_app *app)
      * the ground) falls between rows instead of sharing one with what stands on it. */
     double left = floor((cx - cols * CELL_W / 2) / CELL_W) * CELL_W;
     double top = ceil((cy + view_rows * CELL_H / 2) / CELL_H) * CELL_H;
-
-    char *grid = malloc((size_t)cols * (size_t)(view_rows > 0 ? view_rows : 1));
-    if (!grid)
-        return;
-    memset(grid, ' ', (size_t)cols * (size_t)(view_rows > 0 ? view_rows : 1));
     for (int l = 0; l <= 4; l++) {
         for (size_t i = 0; i < app->world.count; i++) {
             const cli_body *b = &app->world.bodies[i];
@@ -196,6 +316,22 @@ static void draw(cli_app *app)
                 fill(grid, cols, view_rows, left, top, b, body_char(app, b));
         }
     }
+}
+
+static void draw(cli_app *app)
+{
+    bool three = app->world.dim == 3;
+    /* The last line is the status line; in 3D the legend is above it. */
+    int cols = app->cols, view_rows = app->rows - (three ? 2 : 1);
+    const cli_body *me = app->has_avatar ? cli_world_find(&app->world, app->avatar) : NULL;
+    char *grid = malloc((size_t)cols * (size_t)(view_rows > 0 ? view_rows : 1));
+    if (!grid)
+        return;
+    memset(grid, ' ', (size_t)cols * (size_t)(view_rows > 0 ? view_rows : 1));
+    if (three)
+        fill_from_above(app, me, grid, cols, view_rows);
+    else
+        fill_from_side(app, me, grid, cols, view_rows);
 
     proto_buf *f = &app->frame;
     proto_buf_clear(f);
@@ -213,6 +349,12 @@ static void draw(cli_app *app)
         proto_buf_append_str(f, "\r\n");
     }
     free(grid);
+    if (three && app->rows >= 2) {
+        char text[sizeof legend3];
+        memcpy(text, legend3, sizeof legend3);
+        reverse_line(app, text, sizeof text, (int)sizeof legend3 - 1, f);
+        proto_buf_append_str(f, "\r\n");
+    }
     status_line(app, me, f);
     if (!f->failed)
         write_all(app, f->data, f->len);

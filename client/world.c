@@ -2,28 +2,35 @@
  * arrive the first time the client sees it; later states carry only what moved (static and
  * sleeping bodies keep their last state), and `removed` lists what went (PROTOCOL.md, "Server
  * to client"). The server is trusted for meaning, not for form: anything malformed is skipped
- * and reported, never allowed to crash the client or to put a non-finite number in the world. */
+ * and reported, never allowed to crash the client or to put a non-finite number in the world.
+ * The world's dim (from the welcome) says how a state reads: vectors of 2 or 3 numbers, `rot` an
+ * angle or a quaternion, the 2D or the 3D shapes. */
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "world.h"
 
 #define MAX_UINT 9007199254740992.0 /* 2^53: ids, ticks and seqs are integers up to this */
 
 void cli_world_init(cli_world *w)
 {
     memset(w, 0, sizeof *w);
+    w->dim = 2;
 }
 
 void cli_world_free(cli_world *w)
 {
-    for (size_t i = 0; i < w->count; i++)
+    for (size_t i = 0; i < w->count; i++) {
         free(w->bodies[i].points);
+        free(w->bodies[i].solid.points);
+    }
     free(w->bodies);
     free(w->index);
+    int dim = w->dim;
     memset(w, 0, sizeof *w);
+    w->dim = dim;
 }
 
 bool cli_json_uint(const cJSON *j, uint64_t *out)
@@ -95,6 +102,7 @@ static cli_body *add_body(cli_world *w, uint64_t id)
     memset(b, 0, sizeof *b);
     b->id = id;
     b->kind = PROTO_KIND_DYNAMIC;
+    b->quat[3] = 1; /* unturned until a state says otherwise */
     size_t h = hash_id(id, w->index_cap);
     while (w->index[h])
         h = (h + 1) & (w->index_cap - 1);
@@ -117,6 +125,7 @@ static bool remove_bodies(cli_world *w, const cJSON *removed)
         if (!b)
             continue;
         free(b->points);
+        free(b->solid.points);
         *b = w->bodies[--w->count]; /* the last body takes the gap */
         /* The index must forget the removed id before the next lookup. */
         if (!rebuild_index(w, w->index_cap))
@@ -133,16 +142,22 @@ static bool read_number(const cJSON *j, double *out)
     return true;
 }
 
+/* An array of exactly n finite numbers; out is left alone unless all of them are. */
+static bool read_vec(const cJSON *v, int n, double *out)
+{
+    double xyz[4];
+    if (n > 4 || !cJSON_IsArray(v) || cJSON_GetArraySize(v) != n)
+        return false;
+    for (int i = 0; i < n; i++)
+        if (!read_number(cJSON_GetArrayItem(v, i), &xyz[i]))
+            return false;
+    memcpy(out, xyz, (size_t)n * sizeof xyz[0]);
+    return true;
+}
+
 static bool read_vec2(const cJSON *v, double out[2])
 {
-    double xy[2];
-    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != 2 ||
-        !read_number(cJSON_GetArrayItem(v, 0), &xy[0]) ||
-        !read_number(cJSON_GetArrayItem(v, 1), &xy[1]))
-        return false;
-    out[0] = xy[0];
-    out[1] = xy[1];
-    return true;
+    return read_vec(v, 2, out);
 }
 
 /* The body-local bounds the view draws, from any 2D shape (PROTOCOL.md, "Shapes"). */
@@ -203,9 +218,133 @@ static bool read_shape(cli_body *b, const cJSON *shape)
         b->npoints = n;
         b->shape = CLI_SHAPE_POLYGON;
     } else {
-        return false; /* a 3D shape: this client draws 2D worlds */
+        return false; /* not a 2D shape */
     }
     b->has_shape = true;
+    return true;
+}
+
+/* A size (radius, half extent) as the protocol bounds it: finite, >= 0 and at most
+ * PROTO_MAX_SIZE, so that squaring it in the view cannot overflow. */
+static bool read_size(const cJSON *j, double *out)
+{
+    double v;
+    if (!read_number(j, &v) || v < 0 || v > PROTO_MAX_SIZE)
+        return false;
+    *out = v;
+    return true;
+}
+
+static bool read_sizes(const cJSON *j, double out[3])
+{
+    double v[3];
+    if (!read_vec(j, 3, v))
+        return false;
+    for (int i = 0; i < 3; i++)
+        if (v[i] < 0 || v[i] > PROTO_MAX_SIZE)
+            return false;
+    memcpy(out, v, sizeof v);
+    return true;
+}
+
+/* The points of a hull: 4 to 256 of them, each within PROTO_MAX_COORD. */
+static bool read_hull(cli_solid *s, const cJSON *points)
+{
+    int n = cJSON_GetArraySize(points);
+    if (!cJSON_IsArray(points) || n < 4 || n > CLI_MAX_HULL)
+        return false;
+    double(*pts)[3] = malloc((size_t)n * sizeof *pts);
+    if (!pts)
+        return false;
+    int k = 0;
+    const cJSON *p;
+    cJSON_ArrayForEach(p, points)
+    {
+        bool ok = read_vec(p, 3, pts[k]);
+        for (int i = 0; ok && i < 3; i++)
+            ok = fabs(pts[k][i]) <= PROTO_MAX_COORD;
+        if (!ok) {
+            free(pts);
+            return false;
+        }
+        k++;
+    }
+    free(s->points);
+    s->points = pts;
+    s->npoints = n;
+    return true;
+}
+
+/* Any 3D shape (PROTOCOL.md, "Shapes"); b keeps its old shape when this one cannot be read. */
+static bool read_solid(cli_body *b, const cJSON *shape)
+{
+    const cJSON *type = cJSON_GetObjectItemCaseSensitive(shape, "type");
+    if (!cJSON_IsString(type))
+        return false;
+    static const char *const names[] = {"sphere",   "box",  "ellipsoid", "capsule",
+                                        "cylinder", "cone", "hull"};
+    static const cli_solid_type types[] = {CLI_SOLID_SPHERE,   CLI_SOLID_BOX,  CLI_SOLID_ELLIPSOID,
+                                           CLI_SOLID_CAPSULE,  CLI_SOLID_CYLINDER,
+                                           CLI_SOLID_CONE,     CLI_SOLID_HULL};
+    size_t t = 0;
+    while (t < sizeof names / sizeof names[0] && strcmp(type->valuestring, names[t]) != 0)
+        t++;
+    if (t == sizeof names / sizeof names[0])
+        return false; /* a 2D shape, or one added to the protocol later */
+    cli_solid *s = &b->solid;
+    const cJSON *radius = cJSON_GetObjectItemCaseSensitive(shape, "radius");
+    const cJSON *half_height = cJSON_GetObjectItemCaseSensitive(shape, "half_height");
+    bool ok;
+    switch (types[t]) {
+    case CLI_SOLID_SPHERE:
+        ok = read_size(radius, &s->radius);
+        break;
+    case CLI_SOLID_BOX:
+        ok = read_sizes(cJSON_GetObjectItemCaseSensitive(shape, "half"), s->half);
+        break;
+    case CLI_SOLID_ELLIPSOID:
+        ok = read_sizes(cJSON_GetObjectItemCaseSensitive(shape, "radii"), s->half);
+        break;
+    case CLI_SOLID_HULL:
+        ok = read_hull(s, cJSON_GetObjectItemCaseSensitive(shape, "points"));
+        break;
+    case CLI_SOLID_CAPSULE:
+    case CLI_SOLID_CYLINDER:
+    case CLI_SOLID_CONE:
+    default: {
+        double r, h;
+        ok = read_size(radius, &r) && read_size(half_height, &h);
+        if (ok) {
+            s->radius = r;
+            s->half_height = h;
+        }
+        break;
+    }
+    }
+    if (!ok)
+        return false;
+    if (types[t] != CLI_SOLID_HULL) {
+        free(s->points);
+        s->points = NULL;
+        s->npoints = 0;
+    }
+    s->type = types[t];
+    b->has_shape = true;
+    return true;
+}
+
+/* A 3D rot: a quaternion [x, y, z, w], normalised here (the server rounds its components). A
+ * zero one is no rotation and is refused. */
+static bool read_quat(const cJSON *j, double q[4])
+{
+    double v[4];
+    if (!read_vec(j, 4, v))
+        return false;
+    double n = sqrt(v[0] * v[0] + v[1] * v[1] + v[2] * v[2] + v[3] * v[3]);
+    if (!(n > 1e-9) || !isfinite(n))
+        return false;
+    for (int i = 0; i < 4; i++)
+        q[i] = v[i] / n;
     return true;
 }
 
@@ -236,15 +375,20 @@ static bool apply_body(cli_world *w, const cJSON *e, bool *no_memory)
         *no_memory = true;
         return false;
     }
-    bool ok = read_vec2(cJSON_GetObjectItemCaseSensitive(e, "pos"), b->pos);
+    int dim = w->dim;
+    bool ok = read_vec(cJSON_GetObjectItemCaseSensitive(e, "pos"), dim, b->pos);
     const cJSON *vel = cJSON_GetObjectItemCaseSensitive(e, "vel");
-    if (vel && !read_vec2(vel, b->vel))
+    if (vel && !read_vec(vel, dim, b->vel))
         ok = false;
     const cJSON *rot = cJSON_GetObjectItemCaseSensitive(e, "rot");
-    if (rot && !read_number(rot, &b->rot))
+    if (rot && !(dim == 3 ? read_quat(rot, b->quat) : read_number(rot, &b->rot)))
+        ok = false;
+    /* w in 2D (a number) is not drawn and not read; in 3D it is a vector. */
+    const cJSON *spin = cJSON_GetObjectItemCaseSensitive(e, "w");
+    if (dim == 3 && spin && !read_vec(spin, 3, b->spin))
         ok = false;
     const cJSON *shape = cJSON_GetObjectItemCaseSensitive(e, "shape");
-    if (shape && !read_shape(b, shape))
+    if (shape && !(dim == 3 ? read_solid(b, shape) : read_shape(b, shape)))
         ok = false;
     const cJSON *kind = cJSON_GetObjectItemCaseSensitive(e, "kind");
     if (kind && !read_kind(b, kind))
@@ -341,4 +485,9 @@ void cli_body_bounds(const cli_body *b, double lo[2], double hi[2])
         hi[0] = fmax(hi[0], wx);
         hi[1] = fmax(hi[1], wy);
     }
+}
+
+void cli_body_footprint(const cli_body *b, cli_footprint *out)
+{
+    cli_footprint_make(&b->solid, b->pos, b->quat, out);
 }
