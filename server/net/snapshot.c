@@ -194,7 +194,8 @@ static void encode_bodies(net_server *srv, const sim_body *bodies, size_t slots,
             continue;
         if (bounds) {
             if (dim == 2) {
-                srv->bounds[i] = col_shape_bounds(&body->shape, (col_xf2){body->pos, body->angle});
+                col_xf2 xf = {body->pos, body->angle};
+                srv->bounds[i] = col_shape_bounds(&body->shape, xf);
             } else {
                 const sim_body3 *b3 = sim_body3_of(w, body);
                 srv->bounds3[i] = col_shape3_bounds(&b3->shape, (col_xf3){b3->pos, b3->rot});
@@ -230,27 +231,7 @@ static net_piece full_piece(net_server *srv, const sim_body *body, size_t slot)
     return *p;
 }
 
-static void contacts2(proto_buf *b, const sim_world *w);
-static void contacts3(proto_buf *b, const sim_world *w);
-
-/* `,"contacts":[...]` of the last step, encoded the first time a subscriber needs it. */
-static net_piece contacts_piece(net_server *srv)
-{
-    net_piece *p = &srv->contacts;
-    if (p->off != SIZE_MAX)
-        return *p;
-    proto_buf *b = &srv->tick->data;
-    p->off = b->len;
-    proto_state_contacts_begin(b);
-    if (sim_world_dim(srv->world) == 3)
-        contacts3(b, srv->world);
-    else
-        contacts2(b, srv->world);
-    proto_state_contacts_end(b);
-    p->end = b->len;
-    return *p;
-}
-
+/* The contacts of a 2D world's last step, and of a 3D world's. */
 static void contacts2(proto_buf *b, const sim_world *w)
 {
     size_t n;
@@ -289,6 +270,24 @@ static void contacts3(proto_buf *b, const sim_world *w)
         }
         proto_state_contact(b, 3, &c, i == 0);
     }
+}
+
+/* `,"contacts":[...]` of the last step, encoded the first time a subscriber needs it. */
+static net_piece contacts_piece(net_server *srv)
+{
+    net_piece *p = &srv->contacts;
+    if (p->off != SIZE_MAX)
+        return *p;
+    proto_buf *b = &srv->tick->data;
+    p->off = b->len;
+    proto_state_contacts_begin(b);
+    if (sim_world_dim(srv->world) == 3)
+        contacts3(b, srv->world);
+    else
+        contacts2(b, srv->world);
+    proto_state_contacts_end(b);
+    p->end = b->len;
+    return *p;
 }
 
 /* ---- one client's state, as ranges ---- */
