@@ -2,6 +2,7 @@
  *
  * Every writer appends one whole line to a proto_buf. None builds a cJSON tree: the state
  * writer runs on every snapshot tick for every body, and the others share its helpers. */
+#include <stdint.h>
 #include <string.h>
 
 #include "mink_proto.h"
@@ -188,36 +189,148 @@ void proto_state_begin(proto_buf *b, uint64_t tick, uint64_t ack)
 /* Literal text at p; returns the end. */
 #define PUT(p, lit) (memcpy((p), (lit), sizeof(lit) - 1), (p) + sizeof(lit) - 1)
 
+/* ---- the state body's numbers ----
+ * The same text as proto_put_fixed (round half up, trailing zeros dropped, never "-0"), for
+ * the two precisions of a state body with the decimals known when compiled: the divisions by
+ * 10^decimals become multiplications, and numbers below 2^32 units (430 km at 4 decimals)
+ * take 32-bit arithmetic. Anything else (larger, or not finite) goes to proto_put_fixed. A 3D
+ * body has 14 numbers: this is most of a 3D snapshot's time. */
+
+/* "00" .. "99" (as buf.c's, which keeps its own static). */
+static const char pairs[201] = "00010203040506070809101112131415161718192021222324252627282930"
+                               "31323334353637383940414243444546474849505152535455565758596061"
+                               "62636465666768697071727374757677787980818283848586878889909192"
+                               "93949596979899";
+
+#define FIXED_FAST_MAX 4294967295.0 /* below: m + 1 still fits in 32 bits */
+_Static_assert(DEC_POS == 4 && DEC_ROT == 4 && DEC_W == 4 && DEC_VEL == 3,
+               "put_fixed4 and put_fixed3 are the state body's precisions");
+
+/* The whole part of a number: most are below 1,000 (m, m/s). */
+static inline char *put_u32(char *p, uint32_t v)
+{
+    if (v < 10) {
+        *p++ = (char)('0' + v);
+        return p;
+    }
+    if (v < 100) {
+        memcpy(p, pairs + 2 * v, 2);
+        return p + 2;
+    }
+    if (v < 1000) {
+        *p = (char)('0' + v / 100);
+        memcpy(p + 1, pairs + 2 * (v % 100), 2);
+        return p + 3;
+    }
+    return proto_put_u64(p, v);
+}
+
+/* |v| rounded to 10^-decimals as an integer count of units in *m; false when the fast path
+ * does not apply. */
+static inline bool fixed_units(double v, double scale, uint32_t *m)
+{
+    double scaled = (v < 0 ? -v : v) * scale;
+    if (!(scaled < FIXED_FAST_MAX)) /* NaN too */
+        return false;
+    uint32_t u = (uint32_t)scaled;
+    if (scaled - (double)u >= 0.5)
+        u++;
+    *m = u;
+    return true;
+}
+
+/* 4 decimals: positions, rotations, angular velocities. */
+static char *put_fixed4(char *p, double v)
+{
+    uint32_t m;
+    if (!fixed_units(v, 1e4, &m))
+        return proto_put_fixed(p, v, 4);
+    if (m == 0) {
+        *p++ = '0';
+        return p;
+    }
+    if (v < 0)
+        *p++ = '-';
+    p = put_u32(p, m / 10000u);
+    uint32_t frac = m % 10000u;
+    if (frac == 0)
+        return p;
+    *p = '.';
+    memcpy(p + 1, pairs + 2 * (frac / 100u), 2);
+    memcpy(p + 3, pairs + 2 * (frac % 100u), 2);
+    char *end = p + 5;
+    while (end[-1] == '0')
+        end--;
+    return end;
+}
+
+/* 3 decimals: velocities. */
+static char *put_fixed3(char *p, double v)
+{
+    uint32_t m;
+    if (!fixed_units(v, 1e3, &m))
+        return proto_put_fixed(p, v, 3);
+    if (m == 0) {
+        *p++ = '0';
+        return p;
+    }
+    if (v < 0)
+        *p++ = '-';
+    p = put_u32(p, m / 1000u);
+    uint32_t frac = m % 1000u;
+    if (frac == 0)
+        return p;
+    p[0] = '.';
+    p[1] = (char)('0' + frac / 100u);
+    memcpy(p + 2, pairs + 2 * (frac % 100u), 2);
+    char *end = p + 4;
+    while (end[-1] == '0')
+        end--;
+    return end;
+}
+
 /* n numbers as a JSON array at p. */
-static char *put_vec(char *p, const double *v, int n, int decimals)
+static char *put_vec4(char *p, const double *v, int n)
 {
     *p++ = '[';
-    for (int i = 0; i < n; i++) {
-        if (i)
-            *p++ = ',';
-        p = proto_put_fixed(p, v[i], decimals);
+    p = put_fixed4(p, v[0]);
+    for (int i = 1; i < n; i++) {
+        *p++ = ',';
+        p = put_fixed4(p, v[i]);
     }
     *p++ = ']';
     return p;
 }
 
-/* The hot path of every snapshot: one reserve for the whole entry (at most 11 numbers of 26
- * bytes and the keys), then the text written straight into the buffer. */
+static char *put_vec3(char *p, const double *v, int n)
+{
+    *p++ = '[';
+    p = put_fixed3(p, v[0]);
+    for (int i = 1; i < n; i++) {
+        *p++ = ',';
+        p = put_fixed3(p, v[i]);
+    }
+    *p++ = ']';
+    return p;
+}
+
+/* The hot path of every snapshot: one reserve for the whole entry (at most 14 numbers of 26
+ * bytes, the keys and the closing brace), then the text written straight into the buffer. */
 void proto_state_body(proto_buf *b, int dim, const proto_body_state *s, bool first_in_list)
 {
-    if (!proto_buf_reserve(b, dim == 2 ? 200 : 380))
+    if (!proto_buf_reserve(b, dim == 2 ? 200 : 420))
         return;
     char *p = b->data + b->len;
     p = first_in_list ? PUT(p, "{\"id\":") : PUT(p, ",{\"id\":");
     p = proto_put_u64(p, s->id);
     p = PUT(p, ",\"pos\":");
-    p = put_vec(p, s->pos, dim, DEC_POS);
+    p = put_vec4(p, s->pos, dim);
     p = PUT(p, ",\"rot\":");
-    p = dim == 2 ? proto_put_fixed(p, s->rot[0], DEC_ROT) : put_vec(p, s->rot, 4, DEC_ROT);
+    p = dim == 2 ? put_fixed4(p, s->rot[0]) : put_vec4(p, s->rot, 4);
     p = PUT(p, ",\"vel\":");
-    p = put_vec(p, s->vel, dim, DEC_VEL);
+    p = put_vec3(p, s->vel, dim);
     p = PUT(p, ",\"w\":");
-    p = dim == 2 ? proto_put_fixed(p, s->w[0], DEC_W) : put_vec(p, s->w, 3, DEC_W);
+    p = dim == 2 ? put_fixed4(p, s->w[0]) : put_vec4(p, s->w, 3);
     b->len = (size_t)(p - b->data);
 }
 

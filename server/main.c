@@ -22,9 +22,16 @@ static void usage(FILE *out)
             "  --port N                 TCP port, 0 for any free one (default %d)\n"
             "  --tick-hz HZ             world steps per second (default %.0f)\n"
             "  --snapshot-hz HZ         state messages per second, <= tick-hz (default %.0f)\n"
-            "  --scene FILE.json        load a scene {dim, gravity, bodies} instead of the demo\n"
+            "  --dim 2|3                the world's dimensions (default 2); --dim 3 alone loads\n"
+            "                           the 3D demo scene\n"
+            "  --scene FILE.json        load a scene {dim, gravity, bodies} instead of the demo;\n"
+            "                           its dim decides the world's (a --dim that says otherwise\n"
+            "                           is an error)\n"
+            "  --scene demo3d           the 3D demo scene (a 3D world)\n"
             "  --scene pile:N           the stress scene: N 1 m boxes in columns of ten on a\n"
-            "                           ground\n"
+            "                           ground (a 2D world)\n"
+            "  --scene pile3d:N         the same in 3D: N 1 m cubes in columns of ten on a square\n"
+            "                           grid on a floor\n"
             "  --save FILE.json         write the world there on SIGTERM/SIGINT and on SIGHUP;\n"
             "                           --scene FILE.json loads it back\n"
             "  --log-level LEVEL        error, warn, info or debug (default info)\n"
@@ -101,15 +108,64 @@ static bool save_path_writable(const char *path)
     return true;
 }
 
+/* The world of --scene and --dim, or NULL after saying why with the exit code in *code. A
+ * stress scene's N is a flag's value, so a bad one is a bad flag (exit 2, as is a scene that
+ * cannot be built: the ground is one of the --max-bodies); a scene file that cannot be loaded
+ * exits 1. A scene says its own dim: a --dim that contradicts it is refused (exit 2), never
+ * silently overridden. */
+static sim_world *load_world(const char *scene, int dim, const sim_config *wc, int *code)
+{
+    char err[512];
+    sim_world *world = NULL;
+    int scene_dim = 0;
+    *code = 2;
+    if (scene && strncmp(scene, "pile:", 5) == 0) {
+        int n = (int)integer_arg("--scene pile:N", scene + 5, 1, wc->max_bodies - 1.0);
+        scene_dim = 2;
+        if (dim != 3)
+            world = sim_scene_pile(n, wc, err, sizeof err);
+    } else if (scene && strncmp(scene, "pile3d:", 7) == 0) {
+        int n = (int)integer_arg("--scene pile3d:N", scene + 7, 1, wc->max_bodies - 1.0);
+        scene_dim = 3;
+        if (dim != 2)
+            world = sim_scene_pile3(n, wc, err, sizeof err);
+    } else if ((scene && strcmp(scene, "demo3d") == 0) || (!scene && dim == 3)) {
+        scene_dim = 3;
+        if (dim != 2)
+            world = sim_scene_load(sim_demo3d_scene, strlen(sim_demo3d_scene), "demo3d", wc,
+                                   err, sizeof err);
+    } else {
+        world = scene ? sim_scene_load_file(scene, wc, err, sizeof err)
+                      : sim_scene_load(sim_demo_scene, strlen(sim_demo_scene), "demo", wc, err,
+                                       sizeof err);
+        if (!world) {
+            LOG_ERROR("scene: %s", err);
+            *code = 1;
+            return NULL;
+        }
+        scene_dim = sim_world_dim(world);
+    }
+    if (dim != 0 && dim != scene_dim) {
+        fprintf(stderr, "mink-server: --dim %d: the scene %s is a %dD world; leave out --dim "
+                        "or give --dim %d\n", dim, scene ? scene : "demo", scene_dim, scene_dim);
+        sim_world_free(world);
+        return NULL;
+    }
+    if (!world)
+        fprintf(stderr, "mink-server: --scene %s: %s\n", scene ? scene : "demo3d", err);
+    return world;
+}
+
 int main(int argc, char **argv)
 {
     net_config cfg = net_config_default();
     sim_config wc = sim_config_default();
     const char *scene = NULL, *record = NULL, *replay = NULL;
+    int dim = 0; /* 0: not given; the scene decides, and the default world is 2D */
 
     enum { O_HOST = 256, O_PORT, O_TICK, O_SNAP, O_SCENE, O_LOG, O_CLIENTS, O_QUOTA, O_BODIES,
            O_BOUNDS, O_SAVE, O_MSG_RATE, O_SPAWN_RATE, O_HELLO_TIMEOUT, O_MAX_LINE, O_SOFT, O_SOFT_S, O_HARD,
-           O_HASH_EVERY, O_RECORD, O_REPLAY, O_STATS, O_NO_SLEEP, O_HELP };
+           O_HASH_EVERY, O_RECORD, O_REPLAY, O_STATS, O_NO_SLEEP, O_DIM, O_HELP };
     static const struct option opts[] = {
         {"host", required_argument, NULL, O_HOST},
         {"port", required_argument, NULL, O_PORT},
@@ -134,6 +190,7 @@ int main(int argc, char **argv)
         {"replay", required_argument, NULL, O_REPLAY},
         {"stats", required_argument, NULL, O_STATS},
         {"no-sleep", no_argument, NULL, O_NO_SLEEP},
+        {"dim", required_argument, NULL, O_DIM},
         {"help", no_argument, NULL, O_HELP},
         {NULL, 0, NULL, 0},
     };
@@ -218,6 +275,13 @@ int main(int argc, char **argv)
         case O_NO_SLEEP:
             wc.sleep = false;
             break;
+        case O_DIM:
+            if (strcmp(optarg, "2") != 0 && strcmp(optarg, "3") != 0) {
+                fprintf(stderr, "mink-server: --dim: '%s' is not 2 or 3\n", optarg);
+                return 2;
+            }
+            dim = optarg[0] - '0';
+            break;
         case O_HELP:
             usage(stdout);
             return 0;
@@ -247,27 +311,13 @@ int main(int argc, char **argv)
     }
     wc.dt = (float)(1.0 / cfg.tick_hz);
 
-    char err[512];
-    sim_world *world;
-    if (scene && strncmp(scene, "pile:", 5) == 0) {
-        /* The stress scene: N is a flag's value, so a bad one is a bad flag (exit 2); the
-         * ground is one of the --max-bodies. */
-        int n = (int)integer_arg("--scene pile:N", scene + 5, 1, wc.max_bodies - 1.0);
-        world = sim_scene_pile(n, &wc, err, sizeof err);
-        if (!world) {
-            fprintf(stderr, "mink-server: --scene %s: %s\n", scene, err);
-            return 2;
-        }
-    } else {
-        world = scene ? sim_scene_load_file(scene, &wc, err, sizeof err)
-                      : sim_scene_load(sim_demo_scene, strlen(sim_demo_scene), "demo", &wc, err,
-                                       sizeof err);
-        if (!world) {
-            LOG_ERROR("scene: %s", err);
-            return 1;
-        }
-    }
-    LOG_INFO("scene %s: %zu bodies", scene ? scene : "demo", sim_world_body_count(world));
+    int code;
+    sim_world *world = load_world(scene, dim, &wc, &code);
+    if (!world)
+        return code;
+    LOG_INFO("scene %s: %d-dimensional world, %zu bodies",
+             scene ? scene : sim_world_dim(world) == 3 ? "demo3d" : "demo",
+             sim_world_dim(world), sim_world_body_count(world));
 
     if (replay) {
         int replayed = mink_replay(world, replay, cfg.hash_every);

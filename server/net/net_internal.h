@@ -124,7 +124,8 @@ struct net_server {
     size_t *body_off;        /* per slot, plus one: the slot's state piece in the tick buffer
                                 is [body_off[i], body_off[i + 1]), empty when it is not sent */
     net_piece *full;         /* per slot: its first-sighting piece, encoded on demand */
-    col_aabb *bounds;        /* per slot: the body's bounds, for interest radii */
+    col_aabb *bounds;        /* per slot: the body's bounds, for interest radii (2D) */
+    col_aabb3 *bounds3;      /* the same in a 3D world (NULL in a 2D one) */
     net_piece contacts;      /* `,"contacts":[...]`, encoded on demand */
     net_range *ranges;       /* every session's pieces of this snapshot */
     size_t ranges_len, ranges_cap;

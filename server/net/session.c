@@ -210,7 +210,7 @@ static void handle_hello(net_session *s, proto_msg *m)
     const sim_config *wc = sim_world_config(srv->world);
     proto_welcome w = {
         .client = s->client,
-        .dim = 2,
+        .dim = wc->dim,
         .tick = sim_world_tick(srv->world),
         .tick_hz = srv->cfg.tick_hz,
         .snapshot_hz = srv->cfg.snapshot_hz,
@@ -218,6 +218,11 @@ static void handle_hello(net_session *s, proto_msg *m)
         .has_avatar = avatar != 0,
         .avatar = avatar,
     };
+    if (wc->dim == 3) {
+        w.gravity[0] = wc->gravity3.x;
+        w.gravity[1] = wc->gravity3.y;
+        w.gravity[2] = wc->gravity3.z;
+    }
     proto_buf *b = &srv->out;
     proto_buf_clear(b);
     proto_write_welcome(b, &w);
@@ -300,22 +305,28 @@ static void handle_input(net_session *s, proto_msg *m)
     }
     s->has_seq = true;
     s->last_seq = m->u.input.seq;
-    sim_body_set_input(s->srv->world, body, mk_v2((float)m->u.input.move[0], (float)m->u.input.move[1]),
-                       m->u.input.jump);
+    const double *move = m->u.input.move;
+    if (sim_world_dim(s->srv->world) == 3)
+        sim_body_set_input3(s->srv->world, body,
+                            mk_v3((float)move[0], (float)move[1], (float)move[2]),
+                            m->u.input.jump);
+    else
+        sim_body_set_input(s->srv->world, body, mk_v2((float)move[0], (float)move[1]),
+                           m->u.input.jump);
 }
 
 static void handle_query(net_session *s, proto_msg *m)
 {
     proto_result r;
     char why[PROTO_MAX_MESSAGE];
-    if (sim_query(sim_world_dim(s->srv->world), &m->u.query.a, &m->u.query.b, &r, why,
-                  sizeof why) != 0) {
+    int dim = sim_world_dim(s->srv->world);
+    if (sim_query(dim, &m->u.query.a, &m->u.query.b, &r, why, sizeof why) != 0) {
         net_session_error(s, PROTO_ERR_BAD_REQUEST, why, req_of(m));
         return;
     }
     proto_buf *b = &s->srv->out;
     proto_buf_clear(b);
-    proto_write_result(b, req_of(m), 2, &r);
+    proto_write_result(b, req_of(m), dim, &r);
     send_buf(s, b);
 }
 
@@ -374,7 +385,9 @@ static void handle_line(net_session *s, const char *line, size_t len)
     proto_error err;
     if (!within_rate(s))
         return;
-    proto_error_code rc = proto_parse(line, len, 2, m, &err);
+    /* Vectors and shape types are checked against the world's dim: a 2D shape in a 3D world
+     * is a bad_request that says so. */
+    proto_error_code rc = proto_parse(line, len, sim_world_dim(srv->world), m, &err);
     if (rc != PROTO_OK) {
         net_session_error(s, rc, err.message, err.has_req ? err.req : NULL);
         return;

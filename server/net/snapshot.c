@@ -164,22 +164,16 @@ static bool reserve_slots(net_server *srv, size_t slots)
     col_aabb *bounds = realloc(srv->bounds, cap * sizeof *bounds);
     if (bounds)
         srv->bounds = bounds;
-    if (!off || !full || !bounds)
+    col_aabb3 *bounds3 = srv->bounds3;
+    if (sim_world_dim(srv->world) == 3) {
+        bounds3 = realloc(srv->bounds3, cap * sizeof *bounds3);
+        if (bounds3)
+            srv->bounds3 = bounds3;
+    }
+    if (!off || !full || !bounds || (sim_world_dim(srv->world) == 3 && !bounds3))
         return false;
     srv->slot_cap = cap;
     return true;
-}
-
-static void body_state(const sim_body *b, proto_body_state *st)
-{
-    memset(st, 0, sizeof *st);
-    st->id = b->id;
-    st->pos[0] = b->pos.x;
-    st->pos[1] = b->pos.y;
-    st->rot[0] = b->angle;
-    st->vel[0] = b->vel.x;
-    st->vel[1] = b->vel.y;
-    st->w[0] = b->w;
 }
 
 /* Each body whose state changes, as `,{...}`. Slot i's piece is
@@ -188,7 +182,9 @@ static void encode_bodies(net_server *srv, const sim_body *bodies, size_t slots,
 {
     proto_buf *b = &srv->tick->data;
     proto_body_state st;
-    uint64_t tick = sim_world_tick(srv->world);
+    const sim_world *w = srv->world;
+    int dim = sim_world_dim(w);
+    uint64_t tick = sim_world_tick(w);
     uint64_t grace = (uint64_t)ceil(2.0 * srv->cfg.tick_hz / srv->cfg.snapshot_hz + srv->cfg.tick_hz);
     for (size_t i = 0; i < slots; i++) {
         srv->body_off[i] = b->len;
@@ -196,12 +192,19 @@ static void encode_bodies(net_server *srv, const sim_body *bodies, size_t slots,
         const sim_body *body = &bodies[i];
         if (body->id == 0)
             continue;
-        if (bounds)
-            srv->bounds[i] = col_shape_bounds(&body->shape, (col_xf2){body->pos, body->angle});
+        if (bounds) {
+            if (dim == 2) {
+                col_xf2 xf = {body->pos, body->angle};
+                srv->bounds[i] = col_shape_bounds(&body->shape, xf);
+            } else {
+                const sim_body3 *b3 = sim_body3_of(w, body);
+                srv->bounds3[i] = col_shape3_bounds(&b3->shape, (col_xf3){b3->pos, b3->rot});
+            }
+        }
         if (!body_changes(body, tick, grace))
             continue;
-        body_state(body, &st);
-        proto_state_body(b, 2, &st, false);
+        sim_body_state(w, body, &st);
+        proto_state_body(b, dim, &st, false);
         proto_state_body_end(b);
     }
     srv->body_off[slots] = b->len;
@@ -215,28 +218,24 @@ static net_piece full_piece(net_server *srv, const sim_body *body, size_t slot)
         return *p;
     proto_buf *b = &srv->tick->data;
     p->off = b->len;
+    int dim = sim_world_dim(srv->world);
     proto_body_state st;
-    body_state(body, &st);
-    proto_state_body(b, 2, &st, false);
-    proto_shape shape;
-    sim_shape_to_proto(&body->shape, &shape);
-    proto_state_body_first(b, 2, &shape, sim_kind_to_proto(body->kind), body->owner, body->tag);
+    sim_body_state(srv->world, body, &st);
+    proto_state_body(b, dim, &st, false);
+    proto_shape shape; /* up to 256 hull points: the first sighting's price, once per tick */
+    sim_body_shape_to_proto(srv->world, body, &shape);
+    proto_state_body_first(b, dim, &shape, sim_kind_to_proto(body->kind), body->owner,
+                           body->tag);
     proto_state_body_end(b);
     p->end = b->len;
     return *p;
 }
 
-/* `,"contacts":[...]` of the last step, encoded the first time a subscriber needs it. */
-static net_piece contacts_piece(net_server *srv)
+/* The contacts of a 2D world's last step, and of a 3D world's. */
+static void contacts2(proto_buf *b, const sim_world *w)
 {
-    net_piece *p = &srv->contacts;
-    if (p->off != SIZE_MAX)
-        return *p;
-    proto_buf *b = &srv->tick->data;
-    p->off = b->len;
     size_t n;
-    const sim_contact *cs = sim_world_contacts(srv->world, &n);
-    proto_state_contacts_begin(b);
+    const sim_contact *cs = sim_world_contacts(w, &n);
     for (size_t i = 0; i < n; i++) {
         const col_manifold2 *m = &cs[i].m;
         proto_contact c = {.a = cs[i].a, .b = cs[i].b, .npoints = m->count};
@@ -250,6 +249,42 @@ static net_piece contacts_piece(net_server *srv)
         }
         proto_state_contact(b, 2, &c, i == 0);
     }
+}
+
+static void contacts3(proto_buf *b, const sim_world *w)
+{
+    size_t n;
+    const sim_contact3 *cs = sim_world_contacts3(w, &n);
+    for (size_t i = 0; i < n; i++) {
+        const col_manifold3 *m = &cs[i].m;
+        proto_contact c = {.a = cs[i].a, .b = cs[i].b, .npoints = m->count};
+        c.normal[0] = m->normal.x;
+        c.normal[1] = m->normal.y;
+        c.normal[2] = m->normal.z;
+        for (int k = 0; k < m->count; k++) {
+            c.points[k][0] = m->points[k].point.x;
+            c.points[k][1] = m->points[k].point.y;
+            c.points[k][2] = m->points[k].point.z;
+            c.depths[k] = m->points[k].depth;
+            c.ids[k] = m->points[k].id;
+        }
+        proto_state_contact(b, 3, &c, i == 0);
+    }
+}
+
+/* `,"contacts":[...]` of the last step, encoded the first time a subscriber needs it. */
+static net_piece contacts_piece(net_server *srv)
+{
+    net_piece *p = &srv->contacts;
+    if (p->off != SIZE_MAX)
+        return *p;
+    proto_buf *b = &srv->tick->data;
+    p->off = b->len;
+    proto_state_contacts_begin(b);
+    if (sim_world_dim(srv->world) == 3)
+        contacts3(b, srv->world);
+    else
+        contacts2(b, srv->world);
     proto_state_contacts_end(b);
     p->end = b->len;
     return *p;
@@ -292,14 +327,15 @@ static bool add_piece(net_server *srv, net_session *s, size_t off, size_t end, b
 }
 
 /* The point around which a client's radius counts: its avatar, when it has one in the world. */
-static bool interest_centre(net_server *srv, const net_session *s, mk_vec2 *centre)
+static bool interest_centre(net_server *srv, const net_session *s, mk_vec3 *centre)
 {
     if (s->radius <= 0 || s->avatar == 0)
         return false;
     const sim_body *a = sim_world_get(srv->world, s->avatar);
     if (!a)
         return false;
-    *centre = a->pos;
+    const sim_body3 *a3 = sim_body3_of(srv->world, a);
+    *centre = a3 ? a3->pos : mk_v3(a->pos.x, a->pos.y, 0.0f);
     return true;
 }
 
@@ -318,14 +354,40 @@ static bool within(const col_aabb *box, mk_vec2 c, float r)
     return dx * dx + dy * dy <= r * r;
 }
 
+/* The same in 3D: the distance from c to the box, z included. */
+static bool within3(const col_aabb3 *box, mk_vec3 c, float r)
+{
+    float dx = fabsf(c.x - box->center.x) - box->half.x;
+    if (dx > r)
+        return false;
+    float dz = fabsf(c.z - box->center.z) - box->half.z;
+    if (dz > r)
+        return false;
+    float dy = fabsf(c.y - box->center.y) - box->half.y;
+    if (dy > r)
+        return false;
+    dx = dx > 0.0f ? dx : 0.0f;
+    dy = dy > 0.0f ? dy : 0.0f;
+    dz = dz > 0.0f ? dz : 0.0f;
+    return dx * dx + dy * dy + dz * dz <= r * r;
+}
+
+/* Whether slot i's bounds come within r of c, in the world's dim. */
+static bool slot_within(const net_server *srv, bool is3, size_t i, mk_vec3 c, float r)
+{
+    return is3 ? within3(&srv->bounds3[i], c, r)
+               : within(&srv->bounds[i], mk_v2(c.x, c.y), r);
+}
+
 static bool build_state(net_server *srv, net_session *s, const sim_body *bodies, size_t slots)
 {
     proto_buf *own = &srv->own;
     const proto_buf *tick = &srv->tick->data;
     s->range_begin = srv->ranges_len;
     s->own_begin = own->len;
-    mk_vec2 centre = {0, 0};
+    mk_vec3 centre = {0, 0, 0};
     bool near = interest_centre(srv, s, &centre);
+    bool is3 = sim_world_dim(srv->world) == 3;
     float radius = (float)s->radius;
 
     size_t mark = own->len;
@@ -336,7 +398,7 @@ static bool build_state(net_server *srv, net_session *s, const sim_body *bodies,
         if (body->id == 0)
             continue;
         bool seen = seen_get(s, (uint32_t)i);
-        if (near && !within(&srv->bounds[i], centre, radius)) {
+        if (near && !slot_within(srv, is3, i, centre, radius)) {
             if (seen) { /* it left the client's radius */
                 seen_clear(s, (uint32_t)i);
                 ok = removed_push(s, body->id);
@@ -535,11 +597,13 @@ void net_snapshot_free(net_server *srv)
     free(srv->body_off);
     free(srv->full);
     free(srv->bounds);
+    free(srv->bounds3);
     free(srv->ranges);
     proto_buf_free(&srv->own);
     srv->body_off = NULL;
     srv->full = NULL;
     srv->bounds = NULL;
+    srv->bounds3 = NULL;
     srv->ranges = NULL;
     srv->slot_cap = srv->ranges_cap = srv->ranges_len = 0;
 }

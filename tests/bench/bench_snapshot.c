@@ -1,6 +1,8 @@
-/* Snapshot scenes: a `state` line of a 2D world written with the proto_state_* writer into a
- * reused buffer, against the same line built as a cJSON tree and printed, the way the writer
- * avoids. */
+/* Snapshot scenes: a `state` line of a 2D world and of a 3D world written with the
+ * proto_state_* writer into a reused buffer, against the same line built as a cJSON tree and
+ * printed, the way the writer avoids. The 3D bodies are those of the pile3d:1000 scene half a
+ * second into its fall, as the server reads them (sim_body_state); a third row turns them
+ * every way, so that every quaternion and angular velocity component has all its digits. */
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
@@ -9,6 +11,7 @@
 
 #include "bench.h"
 #include "mink_proto.h"
+#include "mink_sim.h"
 
 #define SNAP_BODIES 1000
 #define SNAP_REPS 2000
@@ -19,6 +22,9 @@
 #define SNAP_ACK 4321u
 #define POS_RANGE 500.0 /* m */
 #define VEL_RANGE 10.0  /* m/s */
+#define SPIN_RANGE 5.0  /* rad/s */
+#define PILE3_STEPS 30  /* the pile3d scene falls for half a second: every cube moving */
+#define TWO_PI 6.283185307179586
 
 /* The precision of PROTOCOL.md's state line, as the writer rounds: positions 4 decimals,
  * rotations 4, velocities 3, angular velocities 4. */
@@ -48,24 +54,64 @@ static void make_states(proto_body_state *s, size_t n)
     }
 }
 
-static proto_shape crate_shape(void)
+/* The dynamic bodies of the pile3d scene of n cubes after PILE3_STEPS steps, as the server
+ * encodes them. */
+static void make_states3(proto_body_state *s, size_t n)
+{
+    sim_config cfg = sim_config_default();
+    char err[256];
+    sim_world *w = sim_scene_pile3((int)n, &cfg, err, sizeof err);
+    if (!w)
+        die(err);
+    for (int i = 0; i < PILE3_STEPS; i++)
+        sim_world_step(w);
+    size_t slots, k = 0;
+    sim_body *bodies = sim_world_slots(w, &slots);
+    for (size_t i = 0; i < slots && k < n; i++)
+        if (bodies[i].id != 0 && bodies[i].kind == SIM_DYNAMIC)
+            sim_body_state(w, &bodies[i], &s[k++]);
+    sim_world_free(w);
+    if (k != n)
+        die("pile3d: fewer cubes than asked for");
+}
+
+/* The same bodies turned every way: a uniform random unit quaternion (Shoemake, "Uniform
+ * random rotations", Graphics Gems III) and a random angular velocity each. */
+static void spin_states3(proto_body_state *s, size_t n)
+{
+    bench_rng rng = {0x9E3779B97F4A7C15ULL};
+    for (size_t i = 0; i < n; i++) {
+        double u1 = bench_rng_range(&rng, 0, 1), u2 = bench_rng_range(&rng, 0, TWO_PI),
+               u3 = bench_rng_range(&rng, 0, TWO_PI);
+        double a = sqrt(1 - u1), b = sqrt(u1);
+        s[i].rot[0] = a * sin(u2);
+        s[i].rot[1] = a * cos(u2);
+        s[i].rot[2] = b * sin(u3);
+        s[i].rot[3] = b * cos(u3);
+        for (int k = 0; k < 3; k++)
+            s[i].w[k] = bench_rng_range(&rng, -SPIN_RANGE, SPIN_RANGE);
+    }
+}
+
+/* A 1 m crate: an AABB in 2D, a box in 3D. */
+static proto_shape crate_shape(int dim)
 {
     proto_shape shape;
     memset(&shape, 0, sizeof shape);
-    shape.type = PROTO_SHAPE_AABB;
-    shape.half[0] = shape.half[1] = 0.5;
+    shape.type = dim == 2 ? PROTO_SHAPE_AABB : PROTO_SHAPE_BOX;
+    shape.half[0] = shape.half[1] = shape.half[2] = 0.5;
     return shape;
 }
 
-static void encode_writer(proto_buf *b, const proto_body_state *s, size_t n, bool first,
-                          const proto_shape *shape)
+static void encode_writer(proto_buf *b, int dim, const proto_body_state *s, size_t n,
+                          bool first, const proto_shape *shape)
 {
     proto_buf_clear(b);
     proto_state_begin(b, SNAP_TICK, SNAP_ACK);
     for (size_t i = 0; i < n; i++) {
-        proto_state_body(b, 2, &s[i], i == 0);
+        proto_state_body(b, dim, &s[i], i == 0);
         if (first)
-            proto_state_body_first(b, 2, shape, PROTO_KIND_DYNAMIC, 0, "crate");
+            proto_state_body_first(b, dim, shape, PROTO_KIND_DYNAMIC, 0, "crate");
         proto_state_body_end(b);
     }
     proto_state_bodies_end(b);
@@ -78,16 +124,18 @@ static double round_to(double v, int decimals)
     return round(v * scale) / scale;
 }
 
-static void add_vec2(cJSON *o, const char *key, const double *v, int decimals)
+static void add_vec(cJSON *o, const char *key, const double *v, int n, int decimals)
 {
-    double r[2] = {round_to(v[0], decimals), round_to(v[1], decimals)};
-    cJSON_AddItemToObject(o, key, cJSON_CreateDoubleArray(r, 2));
+    double r[4];
+    for (int i = 0; i < n; i++)
+        r[i] = round_to(v[i], decimals);
+    cJSON_AddItemToObject(o, key, cJSON_CreateDoubleArray(r, n));
 }
 
 /* The same line as a cJSON tree, printed unformatted: returns its length with the '\n' a JSON
  * Lines writer adds. Values are rounded to the writer's precision first, so both lines carry
  * the same digits. */
-static size_t encode_cjson(const proto_body_state *s, size_t n, bool first,
+static size_t encode_cjson(int dim, const proto_body_state *s, size_t n, bool first,
                            const proto_shape *shape)
 {
     cJSON *root = cJSON_CreateObject();
@@ -100,14 +148,20 @@ static size_t encode_cjson(const proto_body_state *s, size_t n, bool first,
     for (size_t i = 0; i < n; i++) {
         cJSON *o = cJSON_CreateObject();
         cJSON_AddNumberToObject(o, "id", (double)s[i].id);
-        add_vec2(o, "pos", s[i].pos, DEC_POS);
-        cJSON_AddNumberToObject(o, "rot", round_to(s[i].rot[0], DEC_ROT));
-        add_vec2(o, "vel", s[i].vel, DEC_VEL);
-        cJSON_AddNumberToObject(o, "w", round_to(s[i].w[0], DEC_W));
+        add_vec(o, "pos", s[i].pos, dim, DEC_POS);
+        if (dim == 2)
+            cJSON_AddNumberToObject(o, "rot", round_to(s[i].rot[0], DEC_ROT));
+        else
+            add_vec(o, "rot", s[i].rot, 4, DEC_ROT);
+        add_vec(o, "vel", s[i].vel, dim, DEC_VEL);
+        if (dim == 2)
+            cJSON_AddNumberToObject(o, "w", round_to(s[i].w[0], DEC_W));
+        else
+            add_vec(o, "w", s[i].w, 3, DEC_W);
         if (first) {
             cJSON *sh = cJSON_AddObjectToObject(o, "shape");
             cJSON_AddStringToObject(sh, "type", proto_shape_name(shape->type));
-            add_vec2(sh, "half", shape->half, 6);
+            add_vec(sh, "half", shape->half, dim, 6);
             cJSON_AddStringToObject(o, "kind", proto_kind_name(PROTO_KIND_DYNAMIC));
             cJSON_AddNumberToObject(o, "owner", 0);
             cJSON_AddStringToObject(o, "tag", "crate");
@@ -123,9 +177,9 @@ static size_t encode_cjson(const proto_body_state *s, size_t n, bool first,
     return len;
 }
 
-/* Reads the writer's line back with cJSON: every body there, the first one's values right to
- * the writer's precision. NULL when it is, else what is wrong. */
-static const char *check_line(const proto_buf *b, const proto_body_state *s, size_t n)
+/* Reads the writer's line back with cJSON: every body there, the first one's position and
+ * rotation right to the writer's precision. NULL when it is, else what is wrong. */
+static const char *check_line(const proto_buf *b, int dim, const proto_body_state *s, size_t n)
 {
     if (b->failed || b->len == 0 || b->data[b->len - 1] != '\n')
         return "the line is not finished";
@@ -137,49 +191,63 @@ static const char *check_line(const proto_buf *b, const proto_body_state *s, siz
     const cJSON *body = cJSON_GetArrayItem(bodies, 0);
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(body, "id");
     const cJSON *pos = cJSON_GetObjectItemCaseSensitive(body, "pos");
-    const cJSON *x = cJSON_GetArrayItem(pos, 0), *y = cJSON_GetArrayItem(pos, 1);
+    const cJSON *rot = cJSON_GetObjectItemCaseSensitive(body, "rot");
     if (!cJSON_IsArray(bodies) || (size_t)cJSON_GetArraySize(bodies) != n)
         bad = "bodies are missing";
     else if (!cJSON_IsNumber(id) || id->valuedouble != (double)s[0].id)
         bad = "the first id is wrong";
-    else if (!cJSON_IsNumber(x) || !cJSON_IsNumber(y) ||
-             fabs(x->valuedouble - s[0].pos[0]) > 0.5e-4 ||
-             fabs(y->valuedouble - s[0].pos[1]) > 0.5e-4)
-        bad = "the first position is wrong";
+    else if (!cJSON_IsArray(pos) || cJSON_GetArraySize(pos) != dim)
+        bad = "the first position is not a vector of the world's dim";
+    else if (dim == 3 && (!cJSON_IsArray(rot) || cJSON_GetArraySize(rot) != 4))
+        bad = "the first rotation is not a quaternion";
+    for (int k = 0; !bad && k < dim; k++) {
+        const cJSON *v = cJSON_GetArrayItem(pos, k);
+        if (!cJSON_IsNumber(v) || fabs(v->valuedouble - s[0].pos[k]) > 0.5e-4)
+            bad = "the first position is wrong";
+    }
+    for (int k = 0; !bad && dim == 3 && k < 4; k++) {
+        const cJSON *v = cJSON_GetArrayItem(rot, k);
+        if (!cJSON_IsNumber(v) || fabs(v->valuedouble - s[0].rot[k]) > 0.5e-4)
+            bad = "the first rotation is wrong";
+    }
     cJSON_Delete(root);
     return bad;
 }
 
-static void snapshot_row(const bench_opts *o, bool first)
+/* One row: SNAP_BODIES bodies of `dim` from make(), encoded by the writer and by cJSON. */
+static void snapshot_row(const bench_opts *o, const char *name, int dim,
+                         void (*make)(proto_body_state *, size_t), bool spin, bool first)
 {
     bench_row r;
-    bench_row_init(&r, first ? "snapshot 2d first" : "snapshot 2d");
+    bench_row_init(&r, name);
     r.bodies = SNAP_BODIES;
     proto_body_state *s = malloc(SNAP_BODIES * sizeof *s);
     if (!s)
         die("out of memory");
-    make_states(s, SNAP_BODIES);
-    proto_shape shape = crate_shape();
+    make(s, SNAP_BODIES);
+    if (spin)
+        spin_states3(s, SNAP_BODIES);
+    proto_shape shape = crate_shape(dim);
     int reps = o->quick ? QUICK_REPS : SNAP_REPS;
     int reps_cjson = o->quick ? QUICK_REPS_CJSON : SNAP_REPS_CJSON;
 
     proto_buf b;
     proto_buf_init(&b);
-    encode_writer(&b, s, SNAP_BODIES, first, &shape); /* grows the buffer once */
+    encode_writer(&b, dim, s, SNAP_BODIES, first, &shape); /* grows the buffer once */
     uint64_t t = bench_now_ns();
     for (int k = 0; k < reps; k++)
-        encode_writer(&b, s, SNAP_BODIES, first, &shape);
+        encode_writer(&b, dim, s, SNAP_BODIES, first, &shape);
     r.ns_op = (double)(bench_now_ns() - t) / ((double)reps * SNAP_BODIES);
     r.bytes_op = (double)b.len / SNAP_BODIES;
-    const char *bad = check_line(&b, s, SNAP_BODIES);
+    const char *bad = check_line(&b, dim, s, SNAP_BODIES);
     bench_note(&r, "%d lines of %zu bytes into a reused proto_buf; %s", reps, b.len,
                bad ? bad : "reads back with cJSON");
     proto_buf_free(&b);
 
-    size_t len = encode_cjson(s, SNAP_BODIES, first, &shape);
+    size_t len = encode_cjson(dim, s, SNAP_BODIES, first, &shape);
     t = bench_now_ns();
     for (int k = 0; k < reps_cjson; k++)
-        len = encode_cjson(s, SNAP_BODIES, first, &shape);
+        len = encode_cjson(dim, s, SNAP_BODIES, first, &shape);
     double ns_cjson = (double)(bench_now_ns() - t) / ((double)reps_cjson * SNAP_BODIES);
     snprintf(r.peer, sizeof r.peer, "cJSON");
     snprintf(r.peer_time, sizeof r.peer_time, "%.1f ns", ns_cjson);
@@ -192,7 +260,10 @@ static void snapshot_row(const bench_opts *o, bool first)
 
 void bench_scene_snapshot(const bench_opts *o)
 {
-    snapshot_row(o, false);
-    snapshot_row(o, true);
+    snapshot_row(o, "snapshot 2d", 2, make_states, false, false);
+    snapshot_row(o, "snapshot 2d first", 2, make_states, false, true);
+    snapshot_row(o, "snapshot 3d", 3, make_states3, false, false);
+    snapshot_row(o, "snapshot 3d first", 3, make_states3, false, true);
+    snapshot_row(o, "snapshot 3d turned", 3, make_states3, true, false);
     bench_scene_snapshot_clients(o);
 }
