@@ -13,7 +13,6 @@ static bool contains3(const col_aabb3 *outer, const col_aabb3 *inner)
            fabsf(inner->center.z - outer->center.z) + inner->half.z <= outer->half.z;
 }
 
-static bool is_fixed(sim_kind k) { return k == SIM_STATIC || k == SIM_KINEMATIC; }
 
 /* Refreshes the tight bounds of every moving body; true when a fat box had to move. */
 static bool refresh_bounds(sim_world *w, float dt, float g)
@@ -83,7 +82,7 @@ void sim_broadphase3(sim_world *w, float dt, float g)
                 continue;
             uint32_t sa = order[i], sb = order[j];
             const sim_body *a = &w->bodies[sa], *b = &w->bodies[sb];
-            if ((is_fixed(a->kind) && is_fixed(b->kind)) ||
+            if ((sim_kind_fixed(a->kind) && sim_kind_fixed(b->kind)) ||
                 (sim_body_resting(a) && sim_body_resting(b)))
                 continue;
             sim_pair p = {sa, sb, 0.0f};
@@ -96,7 +95,5 @@ void sim_broadphase3(sim_world *w, float dt, float g)
 bool sim_tight_overlap3(const sim_world *w, uint32_t a, uint32_t b)
 {
     const col_aabb3 *t = w->tight3.data;
-    return fabsf(t[a].center.x - t[b].center.x) <= t[a].half.x + t[b].half.x &&
-           fabsf(t[a].center.y - t[b].center.y) <= t[a].half.y + t[b].half.y &&
-           fabsf(t[a].center.z - t[b].center.z) <= t[a].half.z + t[b].half.z;
+    return sim_aabb3_overlap(&t[a], &t[b]);
 }

@@ -24,9 +24,7 @@ static bool contains(const col_aabb *outer, const col_aabb *inner)
 static bool kinds_collide(sim_kind a, sim_kind b)
 {
     /* Static and kinematic bodies are never moved by contacts, so pairs of them do nothing. */
-    bool a_fixed = a == SIM_STATIC || a == SIM_KINEMATIC;
-    bool b_fixed = b == SIM_STATIC || b == SIM_KINEMATIC;
-    return !(a_fixed && b_fixed);
+    return !(sim_kind_fixed(a) && sim_kind_fixed(b));
 }
 
 void sim_broadphase(sim_world *w, float dt, float g)

@@ -18,11 +18,6 @@ mk_vec2 sim_body_center(const sim_body *b)
     return mk_v2_add(b->pos, mk_v2(c * r.x - s * r.y, s * r.x + c * r.y));
 }
 
-static bool fixed(const sim_body *b)
-{
-    return b->kind == SIM_STATIC || b->kind == SIM_KINEMATIC;
-}
-
 /* A body that wakes a sleeping one it touches: anything awake that moves. */
 static bool active(const sim_body *b)
 {
@@ -178,8 +173,6 @@ static void add_constraint(sim_world *w, const sim_body *a, const sim_body *b,
     sim_vec_push(&w->constraints, &c);
 }
 
-static bool is_character(const sim_body *b) { return b->kind == SIM_CHARACTER; }
-
 void sim_collide(sim_world *w, mk_vec2 up)
 {
     w->constraints.len = 0;
@@ -202,8 +195,7 @@ void sim_collide(sim_world *w, mk_vec2 up)
         }
         if (sim_body_resting(a) && sim_body_resting(b))
             continue; /* a sleeping pair keeps its cache entry untouched */
-        if ((is_character(a) && (fixed(b) || is_character(b))) ||
-            (is_character(b) && fixed(a))) {
+        if (sim_is_push_pair(a, b)) {
             sim_pair p = {(uint32_t)sim_id_slot(a->id), (uint32_t)sim_id_slot(b->id), 0.0f};
             sim_vec_push(&w->push_pairs, &p);
             continue; /* resolved after the solver, with fresh manifolds */

@@ -22,8 +22,6 @@ mk_vec3 sim_body3_center(const sim_body3 *b3)
     return mk_v3_add(b3->pos, mk_quat_rotate(b3->rot, b3->local_center));
 }
 
-static bool fixed(const sim_body *b) { return b->kind == SIM_STATIC || b->kind == SIM_KINEMATIC; }
-
 static bool active3(const sim_world *w, const sim_body *b)
 {
     if (b->sleeping || b->kind == SIM_STATIC)
@@ -286,13 +284,6 @@ static void add_constraint(sim_world *w, const sim_body *a, const sim_body *b,
     sim_vec_push(&w->constraints3, &c);
 }
 
-static bool is_character(const sim_body *b) { return b->kind == SIM_CHARACTER; }
-
-static bool is_ground(const sim_body *b, mk_vec3 push_dir, mk_vec3 up)
-{
-    return b->kind == SIM_CHARACTER && mk_v3_dot(push_dir, up) >= cosf(b->max_slope);
-}
-
 void sim_collide3(sim_world *w, mk_vec3 up)
 {
     w->constraints3.len = 0;
@@ -316,8 +307,7 @@ void sim_collide3(sim_world *w, mk_vec3 up)
         if (sim_body_resting(a) && sim_body_resting(b))
             continue;
         uint32_t sa = sim_id_slot(a->id), sb = sim_id_slot(b->id);
-        if ((is_character(a) && (fixed(b) || is_character(b))) ||
-            (is_character(b) && fixed(a))) {
+        if (sim_is_push_pair(a, b)) {
             sim_pair p = {sa, sb, 0.0f};
             sim_vec_push(&w->push_pairs, &p);
             continue; /* resolved after the solver, with fresh manifolds */
@@ -338,8 +328,8 @@ void sim_collide3(sim_world *w, mk_vec3 up)
                 sim_wake(w, a);
             if (b->sleeping && active3(w, a))
                 sim_wake(w, b);
-            b->grounded |= is_ground(b, m.normal, up);
-            a->grounded |= is_ground(a, mk_v3_neg(m.normal), up);
+            b->grounded |= sim_is_ground3(b, m.normal, up);
+            a->grounded |= sim_is_ground3(a, mk_v3_neg(m.normal), up);
         }
         add_constraint(w, a, b, &m);
     }

@@ -67,19 +67,14 @@ static float stand3(sim_body3 *c, const sim_body3 *ground, mk_vec3 push_dir, flo
     return depth;
 }
 
-static bool ground_of(const sim_body *b, mk_vec3 push_dir, mk_vec3 up)
-{
-    return b->kind == SIM_CHARACTER && mk_v3_dot(push_dir, up) >= cosf(b->max_slope);
-}
-
 /* Resolves one touching pair of a character ("2D Collisions with Minkowski Differences"'
  * push-out along the penetration vector, in 3D); returns the push applied, m. */
 static float resolve3(sim_body *a, sim_body3 *a3, sim_body *b, sim_body3 *b3,
                       const col_manifold3 *m, mk_vec3 up)
 {
     float wa = a->inv_mass, wb = b->inv_mass, wsum = wa + wb;
-    bool a_ground = ground_of(a, mk_v3_neg(m->normal), up);
-    bool b_ground = ground_of(b, m->normal, up);
+    bool a_ground = sim_is_ground3(a, mk_v3_neg(m->normal), up);
+    bool b_ground = sim_is_ground3(b, m->normal, up);
     a->grounded |= a_ground;
     b->grounded |= b_ground;
     if (wsum <= 0.0f)

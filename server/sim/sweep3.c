@@ -39,13 +39,6 @@ static float time_of_impact(const sim_body3 *b, mk_vec3 d, const sim_body3 *o)
     return t;
 }
 
-static bool boxes_touch(col_aabb3 a, col_aabb3 b)
-{
-    return fabsf(a.center.x - b.center.x) <= a.half.x + b.half.x &&
-           fabsf(a.center.y - b.center.y) <= a.half.y + b.half.y &&
-           fabsf(a.center.z - b.center.z) <= a.half.z + b.half.z;
-}
-
 /* The first body that b, moved by d over dt seconds, comes to touch, and the fraction of d
  * at which it does; with `fixed_only` only static and kinematic bodies count. */
 static const sim_body *first_impact(sim_world *w, const sim_body *b, mk_vec3 d, float dt,
@@ -64,7 +57,8 @@ static const sim_body *first_impact(sim_world *w, const sim_body *b, mk_vec3 d, 
         const sim_body3 *o3 = &w->bodies3[order[i]];
         if (o == b || (fixed_only && o->kind != SIM_STATIC && o->kind != SIM_KINEMATIC))
             continue;
-        if (!boxes_touch(swept, sim_body3_bounds(o3)))
+        col_aabb3 other = sim_body3_bounds(o3);
+        if (!sim_aabb3_overlap(&swept, &other))
             continue;
         mk_vec3 rel = mk_v3_sub(d, mk_v3_scale(o3->vel, dt));
         if (!(mk_v3_len(rel) > 0.0f))

@@ -377,6 +377,29 @@ static inline bool sim_is_ground(const sim_body *b, mk_vec2 push_dir, mk_vec2 up
 {
     return b->kind == SIM_CHARACTER && mk_v2_dot(push_dir, up) >= cosf(b->max_slope);
 }
+static inline bool sim_is_ground3(const sim_body *b, mk_vec3 push_dir, mk_vec3 up)
+{
+    return b->kind == SIM_CHARACTER && mk_v3_dot(push_dir, up) >= cosf(b->max_slope);
+}
+
+/* Static and kinematic bodies: contacts never move them. */
+static inline bool sim_kind_fixed(sim_kind k) { return k == SIM_STATIC || k == SIM_KINEMATIC; }
+
+/* A pair resolved by the characters' push-out rather than the solver: a character against a
+ * static or kinematic body or another character. */
+static inline bool sim_is_push_pair(const sim_body *a, const sim_body *b)
+{
+    bool ca = a->kind == SIM_CHARACTER, cb = b->kind == SIM_CHARACTER;
+    return (ca && (cb || sim_kind_fixed(b->kind))) || (cb && sim_kind_fixed(a->kind));
+}
+
+/* Whether two 3D boxes overlap (touching counts). */
+static inline bool sim_aabb3_overlap(const col_aabb3 *a, const col_aabb3 *b)
+{
+    return fabsf(a->center.x - b->center.x) <= a->half.x + b->half.x &&
+           fabsf(a->center.y - b->center.y) <= a->half.y + b->half.y &&
+           fabsf(a->center.z - b->center.z) <= a->half.z + b->half.z;
+}
 
 /* Whether the tight bounds of two slots overlap (the narrowphase's first test). */
 static inline bool sim_tight_overlap(const sim_world *w, uint32_t a, uint32_t b)
