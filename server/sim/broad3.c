@@ -1,10 +1,9 @@
 /* The 3D broadphase: the same sort and sweep on x over persistent fattened bounds as the 2D
- * one (broadphase.c says why), with boxes in three dimensions. */
+ * one, with the statics in their tree (broadphase.c says why), with boxes in three
+ * dimensions. */
 #include <math.h>
 
 #include "world_internal.h"
-
-#define SIM_FAT_MARGIN3 0.1f /* m: how far a body moves before its fat bounds do */
 
 static bool contains3(const col_aabb3 *outer, const col_aabb3 *inner)
 {
@@ -18,29 +17,28 @@ static bool contains3(const col_aabb3 *outer, const col_aabb3 *inner)
 static bool refresh_bounds(sim_world *w, float dt, float g)
 {
     col_aabb3 *bounds = w->bounds3.data, *tight = w->tight3.data;
+    const col_aabb3 *shape_box = w->shape_box.data;
     const uint32_t *order = w->order.data;
     bool moved = false;
     for (size_t i = 0; i < w->order.len; i++) {
         uint32_t s = order[i];
         const sim_body *b = &w->bodies[s];
-        if ((b->kind == SIM_STATIC || b->sleeping) && bounds[s].half.x >= 0.0f)
+        if (b->sleeping)
             continue;
         const sim_body3 *b3 = &w->bodies3[s];
-        col_aabb3 box = sim_body3_bounds(b3);
+        col_aabb3 box = shape_box[s]; /* as the last step left it (region.c) */
         float grow = 0.5f * SIM_SPECULATIVE + (mk_v3_len(b3->vel) + g * dt) * dt;
         box.half = mk_v3_add(box.half, mk_v3(grow, grow, grow));
         tight[s] = box;
         if (!contains3(&bounds[s], &box)) {
-            box.half = mk_v3_add(box.half, mk_v3(SIM_FAT_MARGIN3, SIM_FAT_MARGIN3,
-                                                 SIM_FAT_MARGIN3));
+            box.half = mk_v3_add(box.half, mk_v3(SIM_FAT_MARGIN, SIM_FAT_MARGIN, SIM_FAT_MARGIN));
             bounds[s] = box;
+            w->fat_half_max = mk_maxf(w->fat_half_max, box.half.x);
             moved = true;
         }
     }
     return moved;
 }
-
-static float min_x(const col_aabb3 *b) { return b->center.x - b->half.x; }
 
 void sim_broadphase3(sim_world *w, float dt, float g)
 {
@@ -48,19 +46,10 @@ void sim_broadphase3(sim_world *w, float dt, float g)
     if (!moved)
         return;
     w->pairs_dirty = false;
+    sim_order_sort(w);
     const col_aabb3 *bounds = w->bounds3.data;
-    uint32_t *order = w->order.data;
+    const uint32_t *order = w->order.data;
     size_t n = w->order.len;
-    for (size_t i = 1; i < n; i++) {
-        uint32_t s = order[i];
-        float key = min_x(&bounds[s]);
-        size_t j = i;
-        while (j > 0 && min_x(&bounds[order[j - 1]]) > key) {
-            order[j] = order[j - 1];
-            j--;
-        }
-        order[j] = s;
-    }
     /* Six flat arrays of the sorted bounds: the inner loop reads nothing else. */
     if (!sim_vec_reserve(&w->sweep, 6 * n))
         return;
@@ -75,7 +64,10 @@ void sim_broadphase3(sim_world *w, float dt, float g)
         loz[i] = b->center.z - b->half.z;
         hiz[i] = b->center.z + b->half.z;
     }
+    /* The pairs with static bodies first: the solver then works up from the ground. */
     w->pairs.len = 0;
+    if (!sim_static_pairs(w))
+        return; /* out of memory: this step resolves the pairs it has */
     for (size_t i = 0; i < n; i++) {
         for (size_t j = i + 1; j < n && lox[j] <= hix[i]; j++) {
             if (loy[j] > hiy[i] || loy[i] > hiy[j] || loz[j] > hiz[i] || loz[i] > hiz[j])

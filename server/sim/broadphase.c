@@ -1,5 +1,5 @@
-/* Broadphase by sort and sweep on the x axis (Baraff's "sweep and prune", one axis): bodies
- * stay in an array sorted by the left edge of their fattened bounds; from one step to the next
+/* Broadphase by sort and sweep on the x axis (Baraff's "sweep and prune", one axis): the bodies
+ * that can move stay in an array sorted by the left edge of their fattened bounds; from one step to the next
  * the order barely changes, so insertion sort re-sorts it in near-linear time, and the sweep
  * only looks at bodies whose x intervals overlap.
  *
@@ -8,12 +8,14 @@
  * checked against its fat bounds, which are only moved when the tight ones leave them. While
  * no fat bounds move and no body comes or goes, the pairs of the last step are still every
  * pair whose tight bounds can overlap, and the sort and the sweep are skipped: a resting pile
- * costs one containment test per body, and a sleeping one nothing at all. */
+ * costs one containment test per body, and a sleeping one nothing at all.
+ *
+ * Static bodies are not in the sweep: they are in a tree of their own (static_tree.c), which
+ * each awake body's fat box is looked up in, so a level of many static pieces is never sorted
+ * or swept again, as Box2D keeps a static tree apart from its moving one. */
 #include <math.h>
 
 #include "world_internal.h"
-
-#define SIM_FAT_MARGIN 0.1f /* m: how far a body moves before its fat bounds do (Box2D's) */
 
 static bool contains(const col_aabb *outer, const col_aabb *inner)
 {
@@ -21,15 +23,10 @@ static bool contains(const col_aabb *outer, const col_aabb *inner)
            fabsf(inner->center.y - outer->center.y) + inner->half.y <= outer->half.y;
 }
 
-static bool kinds_collide(sim_kind a, sim_kind b)
-{
-    /* Static and kinematic bodies are never moved by contacts, so pairs of them do nothing. */
-    return !(sim_kind_fixed(a) && sim_kind_fixed(b));
-}
-
 void sim_broadphase(sim_world *w, float dt, float g)
 {
     col_aabb *bounds = w->bounds.data, *tight = w->tight.data;
+    const col_aabb3 *shape_box = w->shape_box.data;
     uint32_t *order = w->order.data;
     size_t n = w->order.len;
     bool moved = w->pairs_dirty;
@@ -37,35 +34,25 @@ void sim_broadphase(sim_world *w, float dt, float g)
     for (size_t i = 0; i < n; i++) {
         uint32_t s = order[i];
         const sim_body *b = &w->bodies[s];
-        /* Static and sleeping bodies do not move: their bounds stand. */
-        if ((b->kind == SIM_STATIC || b->sleeping) && bounds[s].half.x >= 0.0f)
+        if (b->sleeping) /* it does not move: its bounds stand */
             continue;
-        col_aabb box = col_shape_bounds(&b->shape, (col_xf2){b->pos, b->angle});
+        /* The shape's bounds as the last step left them (region.c). */
+        col_aabb box = {mk_v2(shape_box[s].center.x, shape_box[s].center.y),
+                        mk_v2(shape_box[s].half.x, shape_box[s].half.y)};
         float grow = 0.5f * SIM_SPECULATIVE + (mk_v2_len(b->vel) + g * dt) * dt;
         box.half = mk_v2_add(box.half, mk_v2(grow, grow));
         tight[s] = box;
         if (!contains(&bounds[s], &box)) {
             box.half = mk_v2_add(box.half, mk_v2(SIM_FAT_MARGIN, SIM_FAT_MARGIN));
             bounds[s] = box;
+            w->fat_half_max = mk_maxf(w->fat_half_max, box.half.x);
             moved = true;
         }
     }
     if (!moved)
         return;
     w->pairs_dirty = false;
-    for (size_t i = 1; i < n; i++) {
-        uint32_t s = order[i];
-        float key = bounds[s].center.x - bounds[s].half.x;
-        size_t j = i;
-        while (j > 0) {
-            const col_aabb *p = &bounds[order[j - 1]];
-            if (p->center.x - p->half.x <= key)
-                break;
-            order[j] = order[j - 1];
-            j--;
-        }
-        order[j] = s;
-    }
+    sim_order_sort(w);
 
     /* The sweep reads the sorted bounds as four flat arrays: the inner loop touches nothing
      * else, so it runs through a tall pile's many x-overlaps quickly. */
@@ -79,7 +66,10 @@ void sim_broadphase(sim_world *w, float dt, float g)
         loy[i] = b->center.y - b->half.y;
         hiy[i] = b->center.y + b->half.y;
     }
+    /* The pairs with static bodies first: the solver then works up from the ground. */
     w->pairs.len = 0;
+    if (!sim_static_pairs(w))
+        return; /* out of memory: this step resolves the pairs it has */
     for (size_t i = 0; i < n; i++) {
         float a_right = hix[i], a_low = loy[i], a_high = hiy[i];
         for (size_t j = i + 1; j < n && lox[j] <= a_right; j++) {
@@ -89,7 +79,9 @@ void sim_broadphase(sim_world *w, float dt, float g)
             /* A pair of resting bodies is not listed (a sleeping island keeps its contacts in
              * the cache); waking or sleeping changes the list. */
             const sim_body *a = &w->bodies[sa], *b = &w->bodies[sb];
-            if (!kinds_collide(a->kind, b->kind) || (sim_body_resting(a) && sim_body_resting(b)))
+            /* Kinematic bodies are never moved by contacts, so pairs of them do nothing. */
+            if ((sim_kind_fixed(a->kind) && sim_kind_fixed(b->kind)) ||
+                (sim_body_resting(a) && sim_body_resting(b)))
                 continue;
             sim_pair p = {sa, sb, 0.0f};
             if (!sim_vec_push(&w->pairs, &p))

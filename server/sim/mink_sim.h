@@ -189,6 +189,12 @@ void sim_world_step(sim_world *w);
  * give the same hash on the same build. */
 uint64_t sim_world_hash(const sim_world *w);
 
+/* The bodies whose bounds come within `radius` of `centre` (z is ignored in a 2D world): their
+ * slots in increasing order in *slots, which the world owns until its next call or change. A
+ * query through the broadphase, O(log n) plus the bodies near. False when memory runs out. */
+bool sim_world_bodies_near(sim_world *w, mk_vec3 centre, float radius, const uint32_t **slots,
+                           size_t *count);
+
 /* Contacts found in the last step: a 2D world's, a 3D world's. */
 const sim_contact *sim_world_contacts(const sim_world *w, size_t *n);
 const sim_contact3 *sim_world_contacts3(const sim_world *w, size_t *n);

@@ -128,9 +128,12 @@ void sim_world_write(const sim_world *w, proto_buf *b)
     else
         put(b, "{\"dim\":2,\"tick\":%llu,\"gravity\":[%.9g,%.9g],\"bodies\":[\n",
             (unsigned long long)w->tick, (double)w->cfg.gravity.x, (double)w->cfg.gravity.y);
-    const uint32_t *order = w->order.data;
-    for (size_t i = 0; i < w->order.len; i++) {
-        const sim_body *o = &w->bodies[order[i]];
+    /* The moving bodies in the broadphase's order, then the static ones: a world loaded from
+     * the file lists them the same way, and so steps the same way. */
+    const uint32_t *order = w->order.data, *statics = w->statics.data;
+    size_t n = w->order.len + w->statics.len;
+    for (size_t i = 0; i < n; i++) {
+        const sim_body *o = &w->bodies[i < w->order.len ? order[i] : statics[i - w->order.len]];
         put(b, "%s{\"id\":%llu,", i ? ",\n" : "", (unsigned long long)o->id);
         sim_write_body_fields(w, o, b);
         const sim_body3 *o3 = sim_body3_of(w, o);

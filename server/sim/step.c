@@ -270,5 +270,6 @@ void sim_world_step(sim_world *w)
         if (!(b->kind != SIM_STATIC && out_of_bounds(b, cfg->bounds) && sim_remove(w, b->id)))
             i++;
     }
+    sim_bounds_after_step(w);
     w->tick++;
 }

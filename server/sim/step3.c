@@ -231,5 +231,6 @@ void sim_world_step3(sim_world *w)
               sim_remove(w, b->id)))
             i++;
     }
+    sim_bounds_after_step(w);
     w->tick++;
 }

@@ -63,9 +63,15 @@ static const sim_body *first_impact(sim_world *w, const sim_body *b, mk_vec2 d, 
                       mk_v2_add(start.half, mk_v2(0.5f * fabsf(d.x), 0.5f * fabsf(d.y)))};
     float best = 2.0f;
     const sim_body *hit = NULL;
-    const uint32_t *order = w->order.data;
-    for (size_t i = 0; i < w->order.len; i++) {
-        const sim_body *o = &w->bodies[order[i]];
+    col_aabb3 region = {mk_v3(swept.center.x, swept.center.y, 0.0f),
+                        mk_v3(swept.half.x, swept.half.y, 0.0f)};
+    if (!sim_query_box(w, &region, true)) {
+        *t = best;
+        return NULL; /* out of memory: the body moves as the solver left it */
+    }
+    const uint32_t *hits = w->hits.data;
+    for (size_t i = 0; i < w->hits.len; i++) {
+        const sim_body *o = &w->bodies[hits[i]];
         if (o == b || (fixed_only && o->kind != SIM_STATIC && o->kind != SIM_KINEMATIC))
             continue;
         if (!boxes_overlap(swept, col_shape_bounds(&o->shape, (col_xf2){o->pos, o->angle})))

@@ -51,10 +51,14 @@ static const sim_body *first_impact(sim_world *w, const sim_body *b, mk_vec3 d, 
                                                    0.5f * fabsf(d.z)))};
     float best = 2.0f;
     const sim_body *hit = NULL;
-    const uint32_t *order = w->order.data;
-    for (size_t i = 0; i < w->order.len; i++) {
-        const sim_body *o = &w->bodies[order[i]];
-        const sim_body3 *o3 = &w->bodies3[order[i]];
+    if (!sim_query_box(w, &swept, true)) {
+        *t = best;
+        return NULL; /* out of memory: the body moves as the solver left it */
+    }
+    const uint32_t *hits = w->hits.data;
+    for (size_t i = 0; i < w->hits.len; i++) {
+        const sim_body *o = &w->bodies[hits[i]];
+        const sim_body3 *o3 = &w->bodies3[hits[i]];
         if (o == b || (fixed_only && o->kind != SIM_STATIC && o->kind != SIM_KINEMATIC))
             continue;
         col_aabb3 other = sim_body3_bounds(o3);

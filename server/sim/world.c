@@ -64,6 +64,11 @@ sim_world *sim_world_new(const sim_config *cfg)
     w->pending_slots.item = sizeof(uint32_t);
     w->removed.item = sizeof(sim_id);
     w->order.item = sizeof(uint32_t);
+    w->statics.item = sizeof(uint32_t);
+    w->tree.nodes.item = sizeof(sim_tree_node);
+    w->tree.items.item = sizeof(uint32_t);
+    w->shape_box.item = sizeof(col_aabb3);
+    w->hits.item = sizeof(uint32_t);
     w->bounds.item = sizeof(col_aabb);
     w->pairs.item = sizeof(sim_pair);
     w->sweep.item = sizeof(float);
@@ -112,6 +117,11 @@ void sim_world_free(sim_world *w)
     sim_vec_free(&w->pending_slots);
     sim_vec_free(&w->removed);
     sim_vec_free(&w->order);
+    sim_vec_free(&w->statics);
+    sim_vec_free(&w->tree.nodes);
+    sim_vec_free(&w->tree.items);
+    sim_vec_free(&w->shape_box);
+    sim_vec_free(&w->hits);
     sim_vec_free(&w->bounds);
     sim_vec_free(&w->pairs);
     sim_vec_free(&w->sweep);
@@ -192,7 +202,8 @@ static sim_id place_body(sim_world *w, const sim_body_def *def, uint32_t owner, 
     if (!is3 && def->shape.type == COL_SHAPE_POLYGON && (polygon = malloc(sizeof *polygon)) != NULL)
         *polygon = def->polygon;
     bool need_polygon = !is3 && def->shape.type == COL_SHAPE_POLYGON;
-    if (!sim_vec_reserve(&w->order, w->body_count + 1) ||
+    if (!sim_vec_reserve(def->kind == SIM_STATIC ? &w->statics : &w->order, w->body_count + 1) ||
+        !sim_vec_reserve(&w->shape_box, w->slot_count) ||
         !sim_vec_reserve(is3 ? &w->bounds3 : &w->bounds, w->slot_count) ||
         !sim_vec_reserve(is3 ? &w->tight3 : &w->tight, w->slot_count) ||
         !sim_vec_reserve(is3 ? &w->solver_bodies3 : &w->solver_bodies, w->body_count + 2) ||
@@ -231,12 +242,20 @@ static sim_id place_body(sim_world *w, const sim_body_def *def, uint32_t owner, 
     b->max_slope = def->max_slope;
     memcpy(b->tag, def->tag, sizeof b->tag);
     b->tag[PROTO_MAX_TAG] = '\0';
-    ((uint32_t *)w->order.data)[w->order.len++] = slot;
-    /* Its bounds are computed at the next step, and the pairs with them. */
-    if (is3)
-        ((col_aabb3 *)w->bounds3.data)[slot].half.x = -1.0f;
-    else
-        ((col_aabb *)w->bounds.data)[slot].half = mk_v2(-1.0f, -1.0f);
+    /* Its bounds now, so that queries find it before it first steps; its pairs are found at
+     * the next step. A static body's bounds are its shape's, for good. */
+    col_aabb3 box = sim_shape_bounds_now(w, slot);
+    ((col_aabb3 *)w->shape_box.data)[slot] = box;
+    w->solver_index[slot] = 0;
+    if (b->kind == SIM_STATIC) {
+        sim_set_fat_box(w, slot, box, 0.0f);
+        ((uint32_t *)w->statics.data)[w->statics.len++] = slot;
+        w->statics_dirty = true;
+    } else {
+        sim_set_fat_box(w, slot, box, SIM_FAT_MARGIN);
+        ((uint32_t *)w->order.data)[w->order.len++] = slot;
+        w->order_unsorted = true;
+    }
     w->pairs_dirty = true;
     w->body_count++;
     return b->id;
@@ -326,16 +345,26 @@ sim_body *sim_world_get(sim_world *w, sim_id id)
     return &w->bodies[slot];
 }
 
-/* Drops freed slots from the broadphase order, keeping it sorted. */
+/* Drops freed slots from a list of slots, keeping its order. */
+static bool slots_compact(sim_world *w, sim_vec *list)
+{
+    uint32_t *slots = list->data;
+    size_t n = 0;
+    for (size_t i = 0; i < list->len; i++) {
+        if (w->bodies[slots[i]].id != 0)
+            slots[n++] = slots[i];
+    }
+    bool changed = n != list->len;
+    list->len = n;
+    return changed;
+}
+
+/* Drops freed slots from the broadphase's lists (the order stays sorted). */
 static void order_compact(sim_world *w)
 {
-    uint32_t *order = w->order.data;
-    size_t n = 0;
-    for (size_t i = 0; i < w->order.len; i++) {
-        if (w->bodies[order[i]].id != 0)
-            order[n++] = order[i];
-    }
-    w->order.len = n;
+    slots_compact(w, &w->order);
+    if (slots_compact(w, &w->statics))
+        w->statics_dirty = true;
 }
 
 /* Wakes what may rest on `b`, which is going: every sleeping body whose bounds come within the
@@ -345,18 +374,22 @@ static void order_compact(sim_world *w)
 static void wake_neighbours(sim_world *w, sim_body *b)
 {
     sim_wake(w, b);
-    if (w->bodies3) {
-        sim_wake_neighbours3(w, b);
+    col_aabb3 near = sim_shape_bounds_now(w, sim_id_slot(b->id));
+    near.half = mk_v3_add(near.half, mk_v3(SIM_SPECULATIVE, SIM_SPECULATIVE,
+                                           w->bodies3 ? SIM_SPECULATIVE : 0.0f));
+    if (!sim_query_box(w, &near, false)) {
+        /* Out of memory for the query: every sleeper wakes, which is never wrong. */
+        const uint32_t *order = w->order.data;
+        for (size_t i = 0; i < w->order.len; i++)
+            if (w->bodies[order[i]].sleeping)
+                sim_wake(w, &w->bodies[order[i]]);
         return;
     }
-    col_aabb near = col_shape_bounds(&b->shape, (col_xf2){b->pos, b->angle});
-    near.half = mk_v2_add(near.half, mk_v2(SIM_SPECULATIVE, SIM_SPECULATIVE));
-    const uint32_t *order = w->order.data;
-    for (size_t i = 0; i < w->order.len; i++) {
-        sim_body *o = &w->bodies[order[i]];
-        if (o->sleeping &&
-            col_aabb_contains_origin(col_aabb_minkowski(
-                near, col_shape_bounds(&o->shape, (col_xf2){o->pos, o->angle}))))
+    const uint32_t *hits = w->hits.data;
+    const col_aabb3 *shape_box = w->shape_box.data;
+    for (size_t i = 0; i < w->hits.len; i++) {
+        sim_body *o = &w->bodies[hits[i]];
+        if (o->sleeping && sim_aabb3_overlap(&near, &shape_box[hits[i]]))
             sim_wake(w, o);
     }
 }

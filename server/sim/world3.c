@@ -57,18 +57,3 @@ col_aabb3 sim_body3_bounds(const sim_body3 *b3)
 {
     return col_shape3_bounds(&b3->shape, (col_xf3){b3->pos, b3->rot});
 }
-
-void sim_wake_neighbours3(sim_world *w, const sim_body *b)
-{
-    col_aabb3 near = sim_body3_bounds(sim_body3_of(w, b));
-    near.half = mk_v3_add(near.half, mk_v3(SIM_SPECULATIVE, SIM_SPECULATIVE, SIM_SPECULATIVE));
-    const uint32_t *order = w->order.data;
-    for (size_t i = 0; i < w->order.len; i++) {
-        sim_body *o = &w->bodies[order[i]];
-        if (!o->sleeping)
-            continue;
-        col_aabb3 other = sim_body3_bounds(&w->bodies3[order[i]]);
-        if (sim_aabb3_overlap(&near, &other))
-            sim_wake(w, o);
-    }
-}

@@ -21,6 +21,25 @@ bool sim_vec_push(sim_vec *v, const void *item);
 bool sim_vec_reserve(sim_vec *v, size_t cap);
 void sim_vec_free(sim_vec *v);
 
+/* A bounding volume tree over boxes of slots (static_tree.c): a node's box holds its items';
+ * a leaf has `count` items from items[first], an inner node count 0, its left child next to
+ * it and its right child at `first`. */
+typedef struct sim_tree_node {
+    col_aabb3 box;
+    uint32_t first, count;
+} sim_tree_node;
+
+typedef struct sim_tree {
+    sim_vec nodes; /* sim_tree_node, depth first */
+    sim_vec items; /* uint32_t slots */
+} sim_tree;
+
+/* Builds the tree over `slots` whose boxes are boxes[slot]; false when memory runs out. */
+bool sim_tree_build(sim_tree *t, const uint32_t *slots, size_t n, const col_aabb3 *boxes);
+/* Appends to `hits` the slots whose boxes[slot] overlap `box`; false when memory runs out. */
+bool sim_tree_query(const sim_tree *t, const col_aabb3 *boxes, const col_aabb3 *box,
+                    sim_vec *hits);
+
 /* Mass properties of a body (mass.c): zero inverses for infinite mass or inertia. */
 typedef struct sim_mass {
     float inv_mass, inv_inertia; /* 1/kg, 1/(kg m^2) */
@@ -213,9 +232,17 @@ struct sim_world {
     sim_vec pending_slots; /* uint32_t, reusable after sim_world_clear_removed */
     sim_vec removed;       /* sim_id */
 
-    /* Broadphase: sort and sweep on x over fattened bounds (see broadphase.c). */
-    sim_vec order;  /* uint32_t slots, sorted by bounds min x */
-    sim_vec bounds; /* col_aabb per slot: fat bounds; half.x < 0 until first computed */
+    /* Broadphase: sort and sweep on x over the moving bodies' fattened bounds (broadphase.c),
+     * and a tree over the static ones (static_tree.c, region.c). */
+    sim_vec order;  /* uint32_t slots of the bodies that are not static, by bounds min x */
+    bool order_unsorted; /* a fat box moved since the order was last sorted */
+    float fat_half_max;  /* m: no fat box in `order` is wider than twice this on x */
+    sim_vec statics;     /* uint32_t slots of the static bodies */
+    sim_tree tree;       /* over the statics' bounds */
+    bool statics_dirty;  /* a static body came or went: the tree is built anew */
+    sim_vec shape_box;   /* col_aabb3 per slot: the shape's bounds after the last step */
+    sim_vec hits;        /* uint32_t: the bodies found by the last query (region.c) */
+    sim_vec bounds; /* col_aabb per slot: fat bounds (2D); a static body's are its own */
     sim_vec tight;  /* col_aabb per slot: the shape grown by what it can reach this step */
     bool pairs_dirty; /* a body came or went: the pairs are computed anew */
     sim_vec pairs;  /* sim_pair */
@@ -243,7 +270,7 @@ struct sim_world {
 
     /* 3D worlds (world3.c, broad3.c, contacts3.c, solver3.c, step3.c). */
     sim_body3 *bodies3;     /* per slot */
-    sim_vec bounds3;        /* col_aabb3 per slot: fat bounds; half.x < 0 until first computed */
+    sim_vec bounds3;        /* col_aabb3 per slot: fat bounds (3D); a static body's are its own */
     sim_vec tight3;         /* col_aabb3 per slot */
     sim_vec contacts3;      /* sim_contact3 of the last step */
     sim_vec constraints3;   /* sim_constraint3 */
@@ -334,8 +361,6 @@ bool sim_place_body3(sim_world *w, const sim_body_def *def, uint32_t slot);
  * inverse mass. */
 float sim_mass3_of(sim_body3 *b3, float density, sim_kind kind);
 col_aabb3 sim_body3_bounds(const sim_body3 *b3);
-/* The 3D half of wake_neighbours (world.c). */
-void sim_wake_neighbours3(sim_world *w, const sim_body *b);
 /* The step of a 3D world (step3.c) and its parts: the broadphase (broad3.c), the narrowphase
  * (contacts3.c) and the solver (solver3.c), in the 2D step's design. */
 void sim_world_step3(sim_world *w);
@@ -360,6 +385,29 @@ bool sim_json_whole_in(const struct cJSON *j, double lo, double hi);
 /* Removes a body as sim_world_remove does, but unrecorded: the step's own removals follow from
  * the recorded inputs. */
 bool sim_remove(sim_world *w, sim_id id);
+
+/* How far a body moves before its fat bounds do (Box2D's margin). */
+#define SIM_FAT_MARGIN 0.1f /* m */
+
+/* Bodies by region (region.c). A body's shape bounds now, in 3D form (z = 0 in 2D), and its
+ * fat box (a static body's is its shape's). */
+col_aabb3 sim_shape_bounds_now(const sim_world *w, uint32_t slot);
+col_aabb3 sim_fat_box(const sim_world *w, uint32_t slot);
+/* Sets the fat box to `shape` grown by margin (not on z in 2D) and the tight bounds to it. */
+void sim_set_fat_box(sim_world *w, uint32_t slot, col_aabb3 shape, float margin);
+/* Sorts `order` by the fat boxes' min x (insertion sort: near linear when little moved). */
+void sim_order_sort(sim_world *w);
+/* Builds the statics' tree again when a static body came or went; false when out of memory. */
+bool sim_statics_refresh(sim_world *w);
+/* Fills w->hits with the bodies whose fat box overlaps `box` (the statics too when asked),
+ * statics first, then by the order; false when out of memory. */
+bool sim_query_box(sim_world *w, const col_aabb3 *box, bool with_statics);
+/* After a step: takes the shape bounds of every awake body and grows its fat box over them
+ * where it left it. */
+void sim_bounds_after_step(sim_world *w);
+/* Appends to w->pairs each awake dynamic body or character with every static body its fat box
+ * overlaps; false when out of memory. */
+bool sim_static_pairs(sim_world *w);
 
 /* Keeps w->pairs the candidate pairs of the current positions: every pair whose tight bounds
  * may overlap (dt s, gravity g m/s^2 bound how far a body moves this step). */

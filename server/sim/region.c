@@ -1,0 +1,228 @@
+/* Bodies by region: the bounds every body keeps between steps, and the queries that find the
+ * bodies in a box through the broadphase (the statics' tree and the moving bodies' sorted
+ * order) instead of looking at every body. Sweeps, ground snapping, wakes on removal and the
+ * network's interest radius ask here.
+ *
+ * After each step every awake body's shape bounds are taken (shape_box) and its fat box is
+ * grown over them where it moved out of it, as Box2D enlarges its proxies after the solve:
+ * between steps every body lies inside its fat box, so a query over the fat boxes misses
+ * none, and the next step's broadphase starts from these bounds instead of computing them
+ * again. A 2D world's boxes are col_aabb3 with z = 0 and half.z = 0. */
+#include <math.h>
+#include <stdlib.h>
+
+#include "world_internal.h"
+
+static col_aabb3 from2(col_aabb b)
+{
+    return (col_aabb3){mk_v3(b.center.x, b.center.y, 0.0f), mk_v3(b.half.x, b.half.y, 0.0f)};
+}
+
+col_aabb3 sim_shape_bounds_now(const sim_world *w, uint32_t slot)
+{
+    if (w->bodies3)
+        return sim_body3_bounds(&w->bodies3[slot]);
+    const sim_body *b = &w->bodies[slot];
+    return from2(col_shape_bounds(&b->shape, (col_xf2){b->pos, b->angle}));
+}
+
+col_aabb3 sim_fat_box(const sim_world *w, uint32_t slot)
+{
+    if (w->bodies3)
+        return ((const col_aabb3 *)w->bounds3.data)[slot];
+    return from2(((const col_aabb *)w->bounds.data)[slot]);
+}
+
+static float fat_min_x(const sim_world *w, uint32_t slot)
+{
+    if (w->bodies3) {
+        const col_aabb3 *b = &((const col_aabb3 *)w->bounds3.data)[slot];
+        return b->center.x - b->half.x;
+    }
+    const col_aabb *b = &((const col_aabb *)w->bounds.data)[slot];
+    return b->center.x - b->half.x;
+}
+
+/* Sets a body's fat box to its shape bounds grown by `margin` on every axis (none on z in 2D),
+ * and its tight bounds to the shape's own. */
+void sim_set_fat_box(sim_world *w, uint32_t slot, col_aabb3 shape, float margin)
+{
+    if (w->bodies3) {
+        col_aabb3 fat = {shape.center, mk_v3_add(shape.half, mk_v3(margin, margin, margin))};
+        ((col_aabb3 *)w->bounds3.data)[slot] = fat;
+        ((col_aabb3 *)w->tight3.data)[slot] = shape;
+    } else {
+        col_aabb fat = {mk_v2(shape.center.x, shape.center.y),
+                        mk_v2(shape.half.x + margin, shape.half.y + margin)};
+        ((col_aabb *)w->bounds.data)[slot] = fat;
+        ((col_aabb *)w->tight.data)[slot] =
+            (col_aabb){fat.center, mk_v2(shape.half.x, shape.half.y)};
+    }
+    if (shape.half.x + margin > w->fat_half_max)
+        w->fat_half_max = shape.half.x + margin;
+}
+
+void sim_order_sort(sim_world *w)
+{
+    uint32_t *order = w->order.data;
+    size_t n = w->order.len;
+    float widest = 0.0f;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t s = order[i];
+        float key = fat_min_x(w, s);
+        size_t j = i;
+        while (j > 0 && fat_min_x(w, order[j - 1]) > key) {
+            order[j] = order[j - 1];
+            j--;
+        }
+        order[j] = s;
+        float half = sim_fat_box(w, s).half.x;
+        widest = half > widest ? half : widest;
+    }
+    w->fat_half_max = widest;
+    w->order_unsorted = false;
+}
+
+bool sim_statics_refresh(sim_world *w)
+{
+    if (!w->statics_dirty)
+        return true;
+    if (!sim_tree_build(&w->tree, w->statics.data, w->statics.len, w->shape_box.data))
+        return false;
+    w->statics_dirty = false;
+    return true;
+}
+
+/* The first index of the order whose fat box starts at or after x on the x axis. */
+static size_t order_lower_bound(const sim_world *w, float x)
+{
+    const uint32_t *order = w->order.data;
+    size_t lo = 0, hi = w->order.len;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (fat_min_x(w, order[mid]) < x)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+bool sim_query_box(sim_world *w, const col_aabb3 *box, bool with_statics)
+{
+    w->hits.len = 0;
+    if (with_statics && (!sim_statics_refresh(w) ||
+                         !sim_tree_query(&w->tree, w->shape_box.data, box, &w->hits)))
+        return false;
+    if (w->order_unsorted)
+        sim_order_sort(w);
+    /* A fat box that reaches box on x starts at most two of the widest half widths left of
+     * it: the bodies from there to the box's right edge are the only ones to test. */
+    const uint32_t *order = w->order.data;
+    float right = box->center.x + box->half.x;
+    for (size_t i = order_lower_bound(w, box->center.x - box->half.x - 2.0f * w->fat_half_max);
+         i < w->order.len; i++) {
+        uint32_t s = order[i];
+        if (fat_min_x(w, s) > right)
+            break;
+        col_aabb3 fat = sim_fat_box(w, s);
+        if (w->bodies[s].id != 0 && sim_aabb3_overlap(&fat, box) && !sim_vec_push(&w->hits, &s))
+            return false;
+    }
+    return true;
+}
+
+void sim_bounds_after_step(sim_world *w)
+{
+    col_aabb3 *shape_box = w->shape_box.data;
+    const uint32_t *order = w->order.data;
+    for (size_t i = 0; i < w->order.len; i++) {
+        uint32_t s = order[i];
+        if (w->bodies[s].sleeping)
+            continue; /* it has not moved since its bounds were taken */
+        col_aabb3 box = sim_shape_bounds_now(w, s);
+        shape_box[s] = box;
+        col_aabb3 fat = sim_fat_box(w, s);
+        if (fabsf(box.center.x - fat.center.x) + box.half.x <= fat.half.x &&
+            fabsf(box.center.y - fat.center.y) + box.half.y <= fat.half.y &&
+            fabsf(box.center.z - fat.center.z) + box.half.z <= fat.half.z)
+            continue;
+        /* The solver sped it past what the broadphase allowed for: its fat box follows, and
+         * the pairs are swept again at the next step. */
+        sim_set_fat_box(w, s, box, SIM_FAT_MARGIN);
+        w->order_unsorted = true;
+        w->pairs_dirty = true;
+    }
+}
+
+/* Distance from c to the box, squared, within r on each axis tested first (most bodies of a
+ * wide world are out on x alone). */
+static bool box_within(const col_aabb3 *box, mk_vec3 c, float r)
+{
+    float dx = fabsf(c.x - box->center.x) - box->half.x;
+    if (dx > r)
+        return false;
+    float dy = fabsf(c.y - box->center.y) - box->half.y;
+    if (dy > r)
+        return false;
+    float dz = fabsf(c.z - box->center.z) - box->half.z;
+    if (dz > r)
+        return false;
+    dx = dx > 0.0f ? dx : 0.0f;
+    dy = dy > 0.0f ? dy : 0.0f;
+    dz = dz > 0.0f ? dz : 0.0f;
+    return dx * dx + dy * dy + dz * dz <= r * r;
+}
+
+static int by_slot(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return (x > y) - (x < y);
+}
+
+bool sim_world_bodies_near(sim_world *w, mk_vec3 centre, float radius, const uint32_t **slots,
+                           size_t *count)
+{
+    if (!w->bodies3)
+        centre.z = 0.0f;
+    col_aabb3 box = {centre, mk_v3(radius, radius, w->bodies3 ? radius : 0.0f)};
+    *slots = NULL;
+    *count = 0;
+    if (!sim_query_box(w, &box, true))
+        return false;
+    uint32_t *hits = w->hits.data;
+    const col_aabb3 *shape_box = w->shape_box.data;
+    size_t n = 0;
+    for (size_t i = 0; i < w->hits.len; i++)
+        if (w->bodies[hits[i]].id != 0 && box_within(&shape_box[hits[i]], centre, radius))
+            hits[n++] = hits[i];
+    w->hits.len = n;
+    qsort(hits, n, sizeof *hits, by_slot);
+    *slots = hits;
+    *count = n;
+    return true;
+}
+
+bool sim_static_pairs(sim_world *w)
+{
+    if (!sim_statics_refresh(w))
+        return false;
+    const uint32_t *order = w->order.data;
+    for (size_t i = 0; i < w->order.len; i++) {
+        uint32_t s = order[i];
+        const sim_body *b = &w->bodies[s];
+        if (b->sleeping || sim_kind_fixed(b->kind)) /* at rest, or a pair of fixed bodies */
+            continue;
+        col_aabb3 fat = sim_fat_box(w, s);
+        w->hits.len = 0;
+        if (!sim_tree_query(&w->tree, w->shape_box.data, &fat, &w->hits))
+            return false;
+        const uint32_t *hits = w->hits.data;
+        for (size_t k = 0; k < w->hits.len; k++) {
+            sim_pair p = {hits[k], s, 0.0f};
+            if (!sim_vec_push(&w->pairs, &p))
+                return false;
+        }
+    }
+    return true;
+}
