@@ -72,6 +72,11 @@ typedef struct net_session {
      * to be told is gone. */
     uint8_t *seen;
     size_t seen_bits;
+    /* With an interest radius: the slots it was last sent as within it (valid while
+     * view_valid), so that those that left are found without looking at every slot. */
+    uint32_t *view;
+    size_t view_len, view_cap;
+    bool view_valid;
     sim_id *removed;
     size_t removed_len, removed_cap;
 
@@ -124,8 +129,8 @@ struct net_server {
     size_t *body_off;        /* per slot, plus one: the slot's state piece in the tick buffer
                                 is [body_off[i], body_off[i + 1]), empty when it is not sent */
     net_piece *full;         /* per slot: its first-sighting piece, encoded on demand */
-    col_aabb *bounds;        /* per slot: the body's bounds, for interest radii (2D) */
-    col_aabb3 *bounds3;      /* the same in a 3D world (NULL in a 2D one) */
+    uint32_t *near_mark;     /* per slot: near_round when the client at hand has it near */
+    uint32_t near_round;
     net_piece contacts;      /* `,"contacts":[...]`, encoded on demand */
     net_range *ranges;       /* every session's pieces of this snapshot */
     size_t ranges_len, ranges_cap;

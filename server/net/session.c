@@ -22,6 +22,7 @@ static void on_close(uv_handle_t *h)
     net_session *s = (net_session *)h;
     proto_framer_free(&s->framer);
     free(s->seen);
+    free(s->view);
     free(s->removed);
     free(s);
 }

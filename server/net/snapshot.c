@@ -161,16 +161,14 @@ static bool reserve_slots(net_server *srv, size_t slots)
     net_piece *full = realloc(srv->full, cap * sizeof *full);
     if (full)
         srv->full = full;
-    col_aabb *bounds = realloc(srv->bounds, cap * sizeof *bounds);
-    if (bounds)
-        srv->bounds = bounds;
-    col_aabb3 *bounds3 = srv->bounds3;
-    if (sim_world_dim(srv->world) == 3) {
-        bounds3 = realloc(srv->bounds3, cap * sizeof *bounds3);
-        if (bounds3)
-            srv->bounds3 = bounds3;
+    uint32_t *mark = realloc(srv->near_mark, cap * sizeof *mark);
+    if (mark) {
+        /* New slots carry no round: they are near for no client yet. */
+        for (size_t i = srv->slot_cap; i < cap; i++)
+            mark[i] = 0;
+        srv->near_mark = mark;
     }
-    if (!off || !full || !bounds || (sim_world_dim(srv->world) == 3 && !bounds3))
+    if (!off || !full || !mark)
         return false;
     srv->slot_cap = cap;
     return true;
@@ -178,7 +176,7 @@ static bool reserve_slots(net_server *srv, size_t slots)
 
 /* Each body whose state changes, as `,{...}`. Slot i's piece is
  * tick[body_off[i], body_off[i + 1]); the others' pieces are empty. */
-static void encode_bodies(net_server *srv, const sim_body *bodies, size_t slots, bool bounds)
+static void encode_bodies(net_server *srv, const sim_body *bodies, size_t slots)
 {
     proto_buf *b = &srv->tick->data;
     proto_body_state st;
@@ -192,15 +190,6 @@ static void encode_bodies(net_server *srv, const sim_body *bodies, size_t slots,
         const sim_body *body = &bodies[i];
         if (body->id == 0)
             continue;
-        if (bounds) {
-            if (dim == 2) {
-                col_xf2 xf = {body->pos, body->angle};
-                srv->bounds[i] = col_shape_bounds(&body->shape, xf);
-            } else {
-                const sim_body3 *b3 = sim_body3_of(w, body);
-                srv->bounds3[i] = col_shape3_bounds(&b3->shape, (col_xf3){b3->pos, b3->rot});
-            }
-        }
         if (!body_changes(body, tick, grace))
             continue;
         sim_body_state(w, body, &st);
@@ -339,44 +328,69 @@ static bool interest_centre(net_server *srv, const net_session *s, mk_vec3 *cent
     return true;
 }
 
-/* Whether a body's bounds come within r of c. Most bodies of a wide world are out on x alone,
- * so that test comes first. */
-static bool within(const col_aabb *box, mk_vec2 c, float r)
+/* A body for the client: its piece when it has seen it (empty when it has not changed), its
+ * first sighting otherwise. */
+static bool add_body(net_server *srv, net_session *s, const sim_body *body, uint32_t slot,
+                     bool *first)
 {
-    float dx = fabsf(c.x - box->center.x) - box->half.x;
-    if (dx > r)
-        return false;
-    float dy = fabsf(c.y - box->center.y) - box->half.y;
-    if (dy > r)
-        return false;
-    dx = dx > 0.0f ? dx : 0.0f;
-    dy = dy > 0.0f ? dy : 0.0f;
-    return dx * dx + dy * dy <= r * r;
+    if (!seen_get(s, slot)) {
+        net_piece p = full_piece(srv, body, slot);
+        seen_set(s, slot);
+        return add_piece(srv, s, p.off, p.end, first);
+    }
+    if (srv->body_off[slot] == srv->body_off[slot + 1])
+        return true;
+    return add_piece(srv, s, srv->body_off[slot], srv->body_off[slot + 1], first);
 }
 
-/* The same in 3D: the distance from c to the box, z included. */
-static bool within3(const col_aabb3 *box, mk_vec3 c, float r)
+static bool view_push(net_session *s, uint32_t slot)
 {
-    float dx = fabsf(c.x - box->center.x) - box->half.x;
-    if (dx > r)
-        return false;
-    float dz = fabsf(c.z - box->center.z) - box->half.z;
-    if (dz > r)
-        return false;
-    float dy = fabsf(c.y - box->center.y) - box->half.y;
-    if (dy > r)
-        return false;
-    dx = dx > 0.0f ? dx : 0.0f;
-    dy = dy > 0.0f ? dy : 0.0f;
-    dz = dz > 0.0f ? dz : 0.0f;
-    return dx * dx + dy * dy + dz * dz <= r * r;
+    void *items = s->view;
+    bool ok = grow_for_one(&items, s->view_len, &s->view_cap, sizeof *s->view, 64);
+    s->view = items;
+    if (ok)
+        s->view[s->view_len++] = slot;
+    return ok;
 }
 
-/* Whether slot i's bounds come within r of c, in the world's dim. */
-static bool slot_within(const net_server *srv, bool is3, size_t i, mk_vec3 c, float r)
+/* The bodies of a client with an interest radius: those the broadphase finds near its
+ * avatar (sim_world_bodies_near, in slot order), and `removed` for those it was last sent
+ * that are not near any more. Its cost follows the bodies near it, not the world's size. */
+static bool add_near_bodies(net_server *srv, net_session *s, const sim_body *bodies,
+                            size_t slots, mk_vec3 centre, bool *first)
 {
-    return is3 ? within3(&srv->bounds3[i], c, r)
-               : within(&srv->bounds[i], mk_v2(c.x, c.y), r);
+    const uint32_t *near;
+    size_t n;
+    if (!sim_world_bodies_near(srv->world, centre, (float)s->radius, &near, &n))
+        return false;
+    if (++srv->near_round == 0) { /* wrapped: no mark may match a new round by chance */
+        memset(srv->near_mark, 0, slots * sizeof *srv->near_mark);
+        srv->near_round = 1;
+    }
+    for (size_t k = 0; k < n; k++)
+        srv->near_mark[near[k]] = srv->near_round;
+    if (!s->view_valid) { /* the radius is new: what it was sent so far is its view */
+        s->view_len = 0;
+        for (uint32_t i = 0; i < slots; i++)
+            if (seen_get(s, i) && !view_push(s, i))
+                return false;
+        s->view_valid = true;
+    }
+    /* What it was sent and that is gone from the radius. A slot whose body left the world
+     * has its seen bit cleared already (net_snapshot_collect_removed). */
+    for (size_t k = 0; k < s->view_len; k++) {
+        uint32_t slot = s->view[k];
+        if (srv->near_mark[slot] == srv->near_round || !seen_get(s, slot))
+            continue;
+        seen_clear(s, slot);
+        if (!removed_push(s, bodies[slot].id))
+            return false;
+    }
+    s->view_len = 0;
+    for (size_t k = 0; k < n; k++)
+        if (!view_push(s, near[k]) || !add_body(srv, s, &bodies[near[k]], near[k], first))
+            return false;
+    return true;
 }
 
 static bool build_state(net_server *srv, net_session *s, const sim_body *bodies, size_t slots)
@@ -387,31 +401,17 @@ static bool build_state(net_server *srv, net_session *s, const sim_body *bodies,
     s->own_begin = own->len;
     mk_vec3 centre = {0, 0, 0};
     bool near = interest_centre(srv, s, &centre);
-    bool is3 = sim_world_dim(srv->world) == 3;
-    float radius = (float)s->radius;
 
     size_t mark = own->len;
     proto_state_begin(own, srv->tick->tick, s->ack);
     bool ok = add_own(srv, s, mark), first = true;
-    for (size_t i = 0; ok && i < slots; i++) {
-        const sim_body *body = &bodies[i];
-        if (body->id == 0)
-            continue;
-        bool seen = seen_get(s, (uint32_t)i);
-        if (near && !slot_within(srv, is3, i, centre, radius)) {
-            if (seen) { /* it left the client's radius */
-                seen_clear(s, (uint32_t)i);
-                ok = removed_push(s, body->id);
-            }
-            continue;
-        }
-        if (!seen) {
-            net_piece p = full_piece(srv, body, i);
-            seen_set(s, (uint32_t)i);
-            ok = add_piece(srv, s, p.off, p.end, &first);
-        } else if (srv->body_off[i] != srv->body_off[i + 1]) {
-            ok = add_piece(srv, s, srv->body_off[i], srv->body_off[i + 1], &first);
-        }
+    if (near) {
+        ok = ok && add_near_bodies(srv, s, bodies, slots, centre, &first);
+    } else {
+        s->view_valid = false;
+        for (size_t i = 0; ok && i < slots; i++)
+            if (bodies[i].id != 0)
+                ok = add_body(srv, s, &bodies[i], (uint32_t)i, &first);
     }
     mark = own->len;
     proto_state_bodies_end(own);
@@ -442,10 +442,7 @@ int net_snapshot_build(net_server *srv, uint64_t since)
         return -1;
     }
     srv->tick->tick = sim_world_tick(srv->world);
-    bool radii = false;
-    for (const net_session *s = srv->sessions; s; s = s->next)
-        radii = radii || (s->joined && s->radius > 0);
-    encode_bodies(srv, bodies, slots, radii);
+    encode_bodies(srv, bodies, slots);
     srv->contacts.off = SIZE_MAX;
     srv->ranges_len = 0;
     proto_buf_clear(&srv->own);
@@ -596,14 +593,12 @@ void net_snapshot_free(net_server *srv)
     srv->tick_pool_len = 0;
     free(srv->body_off);
     free(srv->full);
-    free(srv->bounds);
-    free(srv->bounds3);
+    free(srv->near_mark);
     free(srv->ranges);
     proto_buf_free(&srv->own);
     srv->body_off = NULL;
     srv->full = NULL;
-    srv->bounds = NULL;
-    srv->bounds3 = NULL;
+    srv->near_mark = NULL;
     srv->ranges = NULL;
     srv->slot_cap = srv->ranges_cap = srv->ranges_len = 0;
 }
