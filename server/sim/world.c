@@ -69,6 +69,7 @@ sim_world *sim_world_new(const sim_config *cfg)
     w->tree.items.item = sizeof(uint32_t);
     w->shape_box.item = sizeof(col_aabb3);
     w->hits.item = sizeof(uint32_t);
+    w->near_bits.item = sizeof(uint64_t);
     w->bounds.item = sizeof(col_aabb);
     w->pairs.item = sizeof(sim_pair);
     w->sweep.item = sizeof(float);
@@ -122,6 +123,7 @@ void sim_world_free(sim_world *w)
     sim_vec_free(&w->tree.items);
     sim_vec_free(&w->shape_box);
     sim_vec_free(&w->hits);
+    sim_vec_free(&w->near_bits);
     sim_vec_free(&w->bounds);
     sim_vec_free(&w->pairs);
     sim_vec_free(&w->sweep);

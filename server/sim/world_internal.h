@@ -242,6 +242,7 @@ struct sim_world {
     bool statics_dirty;  /* a static body came or went: the tree is built anew */
     sim_vec shape_box;   /* col_aabb3 per slot: the shape's bounds after the last step */
     sim_vec hits;        /* uint32_t: the bodies found by the last query (region.c) */
+    sim_vec near_bits;   /* uint64_t: one bit a slot, all clear between queries (region.c) */
     sim_vec bounds; /* col_aabb per slot: fat bounds (2D); a static body's are its own */
     sim_vec tight;  /* col_aabb per slot: the shape grown by what it can reach this step */
     bool pairs_dirty; /* a body came or went: the pairs are computed anew */
