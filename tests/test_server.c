@@ -1615,10 +1615,12 @@ START_TEST(dim3_radius_counts_z)
     double avatar = h_num(w, "avatar");
     cJSON_Delete(w);
     ck_assert(h_send_line(&c, "{\"type\":\"subscribe\",\"radius\":10}"));
-    double near = spawn_ok(&c, 1, "{\"shape\":{\"type\":\"box\",\"half\":[0.5,0.5,0.5]},"
-                                  "\"pos\":[5,100,0],\"kind\":\"static\"}");
+    /* The near one last: a static body is sent once, and a state that came while waiting for
+     * the other's `spawned` would be passed over. */
     double far = spawn_ok(&c, 2, "{\"shape\":{\"type\":\"box\",\"half\":[0.5,0.5,0.5]},"
                                  "\"pos\":[0,100,15],\"kind\":\"static\"}");
+    double near = spawn_ok(&c, 1, "{\"shape\":{\"type\":\"box\",\"half\":[0.5,0.5,0.5]},"
+                                  "\"pos\":[5,100,0],\"kind\":\"static\"}");
     cJSON *s = state_with(&c, near, 3000);
     ck_assert_ptr_nonnull(s);
     ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(s, "bodies")), 2);
