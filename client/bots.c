@@ -1,6 +1,6 @@
 /* The load generator (`mink-client --bots N`): N players in one process on one libuv loop.
- * Each says hello with a character avatar, optionally spawns a few bodies and subscribes with
- * an interest radius, sends inputs at 30 Hz (runs one way, then the other, jumps now and
+ * Each says hello with a character avatar, optionally spawns a few bodies, subscribes to
+ * compact states (unless --full-states) and an interest radius, sends inputs at 30 Hz (runs one way, then the other, jumps now and
  * then; in a 3D world, one random direction on the ground after another), pings once a second
  * and reads every state. A progress line goes to stderr once a
  * second; the summary (players connected, states a second per player, ping round trips,
@@ -178,9 +178,14 @@ static void on_welcome(bot *b, const cJSON *msg, double now)
     else
         b->move[0] = rnd(r) < 0.5 ? -1 : 1;
     b->turn_ms = now + 1000 + 2000 * rnd(r);
-    if (r->o.radius > 0) {
-        proto_buf_append_str(&line, "{\"type\":\"subscribe\",\"radius\":");
-        proto_buf_append_fixed(&line, r->o.radius, 3);
+    if (r->o.radius > 0 || !r->o.full_states) {
+        proto_buf_append_str(&line, "{\"type\":\"subscribe\"");
+        if (r->o.radius > 0) {
+            proto_buf_append_str(&line, ",\"radius\":");
+            proto_buf_append_fixed(&line, r->o.radius, 3);
+        }
+        if (!r->o.full_states)
+            proto_buf_append_str(&line, ",\"compact\":true");
         proto_buf_append_str(&line, "}\n");
         send_line(b, &line);
     }

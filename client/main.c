@@ -40,6 +40,9 @@ static void usage(FILE *out)
             "  --bot SECONDS      play by itself for SECONDS, then print a summary (the default,\n"
             "                     for 10 s, when stdin or stdout is not a terminal)\n"
             "  --ping             send one ping, print the round trip, exit 0 on a pong\n"
+            "  --full-states      ask for states with every body as an object, as every\n"
+            "                     version 1 client reads them (default: the bodies already\n"
+            "                     seen as compact arrays, the protocol's `compact` extension)\n"
             "load generator:\n"
             "  --bots N           run N players at once (1..10000): each joins with an avatar,\n"
             "                     sends inputs at 30 Hz and a ping a second, reads every state;\n"
@@ -213,6 +216,10 @@ static void on_welcome(cli_app *app, const cJSON *msg)
     uv_timer_stop(&app->deadline_timer);
     if (app->mode == CLI_MODE_BOT)
         uv_timer_start(&app->deadline_timer, on_deadline, (uint64_t)(app->bot_seconds * 1000), 0);
+    if (!app->full_states) {
+        static const char compact[] = "{\"type\":\"subscribe\",\"compact\":true}\n";
+        cli_conn_send(&app->conn, compact, sizeof compact - 1);
+    }
     uv_timer_start(&app->input_timer, on_input_timer, 0, INPUT_MS);
     uv_timer_start(&app->ping_timer, on_ping_timer, 0, PING_MS);
     if (app->mode == CLI_MODE_INTERACTIVE) {
@@ -449,7 +456,7 @@ static double whole_arg(const char *flag, const char *text, double lo, double hi
 static void parse_args(cli_app *app, cli_bots_opts *bots, int argc, char **argv)
 {
     enum { OPT_HOST = 256, OPT_PORT, OPT_NAME, OPT_KIND, OPT_BOT, OPT_PING, OPT_HELP, OPT_BOTS,
-           OPT_DURATION, OPT_SPAWN, OPT_RADIUS, OPT_JSON, OPT_DIM };
+           OPT_DURATION, OPT_SPAWN, OPT_RADIUS, OPT_JSON, OPT_DIM, OPT_FULL };
     static const struct option opts[] = {
         {"host", required_argument, NULL, OPT_HOST}, {"port", required_argument, NULL, OPT_PORT},
         {"name", required_argument, NULL, OPT_NAME}, {"kind", required_argument, NULL, OPT_KIND},
@@ -459,6 +466,7 @@ static void parse_args(cli_app *app, cli_bots_opts *bots, int argc, char **argv)
         {"spawn", required_argument, NULL, OPT_SPAWN},
         {"radius", required_argument, NULL, OPT_RADIUS},
         {"json", no_argument, NULL, OPT_JSON},       {"dim", required_argument, NULL, OPT_DIM},
+        {"full-states", no_argument, NULL, OPT_FULL},
         {NULL, 0, NULL, 0},
     };
     bots->duration = DEFAULT_BOT_S;
@@ -525,6 +533,9 @@ static void parse_args(cli_app *app, cli_bots_opts *bots, int argc, char **argv)
             break;
         case OPT_JSON:
             bots->json = true;
+            break;
+        case OPT_FULL:
+            app->full_states = bots->full_states = true;
             break;
         case OPT_DIM:
             if (strcmp(optarg, "2") != 0 && strcmp(optarg, "3") != 0) {

@@ -364,9 +364,47 @@ static bool read_kind(cli_body *b, const cJSON *kind)
     return false;
 }
 
+/* A compact entry (`subscribe {compact}`): [id, pos, rot, vel, w] flattened, 7 numbers in 2D
+ * and 14 in 3D, for a body already seen. Nothing changes unless all of them read. */
+static bool apply_compact(cli_world *w, const cJSON *e, bool *no_memory)
+{
+    int dim = w->dim, n = dim == 3 ? 14 : 7;
+    double v[14];
+    if (cJSON_GetArraySize(e) != n)
+        return false;
+    for (int i = 0; i < n; i++)
+        if (!read_number(cJSON_GetArrayItem(e, i), &v[i]))
+            return false;
+    uint64_t id;
+    if (!cli_json_uint(cJSON_GetArrayItem(e, 0), &id))
+        return false;
+    double q[4] = {v[1 + dim], v[2 + dim], v[3 + dim], v[4 + dim]};
+    double qn = sqrt(q[0] * q[0] + q[1] * q[1] + q[2] * q[2] + q[3] * q[3]);
+    if (dim == 3 && !(qn > 1e-9))
+        return false;
+    cli_body *b = cli_world_find(w, id);
+    if (!b && !(b = add_body(w, id))) {
+        *no_memory = true;
+        return false;
+    }
+    memcpy(b->pos, &v[1], (size_t)dim * sizeof v[0]);
+    if (dim == 3) {
+        for (int i = 0; i < 4; i++)
+            b->quat[i] = q[i] / qn;
+        memcpy(b->vel, &v[8], 3 * sizeof v[0]);
+        memcpy(b->spin, &v[11], 3 * sizeof v[0]);
+    } else {
+        b->rot = v[3];
+        memcpy(b->vel, &v[4], 2 * sizeof v[0]);
+    }
+    return true;
+}
+
 /* One entry of `bodies`; false when some of it could not be read. */
 static bool apply_body(cli_world *w, const cJSON *e, bool *no_memory)
 {
+    if (cJSON_IsArray(e))
+        return apply_compact(w, e, no_memory);
     uint64_t id;
     if (!cli_json_uint(cJSON_GetObjectItemCaseSensitive(e, "id"), &id))
         return false;

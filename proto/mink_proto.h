@@ -204,6 +204,8 @@ typedef struct proto_msg {
             bool contacts;
             bool has_radius; /* extension: interest radius in m, > 0 */
             double radius;
+            bool has_compact; /* extension: seen bodies as arrays in `state` */
+            bool compact;
         } subscribe;
         struct {
             char t[PROTO_MAX_ECHO + 1]; /* compact JSON of `t` */
@@ -313,6 +315,9 @@ void proto_state_begin(proto_buf *b, uint64_t tick, uint64_t ack);
  * a comma unless `first_in_list`. Bodies can be encoded once into a shared buffer with this
  * and copied into each client's state. */
 void proto_state_body(proto_buf *b, int dim, const proto_body_state *s, bool first_in_list);
+/* Appends `,[id,pos...,rot...,vel...,w...]`: the same body state as a bare array (7 numbers
+ * in 2D, 14 in 3D), for clients that subscribed with `compact` (an extension). */
+void proto_state_body_compact(proto_buf *b, int dim, const proto_body_state *s);
 /* Appends `,"shape":..,"kind":..,"owner":..,"tag":..`. */
 void proto_state_body_first(proto_buf *b, int dim, const proto_shape *shape,
                             proto_body_kind kind, uint32_t owner, const char *tag);

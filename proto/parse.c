@@ -670,7 +670,9 @@ static proto_error_code parse_subscribe(const cJSON *root, proto_msg *out, proto
         return rc;
     if (out->u.subscribe.has_radius && !(out->u.subscribe.radius > 0))
         return fail(err, PROTO_ERR_BAD_REQUEST, "radius: must be greater than 0");
-    return PROTO_OK;
+    out->u.subscribe.compact = false;
+    return get_bool(root, "compact", &out->u.subscribe.has_compact, &out->u.subscribe.compact,
+                    err);
 }
 
 static proto_error_code parse_fields(const char *line, size_t len, const cJSON *root, int dim,

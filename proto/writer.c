@@ -334,6 +334,40 @@ void proto_state_body(proto_buf *b, int dim, const proto_body_state *s, bool fir
     b->len = (size_t)(p - b->data);
 }
 
+/* n numbers after a comma each, at p (the compact entry's runs). */
+static char *put_run4(char *p, const double *v, int n)
+{
+    for (int i = 0; i < n; i++) {
+        *p++ = ',';
+        p = put_fixed4(p, v[i]);
+    }
+    return p;
+}
+
+static char *put_run3(char *p, const double *v, int n)
+{
+    for (int i = 0; i < n; i++) {
+        *p++ = ',';
+        p = put_fixed3(p, v[i]);
+    }
+    return p;
+}
+
+void proto_state_body_compact(proto_buf *b, int dim, const proto_body_state *s)
+{
+    if (!proto_buf_reserve(b, dim == 2 ? 200 : 420))
+        return;
+    char *p = b->data + b->len;
+    p = PUT(p, ",[");
+    p = proto_put_u64(p, s->id);
+    p = put_run4(p, s->pos, dim);
+    p = put_run4(p, s->rot, dim == 2 ? 1 : 4);
+    p = put_run3(p, s->vel, dim);
+    p = put_run4(p, s->w, dim == 2 ? 1 : 3);
+    *p++ = ']';
+    b->len = (size_t)(p - b->data);
+}
+
 void proto_state_body_first(proto_buf *b, int dim, const proto_shape *shape,
                             proto_body_kind kind, uint32_t owner, const char *tag)
 {

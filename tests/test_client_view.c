@@ -221,6 +221,49 @@ static bool apply(cli_world *w, const char *json)
     return ok;
 }
 
+START_TEST(compact_entries_update_seen_bodies)
+{
+    cli_world w;
+    cli_world_init(&w);
+    w.dim = 3;
+    ck_assert(apply(&w, "{\"type\":\"state\",\"tick\":1,\"ack\":0,\"bodies\":["
+                        "{\"id\":5,\"pos\":[1,2,3],\"rot\":[0,0,0,1],\"vel\":[0,0,0],"
+                        "\"w\":[0,0,0],\"shape\":{\"type\":\"sphere\",\"radius\":1},"
+                        "\"kind\":\"dynamic\",\"owner\":0,\"tag\":\"\"}]}"));
+    /* [id, x, y, z, qx, qy, qz, qw, vx, vy, vz, wx, wy, wz] */
+    ck_assert(apply(&w, "{\"type\":\"state\",\"tick\":2,\"ack\":0,\"bodies\":["
+                        "[5,4,5,6,0,0.6,0,0.8,-1,-2,-3,0.5,0.25,-0.5]]}"));
+    cli_body *b = cli_world_find(&w, 5);
+    ck_assert_double_eq(b->pos[0], 4);
+    ck_assert_double_eq(b->pos[2], 6);
+    ck_assert_double_eq_tol(b->quat[1], 0.6, 1e-12);
+    ck_assert_double_eq_tol(b->quat[3], 0.8, 1e-12);
+    ck_assert_double_eq(b->vel[1], -2);
+    ck_assert_double_eq(b->spin[2], -0.5);
+    ck_assert(b->has_shape); /* from the first sighting */
+    /* Short, long, non-numeric or zero-quaternion entries are refused and change nothing. */
+    ck_assert(!apply(&w, "{\"type\":\"state\",\"tick\":3,\"ack\":0,\"bodies\":["
+                         "[5,9,9,9,0,0,0,1,0,0,0,0,0]]}"));
+    ck_assert(!apply(&w, "{\"type\":\"state\",\"tick\":4,\"ack\":0,\"bodies\":["
+                         "[5,9,9,9,0,0,0,0,0,0,0,0,0,0]]}"));
+    ck_assert(!apply(&w, "{\"type\":\"state\",\"tick\":5,\"ack\":0,\"bodies\":["
+                         "[5,9,\"9\",9,0,0,0,1,0,0,0,0,0,0]]}"));
+    ck_assert_double_eq(cli_world_find(&w, 5)->pos[0], 4);
+    cli_world_free(&w);
+
+    cli_world_init(&w); /* 2D: [id, x, y, rot, vx, vy, w] */
+    ck_assert(apply(&w, "{\"type\":\"state\",\"tick\":1,\"ack\":0,\"bodies\":["
+                        "[8,1.5,-2,0.25,3,4,0.1]]}"));
+    b = cli_world_find(&w, 8);
+    ck_assert_ptr_nonnull(b);
+    ck_assert_double_eq(b->pos[1], -2);
+    ck_assert_double_eq(b->rot, 0.25);
+    ck_assert_double_eq(b->vel[0], 3);
+    ck_assert(!b->has_shape); /* not seen as an object yet: drawn once its shape comes */
+    cli_world_free(&w);
+}
+END_TEST
+
 START_TEST(state_3d_first_sighting_then_removed)
 {
     cli_world w;
@@ -348,6 +391,7 @@ static Suite *client_view_suite(void)
     tcase_add_test(w, state_3d_first_sighting_then_removed);
     tcase_add_test(w, state_3d_bad_data_is_refused_not_fatal);
     tcase_add_test(w, state_2d_reads_as_before);
+    tcase_add_test(w, compact_entries_update_seen_bodies);
     suite_add_tcase(s, w);
     return s;
 }

@@ -493,6 +493,15 @@ START_TEST(subscribe)
     EXPECT_OK(2, "{\"type\":\"subscribe\",\"radius\":1e6}");
     ck_assert_double_eq(msg.u.subscribe.radius, PROTO_MAX_RADIUS);
     ck_assert(msg.u.subscribe.has_contacts == false);
+    ck_assert(msg.u.subscribe.has_compact == false);
+    EXPECT_OK(2, "{\"type\":\"subscribe\",\"compact\":true}");
+    ck_assert(msg.u.subscribe.has_compact && msg.u.subscribe.compact);
+    ck_assert(!msg.u.subscribe.has_radius && !msg.u.subscribe.has_contacts);
+    EXPECT_OK(2, "{\"type\":\"subscribe\",\"compact\":false,\"radius\":5}");
+    ck_assert(msg.u.subscribe.has_compact && !msg.u.subscribe.compact);
+    EXPECT_ERR(2, "{\"type\":\"subscribe\",\"compact\":1}", PROTO_ERR_BAD_REQUEST, "compact");
+    EXPECT_ERR(2, "{\"type\":\"subscribe\",\"compact\":\"true\"}", PROTO_ERR_BAD_REQUEST,
+               "compact");
     EXPECT_ERR(2, "{\"type\":\"subscribe\",\"contacts\":1}", PROTO_ERR_BAD_REQUEST, "contacts");
     EXPECT_ERR(2, "{\"type\":\"subscribe\",\"contacts\":\"yes\"}", PROTO_ERR_BAD_REQUEST,
                "contacts");

@@ -811,6 +811,26 @@ START_TEST(state_2d_with_everything)
 }
 END_TEST
 
+START_TEST(compact_body_entries)
+{
+    /* The same states as arrays: id, pos, rot, vel, w, at the object form's precisions, and
+     * a tiny negative rounds to 0, never "-0". */
+    proto_buf b;
+    proto_buf_init(&b);
+    proto_body_state s2 = {.id = 12, .pos = {1.23456, -0.5}, .rot = {0.25},
+                           .vel = {3.0004, -2}, .w = {-0.00004}};
+    proto_state_body_compact(&b, 2, &s2);
+    proto_body_state s3 = {.id = 77, .pos = {1, 2.5, -3}, .rot = {0, 0.6, 0, 0.8},
+                           .vel = {0.5, 0, -0.25}, .w = {0.1, -0.2, 0.3}};
+    proto_state_body_compact(&b, 3, &s3);
+    ck_assert_int_eq(b.failed, 0);
+    proto_buf_append_char(&b, '\0');
+    ck_assert_str_eq(b.data, ",[12,1.2346,-0.5,0.25,3,-2,0]" /* never "-0" */
+                             ",[77,1,2.5,-3,0,0.6,0,0.8,0.5,0,-0.25,0.1,-0.2,0.3]");
+    proto_buf_free(&b);
+}
+END_TEST
+
 START_TEST(state_3d_vectors_and_quaternions)
 {
     proto_buf b;
@@ -1213,6 +1233,7 @@ static Suite *writer_suite(void)
     TCase *st = tcase_create("state");
     tcase_add_test(st, state_2d_with_everything);
     tcase_add_test(st, state_3d_vectors_and_quaternions);
+    tcase_add_test(st, compact_body_entries);
     tcase_add_test(st, state_without_bodies_removed_or_contacts);
     tcase_add_test(st, bodies_encoded_once_and_copied);
     tcase_add_test(st, state_round_trip_2d);

@@ -1602,6 +1602,101 @@ START_TEST(dim3_query_over_the_wire)
 }
 END_TEST
 
+/* A body's compact entry ([id, ...]) in a state's bodies, or NULL. */
+static const cJSON *compact_entry(const cJSON *state, double id)
+{
+    const cJSON *b;
+    cJSON_ArrayForEach(b, cJSON_GetObjectItemCaseSensitive(state, "bodies"))
+    {
+        const cJSON *first = cJSON_IsArray(b) ? cJSON_GetArrayItem(b, 0) : NULL;
+        if (cJSON_IsNumber(first) && first->valuedouble == id)
+            return b;
+    }
+    return NULL;
+}
+
+static double item(const cJSON *array, int i)
+{
+    const cJSON *v = cJSON_GetArrayItem(array, i);
+    ck_assert_msg(cJSON_IsNumber(v), "item %d is not a number", i);
+    return v->valuedouble;
+}
+
+START_TEST(compact_states_send_seen_bodies_as_arrays)
+{
+    start(NULL);
+    h_conn c, v1;
+    /* A kinematic avatar flying right at 4 m/s, and a second client that reads the same
+     * world as every version 1 client does, without `compact`. */
+    double avatar = join_kinematic(&c, 0.4, 0.9, 50, 4);
+    cJSON *w = join(&v1, HELLO);
+    cJSON_Delete(w);
+    ck_assert(h_send_line(&c, "{\"type\":\"subscribe\",\"compact\":\"yes\"}"));
+    expect_error(&c, "bad_request");
+    ck_assert(h_send_line(&c, "{\"type\":\"input\",\"seq\":1,\"move\":[1,0]}"));
+    ck_assert(h_send_line(&c, "{\"type\":\"subscribe\",\"compact\":true}"));
+    const cJSON *e = NULL;
+    cJSON *s = NULL;
+    for (int i = 0; i < 20 && !e; i++) {
+        cJSON_Delete(s);
+        s = h_recv_type(&c, "state", 2000);
+        ck_assert_ptr_nonnull(s);
+        e = compact_entry(s, avatar);
+    }
+    ck_assert_ptr_nonnull(e);
+    /* [id, x, y, rot, vx, vy, w] */
+    ck_assert_int_eq(cJSON_GetArraySize(e), 7);
+    ck_assert_double_eq(item(e, 0), avatar);
+    ck_assert_double_eq_tol(item(e, 2), 50, 1e-4);
+    ck_assert_double_eq(item(e, 3), 0);
+    ck_assert_double_eq_tol(item(e, 4), 4, 1e-3);
+    ck_assert_double_eq(item(e, 5), 0);
+    ck_assert_ptr_null(h_state_body(s, avatar)); /* not also as an object */
+    /* The other client's states have it as an object, at the same speed and where that speed
+     * takes it between the two ticks (each client's states go out on a tick of its own). */
+    double tick = h_num(s, "tick"), x = item(e, 1);
+    cJSON_Delete(s);
+    bool compared = false;
+    for (int i = 0; i < 40 && !compared; i++) {
+        s = h_recv_type(&v1, "state", 2000);
+        ck_assert_ptr_nonnull(s);
+        const cJSON *o = h_state_body(s, avatar);
+        ck_assert_ptr_null(compact_entry(s, avatar));
+        if (o && h_num(s, "tick") > tick) {
+            ck_assert_double_eq(h_vec(o, "vel", 0), 4);
+            ck_assert_double_eq_tol(h_vec(o, "pos", 0), x + 4.0 * (h_num(s, "tick") - tick) / 60,
+                                    2e-4);
+            compared = true;
+        }
+        cJSON_Delete(s);
+    }
+    ck_assert(compared);
+    /* A body it sees for the first time comes as an object with its shape, as always. */
+    double box = spawn_ok(&c, 1, "{\"shape\":{\"type\":\"aabb\",\"half\":[0.5,0.5]},"
+                                 "\"pos\":[3,52],\"kind\":\"static\"}");
+    s = state_with(&c, box, 3000);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_str_eq(h_str(h_state_body(s, box), "kind"), "static");
+    cJSON_Delete(s);
+    /* compact:false: objects again. */
+    ck_assert(h_send_line(&c, "{\"type\":\"subscribe\",\"compact\":false}"));
+    s = NULL;
+    for (int i = 0; i < 20; i++) {
+        cJSON_Delete(s);
+        s = h_recv_type(&c, "state", 2000);
+        ck_assert_ptr_nonnull(s);
+        if (h_state_body(s, avatar))
+            break;
+    }
+    ck_assert_ptr_nonnull(h_state_body(s, avatar));
+    ck_assert_ptr_null(compact_entry(s, avatar));
+    cJSON_Delete(s);
+    h_close(&c);
+    h_close(&v1);
+    stop();
+}
+END_TEST
+
 START_TEST(dim3_radius_counts_z)
 {
     start(DIM3);
@@ -1799,6 +1894,7 @@ static Suite *server_suite(void)
     tcase_add_test(tc, pile_scene_is_served);
     tcase_add_test(tc, sleeping_bodies_leave_the_states_at_rest);
     tcase_add_test(tc, radius_limits_the_state_to_nearby_bodies);
+    tcase_add_test(tc, compact_states_send_seen_bodies_as_arrays);
     tcase_add_test(tc, slow_reader_does_not_grow_memory_or_slow_others);
     tcase_add_test(tc, stalled_reader_is_cut_off_by_the_soft_limit);
     tcase_add_test(tc, stalled_reader_is_cut_off_by_the_hard_limit);

@@ -60,6 +60,7 @@ typedef struct net_session {
     sim_id avatar;
     bool contacts; /* subscribed to contact manifolds */
     double radius; /* interest radius in m around the avatar (`subscribe`); 0: every body */
+    bool compact;  /* seen bodies as arrays (`subscribe {compact}`) */
     proto_framer framer;
     uint64_t connected_ns;
 
@@ -128,6 +129,7 @@ struct net_server {
     size_t slot_cap;         /* slots the per-slot arrays below hold */
     size_t *body_off;        /* per slot, plus one: the slot's state piece in the tick buffer
                                 is [body_off[i], body_off[i + 1]), empty when it is not sent */
+    size_t *compact_off;     /* the same for the compact pieces, when a client wants them */
     net_piece *full;         /* per slot: its first-sighting piece, encoded on demand */
     uint32_t *near_mark;     /* per slot: near_round when the client at hand has it near */
     uint32_t near_round;

@@ -418,6 +418,8 @@ static void handle_line(net_session *s, const char *line, size_t len)
             s->contacts = m->u.subscribe.contacts;
         if (m->u.subscribe.has_radius)
             s->radius = m->u.subscribe.radius;
+        if (m->u.subscribe.has_compact)
+            s->compact = m->u.subscribe.compact;
         break;
     case PROTO_MSG_PING:
         handle_ping(s, m);

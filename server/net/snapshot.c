@@ -10,10 +10,13 @@
  * the end. They go to libuv as one uv_write with several uv_buf_t pointing into the tick
  * buffer (scatter-gather, no copy of the body bytes per client); the buffer is reference
  * counted and goes back to a pool when the last write that points into it has completed.
+ * Clients that subscribed with `compact` get each seen body as an array: when any does, every
+ * sent body is encoded a second time that way, in a run of its own, and never more.
  *
  * What a client is sent: bodies whose state changes (not static, not long asleep: see
  * body_changes), bodies it has not seen yet, and with an interest radius only bodies within
- * it; `removed` lists bodies that left the world or its radius. Static and sleeping bodies it
+ * it, found by the world's broadphase (sim_world_bodies_near); `removed` lists bodies that
+ * left the world or its radius. Static and sleeping bodies it
  * has seen are left out. */
 #include <assert.h>
 #include <math.h>
@@ -161,6 +164,9 @@ static bool reserve_slots(net_server *srv, size_t slots)
     net_piece *full = realloc(srv->full, cap * sizeof *full);
     if (full)
         srv->full = full;
+    size_t *compact_off = realloc(srv->compact_off, cap * sizeof *compact_off);
+    if (compact_off)
+        srv->compact_off = compact_off;
     uint32_t *mark = realloc(srv->near_mark, cap * sizeof *mark);
     if (mark) {
         /* New slots carry no round: they are near for no client yet. */
@@ -168,15 +174,17 @@ static bool reserve_slots(net_server *srv, size_t slots)
             mark[i] = 0;
         srv->near_mark = mark;
     }
-    if (!off || !full || !mark)
+    if (!off || !compact_off || !full || !mark)
         return false;
     srv->slot_cap = cap;
     return true;
 }
 
-/* Each body whose state changes, as `,{...}`. Slot i's piece is
- * tick[body_off[i], body_off[i + 1]); the others' pieces are empty. */
-static void encode_bodies(net_server *srv, const sim_body *bodies, size_t slots)
+/* Each body whose state changes, as `,{...}`: slot i's piece is
+ * tick[body_off[i], body_off[i + 1]); the others' pieces are empty. With `compact`, then each
+ * again as `,[...]` in compact_off, in a run of its own so that a client's pieces stay next to
+ * each other. */
+static void encode_bodies(net_server *srv, const sim_body *bodies, size_t slots, bool compact)
 {
     proto_buf *b = &srv->tick->data;
     proto_body_state st;
@@ -188,15 +196,21 @@ static void encode_bodies(net_server *srv, const sim_body *bodies, size_t slots)
         srv->body_off[i] = b->len;
         srv->full[i].off = SIZE_MAX;
         const sim_body *body = &bodies[i];
-        if (body->id == 0)
-            continue;
-        if (!body_changes(body, tick, grace))
+        if (body->id == 0 || !body_changes(body, tick, grace))
             continue;
         sim_body_state(w, body, &st);
         proto_state_body(b, dim, &st, false);
         proto_state_body_end(b);
     }
     srv->body_off[slots] = b->len;
+    for (size_t i = 0; compact && i < slots; i++) {
+        srv->compact_off[i] = b->len;
+        if (srv->body_off[i] == srv->body_off[i + 1])
+            continue; /* not sent */
+        sim_body_state(w, &bodies[i], &st);
+        proto_state_body_compact(b, dim, &st);
+    }
+    srv->compact_off[slots] = b->len;
 }
 
 /* The body with its first-sighting fields, encoded the first time a client needs it. */
@@ -338,9 +352,10 @@ static bool add_body(net_server *srv, net_session *s, const sim_body *body, uint
         seen_set(s, slot);
         return add_piece(srv, s, p.off, p.end, first);
     }
-    if (srv->body_off[slot] == srv->body_off[slot + 1])
+    const size_t *off = s->compact ? srv->compact_off : srv->body_off;
+    if (off[slot] == off[slot + 1])
         return true;
-    return add_piece(srv, s, srv->body_off[slot], srv->body_off[slot + 1], first);
+    return add_piece(srv, s, off[slot], off[slot + 1], first);
 }
 
 static bool view_push(net_session *s, uint32_t slot)
@@ -442,7 +457,10 @@ int net_snapshot_build(net_server *srv, uint64_t since)
         return -1;
     }
     srv->tick->tick = sim_world_tick(srv->world);
-    encode_bodies(srv, bodies, slots);
+    bool compact = false;
+    for (const net_session *s = srv->sessions; s; s = s->next)
+        compact = compact || (s->joined && s->compact);
+    encode_bodies(srv, bodies, slots, compact);
     srv->contacts.off = SIZE_MAX;
     srv->ranges_len = 0;
     proto_buf_clear(&srv->own);
@@ -594,11 +612,13 @@ void net_snapshot_free(net_server *srv)
     free(srv->body_off);
     free(srv->full);
     free(srv->near_mark);
+    free(srv->compact_off);
     free(srv->ranges);
     proto_buf_free(&srv->own);
     srv->body_off = NULL;
     srv->full = NULL;
     srv->near_mark = NULL;
+    srv->compact_off = NULL;
     srv->ranges = NULL;
     srv->slot_cap = srv->ranges_cap = srv->ranges_len = 0;
 }

@@ -2,7 +2,8 @@
  * proto_state_* writer into a reused buffer, against the same line built as a cJSON tree and
  * printed, the way the writer avoids. The 3D bodies are those of the pile3d:1000 scene half a
  * second into its fall, as the server reads them (sim_body_state); a third row turns them
- * every way, so that every quaternion and angular velocity component has all its digits. */
+ * every way, so that every quaternion and angular velocity component has all its digits. The
+ * compact rows write the same bodies as arrays (`subscribe {compact}`). */
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
@@ -116,6 +117,92 @@ static void encode_writer(proto_buf *b, int dim, const proto_body_state *s, size
     }
     proto_state_bodies_end(b);
     proto_state_end(b);
+}
+
+/* The same bodies as compact entries (`subscribe {compact}`), all of them seen before. */
+static void encode_compact(proto_buf *b, int dim, const proto_body_state *s, size_t n)
+{
+    proto_buf_clear(b);
+    proto_state_begin(b, SNAP_TICK, SNAP_ACK);
+    for (size_t i = 0; i < n; i++)
+        proto_state_body_compact(b, dim, &s[i]);
+    proto_state_bodies_end(b);
+    proto_state_end(b);
+}
+
+/* NULL when a compact line reads back: n arrays of 7 or 14 numbers, each the body's id and
+ * position to the writer's precision. proto_state_body_compact puts a comma before every
+ * entry, the first too, so the line is read from its second entry's comma on. */
+static const char *check_compact(const proto_buf *b, int dim, const proto_body_state *s,
+                                 size_t n)
+{
+    const char *start = memchr(b->data, '[', b->len);
+    if (!start || start[1] != ',')
+        return "no leading comma to skip";
+    size_t skip = (size_t)(start + 1 - b->data);
+    char *text = malloc(b->len + 1);
+    if (!text)
+        return "out of memory";
+    memcpy(text, b->data, skip);
+    memcpy(text + skip, b->data + skip + 1, b->len - skip - 1);
+    text[b->len - 1] = '\0';
+    cJSON *root = cJSON_Parse(text);
+    free(text);
+    const cJSON *bodies = cJSON_GetObjectItemCaseSensitive(root, "bodies");
+    const char *bad = NULL;
+    if (!cJSON_IsArray(bodies) || (size_t)cJSON_GetArraySize(bodies) != n)
+        bad = "the line does not read back";
+    for (size_t i = 0; !bad && i < n; i++) {
+        const cJSON *e = cJSON_GetArrayItem(bodies, (int)i);
+        if (!cJSON_IsArray(e) || cJSON_GetArraySize(e) != (dim == 2 ? 7 : 14) ||
+            cJSON_GetArrayItem(e, 0)->valuedouble != (double)s[i].id)
+            bad = "an entry is wrong";
+        for (int k = 0; !bad && k < dim; k++)
+            if (fabs(cJSON_GetArrayItem(e, 1 + k)->valuedouble - s[i].pos[k]) > 0.5e-4 + 1e-9)
+                bad = "a position is wrong";
+    }
+    cJSON_Delete(root);
+    return bad;
+}
+
+/* One row of compact entries, against the object form by the same writer in the same run. */
+static void compact_row(const bench_opts *o, const char *name, int dim,
+                        void (*make)(proto_body_state *, size_t))
+{
+    bench_row r;
+    bench_row_init(&r, name);
+    r.bodies = SNAP_BODIES;
+    proto_body_state *s = malloc(SNAP_BODIES * sizeof *s);
+    if (!s)
+        die("out of memory");
+    make(s, SNAP_BODIES);
+    proto_shape shape = crate_shape(dim);
+    int reps = o->quick ? QUICK_REPS : SNAP_REPS;
+    proto_buf b, objects;
+    proto_buf_init(&b);
+    proto_buf_init(&objects);
+    encode_compact(&b, dim, s, SNAP_BODIES);
+    uint64_t t = bench_now_ns();
+    for (int k = 0; k < reps; k++)
+        encode_compact(&b, dim, s, SNAP_BODIES);
+    r.ns_op = (double)(bench_now_ns() - t) / ((double)reps * SNAP_BODIES);
+    r.bytes_op = (double)b.len / SNAP_BODIES;
+    encode_writer(&objects, dim, s, SNAP_BODIES, false, &shape);
+    t = bench_now_ns();
+    for (int k = 0; k < reps; k++)
+        encode_writer(&objects, dim, s, SNAP_BODIES, false, &shape);
+    double ns_objects = (double)(bench_now_ns() - t) / ((double)reps * SNAP_BODIES);
+    const char *bad = check_compact(&b, dim, s, SNAP_BODIES);
+    snprintf(r.peer, sizeof r.peer, "objects");
+    snprintf(r.peer_time, sizeof r.peer_time, "%.1f ns", ns_objects);
+    r.ratio = r.ns_op / ns_objects;
+    bench_note(&r, "%d lines of %zu bytes; %s; the object form of the same bodies: %.1f "
+               "bytes/body", reps, b.len, bad ? bad : "reads back with cJSON",
+               (double)objects.len / SNAP_BODIES);
+    proto_buf_free(&b);
+    proto_buf_free(&objects);
+    free(s);
+    bench_row_print(&r);
 }
 
 static double round_to(double v, int decimals)
@@ -265,5 +352,7 @@ void bench_scene_snapshot(const bench_opts *o)
     snapshot_row(o, "snapshot 3d", 3, make_states3, false, false);
     snapshot_row(o, "snapshot 3d first", 3, make_states3, false, true);
     snapshot_row(o, "snapshot 3d turned", 3, make_states3, true, false);
+    compact_row(o, "snapshot 2d compact", 2, make_states);
+    compact_row(o, "snapshot 3d compact", 3, make_states3);
     bench_scene_snapshot_clients(o);
 }
