@@ -68,6 +68,13 @@ static sim_world *world2(void)
     return sim_world_new(&cfg);
 }
 
+static sim_world *weightless_world(void)
+{
+    sim_config cfg = sim_config_default();
+    cfg.gravity = mk_v2(0, 0);
+    return sim_world_new(&cfg);
+}
+
 static sim_world *world3(void)
 {
     sim_config cfg = sim_config_default();
@@ -179,9 +186,7 @@ START_TEST(a_box_knocked_away_is_found_where_it_went)
     /* A heavy box at 40 m/s hits a light one at rest: the solver throws the light one much
      * faster than its bounds were grown for at the start of the step. It must be found where
      * it is after every step, not where its bounds were. */
-    sim_config cfg = sim_config_default();
-    cfg.gravity = mk_v2(0, 0);
-    sim_world *w = sim_world_new(&cfg);
+    sim_world *w = weightless_world();
     sim_body_def light = fixture_rect(COL_SHAPE_BOX, SIM_DYNAMIC, 0, 0, 0.25f, 0.25f);
     light.density = 0.01f;
     light.restitution = 1.0f;
@@ -242,9 +247,7 @@ START_TEST(fast_box_stops_at_a_thin_static_wall)
 {
     /* 300 m/s toward a 2 cm wall among 500 other static pieces: the sweep finds it through
      * the statics' tree. */
-    sim_config cfg = sim_config_default();
-    cfg.gravity = mk_v2(0, 0);
-    sim_world *w = sim_world_new(&cfg);
+    sim_world *w = weightless_world();
     for (int i = 0; i < 500; i++) {
         sim_body_def s = fixture_rect(COL_SHAPE_BOX, SIM_STATIC, -200.0f + 0.8f * (float)i, -5.0f,
                                       0.3f, 0.3f);

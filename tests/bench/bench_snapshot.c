@@ -165,17 +165,28 @@ static const char *check_compact(const proto_buf *b, int dim, const proto_body_s
     return bad;
 }
 
+/* A row named `name` of SNAP_BODIES bodies from make() (turned every way with `spin`); the
+ * states are the caller's to free. */
+static proto_body_state *row_states(bench_row *r, const char *name,
+                                    void (*make)(proto_body_state *, size_t), bool spin)
+{
+    bench_row_init(r, name);
+    r->bodies = SNAP_BODIES;
+    proto_body_state *s = malloc(SNAP_BODIES * sizeof *s);
+    if (!s)
+        die("out of memory");
+    make(s, SNAP_BODIES);
+    if (spin)
+        spin_states3(s, SNAP_BODIES);
+    return s;
+}
+
 /* One row of compact entries, against the object form by the same writer in the same run. */
 static void compact_row(const bench_opts *o, const char *name, int dim,
                         void (*make)(proto_body_state *, size_t))
 {
     bench_row r;
-    bench_row_init(&r, name);
-    r.bodies = SNAP_BODIES;
-    proto_body_state *s = malloc(SNAP_BODIES * sizeof *s);
-    if (!s)
-        die("out of memory");
-    make(s, SNAP_BODIES);
+    proto_body_state *s = row_states(&r, name, make, false);
     proto_shape shape = crate_shape(dim);
     int reps = o->quick ? QUICK_REPS : SNAP_REPS;
     proto_buf b, objects;
@@ -306,14 +317,7 @@ static void snapshot_row(const bench_opts *o, const char *name, int dim,
                          void (*make)(proto_body_state *, size_t), bool spin, bool first)
 {
     bench_row r;
-    bench_row_init(&r, name);
-    r.bodies = SNAP_BODIES;
-    proto_body_state *s = malloc(SNAP_BODIES * sizeof *s);
-    if (!s)
-        die("out of memory");
-    make(s, SNAP_BODIES);
-    if (spin)
-        spin_states3(s, SNAP_BODIES);
+    proto_body_state *s = row_states(&r, name, make, spin);
     proto_shape shape = crate_shape(dim);
     int reps = o->quick ? QUICK_REPS : SNAP_REPS;
     int reps_cjson = o->quick ? QUICK_REPS_CJSON : SNAP_REPS_CJSON;
