@@ -175,23 +175,38 @@ void sim_solve3(sim_world *w, float dt)
     softness_set soft = sim_softness_of(h);
     mk_vec3 g = w->cfg.gravity3;
 
-    for (size_t i = 0; i < nc; i++)
-        prepare(bodies, info, &cs[i]);
+    /* Four at a time where the constraints allow (solver3_wide.c); the rest one by one. */
+    bool wide = sim_wide3_build(w, soft);
+    const uint32_t *one = wide ? w->wide_overflow.data : NULL;
+    size_t n_one = wide ? w->wide_overflow.len : nc;
+#define EACH_SINGLE(body)                                                                      \
+    for (size_t k = 0; k < n_one; k++) {                                                       \
+        sim_constraint3 *c = &cs[one ? one[k] : k];                                            \
+        body;                                                                                  \
+    }
+    EACH_SINGLE(prepare(bodies, info, c));
     for (int sub = 0; sub < SIM_SUBSTEPS; sub++) {
         for (size_t i = 1; i < nb; i++)
             bodies[i].v = mk_v3_mad(bodies[i].v, h * bodies[i].gravity_scale, g);
-        for (size_t i = 0; i < nc; i++)
-            warm_start(bodies, &cs[i]);
-        for (size_t i = 0; i < nc; i++)
-            solve_contact(bodies, &cs[i], cs[i].fixed ? soft.fixed : soft.movable, inv_h, true);
+        if (wide)
+            sim_wide3_warm_start(w);
+        EACH_SINGLE(warm_start(bodies, c));
+        if (wide)
+            sim_wide3_solve(w, inv_h, true);
+        EACH_SINGLE(solve_contact(bodies, c, c->fixed ? soft.fixed : soft.movable, inv_h, true));
         for (size_t i = 1; i < nb; i++) {
             sim_solver_body3 *b = &bodies[i];
             b->dp = mk_v3_mad(b->dp, h, b->v);
             b->dq = integrate_rotation(b->dq, mk_v3_scale(b->w, h));
         }
-        for (size_t i = 0; i < nc; i++)
-            solve_contact(bodies, &cs[i], soft.movable, inv_h, false);
+        if (wide)
+            sim_wide3_solve(w, inv_h, false);
+        EACH_SINGLE(solve_contact(bodies, c, soft.movable, inv_h, false));
     }
-    for (size_t i = 0; i < nc; i++)
-        restitution(bodies, &cs[i]);
+    if (wide) {
+        sim_wide3_restitution(w);
+        sim_wide3_unpack(w);
+    }
+    EACH_SINGLE(restitution(bodies, c));
+#undef EACH_SINGLE
 }

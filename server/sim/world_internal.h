@@ -151,6 +151,13 @@ typedef struct softness_set {
  * memory runs out: then every constraint is solved one by one), then warm starts and solves
  * the colored ones four at a time; unpack gives their impulses back to the constraints. The
  * indices of the constraints left to solve one by one are in w->wide_overflow. */
+#define SIM_WIDE_COLORS 16
+/* Colors constraints (graph_color.c): ends holds each one's two solver bodies, 0 for one that
+ * never moves. Fills w->wide_order with the colored ones by color (color k from start[k] to
+ * start[k + 1]) and w->wide_overflow with those that found no color; false when memory runs
+ * out. */
+bool sim_graph_color(sim_world *w, const uint32_t *ends, size_t n, size_t bodies,
+                     uint32_t start[SIM_WIDE_COLORS + 1]);
 typedef struct sim_wide_group sim_wide_group;
 size_t sim_wide_group_size(void);
 bool sim_wide_build(sim_world *w, softness_set s);
@@ -202,6 +209,17 @@ typedef struct sim_constraint3 {
     sim_constraint_point3 points[COL_MAX_POINTS3];
 } sim_constraint3;
 
+/* The 3D wide solver (solver3_wide.c), as the 2D one above: build colors and packs the
+ * constraints (false when memory runs out), restitution ends the step as solver3.c's does, and
+ * unpack gives the impulses back to the constraints. */
+typedef struct sim_wide_group3 sim_wide_group3;
+size_t sim_wide_group3_size(void);
+bool sim_wide3_build(sim_world *w, softness_set s);
+void sim_wide3_warm_start(sim_world *w);
+void sim_wide3_solve(sim_world *w, float inv_h, bool use_bias);
+void sim_wide3_restitution(sim_world *w);
+void sim_wide3_unpack(sim_world *w);
+
 struct sim_world {
     sim_config cfg;
     uint64_t tick;
@@ -236,6 +254,8 @@ struct sim_world {
     sim_vec wide_order;       /* uint32_t: constraints by color */
     sim_vec wide_overflow;    /* uint32_t: constraints with no color */
     sim_vec wide_colors;      /* uint8_t: each constraint's color */
+    sim_vec wide_ends;        /* uint32_t: each constraint's two movable bodies, or 0 */
+    sim_vec wide_groups3;     /* sim_wide_group3 */
     uint32_t *island;         /* per slot: union-find parent, for sleeping (sleep.c) */
     float *island_sleep;      /* per slot: an island root's shortest sleep time */
     uint32_t *ring;           /* per slot: an island root's first body put to sleep */
