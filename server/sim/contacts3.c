@@ -15,6 +15,11 @@
 #define SIM_FACE_BIAS 0.005f      /* m: see col_collide3_within */
 #define SIM_ARBITER_THRESHOLD 0.02f /* m: a cached point this far off is dropped (Bullet's) */
 #define SIM_APART_SLACK 1e-5f     /* of the sizes: float rounding in boxes_apart, with room */
+/* A polytope pair keeps last step's manifold while B has moved less than this in A's frame
+ * since it was computed: Jolt's body pair cache defaults (1 mm, and 2 degrees as the cosine of
+ * half the angle). */
+#define SIM_KEEP_MOVE 1e-3f        /* m */
+#define SIM_KEEP_COS_HALF 0.99984770f
 
 mk_vec3 sim_body3_center(const sim_body3 *b3)
 {
@@ -260,8 +265,58 @@ static col_contact_cache3 pair_manifold(const sim_body3 *a, const sim_body3 *b,
     return fresh;
 }
 
+/* B's placement in A's frame. */
+static void relative_pose(const sim_body3 *a, const sim_body3 *b, mk_vec3 *p, mk_quat *q)
+{
+    *p = mk_quat_unrotate(a->rot, mk_v3_sub(b->pos, a->pos));
+    *q = mk_quat_mul(mk_quat_conj(a->rot), b->rot);
+}
+
+/* The cache entry of a touching polytope pair whose one-shot manifold of last step still
+ * holds, because B has hardly moved in A's frame since it was computed (Jolt's body pair
+ * cache: a resting pile is not collided again every step); NULL when it must be computed.
+ * The kept points ride on the bodies: add_constraint measures their depths anew. */
+static sim_cache_entry3 *kept_manifold(sim_world *w, const sim_body *a, const sim_body *b,
+                                       const sim_body3 *a3, const sim_body3 *b3)
+{
+    uint32_t index;
+    sim_cache_entry3 *e = (sim_cache_entry3 *)sim_cache_find(&w->cache, a->id, b->id, &index);
+    if (!e || !e->one_shot || e->manifold.count == 0 || e->head.stamp + 1 != w->tick)
+        return NULL;
+    mk_vec3 p;
+    mk_quat q;
+    relative_pose(a3, b3, &p, &q);
+    mk_vec3 d = mk_v3_sub(p, e->rel_p);
+    float dot = q.x * e->rel_q.x + q.y * e->rel_q.y + q.z * e->rel_q.z + q.w * e->rel_q.w;
+    if (mk_v3_dot(d, d) > SIM_KEEP_MOVE * SIM_KEEP_MOVE || fabsf(dot) < SIM_KEEP_COS_HALF)
+        return NULL;
+    return e;
+}
+
+/* The manifold a kept entry stands for now: its points carried by both bodies, the normal by
+ * A. */
+static col_manifold3 manifold_of(sim_cache_entry3 *e, const sim_body3 *a3, const sim_body3 *b3)
+{
+    col_manifold3 m;
+    memset(&m, 0, sizeof m);
+    col_xf3 xa = xf_of(a3), xb = xf_of(b3);
+    e->manifold.normal = mk_quat_rotate(a3->rot, e->local_normal);
+    m.normal = e->manifold.normal;
+    m.count = e->manifold.count;
+    m.depth = -INFINITY;
+    for (int i = 0; i < m.count; i++) {
+        const col_cached_point3 *cp = &e->manifold.points[i];
+        mk_vec3 wa = col_xf3_apply(xa, cp->local_a), wb = col_xf3_apply(xb, cp->local_b);
+        float depth = mk_v3_dot(mk_v3_sub(wa, wb), m.normal);
+        m.points[i] = (col_contact_point3){mk_v3_scale(mk_v3_add(wa, wb), 0.5f), depth,
+                                           cp->c.id};
+        m.depth = mk_maxf(m.depth, depth);
+    }
+    return m;
+}
+
 static void add_constraint(sim_world *w, const sim_body *a, const sim_body *b,
-                           const col_manifold3 *m)
+                           const col_manifold3 *m, bool kept)
 {
     uint32_t sa = sim_id_slot(a->id), sb = sim_id_slot(b->id);
     const sim_body3 *a3 = &w->bodies3[sa], *b3 = &w->bodies3[sb];
@@ -282,7 +337,12 @@ static void add_constraint(sim_world *w, const sim_body *a, const sim_body *b,
         c.cache_entry = sim_cache_add(cache, a->id, b->id);
     sim_cache_entry3 *entry = (sim_cache_entry3 *)sim_cache_at(cache, c.cache_entry);
     sim_cache_entry3 old = *entry; /* read before this step's points overwrite it */
-    entry->manifold = pair_manifold(a3, b3, &old, m);
+    if (!kept) {
+        entry->manifold = pair_manifold(a3, b3, &old, m);
+        entry->one_shot = polytope(&a3->shape) && polytope(&b3->shape);
+        entry->local_normal = mk_quat_unrotate(a3->rot, m->normal);
+        relative_pose(a3, b3, &entry->rel_p, &entry->rel_q);
+    }
     entry->head.stamp = w->tick;
     sim_vec_push(&w->solved, &c.cache_entry);
     const col_contact_cache3 *pm = &entry->manifold;
@@ -346,10 +406,17 @@ void sim_collide3(sim_world *w, mk_vec3 up)
         if (!sim_tight_overlap3(w, sa, sb))
             continue;
         const sim_body3 *a3 = &w->bodies3[sa], *b3 = &w->bodies3[sb];
-        if (a3->shape.type == COL_SHAPE3_BOX && b3->shape.type == COL_SHAPE3_BOX &&
-            boxes_apart(a3, b3, SIM_SPECULATIVE))
-            continue; /* speculative_collide would find nothing */
-        col_manifold3 m = speculative_collide(a3, b3);
+        sim_cache_entry3 *kept = NULL;
+        col_manifold3 m;
+        if (polytope(&a3->shape) && polytope(&b3->shape) &&
+            (kept = kept_manifold(w, a, b, a3, b3)) != NULL) {
+            m = manifold_of(kept, a3, b3);
+        } else {
+            if (a3->shape.type == COL_SHAPE3_BOX && b3->shape.type == COL_SHAPE3_BOX &&
+                boxes_apart(a3, b3, SIM_SPECULATIVE))
+                continue; /* speculative_collide would find nothing */
+            m = speculative_collide(a3, b3);
+        }
         if (m.count == 0)
             continue;
         bool touching = m.depth >= -SIM_TOUCHING3;
@@ -366,7 +433,7 @@ void sim_collide3(sim_world *w, mk_vec3 up)
             b->grounded |= sim_is_ground3(b, m.normal, up);
             a->grounded |= sim_is_ground3(a, mk_v3_neg(m.normal), up);
         }
-        add_constraint(w, a, b, &m);
+        add_constraint(w, a, b, &m, kept != NULL);
     }
     sim_cache_end_pairs(w, first_solved);
 }
