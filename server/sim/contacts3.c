@@ -277,10 +277,10 @@ static void relative_pose(const sim_body3 *a, const sim_body3 *b, mk_vec3 *p, mk
  * cache: a resting pile is not collided again every step); NULL when it must be computed.
  * The kept points ride on the bodies: add_constraint measures their depths anew. */
 static sim_cache_entry3 *kept_manifold(sim_world *w, const sim_body *a, const sim_body *b,
-                                       const sim_body3 *a3, const sim_body3 *b3)
+                                       const sim_body3 *a3, const sim_body3 *b3,
+                                       uint32_t *index)
 {
-    uint32_t index;
-    sim_cache_entry3 *e = (sim_cache_entry3 *)sim_cache_find(&w->cache, a->id, b->id, &index);
+    sim_cache_entry3 *e = (sim_cache_entry3 *)sim_cache_find(&w->cache, a->id, b->id, index);
     if (!e || !e->one_shot || e->manifold.count == 0 || e->head.stamp + 1 != w->tick)
         return NULL;
     mk_vec3 p;
@@ -315,8 +315,9 @@ static col_manifold3 manifold_of(sim_cache_entry3 *e, const sim_body3 *a3, const
     return m;
 }
 
+/* kept: the pair's entry (at index `kept_index`) keeps its manifold (kept_manifold). */
 static void add_constraint(sim_world *w, const sim_body *a, const sim_body *b,
-                           const col_manifold3 *m, bool kept)
+                           const col_manifold3 *m, bool kept, uint32_t kept_index)
 {
     uint32_t sa = sim_id_slot(a->id), sb = sim_id_slot(b->id);
     const sim_body3 *a3 = &w->bodies3[sa], *b3 = &w->bodies3[sb];
@@ -333,7 +334,9 @@ static void add_constraint(sim_world *w, const sim_body *a, const sim_body *b,
     c.restitution = mk_maxf(a->restitution, b->restitution);
 
     sim_cache *cache = &w->cache;
-    if (!sim_cache_find(cache, a->id, b->id, &c.cache_entry))
+    if (kept)
+        c.cache_entry = kept_index;
+    else if (!sim_cache_find(cache, a->id, b->id, &c.cache_entry))
         c.cache_entry = sim_cache_add(cache, a->id, b->id);
     sim_cache_entry3 *entry = (sim_cache_entry3 *)sim_cache_at(cache, c.cache_entry);
     sim_cache_entry3 old = *entry; /* read before this step's points overwrite it */
@@ -407,9 +410,10 @@ void sim_collide3(sim_world *w, mk_vec3 up)
             continue;
         const sim_body3 *a3 = &w->bodies3[sa], *b3 = &w->bodies3[sb];
         sim_cache_entry3 *kept = NULL;
+        uint32_t kept_index = 0;
         col_manifold3 m;
         if (polytope(&a3->shape) && polytope(&b3->shape) &&
-            (kept = kept_manifold(w, a, b, a3, b3)) != NULL) {
+            (kept = kept_manifold(w, a, b, a3, b3, &kept_index)) != NULL) {
             m = manifold_of(kept, a3, b3);
         } else {
             if (a3->shape.type == COL_SHAPE3_BOX && b3->shape.type == COL_SHAPE3_BOX &&
@@ -433,7 +437,7 @@ void sim_collide3(sim_world *w, mk_vec3 up)
             b->grounded |= sim_is_ground3(b, m.normal, up);
             a->grounded |= sim_is_ground3(a, mk_v3_neg(m.normal), up);
         }
-        add_constraint(w, a, b, &m, kept != NULL);
+        add_constraint(w, a, b, &m, kept != NULL, kept_index);
     }
     sim_cache_end_pairs(w, first_solved);
 }

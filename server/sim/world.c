@@ -106,6 +106,7 @@ void sim_world_free(sim_world *w)
     sim_vec_free(&w->tight3);
     sim_vec_free(&w->contacts3);
     sim_vec_free(&w->constraints3);
+    sim_vec_free(&w->rows3);
     sim_vec_free(&w->solver_bodies3);
     sim_vec_free(&w->solver_info3);
     free(w->bodies);

@@ -195,10 +195,15 @@ typedef struct sim_row3 {
     float mass;
 } sim_row3;
 
+/* The rows of a constraint solved one by one, per point the normal and the two tangents: apart
+ * from the constraint, so that the many solved four at a time (solver3_wide.c) stay small. */
+typedef struct sim_rows3 {
+    sim_row3 r[COL_MAX_POINTS3][3];
+} sim_rows3;
+
 typedef struct sim_constraint_point3 {
     mk_vec3 ra, rb;  /* anchors from each centre of mass at the start of the step, m */
     float base_sep;  /* separation less the anchors' offset along the normal, m */
-    sim_row3 rows[3]; /* the normal and the two tangents */
     float jn, jt[2], max_jn; /* accumulated impulses, N s */
     float approach;  /* normal relative velocity at the start, m/s (restitution) */
 } sim_constraint_point3;
@@ -273,6 +278,7 @@ struct sim_world {
     sim_vec tight3;         /* col_aabb3 per slot */
     sim_vec contacts3;      /* sim_contact3 of the last step */
     sim_vec constraints3;   /* sim_constraint3 */
+    sim_vec rows3;          /* sim_rows3 of the constraints solved one by one */
     sim_vec solver_bodies3; /* sim_solver_body3, [0] at rest */
     sim_vec solver_info3;   /* sim_solver_info3, at the same indices */
 
