@@ -339,9 +339,14 @@ static void add_constraint(sim_world *w, const sim_body *a, const sim_body *b,
     else if (!sim_cache_find(cache, a->id, b->id, &c.cache_entry))
         c.cache_entry = sim_cache_add(cache, a->id, b->id);
     sim_cache_entry3 *entry = (sim_cache_entry3 *)sim_cache_at(cache, c.cache_entry);
-    sim_cache_entry3 old = *entry; /* read before this step's points overwrite it */
+    /* The last step's manifold and impulses: a kept entry's own, point for point; otherwise
+     * a copy, read before this step's points overwrite it. */
+    sim_cache_entry3 copy;
+    const sim_cache_entry3 *old = entry;
     if (!kept) {
-        entry->manifold = pair_manifold(a3, b3, &old, m);
+        copy = *entry;
+        old = &copy;
+        entry->manifold = pair_manifold(a3, b3, old, m);
         entry->one_shot = polytope(&a3->shape) && polytope(&b3->shape);
         entry->local_normal = mk_quat_unrotate(a3->rot, m->normal);
         relative_pose(a3, b3, &entry->rel_p, &entry->rel_q);
@@ -367,10 +372,10 @@ static void add_constraint(sim_world *w, const sim_body *a, const sim_body *b,
         p->ra = mk_v3_sub(point, ca);
         p->rb = mk_v3_sub(point, cb);
         p->base_sep = -depth - mk_v3_dot(mk_v3_sub(p->rb, p->ra), c.normal);
-        int k = old.manifold.count > 0 ? match(&old, cp->c.id, cp->local_a) : -1;
-        p->jn = k >= 0 ? old.jn[k] : 0.0f;
-        p->jt[0] = k >= 0 ? old.jt[k][0] : 0.0f;
-        p->jt[1] = k >= 0 ? old.jt[k][1] : 0.0f;
+        int k = kept ? i : old->manifold.count > 0 ? match(old, cp->c.id, cp->local_a) : -1;
+        p->jn = k >= 0 ? old->jn[k] : 0.0f;
+        p->jt[0] = k >= 0 ? old->jt[k][0] : 0.0f;
+        p->jt[1] = k >= 0 ? old->jt[k][1] : 0.0f;
         entry->jn[i] = p->jn;
         entry->jt[i][0] = p->jt[0];
         entry->jt[i][1] = p->jt[1];
@@ -409,18 +414,17 @@ void sim_collide3(sim_world *w, mk_vec3 up)
         if (!sim_tight_overlap3(w, sa, sb))
             continue;
         const sim_body3 *a3 = &w->bodies3[sa], *b3 = &w->bodies3[sb];
+        if (a3->shape.type == COL_SHAPE3_BOX && b3->shape.type == COL_SHAPE3_BOX &&
+            boxes_apart(a3, b3, SIM_SPECULATIVE))
+            continue; /* speculative_collide would find nothing */
         sim_cache_entry3 *kept = NULL;
         uint32_t kept_index = 0;
         col_manifold3 m;
         if (polytope(&a3->shape) && polytope(&b3->shape) &&
-            (kept = kept_manifold(w, a, b, a3, b3, &kept_index)) != NULL) {
+            (kept = kept_manifold(w, a, b, a3, b3, &kept_index)) != NULL)
             m = manifold_of(kept, a3, b3);
-        } else {
-            if (a3->shape.type == COL_SHAPE3_BOX && b3->shape.type == COL_SHAPE3_BOX &&
-                boxes_apart(a3, b3, SIM_SPECULATIVE))
-                continue; /* speculative_collide would find nothing */
+        else
             m = speculative_collide(a3, b3);
-        }
         if (m.count == 0)
             continue;
         bool touching = m.depth >= -SIM_TOUCHING3;

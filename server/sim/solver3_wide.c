@@ -158,10 +158,12 @@ static inline v4 relative(const lanes3 *a, const lanes3 *b, v4 ra, v4 rb)
     return v4_sub(v4_add(b->v, v4_cross(b->w, rb)), v4_add(a->v, v4_cross(a->w, ra)));
 }
 
-/* v turned by the quaternion (u, qw): v + qw t + u x t with t = 2 u x v (mk_quat_rotate). */
-static inline v4 rotate(const lanes3 *l, v4 v)
+/* v turned back by the body's rotation since the step began: by the conjugate quaternion
+ * (-u, qw), as mk_quat_rotate turns: v + qw t + (-u) x t with t = 2 (-u) x v. */
+static inline v4 unrotate(const lanes3 *l, v4 v)
 {
-    v4 u = {l->qx, l->qy, l->qz};
+    f4 zero = f4_set1(0.0f);
+    v4 u = {f4_sub(zero, l->qx), f4_sub(zero, l->qy), f4_sub(zero, l->qz)};
     v4 t = v4_scale(v4_cross(u, v), f4_set1(2.0f));
     return v4_add(v4_add(v, v4_scale(t, l->qw)), v4_cross(u, t));
 }
@@ -174,14 +176,14 @@ static bool movable(const sim_solver_info3 *i)
     return i->inv_mass > 0.0f || m->c0.x > 0.0f || m->c1.y > 0.0f || m->c2.z > 0.0f;
 }
 
-/* The effective mass along d at anchors ra, rb (solver3.c's make_row). */
-static float row_mass(const sim_solver_info3 *ia, const sim_solver_info3 *ib, mk_vec3 ra,
-                      mk_vec3 rb, mk_vec3 d)
+/* The effective mass along d at anchors ra, rb (solver3.c's make_row), lane by lane. */
+static f4 row_mass(const sim_wide_group3 *g, v4 ra, v4 rb, v4 d)
 {
-    mk_vec3 ja = mk_v3_cross(ra, d), jb = mk_v3_cross(rb, d);
-    float k = ia->inv_mass + ib->inv_mass + mk_v3_dot(ja, mk_m3_mul_v(ia->inv_inertia, ja)) +
-              mk_v3_dot(jb, mk_m3_mul_v(ib->inv_inertia, jb));
-    return k > 0.0f ? 1.0f / k : 0.0f;
+    v4 ja = v4_cross(ra, d), jb = v4_cross(rb, d);
+    f4 k = f4_add(f4_add(f4_add(g->ma, g->mb), v4_dot(ja, sym_mul(g->ia, ja))),
+                  v4_dot(jb, sym_mul(g->ib, jb)));
+    f4 zero = f4_set1(0.0f);
+    return f4_select(f4_gt(k, zero), f4_div(f4_set1(1.0f), k), zero);
 }
 
 /* Fills a group from up to four constraints (ci[k] == UINT32_MAX for an empty lane): a missing
@@ -240,35 +242,33 @@ static void pack(sim_wide_group3 *g, const sim_solver_body3 *bodies,
     for (int f = 0; f < 28; f++)
         *dst[f] = f4_load(lane[f]);
 
+    /* The masses and approach speeds lane by lane, from the packed anchors. */
+    lanes3 va, vb;
+    gather_vel(bodies, g->a, &va);
+    gather_vel(bodies, g->b, &vb);
+    f4 zero = f4_set1(0.0f);
     for (int i = 0; i < COL_MAX_POINTS3; i++) {
         memset(lane, 0, sizeof lane);
         for (int k = 0; k < 4; k++) {
             if (!c[k] || i >= c[k]->count)
                 continue;
             const sim_constraint_point3 *q = &c[k]->points[i];
-            const sim_solver_info3 *ia = &info[c[k]->a], *ib = &info[c[k]->b];
-            const sim_solver_body3 *ba = &bodies[c[k]->a], *bb = &bodies[c[k]->b];
-            float v[15] = {
-                q->ra.x, q->ra.y, q->ra.z, q->rb.x, q->rb.y, q->rb.z, q->base_sep,
-                row_mass(ia, ib, q->ra, q->rb, c[k]->normal),
-                row_mass(ia, ib, q->ra, q->rb, c[k]->tangent[0]),
-                row_mass(ia, ib, q->ra, q->rb, c[k]->tangent[1]),
-                q->jn, q->jt[0], q->jt[1], 0.0f,
-                /* the normal speed at the start (solver3.c's speed_along) */
-                mk_v3_dot(mk_v3_sub(bb->v, ba->v), c[k]->normal) +
-                    mk_v3_dot(bb->w, mk_v3_cross(q->rb, c[k]->normal)) -
-                    mk_v3_dot(ba->w, mk_v3_cross(q->ra, c[k]->normal)),
-            };
-            for (int f = 0; f < 15; f++)
+            float v[11] = {q->ra.x, q->ra.y, q->ra.z, q->rb.x,  q->rb.y,  q->rb.z,
+                           q->base_sep, q->jn, q->jt[0], q->jt[1], 1.0f};
+            for (int f = 0; f < 11; f++)
                 lane[f][k] = v[f];
         }
         wide_point3 *p = &g->p[i];
-        f4 *pd[15] = {&p->ra.x, &p->ra.y, &p->ra.z, &p->rb.x, &p->rb.y,
-                      &p->rb.z, &p->base_sep, &p->normal_mass, &p->tangent_mass[0],
-                      &p->tangent_mass[1], &p->jn, &p->jt[0], &p->jt[1], &p->max_jn,
-                      &p->approach};
-        for (int f = 0; f < 15; f++)
+        f4 *pd[10] = {&p->ra.x, &p->ra.y,    &p->ra.z, &p->rb.x,  &p->rb.y,
+                      &p->rb.z, &p->base_sep, &p->jn,  &p->jt[0], &p->jt[1]};
+        for (int f = 0; f < 10; f++)
             *pd[f] = f4_load(lane[f]);
+        f4 present = f4_gt(f4_load(lane[10]), zero);
+        p->normal_mass = f4_select(present, row_mass(g, p->ra, p->rb, g->n), zero);
+        p->tangent_mass[0] = f4_select(present, row_mass(g, p->ra, p->rb, g->t[0]), zero);
+        p->tangent_mass[1] = f4_select(present, row_mass(g, p->ra, p->rb, g->t[1]), zero);
+        p->max_jn = zero;
+        p->approach = v4_dot(relative(&va, &vb, p->ra, p->rb), g->n);
     }
 }
 
@@ -337,12 +337,16 @@ void sim_wide3_solve(sim_world *w, float inv_h, bool use_bias)
         lanes3 a, b;
         gather_all(bodies, g->a, &a);
         gather_all(bodies, g->b, &b);
-        v4 dp = v4_sub(b.dp, a.dp);
+        /* The separation now, from the motion of both anchors since the step began:
+         * (dp + qb rb - qa ra) . n. Since (q r) . n = r . (q^-1 n), the normal is turned back
+         * into each body's frame at the start of the step once per group, rather than every
+         * anchor forward. */
+        f4 dpn = v4_dot(v4_sub(b.dp, a.dp), g->n);
+        v4 na = unrotate(&a, g->n), nb = unrotate(&b, g->n);
         for (int i = 0; i < g->count; i++) {
             wide_point3 *p = &g->p[i];
-            /* The separation now, from the motion of both anchors since the step began. */
-            v4 d = v4_add(dp, v4_sub(rotate(&b, p->rb), rotate(&a, p->ra)));
-            f4 s = f4_add(v4_dot(d, g->n), p->base_sep);
+            f4 s = f4_add(f4_add(dpn, f4_sub(v4_dot(p->rb, nb), v4_dot(p->ra, na))),
+                          p->base_sep);
             f4 apart = f4_gt(s, zero);
             f4 bias = zero, mass_scale = one, impulse_scale = zero;
             if (use_bias) {
