@@ -5,13 +5,15 @@
  * solver3.c after the colors. Colors and groups follow the constraints' order: the same world
  * solves the same way.
  *
- * A group is structure-of-arrays and lean (368 bytes a constraint, where a constraint solved
- * one by one has 888 with its rows), because the solver reads every constraint a dozen times
- * a step and the memory traffic is what costs: per point the anchors, the base separation,
- * three effective masses and the impulses; per constraint the normal, the tangents and each
- * body's inverse inertia (six numbers of the symmetric world tensor). The angular rows
- * (r x d and I^-1 (r x d)) that solver3.c precomputes are computed from those on the way, as
- * Box2D v3 does. Body state is loaded with 4x4 transposes of each body's first floats. */
+ * A group is structure-of-arrays and leaner than the constraints solved one by one (560 bytes
+ * a constraint against their 888 with rows), because the solver reads every constraint a
+ * dozen times a step: per point the anchors, the base separation, the normal row's angular
+ * terms (r x n and I^-1 (r x n), with which the normal is solved as in solver3.c), three
+ * effective masses and the impulses; per constraint the normal, the tangents and each body's
+ * inverse inertia (six numbers of the symmetric world tensor). The friction rows' angular
+ * terms are computed from those on the way, as Box2D v3 does: storing them too would add
+ * half again to the group for a few multiplications. Body state is loaded with 4x4
+ * transposes of each body's first floats. */
 #include <stddef.h>
 #include <string.h>
 
@@ -31,6 +33,7 @@ typedef struct v4 {
 typedef struct wide_point3 {
     v4 ra, rb;    /* anchors from each centre of mass at the start of the step, m */
     f4 base_sep;  /* m */
+    v4 ja, jb, ka, kb; /* the normal row's angular terms: r x n and I^-1 (r x n) */
     f4 normal_mass, tangent_mass[2];
     f4 jn, jt[2], max_jn; /* N s */
     f4 approach;  /* m/s */
@@ -158,6 +161,24 @@ static inline v4 relative(const lanes3 *a, const lanes3 *b, v4 ra, v4 rb)
     return v4_sub(v4_add(b->v, v4_cross(b->w, rb)), v4_add(a->v, v4_cross(a->w, ra)));
 }
 
+/* The normal speed of b's anchor from a's: (vb - va) . n + wb . (rb x n) - wa . (ra x n)
+ * (solver3.c's speed_along). */
+static inline f4 normal_speed(const lanes3 *a, const lanes3 *b, const wide_point3 *p, v4 n)
+{
+    return f4_sub(f4_add(v4_dot(v4_sub(b->v, a->v), n), v4_dot(b->w, p->jb)),
+                  v4_dot(a->w, p->ja));
+}
+
+/* An impulse j along the normal (solver3.c's apply). */
+static inline void apply_normal(lanes3 *a, lanes3 *b, const sim_wide_group3 *g,
+                                const wide_point3 *p, f4 j)
+{
+    a->v = v4_sub(a->v, v4_scale(g->n, f4_mul(g->ma, j)));
+    a->w = v4_sub(a->w, v4_scale(p->ka, j));
+    b->v = v4_add(b->v, v4_scale(g->n, f4_mul(g->mb, j)));
+    b->w = v4_add(b->w, v4_scale(p->kb, j));
+}
+
 /* v turned back by the body's rotation since the step began: by the conjugate quaternion
  * (-u, qw), as mk_quat_rotate turns: v + qw t + (-u) x t with t = 2 (-u) x v. */
 static inline v4 unrotate(const lanes3 *l, v4 v)
@@ -264,6 +285,10 @@ static void pack(sim_wide_group3 *g, const sim_solver_body3 *bodies,
         for (int f = 0; f < 10; f++)
             *pd[f] = f4_load(lane[f]);
         f4 present = f4_gt(f4_load(lane[10]), zero);
+        p->ja = v4_cross(p->ra, g->n);
+        p->jb = v4_cross(p->rb, g->n);
+        p->ka = sym_mul(g->ia, p->ja);
+        p->kb = sym_mul(g->ib, p->jb);
         p->normal_mass = f4_select(present, row_mass(g, p->ra, p->rb, g->n), zero);
         p->tangent_mass[0] = f4_select(present, row_mass(g, p->ra, p->rb, g->t[0]), zero);
         p->tangent_mass[1] = f4_select(present, row_mass(g, p->ra, p->rb, g->t[1]), zero);
@@ -357,7 +382,7 @@ void sim_wide3_solve(sim_world *w, float inv_h, bool use_bias)
             bias = f4_select(apart, f4_mul(s, ih), bias);
             mass_scale = f4_select(apart, one, mass_scale);
             impulse_scale = f4_select(apart, zero, impulse_scale);
-            f4 vn = v4_dot(relative(&a, &b, p->ra, p->rb), g->n);
+            f4 vn = normal_speed(&a, &b, p, g->n);
             f4 j = f4_sub(f4_mul(f4_sub(zero, f4_mul(p->normal_mass, mass_scale)),
                                  f4_add(vn, bias)),
                           f4_mul(impulse_scale, p->jn));
@@ -365,7 +390,7 @@ void sim_wide3_solve(sim_world *w, float inv_h, bool use_bias)
             j = f4_sub(jn, p->jn);
             p->jn = jn;
             p->max_jn = f4_max(p->max_jn, j);
-            apply(&a, &b, g, p->ra, p->rb, v4_scale(g->n, j));
+            apply_normal(&a, &b, g, p, j);
         }
         /* Friction bounded by the Coulomb circle of radius friction * jn (solver3.c). */
         f4 rough = f4_gt(g->friction, zero);
@@ -412,14 +437,14 @@ void sim_wide3_restitution(sim_world *w)
             /* Points that approached fast enough and were pushed (solver3.c's restitution). */
             f4 on = f4_and_not(f4_and_not(bouncy, f4_gt(p->approach, slow)),
                                f4_eq(p->max_jn, zero));
-            f4 vn = v4_dot(relative(&a, &b, p->ra, p->rb), g->n);
+            f4 vn = normal_speed(&a, &b, p, g->n);
             f4 j = f4_mul(f4_sub(zero, p->normal_mass),
                           f4_add(vn, f4_mul(g->restitution, p->approach)));
             j = f4_select(on, j, zero);
             f4 jn = f4_max(f4_add(p->jn, j), zero);
             j = f4_sub(jn, p->jn);
             p->jn = jn;
-            apply(&a, &b, g, p->ra, p->rb, v4_scale(g->n, j));
+            apply_normal(&a, &b, g, p, j);
         }
         scatter(bodies, g->a, &a);
         scatter(bodies, g->b, &b);
