@@ -281,7 +281,7 @@ static sim_cache_entry3 *kept_manifold(sim_world *w, const sim_body *a, const si
                                        uint32_t *index)
 {
     sim_cache_entry3 *e = (sim_cache_entry3 *)sim_cache_find(&w->cache, a->id, b->id, index);
-    if (!e || !e->one_shot || e->manifold.count == 0 || e->head.stamp + 1 != w->tick)
+    if (!e || !e->one_shot || e->head.stamp + 1 != w->tick)
         return NULL;
     mk_vec3 p;
     mk_quat q;
@@ -347,7 +347,8 @@ static void add_constraint(sim_world *w, const sim_body *a, const sim_body *b,
         copy = *entry;
         old = &copy;
         entry->manifold = pair_manifold(a3, b3, old, m);
-        entry->one_shot = polytope(&a3->shape) && polytope(&b3->shape);
+        entry->one_shot =
+            polytope(&a3->shape) && polytope(&b3->shape) && entry->manifold.count > 0;
         entry->local_normal = mk_quat_unrotate(a3->rot, m->normal);
         relative_pose(a3, b3, &entry->rel_p, &entry->rel_q);
     }

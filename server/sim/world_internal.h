@@ -56,15 +56,17 @@ typedef struct sim_cache_entry {
  * each of its points (normal, and friction along the two tangents). */
 typedef struct sim_cache_entry3 {
     sim_cache_head head;
+    /* Of a polytope pair's one-shot manifold with points: B's placement in A's frame and the
+     * normal in A's frame when it was computed, to keep it while the pair has hardly moved
+     * (contacts3.c, Jolt's body pair cache). Beside the head, so that the test of a kept
+     * manifold reads one or two cache lines of the entry, not its far end. */
+    bool one_shot;
+    mk_vec3 rel_p;
+    mk_quat rel_q;
+    mk_vec3 local_normal;
     col_contact_cache3 manifold;
     float jn[COL_MAX_POINTS3];
     float jt[COL_MAX_POINTS3][2];
-    /* Of a polytope pair's one-shot manifold: the normal in A's frame and B's placement in
-     * A's frame when it was computed, to keep it while the pair has hardly moved (contacts3.c,
-     * Jolt's body pair cache). */
-    bool one_shot;
-    mk_vec3 local_normal, rel_p;
-    mk_quat rel_q;
 } sim_cache_entry3;
 
 /* One persistent map from body pairs to entries (contact_cache.c). Entry indices stay valid
