@@ -91,7 +91,7 @@ void sim_broadphase(sim_world *w, float dt, float g)
             const sim_body *a = &w->bodies[sa], *b = &w->bodies[sb];
             if (!kinds_collide(a->kind, b->kind) || (sim_body_resting(a) && sim_body_resting(b)))
                 continue;
-            sim_pair p = {sa, sb, 0.0f};
+            sim_pair p = {sa, sb, 0.0f, 0};
             if (!sim_vec_push(&w->pairs, &p))
                 return; /* out of memory: this step resolves the pairs it has */
         }

@@ -102,7 +102,7 @@ static col_manifold3 speculative_collide(const sim_body3 *a, const sim_body3 *b)
 
 void sim_wake_touched3(sim_world *w)
 {
-    const sim_pair *pairs = w->pairs.data;
+    sim_pair *pairs = w->pairs.data;
     for (size_t i = 0; i < w->pairs.len; i++) {
         sim_body *a = &w->bodies[pairs[i].a], *b = &w->bodies[pairs[i].b];
         if (a->sleeping == b->sleeping)
@@ -276,11 +276,9 @@ static void relative_pose(const sim_body3 *a, const sim_body3 *b, mk_vec3 *p, mk
  * holds, because B has hardly moved in A's frame since it was computed (Jolt's body pair
  * cache: a resting pile is not collided again every step); NULL when it must be computed.
  * The kept points ride on the bodies: add_constraint measures their depths anew. */
-static sim_cache_entry3 *kept_manifold(sim_world *w, const sim_body *a, const sim_body *b,
-                                       const sim_body3 *a3, const sim_body3 *b3,
-                                       uint32_t *index)
+static sim_cache_entry3 *kept_manifold(const sim_world *w, sim_cache_entry3 *e,
+                                       const sim_body3 *a3, const sim_body3 *b3)
 {
-    sim_cache_entry3 *e = (sim_cache_entry3 *)sim_cache_find(&w->cache, a->id, b->id, index);
     if (!e || !e->one_shot || e->head.stamp + 1 != w->tick)
         return NULL;
     mk_vec3 p;
@@ -315,9 +313,29 @@ static col_manifold3 manifold_of(sim_cache_entry3 *e, const sim_body3 *a3, const
     return m;
 }
 
-/* kept: the pair's entry (at index `kept_index`) keeps its manifold (kept_manifold). */
-static void add_constraint(sim_world *w, const sim_body *a, const sim_body *b,
-                           const col_manifold3 *m, bool kept, uint32_t kept_index)
+/* The cache entry of (a, b) and its index, found through the pair's hint while that still
+ * names it (entry indices hold until the map is rebuilt), else by the map, whose table is a
+ * cache miss a pair in a large world; NULL when the pair has none. */
+static sim_cache_entry3 *find_entry(sim_world *w, sim_pair *pair, sim_id a, sim_id b,
+                                    uint32_t *index)
+{
+    sim_cache *c = &w->cache;
+    if (pair->entry > 0 && pair->entry - 1 < c->entries.len) {
+        sim_cache_head *h = sim_cache_at(c, pair->entry - 1);
+        if (h->live && h->a == a && h->b == b) {
+            *index = pair->entry - 1;
+            return (sim_cache_entry3 *)h;
+        }
+    }
+    sim_cache_head *h = sim_cache_find(c, a, b, index);
+    pair->entry = h ? *index + 1 : 0;
+    return (sim_cache_entry3 *)h;
+}
+
+/* found: the pair's cache entry (UINT32_MAX: none yet); kept: it keeps its manifold
+ * (kept_manifold). */
+static void add_constraint(sim_world *w, sim_pair *pair, const sim_body *a, const sim_body *b,
+                           const col_manifold3 *m, uint32_t found, bool kept)
 {
     uint32_t sa = sim_id_slot(a->id), sb = sim_id_slot(b->id);
     const sim_body3 *a3 = &w->bodies3[sa], *b3 = &w->bodies3[sb];
@@ -334,10 +352,11 @@ static void add_constraint(sim_world *w, const sim_body *a, const sim_body *b,
     c.restitution = mk_maxf(a->restitution, b->restitution);
 
     sim_cache *cache = &w->cache;
-    if (kept)
-        c.cache_entry = kept_index;
-    else if (!sim_cache_find(cache, a->id, b->id, &c.cache_entry))
+    c.cache_entry = found;
+    if (found == UINT32_MAX) {
         c.cache_entry = sim_cache_add(cache, a->id, b->id);
+        pair->entry = c.cache_entry + 1;
+    }
     sim_cache_entry3 *entry = (sim_cache_entry3 *)sim_cache_at(cache, c.cache_entry);
     /* The last step's manifold and impulses: a kept entry's own, point for point; otherwise
      * a copy, read before this step's points overwrite it. */
@@ -396,7 +415,7 @@ void sim_collide3(sim_world *w, mk_vec3 up)
         return; /* out of memory: this step has no contacts */
 
     size_t first_solved = w->solved.len;
-    const sim_pair *pairs = w->pairs.data;
+    sim_pair *pairs = w->pairs.data;
     for (size_t i = 0; i < w->pairs.len; i++) {
         sim_body *a = &w->bodies[pairs[i].a], *b = &w->bodies[pairs[i].b];
         if (a->id > b->id) { /* one order per pair, so its normal and feature ids persist */
@@ -408,7 +427,7 @@ void sim_collide3(sim_world *w, mk_vec3 up)
             continue;
         uint32_t sa = sim_id_slot(a->id), sb = sim_id_slot(b->id);
         if (sim_is_push_pair(a, b)) {
-            sim_pair p = {sa, sb, 0.0f};
+            sim_pair p = {sa, sb, 0.0f, 0};
             sim_vec_push(&w->push_pairs, &p);
             continue; /* resolved after the solver, with fresh manifolds */
         }
@@ -418,11 +437,12 @@ void sim_collide3(sim_world *w, mk_vec3 up)
         if (a3->shape.type == COL_SHAPE3_BOX && b3->shape.type == COL_SHAPE3_BOX &&
             boxes_apart(a3, b3, SIM_SPECULATIVE))
             continue; /* speculative_collide would find nothing */
+        uint32_t found = UINT32_MAX;
+        sim_cache_entry3 *entry = find_entry(w, &pairs[i], a->id, b->id, &found);
         sim_cache_entry3 *kept = NULL;
-        uint32_t kept_index = 0;
         col_manifold3 m;
         if (polytope(&a3->shape) && polytope(&b3->shape) &&
-            (kept = kept_manifold(w, a, b, a3, b3, &kept_index)) != NULL)
+            (kept = kept_manifold(w, entry, a3, b3)) != NULL)
             m = manifold_of(kept, a3, b3);
         else
             m = speculative_collide(a3, b3);
@@ -442,7 +462,7 @@ void sim_collide3(sim_world *w, mk_vec3 up)
             b->grounded |= sim_is_ground3(b, m.normal, up);
             a->grounded |= sim_is_ground3(a, mk_v3_neg(m.normal), up);
         }
-        add_constraint(w, a, b, &m, kept != NULL, kept_index);
+        add_constraint(w, &pairs[i], a, b, &m, found, kept != NULL);
     }
     sim_cache_end_pairs(w, first_solved);
 }

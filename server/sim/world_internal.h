@@ -8,6 +8,7 @@
 typedef struct sim_pair {
     uint32_t a, b;
     float height; /* m: the lower body's position along "up", the order of resolution */
+    uint32_t entry; /* 3D: the pair's contact cache entry + 1 when last found, else 0 (a hint) */
 } sim_pair;
 
 /* A growable array of fixed-size items: it grows when the world grows and is reused every
