@@ -77,7 +77,7 @@ void sim_broadphase3(sim_world *w, float dt, float g)
             if ((sim_kind_fixed(a->kind) && sim_kind_fixed(b->kind)) ||
                 (sim_body_resting(a) && sim_body_resting(b)))
                 continue;
-            sim_pair p = {sa, sb, 0.0f};
+            sim_pair p = {sa, sb, 0.0f, 0};
             if (!sim_vec_push(&w->pairs, &p))
                 return;
         }

@@ -83,7 +83,7 @@ void sim_broadphase(sim_world *w, float dt, float g)
             if ((sim_kind_fixed(a->kind) && sim_kind_fixed(b->kind)) ||
                 (sim_body_resting(a) && sim_body_resting(b)))
                 continue;
-            sim_pair p = {sa, sb, 0.0f};
+            sim_pair p = {sa, sb, 0.0f, 0};
             if (!sim_vec_push(&w->pairs, &p))
                 return; /* out of memory: this step resolves the pairs it has */
         }

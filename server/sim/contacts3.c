@@ -14,6 +14,12 @@
 #define SIM_TOUCHING3 0.001f      /* m: a pair this close counts as touching */
 #define SIM_FACE_BIAS 0.005f      /* m: see col_collide3_within */
 #define SIM_ARBITER_THRESHOLD 0.02f /* m: a cached point this far off is dropped (Bullet's) */
+#define SIM_APART_SLACK 1e-5f     /* of the sizes: float rounding in boxes_apart, with room */
+/* A polytope pair keeps last step's manifold while B has moved less than this in A's frame
+ * since it was computed: Jolt's body pair cache defaults (1 mm, and 2 degrees as the cosine of
+ * half the angle). */
+#define SIM_KEEP_MOVE 1e-3f        /* m */
+#define SIM_KEEP_COS_HALF 0.99984770f
 
 mk_vec3 sim_body3_center(const sim_body3 *b3)
 {
@@ -42,6 +48,36 @@ static bool polytope(const col_shape3 *s)
     return s->type == COL_SHAPE3_BOX || s->type == COL_SHAPE3_HULL;
 }
 
+/* Whether two boxes are farther apart than `margin` along a face normal of either: then they
+ * are at least that far apart (the separating-axis bound of Gottschalk, Lin and Manocha's
+ * OBBTree test), and col_collide3_within would only say so, after its double-precision test
+ * of all fifteen axes. The common pair of a pile, neighbours side by side, ends here in float.
+ * The slack covers float rounding (1e-7 of the sizes), so the answer is never wrong, only
+ * sometimes "don't know" (false). */
+static bool boxes_apart(const sim_body3 *a, const sim_body3 *b, float margin)
+{
+    mk_mat3 ra = mk_m3_from_quat(a->rot), rb = mk_m3_from_quat(b->rot);
+    const mk_vec3 ax[3] = {ra.c0, ra.c1, ra.c2}, bx[3] = {rb.c0, rb.c1, rb.c2};
+    const float ha[3] = {a->shape.half.x, a->shape.half.y, a->shape.half.z};
+    const float hb[3] = {b->shape.half.x, b->shape.half.y, b->shape.half.z};
+    mk_vec3 d = mk_v3_sub(b->pos, a->pos);
+    float c[3][3]; /* |a_i . b_j| */
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            c[i][j] = fabsf(mk_v3_dot(ax[i], bx[j]));
+    float size = ha[0] + ha[1] + ha[2] + hb[0] + hb[1] + hb[2] + fabsf(d.x) + fabsf(d.y) +
+                 fabsf(d.z);
+    float limit = margin + SIM_APART_SLACK * size;
+    for (int i = 0; i < 3; i++) {
+        if (fabsf(mk_v3_dot(ax[i], d)) - ha[i] -
+                (hb[0] * c[i][0] + hb[1] * c[i][1] + hb[2] * c[i][2]) > limit ||
+            fabsf(mk_v3_dot(bx[i], d)) - hb[i] -
+                (ha[0] * c[0][i] + ha[1] * c[1][i] + ha[2] * c[2][i]) > limit)
+            return true;
+    }
+    return false;
+}
+
 /* With speculative points when apart by less than SIM_SPECULATIVE, as the 2D narrowphase
  * (contacts.c) does: B moved that far toward A is collided and the depths taken back. */
 static col_manifold3 speculative_collide(const sim_body3 *a, const sim_body3 *b)
@@ -66,7 +102,7 @@ static col_manifold3 speculative_collide(const sim_body3 *a, const sim_body3 *b)
 
 void sim_wake_touched3(sim_world *w)
 {
-    const sim_pair *pairs = w->pairs.data;
+    sim_pair *pairs = w->pairs.data;
     for (size_t i = 0; i < w->pairs.len; i++) {
         sim_body *a = &w->bodies[pairs[i].a], *b = &w->bodies[pairs[i].b];
         if (a->sleeping == b->sleeping)
@@ -229,8 +265,77 @@ static col_contact_cache3 pair_manifold(const sim_body3 *a, const sim_body3 *b,
     return fresh;
 }
 
-static void add_constraint(sim_world *w, const sim_body *a, const sim_body *b,
-                           const col_manifold3 *m)
+/* B's placement in A's frame. */
+static void relative_pose(const sim_body3 *a, const sim_body3 *b, mk_vec3 *p, mk_quat *q)
+{
+    *p = mk_quat_unrotate(a->rot, mk_v3_sub(b->pos, a->pos));
+    *q = mk_quat_mul(mk_quat_conj(a->rot), b->rot);
+}
+
+/* The cache entry of a touching polytope pair whose one-shot manifold of last step still
+ * holds, because B has hardly moved in A's frame since it was computed (Jolt's body pair
+ * cache: a resting pile is not collided again every step); NULL when it must be computed.
+ * The kept points ride on the bodies: add_constraint measures their depths anew. */
+static sim_cache_entry3 *kept_manifold(const sim_world *w, sim_cache_entry3 *e,
+                                       const sim_body3 *a3, const sim_body3 *b3)
+{
+    if (!e || !e->one_shot || e->head.stamp + 1 != w->tick)
+        return NULL;
+    mk_vec3 p;
+    mk_quat q;
+    relative_pose(a3, b3, &p, &q);
+    mk_vec3 d = mk_v3_sub(p, e->rel_p);
+    float dot = q.x * e->rel_q.x + q.y * e->rel_q.y + q.z * e->rel_q.z + q.w * e->rel_q.w;
+    if (mk_v3_dot(d, d) > SIM_KEEP_MOVE * SIM_KEEP_MOVE || fabsf(dot) < SIM_KEEP_COS_HALF)
+        return NULL;
+    return e;
+}
+
+/* The manifold a kept entry stands for now: its points carried by both bodies, the normal by
+ * A. */
+static col_manifold3 manifold_of(sim_cache_entry3 *e, const sim_body3 *a3, const sim_body3 *b3)
+{
+    col_manifold3 m;
+    memset(&m, 0, sizeof m);
+    col_xf3 xa = xf_of(a3), xb = xf_of(b3);
+    e->manifold.normal = mk_quat_rotate(a3->rot, e->local_normal);
+    m.normal = e->manifold.normal;
+    m.count = e->manifold.count;
+    m.depth = -INFINITY;
+    for (int i = 0; i < m.count; i++) {
+        const col_cached_point3 *cp = &e->manifold.points[i];
+        mk_vec3 wa = col_xf3_apply(xa, cp->local_a), wb = col_xf3_apply(xb, cp->local_b);
+        float depth = mk_v3_dot(mk_v3_sub(wa, wb), m.normal);
+        m.points[i] = (col_contact_point3){mk_v3_scale(mk_v3_add(wa, wb), 0.5f), depth,
+                                           cp->c.id};
+        m.depth = mk_maxf(m.depth, depth);
+    }
+    return m;
+}
+
+/* The cache entry of (a, b) and its index, found through the pair's hint while that still
+ * names it (entry indices hold until the map is rebuilt), else by the map, whose table is a
+ * cache miss a pair in a large world; NULL when the pair has none. */
+static sim_cache_entry3 *find_entry(sim_world *w, sim_pair *pair, sim_id a, sim_id b,
+                                    uint32_t *index)
+{
+    sim_cache *c = &w->cache;
+    if (pair->entry > 0 && pair->entry - 1 < c->entries.len) {
+        sim_cache_head *h = sim_cache_at(c, pair->entry - 1);
+        if (h->live && h->a == a && h->b == b) {
+            *index = pair->entry - 1;
+            return (sim_cache_entry3 *)h;
+        }
+    }
+    sim_cache_head *h = sim_cache_find(c, a, b, index);
+    pair->entry = h ? *index + 1 : 0;
+    return (sim_cache_entry3 *)h;
+}
+
+/* found: the pair's cache entry (UINT32_MAX: none yet); kept: it keeps its manifold
+ * (kept_manifold). */
+static void add_constraint(sim_world *w, sim_pair *pair, const sim_body *a, const sim_body *b,
+                           const col_manifold3 *m, uint32_t found, bool kept)
 {
     uint32_t sa = sim_id_slot(a->id), sb = sim_id_slot(b->id);
     const sim_body3 *a3 = &w->bodies3[sa], *b3 = &w->bodies3[sb];
@@ -247,11 +352,25 @@ static void add_constraint(sim_world *w, const sim_body *a, const sim_body *b,
     c.restitution = mk_maxf(a->restitution, b->restitution);
 
     sim_cache *cache = &w->cache;
-    if (!sim_cache_find(cache, a->id, b->id, &c.cache_entry))
+    c.cache_entry = found;
+    if (found == UINT32_MAX) {
         c.cache_entry = sim_cache_add(cache, a->id, b->id);
+        pair->entry = c.cache_entry + 1;
+    }
     sim_cache_entry3 *entry = (sim_cache_entry3 *)sim_cache_at(cache, c.cache_entry);
-    sim_cache_entry3 old = *entry; /* read before this step's points overwrite it */
-    entry->manifold = pair_manifold(a3, b3, &old, m);
+    /* The last step's manifold and impulses: a kept entry's own, point for point; otherwise
+     * a copy, read before this step's points overwrite it. */
+    sim_cache_entry3 copy;
+    const sim_cache_entry3 *old = entry;
+    if (!kept) {
+        copy = *entry;
+        old = &copy;
+        entry->manifold = pair_manifold(a3, b3, old, m);
+        entry->one_shot =
+            polytope(&a3->shape) && polytope(&b3->shape) && entry->manifold.count > 0;
+        entry->local_normal = mk_quat_unrotate(a3->rot, m->normal);
+        relative_pose(a3, b3, &entry->rel_p, &entry->rel_q);
+    }
     entry->head.stamp = w->tick;
     sim_vec_push(&w->solved, &c.cache_entry);
     const col_contact_cache3 *pm = &entry->manifold;
@@ -273,10 +392,10 @@ static void add_constraint(sim_world *w, const sim_body *a, const sim_body *b,
         p->ra = mk_v3_sub(point, ca);
         p->rb = mk_v3_sub(point, cb);
         p->base_sep = -depth - mk_v3_dot(mk_v3_sub(p->rb, p->ra), c.normal);
-        int k = old.manifold.count > 0 ? match(&old, cp->c.id, cp->local_a) : -1;
-        p->jn = k >= 0 ? old.jn[k] : 0.0f;
-        p->jt[0] = k >= 0 ? old.jt[k][0] : 0.0f;
-        p->jt[1] = k >= 0 ? old.jt[k][1] : 0.0f;
+        int k = kept ? i : old->manifold.count > 0 ? match(old, cp->c.id, cp->local_a) : -1;
+        p->jn = k >= 0 ? old->jn[k] : 0.0f;
+        p->jt[0] = k >= 0 ? old->jt[k][0] : 0.0f;
+        p->jt[1] = k >= 0 ? old->jt[k][1] : 0.0f;
         entry->jn[i] = p->jn;
         entry->jt[i][0] = p->jt[0];
         entry->jt[i][1] = p->jt[1];
@@ -296,7 +415,7 @@ void sim_collide3(sim_world *w, mk_vec3 up)
         return; /* out of memory: this step has no contacts */
 
     size_t first_solved = w->solved.len;
-    const sim_pair *pairs = w->pairs.data;
+    sim_pair *pairs = w->pairs.data;
     for (size_t i = 0; i < w->pairs.len; i++) {
         sim_body *a = &w->bodies[pairs[i].a], *b = &w->bodies[pairs[i].b];
         if (a->id > b->id) { /* one order per pair, so its normal and feature ids persist */
@@ -308,13 +427,25 @@ void sim_collide3(sim_world *w, mk_vec3 up)
             continue;
         uint32_t sa = sim_id_slot(a->id), sb = sim_id_slot(b->id);
         if (sim_is_push_pair(a, b)) {
-            sim_pair p = {sa, sb, 0.0f};
+            sim_pair p = {sa, sb, 0.0f, 0};
             sim_vec_push(&w->push_pairs, &p);
             continue; /* resolved after the solver, with fresh manifolds */
         }
         if (!sim_tight_overlap3(w, sa, sb))
             continue;
-        col_manifold3 m = speculative_collide(&w->bodies3[sa], &w->bodies3[sb]);
+        const sim_body3 *a3 = &w->bodies3[sa], *b3 = &w->bodies3[sb];
+        if (a3->shape.type == COL_SHAPE3_BOX && b3->shape.type == COL_SHAPE3_BOX &&
+            boxes_apart(a3, b3, SIM_SPECULATIVE))
+            continue; /* speculative_collide would find nothing */
+        uint32_t found = UINT32_MAX;
+        sim_cache_entry3 *entry = find_entry(w, &pairs[i], a->id, b->id, &found);
+        sim_cache_entry3 *kept = NULL;
+        col_manifold3 m;
+        if (polytope(&a3->shape) && polytope(&b3->shape) &&
+            (kept = kept_manifold(w, entry, a3, b3)) != NULL)
+            m = manifold_of(kept, a3, b3);
+        else
+            m = speculative_collide(a3, b3);
         if (m.count == 0)
             continue;
         bool touching = m.depth >= -SIM_TOUCHING3;
@@ -331,7 +462,7 @@ void sim_collide3(sim_world *w, mk_vec3 up)
             b->grounded |= sim_is_ground3(b, m.normal, up);
             a->grounded |= sim_is_ground3(a, mk_v3_neg(m.normal), up);
         }
-        add_constraint(w, a, b, &m);
+        add_constraint(w, &pairs[i], a, b, &m, found, kept != NULL);
     }
     sim_cache_end_pairs(w, first_solved);
 }

@@ -21,8 +21,26 @@ static inline f4 f4_select(f4 mask, f4 a, f4 b)
     return _mm_or_ps(_mm_and_ps(mask, a), _mm_andnot_ps(mask, b));
 }
 static inline f4 f4_gt(f4 a, f4 b) { return _mm_cmpgt_ps(a, b); }
+static inline f4 f4_eq(f4 a, f4 b) { return _mm_cmpeq_ps(a, b); }
+/* a && !b, for masks */
+static inline f4 f4_and_not(f4 a, f4 b) { return _mm_andnot_ps(b, a); }
+static inline f4 f4_div(f4 a, f4 b) { return _mm_div_ps(a, b); }
+static inline f4 f4_sqrt(f4 a) { return _mm_sqrt_ps(a); }
+static inline f4 f4_load(const float *p) { return _mm_loadu_ps(p); }
 static inline void f4_store(float *out, f4 a) { _mm_storeu_ps(out, a); }
+/* Rows to columns: r0..r3 become the first..fourth floats of each (the 4x4 transpose). */
+static inline void f4_transpose(f4 *r0, f4 *r1, f4 *r2, f4 *r3)
+{
+    __m128 t0 = _mm_unpacklo_ps(*r0, *r1), t1 = _mm_unpacklo_ps(*r2, *r3);
+    __m128 t2 = _mm_unpackhi_ps(*r0, *r1), t3 = _mm_unpackhi_ps(*r2, *r3);
+    *r0 = _mm_movelh_ps(t0, t1);
+    *r1 = _mm_movehl_ps(t1, t0);
+    *r2 = _mm_movelh_ps(t2, t3);
+    *r3 = _mm_movehl_ps(t3, t2);
+}
 #else
+#include <math.h>
+
 typedef struct f4 {
     float v[4];
 } f4;
@@ -41,10 +59,22 @@ static inline f4 f4_min(f4 a, f4 b) { F4_MAP(a.v[i] < b.v[i] ? a.v[i] : b.v[i]);
 static inline f4 f4_max(f4 a, f4 b) { F4_MAP(a.v[i] > b.v[i] ? a.v[i] : b.v[i]); }
 static inline f4 f4_gt(f4 a, f4 b) { F4_MAP(a.v[i] > b.v[i] ? 1.0f : 0.0f); }
 static inline f4 f4_select(f4 mask, f4 a, f4 b) { F4_MAP(mask.v[i] != 0.0f ? a.v[i] : b.v[i]); }
+static inline f4 f4_eq(f4 a, f4 b) { F4_MAP(a.v[i] == b.v[i] ? 1.0f : 0.0f); }
+static inline f4 f4_and_not(f4 a, f4 b) { F4_MAP(a.v[i] != 0.0f && b.v[i] == 0.0f ? 1.0f : 0.0f); }
+static inline f4 f4_div(f4 a, f4 b) { F4_MAP(a.v[i] / b.v[i]); }
+static inline f4 f4_sqrt(f4 a) { F4_MAP(sqrtf(a.v[i])); }
+static inline f4 f4_load(const float *p) { F4_MAP(p[i]); }
 static inline void f4_store(float *out, f4 a)
 {
     for (int i = 0; i < 4; i++)
         out[i] = a.v[i];
+}
+static inline void f4_transpose(f4 *r0, f4 *r1, f4 *r2, f4 *r3)
+{
+    f4 *r[4] = {r0, r1, r2, r3}, t[4] = {*r0, *r1, *r2, *r3};
+    for (int i = 0; i < 4; i++)
+        for (int k = 0; k < 4; k++)
+            r[i]->v[k] = t[k].v[i];
 }
 #undef F4_MAP
 #endif

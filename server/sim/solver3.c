@@ -58,7 +58,7 @@ static sim_row3 make_row(const sim_solver_info3 *ia, const sim_solver_info3 *ib,
 }
 
 static void prepare(const sim_solver_body3 *bodies, const sim_solver_info3 *info,
-                    sim_constraint3 *c)
+                    sim_constraint3 *c, sim_rows3 *rw)
 {
     const sim_solver_info3 *ia = &info[c->a], *ib = &info[c->b];
     c->ma = ia->inv_mass;
@@ -66,28 +66,31 @@ static void prepare(const sim_solver_body3 *bodies, const sim_solver_info3 *info
     pair_vel3 pv = load(bodies, c);
     for (int i = 0; i < c->count; i++) {
         sim_constraint_point3 *p = &c->points[i];
-        p->rows[0] = make_row(ia, ib, p->ra, p->rb, c->normal);
-        p->rows[1] = make_row(ia, ib, p->ra, p->rb, c->tangent[0]);
-        p->rows[2] = make_row(ia, ib, p->ra, p->rb, c->tangent[1]);
+        sim_row3 *rows = rw->r[i];
+        rows[0] = make_row(ia, ib, p->ra, p->rb, c->normal);
+        rows[1] = make_row(ia, ib, p->ra, p->rb, c->tangent[0]);
+        rows[2] = make_row(ia, ib, p->ra, p->rb, c->tangent[1]);
         p->max_jn = 0.0f;
-        p->approach = speed_along(&pv, &p->rows[0], c->normal);
+        p->approach = speed_along(&pv, &rows[0], c->normal);
     }
 }
 
-static void warm_start(sim_solver_body3 *bodies, const sim_constraint3 *c)
+static void warm_start(sim_solver_body3 *bodies, const sim_constraint3 *c,
+                       const sim_rows3 *rw)
 {
     pair_vel3 pv = load(bodies, c);
     for (int i = 0; i < c->count; i++) {
         const sim_constraint_point3 *p = &c->points[i];
-        apply(c, &pv, &p->rows[0], c->normal, p->jn);
-        apply(c, &pv, &p->rows[1], c->tangent[0], p->jt[0]);
-        apply(c, &pv, &p->rows[2], c->tangent[1], p->jt[1]);
+        const sim_row3 *rows = rw->r[i];
+        apply(c, &pv, &rows[0], c->normal, p->jn);
+        apply(c, &pv, &rows[1], c->tangent[0], p->jt[0]);
+        apply(c, &pv, &rows[2], c->tangent[1], p->jt[1]);
     }
     store(bodies, c, &pv);
 }
 
-static void solve_contact(sim_solver_body3 *bodies, sim_constraint3 *c, sim_softness soft,
-                          float inv_h, bool use_bias)
+static void solve_contact(sim_solver_body3 *bodies, sim_constraint3 *c, const sim_rows3 *rw,
+                          sim_softness soft, float inv_h, bool use_bias)
 {
     const sim_solver_body3 *a = &bodies[c->a], *b = &bodies[c->b];
     mk_vec3 dp = mk_v3_sub(b->dp, a->dp);
@@ -96,6 +99,7 @@ static void solve_contact(sim_solver_body3 *bodies, sim_constraint3 *c, sim_soft
     mk_vec3 n = c->normal;
     for (int i = 0; i < c->count; i++) {
         sim_constraint_point3 *p = &c->points[i];
+        const sim_row3 *rows = rw->r[i];
         /* The separation now, from the motion of both anchors since the step began. */
         mk_vec3 d = mk_v3_add(dp, mk_v3_sub(mk_quat_rotate(qb, p->rb), mk_quat_rotate(qa, p->ra)));
         float s = mk_v3_dot(d, n) + p->base_sep;
@@ -107,27 +111,28 @@ static void solve_contact(sim_solver_body3 *bodies, sim_constraint3 *c, sim_soft
             mass_scale = soft.mass_scale;
             impulse_scale = soft.impulse_scale;
         }
-        float vn = speed_along(&pv, &p->rows[0], n);
-        float j = -p->rows[0].mass * mass_scale * (vn + bias) - impulse_scale * p->jn;
+        float vn = speed_along(&pv, &rows[0], n);
+        float j = -rows[0].mass * mass_scale * (vn + bias) - impulse_scale * p->jn;
         float jn = mk_maxf(p->jn + j, 0.0f);
         j = jn - p->jn;
         p->jn = jn;
         p->max_jn = mk_maxf(p->max_jn, j);
-        apply(c, &pv, &p->rows[0], n, j);
+        apply(c, &pv, &rows[0], n, j);
     }
     if (c->friction > 0.0f) {
         for (int i = 0; i < c->count; i++) {
             sim_constraint_point3 *p = &c->points[i];
-            float t0 = p->jt[0] - p->rows[1].mass * speed_along(&pv, &p->rows[1], c->tangent[0]);
-            float t1 = p->jt[1] - p->rows[2].mass * speed_along(&pv, &p->rows[2], c->tangent[1]);
+            const sim_row3 *rows = rw->r[i];
+            float t0 = p->jt[0] - rows[1].mass * speed_along(&pv, &rows[1], c->tangent[0]);
+            float t1 = p->jt[1] - rows[2].mass * speed_along(&pv, &rows[2], c->tangent[1]);
             float limit = c->friction * p->jn, len2 = t0 * t0 + t1 * t1;
             if (len2 > limit * limit) {
                 float k = len2 > 0.0f ? limit / sqrtf(len2) : 0.0f;
                 t0 *= k;
                 t1 *= k;
             }
-            apply(c, &pv, &p->rows[1], c->tangent[0], t0 - p->jt[0]);
-            apply(c, &pv, &p->rows[2], c->tangent[1], t1 - p->jt[1]);
+            apply(c, &pv, &rows[1], c->tangent[0], t0 - p->jt[0]);
+            apply(c, &pv, &rows[2], c->tangent[1], t1 - p->jt[1]);
             p->jt[0] = t0;
             p->jt[1] = t1;
         }
@@ -135,21 +140,22 @@ static void solve_contact(sim_solver_body3 *bodies, sim_constraint3 *c, sim_soft
     store(bodies, c, &pv);
 }
 
-static void restitution(sim_solver_body3 *bodies, sim_constraint3 *c)
+static void restitution(sim_solver_body3 *bodies, sim_constraint3 *c, const sim_rows3 *rw)
 {
     if (c->restitution == 0.0f)
         return;
     pair_vel3 pv = load(bodies, c);
     for (int i = 0; i < c->count; i++) {
         sim_constraint_point3 *p = &c->points[i];
+        const sim_row3 *rows = rw->r[i];
         if (p->approach > -SIM_BOUNCE_SPEED || p->max_jn == 0.0f)
             continue;
-        float vn = speed_along(&pv, &p->rows[0], c->normal);
-        float j = -p->rows[0].mass * (vn + c->restitution * p->approach);
+        float vn = speed_along(&pv, &rows[0], c->normal);
+        float j = -rows[0].mass * (vn + c->restitution * p->approach);
         float jn = mk_maxf(p->jn + j, 0.0f);
         j = jn - p->jn;
         p->jn = jn;
-        apply(c, &pv, &p->rows[0], c->normal, j);
+        apply(c, &pv, &rows[0], c->normal, j);
     }
     store(bodies, c, &pv);
 }
@@ -175,23 +181,44 @@ void sim_solve3(sim_world *w, float dt)
     softness_set soft = sim_softness_of(h);
     mk_vec3 g = w->cfg.gravity3;
 
-    for (size_t i = 0; i < nc; i++)
-        prepare(bodies, info, &cs[i]);
+    /* Four at a time where the constraints allow (solver3_wide.c); the rest one by one, with
+     * their rows beside them (none at all if memory runs out for those). */
+    bool wide = sim_wide3_build(w, soft);
+    const uint32_t *one = wide ? w->wide_overflow.data : NULL;
+    size_t n_one = wide ? w->wide_overflow.len : nc;
+    if (!sim_vec_reserve(&w->rows3, n_one))
+        n_one = 0;
+    sim_rows3 *rows = w->rows3.data;
+#define EACH_SINGLE(body)                                                                      \
+    for (size_t k = 0; k < n_one; k++) {                                                       \
+        sim_constraint3 *c = &cs[one ? one[k] : k];                                            \
+        sim_rows3 *rw = &rows[k];                                                              \
+        body;                                                                                  \
+    }
+    EACH_SINGLE(prepare(bodies, info, c, rw));
     for (int sub = 0; sub < SIM_SUBSTEPS; sub++) {
         for (size_t i = 1; i < nb; i++)
             bodies[i].v = mk_v3_mad(bodies[i].v, h * bodies[i].gravity_scale, g);
-        for (size_t i = 0; i < nc; i++)
-            warm_start(bodies, &cs[i]);
-        for (size_t i = 0; i < nc; i++)
-            solve_contact(bodies, &cs[i], cs[i].fixed ? soft.fixed : soft.movable, inv_h, true);
+        if (wide)
+            sim_wide3_warm_start(w);
+        EACH_SINGLE(warm_start(bodies, c, rw));
+        if (wide)
+            sim_wide3_solve(w, inv_h, true);
+        EACH_SINGLE(solve_contact(bodies, c, rw, c->fixed ? soft.fixed : soft.movable, inv_h,
+                                  true));
         for (size_t i = 1; i < nb; i++) {
             sim_solver_body3 *b = &bodies[i];
             b->dp = mk_v3_mad(b->dp, h, b->v);
             b->dq = integrate_rotation(b->dq, mk_v3_scale(b->w, h));
         }
-        for (size_t i = 0; i < nc; i++)
-            solve_contact(bodies, &cs[i], soft.movable, inv_h, false);
+        if (wide)
+            sim_wide3_solve(w, inv_h, false);
+        EACH_SINGLE(solve_contact(bodies, c, rw, soft.movable, inv_h, false));
     }
-    for (size_t i = 0; i < nc; i++)
-        restitution(bodies, &cs[i]);
+    if (wide) {
+        sim_wide3_restitution(w);
+        sim_wide3_unpack(w);
+    }
+    EACH_SINGLE(restitution(bodies, c, rw));
+#undef EACH_SINGLE
 }

@@ -1,17 +1,14 @@
 /* The contact solver four constraints at a time (Box2D v3's graph coloring and wide
- * constraints): constraints are given colors so that no two of one color share a movable body;
- * the constraints of a color are then independent and are solved in groups of four lanes.
- * Static and kinematic bodies can be shared, since the solver never changes their velocity.
- * Constraints that find no free color are solved one by one after the colors. The colors and
- * groups follow from the constraints' order, so the same world solves the same way. The
- * arithmetic is solver.c's, lane by lane. */
+ * constraints): constraints are given colors so that no two of one color share a movable body
+ * (graph_color.c); the constraints of a color are then independent and are solved in groups
+ * of four lanes. Constraints that find no free color are solved one by one after the colors.
+ * The colors and groups follow from the constraints' order, so the same world solves the same
+ * way. The arithmetic is solver.c's, lane by lane. */
 #include <stddef.h>
 #include <string.h>
 
 #include "f4.h"
 #include "world_internal.h"
-
-#define WIDE_COLORS 16
 
 struct sim_wide_group {
     uint32_t a[4], b[4];     /* solver bodies; 0 in an empty lane */
@@ -129,53 +126,22 @@ static void pack(sim_wide_group *g, const sim_constraint *cs, const uint32_t *ci
 bool sim_wide_build(sim_world *w, softness_set s)
 {
     const sim_constraint *cs = w->constraints.data;
-    size_t nc = w->constraints.len, nb = w->solver_bodies.len;
-    size_t words = (nb + 63) / 64;
-    if (!sim_vec_reserve(&w->wide_bits, WIDE_COLORS * words) ||
-        !sim_vec_reserve(&w->wide_order, nc) ||
-        !sim_vec_reserve(&w->wide_groups, nc / 4 + WIDE_COLORS + 1) ||
-        !sim_vec_reserve(&w->wide_overflow, nc) || !sim_vec_reserve(&w->wide_colors, nc))
+    size_t nc = w->constraints.len;
+    if (!sim_vec_reserve(&w->wide_ends, 2 * nc) ||
+        !sim_vec_reserve(&w->wide_groups, nc / 4 + SIM_WIDE_COLORS + 1))
         return false;
-    uint64_t *bits = w->wide_bits.data;
-    memset(bits, 0, WIDE_COLORS * words * sizeof *bits);
-    uint32_t *order = w->wide_order.data, *overflow = w->wide_overflow.data;
-    uint32_t count[WIDE_COLORS] = {0};
-    uint8_t *color = w->wide_colors.data;
-    w->wide_overflow.len = 0;
+    uint32_t *ends = w->wide_ends.data;
     for (size_t i = 0; i < nc; i++) {
-        const sim_constraint *c = &cs[i];
-        bool ma = movable(c, false), mb = movable(c, true);
-        int k = 0;
-        for (; k < WIDE_COLORS; k++) {
-            uint64_t *cb = bits + (size_t)k * words;
-            if ((ma && (cb[c->a / 64] >> (c->a % 64) & 1)) ||
-                (mb && (cb[c->b / 64] >> (c->b % 64) & 1)))
-                continue;
-            if (ma)
-                cb[c->a / 64] |= 1ull << (c->a % 64);
-            if (mb)
-                cb[c->b / 64] |= 1ull << (c->b % 64);
-            break;
-        }
-        color[i] = (uint8_t)k;
-        if (k == WIDE_COLORS)
-            overflow[w->wide_overflow.len++] = (uint32_t)i;
-        else
-            count[k]++;
+        ends[2 * i] = movable(&cs[i], false) ? cs[i].a : 0;
+        ends[2 * i + 1] = movable(&cs[i], true) ? cs[i].b : 0;
     }
-    /* Constraints by color, in their order within each color. */
-    uint32_t start[WIDE_COLORS + 1];
-    start[0] = 0;
-    for (int k = 0; k < WIDE_COLORS; k++)
-        start[k + 1] = start[k] + count[k];
-    uint32_t fill[WIDE_COLORS];
-    memcpy(fill, start, sizeof fill);
-    for (size_t i = 0; i < nc; i++)
-        if (color[i] < WIDE_COLORS)
-            order[fill[color[i]]++] = (uint32_t)i;
+    uint32_t start[SIM_WIDE_COLORS + 1];
+    if (!sim_graph_color(w, ends, nc, w->solver_bodies.len, start))
+        return false;
+    const uint32_t *order = w->wide_order.data;
     sim_wide_group *groups = w->wide_groups.data;
     size_t ng = 0;
-    for (int k = 0; k < WIDE_COLORS; k++) {
+    for (int k = 0; k < SIM_WIDE_COLORS; k++) {
         for (uint32_t i = start[k]; i < start[k + 1]; i += 4) {
             uint32_t ci[4];
             for (int lane = 0; lane < 4; lane++)

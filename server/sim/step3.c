@@ -143,6 +143,21 @@ static float min_half3(const sim_body3 *b3)
     return mk_minf(box.half.x, mk_minf(box.half.y, box.half.z));
 }
 
+/* Whether a body moved by d farther than half the smallest half extent of its bounds. A box's
+ * own smallest half extent is no more than that at any turn (each half of the bounds sums
+ * |R_ik| h_k over a row of a rotation, whose absolute values sum to at least 1), so a box that
+ * moved less than half of it is answered without its bounds: resting boxes skip them. */
+static bool moved_far3(const sim_body3 *b3, mk_vec3 d)
+{
+    float len = mk_v3_len(d);
+    if (b3->shape.type == COL_SHAPE3_BOX) {
+        mk_vec3 h = b3->shape.half;
+        if (len <= 0.5f * mk_minf(h.x, mk_minf(h.y, h.z)))
+            return false;
+    }
+    return len > 0.5f * min_half3(b3);
+}
+
 /* Takes the solver's velocities and motion back into the bodies; a body that would move
  * farther than half its size is swept first (sweep3.c). */
 static void finish_bodies3(sim_world *w, float dt)
@@ -169,7 +184,7 @@ static void finish_bodies3(sim_world *w, float dt)
         b3->w = spin;
         mk_vec3 d = mk_v3_sub(pos, b3->pos);
         b3->rot = rot;
-        if (b->inv_mass > 0.0f && mk_v3_len(d) > 0.5f * min_half3(b3) && sim_sweep3(w, b, d, dt))
+        if (b->inv_mass > 0.0f && moved_far3(b3, d) && sim_sweep3(w, b, d, dt))
             continue;
         b3->pos = pos;
     }

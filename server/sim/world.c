@@ -82,6 +82,8 @@ sim_world *sim_world_new(const sim_config *cfg)
     w->wide_order.item = sizeof(uint32_t);
     w->wide_overflow.item = sizeof(uint32_t);
     w->wide_colors.item = sizeof(uint8_t);
+    w->wide_ends.item = sizeof(uint32_t);
+    w->wide_groups3.item = sim_wide_group3_size();
     w->constraints.item = sizeof(sim_constraint);
     w->push_pairs.item = sizeof(sim_pair);
     w->solved.item = sizeof(uint32_t);
@@ -110,6 +112,7 @@ void sim_world_free(sim_world *w)
     sim_vec_free(&w->tight3);
     sim_vec_free(&w->contacts3);
     sim_vec_free(&w->constraints3);
+    sim_vec_free(&w->rows3);
     sim_vec_free(&w->solver_bodies3);
     sim_vec_free(&w->solver_info3);
     free(w->bodies);
@@ -138,6 +141,8 @@ void sim_world_free(sim_world *w)
     sim_vec_free(&w->wide_order);
     sim_vec_free(&w->wide_overflow);
     sim_vec_free(&w->wide_colors);
+    sim_vec_free(&w->wide_ends);
+    sim_vec_free(&w->wide_groups3);
     sim_vec_free(&w->constraints);
     sim_vec_free(&w->push_pairs);
     free(w->solver_index);

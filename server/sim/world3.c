@@ -8,6 +8,7 @@
 void sim_world3_init(sim_world *w)
 {
     w->constraints3.item = sizeof(sim_constraint3);
+    w->rows3.item = sizeof(sim_rows3);
     w->solver_bodies3.item = sizeof(sim_solver_body3);
     w->solver_info3.item = sizeof(sim_solver_info3);
 }

@@ -8,6 +8,7 @@
 typedef struct sim_pair {
     uint32_t a, b;
     float height; /* m: the lower body's position along "up", the order of resolution */
+    uint32_t entry; /* 3D: the pair's contact cache entry + 1 when last found, else 0 (a hint) */
 } sim_pair;
 
 /* A growable array of fixed-size items: it grows when the world grows and is reused every
@@ -75,6 +76,14 @@ typedef struct sim_cache_entry {
  * each of its points (normal, and friction along the two tangents). */
 typedef struct sim_cache_entry3 {
     sim_cache_head head;
+    /* Of a polytope pair's one-shot manifold with points: B's placement in A's frame and the
+     * normal in A's frame when it was computed, to keep it while the pair has hardly moved
+     * (contacts3.c, Jolt's body pair cache). Beside the head, so that the test of a kept
+     * manifold reads one or two cache lines of the entry, not its far end. */
+    bool one_shot;
+    mk_vec3 rel_p;
+    mk_quat rel_q;
+    mk_vec3 local_normal;
     col_contact_cache3 manifold;
     float jn[COL_MAX_POINTS3];
     float jt[COL_MAX_POINTS3][2];
@@ -170,6 +179,13 @@ typedef struct softness_set {
  * memory runs out: then every constraint is solved one by one), then warm starts and solves
  * the colored ones four at a time; unpack gives their impulses back to the constraints. The
  * indices of the constraints left to solve one by one are in w->wide_overflow. */
+#define SIM_WIDE_COLORS 16
+/* Colors constraints (graph_color.c): ends holds each one's two solver bodies, 0 for one that
+ * never moves. Fills w->wide_order with the colored ones by color (color k from start[k] to
+ * start[k + 1]) and w->wide_overflow with those that found no color; false when memory runs
+ * out. */
+bool sim_graph_color(sim_world *w, const uint32_t *ends, size_t n, size_t bodies,
+                     uint32_t start[SIM_WIDE_COLORS + 1]);
 typedef struct sim_wide_group sim_wide_group;
 size_t sim_wide_group_size(void);
 bool sim_wide_build(sim_world *w, softness_set s);
@@ -201,10 +217,15 @@ typedef struct sim_row3 {
     float mass;
 } sim_row3;
 
+/* The rows of a constraint solved one by one, per point the normal and the two tangents: apart
+ * from the constraint, so that the many solved four at a time (solver3_wide.c) stay small. */
+typedef struct sim_rows3 {
+    sim_row3 r[COL_MAX_POINTS3][3];
+} sim_rows3;
+
 typedef struct sim_constraint_point3 {
     mk_vec3 ra, rb;  /* anchors from each centre of mass at the start of the step, m */
     float base_sep;  /* separation less the anchors' offset along the normal, m */
-    sim_row3 rows[3]; /* the normal and the two tangents */
     float jn, jt[2], max_jn; /* accumulated impulses, N s */
     float approach;  /* normal relative velocity at the start, m/s (restitution) */
 } sim_constraint_point3;
@@ -220,6 +241,17 @@ typedef struct sim_constraint3 {
     uint32_t cache_entry;
     sim_constraint_point3 points[COL_MAX_POINTS3];
 } sim_constraint3;
+
+/* The 3D wide solver (solver3_wide.c), as the 2D one above: build colors and packs the
+ * constraints (false when memory runs out), restitution ends the step as solver3.c's does, and
+ * unpack gives the impulses back to the constraints. */
+typedef struct sim_wide_group3 sim_wide_group3;
+size_t sim_wide_group3_size(void);
+bool sim_wide3_build(sim_world *w, softness_set s);
+void sim_wide3_warm_start(sim_world *w);
+void sim_wide3_solve(sim_world *w, float inv_h, bool use_bias);
+void sim_wide3_restitution(sim_world *w);
+void sim_wide3_unpack(sim_world *w);
 
 struct sim_world {
     sim_config cfg;
@@ -264,6 +296,8 @@ struct sim_world {
     sim_vec wide_order;       /* uint32_t: constraints by color */
     sim_vec wide_overflow;    /* uint32_t: constraints with no color */
     sim_vec wide_colors;      /* uint8_t: each constraint's color */
+    sim_vec wide_ends;        /* uint32_t: each constraint's two movable bodies, or 0 */
+    sim_vec wide_groups3;     /* sim_wide_group3 */
     uint32_t *island;         /* per slot: union-find parent, for sleeping (sleep.c) */
     float *island_sleep;      /* per slot: an island root's shortest sleep time */
     uint32_t *ring;           /* per slot: an island root's first body put to sleep */
@@ -275,6 +309,7 @@ struct sim_world {
     sim_vec tight3;         /* col_aabb3 per slot */
     sim_vec contacts3;      /* sim_contact3 of the last step */
     sim_vec constraints3;   /* sim_constraint3 */
+    sim_vec rows3;          /* sim_rows3 of the constraints solved one by one */
     sim_vec solver_bodies3; /* sim_solver_body3, [0] at rest */
     sim_vec solver_info3;   /* sim_solver_info3, at the same indices */
 

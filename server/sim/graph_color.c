@@ -1,0 +1,56 @@
+/* Graph coloring of contact constraints for the wide solvers (solver_wide.c, solver3_wide.c),
+ * Box2D v3's (constraint_graph.c): each constraint takes the first color in which neither of
+ * its movable bodies is used yet, so the constraints of one color share no movable body and
+ * can be solved at the same time. Bodies that never move (static, kinematic, asleep) are
+ * shared freely: the solver never changes their velocity. A constraint that finds no free
+ * color is left to be solved one by one after the colors. Greedy in the constraints' order,
+ * so the same constraints get the same colors. */
+#include <string.h>
+
+#include "world_internal.h"
+
+bool sim_graph_color(sim_world *w, const uint32_t *ends, size_t n, size_t bodies,
+                     uint32_t start[SIM_WIDE_COLORS + 1])
+{
+    size_t words = (bodies + 63) / 64;
+    if (!sim_vec_reserve(&w->wide_bits, SIM_WIDE_COLORS * words) ||
+        !sim_vec_reserve(&w->wide_order, n) || !sim_vec_reserve(&w->wide_overflow, n) ||
+        !sim_vec_reserve(&w->wide_colors, n))
+        return false;
+    uint64_t *bits = w->wide_bits.data;
+    memset(bits, 0, SIM_WIDE_COLORS * words * sizeof *bits);
+    uint32_t *order = w->wide_order.data, *overflow = w->wide_overflow.data;
+    uint32_t count[SIM_WIDE_COLORS] = {0};
+    uint8_t *color = w->wide_colors.data;
+    w->wide_overflow.len = 0;
+    for (size_t i = 0; i < n; i++) {
+        uint32_t a = ends[2 * i], b = ends[2 * i + 1];
+        int k = 0;
+        for (; k < SIM_WIDE_COLORS; k++) {
+            uint64_t *cb = bits + (size_t)k * words;
+            if ((a && (cb[a / 64] >> (a % 64) & 1)) || (b && (cb[b / 64] >> (b % 64) & 1)))
+                continue;
+            if (a)
+                cb[a / 64] |= 1ull << (a % 64);
+            if (b)
+                cb[b / 64] |= 1ull << (b % 64);
+            break;
+        }
+        color[i] = (uint8_t)k;
+        if (k == SIM_WIDE_COLORS)
+            overflow[w->wide_overflow.len++] = (uint32_t)i;
+        else
+            count[k]++;
+    }
+    /* Constraints by color, in their order within each color. */
+    start[0] = 0;
+    for (int k = 0; k < SIM_WIDE_COLORS; k++)
+        start[k + 1] = start[k] + count[k];
+    uint32_t fill[SIM_WIDE_COLORS];
+    memcpy(fill, start, sizeof fill);
+    for (size_t i = 0; i < n; i++)
+        if (color[i] < SIM_WIDE_COLORS)
+            order[fill[color[i]]++] = (uint32_t)i;
+    w->wide_order.len = start[SIM_WIDE_COLORS];
+    return true;
+}
