@@ -232,7 +232,7 @@ bool sim_static_pairs(sim_world *w)
             return false;
         const uint32_t *hits = w->hits.data;
         for (size_t k = 0; k < w->hits.len; k++) {
-            sim_pair p = {hits[k], s, 0.0f};
+            sim_pair p = {hits[k], s, 0.0f, 0};
             if (!sim_vec_push(&w->pairs, &p))
                 return false;
         }
