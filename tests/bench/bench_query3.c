@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "bench.h"
 
@@ -397,10 +398,15 @@ void bench_scene_query3(const bench_opts *o)
            o->quick ? 1 : QUERY3_PASSES, o->quick ? "" : "es");
     int row = 0;
     for (int a = 0; a < COL_SHAPE3_COUNT; a++)
-        for (int b = a; b < COL_SHAPE3_COUNT; b++, row++)
+        for (int b = a; b < COL_SHAPE3_COUNT; b++, row++) {
+            char name[40];
+            snprintf(name, sizeof name, "%s-%s", names3[a], names3[b]);
+            if (o->pair && strcmp(o->pair, name) != 0)
+                continue;
             for (int hit = 1; hit >= 0; hit--)
                 query3_row(o, a, b, &pal[a * PALETTE3], &pal[(COL_SHAPE3_COUNT + b) * PALETTE3],
                            hit, 0x9E3779B97F4A7C15ULL * (uint64_t)(2 * row + hit + 1));
+        }
     free(pal);
     free(hulls);
 }
