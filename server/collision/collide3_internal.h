@@ -122,6 +122,15 @@ col_epa_result col_epa(const col_placed3 *a, const col_placed3 *b, const col_gjk
  * (polish3.c). */
 double col_polish3(const col_placed3 *a, const col_placed3 *b, col_d3 *n, double tol);
 
+/* The contact of a pair touching along the unit `normal` (a minimum of h) with minimum
+ * translation `depth`, from the support points along it: where h is smooth there, its
+ * gradient s.a - s.b is depth * normal and the two support points are the contact. One
+ * support call, where GJK on the pair moved apart needs ten to twenty on a curved surface.
+ * False (nothing written) at a crease of h: a flat of either shape (a face, a cap, an
+ * edge, a side line) touches there, and a point of it would only be a guess. */
+bool col_support_witness(const col_placed3 *a, const col_placed3 *b, col_d3 normal,
+                         double depth, col_d3 *wa, col_d3 *wb);
+
 /* ---- polytopes and manifolds (box3.c, manifold3.c) ---- */
 
 /* A box or hull seen as a polytope in some frame: vertices and faces placed there. */

@@ -44,12 +44,14 @@ col_manifold3 col_collide_convex3(const col_shape3 *a, col_xf3 xa, const col_sha
     col_epa_result e = col_epa(&pa, &pb, &g, tol);
     if (!(pa.polytope && pb.polytope && col_poly3_clip(&pa, &pb, e.normal, e.depth, &m))) {
         col_d3 wa = e.pa, wb = e.pb;
-        if (!(pa.polytope && pb.polytope)) {
-            /* The contact of a curved pair: where B, moved out along the normal to just
-             * apart (1e-3 of the smaller size), is closest to A. GJK on separated shapes is
-             * exact, where EPA's witness is only as good as its last face. A contact point
-             * needs 1e-5 of the size, not GJK's 1e-7 (each 10x costs GJK on a curved
-             * surface a few iterations). */
+        if (!(pa.polytope && pb.polytope) &&
+            !col_support_witness(&pa, &pb, e.normal, e.depth, &wa, &wb)) {
+            /* Both supports along the normal are flats (a face or a cap on a face): the
+             * contact is where B, moved out along the normal to just apart (1e-3 of the
+             * smaller size), is closest to A. GJK on separated shapes is exact, where EPA's
+             * witness is only as good as its last face. A contact point needs 1e-5 of the
+             * size, not GJK's 1e-7 (each 10x costs GJK on a curved surface a few
+             * iterations). */
             double lift = e.depth + 1e6 * tol;
             col_placed3 out = pb;
             out.p = d3_mad(pb.p, lift, e.normal);

@@ -300,6 +300,26 @@ static bool smooth(const col_placed3 *p)
     return !p->core && (p->s->type == COL_SHAPE3_SPHERE || p->s->type == COL_SHAPE3_ELLIPSOID);
 }
 
+bool col_support_witness(const col_placed3 *a, const col_placed3 *b, col_d3 normal,
+                         double depth, col_d3 *wa, col_d3 *wb)
+{
+    epa_pair pr = {a, b};
+    col_d3 n = normal;
+    col_mvert s0 = support(&pr, n);
+    /* m: a contact point needs 1e-5 of the size (as the GJK below in convex3.c). */
+    double size = col_shape3_reach(a->s) + col_shape3_reach(b->s);
+    /* Where h is smooth at its minimum the gradient, s0.a - s0.b, is depth * n: both supports
+     * are single points and are the contact. */
+    if (d3_len(d3_sub(d3_sub(s0.a, s0.b), d3_scale(n, depth))) <= 1e-5 * size) {
+        *wa = s0.a;
+        *wb = s0.b;
+        return true;
+    }
+    /* At a crease of h one of them is a flat (an edge, a side line, a face) and a point of
+     * it is only a guess: the caller finds the contact otherwise. */
+    return false;
+}
+
 col_epa_result col_epa(const col_placed3 *a, const col_placed3 *b, const col_gjk_result *g,
                        double tol)
 {
