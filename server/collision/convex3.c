@@ -5,8 +5,9 @@
  * overlap of the cores needs EPA on the full shapes. */
 #include "collide3_internal.h"
 
-col_manifold3 col_collide_convex3(const col_shape3 *a, col_xf3 xa, const col_shape3 *b,
-                                  col_xf3 xb)
+/* `margin`: farther apart than this (m), a lower bound of the gap is enough. */
+static col_manifold3 convex(const col_shape3 *a, col_xf3 xa, const col_shape3 *b, col_xf3 xb,
+                            double margin)
 {
     col_placed3 pa, pb;
     col_place_pair(a, xa, b, xb, &pa, &pb);
@@ -18,8 +19,14 @@ col_manifold3 col_collide_convex3(const col_shape3 *a, col_xf3 xa, const col_sha
      * (100 times inside the 1e-5 m target), at 1e-9 on polytopes and cores. */
     bool curved = !((pa.polytope || pa.core) && (pb.polytope || pb.core));
     double gtol = curved ? 100.0 * tol : tol;
-    col_gjk_result g = col_gjk(&pa, &pb, gtol);
+    col_gjk_result g = col_gjk_bounded(&pa, &pb, gtol, 0.0, margin + ma + mb);
     col_manifold3 m = {0};
+    if (g.bounded) {
+        m.normal = d3_to_f(g.dir);
+        m.distance = (float)(g.lower - ma - mb);
+        col_manifold3_to_world(&m, xa);
+        return m;
+    }
     if (!g.overlap && g.distance > gtol) {
         col_d3 n = g.dir;
         m.normal = d3_to_f(n);
@@ -69,4 +76,36 @@ col_manifold3 col_collide_convex3(const col_shape3 *a, col_xf3 xa, const col_sha
     }
     col_manifold3_to_world(&m, xa);
     return m;
+}
+
+col_manifold3 col_collide_convex3(const col_shape3 *a, col_xf3 xa, const col_shape3 *b,
+                                  col_xf3 xb)
+{
+    return convex(a, xa, b, xb, INFINITY);
+}
+
+col_manifold3 col_collide_convex3_within(const col_shape3 *a, col_xf3 xa, const col_shape3 *b,
+                                         col_xf3 xb, float margin)
+{
+    return convex(a, xa, b, xb, (double)margin);
+}
+
+bool col_overlap3(const col_shape3 *a, col_xf3 xa, const col_shape3 *b, col_xf3 xb)
+{
+    if (a->type == COL_SHAPE3_SPHERE && b->type == COL_SHAPE3_SPHERE) {
+        mk_vec3 d = mk_v3_sub(xb.p, xa.p);
+        float r = a->radius + b->radius;
+        return mk_v3_dot(d, d) <= r * r;
+    }
+    col_placed3 pa, pb;
+    col_place_pair(a, xa, b, xb, &pa, &pb);
+    double ma = pa.margin, mb = pb.margin;
+    pa.core = ma > 0.0;
+    pb.core = mb > 0.0;
+    bool curved = !((pa.polytope || pa.core) && (pb.polytope || pb.core));
+    double tol = col_pair_tol(a, b), gtol = curved ? 100.0 * tol : tol;
+    col_gjk_result g = col_gjk_bounded(&pa, &pb, gtol, ma + mb, ma + mb);
+    if (g.bounded)
+        return false;
+    return g.overlap || g.within || g.distance <= ma + mb;
 }
