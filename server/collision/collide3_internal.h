@@ -66,6 +66,7 @@ typedef struct col_placed3 {
     bool core;
     double margin; /* m, the radius left out when `core` */
     bool polytope; /* box or hull: faces and finitely many vertices */
+    bool ident;    /* r is the identity and p zero (A in its own frame): support by the shape's */
 } col_placed3;
 
 /* A and B in A's frame: A at the origin unrotated, B relative to it. */

@@ -15,10 +15,11 @@ static col_manifold3 convex(const col_shape3 *a, col_xf3 xa, const col_shape3 *b
     double ma = pa.margin, mb = pb.margin;
     pa.core = ma > 0.0;
     pb.core = mb > 0.0;
-    /* GJK converges only linearly on curved surfaces: it stops at 1e-7 of the size there
-     * (100 times inside the 1e-5 m target), at 1e-9 on polytopes and cores. */
+    /* GJK converges only linearly on curved surfaces (each digit costs a few iterations): it
+     * stops there at 1e-6 of the size but at most 1e-6 m (10 times inside the 1e-5 m
+     * target), at 1e-9 of the size on polytopes and cores. */
     bool curved = !((pa.polytope || pa.core) && (pb.polytope || pb.core));
-    double gtol = curved ? 100.0 * tol : tol;
+    double gtol = curved ? fmin(1e3 * tol, 1e-6) : tol;
     col_gjk_result g = col_gjk_bounded(&pa, &pb, gtol, 0.0, margin + ma + mb);
     col_manifold3 m = {0};
     if (g.bounded) {
