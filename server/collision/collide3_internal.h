@@ -108,6 +108,9 @@ typedef struct col_gjk_result {
 col_mvert col_support_pair(const col_placed3 *a, const col_placed3 *b, col_d3 d);
 
 col_gjk_result col_gjk(const col_placed3 *a, const col_placed3 *b, double tol);
+/* As col_gjk, its first support point along d instead of along the line of the centres: a
+ * warm start where the caller knows about where the closest points are. */
+col_gjk_result col_gjk_from(const col_placed3 *a, const col_placed3 *b, double tol, col_d3 d);
 /* GJK that stops as soon as the answer to a coarser question is known: `within` as soon as
  * the distance's upper bound |v| is at most `touch` (0: only on overlap), `bounded` as soon
  * as its lower bound v.w / |v| (van den Bergen 1999) exceeds `beyond` (INFINITY: never).

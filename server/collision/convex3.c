@@ -63,7 +63,9 @@ static col_manifold3 convex(const col_shape3 *a, col_xf3 xa, const col_shape3 *b
             double lift = e.depth + 1e6 * tol;
             col_placed3 out = pb;
             out.p = d3_mad(pb.p, lift, e.normal);
-            col_gjk_result c = col_gjk(&pa, &out, 1e4 * tol);
+            /* Started from the support points along the normal: at the contact (or, on a
+             * flat, one point of it) already. */
+            col_gjk_result c = col_gjk_from(&pa, &out, 1e4 * tol, e.normal);
             if (!c.overlap) {
                 wa = c.pa;
                 wb = d3_mad(c.pb, -lift, e.normal);

@@ -130,16 +130,30 @@ static simplex tet(const gjk_pool *P, const int v[4], bool *inside)
     return best;
 }
 
+static col_gjk_result gjk(const col_placed3 *a, const col_placed3 *b, double tol, double touch,
+                          double beyond, col_d3 d);
+
 col_gjk_result col_gjk(const col_placed3 *a, const col_placed3 *b, double tol)
 {
     return col_gjk_bounded(a, b, tol, 0.0, INFINITY);
 }
 
+col_gjk_result col_gjk_from(const col_placed3 *a, const col_placed3 *b, double tol, col_d3 d)
+{
+    return gjk(a, b, tol, 0.0, INFINITY, d);
+}
+
 col_gjk_result col_gjk_bounded(const col_placed3 *a, const col_placed3 *b, double tol,
                                double touch, double beyond)
 {
+    return gjk(a, b, tol, touch, beyond, d3_sub(b->p, a->p));
+}
+
+/* d: the direction of the first support point (any length). */
+static col_gjk_result gjk(const col_placed3 *a, const col_placed3 *b, double tol, double touch,
+                          double beyond, col_d3 d)
+{
     col_gjk_result r = {0};
-    col_d3 d = d3_sub(b->p, a->p);
     if (d3_dot(d, d) <= 0.0)
         d = d3(1.0, 0.0, 0.0);
     gjk_pool pool;
