@@ -124,6 +124,7 @@ typedef struct col_epa_result {
     double depth;   /* h(normal): moving B by normal * depth separates the shapes */
     col_d3 normal;  /* unit, from A toward B */
     col_d3 pa, pb;  /* witness points on A and B */
+    bool contact;   /* pa, pb are the contact itself (a face resting on the other shape) */
     int iterations;
 } col_epa_result;
 
@@ -134,8 +135,10 @@ col_epa_result col_epa(const col_placed3 *a, const col_placed3 *b, const col_gjk
 /* The least h(d) = max over A - B of d.x near the unit direction *n (moved there): the depth
  * when A and B overlap, minus the gap when apart. Newton's method in the tangent plane where h
  * is smooth, a compass search at its creases, the flat faces of either shape tried
- * (polish3.c). */
-double col_polish3(const col_placed3 *a, const col_placed3 *b, col_d3 *n, double tol);
+ * (polish3.c). When it ends at a flat face of either shape resting on the other, *at_face
+ * is set and *face_wa, *face_wb are the contact on A and on B. */
+double col_polish3(const col_placed3 *a, const col_placed3 *b, col_d3 *n, double tol,
+                   col_d3 *face_wa, col_d3 *face_wb, bool *at_face);
 
 /* The contact of a pair touching along the unit `normal` (a minimum of h) with minimum
  * translation `depth`, from the support points along it: where h is smooth there, its

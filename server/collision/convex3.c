@@ -52,7 +52,7 @@ static col_manifold3 convex(const col_shape3 *a, col_xf3 xa, const col_shape3 *b
     col_epa_result e = col_epa(&pa, &pb, &g, tol);
     if (!(pa.polytope && pb.polytope && col_poly3_clip(&pa, &pb, e.normal, e.depth, &m))) {
         col_d3 wa = e.pa, wb = e.pb;
-        if (!(pa.polytope && pb.polytope) &&
+        if (!(pa.polytope && pb.polytope) && !e.contact &&
             !col_support_witness(&pa, &pb, e.normal, e.depth, &wa, &wb)) {
             /* Both supports along the normal are flats (a face or a cap on a face): the
              * contact is where B, moved out along the normal to just apart (1e-3 of the

@@ -392,13 +392,20 @@ col_epa_result col_epa(const col_placed3 *a, const col_placed3 *b, const col_gjk
                 break;
             col_d3 n = e.faces[pick].n;
             tried[nt++] = n;
-            double hp = col_polish3(e.pr.a, e.pr.b, &n, tol);
+            col_d3 fa = d3(0.0, 0.0, 0.0), fb = fa;
+            bool at_face;
+            double hp = col_polish3(e.pr.a, e.pr.b, &n, tol, &fa, &fb, &at_face);
             if (hp < r.depth) {
                 r.normal = n;
                 r.depth = fmax(0.0, hp);
+                r.contact = at_face && hp >= 0.0;
+                r.pa = fa;
+                r.pb = fb;
             }
         }
     }
+    if (r.contact)
+        return r;
     if (converged && d3_dot(r.normal, f.n) >= 0.9999) {
         /* Witnesses: the origin's projection onto the face in barycentric coordinates,
          * carried to the support points of A. A face of A - B is often split into coplanar

@@ -134,7 +134,8 @@ static void try_faces(const polish_pair *e, const col_placed3 *ps, double sign, 
     }
 }
 
-static double polish(const polish_pair *e, col_d3 *n, double tol)
+static double polish(const polish_pair *e, col_d3 *n, double tol, col_d3 *face_wa,
+                     col_d3 *face_wb, bool *at_face)
 {
     col_d3 w;
     double h = h_at(e, *n, &w);
@@ -148,8 +149,18 @@ static double polish(const polish_pair *e, col_d3 *n, double tol)
      * the face's points less that point, then hold the normal itself. A's face: B's
      * deepest point along -n is at.b; B's face: A's along n is at.a. */
     if (won_b >= 0 ? face_holds(e->b, won_b, at_b.a)
-                   : won_a >= 0 && face_holds(e->a, won_a, at_a.b))
+                   : won_a >= 0 && face_holds(e->a, won_a, at_a.b)) {
+        /* The other's deepest point is the contact on it; on the face, h behind it. */
+        if (won_b >= 0) {
+            *face_wa = at_b.a;
+            *face_wb = d3_mad(at_b.a, -h, *n);
+        } else {
+            *face_wb = at_a.b;
+            *face_wa = d3_mad(at_a.b, h, *n);
+        }
+        *at_face = true;
         return h;
+    }
     int patterns = 0;
     /* rad: the longest step tried, 4 times the last one taken. At a crease the quadratic
      * model overshoots across it by orders of magnitude, and halving down from there cost
@@ -209,8 +220,10 @@ static double polish(const polish_pair *e, col_d3 *n, double tol)
     return h;
 }
 
-double col_polish3(const col_placed3 *a, const col_placed3 *b, col_d3 *n, double tol)
+double col_polish3(const col_placed3 *a, const col_placed3 *b, col_d3 *n, double tol,
+                   col_d3 *face_wa, col_d3 *face_wb, bool *at_face)
 {
     polish_pair pr = {a, b};
-    return polish(&pr, n, tol);
+    *at_face = false;
+    return polish(&pr, n, tol, face_wa, face_wb, at_face);
 }
