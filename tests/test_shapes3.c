@@ -1463,6 +1463,25 @@ static void check_pair(const col_shape3 *a, col_xf3 xa, const col_shape3 *b, col
                    j, i, (unsigned)cp.id);
     }
 
+    /* (f) the boolean and the bounded query agree with the exact one: col_overlap3 farther
+     * from touching than the exact query's own tolerance; col_collide3_within (2 cm) exact
+     * within its margin, beyond it either exact or a lower bound of the gap past the
+     * margin. */
+    if (fabs(sep) > fmax(1e-4, tol))
+        EXPECT(col_overlap3(a, xa, b, xb) == (m.count > 0), PAIR_MSG "col_overlap3 says %d, "
+               "separation %.9g", PAIR_ARGS, (int)col_overlap3(a, xa, b, xb), sep);
+    if (a->type != COL_SHAPE3_BOX || b->type != COL_SHAPE3_BOX) {
+        col_manifold3 wm = col_collide3_within(a, xa, b, xb, 0.02f, 0.0f);
+        if (m.count == 0 && m.distance > 0.02f - 1e-5)
+            EXPECT(wm.count == 0 && wm.distance <= m.distance + 1e-5 &&
+                       (wm.distance > 0.02f || fabs(wm.distance - m.distance) <= 1e-6),
+                   PAIR_MSG "within: count %d gap %.9g, exact gap %.9g", PAIR_ARGS, wm.count,
+                   (double)wm.distance, (double)m.distance);
+        else
+            EXPECT(wm.count == m.count && fabs(signed_sep(wm) - sep) <= 1e-6, PAIR_MSG
+                   "within: separation %.9g, exact %.9g", PAIR_ARGS, signed_sep(wm), sep);
+    }
+
     /* (b) swap: the same separation, the normal turned around. */
     col_manifold3 w = col_collide3(b, xb, a, xa);
     st->err_swap = fmax(st->err_swap, fabs(signed_sep(w) - sep));

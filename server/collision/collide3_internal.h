@@ -66,6 +66,7 @@ typedef struct col_placed3 {
     bool core;
     double margin; /* m, the radius left out when `core` */
     bool polytope; /* box or hull: faces and finitely many vertices */
+    bool ident;    /* r is the identity and p zero (A in its own frame): support by the shape's */
 } col_placed3;
 
 /* A and B in A's frame: A at the origin unrotated, B relative to it. */
@@ -95,6 +96,9 @@ typedef struct col_gjk_result {
     col_d3 pa, pb;      /* closest points */
     col_d3 dir;         /* the last search direction (a unit vector from A toward B) */
     bool overlap;       /* the origin is in (or within tolerance of) A - B */
+    bool within;        /* col_gjk_bounded: the distance is at most `touch` */
+    bool bounded;       /* col_gjk_bounded: the distance is at least `lower`, more than `beyond` */
+    double lower;       /* m, when `bounded` */
     int iterations;
     int count;          /* the final simplex, for EPA when `overlap` */
     col_mvert simplex[4];
@@ -104,11 +108,23 @@ typedef struct col_gjk_result {
 col_mvert col_support_pair(const col_placed3 *a, const col_placed3 *b, col_d3 d);
 
 col_gjk_result col_gjk(const col_placed3 *a, const col_placed3 *b, double tol);
+/* As col_gjk, its first support point along d instead of along the line of the centres: a
+ * warm start where the caller knows about where the closest points are. */
+col_gjk_result col_gjk_from(const col_placed3 *a, const col_placed3 *b, double tol, col_d3 d);
+/* GJK that stops as soon as the answer to a coarser question is known: `within` as soon as
+ * the distance's upper bound |v| is at most `touch` (0: only on overlap), `bounded` as soon
+ * as its lower bound v.w / |v| (van den Bergen 1999) exceeds `beyond` (INFINITY: never).
+ * A boolean overlap test is touch = beyond = 0 (the margins for cores): on shapes apart it
+ * usually stops after one to three support calls, where the exact gap on a curved surface
+ * takes about twenty. The other fields are as col_gjk's where it stopped. */
+col_gjk_result col_gjk_bounded(const col_placed3 *a, const col_placed3 *b, double tol,
+                               double touch, double beyond);
 
 typedef struct col_epa_result {
     double depth;   /* h(normal): moving B by normal * depth separates the shapes */
     col_d3 normal;  /* unit, from A toward B */
     col_d3 pa, pb;  /* witness points on A and B */
+    bool contact;   /* pa, pb are the contact itself (a face resting on the other shape) */
     int iterations;
 } col_epa_result;
 
@@ -119,8 +135,19 @@ col_epa_result col_epa(const col_placed3 *a, const col_placed3 *b, const col_gjk
 /* The least h(d) = max over A - B of d.x near the unit direction *n (moved there): the depth
  * when A and B overlap, minus the gap when apart. Newton's method in the tangent plane where h
  * is smooth, a compass search at its creases, the flat faces of either shape tried
- * (polish3.c). */
-double col_polish3(const col_placed3 *a, const col_placed3 *b, col_d3 *n, double tol);
+ * (polish3.c). When it ends at a flat face of either shape resting on the other, *at_face
+ * is set and *face_wa, *face_wb are the contact on A and on B. */
+double col_polish3(const col_placed3 *a, const col_placed3 *b, col_d3 *n, double tol,
+                   col_d3 *face_wa, col_d3 *face_wb, bool *at_face);
+
+/* The contact of a pair touching along the unit `normal` (a minimum of h) with minimum
+ * translation `depth`, from the support points along it: where h is smooth there, its
+ * gradient s.a - s.b is depth * normal and the two support points are the contact. One
+ * support call, where GJK on the pair moved apart needs ten to twenty on a curved surface.
+ * False (nothing written) at a crease of h: a flat of either shape (a face, a cap, an
+ * edge, a side line) touches there, and a point of it would only be a guess. */
+bool col_support_witness(const col_placed3 *a, const col_placed3 *b, col_d3 normal,
+                         double depth, col_d3 *wa, col_d3 *wb);
 
 /* ---- polytopes and manifolds (box3.c, manifold3.c) ---- */
 
@@ -160,6 +187,11 @@ col_manifold3 col_collide_boxes3(const col_shape3 *a, col_xf3 xa, const col_shap
 /* Any pair through GJK and EPA, the rounded shapes by their cores (gjk3.c). */
 col_manifold3 col_collide_convex3(const col_shape3 *a, col_xf3 xa, const col_shape3 *b,
                                   col_xf3 xb);
+
+/* As col_collide_convex3, but shapes apart by more than `margin` get only a lower bound of
+ * their distance (GJK's, past margin), normal along GJK's last direction. */
+col_manifold3 col_collide_convex3_within(const col_shape3 *a, col_xf3 xa, const col_shape3 *b,
+                                         col_xf3 xb, float margin);
 
 /* The exact cases of the rounded shapes (round3.c). */
 col_manifold3 col_collide_spheres3(const col_shape3 *a, col_xf3 xa, const col_shape3 *b,

@@ -5,8 +5,9 @@
  * overlap of the cores needs EPA on the full shapes. */
 #include "collide3_internal.h"
 
-col_manifold3 col_collide_convex3(const col_shape3 *a, col_xf3 xa, const col_shape3 *b,
-                                  col_xf3 xb)
+/* `margin`: farther apart than this (m), a lower bound of the gap is enough. */
+static col_manifold3 convex(const col_shape3 *a, col_xf3 xa, const col_shape3 *b, col_xf3 xb,
+                            double margin)
 {
     col_placed3 pa, pb;
     col_place_pair(a, xa, b, xb, &pa, &pb);
@@ -14,12 +15,19 @@ col_manifold3 col_collide_convex3(const col_shape3 *a, col_xf3 xa, const col_sha
     double ma = pa.margin, mb = pb.margin;
     pa.core = ma > 0.0;
     pb.core = mb > 0.0;
-    /* GJK converges only linearly on curved surfaces: it stops at 1e-7 of the size there
-     * (100 times inside the 1e-5 m target), at 1e-9 on polytopes and cores. */
+    /* GJK converges only linearly on curved surfaces (each digit costs a few iterations): it
+     * stops there at 1e-6 of the size but at most 1e-6 m (10 times inside the 1e-5 m
+     * target), at 1e-9 of the size on polytopes and cores. */
     bool curved = !((pa.polytope || pa.core) && (pb.polytope || pb.core));
-    double gtol = curved ? 100.0 * tol : tol;
-    col_gjk_result g = col_gjk(&pa, &pb, gtol);
+    double gtol = curved ? fmin(1e3 * tol, 1e-6) : tol;
+    col_gjk_result g = col_gjk_bounded(&pa, &pb, gtol, 0.0, margin + ma + mb);
     col_manifold3 m = {0};
+    if (g.bounded) {
+        m.normal = d3_to_f(g.dir);
+        m.distance = (float)(g.lower - ma - mb);
+        col_manifold3_to_world(&m, xa);
+        return m;
+    }
     if (!g.overlap && g.distance > gtol) {
         col_d3 n = g.dir;
         m.normal = d3_to_f(n);
@@ -44,16 +52,20 @@ col_manifold3 col_collide_convex3(const col_shape3 *a, col_xf3 xa, const col_sha
     col_epa_result e = col_epa(&pa, &pb, &g, tol);
     if (!(pa.polytope && pb.polytope && col_poly3_clip(&pa, &pb, e.normal, e.depth, &m))) {
         col_d3 wa = e.pa, wb = e.pb;
-        if (!(pa.polytope && pb.polytope)) {
-            /* The contact of a curved pair: where B, moved out along the normal to just
-             * apart (1e-3 of the smaller size), is closest to A. GJK on separated shapes is
-             * exact, where EPA's witness is only as good as its last face. A contact point
-             * needs 1e-5 of the size, not GJK's 1e-7 (each 10x costs GJK on a curved
-             * surface a few iterations). */
+        if (!(pa.polytope && pb.polytope) && !e.contact &&
+            !col_support_witness(&pa, &pb, e.normal, e.depth, &wa, &wb)) {
+            /* Both supports along the normal are flats (a face or a cap on a face): the
+             * contact is where B, moved out along the normal to just apart (1e-3 of the
+             * smaller size), is closest to A. GJK on separated shapes is exact, where EPA's
+             * witness is only as good as its last face. A contact point needs 1e-5 of the
+             * size, not GJK's 1e-7 (each 10x costs GJK on a curved surface a few
+             * iterations). */
             double lift = e.depth + 1e6 * tol;
             col_placed3 out = pb;
             out.p = d3_mad(pb.p, lift, e.normal);
-            col_gjk_result c = col_gjk(&pa, &out, 1e4 * tol);
+            /* Started from the support points along the normal: at the contact (or, on a
+             * flat, one point of it) already. */
+            col_gjk_result c = col_gjk_from(&pa, &out, 1e4 * tol, e.normal);
             if (!c.overlap) {
                 wa = c.pa;
                 wb = d3_mad(c.pb, -lift, e.normal);
@@ -67,4 +79,36 @@ col_manifold3 col_collide_convex3(const col_shape3 *a, col_xf3 xa, const col_sha
     }
     col_manifold3_to_world(&m, xa);
     return m;
+}
+
+col_manifold3 col_collide_convex3(const col_shape3 *a, col_xf3 xa, const col_shape3 *b,
+                                  col_xf3 xb)
+{
+    return convex(a, xa, b, xb, INFINITY);
+}
+
+col_manifold3 col_collide_convex3_within(const col_shape3 *a, col_xf3 xa, const col_shape3 *b,
+                                         col_xf3 xb, float margin)
+{
+    return convex(a, xa, b, xb, (double)margin);
+}
+
+bool col_overlap3(const col_shape3 *a, col_xf3 xa, const col_shape3 *b, col_xf3 xb)
+{
+    if (a->type == COL_SHAPE3_SPHERE && b->type == COL_SHAPE3_SPHERE) {
+        mk_vec3 d = mk_v3_sub(xb.p, xa.p);
+        float r = a->radius + b->radius;
+        return mk_v3_dot(d, d) <= r * r;
+    }
+    col_placed3 pa, pb;
+    col_place_pair(a, xa, b, xb, &pa, &pb);
+    double ma = pa.margin, mb = pb.margin;
+    pa.core = ma > 0.0;
+    pb.core = mb > 0.0;
+    bool curved = !((pa.polytope || pa.core) && (pb.polytope || pb.core));
+    double tol = col_pair_tol(a, b), gtol = curved ? 100.0 * tol : tol;
+    col_gjk_result g = col_gjk_bounded(&pa, &pb, gtol, ma + mb, ma + mb);
+    if (g.bounded)
+        return false;
+    return g.overlap || g.within || g.distance <= ma + mb;
 }

@@ -130,10 +130,30 @@ static simplex tet(const gjk_pool *P, const int v[4], bool *inside)
     return best;
 }
 
+static col_gjk_result gjk(const col_placed3 *a, const col_placed3 *b, double tol, double touch,
+                          double beyond, col_d3 d);
+
 col_gjk_result col_gjk(const col_placed3 *a, const col_placed3 *b, double tol)
 {
+    return col_gjk_bounded(a, b, tol, 0.0, INFINITY);
+}
+
+col_gjk_result col_gjk_from(const col_placed3 *a, const col_placed3 *b, double tol, col_d3 d)
+{
+    return gjk(a, b, tol, 0.0, INFINITY, d);
+}
+
+col_gjk_result col_gjk_bounded(const col_placed3 *a, const col_placed3 *b, double tol,
+                               double touch, double beyond)
+{
+    return gjk(a, b, tol, touch, beyond, d3_sub(b->p, a->p));
+}
+
+/* d: the direction of the first support point (any length). */
+static col_gjk_result gjk(const col_placed3 *a, const col_placed3 *b, double tol, double touch,
+                          double beyond, col_d3 d)
+{
     col_gjk_result r = {0};
-    col_d3 d = d3_sub(b->p, a->p);
     if (d3_dot(d, d) <= 0.0)
         d = d3(1.0, 0.0, 0.0);
     gjk_pool pool;
@@ -152,8 +172,20 @@ col_gjk_result col_gjk(const col_placed3 *a, const col_placed3 *b, double tol)
             overlap = true;
             break;
         }
+        if (vv <= touch * touch) { /* the upper bound |v| says: nearer than `touch` */
+            r.within = true;
+            break;
+        }
         r.dir = d3_scale(v, -1.0 / sqrt(vv));
         col_mvert w = col_support_pair(a, b, d3_neg(v));
+        /* The lower bound v.w / |v| (every point x of A - B has v.x >= v.w): once past
+         * `beyond`, the caller needs no more digits. */
+        double vw = d3_dot(v, w.w);
+        if (vw > beyond * sqrt(vv)) {
+            r.bounded = true;
+            r.lower = vw / sqrt(vv);
+            break;
+        }
         /* Converged: the new point gets no nearer the origin than tol along v. */
         if (vv - d3_dot(v, w.w) <= tol * sqrt(vv))
             break;

@@ -162,13 +162,23 @@ col_manifold3 col_collide3(const col_shape3 *a, col_xf3 xa, const col_shape3 *b,
 
 /* As col_collide3 for a simulation step: it only needs the distance of shapes closer than
  * `margin` (a speculative contact's reach), and farther apart `distance` may be any lower
- * bound greater than margin, which box pairs find without GJK. Box pairs also keep a face
+ * bound greater than margin, which box pairs find without GJK and the other GJK pairs by
+ * stopping GJK once its lower bound passes margin (on a curved surface a few support calls
+ * instead of about twenty). Box pairs also keep a face
  * contact unless an edge pair (or the other box's face) is shallower by `face_bias` m: two
  * stacked boxes with a slight tilt between them rest on four face points rather than one edge
  * point that flickers (the tolerance of Gregorius's SAT, "The Separating Axis Test between
  * Convex Polyhedra", GDC 2013). The depth is then that face's, off by at most face_bias. */
 col_manifold3 col_collide3_within(const col_shape3 *a, col_xf3 xa, const col_shape3 *b,
                                   col_xf3 xb, float margin, float face_bias);
+
+/* Whether two placed shapes overlap (touching counts), without the depth or the gap: GJK on
+ * the shapes (the cores of spheres and capsules, their radii as margins) that stops at the
+ * first separating plane (its lower bound past 0) or once the origin is enclosed, the
+ * boolean GJK of libccd's ccdGJKIntersect and Bullet's. A broadphase filter, or a query that
+ * only needs yes or no; agrees with col_collide3's count > 0 except within 1e-7 of the
+ * shapes' size of touching. */
+bool col_overlap3(const col_shape3 *a, col_xf3 xa, const col_shape3 *b, col_xf3 xb);
 
 /* ---- the persistent manifold of the seed's arbiter ---- */
 

@@ -60,11 +60,43 @@ static bool pattern_step(const polish_pair *e, col_d3 *n, double *h, col_d3 *w, 
     return false;
 }
 
+/* Whether the point q (the frame of the placed shape) projects into the flat face of that
+ * shape picked by try_faces' candidate k: a box's face 2i (+) or 2i + 1 (-) on axis i, a
+ * hull's face k, a cylinder's bottom (0) or top (1) cap, a cone's base (0). */
+static bool face_holds(const col_placed3 *ps, int k, col_d3 world_q)
+{
+    const col_shape3 *s = ps->s;
+    col_d3 q = drot_apply_t(&ps->r, d3_sub(world_q, ps->p));
+    double c[3] = {q.x, q.y, q.z};
+    if (s->type == COL_SHAPE3_BOX) {
+        double h[3] = {s->half.x, s->half.y, s->half.z};
+        int axis = k / 2;
+        for (int i = 0; i < 3; i++)
+            if (i != axis && fabs(c[i]) > h[i])
+                return false;
+        return true;
+    }
+    if (s->type == COL_SHAPE3_HULL) {
+        const col_hull3_face *f = &s->hull->faces[k];
+        col_d3 fn = d3_of(f->normal);
+        for (int i = 0; i < f->count; i++) {
+            col_d3 v0 = d3_of(s->hull->verts[s->hull->indices[f->first + i]]);
+            col_d3 v1 = d3_of(s->hull->verts[s->hull->indices[f->first + (i + 1) % f->count]]);
+            if (d3_dot(d3_cross(d3_sub(v1, v0), d3_sub(q, v0)), fn) < 0.0)
+                return false;
+        }
+        return true;
+    }
+    return q.x * q.x + q.z * q.z <= (double)s->radius * s->radius; /* a cap or the base */
+}
+
 /* Directions where h has a crease and often its minimum: a flat face of either shape resting
  * on the other (a box's or a hull's faces, a cylinder's caps, a cone's base), its outward
- * normal for A and the reverse for B. Those within 0.3 rad of n are tried. */
-static void try_faces(const polish_pair *e, const col_placed3 *ps, double sign, col_d3 *n, double *h,
-                      col_d3 *w)
+ * normal for A and the reverse for B. Those within 0.3 rad of n are tried; the one taken
+ * (when one is lower than *h) is written to *won (its candidate index), with its support
+ * points in *at. */
+static void try_faces(const polish_pair *e, const col_placed3 *ps, double sign, col_d3 *n,
+                      double *h, col_d3 *w, int *won, col_mvert *at)
 {
     const col_shape3 *s = ps->s;
     col_d3 cand[COL_MAX_HULL3_FACES];
@@ -90,22 +122,45 @@ static void try_faces(const polish_pair *e, const col_placed3 *ps, double sign, 
         col_d3 c = d3_scale(cand[k], sign);
         if (d3_dot(c, start) < 0.955) /* 0.3 rad */
             continue;
-        col_d3 wc;
-        double hc = h_at(e, c, &wc);
+        col_mvert m = support(e, c);
+        double hc = d3_dot(c, m.w);
         if (hc < *h) {
             *h = hc;
             *n = c;
-            *w = wc;
+            *w = m.w;
+            *won = k;
+            *at = m;
         }
     }
 }
 
-static double polish(const polish_pair *e, col_d3 *n, double tol)
+static double polish(const polish_pair *e, col_d3 *n, double tol, col_d3 *face_wa,
+                     col_d3 *face_wb, bool *at_face)
 {
     col_d3 w;
     double h = h_at(e, *n, &w);
-    try_faces(e, e->a, 1.0, n, &h, &w);
-    try_faces(e, e->b, -1.0, n, &h, &w);
+    int won_a = -1, won_b = -1;
+    col_mvert at_a = {0}, at_b = {0};
+    try_faces(e, e->a, 1.0, n, &h, &w, &won_a, &at_a);
+    try_faces(e, e->b, -1.0, n, &h, &w, &won_b, &at_b);
+    /* A face resting on the other shape is a minimum of h, exactly (no Newton steps and no
+     * compass search at the crease) when the other's deepest point along its normal (or
+     * one point of its deepest flat) projects into the face: the subgradients of h there,
+     * the face's points less that point, then hold the normal itself. A's face: B's
+     * deepest point along -n is at.b; B's face: A's along n is at.a. */
+    if (won_b >= 0 ? face_holds(e->b, won_b, at_b.a)
+                   : won_a >= 0 && face_holds(e->a, won_a, at_a.b)) {
+        /* The other's deepest point is the contact on it; on the face, h behind it. */
+        if (won_b >= 0) {
+            *face_wa = at_b.a;
+            *face_wb = d3_mad(at_b.a, -h, *n);
+        } else {
+            *face_wb = at_a.b;
+            *face_wa = d3_mad(at_a.b, h, *n);
+        }
+        *at_face = true;
+        return h;
+    }
     int patterns = 0;
     /* rad: the longest step tried, 4 times the last one taken. At a crease the quadratic
      * model overshoots across it by orders of magnitude, and halving down from there cost
@@ -165,8 +220,10 @@ static double polish(const polish_pair *e, col_d3 *n, double tol)
     return h;
 }
 
-double col_polish3(const col_placed3 *a, const col_placed3 *b, col_d3 *n, double tol)
+double col_polish3(const col_placed3 *a, const col_placed3 *b, col_d3 *n, double tol,
+                   col_d3 *face_wa, col_d3 *face_wb, bool *at_face)
 {
     polish_pair pr = {a, b};
-    return polish(&pr, n, tol);
+    *at_face = false;
+    return polish(&pr, n, tol, face_wa, face_wb, at_face);
 }

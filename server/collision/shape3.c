@@ -46,7 +46,11 @@ col_manifold3 col_collide3_within(const col_shape3 *a, col_xf3 xa, const col_sha
 {
     if (a->type == COL_SHAPE3_BOX && b->type == COL_SHAPE3_BOX)
         return col_collide_boxes3_within(a, xa, b, xb, margin, face_bias);
-    return col_collide3(a, xa, b, xb);
+    table_entry e = collide_table[a->type][b->type];
+    if (e.fn != col_collide_convex3)
+        return col_collide3(a, xa, b, xb);
+    return e.swap ? col_manifold3_swap(col_collide_convex3_within(b, xb, a, xa, margin))
+                  : col_collide_convex3_within(a, xa, b, xb, margin);
 }
 
 /* One size: finite and within the polygon builder's limits. */

@@ -128,13 +128,14 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: mink-bench [--steps N] [--scene NAME] [--pile N]... [--no-sleep] [--quick] "
-            "[--help]\n"
+            "[--pair A-B] [--help]\n"
             "  --steps N     steps of every world scene (default %d; %d with --quick)\n"
             "  --scene NAME  run one scene: demo, pyramid, pile2d, pile3d, query, query3, snapshot "
             "(default: all)\n"
             "  --pile N      add a pile2d scene of N boxes (default list: 1000 5000 20000)\n"
             "  --no-sleep    bodies never sleep (in the peer too): piles cost full price\n"
             "  --quick       a smoke run: fewer steps, queries and snapshots\n"
+            "  --pair A-B    query3: only the rows of this pair of 3D shapes (e.g. box-cone)\n"
             "  --help        this text\n"
             "Columns: ms/step mean and p99 over the steps of a world scene; ns/op per query\n"
             "(query rows) or per encoded body (snapshot rows); bytes/op per body of the state\n"
@@ -183,6 +184,13 @@ int main(int argc, char **argv)
             o.no_sleep = true;
         } else if (strcmp(a, "--quick") == 0) {
             o.quick = true;
+        } else if (strcmp(a, "--pair") == 0) {
+            if (!v) {
+                fprintf(stderr, "mink-bench: --pair wants a pair of 3D shapes, e.g. box-cone\n");
+                return 2;
+            }
+            o.pair = v;
+            i++;
         } else if (strcmp(a, "--steps") == 0) {
             long n = parse_count(v, 1000000);
             if (n < 0) {

@@ -29,6 +29,7 @@ typedef struct bench_opts {
     int piles[BENCH_MAX_PILES]; /* body counts of the pile2d scenes */
     int npiles;
     bool no_sleep;              /* bodies never sleep, in Mink and in the peer */
+    const char *pair;           /* query3: only the rows of this pair ("box-cone"), or NULL */
 } bench_opts;
 
 /* Mean and 99th percentile of per-step times. */

@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "bench.h"
 
@@ -292,6 +293,40 @@ static double time_mink(const bench3_pairs *p, size_t *hits, double *depth, doub
     return ns;
 }
 
+/* col_overlap3, the boolean that ccdGJKIntersect answers. */
+static double time_overlap(const bench3_pairs *p, size_t *hits)
+{
+    size_t h = 0;
+    uint64_t t = bench_now_ns();
+    for (size_t i = 0; i < p->n; i++)
+        h += col_overlap3(&p->sa[i], p->xa[i], &p->sb[i], p->xb[i]);
+    double ns = (double)(bench_now_ns() - t) / (double)p->n;
+    *hits = h;
+    mink_sink = (double)h;
+    return ns;
+}
+
+/* m: the reach of a speculative contact in Mink's 3D world (SIM_SPECULATIVE): what a
+ * simulation step asks col_collide3_within for. */
+#define WITHIN_MARGIN 0.02f
+
+static double time_within(const bench3_pairs *p, size_t *hits)
+{
+    size_t h = 0;
+    double sum = 0.0;
+    uint64_t t = bench_now_ns();
+    for (size_t i = 0; i < p->n; i++) {
+        col_manifold3 m = col_collide3_within(&p->sa[i], p->xa[i], &p->sb[i], p->xb[i],
+                                              WITHIN_MARGIN, 0.0f);
+        h += m.count > 0;
+        sum += m.count > 0 ? (double)m.depth : (double)m.distance;
+    }
+    double ns = (double)(bench_now_ns() - t) / (double)p->n;
+    *hits = h;
+    mink_sink = sum;
+    return ns;
+}
+
 static const char *names3[COL_SHAPE3_COUNT] = {"sphere", "box", "ellipsoid", "capsule",
                                                 "cylinder", "cone", "hull"};
 
@@ -333,11 +368,14 @@ static void query3_row(const bench_opts *o, int ta, int tb, const col_shape3 *pa
 
     static double dm[BENCH_REF_PAIRS], de[BENCH_REF_PAIRS], dp[BENCH_REF_PAIRS], ref[BENCH_REF_PAIRS];
     static double nm[BENCH_REF_PAIRS][3], ne[BENCH_REF_PAIRS][3], np[BENCH_REF_PAIRS][3];
-    size_t hm = 0, hi = 0, he = 0, hp = 0;
-    double tm = 1e30, ti = 1e30, te = 1e30, tp = 1e30;
+    size_t hm = 0, hi = 0, he = 0, hp = 0, ho = 0, hw = 0;
+    double tm = 1e30, ti = 1e30, te = 1e30, tp = 1e30, to = 1e30, tw = 1e30;
     bool ccd = bench_ccd_available();
     for (int k = 0; k < passes; k++) {
         tm = fmin(tm, time_mink(&p, &hm, dm, nm));
+        to = fmin(to, time_overlap(&p, &ho));
+        if (!hit)
+            tw = fmin(tw, time_within(&p, &hw));
         if (!ccd)
             continue;
         ti = fmin(ti, bench_ccd_query(&p, BENCH_CCD_INTERSECT, NULL, NULL, &hi));
@@ -345,16 +383,18 @@ static void query3_row(const bench_opts *o, int ta, int tb, const col_shape3 *pa
         tp = fmin(tp, bench_ccd_query(&p, BENCH_CCD_MPR, dp, np, &hp));
     }
     r.ns_op = tm;
-    bench_note(&r, "%zu pairs; mink %zu hits", n, hm);
+    bench_note(&r, "%zu pairs; mink %zu hits; overlap3 %.1f ns (%zu hits)", n, hm, to, ho);
+    if (!hit)
+        bench_note(&r, ", within %.0f cm %.1f ns (%zu hits)", 100.0 * WITHIN_MARGIN, tw, hw);
     snprintf(r.peer, sizeof r.peer, "libccd EPA");
     if (!ccd) {
         snprintf(r.peer_time, sizeof r.peer_time, "not installed");
     } else {
         snprintf(r.peer_time, sizeof r.peer_time, "%.1f ns", te);
         r.ratio = tm / te;
-        bench_note(&r, "; libccd GJK %.1f ns (ratio %.2f, %zu hits), EPA %zu hits, MPR %.1f ns "
-                       "(ratio %.2f, %zu hits)",
-                   ti, tm / ti, hi, he, tp, tm / tp, hp);
+        bench_note(&r, "; libccd GJK %.1f ns (ratio %.2f, overlap3 / GJK %.2f, %zu hits), EPA %zu "
+                       "hits, MPR %.1f ns (ratio %.2f, %zu hits)",
+                   ti, tm / ti, to / ti, hi, he, tp, tm / tp, hp);
     }
     if (hit) {
         size_t nr = n < BENCH_REF_PAIRS ? n : BENCH_REF_PAIRS;
@@ -397,10 +437,15 @@ void bench_scene_query3(const bench_opts *o)
            o->quick ? 1 : QUERY3_PASSES, o->quick ? "" : "es");
     int row = 0;
     for (int a = 0; a < COL_SHAPE3_COUNT; a++)
-        for (int b = a; b < COL_SHAPE3_COUNT; b++, row++)
+        for (int b = a; b < COL_SHAPE3_COUNT; b++, row++) {
+            char name[40];
+            snprintf(name, sizeof name, "%s-%s", names3[a], names3[b]);
+            if (o->pair && strcmp(o->pair, name) != 0)
+                continue;
             for (int hit = 1; hit >= 0; hit--)
                 query3_row(o, a, b, &pal[a * PALETTE3], &pal[(COL_SHAPE3_COUNT + b) * PALETTE3],
                            hit, 0x9E3779B97F4A7C15ULL * (uint64_t)(2 * row + hit + 1));
+        }
     free(pal);
     free(hulls);
 }
