@@ -25,10 +25,49 @@ struct sim_wide_group {
 size_t sim_wide_group_size(void) { return sizeof(sim_wide_group); }
 
 /* A lane's body velocities and motion, gathered from the four bodies. */
+_Static_assert(sizeof(sim_solver_body) == 8 * sizeof(float) &&
+                   offsetof(sim_solver_body, v) == 0 && offsetof(sim_solver_body, w) == 8 &&
+                   offsetof(sim_solver_body, gravity_scale) == 12 &&
+                   offsetof(sim_solver_body, dp) == 16 && offsetof(sim_solver_body, dq) == 24,
+               "gather and scatter read a solver body as two rows of four floats");
+
 typedef struct lanes {
     f4 vx, vy, w, dpx, dpy, qc, qs;
 } lanes;
 
+#if defined(__SSE2__)
+/* A solver body is two rows of four floats, (v.x, v.y, w, gravity_scale) and (dp.x, dp.y,
+ * dq.x, dq.y): four bodies are turned into lanes by two 4 x 4 transposes of unaligned loads,
+ * as Box2D v3's b2GatherBodies does, instead of 28 single-float inserts. */
+static lanes gather(const sim_solver_body *bodies, const uint32_t *idx)
+{
+    const float *b0 = (const float *)&bodies[idx[0]], *b1 = (const float *)&bodies[idx[1]],
+                *b2 = (const float *)&bodies[idx[2]], *b3 = (const float *)&bodies[idx[3]];
+    __m128 r0 = _mm_loadu_ps(b0), r1 = _mm_loadu_ps(b1), r2 = _mm_loadu_ps(b2),
+           r3 = _mm_loadu_ps(b3);
+    _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+    __m128 s0 = _mm_loadu_ps(b0 + 4), s1 = _mm_loadu_ps(b1 + 4), s2 = _mm_loadu_ps(b2 + 4),
+           s3 = _mm_loadu_ps(b3 + 4);
+    _MM_TRANSPOSE4_PS(s0, s1, s2, s3);
+    return (lanes){r0, r1, r2, s0, s1, s2, s3};
+}
+
+/* Velocities back into the bodies: the first row transposed back, its fourth lane the
+ * gravity scale as it was. */
+static void scatter(sim_solver_body *bodies, const uint32_t *idx, const lanes *l)
+{
+    __m128 gs = _mm_setr_ps(bodies[idx[0]].gravity_scale, bodies[idx[1]].gravity_scale,
+                            bodies[idx[2]].gravity_scale, bodies[idx[3]].gravity_scale);
+    __m128 r0 = l->vx, r1 = l->vy, r2 = l->w, r3 = gs;
+    _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
+    __m128 rows[4] = {r0, r1, r2, r3};
+    for (int i = 0; i < 4; i++) {
+        if (idx[i] == 0)
+            continue; /* the body at rest stays at rest */
+        _mm_storeu_ps((float *)&bodies[idx[i]], rows[i]);
+    }
+}
+#else
 static lanes gather(const sim_solver_body *bodies, const uint32_t *idx)
 {
     const sim_solver_body *b0 = &bodies[idx[0]], *b1 = &bodies[idx[1]], *b2 = &bodies[idx[2]],
@@ -57,6 +96,7 @@ static void scatter(sim_solver_body *bodies, const uint32_t *idx, const lanes *l
         bodies[idx[i]].w = w[i];
     }
 }
+#endif
 
 static bool movable(const sim_constraint *c, bool side_b)
 {
