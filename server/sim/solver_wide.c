@@ -32,14 +32,14 @@ _Static_assert(sizeof(sim_solver_body) == 8 * sizeof(float) &&
                "gather and scatter read a solver body as two rows of four floats");
 
 typedef struct lanes {
-    f4 vx, vy, w, dpx, dpy, qc, qs;
+    f4 vx, vy, w, gs, dpx, dpy, qc, qs; /* gs: the gravity scales, carried back unchanged */
 } lanes;
 
 #if defined(__SSE2__)
 /* A solver body is two rows of four floats, (v.x, v.y, w, gravity_scale) and (dp.x, dp.y,
  * dq.x, dq.y): four bodies are turned into lanes by two 4 x 4 transposes of unaligned loads,
  * as Box2D v3's b2GatherBodies does, instead of 28 single-float inserts. */
-static lanes gather(const sim_solver_body *bodies, const uint32_t *idx)
+static inline lanes gather(const sim_solver_body *bodies, const uint32_t *idx)
 {
     const float *b0 = (const float *)&bodies[idx[0]], *b1 = (const float *)&bodies[idx[1]],
                 *b2 = (const float *)&bodies[idx[2]], *b3 = (const float *)&bodies[idx[3]];
@@ -49,16 +49,13 @@ static lanes gather(const sim_solver_body *bodies, const uint32_t *idx)
     __m128 s0 = _mm_loadu_ps(b0 + 4), s1 = _mm_loadu_ps(b1 + 4), s2 = _mm_loadu_ps(b2 + 4),
            s3 = _mm_loadu_ps(b3 + 4);
     _MM_TRANSPOSE4_PS(s0, s1, s2, s3);
-    return (lanes){r0, r1, r2, s0, s1, s2, s3};
+    return (lanes){r0, r1, r2, r3, s0, s1, s2, s3};
 }
 
-/* Velocities back into the bodies: the first row transposed back, its fourth lane the
- * gravity scale as it was. */
-static void scatter(sim_solver_body *bodies, const uint32_t *idx, const lanes *l)
+/* Velocities back into the bodies: the first row transposed back. */
+static inline void scatter(sim_solver_body *bodies, const uint32_t *idx, const lanes *l)
 {
-    __m128 gs = _mm_setr_ps(bodies[idx[0]].gravity_scale, bodies[idx[1]].gravity_scale,
-                            bodies[idx[2]].gravity_scale, bodies[idx[3]].gravity_scale);
-    __m128 r0 = l->vx, r1 = l->vy, r2 = l->w, r3 = gs;
+    __m128 r0 = l->vx, r1 = l->vy, r2 = l->w, r3 = l->gs;
     _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
     __m128 rows[4] = {r0, r1, r2, r3};
     for (int i = 0; i < 4; i++) {
@@ -68,7 +65,7 @@ static void scatter(sim_solver_body *bodies, const uint32_t *idx, const lanes *l
     }
 }
 #else
-static lanes gather(const sim_solver_body *bodies, const uint32_t *idx)
+static inline lanes gather(const sim_solver_body *bodies, const uint32_t *idx)
 {
     const sim_solver_body *b0 = &bodies[idx[0]], *b1 = &bodies[idx[1]], *b2 = &bodies[idx[2]],
                           *b3 = &bodies[idx[3]];
@@ -76,6 +73,7 @@ static lanes gather(const sim_solver_body *bodies, const uint32_t *idx)
         f4_set(b0->v.x, b1->v.x, b2->v.x, b3->v.x),
         f4_set(b0->v.y, b1->v.y, b2->v.y, b3->v.y),
         f4_set(b0->w, b1->w, b2->w, b3->w),
+        f4_set1(0.0f), /* unused: scatter writes only the velocities */
         f4_set(b0->dp.x, b1->dp.x, b2->dp.x, b3->dp.x),
         f4_set(b0->dp.y, b1->dp.y, b2->dp.y, b3->dp.y),
         f4_set(b0->dq.x, b1->dq.x, b2->dq.x, b3->dq.x),
@@ -83,7 +81,7 @@ static lanes gather(const sim_solver_body *bodies, const uint32_t *idx)
     };
 }
 
-static void scatter(sim_solver_body *bodies, const uint32_t *idx, const lanes *l)
+static inline void scatter(sim_solver_body *bodies, const uint32_t *idx, const lanes *l)
 {
     float vx[4], vy[4], w[4];
     f4_store(vx, l->vx);
