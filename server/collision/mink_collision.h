@@ -119,6 +119,13 @@ float col_shape_area(const col_shape2 *s);
  * when they are apart, count is 0, `distance` is the gap and `normal` points from A toward B
  * along the shortest gap. Swapping A and B negates the normal. */
 col_manifold2 col_collide2(const col_shape2 *a, col_xf2 xa, const col_shape2 *b, col_xf2 xb);
+/* col_collide2 for a caller that only needs pairs within `margin` m of each other (a
+ * narrowphase with speculative contacts): the same answer for a pair that overlaps or is apart
+ * by at most `margin`; for one farther apart, count is 0, `distance` is only a lower bound of
+ * the gap (> margin) and `normal` the separating axis that shows it, which saves finding the
+ * exact gap. */
+col_manifold2 col_collide2_near(const col_shape2 *a, col_xf2 xa, const col_shape2 *b, col_xf2 xb,
+                                float margin);
 
 #include "mink_collision3.h"
 

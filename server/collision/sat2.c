@@ -55,7 +55,7 @@ static float face_distance(const col_poly_view *r, int edge, const col_poly_view
 {
     mk_vec2 n = r->n[edge];
     mk_vec2 t = mk_v2(-n.y, n.x);
-    mk_vec2 r0 = r->v[edge], r1 = r->v[(edge + 1) % r->count];
+    mk_vec2 r0 = r->v[edge], r1 = r->v[edge + 1 < r->count ? edge + 1 : 0];
     /* I's points nearest the face: its support against n, an edge when one lies parallel. */
     float lo = FLT_MAX, tb_lo = FLT_MAX, tb_hi = -FLT_MAX;
     for (int j = 0; j < inc->count; j++)
@@ -106,7 +106,7 @@ static col_manifold2 clip_manifold(const col_poly_view *r, int edge, const col_p
 {
     col_manifold2 m = {0};
     mk_vec2 n = r->n[edge];
-    int e1 = (edge + 1) % r->count;
+    int e1 = edge + 1 < r->count ? edge + 1 : 0;
     mk_vec2 r0 = r->v[edge], r1 = r->v[e1];
 
     /* The incident edge: the one whose normal is most against n. */
@@ -119,7 +119,7 @@ static col_manifold2 clip_manifold(const col_poly_view *r, int edge, const col_p
             k = j;
         }
     }
-    int k1 = (k + 1) % inc->count;
+    int k1 = k + 1 < inc->count ? k + 1 : 0;
     mk_vec2 p[2] = {inc->v[k], inc->v[k1]};
     int vid[2] = {k, k1};
     bool clipped[2] = {false, false};
@@ -212,6 +212,12 @@ static float box_separations(const col_shape2 *a, const col_shape2 *b, col_rot2 
 col_manifold2 col_collide_polygons(const col_shape2 *a, col_xf2 xa, const col_shape2 *b,
                                    col_xf2 xb)
 {
+    return col_collide_polygons_near(a, xa, b, xb, FLT_MAX);
+}
+
+col_manifold2 col_collide_polygons_near(const col_shape2 *a, col_xf2 xa, const col_shape2 *b,
+                                        col_xf2 xb, float margin)
+{
     /* Everything happens in A's frame: A as it is, B moved and turned into it. */
     col_rot2 ra = col_shape_rot(a, xa), rb = col_shape_rot(b, xb);
     col_poly_view pa, pb;
@@ -236,6 +242,14 @@ col_manifold2 col_collide_polygons(const col_shape2 *a, col_xf2 xa, const col_sh
     float sep = flip ? sep_b : sep_a;
 
     col_manifold2 m = {0};
+    if (sep_a > margin || sep_b > margin) {
+        /* Farther apart than the caller cares for: a separating axis shows it, and the gap is
+         * at least that axis's separation (the exact gap, face_distance, is not needed). */
+        m.distance = mk_maxf(sep_a, sep_b);
+        m.normal = sep_a >= sep_b ? pa.n[ea] : mk_v2_neg(pb.n[eb]);
+        col_manifold_to_world(&m, xa.p, ra);
+        return m;
+    }
     if (sep_a > 0.0f || sep_b > 0.0f) {
         /* Apart. The closest point lies on the face of largest separation; when A's best face
          * and B's best face are within rounding of each other (nearly parallel faces), either

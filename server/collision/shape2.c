@@ -149,3 +149,13 @@ col_manifold2 col_collide2(const col_shape2 *a, col_xf2 xa, const col_shape2 *b,
     assert(fn != NULL);
     return fn(a, xa, b, xb);
 }
+
+col_manifold2 col_collide2_near(const col_shape2 *a, col_xf2 xa, const col_shape2 *b, col_xf2 xb,
+                                float margin)
+{
+    assert(a->type < COL_SHAPE_COUNT && b->type < COL_SHAPE_COUNT);
+    collide_fn fn = collide_table[a->type][b->type];
+    if (fn == col_collide_polygons)
+        return col_collide_polygons_near(a, xa, b, xb, margin);
+    return fn(a, xa, b, xb);
+}

@@ -26,10 +26,12 @@ static bool active(const sim_body *b)
     return b->kind != SIM_KINEMATIC || b->vel.x != 0.0f || b->vel.y != 0.0f;
 }
 
-static col_manifold2 collide(const sim_body *a, const sim_body *b)
+/* Whether a and b touch (a pair apart needs no exact gap). */
+static bool touch(const sim_body *a, const sim_body *b)
 {
-    return col_collide2(&a->shape, (col_xf2){a->pos, a->angle}, &b->shape,
-                        (col_xf2){b->pos, b->angle});
+    return col_collide2_near(&a->shape, (col_xf2){a->pos, a->angle}, &b->shape,
+                             (col_xf2){b->pos, b->angle}, 0.0f)
+               .count > 0;
 }
 
 /* The manifold of a pair, with speculative points when they are apart by less than
@@ -39,7 +41,8 @@ static col_manifold2 collide(const sim_body *a, const sim_body *b)
  * step instead of losing it whenever they stand a hair apart. */
 static col_manifold2 speculative_collide(const sim_body *a, const sim_body *b)
 {
-    col_manifold2 m = collide(a, b);
+    col_manifold2 m = col_collide2_near(&a->shape, (col_xf2){a->pos, a->angle}, &b->shape,
+                                        (col_xf2){b->pos, b->angle}, SIM_SPECULATIVE);
     if (m.count > 0 || !(m.distance < SIM_SPECULATIVE))
         return m;
     mk_vec2 shift = mk_v2_scale(m.normal, -SIM_SPECULATIVE);
@@ -64,7 +67,7 @@ void sim_wake_touched(sim_world *w)
             continue;
         sim_body *sleeper = a->sleeping ? a : b, *other = a->sleeping ? b : a;
         if (active(other) && sim_tight_overlap(w, pairs[i].a, pairs[i].b) &&
-            collide(a, b).count > 0)
+            touch(a, b))
             sim_wake(w, sleeper);
     }
 }
