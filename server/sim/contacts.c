@@ -1,6 +1,7 @@
 /* The narrowphase of a step: every broadphase pair is collided once, and each touching pair
  * becomes a constraint of the solver (warm-started from the contact cache by feature id), a
  * push-out pair of a character, or, between sleeping bodies, is left as it was. */
+#include <assert.h>
 #include <math.h>
 #include <string.h>
 
@@ -131,41 +132,43 @@ static const sim_cached_point *match(const sim_cache_entry *old, uint32_t id, mk
 static void add_constraint(sim_world *w, const sim_body *a, const sim_body *b,
                            const col_manifold2 *m)
 {
-    sim_constraint c;
-    c.a = w->solver_index[sim_id_slot(a->id)];
-    c.b = w->solver_index[sim_id_slot(b->id)];
-    c.normal = m->normal;
+    /* Built in place: sim_collide reserved one constraint a pair. */
+    assert(w->constraints.len < w->constraints.cap);
+    sim_constraint *c = (sim_constraint *)w->constraints.data + w->constraints.len;
+    c->a = w->solver_index[sim_id_slot(a->id)];
+    c->b = w->solver_index[sim_id_slot(b->id)];
+    c->normal = m->normal;
     bool steered = a->kind == SIM_CHARACTER || b->kind == SIM_CHARACTER;
     /* Friction combines by geometric mean and restitution by maximum, as in Box2D. */
-    c.friction = steered ? 0.0f : sqrtf(a->friction * b->friction);
-    c.restitution = mk_maxf(a->restitution, b->restitution);
+    c->friction = steered ? 0.0f : sqrtf(a->friction * b->friction);
+    c->restitution = mk_maxf(a->restitution, b->restitution);
     const sim_solver_info *si = w->solver_info.data;
-    c.ma = si[c.a].inv_mass;
-    c.mb = si[c.b].inv_mass;
-    c.ia = si[c.a].inv_inertia;
-    c.ib = si[c.b].inv_inertia;
-    if (c.ma == 0.0f && c.mb == 0.0f)
+    c->ma = si[c->a].inv_mass;
+    c->mb = si[c->b].inv_mass;
+    c->ia = si[c->a].inv_inertia;
+    c->ib = si[c->b].inv_inertia;
+    if (c->ma == 0.0f && c->mb == 0.0f)
         return; /* a kinematic body against a sleeping one: nothing to solve */
-    c.fixed = c.ma == 0.0f || c.mb == 0.0f;
-    c.count = m->count;
+    c->fixed = c->ma == 0.0f || c->mb == 0.0f;
+    c->count = m->count;
     mk_vec2 ca = sim_body_center(a), cb = sim_body_center(b);
     sim_cache *cache = &w->cache;
-    if (!sim_cache_find(cache, a->id, b->id, &c.cache_entry))
-        c.cache_entry = sim_cache_add(cache, a->id, b->id);
-    sim_cache_entry *next = (sim_cache_entry *)sim_cache_at(cache, c.cache_entry);
+    if (!sim_cache_find(cache, a->id, b->id, &c->cache_entry))
+        c->cache_entry = sim_cache_add(cache, a->id, b->id);
+    sim_cache_entry *next = (sim_cache_entry *)sim_cache_at(cache, c->cache_entry);
     /* The last step's points, read before this step's overwrite them. */
     sim_cache_entry old_copy = *next, *old = next->count > 0 ? &old_copy : NULL;
     next->count = m->count;
     next->head.stamp = w->tick;
-    uint32_t index = c.cache_entry;
+    uint32_t index = c->cache_entry;
     sim_vec_push(&w->solved, &index);
     mk_vec2 qa = mk_v2(cosf(a->angle), sinf(a->angle));
     for (int i = 0; i < m->count; i++) {
-        sim_constraint_point *p = &c.points[i];
+        sim_constraint_point *p = &c->points[i];
         const col_contact_point2 *mp = &m->points[i];
         p->ra = mk_v2_sub(mp->point, ca);
         p->rb = mk_v2_sub(mp->point, cb);
-        p->base_sep = -mp->depth - mk_v2_dot(mk_v2_sub(p->rb, p->ra), c.normal);
+        p->base_sep = -mp->depth - mk_v2_dot(mk_v2_sub(p->rb, p->ra), c->normal);
         p->id = mp->id;
         mk_vec2 local = to_local(a->pos, qa, mp->point);
         const sim_cached_point *prev = old ? match(old, mp->id, local) : NULL;
@@ -173,7 +176,7 @@ static void add_constraint(sim_world *w, const sim_body *a, const sim_body *b,
         p->jt = prev ? prev->jt : 0.0f;
         next->points[i] = (sim_cached_point){mp->id, p->jn, p->jt, local};
     }
-    sim_vec_push(&w->constraints, &c);
+    w->constraints.len++;
 }
 
 void sim_collide(sim_world *w, mk_vec2 up)
@@ -210,11 +213,11 @@ void sim_collide(sim_world *w, mk_vec2 up)
             continue;
         bool touching = m.depth >= -SIM_TOUCHING;
         if (touching) {
-            sim_contact contact = {a->id, b->id, m};
+            sim_contact *contact = (sim_contact *)w->contacts.data + w->contacts.len++;
+            *contact = (sim_contact){a->id, b->id, m};
             for (int k = 0; k < m.count; k++)
-                contact.m.points[k].depth = mk_maxf(m.points[k].depth, 0.0f);
-            contact.m.depth = mk_maxf(m.depth, 0.0f);
-            sim_vec_push(&w->contacts, &contact);
+                contact->m.points[k].depth = mk_maxf(m.points[k].depth, 0.0f);
+            contact->m.depth = mk_maxf(m.depth, 0.0f);
         }
         /* Touching a sleeping body that the wake pass did not reach (it was woken later in
          * that pass): it takes this step as if static and wakes for the next. */
