@@ -212,14 +212,15 @@ static float box_separations(const col_shape2 *a, const col_shape2 *b, col_rot2 
 col_manifold2 col_collide_polygons(const col_shape2 *a, col_xf2 xa, const col_shape2 *b,
                                    col_xf2 xb)
 {
-    return col_collide_polygons_near(a, xa, b, xb, FLT_MAX);
+    return col_collide_polygons_near(a, xa, col_shape_rot(a, xa), b, xb, col_shape_rot(b, xb),
+                                     FLT_MAX);
 }
 
-col_manifold2 col_collide_polygons_near(const col_shape2 *a, col_xf2 xa, const col_shape2 *b,
-                                        col_xf2 xb, float margin)
+col_manifold2 col_collide_polygons_near(const col_shape2 *a, col_xf2 xa, col_rot2 ra,
+                                        const col_shape2 *b, col_xf2 xb, col_rot2 rb,
+                                        float margin)
 {
     /* Everything happens in A's frame: A as it is, B moved and turned into it. */
-    col_rot2 ra = col_shape_rot(a, xa), rb = col_shape_rot(b, xb);
     col_poly_view pa, pb;
     int ea, eb;
     float sep_a, sep_b, scale;

@@ -2,6 +2,7 @@
  * becomes a constraint of the solver (warm-started from the contact cache by feature id), a
  * push-out pair of a character, or, between sleeping bodies, is left as it was. */
 #include <assert.h>
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -14,9 +15,8 @@ mk_vec2 sim_body_center(const sim_body *b)
 {
     if (b->local_center.x == 0.0f && b->local_center.y == 0.0f)
         return b->pos;
-    float c = cosf(b->angle), s = sinf(b->angle);
-    mk_vec2 r = b->local_center;
-    return mk_v2_add(b->pos, mk_v2(c * r.x - s * r.y, s * r.x + c * r.y));
+    mk_vec2 q = sim_body_rot(b), r = b->local_center;
+    return mk_v2_add(b->pos, mk_v2(q.x * r.x - q.y * r.y, q.y * r.x + q.x * r.y));
 }
 
 /* A body that wakes a sleeping one it touches: anything awake that moves. */
@@ -30,8 +30,8 @@ static bool active(const sim_body *b)
 /* Whether a and b touch (a pair apart needs no exact gap). */
 static bool touch(const sim_body *a, const sim_body *b)
 {
-    return col_collide2_near(&a->shape, (col_xf2){a->pos, a->angle}, &b->shape,
-                             (col_xf2){b->pos, b->angle}, 0.0f)
+    return col_collide2_near_q(&a->shape, (col_xf2){a->pos, a->angle}, sim_body_rot(a), &b->shape,
+                               (col_xf2){b->pos, b->angle}, sim_body_rot(b), 0.0f)
                .count > 0;
 }
 
@@ -42,13 +42,15 @@ static bool touch(const sim_body *a, const sim_body *b)
  * step instead of losing it whenever they stand a hair apart. */
 static col_manifold2 speculative_collide(const sim_body *a, const sim_body *b)
 {
-    col_manifold2 m = col_collide2_near(&a->shape, (col_xf2){a->pos, a->angle}, &b->shape,
-                                        (col_xf2){b->pos, b->angle}, SIM_SPECULATIVE);
+    mk_vec2 qa = sim_body_rot(a), qb = sim_body_rot(b);
+    col_manifold2 m = col_collide2_near_q(&a->shape, (col_xf2){a->pos, a->angle}, qa, &b->shape,
+                                          (col_xf2){b->pos, b->angle}, qb, SIM_SPECULATIVE);
     if (m.count > 0 || !(m.distance < SIM_SPECULATIVE))
         return m;
     mk_vec2 shift = mk_v2_scale(m.normal, -SIM_SPECULATIVE);
-    col_manifold2 s = col_collide2(&a->shape, (col_xf2){a->pos, a->angle}, &b->shape,
-                                   (col_xf2){mk_v2_add(b->pos, shift), b->angle});
+    col_manifold2 s = col_collide2_near_q(&a->shape, (col_xf2){a->pos, a->angle}, qa, &b->shape,
+                                          (col_xf2){mk_v2_add(b->pos, shift), b->angle}, qb,
+                                          FLT_MAX);
     if (s.count == 0)
         return m;
     for (int i = 0; i < s.count; i++) {
@@ -162,7 +164,7 @@ static void add_constraint(sim_world *w, const sim_body *a, const sim_body *b,
     next->head.stamp = w->tick;
     uint32_t index = c->cache_entry;
     sim_vec_push(&w->solved, &index);
-    mk_vec2 qa = mk_v2(cosf(a->angle), sinf(a->angle));
+    mk_vec2 qa = sim_body_rot(a);
     for (int i = 0; i < m->count; i++) {
         sim_constraint_point *p = &c->points[i];
         const col_contact_point2 *mp = &m->points[i];

@@ -311,6 +311,13 @@ struct sim_world {
  * the solver's bodies, turns touching pairs into constraints, push-out pairs and contacts,
  * and stores the solved impulses for the next step. */
 mk_vec2 sim_body_center(const sim_body *b);
+/* (cos, sin) of the body's angle: the kept pair when it is for this angle, else worked out. */
+static inline mk_vec2 sim_body_rot(const sim_body *b)
+{
+    if (b->rot_angle == b->angle && (b->rot.x != 0.0f || b->rot.y != 0.0f))
+        return b->rot;
+    return mk_v2(cosf(b->angle), sinf(b->angle));
+}
 void sim_wake_touched(sim_world *w);
 void sim_build_solver_bodies(sim_world *w);
 void sim_collide(sim_world *w, mk_vec2 up);
