@@ -11,14 +11,6 @@
 #define SIM_MATCH_DISTANCE 0.05f /* m: see match() */
 #define SIM_TOUCHING 0.001f   /* m: a pair this close counts as touching (wakes, grounds) */
 
-mk_vec2 sim_body_center(const sim_body *b)
-{
-    if (b->local_center.x == 0.0f && b->local_center.y == 0.0f)
-        return b->pos;
-    mk_vec2 q = sim_body_rot(b), r = b->local_center;
-    return mk_v2_add(b->pos, mk_v2(q.x * r.x - q.y * r.y, q.y * r.x + q.x * r.y));
-}
-
 /* A body that wakes a sleeping one it touches: anything awake that moves. */
 static bool active(const sim_body *b)
 {
@@ -81,10 +73,20 @@ void sim_build_solver_bodies(sim_world *w)
     v->len = info->len = 0;
     sim_solver_body rest = {.dq = {1.0f, 0.0f}};
     sim_solver_info fixed_info = {0.0f, 0.0f, 0};
-    sim_vec_push(v, &rest); /* reserved with the world: see place_body */
-    sim_vec_push(info, &fixed_info);
+    /* Room for the body at rest was reserved with the world (place_body); with room for every
+     * body the arrays are written in place. Out of memory, no body moves this step. */
+    bool room = sim_vec_reserve(v, w->order.len + 1) && sim_vec_reserve(info, w->order.len + 1);
+    sim_solver_body *vb = v->data;
+    sim_solver_info *vi = info->data;
+    vb[0] = rest;
+    vi[0] = fixed_info;
+    size_t n = 1;
     const uint32_t *order = w->order.data;
     for (size_t i = 0; i < w->order.len; i++) {
+        if (!room) {
+            w->solver_index[order[i]] = 0;
+            continue;
+        }
         uint32_t s = order[i];
         const sim_body *b = &w->bodies[s];
         if (b->kind == SIM_STATIC || b->sleeping) {
@@ -97,11 +99,11 @@ void sim_build_solver_bodies(sim_world *w)
             .gravity_scale = b->kind == SIM_KINEMATIC ? 0.0f : 1.0f,
             .dq = {1.0f, 0.0f},
         };
-        sim_solver_info si = {b->inv_mass, b->inv_inertia, s};
-        w->solver_index[s] = (uint32_t)v->len;
-        sim_vec_push(v, &sb);
-        sim_vec_push(info, &si);
+        w->solver_index[s] = (uint32_t)n;
+        vb[n] = sb;
+        vi[n++] = (sim_solver_info){b->inv_mass, b->inv_inertia, s};
     }
+    v->len = info->len = n;
 }
 
 /* A world point in the frame of a body at `pos` turned by (cos, sin) = q. */
@@ -162,8 +164,9 @@ static void add_constraint(sim_world *w, const sim_body *a, const sim_body *b,
     sim_cache_entry old_copy = *next, *old = next->count > 0 ? &old_copy : NULL;
     next->count = m->count;
     next->head.stamp = w->tick;
-    uint32_t index = c->cache_entry;
-    sim_vec_push(&w->solved, &index);
+    /* sim_collide made room for every pair. */
+    assert(w->solved.len < w->solved.cap);
+    ((uint32_t *)w->solved.data)[w->solved.len++] = c->cache_entry;
     mk_vec2 qa = sim_body_rot(a);
     for (int i = 0; i < m->count; i++) {
         sim_constraint_point *p = &c->points[i];
@@ -187,6 +190,7 @@ void sim_collide(sim_world *w, mk_vec2 up)
     w->push_pairs.len = 0;
     w->contacts.len = 0;
     if (!sim_cache_reserve_step(w, w->pairs.len) ||
+        !sim_vec_reserve(&w->solved, w->solved.len + w->pairs.len) ||
         !sim_vec_reserve(&w->constraints, w->pairs.len) ||
         !sim_vec_reserve(&w->push_pairs, w->pairs.len) ||
         !sim_vec_reserve(&w->contacts, w->pairs.len))
