@@ -1169,6 +1169,32 @@ static void check_pair(const col_shape2 *a, col_xf2 xa, const col_shape2 *b, col
 #define PAIRS_PER_TYPE 10000
 
 /* One ordered pair of types per iteration (_i = 4 * type of A + type of B). */
+/* col_collide2_near gives col_collide2's answer for a pair within its margin, and for one
+ * farther apart no points and a gap above the margin and not above the exact gap. */
+static void check_near(const col_shape2 *a, col_xf2 xa, const col_shape2 *b, col_xf2 xb)
+{
+    const float margins[] = {0.0f, 0.3f};
+    col_manifold2 full = col_collide2(a, xa, b, xb);
+    for (size_t k = 0; k < sizeof margins / sizeof margins[0]; k++) {
+        col_manifold2 near = col_collide2_near(a, xa, b, xb, margins[k]);
+        if (full.count > 0 || full.distance <= margins[k]) {
+            ck_assert_int_eq(near.count, full.count);
+            ck_assert(near.normal.x == full.normal.x && near.normal.y == full.normal.y);
+            ck_assert(near.depth == full.depth && near.distance == full.distance);
+            for (int i = 0; i < full.count; i++) {
+                ck_assert(same_point(near.points[i].point, full.points[i].point));
+                ck_assert(near.points[i].depth == full.points[i].depth);
+                ck_assert_uint_eq(near.points[i].id, full.points[i].id);
+            }
+        } else {
+            ck_assert_int_eq(near.count, 0);
+            ck_assert(near.distance > margins[k]);
+            ck_assert(near.distance <= full.distance * (1.0f + 1e-5f) + 1e-6f);
+            ck_assert(fabsf(mk_v2_len(near.normal) - 1.0f) < 1e-5f);
+        }
+    }
+}
+
 START_TEST(random_pairs)
 {
     col_shape_type ta = (col_shape_type)(_i / COL_SHAPE_COUNT);
@@ -1205,6 +1231,8 @@ START_TEST(random_pairs)
             bf = brute_force(&wa, &wb);
         }
         check_pair(&a, xa, &b, xb, &bf, &wa, &wb, &st, i);
+        if (i % 4 <= 1) /* the near-touching pairs and as many others: a share of the time */
+            check_near(&a, xa, &b, xb);
     }
 
     ck_assert_int_eq(st.pairs, PAIRS_PER_TYPE);

@@ -58,6 +58,10 @@ int col_refuse(char *why, size_t why_len, const char *fmt, ...)
 /* The collide functions of the table that are not in the public header. */
 col_manifold2 col_collide_polygons(const col_shape2 *a, col_xf2 xa, const col_shape2 *b,
                                    col_xf2 xb);
+/* col_collide2_near's polygon pair: col_collide_polygons with the margin. */
+col_manifold2 col_collide_polygons_near(const col_shape2 *a, col_xf2 xa, col_rot2 ra,
+                                        const col_shape2 *b, col_xf2 xb, col_rot2 rb,
+                                        float margin);
 col_manifold2 col_collide_polygon_circle(const col_shape2 *a, col_xf2 xa, const col_shape2 *b,
                                          col_xf2 xb);
 col_manifold2 col_collide_circles(const col_shape2 *a, col_xf2 xa, const col_shape2 *b,

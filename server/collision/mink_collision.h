@@ -109,6 +109,8 @@ typedef struct col_xf2 {
 
 /* The bounding box of a placed shape. */
 col_aabb col_shape_bounds(const col_shape2 *s, col_xf2 xf);
+/* The same, with q = (cos, sin) of xf.angle given. */
+col_aabb col_shape_bounds_q(const col_shape2 *s, col_xf2 xf, mk_vec2 q);
 /* Area, m^2 (for mass = density * area). */
 float col_shape_area(const col_shape2 *s);
 
@@ -119,6 +121,18 @@ float col_shape_area(const col_shape2 *s);
  * when they are apart, count is 0, `distance` is the gap and `normal` points from A toward B
  * along the shortest gap. Swapping A and B negates the normal. */
 col_manifold2 col_collide2(const col_shape2 *a, col_xf2 xa, const col_shape2 *b, col_xf2 xb);
+/* col_collide2 for a caller that only needs pairs within `margin` m of each other (a
+ * narrowphase with speculative contacts): the same answer for a pair that overlaps or is apart
+ * by at most `margin`; for one farther apart, count is 0, `distance` is only a lower bound of
+ * the gap (> margin) and `normal` the separating axis that shows it, which saves finding the
+ * exact gap. */
+col_manifold2 col_collide2_near(const col_shape2 *a, col_xf2 xa, const col_shape2 *b, col_xf2 xb,
+                                float margin);
+/* col_collide2_near for a caller that keeps each shape's rotation: qa and qb are (cos, sin) of
+ * xa.angle and xb.angle, so that no pair works them out again (Box2D v3's transforms carry
+ * the rotation as a unit vector). */
+col_manifold2 col_collide2_near_q(const col_shape2 *a, col_xf2 xa, mk_vec2 qa, const col_shape2 *b,
+                                  col_xf2 xb, mk_vec2 qb, float margin);
 
 #include "mink_collision3.h"
 

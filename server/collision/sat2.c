@@ -55,7 +55,7 @@ static float face_distance(const col_poly_view *r, int edge, const col_poly_view
 {
     mk_vec2 n = r->n[edge];
     mk_vec2 t = mk_v2(-n.y, n.x);
-    mk_vec2 r0 = r->v[edge], r1 = r->v[(edge + 1) % r->count];
+    mk_vec2 r0 = r->v[edge], r1 = r->v[edge + 1 < r->count ? edge + 1 : 0];
     /* I's points nearest the face: its support against n, an edge when one lies parallel. */
     float lo = FLT_MAX, tb_lo = FLT_MAX, tb_hi = -FLT_MAX;
     for (int j = 0; j < inc->count; j++)
@@ -106,7 +106,7 @@ static col_manifold2 clip_manifold(const col_poly_view *r, int edge, const col_p
 {
     col_manifold2 m = {0};
     mk_vec2 n = r->n[edge];
-    int e1 = (edge + 1) % r->count;
+    int e1 = edge + 1 < r->count ? edge + 1 : 0;
     mk_vec2 r0 = r->v[edge], r1 = r->v[e1];
 
     /* The incident edge: the one whose normal is most against n. */
@@ -119,7 +119,7 @@ static col_manifold2 clip_manifold(const col_poly_view *r, int edge, const col_p
             k = j;
         }
     }
-    int k1 = (k + 1) % inc->count;
+    int k1 = k + 1 < inc->count ? k + 1 : 0;
     mk_vec2 p[2] = {inc->v[k], inc->v[k1]};
     int vid[2] = {k, k1};
     bool clipped[2] = {false, false};
@@ -154,26 +154,103 @@ static col_manifold2 clip_manifold(const col_poly_view *r, int edge, const col_p
     return m;
 }
 
+static bool is_box(const col_shape2 *s)
+{
+    return s->type == COL_SHAPE_AABB || s->type == COL_SHAPE_BOX;
+}
+
+/* Two boxes (the common pair of a world of crates): the same separating axis test as
+ * max_separation, with the support of a box written out. A's faces against B: B's extent
+ * along A's axes, read off B's four corners. B's face j against A: A's support along -n_j is
+ * its half extents against |n_j|, so sep_j = -(hx |n.x| + hy |n.y|) - n_j . v_j. Eight
+ * separations in a few dozen operations instead of two 4 x 4 loops of dot products. Writes
+ * both views (A local, B in A's frame) and returns the larger coordinate scale of the two. */
+static float box_separations(const col_shape2 *a, const col_shape2 *b, col_rot2 rel, mk_vec2 off,
+                             col_poly_view *pa, col_poly_view *pb, float *sep_a, int *ea,
+                             float *sep_b, int *eb)
+{
+    col_view_local(a, pa);
+    mk_vec2 ux = mk_v2(rel.c * b->half.x, rel.s * b->half.x);
+    mk_vec2 uy = mk_v2(-rel.s * b->half.y, rel.c * b->half.y);
+    mk_vec2 *v = pb->own_v, *n = pb->own_n;
+    v[0] = mk_v2_sub(mk_v2_sub(off, ux), uy);
+    v[1] = mk_v2_sub(mk_v2_add(off, ux), uy);
+    v[2] = mk_v2_add(mk_v2_add(off, ux), uy);
+    v[3] = mk_v2_add(mk_v2_sub(off, ux), uy);
+    n[0] = mk_v2(rel.s, -rel.c);
+    n[1] = mk_v2(rel.c, rel.s);
+    n[2] = mk_v2(-rel.s, rel.c);
+    n[3] = mk_v2(-rel.c, -rel.s);
+    pb->count = 4;
+    pb->v = v;
+    pb->n = n;
+
+    mk_vec2 lo = mk_v2_min(mk_v2_min(v[0], v[1]), mk_v2_min(v[2], v[3]));
+    mk_vec2 hi = mk_v2_max(mk_v2_max(v[0], v[1]), mk_v2_max(v[2], v[3]));
+    float ha_x = a->half.x, ha_y = a->half.y;
+    /* A's faces in col_view_local's order: -y, +x, +y, -x. */
+    float sa[4] = {-hi.y - ha_y, lo.x - ha_x, lo.y - ha_y, -hi.x - ha_x};
+    *ea = 0;
+    for (int i = 1; i < 4; i++)
+        if (sa[i] > sa[*ea])
+            *ea = i;
+    *sep_a = sa[*ea];
+    *eb = 0;
+    float best = -FLT_MAX;
+    for (int j = 0; j < 4; j++) {
+        float sep = -(ha_x * fabsf(n[j].x) + ha_y * fabsf(n[j].y)) - mk_v2_dot(n[j], v[j]);
+        if (sep > best) {
+            best = sep;
+            *eb = j;
+        }
+    }
+    *sep_b = best;
+    float scale_b = mk_maxf(mk_maxf(fabsf(lo.x), fabsf(hi.x)), mk_maxf(fabsf(lo.y), fabsf(hi.y)));
+    return mk_maxf(mk_maxf(ha_x, ha_y), scale_b);
+}
+
 col_manifold2 col_collide_polygons(const col_shape2 *a, col_xf2 xa, const col_shape2 *b,
                                    col_xf2 xb)
 {
-    /* Everything happens in A's frame: A as it is, B moved and turned into it. */
-    col_rot2 ra = col_shape_rot(a, xa), rb = col_shape_rot(b, xb);
-    col_poly_view pa, pb;
-    col_view_local(a, &pa);
-    col_view_in_frame(b, xb, rb, xa, ra, &pb);
+    return col_collide_polygons_near(a, xa, col_shape_rot(a, xa), b, xb, col_shape_rot(b, xb),
+                                     FLT_MAX);
+}
 
+col_manifold2 col_collide_polygons_near(const col_shape2 *a, col_xf2 xa, col_rot2 ra,
+                                        const col_shape2 *b, col_xf2 xb, col_rot2 rb,
+                                        float margin)
+{
+    /* Everything happens in A's frame: A as it is, B moved and turned into it. */
+    col_poly_view pa, pb;
     int ea, eb;
-    float sep_a = max_separation(&pa, &pb, &ea);
-    float sep_b = max_separation(&pb, &pa, &eb);
+    float sep_a, sep_b, scale;
+    if (is_box(a) && is_box(b)) {
+        col_rot2 rel = {ra.c * rb.c + ra.s * rb.s, ra.c * rb.s - ra.s * rb.c};
+        mk_vec2 off = col_unrotate(ra, mk_v2_sub(xb.p, xa.p));
+        scale = box_separations(a, b, rel, off, &pa, &pb, &sep_a, &ea, &sep_b, &eb);
+    } else {
+        col_view_local(a, &pa);
+        col_view_in_frame(b, xb, rb, xa, ra, &pb);
+        sep_a = max_separation(&pa, &pb, &ea);
+        sep_b = max_separation(&pb, &pa, &eb);
+        scale = mk_maxf(view_scale(&pa), view_scale(&pb));
+    }
     /* Ties go to A's face unless B's is clearly larger, so the reference face does not flicker
      * between two equal faces from one tick to the next. The bias is a few float roundings at
      * the shapes' scale, far inside the accuracy the world needs. */
-    float tol = 4.0f * FLT_EPSILON * mk_maxf(view_scale(&pa), view_scale(&pb));
+    float tol = 4.0f * FLT_EPSILON * scale;
     bool flip = sep_b > sep_a + tol;
     float sep = flip ? sep_b : sep_a;
 
     col_manifold2 m = {0};
+    if (sep_a > margin || sep_b > margin) {
+        /* Farther apart than the caller cares for: a separating axis shows it, and the gap is
+         * at least that axis's separation (the exact gap, face_distance, is not needed). */
+        m.distance = mk_maxf(sep_a, sep_b);
+        m.normal = sep_a >= sep_b ? pa.n[ea] : mk_v2_neg(pb.n[eb]);
+        col_manifold_to_world(&m, xa.p, ra);
+        return m;
+    }
     if (sep_a > 0.0f || sep_b > 0.0f) {
         /* Apart. The closest point lies on the face of largest separation; when A's best face
          * and B's best face are within rounding of each other (nearly parallel faces), either

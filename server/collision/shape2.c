@@ -7,11 +7,18 @@
 
 col_aabb col_shape_bounds(const col_shape2 *s, col_xf2 xf)
 {
+    if (s->type == COL_SHAPE_BOX || s->type == COL_SHAPE_POLYGON)
+        return col_shape_bounds_q(s, xf, mk_v2(cosf(xf.angle), sinf(xf.angle)));
+    return col_shape_bounds_q(s, xf, mk_v2(1.0f, 0.0f));
+}
+
+col_aabb col_shape_bounds_q(const col_shape2 *s, col_xf2 xf, mk_vec2 q)
+{
     switch (s->type) {
     case COL_SHAPE_AABB:
         return (col_aabb){xf.p, s->half};
     case COL_SHAPE_BOX: {
-        col_rot2 r = col_rot(xf.angle);
+        col_rot2 r = {q.x, q.y};
         float c = fabsf(r.c), sn = fabsf(r.s);
         return (col_aabb){xf.p, mk_v2(c * s->half.x + sn * s->half.y,
                                       sn * s->half.x + c * s->half.y)};
@@ -19,7 +26,7 @@ col_aabb col_shape_bounds(const col_shape2 *s, col_xf2 xf)
     case COL_SHAPE_CIRCLE:
         return (col_aabb){xf.p, mk_v2(s->radius, s->radius)};
     case COL_SHAPE_POLYGON: {
-        col_rot2 r = col_rot(xf.angle);
+        col_rot2 r = {q.x, q.y};
         const col_polygon *poly = s->polygon;
         mk_vec2 lo = col_rotate(r, poly->verts[0]), hi = lo;
         for (int i = 1; i < poly->count; i++) {
@@ -148,4 +155,28 @@ col_manifold2 col_collide2(const col_shape2 *a, col_xf2 xa, const col_shape2 *b,
     collide_fn fn = collide_table[a->type][b->type];
     assert(fn != NULL);
     return fn(a, xa, b, xb);
+}
+
+col_manifold2 col_collide2_near(const col_shape2 *a, col_xf2 xa, const col_shape2 *b, col_xf2 xb,
+                                float margin)
+{
+    assert(a->type < COL_SHAPE_COUNT && b->type < COL_SHAPE_COUNT);
+    collide_fn fn = collide_table[a->type][b->type];
+    if (fn == col_collide_polygons)
+        return col_collide_polygons_near(a, xa, col_shape_rot(a, xa), b, xb, col_shape_rot(b, xb),
+                                         margin);
+    return fn(a, xa, b, xb);
+}
+
+col_manifold2 col_collide2_near_q(const col_shape2 *a, col_xf2 xa, mk_vec2 qa, const col_shape2 *b,
+                                  col_xf2 xb, mk_vec2 qb, float margin)
+{
+    assert(a->type < COL_SHAPE_COUNT && b->type < COL_SHAPE_COUNT);
+    collide_fn fn = collide_table[a->type][b->type];
+    if (fn != col_collide_polygons)
+        return fn(a, xa, b, xb);
+    /* An AABB never turns, whatever its body's angle. */
+    col_rot2 ra = a->type == COL_SHAPE_AABB ? (col_rot2){1.0f, 0.0f} : (col_rot2){qa.x, qa.y};
+    col_rot2 rb = b->type == COL_SHAPE_AABB ? (col_rot2){1.0f, 0.0f} : (col_rot2){qb.x, qb.y};
+    return col_collide_polygons_near(a, xa, ra, b, xb, rb, margin);
 }

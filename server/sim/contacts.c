@@ -1,6 +1,8 @@
 /* The narrowphase of a step: every broadphase pair is collided once, and each touching pair
  * becomes a constraint of the solver (warm-started from the contact cache by feature id), a
  * push-out pair of a character, or, between sleeping bodies, is left as it was. */
+#include <assert.h>
+#include <float.h>
 #include <math.h>
 #include <string.h>
 
@@ -8,15 +10,6 @@
 
 #define SIM_MATCH_DISTANCE 0.05f /* m: see match() */
 #define SIM_TOUCHING 0.001f   /* m: a pair this close counts as touching (wakes, grounds) */
-
-mk_vec2 sim_body_center(const sim_body *b)
-{
-    if (b->local_center.x == 0.0f && b->local_center.y == 0.0f)
-        return b->pos;
-    float c = cosf(b->angle), s = sinf(b->angle);
-    mk_vec2 r = b->local_center;
-    return mk_v2_add(b->pos, mk_v2(c * r.x - s * r.y, s * r.x + c * r.y));
-}
 
 /* A body that wakes a sleeping one it touches: anything awake that moves. */
 static bool active(const sim_body *b)
@@ -26,10 +19,12 @@ static bool active(const sim_body *b)
     return b->kind != SIM_KINEMATIC || b->vel.x != 0.0f || b->vel.y != 0.0f;
 }
 
-static col_manifold2 collide(const sim_body *a, const sim_body *b)
+/* Whether a and b touch (a pair apart needs no exact gap). */
+static bool touch(const sim_body *a, const sim_body *b)
 {
-    return col_collide2(&a->shape, (col_xf2){a->pos, a->angle}, &b->shape,
-                        (col_xf2){b->pos, b->angle});
+    return col_collide2_near_q(&a->shape, (col_xf2){a->pos, a->angle}, sim_body_rot(a), &b->shape,
+                               (col_xf2){b->pos, b->angle}, sim_body_rot(b), 0.0f)
+               .count > 0;
 }
 
 /* The manifold of a pair, with speculative points when they are apart by less than
@@ -39,12 +34,15 @@ static col_manifold2 collide(const sim_body *a, const sim_body *b)
  * step instead of losing it whenever they stand a hair apart. */
 static col_manifold2 speculative_collide(const sim_body *a, const sim_body *b)
 {
-    col_manifold2 m = collide(a, b);
+    mk_vec2 qa = sim_body_rot(a), qb = sim_body_rot(b);
+    col_manifold2 m = col_collide2_near_q(&a->shape, (col_xf2){a->pos, a->angle}, qa, &b->shape,
+                                          (col_xf2){b->pos, b->angle}, qb, SIM_SPECULATIVE);
     if (m.count > 0 || !(m.distance < SIM_SPECULATIVE))
         return m;
     mk_vec2 shift = mk_v2_scale(m.normal, -SIM_SPECULATIVE);
-    col_manifold2 s = col_collide2(&a->shape, (col_xf2){a->pos, a->angle}, &b->shape,
-                                   (col_xf2){mk_v2_add(b->pos, shift), b->angle});
+    col_manifold2 s = col_collide2_near_q(&a->shape, (col_xf2){a->pos, a->angle}, qa, &b->shape,
+                                          (col_xf2){mk_v2_add(b->pos, shift), b->angle}, qb,
+                                          FLT_MAX);
     if (s.count == 0)
         return m;
     for (int i = 0; i < s.count; i++) {
@@ -64,7 +62,7 @@ void sim_wake_touched(sim_world *w)
             continue;
         sim_body *sleeper = a->sleeping ? a : b, *other = a->sleeping ? b : a;
         if (active(other) && sim_tight_overlap(w, pairs[i].a, pairs[i].b) &&
-            collide(a, b).count > 0)
+            touch(a, b))
             sim_wake(w, sleeper);
     }
 }
@@ -75,10 +73,20 @@ void sim_build_solver_bodies(sim_world *w)
     v->len = info->len = 0;
     sim_solver_body rest = {.dq = {1.0f, 0.0f}};
     sim_solver_info fixed_info = {0.0f, 0.0f, 0};
-    sim_vec_push(v, &rest); /* reserved with the world: see place_body */
-    sim_vec_push(info, &fixed_info);
+    /* Room for the body at rest was reserved with the world (place_body); with room for every
+     * body the arrays are written in place. Out of memory, no body moves this step. */
+    bool room = sim_vec_reserve(v, w->order.len + 1) && sim_vec_reserve(info, w->order.len + 1);
+    sim_solver_body *vb = v->data;
+    sim_solver_info *vi = info->data;
+    vb[0] = rest;
+    vi[0] = fixed_info;
+    size_t n = 1;
     const uint32_t *order = w->order.data;
     for (size_t i = 0; i < w->order.len; i++) {
+        if (!room) {
+            w->solver_index[order[i]] = 0;
+            continue;
+        }
         uint32_t s = order[i];
         const sim_body *b = &w->bodies[s];
         if (b->kind == SIM_STATIC || b->sleeping) {
@@ -91,11 +99,11 @@ void sim_build_solver_bodies(sim_world *w)
             .gravity_scale = b->kind == SIM_KINEMATIC ? 0.0f : 1.0f,
             .dq = {1.0f, 0.0f},
         };
-        sim_solver_info si = {b->inv_mass, b->inv_inertia, s};
-        w->solver_index[s] = (uint32_t)v->len;
-        sim_vec_push(v, &sb);
-        sim_vec_push(info, &si);
+        w->solver_index[s] = (uint32_t)n;
+        vb[n] = sb;
+        vi[n++] = (sim_solver_info){b->inv_mass, b->inv_inertia, s};
     }
+    v->len = info->len = n;
 }
 
 /* A world point in the frame of a body at `pos` turned by (cos, sin) = q. */
@@ -128,41 +136,44 @@ static const sim_cached_point *match(const sim_cache_entry *old, uint32_t id, mk
 static void add_constraint(sim_world *w, const sim_body *a, const sim_body *b,
                            const col_manifold2 *m)
 {
-    sim_constraint c;
-    c.a = w->solver_index[sim_id_slot(a->id)];
-    c.b = w->solver_index[sim_id_slot(b->id)];
-    c.normal = m->normal;
+    /* Built in place: sim_collide reserved one constraint a pair. */
+    assert(w->constraints.len < w->constraints.cap);
+    sim_constraint *c = (sim_constraint *)w->constraints.data + w->constraints.len;
+    c->a = w->solver_index[sim_id_slot(a->id)];
+    c->b = w->solver_index[sim_id_slot(b->id)];
+    c->normal = m->normal;
     bool steered = a->kind == SIM_CHARACTER || b->kind == SIM_CHARACTER;
     /* Friction combines by geometric mean and restitution by maximum, as in Box2D. */
-    c.friction = steered ? 0.0f : sqrtf(a->friction * b->friction);
-    c.restitution = mk_maxf(a->restitution, b->restitution);
+    c->friction = steered ? 0.0f : sqrtf(a->friction * b->friction);
+    c->restitution = mk_maxf(a->restitution, b->restitution);
     const sim_solver_info *si = w->solver_info.data;
-    c.ma = si[c.a].inv_mass;
-    c.mb = si[c.b].inv_mass;
-    c.ia = si[c.a].inv_inertia;
-    c.ib = si[c.b].inv_inertia;
-    if (c.ma == 0.0f && c.mb == 0.0f)
+    c->ma = si[c->a].inv_mass;
+    c->mb = si[c->b].inv_mass;
+    c->ia = si[c->a].inv_inertia;
+    c->ib = si[c->b].inv_inertia;
+    if (c->ma == 0.0f && c->mb == 0.0f)
         return; /* a kinematic body against a sleeping one: nothing to solve */
-    c.fixed = c.ma == 0.0f || c.mb == 0.0f;
-    c.count = m->count;
+    c->fixed = c->ma == 0.0f || c->mb == 0.0f;
+    c->count = m->count;
     mk_vec2 ca = sim_body_center(a), cb = sim_body_center(b);
     sim_cache *cache = &w->cache;
-    if (!sim_cache_find(cache, a->id, b->id, &c.cache_entry))
-        c.cache_entry = sim_cache_add(cache, a->id, b->id);
-    sim_cache_entry *next = (sim_cache_entry *)sim_cache_at(cache, c.cache_entry);
+    if (!sim_cache_find(cache, a->id, b->id, &c->cache_entry))
+        c->cache_entry = sim_cache_add(cache, a->id, b->id);
+    sim_cache_entry *next = (sim_cache_entry *)sim_cache_at(cache, c->cache_entry);
     /* The last step's points, read before this step's overwrite them. */
     sim_cache_entry old_copy = *next, *old = next->count > 0 ? &old_copy : NULL;
     next->count = m->count;
     next->head.stamp = w->tick;
-    uint32_t index = c.cache_entry;
-    sim_vec_push(&w->solved, &index);
-    mk_vec2 qa = mk_v2(cosf(a->angle), sinf(a->angle));
+    /* sim_collide made room for every pair. */
+    assert(w->solved.len < w->solved.cap);
+    ((uint32_t *)w->solved.data)[w->solved.len++] = c->cache_entry;
+    mk_vec2 qa = sim_body_rot(a);
     for (int i = 0; i < m->count; i++) {
-        sim_constraint_point *p = &c.points[i];
+        sim_constraint_point *p = &c->points[i];
         const col_contact_point2 *mp = &m->points[i];
         p->ra = mk_v2_sub(mp->point, ca);
         p->rb = mk_v2_sub(mp->point, cb);
-        p->base_sep = -mp->depth - mk_v2_dot(mk_v2_sub(p->rb, p->ra), c.normal);
+        p->base_sep = -mp->depth - mk_v2_dot(mk_v2_sub(p->rb, p->ra), c->normal);
         p->id = mp->id;
         mk_vec2 local = to_local(a->pos, qa, mp->point);
         const sim_cached_point *prev = old ? match(old, mp->id, local) : NULL;
@@ -170,7 +181,7 @@ static void add_constraint(sim_world *w, const sim_body *a, const sim_body *b,
         p->jt = prev ? prev->jt : 0.0f;
         next->points[i] = (sim_cached_point){mp->id, p->jn, p->jt, local};
     }
-    sim_vec_push(&w->constraints, &c);
+    w->constraints.len++;
 }
 
 void sim_collide(sim_world *w, mk_vec2 up)
@@ -179,6 +190,7 @@ void sim_collide(sim_world *w, mk_vec2 up)
     w->push_pairs.len = 0;
     w->contacts.len = 0;
     if (!sim_cache_reserve_step(w, w->pairs.len) ||
+        !sim_vec_reserve(&w->solved, w->solved.len + w->pairs.len) ||
         !sim_vec_reserve(&w->constraints, w->pairs.len) ||
         !sim_vec_reserve(&w->push_pairs, w->pairs.len) ||
         !sim_vec_reserve(&w->contacts, w->pairs.len))
@@ -207,11 +219,11 @@ void sim_collide(sim_world *w, mk_vec2 up)
             continue;
         bool touching = m.depth >= -SIM_TOUCHING;
         if (touching) {
-            sim_contact contact = {a->id, b->id, m};
+            sim_contact *contact = (sim_contact *)w->contacts.data + w->contacts.len++;
+            *contact = (sim_contact){a->id, b->id, m};
             for (int k = 0; k < m.count; k++)
-                contact.m.points[k].depth = mk_maxf(m.points[k].depth, 0.0f);
-            contact.m.depth = mk_maxf(m.depth, 0.0f);
-            sim_vec_push(&w->contacts, &contact);
+                contact->m.points[k].depth = mk_maxf(m.points[k].depth, 0.0f);
+            contact->m.depth = mk_maxf(m.depth, 0.0f);
         }
         /* Touching a sleeping body that the wake pass did not reach (it was woken later in
          * that pass): it takes this step as if static and wakes for the next. */

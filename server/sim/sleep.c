@@ -57,7 +57,8 @@ static float point_speed(const sim_world *w, const sim_body *b)
         float extent = mk_v3_len(box.half) + mk_v3_len(b3->local_center);
         return mk_v3_len(b3->vel) + extent * mk_v3_len(b3->w);
     }
-    col_aabb box = col_shape_bounds(&b->shape, (col_xf2){mk_v2(0.0f, 0.0f), 0.0f});
+    col_aabb box =
+        col_shape_bounds_q(&b->shape, (col_xf2){mk_v2(0.0f, 0.0f), 0.0f}, mk_v2(1.0f, 0.0f));
     float extent = mk_v2_len(box.half) + mk_v2_len(b->local_center);
     return mk_v2_len(b->vel) + extent * fabsf(b->w);
 }

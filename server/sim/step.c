@@ -169,7 +169,8 @@ static mk_vec2 clamp_speed(mk_vec2 v)
 
 static float min_half(const sim_body *b)
 {
-    col_aabb box = col_shape_bounds(&b->shape, (col_xf2){mk_v2(0.0f, 0.0f), 0.0f});
+    col_aabb box =
+        col_shape_bounds_q(&b->shape, (col_xf2){mk_v2(0.0f, 0.0f), 0.0f}, mk_v2(1.0f, 0.0f));
     return mk_minf(box.half.x, box.half.y);
 }
 
@@ -199,6 +200,8 @@ static void finish_bodies(sim_world *w, float dt)
         b->vel = vel;
         b->w = spin;
         mk_vec2 d = mk_v2_sub(pos, b->pos);
+        b->rot = mk_v2(c, s);
+        b->rot_angle = angle;
         if (b->inv_mass > 0.0f && mk_v2_len(d) > 0.5f * min_half(b) && sim_sweep(w, b, d, dt)) {
             b->angle = angle;
             continue;

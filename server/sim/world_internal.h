@@ -342,10 +342,25 @@ struct sim_world {
 
 #define SIM_SPECULATIVE 0.02f /* m: pairs this close get contact points before they touch */
 
+/* (cos, sin) of the body's angle: the kept pair when it is for this angle, else worked out. */
+static inline mk_vec2 sim_body_rot(const sim_body *b)
+{
+    if (b->rot_angle == b->angle && (b->rot.x != 0.0f || b->rot.y != 0.0f))
+        return b->rot;
+    return mk_v2(cosf(b->angle), sinf(b->angle));
+}
+/* The centre of mass in world space, m. */
+static inline mk_vec2 sim_body_center(const sim_body *b)
+{
+    if (b->local_center.x == 0.0f && b->local_center.y == 0.0f)
+        return b->pos;
+    mk_vec2 q = sim_body_rot(b), r = b->local_center;
+    return mk_v2_add(b->pos, mk_v2(q.x * r.x - q.y * r.y, q.y * r.x + q.x * r.y));
+}
+
 /* The narrowphase (contacts.c): wakes sleeping bodies that something awake touches, builds
  * the solver's bodies, turns touching pairs into constraints, push-out pairs and contacts,
  * and stores the solved impulses for the next step. */
-mk_vec2 sim_body_center(const sim_body *b);
 void sim_wake_touched(sim_world *w);
 void sim_build_solver_bodies(sim_world *w);
 void sim_collide(sim_world *w, mk_vec2 up);
