@@ -47,6 +47,10 @@ void sim_broadphase3(sim_world *w, float dt, float g)
         return;
     w->pairs_dirty = false;
     sim_order_sort(w);
+    if (w->order.len == 0) { /* static bodies alone: no pair can move */
+        w->pairs.len = 0;
+        return;
+    }
     const col_aabb3 *bounds = w->bounds3.data;
     const uint32_t *order = w->order.data;
     size_t n = w->order.len;

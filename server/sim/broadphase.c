@@ -53,6 +53,10 @@ void sim_broadphase(sim_world *w, float dt, float g)
         return;
     w->pairs_dirty = false;
     sim_order_sort(w);
+    if (w->order.len == 0) { /* static bodies alone: no pair can move */
+        w->pairs.len = 0;
+        return;
+    }
 
     /* The sweep reads the sorted bounds as four flat arrays: the inner loop touches nothing
      * else, so it runs through a tall pile's many x-overlaps quickly. */
