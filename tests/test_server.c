@@ -521,7 +521,10 @@ START_TEST(messages_over_the_rate_are_dropped)
     }
     /* 399 tokens left after the hello, plus what refilled while the batch was read. */
     ck_assert_msg(pongs >= 399 && pongs <= 410, "%d pongs", pongs);
-    ck_assert_int_eq(limited, 1);
+    /* One rate_limited a run of drops: one run, and one more for each refilled token that let
+     * a ping through between two reads of the batch (a loaded machine reads it in pieces). */
+    ck_assert_msg(limited >= 1 && limited <= 1 + (pongs - 399), "%d rate_limited for %d pongs",
+                  limited, pongs);
     /* Not a flood: the connection stays, and the bucket has refilled meanwhile. */
     expect_alive(&c);
     h_close(&c);
