@@ -653,6 +653,18 @@ static bool file_has(const char *path, const char *text)
     return strstr(buf, text) != NULL;
 }
 
+/* Fifteen inputs 33 ms apart, five of each of three moves (`move` and what follows it). */
+static void send_moves(h_conn *c, const char *const moves[3])
+{
+    for (int i = 0; i < 15; i++) {
+        char line[128];
+        snprintf(line, sizeof line, "{\"type\":\"input\",\"seq\":%d,\"move\":%s}", i + 1,
+                 moves[i / 5]);
+        ck_assert(h_send_line(c, line));
+        h_sleep_ms(33);
+    }
+}
+
 START_TEST(a_recorded_session_replays_to_the_same_hash)
 {
     char path[] = "/tmp/mink-record-XXXXXX";
@@ -674,13 +686,7 @@ START_TEST(a_recorded_session_replays_to_the_same_hash)
     cJSON_Delete(sp);
     /* Inputs over half a second: run right, jump, run left. */
     const char *moves[] = {"[1,0],\"jump\":false", "[1,0],\"jump\":true", "[-1,0],\"jump\":false"};
-    for (int i = 0; i < 15; i++) {
-        char line[128];
-        snprintf(line, sizeof line, "{\"type\":\"input\",\"seq\":%d,\"move\":%s}", i + 1,
-                 moves[i / 5]);
-        ck_assert(h_send_line(&c, line));
-        h_sleep_ms(33);
-    }
+    send_moves(&c, moves);
     h_close(&c);
     h_sleep_ms(100);
     ck_assert_int_eq(h_server_stop(&srv, SIGTERM, 3000), 0);
@@ -1813,13 +1819,7 @@ START_TEST(dim3_recorded_session_replays)
                     "\"rot\":[0.1,0.2,0.3,0.9]}");
     const char *moves[] = {"[1,0,0],\"jump\":false", "[1,0,0.5],\"jump\":true",
                            "[-1,0,-1],\"jump\":false"};
-    for (int i = 0; i < 15; i++) {
-        char line[128];
-        snprintf(line, sizeof line, "{\"type\":\"input\",\"seq\":%d,\"move\":%s}", i + 1,
-                 moves[i / 5]);
-        ck_assert(h_send_line(&c, line));
-        h_sleep_ms(33);
-    }
+    send_moves(&c, moves);
     h_close(&c);
     h_sleep_ms(100);
     ck_assert_int_eq(h_server_stop(&srv, SIGTERM, 3000), 0);

@@ -5,14 +5,6 @@
 
 #include "world_internal.h"
 
-static bool contains3(const col_aabb3 *outer, const col_aabb3 *inner)
-{
-    return fabsf(inner->center.x - outer->center.x) + inner->half.x <= outer->half.x &&
-           fabsf(inner->center.y - outer->center.y) + inner->half.y <= outer->half.y &&
-           fabsf(inner->center.z - outer->center.z) + inner->half.z <= outer->half.z;
-}
-
-
 /* Refreshes the tight bounds of every moving body; true when a fat box had to move. */
 static bool refresh_bounds(sim_world *w, float dt, float g)
 {
@@ -30,7 +22,7 @@ static bool refresh_bounds(sim_world *w, float dt, float g)
         float grow = 0.5f * SIM_SPECULATIVE + (mk_v3_len(b3->vel) + g * dt) * dt;
         box.half = mk_v3_add(box.half, mk_v3(grow, grow, grow));
         tight[s] = box;
-        if (!contains3(&bounds[s], &box)) {
+        if (!sim_aabb3_contains(&bounds[s], &box)) {
             box.half = mk_v3_add(box.half, mk_v3(SIM_FAT_MARGIN, SIM_FAT_MARGIN, SIM_FAT_MARGIN));
             bounds[s] = box;
             w->fat_half_max = mk_maxf(w->fat_half_max, box.half.x);

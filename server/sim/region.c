@@ -142,9 +142,7 @@ void sim_bounds_after_step(sim_world *w)
         col_aabb3 box = sim_shape_bounds_now(w, s);
         shape_box[s] = box;
         col_aabb3 fat = sim_fat_box(w, s);
-        if (fabsf(box.center.x - fat.center.x) + box.half.x <= fat.half.x &&
-            fabsf(box.center.y - fat.center.y) + box.half.y <= fat.half.y &&
-            fabsf(box.center.z - fat.center.z) + box.half.z <= fat.half.z)
+        if (sim_aabb3_contains(&fat, &box))
             continue;
         /* The solver sped it past what the broadphase allowed for: its fat box follows, and
          * the pairs are swept again at the next step. */

@@ -44,12 +44,6 @@ static float time_of_impact(const sim_body *b, mk_vec2 d, const sim_body *o)
     return t;
 }
 
-/* Bounding boxes that touch: their Minkowski difference holds the origin. */
-static bool boxes_overlap(col_aabb a, col_aabb b)
-{
-    return col_aabb_contains_origin(col_aabb_minkowski(a, b));
-}
-
 /* The first body that `b`, moved by d over a step of dt seconds, comes to touch, and the
  * fraction of d at which it does (in *t); NULL when none. With `fixed_only`, only static and
  * kinematic bodies count, each moving at its own velocity meanwhile; otherwise every body
@@ -72,9 +66,10 @@ static const sim_body *first_impact(sim_world *w, const sim_body *b, mk_vec2 d, 
     const uint32_t *hits = w->hits.data;
     for (size_t i = 0; i < w->hits.len; i++) {
         const sim_body *o = &w->bodies[hits[i]];
-        if (o == b || (fixed_only && o->kind != SIM_STATIC && o->kind != SIM_KINEMATIC))
+        if (o == b || (fixed_only && !sim_kind_fixed(o->kind)))
             continue;
-        if (!boxes_overlap(swept, col_shape_bounds(&o->shape, (col_xf2){o->pos, o->angle})))
+        col_aabb3 other = sim_shape_bounds_now(w, hits[i]); /* where it is now */
+        if (!sim_aabb3_overlap(&region, &other))
             continue;
         /* Motion relative to the other body: a kinematic body moves during the step too. */
         mk_vec2 rel = mk_v2_sub(d, mk_v2_scale(o->vel, dt));

@@ -59,7 +59,7 @@ static const sim_body *first_impact(sim_world *w, const sim_body *b, mk_vec3 d, 
     for (size_t i = 0; i < w->hits.len; i++) {
         const sim_body *o = &w->bodies[hits[i]];
         const sim_body3 *o3 = &w->bodies3[hits[i]];
-        if (o == b || (fixed_only && o->kind != SIM_STATIC && o->kind != SIM_KINEMATIC))
+        if (o == b || (fixed_only && !sim_kind_fixed(o->kind)))
             continue;
         col_aabb3 other = sim_body3_bounds(o3);
         if (!sim_aabb3_overlap(&swept, &other))

@@ -492,6 +492,14 @@ static inline bool sim_is_push_pair(const sim_body *a, const sim_body *b)
     return (ca && (cb || sim_kind_fixed(b->kind))) || (cb && sim_kind_fixed(a->kind));
 }
 
+/* Whether box `inner` lies within box `outer` (touching counts). */
+static inline bool sim_aabb3_contains(const col_aabb3 *outer, const col_aabb3 *inner)
+{
+    return fabsf(inner->center.x - outer->center.x) + inner->half.x <= outer->half.x &&
+           fabsf(inner->center.y - outer->center.y) + inner->half.y <= outer->half.y &&
+           fabsf(inner->center.z - outer->center.z) + inner->half.z <= outer->half.z;
+}
+
 /* Whether two 3D boxes overlap (touching counts). */
 static inline bool sim_aabb3_overlap(const col_aabb3 *a, const col_aabb3 *b)
 {
