@@ -1,0 +1,53 @@
+/* Shared by the parser's files (parse.c, scan.c, fields.c, body_spec.c); not part of
+ * mink_proto's public API. Each field reader returns PROTO_OK or fills `err` and returns its
+ * code; `path` is the prefix that names the field in the message ("body.", "avatar.shape."). */
+#ifndef MINK_PROTO_PARSE_INTERNAL_H
+#define MINK_PROTO_PARSE_INTERNAL_H
+
+#include "mink_proto.h"
+
+#include <cjson/cJSON.h>
+
+#if defined(__GNUC__)
+#define PROTO_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define PROTO_PRINTF(f, a)
+#endif
+
+proto_error_code proto_fail(proto_error *err, proto_error_code code, const char *fmt, ...)
+    PROTO_PRINTF(3, 4);
+
+/* ---- the raw line (scan.c) ---- */
+
+/* NULL, or why the line is not JSON in a way cJSON would accept: nesting deeper than `limit`,
+ * raw control characters. */
+const char *proto_json_precheck(const char *s, size_t n, int limit);
+/* `req` and `t`: the member's own text without whitespace outside strings, at most
+ * PROTO_MAX_ECHO bytes. */
+proto_error_code proto_get_echo(const char *line, size_t len, const cJSON *v, const char *key,
+                                char *out, proto_error *err);
+
+/* ---- fields (fields.c) ---- */
+
+proto_error_code proto_get_number(const cJSON *obj, const char *key, const char *path,
+                                  bool required, double lo, double hi, double *out,
+                                  proto_error *err);
+proto_error_code proto_get_id(const cJSON *obj, const char *key, bool required, bool *present,
+                              uint64_t *out, proto_error *err);
+proto_error_code proto_get_bool(const cJSON *obj, const char *key, bool *present, bool *out,
+                                proto_error *err);
+proto_error_code proto_get_string(const cJSON *obj, const char *key, const char *path, size_t max,
+                                  char *out, proto_error *err);
+proto_error_code proto_get_sizes(const cJSON *obj, const char *key, const char *path, int n,
+                                 double *out, proto_error *err);
+proto_error_code proto_get_points(const cJSON *obj, const char *path, int dim, int min_points,
+                                  proto_shape *shape, proto_error *err);
+
+/* ---- shapes and body specs (body_spec.c) ---- */
+
+proto_error_code proto_parse_placed(const cJSON *json, int dim, const char *path, double *pos,
+                                    double *rot, proto_shape *shape, proto_error *err);
+proto_error_code proto_parse_spec(const cJSON *json, int dim, const char *path,
+                                  proto_body_spec *out, proto_error *err);
+
+#endif
