@@ -161,7 +161,7 @@ void net_session_close_after_flush(net_session *s, const char *reason);
 bool net_state_due(const net_server *srv, const net_session *s, uint64_t since, uint64_t tick);
 uint32_t net_state_phases(const net_config *cfg);
 
-/* snapshot.c */
+/* snapshot.c (write, discard and copy are in snapshot_write.c) */
 /* Hands the bodies removed from the world to the sessions that had seen them. */
 void net_snapshot_collect_removed(net_server *srv);
 /* After the steps since tick `since`: sends a `state` to every joined session due one
@@ -176,5 +176,10 @@ void net_snapshot_discard(net_server *srv);
 /* A session's state as built, copied into `out` (mink-bench checks it reads back). */
 void net_snapshot_copy(const net_server *srv, const net_session *s, proto_buf *out);
 void net_snapshot_free(net_server *srv);
+/* snapshot_write.c: the tick buffers (a pool, reference counted by the writes that point into
+ * them) and the writes of the states built by snapshot.c. */
+net_tick_buf *net_tick_get(net_server *srv);
+void net_tick_release(net_server *srv, net_tick_buf *t);
+void net_tick_pool_free(net_server *srv);
 
 #endif

@@ -18,15 +18,12 @@
  * it, found by the world's broadphase (sim_world_bodies_near); `removed` lists bodies that
  * left the world or its radius. Static and sleeping bodies it
  * has seen are left out. */
-#include <assert.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "net_internal.h"
-
-#define TICK_POOL_MAX 4 /* tick buffers kept for reuse; more only while slow writes hold them */
 
 /* Whether a body's state can change from one snapshot to the next; the others are sent once,
  * at their first sighting. A sleeping body joins the static ones (PROTOCOL.md allows leaving
@@ -114,41 +111,6 @@ void net_snapshot_collect_removed(net_server *srv)
     }
     /* Every session now knows; the slots may be reused. */
     sim_world_clear_removed(srv->world);
-}
-
-/* ---- tick buffers ---- */
-
-static net_tick_buf *tick_get(net_server *srv)
-{
-    net_tick_buf *t = srv->tick_pool;
-    if (t) {
-        srv->tick_pool = t->next;
-        srv->tick_pool_len--;
-    } else {
-        t = calloc(1, sizeof *t);
-        if (!t)
-            return NULL;
-        proto_buf_init(&t->data);
-    }
-    proto_buf_clear(&t->data);
-    t->refs = 1;
-    t->next = NULL;
-    return t;
-}
-
-static void tick_release(net_server *srv, net_tick_buf *t)
-{
-    assert(t->refs > 0);
-    if (--t->refs > 0)
-        return;
-    if (srv->tick_pool_len < TICK_POOL_MAX) {
-        t->next = srv->tick_pool;
-        srv->tick_pool = t;
-        srv->tick_pool_len++;
-        return;
-    }
-    proto_buf_free(&t->data);
-    free(t);
 }
 
 /* ---- encoding, once per snapshot ---- */
@@ -450,7 +412,7 @@ int net_snapshot_build(net_server *srv, uint64_t since)
     net_snapshot_collect_removed(srv);
     size_t slots;
     const sim_body *bodies = sim_world_slots(srv->world, &slots);
-    srv->tick = tick_get(srv);
+    srv->tick = net_tick_get(srv);
     if (!srv->tick || !reserve_slots(srv, slots)) {
         LOG_ERROR("snapshot: out of memory for %zu bodies", sim_world_body_count(srv->world));
         net_snapshot_discard(srv);
@@ -487,103 +449,6 @@ int net_snapshot_build(net_server *srv, uint64_t since)
     return ready;
 }
 
-/* ---- writing ---- */
-
-typedef struct state_write {
-    uv_write_t req;
-    net_session *s;
-    net_tick_buf *tick;
-    char own[]; /* the session's own bytes; the body bytes stay in the tick buffer */
-} state_write;
-
-static void on_state_written(uv_write_t *req, int status)
-{
-    state_write *w = (state_write *)req;
-    net_session *s = w->s;
-    s->state_in_flight = false;
-    tick_release(s->srv, w->tick);
-    free(w);
-    if (status < 0 && status != UV_ECANCELED)
-        net_session_close(s, uv_strerror(status));
-}
-
-/* The session's ranges as buffers: own ranges point into `own`, the others into the tick. */
-static void fill_bufs(const net_server *srv, const net_session *s, const char *own,
-                      uv_buf_t *bufs)
-{
-    for (size_t i = s->range_begin; i < s->range_end; i++) {
-        const net_range *r = &srv->ranges[i];
-        const char *base = r->own ? own : srv->tick->data.data;
-        bufs[i - s->range_begin] = uv_buf_init((char *)(base + r->off), (unsigned)r->len);
-    }
-}
-
-static void write_state(net_server *srv, net_session *s)
-{
-    size_t nbufs = s->range_end - s->range_begin, own_len = s->own_end - s->own_begin;
-    uv_buf_t small[8];
-    uv_buf_t *bufs = nbufs <= 8 ? small : malloc(nbufs * sizeof *bufs);
-    state_write *w = malloc(sizeof *w + own_len);
-    if (!bufs || !w) {
-        if (bufs != small)
-            free(bufs);
-        free(w);
-        net_session_close(s, "out of memory writing a state");
-        return;
-    }
-    memcpy(w->own, srv->own.data + s->own_begin, own_len);
-    fill_bufs(srv, s, w->own, bufs);
-    w->s = s;
-    w->tick = srv->tick;
-    srv->tick->refs++;
-    /* libuv copies the buffer list and writes what the socket takes at once; the rest waits
-     * in its queue, pointing into the tick buffer, which this write keeps alive. */
-    int rc = uv_write(&w->req, (uv_stream_t *)&s->tcp, bufs, (unsigned)nbufs, on_state_written);
-    if (bufs != small)
-        free(bufs);
-    if (rc != 0) {
-        srv->tick->refs--;
-        free(w);
-        net_session_close(s, uv_strerror(rc));
-        return;
-    }
-    s->state_in_flight = true;
-    srv->stats.states++;
-    /* What the socket did not take counts against the client's output limit. */
-    net_session_check_hard_limit(s, 0);
-}
-
-void net_snapshot_write(net_server *srv)
-{
-    net_session *next;
-    for (net_session *s = srv->sessions; s; s = next) {
-        next = s->next; /* writing can close s */
-        if (s->state_ready && !s->closing)
-            write_state(srv, s);
-        s->state_ready = false;
-    }
-    net_snapshot_discard(srv);
-}
-
-void net_snapshot_discard(net_server *srv)
-{
-    for (net_session *s = srv->sessions; s; s = s->next)
-        s->state_ready = false;
-    if (srv->tick)
-        tick_release(srv, srv->tick);
-    srv->tick = NULL;
-}
-
-void net_snapshot_copy(const net_server *srv, const net_session *s, proto_buf *out)
-{
-    proto_buf_clear(out);
-    for (size_t i = s->range_begin; i < s->range_end; i++) {
-        const net_range *r = &srv->ranges[i];
-        const char *base = r->own ? srv->own.data + s->own_begin : srv->tick->data.data;
-        proto_buf_append(out, base + r->off, r->len);
-    }
-}
-
 bool net_snapshot_send(net_server *srv, uint64_t since)
 {
     uint64_t tick = sim_world_tick(srv->world);
@@ -602,13 +467,7 @@ bool net_snapshot_send(net_server *srv, uint64_t since)
 void net_snapshot_free(net_server *srv)
 {
     net_snapshot_discard(srv);
-    while (srv->tick_pool) {
-        net_tick_buf *t = srv->tick_pool;
-        srv->tick_pool = t->next;
-        proto_buf_free(&t->data);
-        free(t);
-    }
-    srv->tick_pool_len = 0;
+    net_tick_pool_free(srv);
     free(srv->body_off);
     free(srv->full);
     free(srv->near_mark);

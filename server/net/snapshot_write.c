@@ -1,0 +1,154 @@
+/* Writing the `state`s of a snapshot (snapshot.c builds them): each client's ranges go to libuv
+ * as one uv_write whose buffers point into the shared tick buffer, which is reference counted
+ * and goes back to a small pool when the last write that points into it has completed. */
+#include <assert.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "net_internal.h"
+
+#define TICK_POOL_MAX 4 /* tick buffers kept for reuse; more only while slow writes hold them */
+
+/* ---- tick buffers ---- */
+
+net_tick_buf *net_tick_get(net_server *srv)
+{
+    net_tick_buf *t = srv->tick_pool;
+    if (t) {
+        srv->tick_pool = t->next;
+        srv->tick_pool_len--;
+    } else {
+        t = calloc(1, sizeof *t);
+        if (!t)
+            return NULL;
+        proto_buf_init(&t->data);
+    }
+    proto_buf_clear(&t->data);
+    t->refs = 1;
+    t->next = NULL;
+    return t;
+}
+
+void net_tick_release(net_server *srv, net_tick_buf *t)
+{
+    assert(t->refs > 0);
+    if (--t->refs > 0)
+        return;
+    if (srv->tick_pool_len < TICK_POOL_MAX) {
+        t->next = srv->tick_pool;
+        srv->tick_pool = t;
+        srv->tick_pool_len++;
+        return;
+    }
+    proto_buf_free(&t->data);
+    free(t);
+}
+
+
+void net_tick_pool_free(net_server *srv)
+{
+    while (srv->tick_pool) {
+        net_tick_buf *t = srv->tick_pool;
+        srv->tick_pool = t->next;
+        proto_buf_free(&t->data);
+        free(t);
+    }
+    srv->tick_pool_len = 0;
+}
+
+/* ---- writing ---- */
+
+typedef struct state_write {
+    uv_write_t req;
+    net_session *s;
+    net_tick_buf *tick;
+    char own[]; /* the session's own bytes; the body bytes stay in the tick buffer */
+} state_write;
+
+static void on_state_written(uv_write_t *req, int status)
+{
+    state_write *w = (state_write *)req;
+    net_session *s = w->s;
+    s->state_in_flight = false;
+    net_tick_release(s->srv, w->tick);
+    free(w);
+    if (status < 0 && status != UV_ECANCELED)
+        net_session_close(s, uv_strerror(status));
+}
+
+/* The session's ranges as buffers: own ranges point into `own`, the others into the tick. */
+static void fill_bufs(const net_server *srv, const net_session *s, const char *own,
+                      uv_buf_t *bufs)
+{
+    for (size_t i = s->range_begin; i < s->range_end; i++) {
+        const net_range *r = &srv->ranges[i];
+        const char *base = r->own ? own : srv->tick->data.data;
+        bufs[i - s->range_begin] = uv_buf_init((char *)(base + r->off), (unsigned)r->len);
+    }
+}
+
+static void write_state(net_server *srv, net_session *s)
+{
+    size_t nbufs = s->range_end - s->range_begin, own_len = s->own_end - s->own_begin;
+    uv_buf_t small[8];
+    uv_buf_t *bufs = nbufs <= 8 ? small : malloc(nbufs * sizeof *bufs);
+    state_write *w = malloc(sizeof *w + own_len);
+    if (!bufs || !w) {
+        if (bufs != small)
+            free(bufs);
+        free(w);
+        net_session_close(s, "out of memory writing a state");
+        return;
+    }
+    memcpy(w->own, srv->own.data + s->own_begin, own_len);
+    fill_bufs(srv, s, w->own, bufs);
+    w->s = s;
+    w->tick = srv->tick;
+    srv->tick->refs++;
+    /* libuv copies the buffer list and writes what the socket takes at once; the rest waits
+     * in its queue, pointing into the tick buffer, which this write keeps alive. */
+    int rc = uv_write(&w->req, (uv_stream_t *)&s->tcp, bufs, (unsigned)nbufs, on_state_written);
+    if (bufs != small)
+        free(bufs);
+    if (rc != 0) {
+        srv->tick->refs--;
+        free(w);
+        net_session_close(s, uv_strerror(rc));
+        return;
+    }
+    s->state_in_flight = true;
+    srv->stats.states++;
+    /* What the socket did not take counts against the client's output limit. */
+    net_session_check_hard_limit(s, 0);
+}
+
+void net_snapshot_write(net_server *srv)
+{
+    net_session *next;
+    for (net_session *s = srv->sessions; s; s = next) {
+        next = s->next; /* writing can close s */
+        if (s->state_ready && !s->closing)
+            write_state(srv, s);
+        s->state_ready = false;
+    }
+    net_snapshot_discard(srv);
+}
+
+void net_snapshot_discard(net_server *srv)
+{
+    for (net_session *s = srv->sessions; s; s = s->next)
+        s->state_ready = false;
+    if (srv->tick)
+        net_tick_release(srv, srv->tick);
+    srv->tick = NULL;
+}
+
+void net_snapshot_copy(const net_server *srv, const net_session *s, proto_buf *out)
+{
+    proto_buf_clear(out);
+    for (size_t i = s->range_begin; i < s->range_end; i++) {
+        const net_range *r = &srv->ranges[i];
+        const char *base = r->own ? srv->own.data + s->own_begin : srv->tick->data.data;
+        proto_buf_append(out, base + r->off, r->len);
+    }
+}
