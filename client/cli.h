@@ -150,6 +150,11 @@ double cli_now_ms(void);
  * joined, closes every handle. Later calls do nothing. */
 void cli_quit(cli_app *app, int code);
 
+/* args.c: fills app (host, port, mode...) and, for --bots, the load generator's options from
+ * the command line; exits with 2 on a bad flag, 0 after --help. */
+typedef struct cli_bots_opts cli_bots_opts;
+void cli_parse_args(cli_app *app, cli_bots_opts *bots, int argc, char **argv);
+
 /* view.c */
 int cli_view_start(cli_app *app);    /* raw mode, alternate screen; 0 or a uv error */
 void cli_view_restore(cli_app *app); /* safe to call more than once */
