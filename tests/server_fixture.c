@@ -1,0 +1,131 @@
+/* The fixture of the server's integration suite: one mink-server at a time on an ephemeral
+ * loopback port, and the steps most tests take with it (join, expect an error, ping). */
+#include "server_fixture.h"
+
+#include <check.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+h_server srv;
+
+void start(const char *const *args)
+{
+    ck_assert_msg(h_server_start(&srv, args), "mink-server did not start");
+}
+
+void stop(void)
+{
+    int status = h_server_stop(&srv, SIGTERM, 3000);
+    ck_assert_int_eq(status, 0);
+    unlink(srv.log_path);
+}
+
+/* Connects and joins; returns the welcome (caller deletes). */
+cJSON *join(h_conn *c, const char *hello)
+{
+    ck_assert(h_connect(c, srv.port));
+    ck_assert(h_send_line(c, hello));
+    cJSON *w = h_recv_type(c, "welcome", 3000);
+    ck_assert_msg(w != NULL, "no welcome");
+    return w;
+}
+
+/* Joins with a kinematic avatar (half extents hx, hy) at (0, y); returns the avatar's id. */
+double join_kinematic(h_conn *c, double hx, double hy, double y, double max_speed)
+{
+    char hello[256];
+    snprintf(hello, sizeof hello,
+             "{\"type\":\"hello\",\"protocol\":1,\"avatar\":{\"shape\":{\"type\":\"aabb\","
+             "\"half\":[%g,%g]},\"pos\":[0,%g],\"kind\":\"kinematic\",\"max_speed\":%g}}",
+             hx, hy, y, max_speed);
+    cJSON *w = join(c, hello);
+    double avatar = h_num(w, "avatar");
+    cJSON_Delete(w);
+    return avatar;
+}
+
+void expect_error(h_conn *c, const char *code)
+{
+    cJSON *e = h_recv_type(c, "error", 3000);
+    ck_assert_msg(e != NULL, "no error %s", code);
+    ck_assert_str_eq(h_str(e, "code"), code);
+    ck_assert_ptr_nonnull(h_str(e, "message"));
+    cJSON_Delete(e);
+}
+
+/* A ping answered proves the connection still works. */
+void expect_alive(h_conn *c)
+{
+    ck_assert(h_send_line(c, "{\"type\":\"ping\",\"t\":\"alive\"}"));
+    cJSON *p = h_recv_type(c, "pong", 3000);
+    ck_assert_msg(p != NULL, "no pong");
+    ck_assert_str_eq(h_str(p, "t"), "alive");
+    cJSON_Delete(p);
+}
+
+/* Runs a shell command; its stdout goes to `out` (cut to fit); returns its wait status. */
+int run_command(const char *cmd, char *out, size_t cap)
+{
+    FILE *p = popen(cmd, "r");
+    ck_assert_ptr_nonnull(p);
+    size_t n = fread(out, 1, cap - 1, p);
+    out[n] = '\0';
+    return pclose(p);
+}
+
+/* True when `path` holds `text`. */
+bool file_has(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "r");
+    if (!f)
+        return false;
+    static char buf[1 << 20];
+    size_t n = fread(buf, 1, sizeof buf - 1, f);
+    fclose(f);
+    buf[n] = '\0';
+    return strstr(buf, text) != NULL;
+}
+
+/* Fifteen inputs 33 ms apart, five of each of three moves (`move` and what follows it). */
+void send_moves(h_conn *c, const char *const moves[3])
+{
+    for (int i = 0; i < 15; i++) {
+        char line[128];
+        snprintf(line, sizeof line, "{\"type\":\"input\",\"seq\":%d,\"move\":%s}", i + 1,
+                 moves[i / 5]);
+        ck_assert(h_send_line(c, line));
+        h_sleep_ms(33);
+    }
+}
+
+/* Spawns `body` (a body spec) with req `req`; returns its id. */
+double spawn_ok(h_conn *c, int req, const char *body)
+{
+    char line[1024];
+    snprintf(line, sizeof line, "{\"type\":\"spawn\",\"req\":%d,\"body\":%s}", req, body);
+    ck_assert(h_send_line(c, line));
+    cJSON *sp = h_recv_type(c, "spawned", 3000);
+    ck_assert_msg(sp != NULL, "no spawned for %s", body);
+    ck_assert_double_eq(h_num(sp, "req"), req);
+    double id = h_num(sp, "id");
+    cJSON_Delete(sp);
+    return id;
+}
+
+/* The next state that has body `id`, skipping the others; NULL after timeout_ms. */
+cJSON *state_with(h_conn *c, double id, int timeout_ms)
+{
+    long long end = h_now_ms() + timeout_ms;
+    while (h_now_ms() < end) {
+        cJSON *s = h_recv_type(c, "state", 2000);
+        if (!s)
+            return NULL;
+        if (h_state_body(s, id))
+            return s;
+        cJSON_Delete(s);
+    }
+    return NULL;
+}

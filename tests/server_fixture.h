@@ -1,0 +1,44 @@
+/* The fixture of the server's integration suite (test_server*.c): the server under test, the
+ * steps most tests take with it, and each file's tests. */
+#ifndef MINK_TESTS_SERVER_FIXTURE_H
+#define MINK_TESTS_SERVER_FIXTURE_H
+
+#include <check.h>
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "harness.h"
+
+#define HELLO "{\"type\":\"hello\",\"protocol\":1,\"name\":\"test\"}"
+
+extern h_server srv; /* the one server a test runs at a time */
+
+/* Starts mink-server with `args` (NULL-terminated) on an ephemeral port; fails the test if it
+ * does not come up. */
+void start(const char *const *args);
+/* SIGTERM, and the server must exit 0. */
+void stop(void);
+/* Connects and joins; returns the welcome (caller deletes). */
+cJSON *join(h_conn *c, const char *hello);
+/* Joins with a kinematic avatar (half extents hx, hy) at (0, y); returns the avatar's id. */
+double join_kinematic(h_conn *c, double hx, double hy, double y, double max_speed);
+void expect_error(h_conn *c, const char *code);
+/* A ping answered proves the connection still works. */
+void expect_alive(h_conn *c);
+/* Runs a shell command; its stdout goes to `out` (cut to fit); returns its wait status. */
+int run_command(const char *cmd, char *out, size_t cap);
+/* True when `path` holds `text`. */
+bool file_has(const char *path, const char *text);
+/* Fifteen inputs 33 ms apart, five of each of three moves (`move` and what follows it). */
+void send_moves(h_conn *c, const char *const moves[3]);
+/* Spawns `body` (a body spec) with req `req`; returns its id. */
+double spawn_ok(h_conn *c, int req, const char *body);
+/* The next state that has body `id`, skipping the others; NULL after timeout_ms. */
+cJSON *state_with(h_conn *c, double id, int timeout_ms);
+
+/* Each file's tests, added to the suite by test_server.c. */
+void server_limit_tests(TCase *tc);
+void server_world_tests(TCase *tc);
+void server_3d_tests(TCase *tc);
+
+#endif
