@@ -237,6 +237,41 @@ START_TEST(ball_bounces_to_restitution_squared_height_3d)
 }
 END_TEST
 
+/* test_dynamics.c's fast landings in 3D: a cube and a ball landing at 1 to 30 m/s, from start
+ * heights that put the floor at other points of the step, go no deeper than their resting
+ * depth, and the cube does not bounce. */
+START_TEST(fast_landings_neither_sink_nor_hop_3d)
+{
+    float deepest = 0.0f, highest = 0.0f;
+    for (int shape = 0; shape < 2; shape++) {
+        for (int k = 0; k < 30; k++) {
+            sim_world *w = world_with_floor();
+            col_shape3 s = shape == 0 ? box3(0.5f, 0.5f, 0.5f)
+                                      : round3(COL_SHAPE3_SPHERE, 0.5f, 0);
+            sim_body_def *d = def3(s, SIM_DYNAMIC, mk_v3(0, 0.8f + 0.0137f * (float)k, 0));
+            d->d3.vel = mk_v3(0, -1.0f - (float)k, 0);
+            sim_id id = sim_world_add(w, d, 0);
+            bool landed = false;
+            for (int i = 0; i < 90; i++) {
+                sim_world_step(w);
+                float y = body3(w, id)->pos.y;
+                deepest = mk_maxf(deepest, 0.5f - y);
+                landed |= y < 0.51f;
+                if (landed && shape == 0)
+                    highest = mk_maxf(highest, y - 0.5f);
+            }
+            ck_assert(landed);
+            ck_assert_float_eq_tol(body3(w, id)->pos.y, 0.5f, 2e-3f);
+            sim_world_free(w);
+        }
+    }
+    printf("3D fast landings: deepest %.4f m, cube hop %.4f m\n", (double)deepest,
+           (double)highest);
+    ck_assert_float_lt(deepest, 3e-3f);
+    ck_assert_float_lt(highest, 2e-2f);
+}
+END_TEST
+
 START_TEST(curved_shapes_come_to_rest_on_their_support)
 {
     sim_world *w = world_with_floor();
@@ -468,6 +503,7 @@ static Suite *dynamics3_suite(void)
     tcase_add_test(t, pyramid_of_base_eight_settles_and_sleeps);
     tcase_add_test(t, cube_on_a_slope_stays_or_slides_by_its_friction);
     tcase_add_test(t, ball_bounces_to_restitution_squared_height_3d);
+    tcase_add_test(t, fast_landings_neither_sink_nor_hop_3d);
     tcase_add_test(t, curved_shapes_come_to_rest_on_their_support);
     tcase_add_test(t, character_stands_walks_and_jumps_3d);
     tcase_add_test(t, character_stands_on_a_slope_and_pushes_a_crate_3d);

@@ -174,10 +174,20 @@ static float min_half(const sim_body *b)
     return mk_minf(box.half.x, box.half.y);
 }
 
-/* Takes the solver's velocities and motion back into the bodies. A body that would move
- * farther than half its size this step is swept first, so that it stops at the first static
- * or kinematic body in its way instead of passing through (the solver only sees contacts
- * that exist at the start of the step). */
+/* Whether a body that moves by d this step is swept first (sim_sweep), so that it stops at
+ * the first static or kinematic body in its way instead of sinking into it or passing through:
+ * the solver only sees the contacts of the start of the step. A character is pushed out of
+ * what it lands on within the step (resolve), so only passing through matters for it. */
+static bool needs_sweep(const sim_body *b, mk_vec2 d)
+{
+    if (b->inv_mass <= 0.0f)
+        return false;
+    float reach = b->kind == SIM_CHARACTER ? 0.5f * min_half(b) : SIM_SWEEP_MIN;
+    return mk_v2_dot(d, d) > reach * reach;
+}
+
+/* Takes the solver's velocities and motion back into the bodies, sweeping those that move
+ * far (needs_sweep). */
 static void finish_bodies(sim_world *w, float dt)
 {
     const sim_solver_body *sb = w->solver_bodies.data;
@@ -202,7 +212,7 @@ static void finish_bodies(sim_world *w, float dt)
         mk_vec2 d = mk_v2_sub(pos, b->pos);
         b->rot = mk_v2(c, s);
         b->rot_angle = angle;
-        if (b->inv_mass > 0.0f && mk_v2_len(d) > 0.5f * min_half(b) && sim_sweep(w, b, d, dt)) {
+        if (needs_sweep(b, d) && sim_sweep(w, b, d, dt)) {
             b->angle = angle;
             continue;
         }

@@ -158,8 +158,19 @@ static bool moved_far3(const sim_body3 *b3, mk_vec3 d)
     return len > 0.5f * min_half3(b3);
 }
 
-/* Takes the solver's velocities and motion back into the bodies; a body that would move
- * farther than half its size is swept first (sweep3.c). */
+/* Whether a body that moves by d this step is swept first (sim_sweep3): as step.c's
+ * needs_sweep, a character only when it moves far enough to pass through something. */
+static bool needs_sweep3(const sim_body *b, const sim_body3 *b3, mk_vec3 d)
+{
+    if (b->inv_mass <= 0.0f)
+        return false;
+    if (b->kind == SIM_CHARACTER)
+        return moved_far3(b3, d);
+    return mk_v3_dot(d, d) > SIM_SWEEP_MIN * SIM_SWEEP_MIN;
+}
+
+/* Takes the solver's velocities and motion back into the bodies, sweeping those that move
+ * far (needs_sweep3). */
 static void finish_bodies3(sim_world *w, float dt)
 {
     const sim_solver_body3 *sb = w->solver_bodies3.data;
@@ -184,7 +195,7 @@ static void finish_bodies3(sim_world *w, float dt)
         b3->w = spin;
         mk_vec3 d = mk_v3_sub(pos, b3->pos);
         b3->rot = rot;
-        if (b->inv_mass > 0.0f && moved_far3(b3, d) && sim_sweep3(w, b, d, dt))
+        if (needs_sweep3(b, b3, d) && sim_sweep3(w, b, d, dt))
             continue;
         b3->pos = pos;
     }

@@ -87,24 +87,29 @@ static const sim_body *first_impact(sim_world *w, const sim_body *b, mk_vec2 d, 
 
 bool sim_sweep(sim_world *w, sim_body *b, mk_vec2 d, float dt)
 {
-    float len = mk_v2_len(d);
-    if (!(len > 0.0f))
+    if (!(mk_v2_len(d) > 0.0f))
         return false;
-
     float best;
     const sim_body *hit = first_impact(w, b, d, dt, true, &best);
     if (!hit)
         return false;
-
     b->pos = mk_v2_mad(b->pos, best, d);
-    /* The contact normal where they meet: collide a hair further along the motion. */
-    mk_vec2 dir = mk_v2_scale(d, 1.0f / len);
-    col_xf2 probe = {mk_v2_mad(b->pos, 2.0f * SWEEP_SLOP, dir), b->angle};
-    col_manifold2 m = col_collide2(&b->shape, probe, &hit->shape, (col_xf2){hit->pos, hit->angle});
-    mk_vec2 n = m.count > 0 ? m.normal : dir; /* from b toward the obstacle */
-    float vn = mk_v2_dot(mk_v2_sub(b->vel, hit->vel), n);
-    if (vn > 0.0f)
-        b->vel = mk_v2_mad(b->vel, -vn, n);
+    /* The normal where they meet: that of the closest features, within the slop (a grazing
+     * motion along a surface would not reach into it a hair further along). */
+    col_manifold2 m = col_collide2(&b->shape, (col_xf2){b->pos, b->angle}, &hit->shape,
+                                   (col_xf2){hit->pos, hit->angle});
+    mk_vec2 n = mk_v2_dot(m.normal, m.normal) > 0.5f ? m.normal : mk_v2_norm(d); /* b to hit */
+    mk_vec2 rel = mk_v2_sub(b->vel, hit->vel);
+    float vn = mk_v2_dot(rel, n);
+    if (vn > 0.0f) {
+        mk_vec2 slide = mk_v2_mad(rel, -vn, n);
+        float vt = mk_v2_len(slide);
+        sim_impact im = sim_impact_of(vn, vt, mk_maxf(b->restitution, hit->restitution),
+                                      sim_pair_friction(b, hit));
+        b->vel = mk_v2_mad(b->vel, -im.dvn, n);
+        if (vt > 0.0f)
+            b->vel = mk_v2_mad(b->vel, -im.dvt / vt, slide);
+    }
     return true;
 }
 

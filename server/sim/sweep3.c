@@ -79,8 +79,7 @@ static const sim_body *first_impact(sim_world *w, const sim_body *b, mk_vec3 d, 
 
 bool sim_sweep3(sim_world *w, sim_body *b, mk_vec3 d, float dt)
 {
-    float len = mk_v3_len(d);
-    if (!(len > 0.0f))
+    if (!(mk_v3_len(d) > 0.0f))
         return false;
     float best;
     const sim_body *hit = first_impact(w, b, d, dt, true, &best);
@@ -89,13 +88,21 @@ bool sim_sweep3(sim_world *w, sim_body *b, mk_vec3 d, float dt)
     sim_body3 *b3 = sim_body3_of(w, b);
     const sim_body3 *h3 = sim_body3_of(w, hit);
     b3->pos = mk_v3_mad(b3->pos, best, d);
-    mk_vec3 dir = mk_v3_scale(d, 1.0f / len);
-    col_manifold3 m = col_collide3(&b3->shape, xf_at(b3, 2.0f * SWEEP_SLOP3, dir), &h3->shape,
+    /* The normal of the closest features, as in sweep.c. */
+    col_manifold3 m = col_collide3(&b3->shape, (col_xf3){b3->pos, b3->rot}, &h3->shape,
                                    (col_xf3){h3->pos, h3->rot});
-    mk_vec3 n = m.count > 0 ? m.normal : dir; /* from b toward the obstacle */
-    float vn = mk_v3_dot(mk_v3_sub(b3->vel, h3->vel), n);
-    if (vn > 0.0f)
-        b3->vel = mk_v3_mad(b3->vel, -vn, n);
+    mk_vec3 n = mk_v3_dot(m.normal, m.normal) > 0.5f ? m.normal : mk_v3_norm(d); /* b to hit */
+    mk_vec3 rel = mk_v3_sub(b3->vel, h3->vel);
+    float vn = mk_v3_dot(rel, n);
+    if (vn > 0.0f) {
+        mk_vec3 slide = mk_v3_mad(rel, -vn, n);
+        float vt = mk_v3_len(slide);
+        sim_impact im = sim_impact_of(vn, vt, mk_maxf(b->restitution, hit->restitution),
+                                      sim_pair_friction(b, hit));
+        b3->vel = mk_v3_mad(b3->vel, -im.dvn, n);
+        if (vt > 0.0f)
+            b3->vel = mk_v3_mad(b3->vel, -im.dvt / vt, slide);
+    }
     return true;
 }
 

@@ -341,6 +341,11 @@ struct sim_world {
 #define SIM_STAND_MIN_COS 0.3f
 
 #define SIM_SPECULATIVE 0.02f /* m: pairs this close get contact points before they touch */
+/* A body (not a character: step.c's needs_sweep) that moves farther than this in a step is swept
+ * (sweep.c, sweep3.c) against static and kinematic bodies: a gap wider than SIM_SPECULATIVE at
+ * the start of the step has no contact point in the solver, so a body moving farther could close
+ * it and sink into what it lands on (by up to its motion less this distance). */
+#define SIM_SWEEP_MIN SIM_SPECULATIVE /* m */
 
 /* (cos, sin) of the body's angle: the kept pair when it is for this angle, else worked out. */
 static inline mk_vec2 sim_body_rot(const sim_body *b)
@@ -372,9 +377,36 @@ void sim_wake(sim_world *w, sim_body *b);
 void sim_sleep_islands(sim_world *w, float dt);
 
 /* Continuous collision for a fast body (sweep.c): when its motion d over this step of dt
- * seconds would hit a static or kinematic body, moves it to the time of impact, removes its
- * velocity into that body and returns true; returns false (and changes nothing) otherwise. */
+ * seconds would hit a static or kinematic body, moves it to the time of impact, resolves the
+ * impact (sim_impact_of) and returns true; returns false (and changes
+ * nothing) otherwise. */
 bool sim_sweep(sim_world *w, sim_body *b, mk_vec2 d, float dt);
+/* A swept impact on a fixed body, resolved as an impulse through the moving body's centre of
+ * mass: its approach speed vn (> 0) along the normal is taken out, or turned back by the pair's
+ * restitution above SIM_BOUNCE_SPEED as the solver's restitution does, and Coulomb friction
+ * takes at most `friction` times that change off its sliding speed vt (>= 0). Resolving it
+ * here, not in the next step's solver, matters for a body that lands fast and flat: sequential
+ * impulses meeting a large approach at two or four points at once leave it hopping and turning.
+ * Through the centre, a flat landing stays flat; the spin a corner landing or a ball's friction
+ * would start comes from the contacts of the steps that follow. */
+typedef struct sim_impact {
+    float dvn, dvt; /* m/s: the changes of normal and sliding speed, both >= 0 */
+} sim_impact;
+
+static inline sim_impact sim_impact_of(float vn, float vt, float restitution, float friction)
+{
+    float dvn = vn > SIM_BOUNCE_SPEED ? (1.0f + restitution) * vn : vn;
+    return (sim_impact){dvn, mk_minf(vt, friction * dvn)};
+}
+
+/* Friction and restitution of a pair, combined as the contacts combine them (contacts.c):
+ * friction by geometric mean, none for a character (it steers itself), restitution by maximum. */
+static inline float sim_pair_friction(const sim_body *a, const sim_body *b)
+{
+    if (a->kind == SIM_CHARACTER || b->kind == SIM_CHARACTER)
+        return 0.0f;
+    return sqrtf(a->friction * b->friction);
+}
 
 /* Keeps a character on the ground it walks down (sweep.c): moves it down along -up by at most
  * `reach` onto walkable ground (within its max_slope) and returns true, or returns false and
