@@ -394,7 +394,10 @@ col_epa_result col_epa(const col_placed3 *a, const col_placed3 *b, const col_gjk
             tried[nt++] = n;
             col_d3 fa = d3(0.0, 0.0, 0.0), fb = fa;
             bool at_face;
-            double hp = col_polish3(e.pr.a, e.pr.b, &n, tol, &fa, &fb, &at_face);
+            /* EPA's gap between its bounds: about how far h at the face's normal may be
+             * above the minimum, so the pieces within 4 times it name the crease there. */
+            double hp = col_polish3(e.pr.a, e.pr.b, &n, tol, fmax(4.0 * (h - f.dist), 1e3 * tol),
+                                    &fa, &fb, &at_face);
             if (hp < r.depth) {
                 r.normal = n;
                 r.depth = fmax(0.0, hp);

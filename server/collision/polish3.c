@@ -4,9 +4,10 @@
  * of a nearly round polytope has to be refined before the nearest one is known to the
  * tolerance) and GJK only linearly; where h is smooth Newton's method converges in a few
  * steps: its gradient is exact (the support point: h(d) = d . w(d)), its Hessian comes from
- * two more support points by finite differences. At a crease of h (an edge, a rim, an apex)
- * the flat faces of both shapes are tried and a compass search looks for a way down. Every
- * step is only taken when h drops, so the answer is never worse than the start. */
+ * two more support points by finite differences. The flat faces of both shapes are tried
+ * first, then the crease of h near the start (an edge or a side line: col_crease3, exact);
+ * where neither holds and Newton stalls at a crease, a compass search looks for a way down.
+ * Every step is only taken when h drops, so the answer is never worse than the start. */
 #include "collide3_internal.h"
 
 typedef struct polish_pair {
@@ -134,8 +135,8 @@ static void try_faces(const polish_pair *e, const col_placed3 *ps, double sign, 
     }
 }
 
-static double polish(const polish_pair *e, col_d3 *n, double tol, col_d3 *face_wa,
-                     col_d3 *face_wb, bool *at_face)
+static double polish(const polish_pair *e, col_d3 *n, double tol, double slack,
+                     col_d3 *face_wa, col_d3 *face_wb, bool *at_face)
 {
     col_d3 w;
     double h = h_at(e, *n, &w);
@@ -158,6 +159,11 @@ static double polish(const polish_pair *e, col_d3 *n, double tol, col_d3 *face_w
             *face_wb = at_a.b;
             *face_wa = d3_mad(at_a.b, h, *n);
         }
+        *at_face = true;
+        return h;
+    }
+    /* On a crease of h (an edge or a side line of either shape): solved there exactly. */
+    if (col_crease3(e->a, e->b, n, &h, slack, tol, face_wa, face_wb)) {
         *at_face = true;
         return h;
     }
@@ -221,9 +227,9 @@ static double polish(const polish_pair *e, col_d3 *n, double tol, col_d3 *face_w
 }
 
 double col_polish3(const col_placed3 *a, const col_placed3 *b, col_d3 *n, double tol,
-                   col_d3 *face_wa, col_d3 *face_wb, bool *at_face)
+                   double slack, col_d3 *face_wa, col_d3 *face_wb, bool *at_face)
 {
     polish_pair pr = {a, b};
     *at_face = false;
-    return polish(&pr, n, tol, face_wa, face_wb, at_face);
+    return polish(&pr, n, tol, slack, face_wa, face_wb, at_face);
 }
