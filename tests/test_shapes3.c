@@ -535,6 +535,30 @@ START_TEST(deep_overlap)
 }
 END_TEST
 
+/* Two cones 0.25 mm apart, the closest points at A's apex crease: GJK stops there on a
+ * repeated point with the gap right but its direction 1e-4 rad off (h along it was -1.8e-5 m
+ * for a gap of 2.54e-4 m). The gap's normal must achieve the gap, in either order. */
+START_TEST(cones_apart_at_a_crease)
+{
+    col_shape3 a = cone(0.339966714f, 0.485393047f), b = cone(0.301249415f, 0.762280524f);
+    col_xf3 xa = {mk_v3(-0.14016661f, -0.748005688f, 1.20704687f),
+                  {-0.647772491f, 0.2263598f, -0.299311131f, -0.662996888f}};
+    col_xf3 xb = {mk_v3(-0.571412861f, -0.879437923f, 1.65370011f),
+                  {-0.0256129056f, -0.433436692f, -0.0670394748f, 0.898321927f}};
+    static world_shape wa, wb;
+    world_of(&a, xa, &wa);
+    world_of(&b, xb, &wb);
+    col_manifold3 m = col_collide3(&a, xa, &b, xb), w = col_collide3(&b, xb, &a, xa);
+    ck_assert_int_eq(m.count, 0);
+    ck_assert_int_eq(w.count, 0);
+    NEAR(m.distance, 2.5383e-4, 1e-6);
+    NEAR(w.distance, 2.5383e-4, 1e-6);
+    double hm = h_dir(&wa, &wb, dof(m.normal)), hw = h_dir(&wa, &wb, dscale(dof(w.normal), -1));
+    EXPECT(hm <= -m.distance + 1e-6, "h(normal) %.9g, gap %.9g", hm, (double)m.distance);
+    EXPECT(hw <= -w.distance + 1e-6, "swapped: h(-normal) %.9g, gap %.9g", hw, (double)w.distance);
+}
+END_TEST
+
 /* ---- 2. hulls ---- */
 
 /* A hull made of `pts`: vertices are input points, each on three or more faces; faces are
@@ -1583,6 +1607,7 @@ static Suite *shapes3_suite(void)
     tcase_add_test(exact, hull_cube_equals_box);
     tcase_add_test(exact, tiny_against_huge);
     tcase_add_test(exact, deep_overlap);
+    tcase_add_test(exact, cones_apart_at_a_crease);
     tcase_add_test(exact, resting_box_keeps_feature_ids);
     tcase_add_test(exact, contact_cache_builds_and_drops);
     tcase_set_timeout(exact, 30);

@@ -99,6 +99,9 @@ typedef struct col_gjk_result {
     bool within;        /* col_gjk_bounded: the distance is at most `touch` */
     bool bounded;       /* col_gjk_bounded: the distance is at least `lower`, more than `beyond` */
     double lower;       /* m, when `bounded` */
+    bool converged;     /* apart, and van den Bergen's termination test held: h(-dir) is
+                           within tol of -distance. Else GJK stopped at a repeated point or
+                           without progress (rounding near touching) and dir may be off */
     int iterations;
     int count;          /* the final simplex, for EPA when `overlap` */
     col_mvert simplex[4];
