@@ -176,6 +176,8 @@ static bool solve_two(crease *c, col_d3 *n, double tol)
         basis(*n, &u, &v);
         col_d3 ga = d3_sub(c->ea[0], c->ea[1]), gb = d3_sub(c->eb[1], c->eb[0]);
         double fa = d3_dot(*n, ga), fb = d3_dot(*n, gb);
+        if (fabs(fa) + fabs(fb) <= 1e-2 * tol) /* m: on both creases */
+            return true;
         double j00 = d3_dot(ga, u), j01 = d3_dot(ga, v), j10 = d3_dot(gb, u), j11 = d3_dot(gb, v);
         double det = j00 * j11 - j01 * j10;
         double scale = d3_len(ga) * d3_len(gb);
@@ -186,10 +188,6 @@ static bool solve_two(crease *c, col_d3 *n, double tol)
         if (sl > 0.25)
             return false;
         *n = d3_norm(d3_add(*n, d3_add(d3_scale(u, s0), d3_scale(v, s1))));
-        if (sl <= 1e-3 * tol) {
-            eval(c, *n);
-            return true;
-        }
     }
     return false;
 }
@@ -201,6 +199,8 @@ static bool onto(crease *c, col_d3 *n, double tol)
         eval(c, *n);
         col_d3 g;
         double f = crease_value(c, *n, &g);
+        if (fabs(f) <= 1e-2 * tol) /* m: the two pieces equal */
+            return true;
         col_d3 gt = d3_mad(g, -d3_dot(g, *n), *n);
         double gg = d3_dot(gt, gt);
         if (!(gg > 0.0))
@@ -209,10 +209,6 @@ static bool onto(crease *c, col_d3 *n, double tol)
         if (fabs(s) * sqrt(gg) > 0.25)
             return false;
         *n = d3_norm(d3_mad(*n, s, gt));
-        if (fabs(s) * sqrt(gg) <= 1e-3 * tol) {
-            eval(c, *n);
-            return true;
-        }
     }
     return false;
 }
@@ -228,31 +224,37 @@ static double slope(crease *c, col_d3 n, col_d3 *t)
 }
 
 /* One shape on a crease, the other smooth there: Newton's method in one dimension along the
- * crease, the second derivative by a finite difference of the slope. */
+ * crease, the second derivative by a finite difference of the slope at the start and by the
+ * secant through the last two points after it (superlinear, one point per step). */
 static bool solve_one(crease *c, col_d3 *n, double tol)
 {
     if (!onto(c, n, tol))
         return false;
-    for (int it = 0; it < 12; it++) {
-        col_d3 t;
-        double s0 = slope(c, *n, &t);
-        const double eps = 1e-6;
-        col_d3 m = d3_norm(d3_mad(*n, eps, t));
-        if (!onto(c, &m, tol))
-            return false;
-        col_d3 tm;
-        double s1 = slope(c, m, &tm);
-        double curv = (s1 - s0) / eps;
+    col_d3 t, tm;
+    double s0 = slope(c, *n, &t);
+    const double eps = 1e-6; /* rad */
+    col_d3 m = d3_norm(d3_mad(*n, eps, t));
+    if (!onto(c, &m, tol))
+        return false;
+    double curv = (slope(c, m, &tm) - s0) / eps;
+    for (int it = 0; it < 16; it++) {
         if (!(curv > 0.0)) /* not a minimum along the crease near here */
             return false;
         double step = -s0 / curv;
         if (fabs(step) > 0.25)
             return false;
-        *n = d3_norm(d3_mad(*n, step, t));
-        if (!onto(c, n, tol))
+        m = d3_norm(d3_mad(*n, step, t));
+        if (!onto(c, &m, tol))
             return false;
-        if (fabs(step) <= 1e-3 * tol)
+        double s1 = slope(c, m, &tm), moved = d3_dot(d3_sub(m, *n), t);
+        *n = m;
+        /* rad: h is then within 1e-14 of the size of its least along the crease */
+        if (fabs(step) <= 1e-8)
             return true;
+        if (moved != 0.0)
+            curv = (s1 - s0) / moved;
+        s0 = s1;
+        t = tm;
     }
     return false;
 }
