@@ -140,6 +140,7 @@ static double polish(const polish_pair *e, col_d3 *n, double tol, double slack,
 {
     col_d3 w;
     double h = h_at(e, *n, &w);
+    col_d3 start = *n;
     int won_a = -1, won_b = -1;
     col_mvert at_a = {0}, at_b = {0};
     try_faces(e, e->a, 1.0, n, &h, &w, &won_a, &at_a);
@@ -164,6 +165,14 @@ static double polish(const polish_pair *e, col_d3 *n, double tol, double slack,
     }
     /* On a crease of h (an edge or a side line of either shape): solved there exactly. */
     if (col_crease3(e->a, e->b, n, &h, slack, tol, face_wa, face_wb)) {
+        *at_face = true;
+        return h;
+    }
+    /* A face lower than the start whose contact falls outside it: the minimum is often on
+     * one of its edges, nearer the start than the face's normal is. */
+    if ((won_a >= 0 || won_b >= 0) &&
+        col_crease3(e->a, e->b, &start, &h, slack, tol, face_wa, face_wb)) {
+        *n = start;
         *at_face = true;
         return h;
     }
