@@ -56,6 +56,9 @@ typedef struct epa {
     epa_rim rim[EPA_MAX_FACES];
     int seen[EPA_MAX_FACES]; /* the faces w sees */
     epa_face fresh[EPA_MAX_FACES];
+    /* Per vertex: the horizon edge that starts there, valid when start_pass is this pass,
+     * so that the loop of the horizon is linked in one pass over it. */
+    int start_of[EPA_MAX_VERTS], start_pass[EPA_MAX_VERTS];
 } epa;
 
 static col_mvert support(const epa_pair *e, col_d3 d)
@@ -87,6 +90,7 @@ static bool make_face(const epa *e, int i, int j, int k, bool oriented, epa_face
 static int add_vert(epa *e, col_mvert m)
 {
     e->verts[e->nv] = m;
+    e->start_pass[e->nv] = -1;
     return e->nv++;
 }
 
@@ -220,20 +224,18 @@ static bool expand(epa *e, col_mvert w, int seen_face, double tol)
         return false;
     /* The slot of each new face, and its neighbours along the cone: the face over rim edge
      * (a, b) meets the one over (b, c) at b; each end starts exactly one rim edge. */
-    int wi = e->nv;
-    e->verts[wi] = w;
-    e->nv = wi + 1;
+    for (int q = 0; q < nrim; q++) {
+        int a = e->rim[q].a;
+        if (e->start_pass[a] == e->pass) /* two edges start there: not one loop */
+            return false;
+        e->start_pass[a] = e->pass;
+        e->start_of[a] = q;
+    }
+    int wi = add_vert(e, w);
     int next[EPA_MAX_FACES];
     for (int q = 0; q < nrim; q++) {
-        next[q] = -1;
-        for (int r = 0; r < nrim; r++)
-            if (e->rim[r].a == e->rim[q].b) {
-                if (next[q] >= 0) {
-                    e->nv = wi;
-                    return false;
-                }
-                next[q] = r;
-            }
+        int b = e->rim[q].b;
+        next[q] = e->start_pass[b] == e->pass ? e->start_of[b] : -1;
         if (next[q] < 0 || !make_face(e, e->rim[q].a, e->rim[q].b, wi, true, &e->fresh[q]) ||
             e->fresh[q].dist < -tol) {
             e->nv = wi;
