@@ -559,6 +559,28 @@ START_TEST(cones_apart_at_a_crease)
 }
 END_TEST
 
+/* A ball deep in a flat cone, its centre 0.3 mm off the axis: every side line is about as
+ * deep, and the least depth is out through the side nearest the centre, a radian along the
+ * side crease from where EPA ends (the crease's Newton steps were refused as too long, and
+ * the compass search stopped 3e-5 m short). Exact: the centre's distance to the side plus
+ * the radius. */
+START_TEST(ball_near_a_cone_axis)
+{
+    col_shape3 a = cone(0.736891031f, 0.248471618f), b = sphere(0.248156965f);
+    col_xf3 xa = {mk_v3(1.37480342f, -1.72968459f, 0.473492354f),
+                  {0.394150347f, 0.423801035f, 0.694709897f, 0.427102238f}};
+    col_xf3 xb = {mk_v3(1.3737042f, -1.73053885f, 0.477414966f),
+                  {-0.364344001f, 0.879983306f, -0.0258041006f, -0.303672433f}};
+    mk_vec3 c = col_xf3_apply_inv(xa, xb.p);
+    double r = a.radius, h = a.half_height, rho = sqrt((double)c.x * c.x + (double)c.z * c.z);
+    double side = -(2 * h * rho + r * ((double)c.y - h)) / sqrt(4 * h * h + r * r);
+    double depth = fmin(side, (double)c.y + h) + b.radius;
+    col_manifold3 m = col_collide3(&a, xa, &b, xb);
+    ck_assert_int_eq(m.count, 1);
+    NEAR(m.depth, depth, 1e-6);
+}
+END_TEST
+
 /* ---- 2. hulls ---- */
 
 /* A hull made of `pts`: vertices are input points, each on three or more faces; faces are
@@ -1608,6 +1630,7 @@ static Suite *shapes3_suite(void)
     tcase_add_test(exact, tiny_against_huge);
     tcase_add_test(exact, deep_overlap);
     tcase_add_test(exact, cones_apart_at_a_crease);
+    tcase_add_test(exact, ball_near_a_cone_axis);
     tcase_add_test(exact, resting_box_keeps_feature_ids);
     tcase_add_test(exact, contact_cache_builds_and_drops);
     tcase_set_timeout(exact, 30);

@@ -237,12 +237,12 @@ static bool solve_one(crease *c, col_d3 *n, double tol)
     if (!onto(c, &m, tol))
         return false;
     double curv = (slope(c, m, &tm) - s0) / eps;
-    for (int it = 0; it < 16; it++) {
+    for (int it = 0; it < 24; it++) {
         if (!(curv > 0.0)) /* not a minimum along the crease near here */
             return false;
-        double step = -s0 / curv;
-        if (fabs(step) > 0.25)
-            return false;
+        /* rad: at most 0.25 a step. Where the crease is nearly level (a ball near a cone's
+         * axis: every side line about as deep) the minimum may be a radian along it. */
+        double step = fmax(-0.25, fmin(0.25, -s0 / curv));
         m = d3_norm(d3_mad(*n, step, t));
         if (!onto(c, &m, tol))
             return false;
