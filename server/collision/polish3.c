@@ -135,47 +135,10 @@ static void try_faces(const polish_pair *e, const col_placed3 *ps, double sign, 
     }
 }
 
-static double polish(const polish_pair *e, col_d3 *n, double tol, double slack,
-                     col_d3 *face_wa, col_d3 *face_wb, bool *at_face)
+/* Newton's steps in the tangent plane from *n (h, w there), each taken only when h drops; at
+ * a crease, up to three compass searches. Returns the h reached. */
+static double newton(const polish_pair *e, col_d3 *n, double h, col_d3 w, double tol)
 {
-    col_d3 w;
-    double h = h_at(e, *n, &w);
-    col_d3 start = *n;
-    int won_a = -1, won_b = -1;
-    col_mvert at_a = {0}, at_b = {0};
-    try_faces(e, e->a, 1.0, n, &h, &w, &won_a, &at_a);
-    try_faces(e, e->b, -1.0, n, &h, &w, &won_b, &at_b);
-    /* A face resting on the other shape is a minimum of h, exactly (no Newton steps and no
-     * compass search at the crease) when the other's deepest point along its normal (or
-     * one point of its deepest flat) projects into the face: the subgradients of h there,
-     * the face's points less that point, then hold the normal itself. A's face: B's
-     * deepest point along -n is at.b; B's face: A's along n is at.a. */
-    if (won_b >= 0 ? face_holds(e->b, won_b, at_b.a)
-                   : won_a >= 0 && face_holds(e->a, won_a, at_a.b)) {
-        /* The other's deepest point is the contact on it; on the face, h behind it. */
-        if (won_b >= 0) {
-            *face_wa = at_b.a;
-            *face_wb = d3_mad(at_b.a, -h, *n);
-        } else {
-            *face_wb = at_a.b;
-            *face_wa = d3_mad(at_a.b, h, *n);
-        }
-        *at_face = true;
-        return h;
-    }
-    /* On a crease of h (an edge or a side line of either shape): solved there exactly. */
-    if (col_crease3(e->a, e->b, n, &h, slack, tol, face_wa, face_wb)) {
-        *at_face = true;
-        return h;
-    }
-    /* A face lower than the start whose contact falls outside it: the minimum is often on
-     * one of its edges, nearer the start than the face's normal is. */
-    if ((won_a >= 0 || won_b >= 0) &&
-        col_crease3(e->a, e->b, &start, &h, slack, tol, face_wa, face_wb)) {
-        *n = start;
-        *at_face = true;
-        return h;
-    }
     int patterns = 0;
     /* rad: the longest step tried, 4 times the last one taken. At a crease the quadratic
      * model overshoots across it by orders of magnitude, and halving down from there cost
@@ -233,6 +196,62 @@ static double polish(const polish_pair *e, col_d3 *n, double tol, double slack,
             break;
     }
     return h;
+}
+
+static double polish(const polish_pair *e, col_d3 *n, double tol, double slack,
+                     col_d3 *face_wa, col_d3 *face_wb, bool *at_face)
+{
+    col_d3 w;
+    double h = h_at(e, *n, &w);
+    col_d3 start = *n;
+    int won_a = -1, won_b = -1;
+    col_mvert at_a = {0}, at_b = {0};
+    try_faces(e, e->a, 1.0, n, &h, &w, &won_a, &at_a);
+    try_faces(e, e->b, -1.0, n, &h, &w, &won_b, &at_b);
+    /* A face resting on the other shape is a minimum of h, exactly (no Newton steps and no
+     * compass search at the crease) when the other's deepest point along its normal (or
+     * one point of its deepest flat) projects into the face: the subgradients of h there,
+     * the face's points less that point, then hold the normal itself. A's face: B's
+     * deepest point along -n is at.b; B's face: A's along n is at.a. */
+    if (won_b >= 0 ? face_holds(e->b, won_b, at_b.a)
+                   : won_a >= 0 && face_holds(e->a, won_a, at_a.b)) {
+        /* The other's deepest point is the contact on it; on the face, h behind it. */
+        if (won_b >= 0) {
+            *face_wa = at_b.a;
+            *face_wb = d3_mad(at_b.a, -h, *n);
+        } else {
+            *face_wb = at_a.b;
+            *face_wa = d3_mad(at_a.b, h, *n);
+        }
+        *at_face = true;
+        return h;
+    }
+    /* On a crease of h (an edge or a side line of either shape): solved there exactly. */
+    if (col_crease3(e->a, e->b, n, &h, slack, tol, face_wa, face_wb)) {
+        *at_face = true;
+        return h;
+    }
+    /* A face lower than the start whose contact falls outside it: the minimum is often on
+     * one of its edges, nearer the start than the face's normal is. */
+    if ((won_a >= 0 || won_b >= 0) &&
+        col_crease3(e->a, e->b, &start, &h, slack, tol, face_wa, face_wb)) {
+        *n = start;
+        *at_face = true;
+        return h;
+    }
+    /* A face taken whose contact falls outside it: Newton's steps from the start, not from
+     * its normal, where the other shape's support is often at a crease (a rim at a cap's
+     * normal); the face's h stands when they end higher. */
+    if (won_a >= 0 || won_b >= 0) {
+        col_d3 m = start, wm;
+        double hm = newton(e, &m, h_at(e, start, &wm), wm, tol);
+        if (hm < h) {
+            *n = m;
+            h = hm;
+        }
+        return h;
+    }
+    return newton(e, n, h, w, tol);
 }
 
 double col_polish3(const col_placed3 *a, const col_placed3 *b, col_d3 *n, double tol,
