@@ -6,7 +6,8 @@
  * steps: its gradient is exact (the support point: h(d) = d . w(d)), its Hessian comes from
  * two more support points by finite differences. The flat faces of both shapes are tried
  * first, then the crease of h near the start (an edge or a side line: col_crease3, exact);
- * where neither holds and Newton stalls at a crease, a compass search looks for a way down.
+ * where neither holds and Newton stalls at a crease, a compass search looks for a way down,
+ * and the crease is sought again where the steps end.
  * Every step is only taken when h drops, so the answer is never worse than the start. */
 #include "collide3_internal.h"
 
@@ -239,9 +240,11 @@ static double polish(const polish_pair *e, col_d3 *n, double tol, double slack,
         *at_face = true;
         return h;
     }
-    /* A face taken whose contact falls outside it: Newton's steps from the start, not from
-     * its normal, where the other shape's support is often at a crease (a rim at a cap's
-     * normal); the face's h stands when they end higher. */
+    /* A face taken whose contact falls outside it: Newton's steps from its normal and from
+     * the start, the lower kept. From the face's normal alone they may begin where the other
+     * shape's support is at a crease (a rim at a cap's normal) and stall; from the start
+     * alone they may miss the minimum next to the face. */
+    h = newton(e, n, h, w, tol);
     if (won_a >= 0 || won_b >= 0) {
         col_d3 m = start, wm;
         double hm = newton(e, &m, h_at(e, start, &wm), wm, tol);
@@ -249,9 +252,17 @@ static double polish(const polish_pair *e, col_d3 *n, double tol, double slack,
             *n = m;
             h = hm;
         }
-        return h;
     }
-    return newton(e, n, h, w, tol);
+    /* Where Newton's steps stalled at a crease far from the start (the slack from EPA too
+     * wide or too narrow to name it), the crease is sought again from there with the pieces
+     * within 1e-3, 1e-4, then 1e-5 of the size. */
+    double s = 1e6 * tol;
+    for (int k = 0; k < 3; k++, s *= 0.1)
+        if (col_crease3(e->a, e->b, n, &h, s, tol, face_wa, face_wb)) {
+            *at_face = true;
+            break;
+        }
+    return h;
 }
 
 double col_polish3(const col_placed3 *a, const col_placed3 *b, col_d3 *n, double tol,
