@@ -535,6 +535,52 @@ START_TEST(deep_overlap)
 }
 END_TEST
 
+/* Two cones 0.25 mm apart, the closest points at A's apex crease: GJK stops there on a
+ * repeated point with the gap right but its direction 1e-4 rad off (h along it was -1.8e-5 m
+ * for a gap of 2.54e-4 m). The gap's normal must achieve the gap, in either order. */
+START_TEST(cones_apart_at_a_crease)
+{
+    col_shape3 a = cone(0.339966714f, 0.485393047f), b = cone(0.301249415f, 0.762280524f);
+    col_xf3 xa = {mk_v3(-0.14016661f, -0.748005688f, 1.20704687f),
+                  {-0.647772491f, 0.2263598f, -0.299311131f, -0.662996888f}};
+    col_xf3 xb = {mk_v3(-0.571412861f, -0.879437923f, 1.65370011f),
+                  {-0.0256129056f, -0.433436692f, -0.0670394748f, 0.898321927f}};
+    static world_shape wa, wb;
+    world_of(&a, xa, &wa);
+    world_of(&b, xb, &wb);
+    col_manifold3 m = col_collide3(&a, xa, &b, xb), w = col_collide3(&b, xb, &a, xa);
+    ck_assert_int_eq(m.count, 0);
+    ck_assert_int_eq(w.count, 0);
+    NEAR(m.distance, 2.5383e-4, 1e-6);
+    NEAR(w.distance, 2.5383e-4, 1e-6);
+    double hm = h_dir(&wa, &wb, dof(m.normal)), hw = h_dir(&wa, &wb, dscale(dof(w.normal), -1));
+    EXPECT(hm <= -m.distance + 1e-6, "h(normal) %.9g, gap %.9g", hm, (double)m.distance);
+    EXPECT(hw <= -w.distance + 1e-6, "swapped: h(-normal) %.9g, gap %.9g", hw, (double)w.distance);
+}
+END_TEST
+
+/* A ball deep in a flat cone, its centre 0.3 mm off the axis: every side line is about as
+ * deep, and the least depth is out through the side nearest the centre, a radian along the
+ * side crease from where EPA ends (the crease's Newton steps were refused as too long, and
+ * the compass search stopped 3e-5 m short). Exact: the centre's distance to the side plus
+ * the radius. */
+START_TEST(ball_near_a_cone_axis)
+{
+    col_shape3 a = cone(0.736891031f, 0.248471618f), b = sphere(0.248156965f);
+    col_xf3 xa = {mk_v3(1.37480342f, -1.72968459f, 0.473492354f),
+                  {0.394150347f, 0.423801035f, 0.694709897f, 0.427102238f}};
+    col_xf3 xb = {mk_v3(1.3737042f, -1.73053885f, 0.477414966f),
+                  {-0.364344001f, 0.879983306f, -0.0258041006f, -0.303672433f}};
+    mk_vec3 c = col_xf3_apply_inv(xa, xb.p);
+    double r = a.radius, h = a.half_height, rho = sqrt((double)c.x * c.x + (double)c.z * c.z);
+    double side = -(2 * h * rho + r * ((double)c.y - h)) / sqrt(4 * h * h + r * r);
+    double depth = fmin(side, (double)c.y + h) + b.radius;
+    col_manifold3 m = col_collide3(&a, xa, &b, xb);
+    ck_assert_int_eq(m.count, 1);
+    NEAR(m.depth, depth, 1e-6);
+}
+END_TEST
+
 /* ---- 2. hulls ---- */
 
 /* A hull made of `pts`: vertices are input points, each on three or more faces; faces are
@@ -1517,6 +1563,93 @@ static void check_pair(const col_shape3 *a, col_xf3 xa, const col_shape3 *b, col
 #undef PAIR_ARGS
 }
 
+/* An ellipsoid on a cone's base rim, near the base's normal: the polish tried the base as a
+ * face, the ellipsoid's deepest point fell outside it, and Newton's steps began at the base's
+ * normal, where the rim's support point is undefined (they ended 2.7e-5 m deep of the
+ * minimum). Against the brute force, which samples and refines directions. */
+START_TEST(ellipsoid_on_a_cone_rim)
+{
+    init_fib();
+    col_shape3 a = ellipsoid(0.719477892f, 0.453670263f, 0.65965873f);
+    col_shape3 b = cone(0.977474451f, 0.339598596f);
+    col_xf3 xa = {mk_v3(-0.718441618f, -0.849309488f, -0.759150326f),
+                  {-0.176380575f, -0.0339471735f, 0.476019531f, -0.860896587f}};
+    col_xf3 xb = {mk_v3(0.0277119149f, -1.25235367f, -1.59763372f),
+                  {0.216751471f, 0.409665406f, 0.631840765f, -0.621265054f}};
+    static world_shape wa, wb;
+    world_of(&a, xa, &wa);
+    world_of(&b, xb, &wb);
+    brute_result bf = brute_force(&wa, &wb);
+    col_manifold3 m = col_collide3(&a, xa, &b, xb);
+    ck_assert_int_eq(m.count, 1);
+    EXPECT(m.depth <= bf.s + 2e-6, "depth %.9g, brute force %.9g", (double)m.depth, bf.s);
+    EXPECT(h_dir(&wa, &wb, dof(m.normal)) <= m.depth + 1e-6, "h(normal) above the depth");
+}
+END_TEST
+
+/* A cone touching a hull (the suite's exactly touching case): the face taken by the polish
+ * does not hold the contact, and Newton's steps from EPA's direction alone ended 2.1e-3 m deep;
+ * from the face's normal they reach the touching minimum. */
+START_TEST(cone_touching_a_hull)
+{
+    static const float p[17][3] = {
+        {0.303647667f, -0.0216931179f, 0.102980047f}, {-0.234600544f, -0.128159314f, -0.0822718367f},
+        {-0.511517406f, -0.0202265345f, -0.0254356675f}, {0.513004839f, -0.0346243382f, -0.0236468352f},
+        {0.133811012f, -0.0214327555f, 0.195427686f}, {0.340049028f, 0.188740939f, -0.0741514191f},
+        {-0.115565062f, -0.0334210508f, -0.210077778f}, {-0.0957030728f, 0.0189411268f, -0.169313118f},
+        {0.0233099014f, -0.134787589f, 0.0817397013f}, {-0.359573632f, 0.102638796f, 0.0466571003f},
+        {0.201611698f, -0.230994686f, 0.00762333022f}, {-0.323343039f, 0.120417468f, 0.0925469026f},
+        {0.294909477f, -0.107345715f, -0.0754860714f}, {0.09578529f, -0.217385754f, 0.0150275091f},
+        {-0.356792897f, 0.0224707965f, -0.126247704f}, {-0.0599566512f, 0.204907313f, 0.120134383f},
+        {0.18599622f, 0.097303316f, 0.0789322406f},
+    };
+    mk_vec3 pts[17];
+    for (int i = 0; i < 17; i++)
+        pts[i] = mk_v3(p[i][0], p[i][1], p[i][2]);
+    static col_hull3 hl;
+    make_hull(pts, 17, &hl);
+    col_shape3 a = cone(0.679016113f, 0.614949584f), b = hull_shape(&hl);
+    col_xf3 xa = {mk_v3(0.737116814f, 1.52214873f, -1.10078621f),
+                  {0.673588455f, -0.40322116f, -0.369229555f, -0.497353852f}};
+    col_xf3 xb = {mk_v3(0.107871726f, 1.36536896f, -1.4749167f),
+                  {0.130961195f, -0.856801391f, 0.455161899f, 0.203882903f}};
+    col_manifold3 m = col_collide3(&a, xa, &b, xb);
+    EXPECT(m.count == 0 || m.depth <= 1e-6, "depth %.9g of a touching pair", (double)m.depth);
+    EXPECT(m.count > 0 || m.distance <= 1e-6, "gap %.9g of a touching pair", (double)m.distance);
+}
+END_TEST
+
+/* A thin cone touching a hull at a crease: GJK ends on a segment through the origin, EPA's
+ * first polytope is flat and cannot grow, and Newton's steps from its faces stalled at the
+ * crease: col_collide3 said 1.0e-3 m deep (the same pair turned and moved: 5.6e-7 m). The
+ * crease is sought again where Newton's steps stop. */
+START_TEST(thin_cone_touching_a_hull)
+{
+    static const float p[13][3] = {
+        {-0.268079996f, -0.23494868f, -0.290345728f}, {-0.548951864f, 0.16196011f, -0.348111004f},
+        {0.750745654f, -0.104686506f, 0.101077393f}, {0.481562108f, -0.100121282f, -0.345593065f},
+        {0.0763636902f, 0.00890078209f, -0.364014328f}, {0.340318471f, -0.210895956f, -0.310086042f},
+        {0.451686442f, 0.164962724f, -0.365866065f}, {-0.475257069f, -0.0620990507f, 0.38938725f},
+        {0.109913737f, -0.0333698802f, 0.4597058f}, {0.281029105f, -0.0636454225f, 0.476654947f},
+        {-0.599395156f, 0.157359168f, 0.136613905f}, {0.738665342f, 0.181272358f, -0.0184610337f},
+        {-0.572324514f, -0.10270863f, -0.240921333f},
+    };
+    mk_vec3 pts[13];
+    for (int i = 0; i < 13; i++)
+        pts[i] = mk_v3(p[i][0], p[i][1], p[i][2]);
+    static col_hull3 hl;
+    make_hull(pts, 13, &hl);
+    col_shape3 a = cone(0.21109432f, 0.775223553f), b = hull_shape(&hl);
+    col_xf3 xa = {mk_v3(-0.154408261f, -0.33398813f, -0.915623426f),
+                  {-0.837995112f, 0.212475821f, 0.48273623f, -0.139942825f}};
+    col_xf3 xb = {mk_v3(0.416210234f, 0.662719131f, -0.687860429f),
+                  {-0.513434529f, -0.0531468242f, -0.405600131f, -0.754353285f}};
+    col_manifold3 m = col_collide3(&a, xa, &b, xb);
+    EXPECT(m.count == 0 || m.depth <= 1e-6, "depth %.9g of a touching pair", (double)m.depth);
+    EXPECT(m.count > 0 || m.distance <= 1e-6, "gap %.9g of a touching pair", (double)m.distance);
+}
+END_TEST
+
 #define PAIRS_PER_TYPE 10000
 #define BRUTE_EVERY 40 /* the brute force on two pairs in 40 (one near touching): 500 per type */
 
@@ -1583,6 +1716,11 @@ static Suite *shapes3_suite(void)
     tcase_add_test(exact, hull_cube_equals_box);
     tcase_add_test(exact, tiny_against_huge);
     tcase_add_test(exact, deep_overlap);
+    tcase_add_test(exact, cones_apart_at_a_crease);
+    tcase_add_test(exact, ball_near_a_cone_axis);
+    tcase_add_test(exact, ellipsoid_on_a_cone_rim);
+    tcase_add_test(exact, cone_touching_a_hull);
+    tcase_add_test(exact, thin_cone_touching_a_hull);
     tcase_add_test(exact, resting_box_keeps_feature_ids);
     tcase_add_test(exact, contact_cache_builds_and_drops);
     tcase_set_timeout(exact, 30);

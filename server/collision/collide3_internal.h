@@ -99,6 +99,9 @@ typedef struct col_gjk_result {
     bool within;        /* col_gjk_bounded: the distance is at most `touch` */
     bool bounded;       /* col_gjk_bounded: the distance is at least `lower`, more than `beyond` */
     double lower;       /* m, when `bounded` */
+    bool converged;     /* apart, and van den Bergen's termination test held: h(-dir) is
+                           within tol of -distance. Else GJK stopped at a repeated point or
+                           without progress (rounding near touching) and dir may be off */
     int iterations;
     int count;          /* the final simplex, for EPA when `overlap` */
     col_mvert simplex[4];
@@ -133,12 +136,21 @@ col_epa_result col_epa(const col_placed3 *a, const col_placed3 *b, const col_gjk
                        double tol);
 
 /* The least h(d) = max over A - B of d.x near the unit direction *n (moved there): the depth
- * when A and B overlap, minus the gap when apart. Newton's method in the tangent plane where h
- * is smooth, a compass search at its creases, the flat faces of either shape tried
- * (polish3.c). When it ends at a flat face of either shape resting on the other, *at_face
- * is set and *face_wa, *face_wb are the contact on A and on B. */
+ * when A and B overlap, minus the gap when apart. The flat faces of either shape tried, then
+ * the crease of h near *n solved by col_crease3 (its pieces named within `slack`, m: about how
+ * far h(*n) may be above the minimum), else Newton's method in the tangent plane where h is
+ * smooth and a compass search at its creases (polish3.c). When it ends at a flat face of
+ * either shape resting on the other or on a crease, *at_face is set and *face_wa, *face_wb
+ * are the contact on A and on B. */
 double col_polish3(const col_placed3 *a, const col_placed3 *b, col_d3 *n, double tol,
-                   col_d3 *face_wa, col_d3 *face_wb, bool *at_face);
+                   double slack, col_d3 *face_wa, col_d3 *face_wb, bool *at_face);
+
+/* The least of h near the unit direction *n where it lies on a crease of h: an edge or a
+ * side line of one shape against a smooth piece of the other, or of both (crease3.c). The
+ * shapes' pieces within `slack` (m) of their supports along *n name the crease. True when
+ * found and lower than *h: *n, *h and the contact on A and B (*wa, *wb) are written. */
+bool col_crease3(const col_placed3 *a, const col_placed3 *b, col_d3 *n, double *h,
+                 double slack, double tol, col_d3 *wa, col_d3 *wb);
 
 /* The contact of a pair touching along the unit `normal` (a minimum of h) with minimum
  * translation `depth`, from the support points along it: where h is smooth there, its

@@ -28,6 +28,19 @@ static col_manifold3 convex(const col_shape3 *a, col_xf3 xa, const col_shape3 *b
         col_manifold3_to_world(&m, xa);
         return m;
     }
+    if (!g.overlap && g.distance > gtol && !g.converged && !pa.core && !pb.core) {
+        /* GJK stopped short (at a crease of a cone or a cylinder, near touching): the
+         * distance is right to its upper bound, but its direction may be 1e-4 rad off. The
+         * gap is the least of -h: polished from GJK's direction, with the lower bound and
+         * its direction from there. */
+        col_d3 n = g.dir, fa, fb;
+        bool at_face;
+        double hp = col_polish3(&pa, &pb, &n, tol, 1e3 * gtol, &fa, &fb, &at_face);
+        if (hp < 0.0) {
+            g.dir = n;
+            g.distance = fmin(g.distance, -hp);
+        }
+    }
     if (!g.overlap && g.distance > gtol) {
         col_d3 n = g.dir;
         m.normal = d3_to_f(n);

@@ -187,8 +187,10 @@ static col_gjk_result gjk(const col_placed3 *a, const col_placed3 *b, double tol
             break;
         }
         /* Converged: the new point gets no nearer the origin than tol along v. */
-        if (vv - d3_dot(v, w.w) <= tol * sqrt(vv))
+        if (vv - d3_dot(v, w.w) <= tol * sqrt(vv)) {
+            r.converged = true;
             break;
+        }
         bool dup = false;
         for (int i = 0; i < s.n; i++) {
             col_d3 dw = d3_sub(w.w, P->v[s.v[i]].w);

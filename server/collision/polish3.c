@@ -4,9 +4,11 @@
  * of a nearly round polytope has to be refined before the nearest one is known to the
  * tolerance) and GJK only linearly; where h is smooth Newton's method converges in a few
  * steps: its gradient is exact (the support point: h(d) = d . w(d)), its Hessian comes from
- * two more support points by finite differences. At a crease of h (an edge, a rim, an apex)
- * the flat faces of both shapes are tried and a compass search looks for a way down. Every
- * step is only taken when h drops, so the answer is never worse than the start. */
+ * two more support points by finite differences. The flat faces of both shapes are tried
+ * first, then the crease of h near the start (an edge or a side line: col_crease3, exact);
+ * where neither holds and Newton stalls at a crease, a compass search looks for a way down,
+ * and the crease is sought again where the steps end.
+ * Every step is only taken when h drops, so the answer is never worse than the start. */
 #include "collide3_internal.h"
 
 typedef struct polish_pair {
@@ -134,33 +136,10 @@ static void try_faces(const polish_pair *e, const col_placed3 *ps, double sign, 
     }
 }
 
-static double polish(const polish_pair *e, col_d3 *n, double tol, col_d3 *face_wa,
-                     col_d3 *face_wb, bool *at_face)
+/* Newton's steps in the tangent plane from *n (h, w there), each taken only when h drops; at
+ * a crease, up to three compass searches. Returns the h reached. */
+static double newton(const polish_pair *e, col_d3 *n, double h, col_d3 w, double tol)
 {
-    col_d3 w;
-    double h = h_at(e, *n, &w);
-    int won_a = -1, won_b = -1;
-    col_mvert at_a = {0}, at_b = {0};
-    try_faces(e, e->a, 1.0, n, &h, &w, &won_a, &at_a);
-    try_faces(e, e->b, -1.0, n, &h, &w, &won_b, &at_b);
-    /* A face resting on the other shape is a minimum of h, exactly (no Newton steps and no
-     * compass search at the crease) when the other's deepest point along its normal (or
-     * one point of its deepest flat) projects into the face: the subgradients of h there,
-     * the face's points less that point, then hold the normal itself. A's face: B's
-     * deepest point along -n is at.b; B's face: A's along n is at.a. */
-    if (won_b >= 0 ? face_holds(e->b, won_b, at_b.a)
-                   : won_a >= 0 && face_holds(e->a, won_a, at_a.b)) {
-        /* The other's deepest point is the contact on it; on the face, h behind it. */
-        if (won_b >= 0) {
-            *face_wa = at_b.a;
-            *face_wb = d3_mad(at_b.a, -h, *n);
-        } else {
-            *face_wb = at_a.b;
-            *face_wa = d3_mad(at_a.b, h, *n);
-        }
-        *at_face = true;
-        return h;
-    }
     int patterns = 0;
     /* rad: the longest step tried, 4 times the last one taken. At a crease the quadratic
      * model overshoots across it by orders of magnitude, and halving down from there cost
@@ -220,10 +199,76 @@ static double polish(const polish_pair *e, col_d3 *n, double tol, col_d3 *face_w
     return h;
 }
 
+static double polish(const polish_pair *e, col_d3 *n, double tol, double slack,
+                     col_d3 *face_wa, col_d3 *face_wb, bool *at_face)
+{
+    col_d3 w;
+    double h = h_at(e, *n, &w);
+    col_d3 start = *n;
+    int won_a = -1, won_b = -1;
+    col_mvert at_a = {0}, at_b = {0};
+    try_faces(e, e->a, 1.0, n, &h, &w, &won_a, &at_a);
+    try_faces(e, e->b, -1.0, n, &h, &w, &won_b, &at_b);
+    /* A face resting on the other shape is a minimum of h, exactly (no Newton steps and no
+     * compass search at the crease) when the other's deepest point along its normal (or
+     * one point of its deepest flat) projects into the face: the subgradients of h there,
+     * the face's points less that point, then hold the normal itself. A's face: B's
+     * deepest point along -n is at.b; B's face: A's along n is at.a. */
+    if (won_b >= 0 ? face_holds(e->b, won_b, at_b.a)
+                   : won_a >= 0 && face_holds(e->a, won_a, at_a.b)) {
+        /* The other's deepest point is the contact on it; on the face, h behind it. */
+        if (won_b >= 0) {
+            *face_wa = at_b.a;
+            *face_wb = d3_mad(at_b.a, -h, *n);
+        } else {
+            *face_wb = at_a.b;
+            *face_wa = d3_mad(at_a.b, h, *n);
+        }
+        *at_face = true;
+        return h;
+    }
+    /* On a crease of h (an edge or a side line of either shape): solved there exactly. */
+    if (col_crease3(e->a, e->b, n, &h, slack, tol, face_wa, face_wb)) {
+        *at_face = true;
+        return h;
+    }
+    /* A face lower than the start whose contact falls outside it: the minimum is often on
+     * one of its edges, nearer the start than the face's normal is. */
+    if ((won_a >= 0 || won_b >= 0) &&
+        col_crease3(e->a, e->b, &start, &h, slack, tol, face_wa, face_wb)) {
+        *n = start;
+        *at_face = true;
+        return h;
+    }
+    /* A face taken whose contact falls outside it: Newton's steps from its normal and from
+     * the start, the lower kept. From the face's normal alone they may begin where the other
+     * shape's support is at a crease (a rim at a cap's normal) and stall; from the start
+     * alone they may miss the minimum next to the face. */
+    h = newton(e, n, h, w, tol);
+    if (won_a >= 0 || won_b >= 0) {
+        col_d3 m = start, wm;
+        double hm = newton(e, &m, h_at(e, start, &wm), wm, tol);
+        if (hm < h) {
+            *n = m;
+            h = hm;
+        }
+    }
+    /* Where Newton's steps stalled at a crease far from the start (the slack from EPA too
+     * wide or too narrow to name it), the crease is sought again from there with the pieces
+     * within 1e-3, 1e-4, then 1e-5 of the size. */
+    double s = 1e6 * tol;
+    for (int k = 0; k < 3; k++, s *= 0.1)
+        if (col_crease3(e->a, e->b, n, &h, s, tol, face_wa, face_wb)) {
+            *at_face = true;
+            break;
+        }
+    return h;
+}
+
 double col_polish3(const col_placed3 *a, const col_placed3 *b, col_d3 *n, double tol,
-                   col_d3 *face_wa, col_d3 *face_wb, bool *at_face)
+                   double slack, col_d3 *face_wa, col_d3 *face_wb, bool *at_face)
 {
     polish_pair pr = {a, b};
     *at_face = false;
-    return polish(&pr, n, tol, face_wa, face_wb, at_face);
+    return polish(&pr, n, tol, slack, face_wa, face_wb, at_face);
 }
