@@ -8,7 +8,8 @@
 typedef struct sim_pair {
     uint32_t a, b;
     float height; /* m: the lower body's position along "up", the order of resolution */
-    uint32_t entry; /* 3D: the pair's contact cache entry + 1 when last found, else 0 (a hint) */
+    uint32_t entry; /* a hint: the pair's contact cache entry + 1 when last found, 0 when
+                     * not known (contacts.c adds UINT32_MAX: it has none) */
 } sim_pair;
 
 /* A growable array of fixed-size items: it grows when the world grows and is reused every
@@ -54,8 +55,10 @@ sim_mass sim_mass_of(const col_shape2 *s, float density, sim_kind kind);
  * answer (warm starting, as Box2D does). a < b. */
 typedef struct sim_cached_point {
     uint32_t id;
-    float jn, jt;  /* N s: normal and friction impulses */
-    mk_vec2 local; /* the point in a's frame, m: found again by place when the id changed */
+    float jn, jt;    /* N s: normal and friction impulses */
+    mk_vec2 local_a; /* a's surface point in a's frame, m: found again by place when the id
+                      * changed */
+    mk_vec2 local_b; /* b's surface point in b's frame, m */
 } sim_cached_point;
 
 /* What every cache entry starts with: the pair and its bookkeeping. A world's entries are
@@ -69,6 +72,12 @@ typedef struct sim_cache_head {
 typedef struct sim_cache_entry {
     sim_cache_head head;
     int count;
+    /* Where the manifold was computed: b's placement in a's frame (position, and the cosine
+     * and sine of the angle between them) and the normal in a's frame, so that the manifold is
+     * kept while the pair has hardly moved (contacts.c); `reach`, m, is the farther of the two
+     * shapes' extents. */
+    float reach;
+    mk_vec2 rel_p, rel_q, local_normal;
     sim_cached_point points[COL_MAX_POINTS2];
 } sim_cache_entry;
 
