@@ -27,12 +27,11 @@ void sim_broadphase(sim_world *w, float dt, float g)
 {
     col_aabb *bounds = w->bounds.data, *tight = w->tight.data;
     const col_aabb3 *shape_box = w->shape_box.data;
-    uint32_t *order = w->order.data;
-    size_t n = w->order.len;
+    const uint32_t *movers = w->movers.data;
     bool moved = w->pairs_dirty;
 
-    for (size_t i = 0; i < n; i++) {
-        uint32_t s = order[i];
+    for (size_t i = 0; i < w->movers.len; i++) {
+        uint32_t s = movers[i];
         const sim_body *b = &w->bodies[s];
         if (b->sleeping) /* it does not move: its bounds stand */
             continue;
@@ -53,6 +52,8 @@ void sim_broadphase(sim_world *w, float dt, float g)
         return;
     w->pairs_dirty = false;
     sim_order_sort(w);
+    const uint32_t *order = w->order.data;
+    size_t n = w->order.len;
     if (w->order.len == 0) { /* static bodies alone: no pair can move */
         w->pairs.len = 0;
         return;

@@ -79,19 +79,19 @@ void sim_build_solver_bodies(sim_world *w)
     sim_solver_info fixed_info = {0.0f, 0.0f, 0};
     /* Room for the body at rest was reserved with the world (place_body); with room for every
      * body the arrays are written in place. Out of memory, no body moves this step. */
-    bool room = sim_vec_reserve(v, w->order.len + 1) && sim_vec_reserve(info, w->order.len + 1);
+    bool room = sim_vec_reserve(v, w->movers.len + 1) && sim_vec_reserve(info, w->movers.len + 1);
     sim_solver_body *vb = v->data;
     sim_solver_info *vi = info->data;
     vb[0] = rest;
     vi[0] = fixed_info;
     size_t n = 1;
-    const uint32_t *order = w->order.data;
-    for (size_t i = 0; i < w->order.len; i++) {
+    const uint32_t *movers = w->movers.data;
+    for (size_t i = 0; i < w->movers.len; i++) {
         if (!room) {
-            w->solver_index[order[i]] = 0;
+            w->solver_index[movers[i]] = 0;
             continue;
         }
-        uint32_t s = order[i];
+        uint32_t s = movers[i];
         const sim_body *b = &w->bodies[s];
         if (b->kind == SIM_STATIC || b->sleeping) {
             w->solver_index[s] = 0;

@@ -276,6 +276,10 @@ struct sim_world {
     /* Broadphase: sort and sweep on x over the moving bodies' fattened bounds (broadphase.c),
      * and a tree over the static ones (static_tree.c, region.c). */
     sim_vec order;  /* uint32_t slots of the bodies that are not static, by bounds min x */
+    /* The same slots in slot order: the passes over the moving bodies that any order serves
+     * (controls, bounds, solver bodies) read the bodies one after the other in memory rather
+     * than hopping about as the order on x does. */
+    sim_vec movers;
     bool order_unsorted; /* a fat box moved since the order was last sorted */
     float fat_half_max;  /* m: no fat box in `order` is wider than twice this on x */
     sim_vec statics;     /* uint32_t slots of the static bodies */
