@@ -225,6 +225,18 @@ static const sim_cached_point *match(const sim_cache_entry *old, uint32_t id, mk
     return best;
 }
 
+/* Prepares a constraint built at the end of the list and adds it: its masses, its movable
+ * ends for the wide solver's coloring, and whether it bounces, while it is at hand. */
+static void finish_constraint(sim_world *w, sim_constraint *c)
+{
+    sim_prepare_constraint(w->solver_bodies.data, c);
+    uint32_t *ends = (uint32_t *)w->wide_ends.data + 2 * w->constraints.len;
+    ends[0] = c->ma > 0.0f || c->ia > 0.0f ? c->a : 0;
+    ends[1] = c->mb > 0.0f || c->ib > 0.0f ? c->b : 0;
+    w->constraints_bounce |= c->restitution != 0.0f;
+    w->constraints.len++;
+}
+
 /* found: the pair's cache entry (UINT32_MAX: none yet); kept: m is that entry's kept manifold
  * (kept_manifold). */
 static void add_constraint(sim_world *w, sim_pair *pair, const sim_body *a, const sim_body *b,
@@ -272,7 +284,7 @@ static void add_constraint(sim_world *w, sim_pair *pair, const sim_body *a, cons
             p->jn = next->points[i].jn;
             p->jt = next->points[i].jt;
         }
-        w->constraints.len++;
+        finish_constraint(w, c);
         return;
     }
     /* The last step's points, read before this step's overwrite them. */
@@ -298,17 +310,19 @@ static void add_constraint(sim_world *w, sim_pair *pair, const sim_body *a, cons
         p->jt = prev ? prev->jt : 0.0f;
         next->points[i] = (sim_cached_point){mp->id, p->jn, p->jt, local_a, local_b};
     }
-    w->constraints.len++;
+    finish_constraint(w, c);
 }
 
 void sim_collide(sim_world *w, mk_vec2 up)
 {
     w->constraints.len = 0;
+    w->constraints_bounce = false;
     w->push_pairs.len = 0;
     w->contacts.len = 0;
     if (!sim_cache_reserve_step(w, w->pairs.len) ||
         !sim_vec_reserve(&w->solved, w->solved.len + w->pairs.len) ||
         !sim_vec_reserve(&w->constraints, w->pairs.len) ||
+        !sim_vec_reserve(&w->wide_ends, 2 * w->pairs.len) ||
         !sim_vec_reserve(&w->push_pairs, w->pairs.len) ||
         !sim_vec_reserve(&w->contacts, w->pairs.len))
         return; /* out of memory: this step has no contacts */
@@ -361,14 +375,15 @@ void sim_collide(sim_world *w, mk_vec2 up)
     sim_cache_end_pairs(w, first_solved);
 }
 
-void sim_store_impulses(sim_world *w)
+void sim_store_impulses(sim_world *w, const uint32_t *only, size_t n)
 {
     const sim_constraint *cs = w->constraints.data;
-    for (size_t i = 0; i < w->constraints.len; i++) {
-        sim_cache_entry *e = (sim_cache_entry *)sim_cache_at(&w->cache, cs[i].cache_entry);
-        for (int k = 0; k < cs[i].count; k++) {
-            e->points[k].jn = cs[i].points[k].jn;
-            e->points[k].jt = cs[i].points[k].jt;
+    for (size_t k = 0; k < n; k++) {
+        const sim_constraint *c = &cs[only ? only[k] : k];
+        sim_cache_entry *e = (sim_cache_entry *)sim_cache_at(&w->cache, c->cache_entry);
+        for (int i = 0; i < c->count; i++) {
+            e->points[i].jn = c->points[i].jn;
+            e->points[i].jt = c->points[i].jt;
         }
     }
 }

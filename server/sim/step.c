@@ -266,7 +266,6 @@ void sim_world_step(sim_world *w)
     sim_build_solver_bodies(w);
     sim_collide(w, up);
     sim_solve(w, cfg->dt);
-    sim_store_impulses(w);
     finish_bodies(w, cfg->dt);
     push_out_characters(w, up);
 

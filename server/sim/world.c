@@ -79,6 +79,7 @@ sim_world *sim_world_new(const sim_config *cfg)
     w->solver_bodies.item = sizeof(sim_solver_body);
     w->solver_info.item = sizeof(sim_solver_info);
     w->wide_groups.item = sim_wide_group_size();
+    w->wide_cold.item = sim_wide_cold_size();
     w->wide_bits.item = sizeof(uint64_t);
     w->wide_order.item = sizeof(uint32_t);
     w->wide_overflow.item = sizeof(uint32_t);
@@ -139,6 +140,7 @@ void sim_world_free(sim_world *w)
     sim_vec_free(&w->solver_bodies);
     sim_vec_free(&w->solver_info);
     sim_vec_free(&w->wide_groups);
+    sim_vec_free(&w->wide_cold);
     sim_vec_free(&w->wide_bits);
     sim_vec_free(&w->wide_order);
     sim_vec_free(&w->wide_overflow);

@@ -167,7 +167,12 @@ typedef struct sim_constraint {
     sim_constraint_point points[COL_MAX_POINTS2];
 } sim_constraint;
 
-/* Solves the contacts of one step of dt by the soft step of Box2D v3 (solver.c). */
+/* Fills the masses of each point of a constraint just built (solver.c): the effective mass
+ * along the normal and the tangent, and the approach speed from the solver bodies' velocities
+ * at the start of the step. */
+void sim_prepare_constraint(const sim_solver_body *bodies, sim_constraint *c);
+/* Solves the contacts of one step of dt by the soft step of Box2D v3 (solver.c) and stores
+ * their impulses in the contact cache. */
 void sim_solve(sim_world *w, float dt);
 
 #define SIM_PUSH_SPEED 3.0f /* m/s: the fastest an overlap is pushed apart */
@@ -184,10 +189,12 @@ typedef struct softness_set {
     sim_softness movable, fixed; /* between two movable bodies; against an immovable one */
 } softness_set;
 
-/* The wide solver (solver_wide.c): colors and packs the prepared constraints (false when
- * memory runs out: then every constraint is solved one by one), then warm starts and solves
- * the colored ones four at a time; unpack gives their impulses back to the constraints. The
- * indices of the constraints left to solve one by one are in w->wide_overflow. */
+/* The wide solver (solver_wide.c): colors and packs the prepared constraints, whose movable
+ * ends the narrowphase wrote into w->wide_ends (false when memory runs out: then every
+ * constraint is solved one by one), then warm starts and solves the colored ones four at a
+ * time; unpack gives their impulses back to the constraints when restitution follows, else
+ * straight to the contact cache. The indices of the constraints left to solve one by one are
+ * in w->wide_overflow. */
 #define SIM_WIDE_COLORS 16
 /* Colors constraints (graph_color.c): ends holds each one's two solver bodies, 0 for one that
  * never moves. Fills w->wide_order with the colored ones by color (color k from start[k] to
@@ -196,10 +203,12 @@ typedef struct softness_set {
 bool sim_graph_color(sim_world *w, const uint32_t *ends, size_t n, size_t bodies,
                      uint32_t start[SIM_WIDE_COLORS + 1]);
 typedef struct sim_wide_group sim_wide_group;
+typedef struct sim_wide_cold sim_wide_cold;
 size_t sim_wide_group_size(void);
-bool sim_wide_build(sim_world *w, softness_set s);
+size_t sim_wide_cold_size(void);
+bool sim_wide_build(sim_world *w);
 void sim_wide_warm_start(sim_world *w);
-void sim_wide_solve(sim_world *w, float inv_h, bool use_bias);
+void sim_wide_solve(sim_world *w, softness_set s, float inv_h, bool use_bias);
 void sim_wide_unpack(sim_world *w);
 
 /* The 3D solver's view of a moving body (solver3.c): velocities and the motion of the step so
@@ -302,9 +311,11 @@ struct sim_world {
     sim_vec solver_bodies;    /* sim_solver_body, [0] at rest */
     sim_vec solver_info;      /* sim_solver_info, at the same indices */
     sim_vec constraints;      /* sim_constraint */
+    bool constraints_bounce;  /* one of them has restitution */
     sim_vec push_pairs;       /* sim_pair: characters against fixed bodies and each other */
     uint32_t *solver_index;   /* per slot: its solver body, 0 for static and sleeping ones */
     sim_vec wide_groups;      /* sim_wide_group */
+    sim_vec wide_cold;        /* sim_wide_cold, at the same indices */
     sim_vec wide_bits;        /* uint64_t: a bitset of bodies per color */
     sim_vec wide_order;       /* uint32_t: constraints by color */
     sim_vec wide_overflow;    /* uint32_t: constraints with no color */
@@ -373,11 +384,12 @@ static inline mk_vec2 sim_body_center(const sim_body *b)
 
 /* The narrowphase (contacts.c): wakes sleeping bodies that something awake touches, builds
  * the solver's bodies, turns touching pairs into constraints, push-out pairs and contacts,
- * and stores the solved impulses for the next step. */
+ * and stores the solved impulses of the constraints only[0..n) (all n when only is NULL) for
+ * the next step. */
 void sim_wake_touched(sim_world *w);
 void sim_build_solver_bodies(sim_world *w);
 void sim_collide(sim_world *w, mk_vec2 up);
-void sim_store_impulses(sim_world *w);
+void sim_store_impulses(sim_world *w, const uint32_t *only, size_t n);
 
 /* Wakes a sleeping body and every body that fell asleep with it (sleep.c). */
 void sim_wake(sim_world *w, sim_body *b);
