@@ -71,10 +71,13 @@ void sim_broadphase(sim_world *w, float dt, float g)
         loy[i] = b->center.y - b->half.y;
         hiy[i] = b->center.y + b->half.y;
     }
-    /* The pairs with static bodies first: the solver then works up from the ground. */
+    /* The pairs with static bodies first: the solver then works up from the ground. Those
+     * are of awake bodies alone; a sleeper among the others is noted. */
     w->pairs.len = 0;
+    w->pairs_sleeper = true; /* until the list is whole */
     if (!sim_static_pairs(w))
         return; /* out of memory: this step resolves the pairs it has */
+    bool sleeper = false;
     for (size_t i = 0; i < n; i++) {
         float a_right = hix[i], a_low = loy[i], a_high = hiy[i];
         for (size_t j = i + 1; j < n && lox[j] <= a_right; j++) {
@@ -88,9 +91,11 @@ void sim_broadphase(sim_world *w, float dt, float g)
             if ((sim_kind_fixed(a->kind) && sim_kind_fixed(b->kind)) ||
                 (sim_body_resting(a) && sim_body_resting(b)))
                 continue;
+            sleeper |= a->sleeping || b->sleeping;
             sim_pair p = {sa, sb, 0.0f, 0};
             if (!sim_vec_push(&w->pairs, &p))
                 return; /* out of memory: this step resolves the pairs it has */
         }
     }
+    w->pairs_sleeper = sleeper;
 }

@@ -59,6 +59,8 @@ static col_manifold2 speculative_collide(const sim_body *a, const sim_body *b)
 
 void sim_wake_touched(sim_world *w)
 {
+    if (!w->pairs_sleeper)
+        return; /* no pair has a sleeper to wake */
     const sim_pair *pairs = w->pairs.data;
     for (size_t i = 0; i < w->pairs.len; i++) {
         sim_body *a = &w->bodies[pairs[i].a], *b = &w->bodies[pairs[i].b];

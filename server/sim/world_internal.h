@@ -301,6 +301,9 @@ struct sim_world {
     sim_vec tight;  /* col_aabb per slot: the shape grown by what it can reach this step */
     bool pairs_dirty; /* a body came or went: the pairs are computed anew */
     sim_vec pairs;  /* sim_pair */
+    /* 2D: a pair of the list may have a sleeping body. The list is made anew whenever a body
+     * falls asleep or wakes (pairs_dirty), so this holds until then. */
+    bool pairs_sleeper;
     sim_vec sweep;  /* float: the sorted bounds' min x, max x, min y, max y (broadphase.c) */
 
     sim_vec contacts; /* sim_contact of the last step */
