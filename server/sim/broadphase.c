@@ -27,12 +27,11 @@ void sim_broadphase(sim_world *w, float dt, float g)
 {
     col_aabb *bounds = w->bounds.data, *tight = w->tight.data;
     const col_aabb3 *shape_box = w->shape_box.data;
-    uint32_t *order = w->order.data;
-    size_t n = w->order.len;
+    const uint32_t *movers = w->movers.data;
     bool moved = w->pairs_dirty;
 
-    for (size_t i = 0; i < n; i++) {
-        uint32_t s = order[i];
+    for (size_t i = 0; i < w->movers.len; i++) {
+        uint32_t s = movers[i];
         const sim_body *b = &w->bodies[s];
         if (b->sleeping) /* it does not move: its bounds stand */
             continue;
@@ -53,6 +52,8 @@ void sim_broadphase(sim_world *w, float dt, float g)
         return;
     w->pairs_dirty = false;
     sim_order_sort(w);
+    const uint32_t *order = w->order.data;
+    size_t n = w->order.len;
     if (w->order.len == 0) { /* static bodies alone: no pair can move */
         w->pairs.len = 0;
         return;
@@ -70,10 +71,13 @@ void sim_broadphase(sim_world *w, float dt, float g)
         loy[i] = b->center.y - b->half.y;
         hiy[i] = b->center.y + b->half.y;
     }
-    /* The pairs with static bodies first: the solver then works up from the ground. */
+    /* The pairs with static bodies first: the solver then works up from the ground. Those
+     * are of awake bodies alone; a sleeper among the others is noted. */
     w->pairs.len = 0;
+    w->pairs_sleeper = true; /* until the list is whole */
     if (!sim_static_pairs(w))
         return; /* out of memory: this step resolves the pairs it has */
+    bool sleeper = false;
     for (size_t i = 0; i < n; i++) {
         float a_right = hix[i], a_low = loy[i], a_high = hiy[i];
         for (size_t j = i + 1; j < n && lox[j] <= a_right; j++) {
@@ -87,9 +91,11 @@ void sim_broadphase(sim_world *w, float dt, float g)
             if ((sim_kind_fixed(a->kind) && sim_kind_fixed(b->kind)) ||
                 (sim_body_resting(a) && sim_body_resting(b)))
                 continue;
+            sleeper |= a->sleeping || b->sleeping;
             sim_pair p = {sa, sb, 0.0f, 0};
             if (!sim_vec_push(&w->pairs, &p))
                 return; /* out of memory: this step resolves the pairs it has */
         }
     }
+    w->pairs_sleeper = sleeper;
 }

@@ -134,9 +134,9 @@ bool sim_query_box(sim_world *w, const col_aabb3 *box, bool with_statics)
 void sim_bounds_after_step(sim_world *w)
 {
     col_aabb3 *shape_box = w->shape_box.data;
-    const uint32_t *order = w->order.data;
-    for (size_t i = 0; i < w->order.len; i++) {
-        uint32_t s = order[i];
+    const uint32_t *movers = w->movers.data;
+    for (size_t i = 0; i < w->movers.len; i++) {
+        uint32_t s = movers[i];
         if (w->bodies[s].sleeping)
             continue; /* it has not moved since its bounds were taken */
         col_aabb3 box = sim_shape_bounds_now(w, s);

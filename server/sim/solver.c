@@ -156,9 +156,7 @@ static mk_vec2 integrate_rotation(mk_vec2 q, float angle)
     return len > 0.0f ? mk_v2_scale(r, 1.0f / len) : mk_v2(1.0f, 0.0f);
 }
 
-/* Fills the masses of each constraint point: the effective mass along the normal and the
- * tangent, and the approach speed. */
-static void prepare(const sim_solver_body *bodies, sim_constraint *c)
+void sim_prepare_constraint(const sim_solver_body *bodies, sim_constraint *c)
 {
     pair_vel pv = pair_load(bodies, c);
     mk_vec2 n = c->normal, t = mk_v2(n.y, -n.x);
@@ -193,10 +191,8 @@ void sim_solve(sim_world *w, float dt)
     softness soft = set.movable, soft_fixed = set.fixed;
     mk_vec2 g = w->cfg.gravity;
 
-    for (size_t i = 0; i < nc; i++)
-        prepare(bodies, &cs[i]);
     /* Four at a time where the constraints allow (solver_wide.c); the rest one by one. */
-    bool wide = sim_wide_build(w, (softness_set){soft, soft_fixed});
+    bool wide = sim_wide_build(w);
     const uint32_t *one = wide ? w->wide_overflow.data : NULL;
     size_t n_one = wide ? w->wide_overflow.len : nc;
 #define EACH_SINGLE(body)                                                                      \
@@ -211,7 +207,7 @@ void sim_solve(sim_world *w, float dt)
             sim_wide_warm_start(w);
         EACH_SINGLE(warm_start(bodies, c));
         if (wide)
-            sim_wide_solve(w, inv_h, true);
+            sim_wide_solve(w, set, inv_h, true);
         EACH_SINGLE(solve_contact(bodies, c, c->fixed ? soft_fixed : soft, inv_h, true));
         for (size_t i = 1; i < nb; i++) {
             sim_solver_body *b = &bodies[i];
@@ -219,12 +215,18 @@ void sim_solve(sim_world *w, float dt)
             b->dq = integrate_rotation(b->dq, h * b->w);
         }
         if (wide)
-            sim_wide_solve(w, inv_h, false);
+            sim_wide_solve(w, set, inv_h, false);
         EACH_SINGLE(solve_contact(bodies, c, soft, inv_h, false));
     }
 #undef EACH_SINGLE
     if (wide)
         sim_wide_unpack(w);
-    for (size_t i = 0; i < nc; i++)
+    for (size_t i = 0; i < nc && w->constraints_bounce; i++)
         restitution(bodies, &cs[i]);
+    /* Without restitution the colored constraints' impulses went from their groups into the
+     * cache: the ones solved one by one follow. */
+    if (wide && !w->constraints_bounce)
+        sim_store_impulses(w, one, n_one);
+    else
+        sim_store_impulses(w, NULL, nc);
 }

@@ -10,16 +10,29 @@
 #include "f4.h"
 #include "world_internal.h"
 
+/* A group holds what every pass reads: the solve streams through all groups twelve times a
+ * step, so each byte left out of it is a byte less to bring in from memory (448 bytes, seven
+ * cache lines). Its softness is one mask; the rest sits beside it in a sim_wide_cold. */
 struct sim_wide_group {
-    uint32_t a[4], b[4];     /* solver bodies; 0 in an empty lane */
-    uint32_t constraint[4];  /* UINT32_MAX in an empty lane */
+    uint32_t a[4], b[4]; /* solver bodies; 0 in an empty lane */
     f4 nx, ny, friction, ma, mb, ia, ib;
-    f4 bias_rate, mass_scale, impulse_scale;
+    f4 fixed; /* all bits set in a lane with an immovable side: the stiffer softness */
     f4 rax[2], ray[2], rbx[2], rby[2], base_sep[2], normal_mass[2], tangent_mass[2];
-    f4 jn[2], jt[2], max_jn[2];
+    f4 jn[2], jt[2];
+};
+
+/* What only packing, restitution and unpacking read, at the group's index: unpacking into
+ * the contact cache reads the lanes' entries here rather than from their scattered
+ * constraints. */
+struct sim_wide_cold {
+    uint32_t constraint[4]; /* UINT32_MAX in an empty lane */
+    uint32_t entry[4];      /* the constraints' cache entries */
+    int count[4];           /* their points; 0 in an empty lane */
+    f4 max_jn[2];           /* kept only in a step that has restitution */
 };
 
 size_t sim_wide_group_size(void) { return sizeof(sim_wide_group); }
+size_t sim_wide_cold_size(void) { return sizeof(sim_wide_cold); }
 
 /* A lane's body velocities and motion, gathered from the four bodies. */
 _Static_assert(sizeof(sim_solver_body) == 8 * sizeof(float) &&
@@ -93,11 +106,6 @@ static inline void scatter(sim_solver_body *bodies, const uint32_t *idx, const l
 }
 #endif
 
-static bool movable(const sim_constraint *c, bool side_b)
-{
-    return side_b ? (c->mb > 0.0f || c->ib > 0.0f) : (c->ma > 0.0f || c->ia > 0.0f);
-}
-
 /* Stands in an empty lane, and for a missing second point: no mass, so it takes and gives no
  * impulse. */
 static const sim_constraint no_constraint;
@@ -105,12 +113,15 @@ static const sim_constraint no_constraint;
 /* Fills a group from up to four constraints (ci[k] == UINT32_MAX for an empty lane). Each lane
  * reads a constraint and a point, the empty ones all zeros, so the fields are gathered without
  * a test per field. */
-static void pack(sim_wide_group *g, const sim_constraint *cs, const uint32_t *ci, softness_set s)
+static void pack(sim_wide_group *g, sim_wide_cold *cold, const sim_constraint *cs,
+                 const uint32_t *ci)
 {
     const sim_constraint *c[4];
     for (int k = 0; k < 4; k++) {
         c[k] = ci[k] == UINT32_MAX ? &no_constraint : &cs[ci[k]];
-        g->constraint[k] = ci[k];
+        cold->constraint[k] = ci[k];
+        cold->entry[k] = c[k]->cache_entry;
+        cold->count[k] = c[k]->count;
         g->a[k] = c[k]->a;
         g->b[k] = c[k]->b;
     }
@@ -123,14 +134,9 @@ static void pack(sim_wide_group *g, const sim_constraint *cs, const uint32_t *ci
     g->ia = LANES(ia);
     g->ib = LANES(ib);
 #undef LANES
-    const sim_softness *soft[4];
-    for (int k = 0; k < 4; k++)
-        soft[k] = c[k]->fixed ? &s.fixed : &s.movable;
-#define LANES(field) f4_set(soft[0]->field, soft[1]->field, soft[2]->field, soft[3]->field)
-    g->bias_rate = LANES(bias_rate);
-    g->mass_scale = LANES(mass_scale);
-    g->impulse_scale = LANES(impulse_scale);
-#undef LANES
+#define FIXED(k) (c[k]->fixed ? 1.0f : 0.0f)
+    g->fixed = f4_gt(f4_set(FIXED(0), FIXED(1), FIXED(2), FIXED(3)), f4_set1(0.0f));
+#undef FIXED
     for (int p = 0; p < 2; p++) {
         const sim_constraint_point *q[4];
         for (int k = 0; k < 4; k++)
@@ -145,38 +151,36 @@ static void pack(sim_wide_group *g, const sim_constraint *cs, const uint32_t *ci
         g->tangent_mass[p] = LANES(tangent_mass);
         g->jn[p] = LANES(jn);
         g->jt[p] = LANES(jt);
-        g->max_jn[p] = LANES(max_jn);
+        cold->max_jn[p] = LANES(max_jn);
 #undef LANES
     }
 }
 
-bool sim_wide_build(sim_world *w, softness_set s)
+bool sim_wide_build(sim_world *w)
 {
     const sim_constraint *cs = w->constraints.data;
     size_t nc = w->constraints.len;
-    if (!sim_vec_reserve(&w->wide_ends, 2 * nc) ||
-        !sim_vec_reserve(&w->wide_groups, nc / 4 + SIM_WIDE_COLORS + 1))
+    if (!sim_vec_reserve(&w->wide_groups, nc / 4 + SIM_WIDE_COLORS + 1) ||
+        !sim_vec_reserve(&w->wide_cold, nc / 4 + SIM_WIDE_COLORS + 1))
         return false;
-    uint32_t *ends = w->wide_ends.data;
-    for (size_t i = 0; i < nc; i++) {
-        ends[2 * i] = movable(&cs[i], false) ? cs[i].a : 0;
-        ends[2 * i + 1] = movable(&cs[i], true) ? cs[i].b : 0;
-    }
+    const uint32_t *ends = w->wide_ends.data;
     uint32_t start[SIM_WIDE_COLORS + 1];
     if (!sim_graph_color(w, ends, nc, w->solver_bodies.len, start))
         return false;
     const uint32_t *order = w->wide_order.data;
     sim_wide_group *groups = w->wide_groups.data;
+    sim_wide_cold *cold = w->wide_cold.data;
     size_t ng = 0;
     for (int k = 0; k < SIM_WIDE_COLORS; k++) {
         for (uint32_t i = start[k]; i < start[k + 1]; i += 4) {
             uint32_t ci[4];
             for (int lane = 0; lane < 4; lane++)
                 ci[lane] = i + (uint32_t)lane < start[k + 1] ? order[i + lane] : UINT32_MAX;
-            pack(&groups[ng++], cs, ci, s);
+            pack(&groups[ng], &cold[ng], cs, ci);
+            ng++;
         }
     }
-    w->wide_groups.len = ng;
+    w->wide_groups.len = w->wide_cold.len = ng;
     return true;
 }
 
@@ -217,16 +221,29 @@ void sim_wide_warm_start(sim_world *w)
     }
 }
 
-void sim_wide_solve(sim_world *w, float inv_h, bool use_bias)
+void sim_wide_solve(sim_world *w, softness_set soft, float inv_h, bool use_bias)
 {
     sim_solver_body *bodies = w->solver_bodies.data;
     sim_wide_group *groups = w->wide_groups.data;
+    sim_wide_cold *cold = w->wide_cold.data;
+    bool bounce = w->constraints_bounce;
     f4 zero = f4_set1(0.0f), one = f4_set1(1.0f), ih = f4_set1(inv_h);
     f4 slop = f4_set1(SIM_SLOP), push = f4_set1(-SIM_PUSH_SPEED);
+    f4 rate_fixed = f4_set1(soft.fixed.bias_rate), rate_movable = f4_set1(soft.movable.bias_rate);
+    f4 mass_fixed = f4_set1(soft.fixed.mass_scale);
+    f4 mass_movable = f4_set1(soft.movable.mass_scale);
+    f4 impulse_fixed = f4_set1(soft.fixed.impulse_scale);
+    f4 impulse_movable = f4_set1(soft.movable.impulse_scale);
     for (size_t i = 0; i < w->wide_groups.len; i++) {
         sim_wide_group *g = &groups[i];
         lanes a = gather(bodies, g->a), b = gather(bodies, g->b);
         f4 dpx = f4_sub(b.dpx, a.dpx), dpy = f4_sub(b.dpy, a.dpy);
+        f4 bias_rate = zero, soft_mass = one, soft_impulse = zero;
+        if (use_bias) {
+            bias_rate = f4_select(g->fixed, rate_fixed, rate_movable);
+            soft_mass = f4_select(g->fixed, mass_fixed, mass_movable);
+            soft_impulse = f4_select(g->fixed, impulse_fixed, impulse_movable);
+        }
         for (int p = 0; p < 2; p++) {
             /* The separation now, from the anchors turned by each body's rotation so far. */
             f4 prax = f4_sub(f4_mul(a.qc, g->rax[p]), f4_mul(a.qs, g->ray[p]));
@@ -238,9 +255,9 @@ void sim_wide_solve(sim_world *w, float inv_h, bool use_bias)
             f4 apart = f4_gt(s, zero);
             f4 bias = zero, mass_scale = one, impulse_scale = zero;
             if (use_bias) {
-                bias = f4_max(f4_mul(g->bias_rate, f4_min(f4_add(s, slop), zero)), push);
-                mass_scale = g->mass_scale;
-                impulse_scale = g->impulse_scale;
+                bias = f4_max(f4_mul(bias_rate, f4_min(f4_add(s, slop), zero)), push);
+                mass_scale = soft_mass;
+                impulse_scale = soft_impulse;
             }
             bias = f4_select(apart, f4_mul(s, ih), bias);
             mass_scale = f4_select(apart, one, mass_scale);
@@ -254,7 +271,8 @@ void sim_wide_solve(sim_world *w, float inv_h, bool use_bias)
             f4 jn = f4_max(f4_add(g->jn[p], j), zero);
             j = f4_sub(jn, g->jn[p]);
             g->jn[p] = jn;
-            g->max_jn[p] = f4_max(g->max_jn[p], j);
+            if (bounce)
+                cold[i].max_jn[p] = f4_max(cold[i].max_jn[p], j);
             apply(&a, &b, g, g->rax[p], g->ray[p], g->rbx[p], g->rby[p], f4_mul(j, g->nx),
                   f4_mul(j, g->ny));
         }
@@ -280,17 +298,27 @@ void sim_wide_unpack(sim_world *w)
 {
     sim_constraint *cs = w->constraints.data;
     const sim_wide_group *groups = w->wide_groups.data;
+    const sim_wide_cold *cold = w->wide_cold.data;
+    bool bounce = w->constraints_bounce;
     for (size_t i = 0; i < w->wide_groups.len; i++) {
         const sim_wide_group *g = &groups[i];
+        const uint32_t *ci = cold[i].constraint;
         for (int p = 0; p < 2; p++) {
             float jn[4], jt[4], mx[4];
             f4_store(jn, g->jn[p]);
             f4_store(jt, g->jt[p]);
-            f4_store(mx, g->max_jn[p]);
+            f4_store(mx, cold[i].max_jn[p]);
             for (int k = 0; k < 4; k++) {
-                if (g->constraint[k] == UINT32_MAX || p >= cs[g->constraint[k]].count)
+                if (p >= cold[i].count[k])
                     continue;
-                sim_constraint_point *q = &cs[g->constraint[k]].points[p];
+                if (!bounce) {
+                    sim_cache_entry *e =
+                        (sim_cache_entry *)sim_cache_at(&w->cache, cold[i].entry[k]);
+                    e->points[p].jn = jn[k];
+                    e->points[p].jt = jt[k];
+                    continue;
+                }
+                sim_constraint_point *q = &cs[ci[k]].points[p];
                 q->jn = jn[k];
                 q->jt = jt[k];
                 q->max_jn = mx[k];

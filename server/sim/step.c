@@ -167,11 +167,33 @@ static mk_vec2 clamp_speed(mk_vec2 v)
     return speed > SIM_MAX_SPEED ? mk_v2_scale(v, SIM_MAX_SPEED / speed) : v;
 }
 
+/* The smaller half extent of the shape's bounds at angle 0, m: a box's and a circle's read
+ * off directly. */
 static float min_half(const sim_body *b)
 {
+    if (b->shape.type == COL_SHAPE_BOX || b->shape.type == COL_SHAPE_AABB)
+        return mk_minf(b->shape.half.x, b->shape.half.y);
+    if (b->shape.type == COL_SHAPE_CIRCLE)
+        return b->shape.radius;
     col_aabb box =
         col_shape_bounds_q(&b->shape, (col_xf2){mk_v2(0.0f, 0.0f), 0.0f}, mk_v2(1.0f, 0.0f));
     return mk_minf(box.half.x, box.half.y);
+}
+
+/* remainderf(x, 2 pi), the angle in [-pi, pi], without the library call for an angle within
+ * a turn of 0 (every step's: the last angle plus a turn of at most pi). There x -+ 2 pi is
+ * exact (Sterbenz's lemma: |x| is within a factor of two of 2 pi), so the result is
+ * remainderf's bit for bit, ties and signed zeros included. */
+static float wrap_angle(float x)
+{
+    const float turn = 2.0f * 3.14159265f, half = 3.14159265f;
+    if (x >= -half && x <= half)
+        return x;
+    if (x > half && x <= turn)
+        return x - turn;
+    if (x < -half && x > -turn)
+        return x + turn;
+    return remainderf(x, turn);
 }
 
 /* Whether a body that moves by d this step is swept first (sim_sweep), so that it stops at
@@ -195,7 +217,7 @@ static void finish_bodies(sim_world *w, float dt)
     for (size_t i = 1; i < w->solver_bodies.len; i++) {
         sim_body *b = &w->bodies[info[i].slot];
         mk_vec2 center = mk_v2_add(sim_body_center(b), sb[i].dp);
-        float angle = remainderf(b->angle + atan2f(sb[i].dq.y, sb[i].dq.x), 2.0f * 3.14159265f);
+        float angle = wrap_angle(b->angle + atan2f(sb[i].dq.y, sb[i].dq.x));
         float c = cosf(angle), s = sinf(angle);
         mk_vec2 r = b->local_center;
         mk_vec2 pos = mk_v2_sub(center, mk_v2(c * r.x - s * r.y, s * r.x + c * r.y));
@@ -235,10 +257,10 @@ void sim_world_step(sim_world *w)
     const sim_config *cfg = &w->cfg;
     mk_vec2 up = up_of(cfg->gravity);
     sim_body *bodies = w->bodies;
-    const uint32_t *order = w->order.data;
+    const uint32_t *order = w->order.data, *movers = w->movers.data;
 
-    for (size_t i = 0; i < w->order.len; i++) {
-        sim_body *b = &bodies[order[i]];
+    for (size_t i = 0; i < w->movers.len; i++) {
+        sim_body *b = &bodies[movers[i]];
         if (b->sleeping || b->kind == SIM_STATIC)
             continue;
         apply_controls(b, cfg, up);
@@ -254,7 +276,6 @@ void sim_world_step(sim_world *w)
     sim_build_solver_bodies(w);
     sim_collide(w, up);
     sim_solve(w, cfg->dt);
-    sim_store_impulses(w);
     finish_bodies(w, cfg->dt);
     push_out_characters(w, up);
 

@@ -64,6 +64,7 @@ sim_world *sim_world_new(const sim_config *cfg)
     w->pending_slots.item = sizeof(uint32_t);
     w->removed.item = sizeof(sim_id);
     w->order.item = sizeof(uint32_t);
+    w->movers.item = sizeof(uint32_t);
     w->statics.item = sizeof(uint32_t);
     w->tree.nodes.item = sizeof(sim_tree_node);
     w->tree.items.item = sizeof(uint32_t);
@@ -78,6 +79,7 @@ sim_world *sim_world_new(const sim_config *cfg)
     w->solver_bodies.item = sizeof(sim_solver_body);
     w->solver_info.item = sizeof(sim_solver_info);
     w->wide_groups.item = sim_wide_group_size();
+    w->wide_cold.item = sim_wide_cold_size();
     w->wide_bits.item = sizeof(uint64_t);
     w->wide_order.item = sizeof(uint32_t);
     w->wide_overflow.item = sizeof(uint32_t);
@@ -121,6 +123,7 @@ void sim_world_free(sim_world *w)
     sim_vec_free(&w->pending_slots);
     sim_vec_free(&w->removed);
     sim_vec_free(&w->order);
+    sim_vec_free(&w->movers);
     sim_vec_free(&w->statics);
     sim_vec_free(&w->tree.nodes);
     sim_vec_free(&w->tree.items);
@@ -137,6 +140,7 @@ void sim_world_free(sim_world *w)
     sim_vec_free(&w->solver_bodies);
     sim_vec_free(&w->solver_info);
     sim_vec_free(&w->wide_groups);
+    sim_vec_free(&w->wide_cold);
     sim_vec_free(&w->wide_bits);
     sim_vec_free(&w->wide_order);
     sim_vec_free(&w->wide_overflow);
@@ -200,6 +204,28 @@ static bool grow_slots(sim_world *w)
 
 /* Fills the free slot `slot` with a body of the given generation; returns its id, or 0 (the
  * slot then goes back to the free list) when memory runs out. */
+/* Puts a moving body's slot into w->movers, which stays in slot order (room reserved). A new
+ * world's slots come in increasing order: then it is appended. */
+static void movers_insert(sim_world *w, uint32_t slot)
+{
+    uint32_t *m = w->movers.data;
+    size_t lo = 0, hi = w->movers.len;
+    if (hi > 0 && m[hi - 1] > slot) {
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (m[mid] < slot)
+                lo = mid + 1;
+            else
+                hi = mid;
+        }
+        memmove(m + lo + 1, m + lo, (w->movers.len - lo) * sizeof *m);
+    } else {
+        lo = w->movers.len;
+    }
+    m[lo] = slot;
+    w->movers.len++;
+}
+
 static sim_id place_body(sim_world *w, const sim_body_def *def, uint32_t owner, uint32_t slot)
 {
     /* Reserve the per-body arrays now so the step never fails to grow them. A polygon's hull
@@ -210,6 +236,7 @@ static sim_id place_body(sim_world *w, const sim_body_def *def, uint32_t owner, 
         *polygon = def->polygon;
     bool need_polygon = !is3 && def->shape.type == COL_SHAPE_POLYGON;
     if (!sim_vec_reserve(def->kind == SIM_STATIC ? &w->statics : &w->order, w->body_count + 1) ||
+        (def->kind != SIM_STATIC && !sim_vec_reserve(&w->movers, w->body_count + 1)) ||
         !sim_vec_reserve(&w->shape_box, w->slot_count) ||
         !sim_vec_reserve(is3 ? &w->bounds3 : &w->bounds, w->slot_count) ||
         !sim_vec_reserve(is3 ? &w->tight3 : &w->tight, w->slot_count) ||
@@ -262,6 +289,7 @@ static sim_id place_body(sim_world *w, const sim_body_def *def, uint32_t owner, 
         sim_set_fat_box(w, slot, box, SIM_FAT_MARGIN);
         ((uint32_t *)w->order.data)[w->order.len++] = slot;
         w->order_unsorted = true;
+        movers_insert(w, slot);
     }
     w->pairs_dirty = true;
     w->body_count++;
@@ -370,6 +398,7 @@ static bool slots_compact(sim_world *w, sim_vec *list)
 static void order_compact(sim_world *w)
 {
     slots_compact(w, &w->order);
+    slots_compact(w, &w->movers);
     if (slots_compact(w, &w->statics))
         w->statics_dirty = true;
 }

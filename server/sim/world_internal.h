@@ -8,7 +8,8 @@
 typedef struct sim_pair {
     uint32_t a, b;
     float height; /* m: the lower body's position along "up", the order of resolution */
-    uint32_t entry; /* 3D: the pair's contact cache entry + 1 when last found, else 0 (a hint) */
+    uint32_t entry; /* a hint: the pair's contact cache entry + 1 when last found, 0 when
+                     * not known (contacts.c adds UINT32_MAX: it has none) */
 } sim_pair;
 
 /* A growable array of fixed-size items: it grows when the world grows and is reused every
@@ -54,8 +55,10 @@ sim_mass sim_mass_of(const col_shape2 *s, float density, sim_kind kind);
  * answer (warm starting, as Box2D does). a < b. */
 typedef struct sim_cached_point {
     uint32_t id;
-    float jn, jt;  /* N s: normal and friction impulses */
-    mk_vec2 local; /* the point in a's frame, m: found again by place when the id changed */
+    float jn, jt;    /* N s: normal and friction impulses */
+    mk_vec2 local_a; /* a's surface point in a's frame, m: found again by place when the id
+                      * changed */
+    mk_vec2 local_b; /* b's surface point in b's frame, m */
 } sim_cached_point;
 
 /* What every cache entry starts with: the pair and its bookkeeping. A world's entries are
@@ -69,6 +72,12 @@ typedef struct sim_cache_head {
 typedef struct sim_cache_entry {
     sim_cache_head head;
     int count;
+    /* Where the manifold was computed: b's placement in a's frame (position, and the cosine
+     * and sine of the angle between them) and the normal in a's frame, so that the manifold is
+     * kept while the pair has hardly moved (contacts.c); `reach`, m, is the farther of the two
+     * shapes' extents. */
+    float reach;
+    mk_vec2 rel_p, rel_q, local_normal;
     sim_cached_point points[COL_MAX_POINTS2];
 } sim_cache_entry;
 
@@ -158,7 +167,12 @@ typedef struct sim_constraint {
     sim_constraint_point points[COL_MAX_POINTS2];
 } sim_constraint;
 
-/* Solves the contacts of one step of dt by the soft step of Box2D v3 (solver.c). */
+/* Fills the masses of each point of a constraint just built (solver.c): the effective mass
+ * along the normal and the tangent, and the approach speed from the solver bodies' velocities
+ * at the start of the step. */
+void sim_prepare_constraint(const sim_solver_body *bodies, sim_constraint *c);
+/* Solves the contacts of one step of dt by the soft step of Box2D v3 (solver.c) and stores
+ * their impulses in the contact cache. */
 void sim_solve(sim_world *w, float dt);
 
 #define SIM_PUSH_SPEED 3.0f /* m/s: the fastest an overlap is pushed apart */
@@ -175,10 +189,12 @@ typedef struct softness_set {
     sim_softness movable, fixed; /* between two movable bodies; against an immovable one */
 } softness_set;
 
-/* The wide solver (solver_wide.c): colors and packs the prepared constraints (false when
- * memory runs out: then every constraint is solved one by one), then warm starts and solves
- * the colored ones four at a time; unpack gives their impulses back to the constraints. The
- * indices of the constraints left to solve one by one are in w->wide_overflow. */
+/* The wide solver (solver_wide.c): colors and packs the prepared constraints, whose movable
+ * ends the narrowphase wrote into w->wide_ends (false when memory runs out: then every
+ * constraint is solved one by one), then warm starts and solves the colored ones four at a
+ * time; unpack gives their impulses back to the constraints when restitution follows, else
+ * straight to the contact cache. The indices of the constraints left to solve one by one are
+ * in w->wide_overflow. */
 #define SIM_WIDE_COLORS 16
 /* Colors constraints (graph_color.c): ends holds each one's two solver bodies, 0 for one that
  * never moves. Fills w->wide_order with the colored ones by color (color k from start[k] to
@@ -187,10 +203,12 @@ typedef struct softness_set {
 bool sim_graph_color(sim_world *w, const uint32_t *ends, size_t n, size_t bodies,
                      uint32_t start[SIM_WIDE_COLORS + 1]);
 typedef struct sim_wide_group sim_wide_group;
+typedef struct sim_wide_cold sim_wide_cold;
 size_t sim_wide_group_size(void);
-bool sim_wide_build(sim_world *w, softness_set s);
+size_t sim_wide_cold_size(void);
+bool sim_wide_build(sim_world *w);
 void sim_wide_warm_start(sim_world *w);
-void sim_wide_solve(sim_world *w, float inv_h, bool use_bias);
+void sim_wide_solve(sim_world *w, softness_set s, float inv_h, bool use_bias);
 void sim_wide_unpack(sim_world *w);
 
 /* The 3D solver's view of a moving body (solver3.c): velocities and the motion of the step so
@@ -267,6 +285,10 @@ struct sim_world {
     /* Broadphase: sort and sweep on x over the moving bodies' fattened bounds (broadphase.c),
      * and a tree over the static ones (static_tree.c, region.c). */
     sim_vec order;  /* uint32_t slots of the bodies that are not static, by bounds min x */
+    /* The same slots in slot order: the passes over the moving bodies that any order serves
+     * (controls, bounds, solver bodies) read the bodies one after the other in memory rather
+     * than hopping about as the order on x does. */
+    sim_vec movers;
     bool order_unsorted; /* a fat box moved since the order was last sorted */
     float fat_half_max;  /* m: no fat box in `order` is wider than twice this on x */
     sim_vec statics;     /* uint32_t slots of the static bodies */
@@ -279,6 +301,9 @@ struct sim_world {
     sim_vec tight;  /* col_aabb per slot: the shape grown by what it can reach this step */
     bool pairs_dirty; /* a body came or went: the pairs are computed anew */
     sim_vec pairs;  /* sim_pair */
+    /* 2D: a pair of the list may have a sleeping body. The list is made anew whenever a body
+     * falls asleep or wakes (pairs_dirty), so this holds until then. */
+    bool pairs_sleeper;
     sim_vec sweep;  /* float: the sorted bounds' min x, max x, min y, max y (broadphase.c) */
 
     sim_vec contacts; /* sim_contact of the last step */
@@ -289,9 +314,11 @@ struct sim_world {
     sim_vec solver_bodies;    /* sim_solver_body, [0] at rest */
     sim_vec solver_info;      /* sim_solver_info, at the same indices */
     sim_vec constraints;      /* sim_constraint */
+    bool constraints_bounce;  /* one of them has restitution */
     sim_vec push_pairs;       /* sim_pair: characters against fixed bodies and each other */
     uint32_t *solver_index;   /* per slot: its solver body, 0 for static and sleeping ones */
     sim_vec wide_groups;      /* sim_wide_group */
+    sim_vec wide_cold;        /* sim_wide_cold, at the same indices */
     sim_vec wide_bits;        /* uint64_t: a bitset of bodies per color */
     sim_vec wide_order;       /* uint32_t: constraints by color */
     sim_vec wide_overflow;    /* uint32_t: constraints with no color */
@@ -365,11 +392,12 @@ static inline mk_vec2 sim_body_center(const sim_body *b)
 
 /* The narrowphase (contacts.c): wakes sleeping bodies that something awake touches, builds
  * the solver's bodies, turns touching pairs into constraints, push-out pairs and contacts,
- * and stores the solved impulses for the next step. */
+ * and stores the solved impulses of the constraints only[0..n) (all n when only is NULL) for
+ * the next step. */
 void sim_wake_touched(sim_world *w);
 void sim_build_solver_bodies(sim_world *w);
 void sim_collide(sim_world *w, mk_vec2 up);
-void sim_store_impulses(sim_world *w);
+void sim_store_impulses(sim_world *w, const uint32_t *only, size_t n);
 
 /* Wakes a sleeping body and every body that fell asleep with it (sleep.c). */
 void sim_wake(sim_world *w, sim_body *b);
