@@ -227,6 +227,17 @@ static const sim_cached_point *match(const sim_cache_entry *old, uint32_t id, mk
     return best;
 }
 
+/* A constraint point at the manifold point mp, with its arms from the centres of mass ca, cb
+ * and the separation it starts the step with (impulses are the caller's). */
+static void place_point(sim_constraint_point *p, const col_contact_point2 *mp, mk_vec2 ca,
+                        mk_vec2 cb, mk_vec2 normal)
+{
+    p->ra = mk_v2_sub(mp->point, ca);
+    p->rb = mk_v2_sub(mp->point, cb);
+    p->base_sep = -mp->depth - mk_v2_dot(mk_v2_sub(p->rb, p->ra), normal);
+    p->id = mp->id;
+}
+
 /* Prepares a constraint built at the end of the list and adds it: its masses, its movable
  * ends for the wide solver's coloring, and whether it bounces, while it is at hand. */
 static void finish_constraint(sim_world *w, sim_constraint *c)
@@ -250,10 +261,8 @@ static void add_constraint(sim_world *w, sim_pair *pair, const sim_body *a, cons
     c->a = w->solver_index[sim_id_slot(a->id)];
     c->b = w->solver_index[sim_id_slot(b->id)];
     c->normal = m->normal;
-    bool steered = a->kind == SIM_CHARACTER || b->kind == SIM_CHARACTER;
-    /* Friction combines by geometric mean and restitution by maximum, as in Box2D. */
-    c->friction = steered ? 0.0f : sqrtf(a->friction * b->friction);
-    c->restitution = mk_maxf(a->restitution, b->restitution);
+    c->friction = sim_pair_friction(a, b);
+    c->restitution = sim_pair_restitution(a, b);
     const sim_solver_info *si = w->solver_info.data;
     c->ma = si[c->a].inv_mass;
     c->mb = si[c->b].inv_mass;
@@ -278,11 +287,7 @@ static void add_constraint(sim_world *w, sim_pair *pair, const sim_body *a, cons
     if (kept) { /* its points are the entry's, one for one, and so are their impulses */
         for (int i = 0; i < m->count; i++) {
             sim_constraint_point *p = &c->points[i];
-            const col_contact_point2 *mp = &m->points[i];
-            p->ra = mk_v2_sub(mp->point, ca);
-            p->rb = mk_v2_sub(mp->point, cb);
-            p->base_sep = -mp->depth - mk_v2_dot(mk_v2_sub(p->rb, p->ra), c->normal);
-            p->id = mp->id;
+            place_point(p, &m->points[i], ca, cb, c->normal);
             p->jn = next->points[i].jn;
             p->jt = next->points[i].jt;
         }
@@ -299,10 +304,7 @@ static void add_constraint(sim_world *w, sim_pair *pair, const sim_body *a, cons
     for (int i = 0; i < m->count; i++) {
         sim_constraint_point *p = &c->points[i];
         const col_contact_point2 *mp = &m->points[i];
-        p->ra = mk_v2_sub(mp->point, ca);
-        p->rb = mk_v2_sub(mp->point, cb);
-        p->base_sep = -mp->depth - mk_v2_dot(mk_v2_sub(p->rb, p->ra), c->normal);
-        p->id = mp->id;
+        place_point(p, mp, ca, cb, c->normal);
         /* Its surface points, half the depth each side of it along the normal. */
         mk_vec2 half = mk_v2_scale(m->normal, 0.5f * mp->depth);
         mk_vec2 local_a = to_local(a->pos, qa, mk_v2_add(mp->point, half));

@@ -347,9 +347,8 @@ static void add_constraint(sim_world *w, sim_pair *pair, const sim_body *a, cons
     if (ma == 0.0f && mb == 0.0f)
         return; /* a kinematic body against a sleeping one: nothing to solve */
     c.fixed = ma == 0.0f || mb == 0.0f;
-    bool steered = a->kind == SIM_CHARACTER || b->kind == SIM_CHARACTER;
-    c.friction = steered ? 0.0f : sqrtf(a->friction * b->friction);
-    c.restitution = mk_maxf(a->restitution, b->restitution);
+    c.friction = sim_pair_friction(a, b);
+    c.restitution = sim_pair_restitution(a, b);
 
     sim_cache *cache = &w->cache;
     c.cache_entry = found;

@@ -143,30 +143,15 @@ static float min_half3(const sim_body3 *b3)
     return mk_minf(box.half.x, mk_minf(box.half.y, box.half.z));
 }
 
-/* Whether a body moved by d farther than half the smallest half extent of its bounds. A box's
- * own smallest half extent is no more than that at any turn (each half of the bounds sums
- * |R_ik| h_k over a row of a rotation, whose absolute values sum to at least 1), so a box that
- * moved less than half of it is answered without its bounds: resting boxes skip them. */
-static bool moved_far3(const sim_body3 *b3, mk_vec3 d)
-{
-    float len = mk_v3_len(d);
-    if (b3->shape.type == COL_SHAPE3_BOX) {
-        mk_vec3 h = b3->shape.half;
-        if (len <= 0.5f * mk_minf(h.x, mk_minf(h.y, h.z)))
-            return false;
-    }
-    return len > 0.5f * min_half3(b3);
-}
-
 /* Whether a body that moves by d this step is swept first (sim_sweep3): as step.c's
- * needs_sweep, a character only when it moves far enough to pass through something. */
+ * needs_sweep, a character only when it moves farther than half its smallest half extent, far
+ * enough to pass through something. */
 static bool needs_sweep3(const sim_body *b, const sim_body3 *b3, mk_vec3 d)
 {
     if (b->inv_mass <= 0.0f)
         return false;
-    if (b->kind == SIM_CHARACTER)
-        return moved_far3(b3, d);
-    return mk_v3_dot(d, d) > SIM_SWEEP_MIN * SIM_SWEEP_MIN;
+    float reach = b->kind == SIM_CHARACTER ? 0.5f * min_half3(b3) : SIM_SWEEP_MIN;
+    return mk_v3_dot(d, d) > reach * reach;
 }
 
 /* Takes the solver's velocities and motion back into the bodies, sweeping those that move

@@ -427,13 +427,19 @@ static inline sim_impact sim_impact_of(float vn, float vt, float restitution, fl
     return (sim_impact){dvn, mk_minf(vt, friction * dvn)};
 }
 
-/* Friction and restitution of a pair, combined as the contacts combine them (contacts.c):
- * friction by geometric mean, none for a character (it steers itself), restitution by maximum. */
+/* Friction and restitution of a pair, for its contacts (contacts.c, contacts3.c) and a swept
+ * impact alike, combined as in Box2D: friction by geometric mean, none for a character (it
+ * steers itself), restitution by maximum. */
 static inline float sim_pair_friction(const sim_body *a, const sim_body *b)
 {
     if (a->kind == SIM_CHARACTER || b->kind == SIM_CHARACTER)
         return 0.0f;
     return sqrtf(a->friction * b->friction);
+}
+
+static inline float sim_pair_restitution(const sim_body *a, const sim_body *b)
+{
+    return mk_maxf(a->restitution, b->restitution);
 }
 
 /* Keeps a character on the ground it walks down (sweep.c): moves it down along -up by at most
