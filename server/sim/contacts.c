@@ -147,31 +147,6 @@ static float reach(const col_shape2 *s)
     return mk_v2_len(box.center) + mk_v2_len(box.half);
 }
 
-/* A pair's hint when the map was asked and had no entry for it: entries are added by
- * add_constraint alone, which sets the hint, so the pair has none until then. */
-#define NO_ENTRY UINT32_MAX
-
-/* The cache entry of (a, b) and its index, found through the pair's hint while that still
- * names it (entry indices hold until the map is rebuilt), else by the map, whose table is a
- * cache miss a pair in a large world; NULL when the pair has none. */
-static sim_cache_entry *find_entry(sim_world *w, sim_pair *pair, sim_id a, sim_id b,
-                                   uint32_t *index)
-{
-    sim_cache *c = &w->cache;
-    if (pair->entry == NO_ENTRY)
-        return NULL;
-    if (pair->entry > 0 && pair->entry - 1 < c->entries.len) {
-        sim_cache_head *h = sim_cache_at(c, pair->entry - 1);
-        if (h->live && h->a == a && h->b == b) {
-            *index = pair->entry - 1;
-            return (sim_cache_entry *)h;
-        }
-    }
-    sim_cache_head *h = sim_cache_find(c, a, b, index);
-    pair->entry = h ? *index + 1 : NO_ENTRY;
-    return (sim_cache_entry *)h;
-}
-
 /* Whether last step's manifold of the pair still holds because B has hardly moved in A's
  * frame since it was computed (Jolt's body pair cache: a resting pile is not collided again
  * every step). The kept points ride on the bodies: manifold_of measures their depths anew. */
@@ -350,7 +325,8 @@ void sim_collide(sim_world *w, mk_vec2 up)
         if (!sim_tight_overlap(w, sim_id_slot(a->id), sim_id_slot(b->id)))
             continue;
         uint32_t found = UINT32_MAX;
-        const sim_cache_entry *e = find_entry(w, &pairs[i], a->id, b->id, &found);
+        const sim_cache_entry *e = (const sim_cache_entry *)sim_cache_find_hinted(
+            &w->cache, &pairs[i].entry, a->id, b->id, &found);
         mk_vec2 qa = shape_rot(a), qb = shape_rot(b);
         bool kept = kept_manifold(w, e, a, qa, b, qb);
         col_manifold2 m = kept ? manifold_of(e, a, qa, b, qb) : speculative_collide(a, b);

@@ -313,25 +313,6 @@ static col_manifold3 manifold_of(sim_cache_entry3 *e, const sim_body3 *a3, const
     return m;
 }
 
-/* The cache entry of (a, b) and its index, found through the pair's hint while that still
- * names it (entry indices hold until the map is rebuilt), else by the map, whose table is a
- * cache miss a pair in a large world; NULL when the pair has none. */
-static sim_cache_entry3 *find_entry(sim_world *w, sim_pair *pair, sim_id a, sim_id b,
-                                    uint32_t *index)
-{
-    sim_cache *c = &w->cache;
-    if (pair->entry > 0 && pair->entry - 1 < c->entries.len) {
-        sim_cache_head *h = sim_cache_at(c, pair->entry - 1);
-        if (h->live && h->a == a && h->b == b) {
-            *index = pair->entry - 1;
-            return (sim_cache_entry3 *)h;
-        }
-    }
-    sim_cache_head *h = sim_cache_find(c, a, b, index);
-    pair->entry = h ? *index + 1 : 0;
-    return (sim_cache_entry3 *)h;
-}
-
 /* found: the pair's cache entry (UINT32_MAX: none yet); kept: it keeps its manifold
  * (kept_manifold). */
 static void add_constraint(sim_world *w, sim_pair *pair, const sim_body *a, const sim_body *b,
@@ -437,7 +418,8 @@ void sim_collide3(sim_world *w, mk_vec3 up)
             boxes_apart(a3, b3, SIM_SPECULATIVE))
             continue; /* speculative_collide would find nothing */
         uint32_t found = UINT32_MAX;
-        sim_cache_entry3 *entry = find_entry(w, &pairs[i], a->id, b->id, &found);
+        sim_cache_entry3 *entry = (sim_cache_entry3 *)sim_cache_find_hinted(
+            &w->cache, &pairs[i].entry, a->id, b->id, &found);
         sim_cache_entry3 *kept = NULL;
         col_manifold3 m;
         if (polytope(&a3->shape) && polytope(&b3->shape) &&

@@ -9,7 +9,7 @@ typedef struct sim_pair {
     uint32_t a, b;
     float height; /* m: the lower body's position along "up", the order of resolution */
     uint32_t entry; /* a hint: the pair's contact cache entry + 1 when last found, 0 when
-                     * not known (contacts.c adds UINT32_MAX: it has none) */
+                     * not known, SIM_CACHE_NO_ENTRY when it has none (sim_cache_find_hinted) */
 } sim_pair;
 
 /* A growable array of fixed-size items: it grows when the world grows and is reused every
@@ -117,6 +117,14 @@ static inline sim_cache_head *sim_cache_at(const sim_cache *c, uint32_t i)
 }
 /* The entry of (a, b) and its index, or NULL. */
 sim_cache_head *sim_cache_find(const sim_cache *c, sim_id a, sim_id b, uint32_t *index);
+/* A pair's hint when the map was asked and had no entry for it: entries are added by the
+ * narrowphases' add_constraint alone, which set the hint, so the pair has none until then. */
+#define SIM_CACHE_NO_ENTRY UINT32_MAX
+/* sim_cache_find through a pair's hint (sim_pair.entry) while that still names (a, b) (entry
+ * indices hold until the map is rebuilt), else by the map, whose table is a cache miss a pair
+ * in a large world; the hint is updated with the answer. */
+sim_cache_head *sim_cache_find_hinted(const sim_cache *c, uint32_t *hint, sim_id a, sim_id b,
+                                      uint32_t *index);
 /* Adds (a, b), which must not be there; room reserved beforehand. Returns its index; the
  * entry is zeroed past its head. */
 uint32_t sim_cache_add(sim_cache *c, sim_id a, sim_id b);
