@@ -210,7 +210,6 @@ static void place_point(sim_constraint_point *p, const col_contact_point2 *mp, m
     p->ra = mk_v2_sub(mp->point, ca);
     p->rb = mk_v2_sub(mp->point, cb);
     p->base_sep = -mp->depth - mk_v2_dot(mk_v2_sub(p->rb, p->ra), normal);
-    p->id = mp->id;
 }
 
 /* Prepares a constraint built at the end of the list and adds it: its masses, its movable

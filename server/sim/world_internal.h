@@ -161,7 +161,6 @@ typedef struct sim_constraint_point {
     float normal_mass, tangent_mass;
     float jn, jt, max_jn; /* accumulated impulses, N s */
     float approach;  /* normal relative velocity at the start, m/s (restitution) */
-    uint32_t id;
 } sim_constraint_point;
 
 typedef struct sim_constraint {
