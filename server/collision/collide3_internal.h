@@ -10,6 +10,8 @@
 #ifndef MINK_COLLIDE3_INTERNAL_H
 #define MINK_COLLIDE3_INTERNAL_H
 
+#include <assert.h>
+#include <float.h>
 #include <math.h>
 
 #include "mink_collision.h"
@@ -74,22 +76,101 @@ void col_place_pair(const col_shape3 *a, col_xf3 xa, const col_shape3 *b, col_xf
                     col_placed3 *pa, col_placed3 *pb);
 /* The margin of a rounded shape (sphere, capsule), 0 for the others. */
 double col_shape3_margin(const col_shape3 *s);
-/* The support point of the local shape along a local direction (not zero). */
-col_d3 col_local_support(const col_shape3 *s, col_d3 d, bool core);
-/* The support point of a placed shape along a direction of its frame. */
-col_d3 col_placed_support(const col_placed3 *ps, col_d3 d);
 /* The radius of a ball about the shape's origin holding it: the scale of tolerances. */
 double col_shape3_reach(const col_shape3 *s);
 /* The pair's tolerance for GJK and EPA: 1e-9 of the smaller reach, so that a small shape on a
  * large one (1:1000) is as accurate as two small ones (double has the digits). */
 double col_pair_tol(const col_shape3 *a, const col_shape3 *b);
 
-/* ---- GJK and EPA (gjk3.c, epa3.c) ---- */
+/* ---- support mappings, inline: GJK, EPA and the polish call them in their inner loops,
+ * and a call would pass and return every vector through memory ---- */
 
+/* The support point of the local shape along a local direction (not zero): the "3D support
+ * mapping" of Kenwright's "Collision Detection Using Minkowski Difference", with the
+ * standard formulas (van den Bergen, "Collision Detection in Interactive 3D Environments",
+ * 2003, ch. 4.3). The support point of a placed shape along a direction of its frame, and
+ * of A - B along d with the points of A and B it came from, follow. */
 /* A vertex of the Minkowski difference A - B with the support points it came from. */
 typedef struct col_mvert {
     col_d3 w, a, b;
 } col_mvert;
+
+static inline double col_sgn(double v) { return v < 0.0 ? -1.0 : 1.0; }
+
+static inline col_d3 col_local_support(const col_shape3 *s, col_d3 d, bool core)
+{
+    double r = s->radius, h = s->half_height;
+    switch (s->type) {
+    case COL_SHAPE3_SPHERE:
+        return core ? d3(0.0, 0.0, 0.0) : d3_scale(d, r / d3_len(d));
+    case COL_SHAPE3_BOX:
+        return d3(col_sgn(d.x) * s->half.x, col_sgn(d.y) * s->half.y, col_sgn(d.z) * s->half.z);
+    case COL_SHAPE3_ELLIPSOID: {
+        /* The support of the unit sphere scaled by diag(a): diag(a)^2 d / |diag(a) d|. */
+        col_d3 ad = d3(s->half.x * d.x, s->half.y * d.y, s->half.z * d.z);
+        double l = d3_len(ad);
+        return d3(s->half.x * ad.x / l, s->half.y * ad.y / l, s->half.z * ad.z / l);
+    }
+    case COL_SHAPE3_CAPSULE: {
+        col_d3 end = d3(0.0, col_sgn(d.y) * h, 0.0);
+        return core ? end : d3_mad(end, r / d3_len(d), d);
+    }
+    case COL_SHAPE3_CYLINDER: {
+        /* A cap's rim point toward d; along the axis itself the cap's centre, which is as
+         * far along d as any of the cap. */
+        double sigma = sqrt(d.x * d.x + d.z * d.z);
+        double k = sigma > 0.0 ? r / sigma : 0.0;
+        return d3(k * d.x, col_sgn(d.y) * h, k * d.z);
+    }
+    case COL_SHAPE3_CONE: {
+        /* The apex or the base's rim point toward d, whichever reaches further along d. */
+        double sigma = sqrt(d.x * d.x + d.z * d.z);
+        if (2.0 * h * d.y >= r * sigma)
+            return d3(0.0, h, 0.0);
+        double k = sigma > 0.0 ? r / sigma : 0.0;
+        return d3(k * d.x, -h, k * d.z);
+    }
+    case COL_SHAPE3_HULL: {
+        const col_hull3 *hull = s->hull;
+        int best = 0;
+        double bd = -DBL_MAX;
+        for (int i = 0; i < hull->vert_count; i++) {
+            double v = d.x * hull->verts[i].x + d.y * hull->verts[i].y + d.z * hull->verts[i].z;
+            if (v > bd) {
+                bd = v;
+                best = i;
+            }
+        }
+        return d3_of(hull->verts[best]);
+    }
+    case COL_SHAPE3_COUNT:
+        break;
+    }
+    assert(0 && "unknown shape type");
+    return d3(0.0, 0.0, 0.0);
+}
+
+static inline col_d3 col_placed_support(const col_placed3 *ps, col_d3 d)
+{
+    /* A in A's frame, the first shape of every pair: two rotations and a sum saved on half
+     * of all support calls. */
+    if (ps->ident)
+        return col_local_support(ps->s, d, ps->core);
+    col_d3 local = col_local_support(ps->s, drot_apply_t(&ps->r, d), ps->core);
+    return d3_add(ps->p, drot_apply(&ps->r, local));
+}
+
+static inline col_mvert col_support_pair(const col_placed3 *a, const col_placed3 *b, col_d3 d)
+{
+    col_mvert m;
+    m.a = col_placed_support(a, d);
+    m.b = col_placed_support(b, d3_neg(d));
+    m.w = d3_sub(m.a, m.b);
+    return m;
+}
+
+/* ---- GJK and EPA (gjk3.c, epa3.c) ---- */
+
 
 typedef struct col_gjk_result {
     double distance;    /* between the placed shapes (their cores when `core`) */
@@ -107,8 +188,6 @@ typedef struct col_gjk_result {
     col_mvert simplex[4];
 } col_gjk_result;
 
-/* The support point of A - B along d, with the points of A and B it came from. */
-col_mvert col_support_pair(const col_placed3 *a, const col_placed3 *b, col_d3 d);
 
 col_gjk_result col_gjk(const col_placed3 *a, const col_placed3 *b, double tol);
 /* As col_gjk, its first support point along d instead of along the line of the centres: a

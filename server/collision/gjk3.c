@@ -110,9 +110,11 @@ static simplex tet(const gjk_pool *P, const int v[4], bool *inside)
         int ia = v[face[f][0]], ib = v[face[f][1]], ic = v[face[f][2]];
         col_d3 a = P->v[ia].w, b = P->v[ib].w, c = P->v[ic].w, o = P->v[v[face[f][3]]].w;
         col_d3 n = d3_cross(d3_sub(b, a), d3_sub(c, a));
-        double so = d3_dot(n, d3_sub(o, a)), sp = -d3_dot(n, a);
-        double scale = d3_len(n) * (d3_len(d3_sub(o, a)) + d3_len(a));
-        bool flat = fabs(so) <= 1e-12 * scale;
+        col_d3 oa = d3_sub(o, a);
+        double so = d3_dot(n, oa), sp = -d3_dot(n, a);
+        /* Flat: |so| <= 1e-12 |n| (|o - a| + |a|), squared without roots (the bound within
+         * a factor of 2, which a flatness threshold does not feel). */
+        bool flat = so * so <= 2e-24 * d3_dot(n, n) * (d3_dot(oa, oa) + d3_dot(a, a));
         if (!flat && sp * so > 0.0)
             continue; /* the origin is on the vertex's side of this face */
         if (!flat && sp * so == 0.0 && sp == 0.0)
@@ -166,6 +168,21 @@ static col_gjk_result gjk(const col_placed3 *a, const col_placed3 *b, double tol
     r.dir = d3_norm(d);
     int it = 0;
     bool overlap = false, stuck = false;
+    /* The first direction is a separating axis already when A - B lies wholly behind it
+     * (the usual case for shapes apart along the line of their centres): its lower bound
+     * -dir.w answers a bounded question with one support call instead of two. */
+    double lower0 = -d3_dot(r.dir, v);
+    if (lower0 > beyond) {
+        r.bounded = true;
+        r.lower = lower0;
+        r.iterations = 1;
+        r.count = 1;
+        r.simplex[0] = P->v[0];
+        r.pa = P->v[0].a;
+        r.pb = P->v[0].b;
+        r.distance = sqrt(vv);
+        return r;
+    }
     while (it < GJK_MAX_ITER) {
         it++;
         if (vv <= tol * tol) { /* the origin is (within tolerance) a point of A - B */
