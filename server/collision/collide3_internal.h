@@ -202,6 +202,11 @@ col_gjk_result col_gjk_from(const col_placed3 *a, const col_placed3 *b, double t
 col_gjk_result col_gjk_bounded(const col_placed3 *a, const col_placed3 *b, double tol,
                                double touch, double beyond);
 
+/* Whether A and B (full shapes, not cores) overlap, by GJK that computes no distance: 1
+ * overlap (touching included), 0 apart, -1 undecided (a cycle of support points at a
+ * touch: the caller asks col_gjk_bounded). */
+int col_gjk_intersect(const col_placed3 *a, const col_placed3 *b);
+
 typedef struct col_epa_result {
     double depth;   /* h(normal): moving B by normal * depth separates the shapes */
     col_d3 normal;  /* unit, from A toward B */

@@ -118,6 +118,11 @@ bool col_overlap3(const col_shape3 *a, col_xf3 xa, const col_shape3 *b, col_xf3 
     double ma = pa.margin, mb = pb.margin;
     pa.core = ma > 0.0;
     pb.core = mb > 0.0;
+    if (!pa.core && !pb.core) {
+        int hit = col_gjk_intersect(&pa, &pb);
+        if (hit >= 0)
+            return hit == 1;
+    }
     bool curved = !((pa.polytope || pa.core) && (pb.polytope || pb.core));
     double tol = col_pair_tol(a, b), gtol = curved ? 100.0 * tol : tol;
     col_gjk_result g = col_gjk_bounded(&pa, &pb, gtol, ma + mb, ma + mb);

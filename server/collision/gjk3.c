@@ -132,8 +132,8 @@ static simplex tet(const gjk_pool *P, const int v[4], bool *inside)
     return best;
 }
 
-static col_gjk_result gjk(const col_placed3 *a, const col_placed3 *b, double tol, double touch,
-                          double beyond, col_d3 d);
+static void gjk(const col_placed3 *a, const col_placed3 *b, double tol, double touch,
+                double beyond, col_d3 d, col_gjk_result *out);
 
 col_gjk_result col_gjk(const col_placed3 *a, const col_placed3 *b, double tol)
 {
@@ -142,20 +142,29 @@ col_gjk_result col_gjk(const col_placed3 *a, const col_placed3 *b, double tol)
 
 col_gjk_result col_gjk_from(const col_placed3 *a, const col_placed3 *b, double tol, col_d3 d)
 {
-    return gjk(a, b, tol, 0.0, INFINITY, d);
+    col_gjk_result r;
+    gjk(a, b, tol, 0.0, INFINITY, d, &r);
+    return r;
 }
 
 col_gjk_result col_gjk_bounded(const col_placed3 *a, const col_placed3 *b, double tol,
                                double touch, double beyond)
 {
-    return gjk(a, b, tol, touch, beyond, d3_sub(b->p, a->p));
+    col_gjk_result r;
+    gjk(a, b, tol, touch, beyond, d3_sub(b->p, a->p), &r);
+    return r;
 }
 
-/* d: the direction of the first support point (any length). */
-static col_gjk_result gjk(const col_placed3 *a, const col_placed3 *b, double tol, double touch,
-                          double beyond, col_d3 d)
+/* d: the direction of the first support point (any length). The result is written in place
+ * (it carries four vertices with their support points: a copy costs as much as a support
+ * call), the simplex's unused slots left as they are. */
+static void gjk(const col_placed3 *a, const col_placed3 *b, double tol, double touch,
+                double beyond, col_d3 d, col_gjk_result *out)
 {
-    col_gjk_result r = {0};
+    col_gjk_result *r = out;
+    r->distance = 0.0;
+    r->overlap = r->within = r->bounded = r->converged = false;
+    r->lower = 0.0;
     if (d3_dot(d, d) <= 0.0)
         d = d3(1.0, 0.0, 0.0);
     gjk_pool pool;
@@ -165,23 +174,23 @@ static col_gjk_result gjk(const col_placed3 *a, const col_placed3 *b, double tol
     simplex s = one(0);
     col_d3 v = P->v[0].w;
     double vv = d3_dot(v, v);
-    r.dir = d3_norm(d);
+    r->dir = d3_norm(d);
     int it = 0;
     bool overlap = false, stuck = false;
     /* The first direction is a separating axis already when A - B lies wholly behind it
      * (the usual case for shapes apart along the line of their centres): its lower bound
      * -dir.w answers a bounded question with one support call instead of two. */
-    double lower0 = -d3_dot(r.dir, v);
+    double lower0 = -d3_dot(r->dir, v);
     if (lower0 > beyond) {
-        r.bounded = true;
-        r.lower = lower0;
-        r.iterations = 1;
-        r.count = 1;
-        r.simplex[0] = P->v[0];
-        r.pa = P->v[0].a;
-        r.pb = P->v[0].b;
-        r.distance = sqrt(vv);
-        return r;
+        r->bounded = true;
+        r->lower = lower0;
+        r->iterations = 1;
+        r->count = 1;
+        r->simplex[0] = P->v[0];
+        r->pa = P->v[0].a;
+        r->pb = P->v[0].b;
+        r->distance = sqrt(vv);
+        return;
     }
     while (it < GJK_MAX_ITER) {
         it++;
@@ -190,22 +199,22 @@ static col_gjk_result gjk(const col_placed3 *a, const col_placed3 *b, double tol
             break;
         }
         if (vv <= touch * touch) { /* the upper bound |v| says: nearer than `touch` */
-            r.within = true;
+            r->within = true;
             break;
         }
-        r.dir = d3_scale(v, -1.0 / sqrt(vv));
+        r->dir = d3_scale(v, -1.0 / sqrt(vv));
         col_mvert w = col_support_pair(a, b, d3_neg(v));
         /* The lower bound v.w / |v| (every point x of A - B has v.x >= v.w): once past
          * `beyond`, the caller needs no more digits. */
         double vw = d3_dot(v, w.w);
         if (vw > beyond * sqrt(vv)) {
-            r.bounded = true;
-            r.lower = vw / sqrt(vv);
+            r->bounded = true;
+            r->lower = vw / sqrt(vv);
             break;
         }
         /* Converged: the new point gets no nearer the origin than tol along v. */
         if (vv - d3_dot(v, w.w) <= tol * sqrt(vv)) {
-            r.converged = true;
+            r->converged = true;
             break;
         }
         bool dup = false;
@@ -247,35 +256,139 @@ static col_gjk_result gjk(const col_placed3 *a, const col_placed3 *b, double tol
         v = nv;
         vv = nvv;
     }
-    r.iterations = it;
-    r.count = s.n;
+    r->iterations = it;
+    r->count = s.n;
     for (int i = 0; i < s.n; i++)
-        r.simplex[i] = P->v[s.v[i]];
-    r.overlap = overlap;
+        r->simplex[i] = P->v[s.v[i]];
+    r->overlap = overlap;
     col_d3 pa = d3(0.0, 0.0, 0.0), pb = d3(0.0, 0.0, 0.0);
     for (int i = 0; i < s.n; i++) {
         pa = d3_mad(pa, s.lam[i], P->v[s.v[i]].a);
         pb = d3_mad(pb, s.lam[i], P->v[s.v[i]].b);
     }
-    r.pa = pa;
-    r.pb = pb;
-    r.distance = overlap ? 0.0 : sqrt(vv);
+    r->pa = pa;
+    r->pb = pb;
+    r->distance = overlap ? 0.0 : sqrt(vv);
     if (!overlap && vv > 0.0)
-        r.dir = d3_scale(v, -1.0 / sqrt(vv));
+        r->dir = d3_scale(v, -1.0 / sqrt(vv));
     if (stuck) {
         col_d3 s0 = P->v[s.v[0]].w;
         col_d3 tn = d3_norm(d3_cross(d3_sub(P->v[s.v[1]].w, s0), d3_sub(P->v[s.v[2]].w, s0)));
-        col_d3 cand[3] = {r.dir, tn, d3_neg(tn)};
+        col_d3 cand[3] = {r->dir, tn, d3_neg(tn)};
         double best = DBL_MAX;
         for (int k = 0; k < 3; k++) {
             double h = d3_dot(cand[k], col_support_pair(a, b, cand[k]).w);
             if (h < best) {
                 best = h;
-                r.dir = cand[k];
+                r->dir = cand[k];
             }
         }
     }
-    return r;
+}
+
+/* ---- GJK as a boolean ----
+ * Whether the origin is in A - B, with nothing else computed: the simplex keeps only the
+ * points of A - B (no support points of A and B, no weights) and each case (segment,
+ * triangle, tetrahedron, the newest vertex first) gives the next search direction by cross
+ * products, as in Gilbert, Johnson and Keerthi's algorithm written for the boolean question
+ * (van den Bergen 2003, 4.3.6; libccd's and Bullet's GJK intersect). */
+
+/* The direction from the segment a-b (a the newest) toward the origin; the segment shrinks
+ * to a when the origin is beyond a. */
+static col_d3 toward_from_segment(col_d3 *w, int *n)
+{
+    col_d3 a = w[*n - 1], b = w[0];
+    col_d3 ab = d3_sub(b, a), ao = d3_neg(a);
+    if (d3_dot(ab, ao) > 0.0) /* (ab x ao) x ab: across the segment, toward the origin */
+        return d3_sub(d3_scale(ao, d3_dot(ab, ab)), d3_scale(ab, d3_dot(ab, ao)));
+    w[0] = a;
+    *n = 1;
+    return ao;
+}
+
+/* The triangle (w[0], w[1], a = w[2]): the feature nearest the origin that a is on. */
+static col_d3 toward_from_triangle(col_d3 *w, int *n)
+{
+    col_d3 a = w[2], b = w[1], c = w[0];
+    col_d3 ab = d3_sub(b, a), ac = d3_sub(c, a), ao = d3_neg(a);
+    col_d3 abc = d3_cross(ab, ac);
+    if (d3_dot(d3_cross(abc, ac), ao) > 0.0) {
+        if (d3_dot(ac, ao) > 0.0) { /* the edge a-c */
+            w[0] = c;
+            w[1] = a;
+            *n = 2;
+            return d3_sub(d3_scale(ao, d3_dot(ac, ac)), d3_scale(ac, d3_dot(ac, ao)));
+        }
+        w[0] = b;
+        w[1] = a;
+        *n = 2;
+        return toward_from_segment(w, n);
+    }
+    if (d3_dot(d3_cross(ab, abc), ao) > 0.0) {
+        w[0] = b;
+        w[1] = a;
+        *n = 2;
+        return toward_from_segment(w, n);
+    }
+    if (d3_dot(abc, ao) > 0.0)
+        return abc; /* above the face: keep c, b, a */
+    w[0] = b;
+    w[1] = c;
+    return d3_neg(abc); /* below: the order turned so that the next apex is above */
+}
+
+/* The tetrahedron (w[0], w[1], w[2], a = w[3]): inside, or the face through a that the
+ * origin is outside of, as a triangle. */
+static bool toward_from_tetrahedron(col_d3 *w, int *n, col_d3 *d)
+{
+    col_d3 a = w[3], b = w[2], c = w[1], dd = w[0];
+    col_d3 ab = d3_sub(b, a), ac = d3_sub(c, a), ad = d3_sub(dd, a), ao = d3_neg(a);
+    /* Each face through a, its normal turned away from the fourth vertex. */
+    col_d3 faces[3][2] = {{c, b}, {dd, c}, {b, dd}};
+    col_d3 opp[3] = {dd, b, c};
+    col_d3 nrm[3] = {d3_cross(ab, ac), d3_cross(ac, ad), d3_cross(ad, ab)};
+    for (int f = 0; f < 3; f++) {
+        col_d3 nf = nrm[f];
+        if (d3_dot(nf, d3_sub(opp[f], a)) > 0.0)
+            nf = d3_neg(nf);
+        if (d3_dot(nf, ao) > 0.0) {
+            w[0] = faces[f][0];
+            w[1] = faces[f][1];
+            w[2] = a;
+            *n = 3;
+            *d = toward_from_triangle(w, n);
+            return false;
+        }
+    }
+    return true;
+}
+
+int col_gjk_intersect(const col_placed3 *a, const col_placed3 *b)
+{
+    col_d3 d = d3_sub(b->p, a->p);
+    if (d3_dot(d, d) <= 0.0)
+        d = d3(1.0, 0.0, 0.0);
+    col_d3 w[4];
+    int n = 1;
+    w[0] = col_support_pair(a, b, d).w;
+    if (d3_dot(w[0], d) < 0.0)
+        return 0;
+    d = d3_neg(w[0]);
+    for (int it = 0; it < 32; it++) {
+        if (!(d3_dot(d, d) > 0.0))
+            return 1; /* the origin is on the simplex: touching */
+        col_d3 p = col_support_pair(a, b, d).w;
+        if (d3_dot(p, d) < 0.0)
+            return 0; /* d separates */
+        w[n++] = p;
+        if (n == 2)
+            d = toward_from_segment(w, &n);
+        else if (n == 3)
+            d = toward_from_triangle(w, &n);
+        else if (toward_from_tetrahedron(w, &n, &d))
+            return 1;
+    }
+    return -1;
 }
 
 col_distance3 col_gjk3_distance(const col_shape3 *a, col_xf3 xa, const col_shape3 *b,
