@@ -202,10 +202,13 @@ col_gjk_result col_gjk_from(const col_placed3 *a, const col_placed3 *b, double t
 col_gjk_result col_gjk_bounded(const col_placed3 *a, const col_placed3 *b, double tol,
                                double touch, double beyond);
 
-/* Whether A and B (full shapes, not cores) overlap, by GJK that computes no distance: 1
- * overlap (touching included), 0 apart, -1 undecided (a cycle of support points at a
- * touch: the caller asks col_gjk_bounded). */
-int col_gjk_intersect(const col_placed3 *a, const col_placed3 *b);
+/* Whether the placed shapes (or their cores, when `core`) overlap, by GJK that computes no
+ * distance: 1 overlap (touching included); 0 apart by more than `beyond` (m), with that
+ * lower bound of the gap in *lower along the unit *dir (from A toward B); -1 undecided:
+ * apart by less than `beyond` along *dir (or by an unknown amount when *lower is 0, a cycle
+ * of support points at a touch), for col_gjk_bounded to settle. */
+int col_gjk_intersect(const col_placed3 *a, const col_placed3 *b, double beyond, double *lower,
+                      col_d3 *dir);
 
 typedef struct col_epa_result {
     double depth;   /* h(normal): moving B by normal * depth separates the shapes */

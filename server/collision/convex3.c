@@ -20,8 +20,21 @@ static col_manifold3 convex(const col_shape3 *a, col_xf3 xa, const col_shape3 *b
      * target), at 1e-9 of the size on polytopes and cores. */
     bool curved = !((pa.polytope || pa.core) && (pb.polytope || pb.core));
     double gtol = curved ? fmin(1e3 * tol, 1e-6) : tol;
-    col_gjk_result g = col_gjk_bounded(&pa, &pb, gtol, 0.0, margin + ma + mb);
     col_manifold3 m = {0};
+    if (isfinite(margin)) {
+        /* Most pairs of a step's broadphase that do not touch are apart by more than the
+         * margin along some axis, which GJK as a boolean finds in a few support calls; a
+         * gap within the margin (or an overlap) needs the distance GJK below. */
+        double lower;
+        col_d3 dir;
+        if (col_gjk_intersect(&pa, &pb, margin + ma + mb, &lower, &dir) == 0) {
+            m.normal = d3_to_f(dir);
+            m.distance = (float)(lower - ma - mb);
+            col_manifold3_to_world(&m, xa);
+            return m;
+        }
+    }
+    col_gjk_result g = col_gjk_bounded(&pa, &pb, gtol, 0.0, margin + ma + mb);
     if (g.bounded) {
         m.normal = d3_to_f(g.dir);
         m.distance = (float)(g.lower - ma - mb);
@@ -119,7 +132,9 @@ bool col_overlap3(const col_shape3 *a, col_xf3 xa, const col_shape3 *b, col_xf3 
     pa.core = ma > 0.0;
     pb.core = mb > 0.0;
     if (!pa.core && !pb.core) {
-        int hit = col_gjk_intersect(&pa, &pb);
+        double lower;
+        col_d3 dir;
+        int hit = col_gjk_intersect(&pa, &pb, 0.0, &lower, &dir);
         if (hit >= 0)
             return hit == 1;
     }

@@ -363,7 +363,8 @@ static bool toward_from_tetrahedron(col_d3 *w, int *n, col_d3 *d)
     return true;
 }
 
-int col_gjk_intersect(const col_placed3 *a, const col_placed3 *b)
+int col_gjk_intersect(const col_placed3 *a, const col_placed3 *b, double beyond, double *lower,
+                      col_d3 *dir)
 {
     col_d3 d = d3_sub(b->p, a->p);
     if (d3_dot(d, d) <= 0.0)
@@ -371,23 +372,33 @@ int col_gjk_intersect(const col_placed3 *a, const col_placed3 *b)
     col_d3 w[4];
     int n = 1;
     w[0] = col_support_pair(a, b, d).w;
-    if (d3_dot(w[0], d) < 0.0)
-        return 0;
-    d = d3_neg(w[0]);
     for (int it = 0; it < 32; it++) {
+        col_d3 p = it == 0 ? w[0] : col_support_pair(a, b, d).w;
+        double dp = d3_dot(p, d);
+        if (dp < 0.0) {
+            /* d separates: A - B lies behind the plane d.x = d.p, -d.p / |d| from the
+             * origin. A bound past `beyond` answers; a nearer one is left to the caller. */
+            double dl = sqrt(d3_dot(d, d));
+            *lower = -dp / dl;
+            *dir = d3_scale(d, 1.0 / dl);
+            return *lower > beyond ? 0 : -1;
+        }
+        if (it == 0) {
+            d = d3_neg(w[0]);
+        } else {
+            w[n++] = p;
+            if (n == 2)
+                d = toward_from_segment(w, &n);
+            else if (n == 3)
+                d = toward_from_triangle(w, &n);
+            else if (toward_from_tetrahedron(w, &n, &d))
+                return 1;
+        }
         if (!(d3_dot(d, d) > 0.0))
             return 1; /* the origin is on the simplex: touching */
-        col_d3 p = col_support_pair(a, b, d).w;
-        if (d3_dot(p, d) < 0.0)
-            return 0; /* d separates */
-        w[n++] = p;
-        if (n == 2)
-            d = toward_from_segment(w, &n);
-        else if (n == 3)
-            d = toward_from_triangle(w, &n);
-        else if (toward_from_tetrahedron(w, &n, &d))
-            return 1;
     }
+    *lower = 0.0;
+    *dir = d3_norm(d);
     return -1;
 }
 
