@@ -55,6 +55,8 @@ typedef struct epa {
     /* expand's scratch, here rather than on its stack: it runs up to EPA_MAX_VERTS times */
     epa_rim rim[EPA_MAX_FACES];
     int seen[EPA_MAX_FACES]; /* the faces w sees */
+    /* silhouette's stack: each face seen pushes two, the first face three */
+    int walk_face[2 * EPA_MAX_FACES + 3], walk_edge[2 * EPA_MAX_FACES + 3];
     epa_face fresh[EPA_MAX_FACES];
     /* Per vertex: the horizon edge that starts there, valid when start_pass is this pass,
      * so that the loop of the horizon is linked in one pass over it. */
@@ -180,27 +182,40 @@ static int nearest_face(const epa *e)
     return best;
 }
 
-/* The horizon seen from w, by walking the faces it sees from one of them across their edges
- * (van den Bergen 2001; Bullet's btGjkEpa2 and libccd do the same) instead of testing every
- * face: face f was reached across its edge k from a face w sees. False when the faces seen
- * are too many to keep. */
-static bool silhouette(epa *e, col_d3 w, int f, int k, int *nseen, int *nrim)
+/* The horizon seen from w, by walking the faces it sees from the first one across their
+ * edges (van den Bergen 2001; Bullet's btGjkEpa2 and libccd do the same) instead of testing
+ * every face, depth first with a stack of (face, edge it was reached across). A face w does
+ * not see gives the rim its edge. False when the faces seen are too many to keep. */
+static bool silhouette(epa *e, col_d3 w, int seed, int *nseen, int *nrim)
 {
-    epa_face *fc = &e->faces[f];
-    if (fc->pass == e->pass)
-        return true;
-    if (d3_dot(fc->n, d3_sub(w, e->verts[fc->v[0]].w)) <= 0.0) {
-        if (*nrim == EPA_MAX_FACES)
-            return false;
-        e->rim[(*nrim)++] = (epa_rim){f, k, fc->v[(k + 1) % 3], fc->v[k]};
-        return true;
+    static const int next3[3] = {1, 2, 0}, prev3[3] = {2, 0, 1};
+    int *sf = e->walk_face, *sk = e->walk_edge;
+    int top = 0;
+    const epa_face *seed_f = &e->faces[seed];
+    for (int k = 2; k >= 0; k--) {
+        sf[top] = seed_f->adj[k];
+        sk[top++] = seed_f->adj_edge[k];
     }
-    fc->pass = e->pass;
-    e->seen[(*nseen)++] = f;
-    for (int s = 1; s < 3; s++) {
-        int q = (k + s) % 3;
-        if (!silhouette(e, w, fc->adj[q], fc->adj_edge[q], nseen, nrim))
-            return false;
+    while (top > 0) {
+        top--;
+        int f = sf[top], k = sk[top];
+        epa_face *fc = &e->faces[f];
+        if (fc->pass == e->pass)
+            continue;
+        if (d3_dot(fc->n, d3_sub(w, e->verts[fc->v[0]].w)) <= 0.0) {
+            if (*nrim == EPA_MAX_FACES)
+                return false;
+            e->rim[(*nrim)++] = (epa_rim){f, k, fc->v[next3[k]], fc->v[k]};
+            continue;
+        }
+        fc->pass = e->pass;
+        e->seen[(*nseen)++] = f;
+        /* The edges after k, in turn: the one after it walked first. */
+        int q1 = next3[k], q2 = prev3[k];
+        sf[top] = fc->adj[q2];
+        sk[top++] = fc->adj_edge[q2];
+        sf[top] = fc->adj[q1];
+        sk[top++] = fc->adj_edge[q1];
     }
     return true;
 }
@@ -214,12 +229,10 @@ static bool expand(epa *e, col_mvert w, int seen_face, double tol)
         return false;
     e->pass++;
     int nseen = 1, nrim = 0;
-    epa_face *sf = &e->faces[seen_face];
-    sf->pass = e->pass;
+    e->faces[seen_face].pass = e->pass;
     e->seen[0] = seen_face;
-    for (int k = 0; k < 3; k++)
-        if (!silhouette(e, w.w, sf->adj[k], sf->adj_edge[k], &nseen, &nrim))
-            return false;
+    if (!silhouette(e, w.w, seen_face, &nseen, &nrim))
+        return false;
     if (nrim < 3 || e->nf + nrim - nseen - e->nfree > EPA_MAX_FACES)
         return false;
     /* The slot of each new face, and its neighbours along the cone: the face over rim edge
