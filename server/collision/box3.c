@@ -125,3 +125,40 @@ col_manifold3 col_collide_boxes3_within(const col_shape3 *a, col_xf3 xa, const c
     col_manifold3_to_world(&m, xa);
     return m;
 }
+
+bool col_boxes3_overlap(const col_shape3 *a, col_xf3 xa, const col_shape3 *b, col_xf3 xb)
+{
+    /* The separating-axis test as a boolean (Ericson, "Real-Time Collision Detection", 2005,
+     * 4.4.1): B in A's frame, R[i][j] = a_i . b_j, each axis left at its first separation.
+     * The epsilon on |R| keeps a near-zero edge cross product from separating by rounding. */
+    col_placed3 pa, pb;
+    col_place_pair(a, xa, b, xb, &pa, &pb);
+    const double ha[3] = {a->half.x, a->half.y, a->half.z};
+    const double hb[3] = {b->half.x, b->half.y, b->half.z};
+    const col_d3 rows[3] = {pb.r.r0, pb.r.r1, pb.r.r2};
+    double r[3][3], ar[3][3];
+    for (int i = 0; i < 3; i++) {
+        r[i][0] = rows[i].x, r[i][1] = rows[i].y, r[i][2] = rows[i].z;
+        for (int j = 0; j < 3; j++)
+            ar[i][j] = fabs(r[i][j]) + 1e-12;
+    }
+    const double t[3] = {pb.p.x, pb.p.y, pb.p.z};
+    for (int i = 0; i < 3; i++) /* A's faces */
+        if (fabs(t[i]) > ha[i] + hb[0] * ar[i][0] + hb[1] * ar[i][1] + hb[2] * ar[i][2])
+            return false;
+    for (int j = 0; j < 3; j++) /* B's faces */
+        if (fabs(t[0] * r[0][j] + t[1] * r[1][j] + t[2] * r[2][j]) >
+            hb[j] + ha[0] * ar[0][j] + ha[1] * ar[1][j] + ha[2] * ar[2][j])
+            return false;
+    for (int i = 0; i < 3; i++) { /* a_i x b_j */
+        int i1 = (i + 1) % 3, i2 = (i + 2) % 3;
+        for (int j = 0; j < 3; j++) {
+            int j1 = (j + 1) % 3, j2 = (j + 2) % 3;
+            double ra = ha[i1] * ar[i2][j] + ha[i2] * ar[i1][j];
+            double rb = hb[j1] * ar[i][j2] + hb[j2] * ar[i][j1];
+            if (fabs(t[i2] * r[i1][j] - t[i1] * r[i2][j]) > ra + rb)
+                return false;
+        }
+    }
+    return true;
+}

@@ -283,6 +283,8 @@ col_manifold3 col_collide_boxes3_within(const col_shape3 *a, col_xf3 xa, const c
                                         col_xf3 xb, float margin, float face_bias);
 col_manifold3 col_collide_boxes3(const col_shape3 *a, col_xf3 xa, const col_shape3 *b,
                                  col_xf3 xb);
+/* Whether two boxes overlap (touching included), by the same fifteen axes as a boolean. */
+bool col_boxes3_overlap(const col_shape3 *a, col_xf3 xa, const col_shape3 *b, col_xf3 xb);
 /* Any pair through GJK and EPA, the rounded shapes by their cores (gjk3.c). */
 col_manifold3 col_collide_convex3(const col_shape3 *a, col_xf3 xa, const col_shape3 *b,
                                   col_xf3 xb);

@@ -126,6 +126,8 @@ bool col_overlap3(const col_shape3 *a, col_xf3 xa, const col_shape3 *b, col_xf3 
         float r = a->radius + b->radius;
         return mk_v3_dot(d, d) <= r * r;
     }
+    if (a->type == COL_SHAPE3_BOX && b->type == COL_SHAPE3_BOX)
+        return col_boxes3_overlap(a, xa, b, xb);
     col_placed3 pa, pb;
     col_place_pair(a, xa, b, xb, &pa, &pb);
     double ma = pa.margin, mb = pb.margin;
