@@ -133,13 +133,13 @@ bool col_overlap3(const col_shape3 *a, col_xf3 xa, const col_shape3 *b, col_xf3 
     double ma = pa.margin, mb = pb.margin;
     pa.core = ma > 0.0;
     pb.core = mb > 0.0;
-    if (!pa.core && !pb.core) {
-        double lower;
-        col_d3 dir;
-        int hit = col_gjk_intersect(&pa, &pb, 0.0, &lower, &dir);
-        if (hit >= 0)
-            return hit == 1;
-    }
+    /* GJK as a boolean on the shapes or their cores: the cores overlapping or apart by more
+     * than the margins answers; a gap of the cores within the margins needs the distance. */
+    double lower;
+    col_d3 dir;
+    int hit = col_gjk_intersect(&pa, &pb, ma + mb, &lower, &dir);
+    if (hit >= 0)
+        return hit == 1;
     bool curved = !((pa.polytope || pa.core) && (pb.polytope || pb.core));
     double tol = col_pair_tol(a, b), gtol = curved ? 100.0 * tol : tol;
     col_gjk_result g = col_gjk_bounded(&pa, &pb, gtol, ma + mb, ma + mb);
