@@ -203,12 +203,14 @@ col_gjk_result col_gjk_bounded(const col_placed3 *a, const col_placed3 *b, doubl
                                double touch, double beyond);
 
 /* Whether the placed shapes (or their cores, when `core`) overlap, by GJK that computes no
- * distance: 1 overlap (touching included); 0 apart by more than `beyond` (m), with that
- * lower bound of the gap in *lower along the unit *dir (from A toward B); -1 undecided:
- * apart by less than `beyond` along *dir (or by an unknown amount when *lower is 0, a cycle
- * of support points at a touch), for col_gjk_bounded to settle. */
-int col_gjk_intersect(const col_placed3 *a, const col_placed3 *b, double beyond, double *lower,
-                      col_d3 *dir);
+ * distance: 1 overlap (touching included), with the simplex about the origin written to
+ * *hit (when not NULL) as col_gjk's overlap result, for EPA; 0 apart by more than `beyond`
+ * (m), with that lower bound of the gap in *lower along the unit *dir (from A toward B); -1
+ * undecided: apart by less than `beyond` as far as `more` further steps after the first
+ * separating axis could tell (the best bound in *lower and *dir, 0 when none), or a cycle of
+ * support points at a touch, for col_gjk_bounded to settle. */
+int col_gjk_intersect(const col_placed3 *a, const col_placed3 *b, double beyond, int more,
+                      double *lower, col_d3 *dir, col_gjk_result *hit);
 
 typedef struct col_epa_result {
     double depth;   /* h(normal): moving B by normal * depth separates the shapes */

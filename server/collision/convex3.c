@@ -11,30 +11,36 @@ static col_manifold3 convex(const col_shape3 *a, col_xf3 xa, const col_shape3 *b
 {
     col_placed3 pa, pb;
     col_place_pair(a, xa, b, xb, &pa, &pb);
-    double tol = col_pair_tol(a, b);
     double ma = pa.margin, mb = pb.margin;
     pa.core = ma > 0.0;
     pb.core = mb > 0.0;
+    col_manifold3 m = {0};
+    col_gjk_result g;
+    /* GJK as a boolean first: most pairs of a step's broadphase that do not touch are apart
+     * by more than the margin along some axis, which it finds in a few support calls (up to
+     * four more after the first separating axis); where the shapes themselves overlap, its
+     * tetrahedron about the origin is EPA's start. A gap within the margin (or cores that
+     * overlap) needs the distance GJK below. The exact query and the bounded one take the
+     * same steps up to the margin, so that their answers agree there. */
+    double lower;
+    col_d3 dir;
+    int hit = col_gjk_intersect(&pa, &pb, margin + ma + mb, isfinite(margin) ? 4 : 0, &lower,
+                                &dir, &g);
+    if (hit == 0) {
+        m.normal = d3_to_f(dir);
+        m.distance = (float)(lower - ma - mb);
+        col_manifold3_to_world(&m, xa);
+        return m;
+    }
+    bool overlap = hit == 1 && !pa.core && !pb.core;
     /* GJK converges only linearly on curved surfaces (each digit costs a few iterations): it
      * stops there at 1e-6 of the size but at most 1e-6 m (10 times inside the 1e-5 m
      * target), at 1e-9 of the size on polytopes and cores. */
+    double tol = col_pair_tol(a, b);
     bool curved = !((pa.polytope || pa.core) && (pb.polytope || pb.core));
     double gtol = curved ? fmin(1e3 * tol, 1e-6) : tol;
-    col_manifold3 m = {0};
-    if (isfinite(margin)) {
-        /* Most pairs of a step's broadphase that do not touch are apart by more than the
-         * margin along some axis, which GJK as a boolean finds in a few support calls; a
-         * gap within the margin (or an overlap) needs the distance GJK below. */
-        double lower;
-        col_d3 dir;
-        if (col_gjk_intersect(&pa, &pb, margin + ma + mb, &lower, &dir) == 0) {
-            m.normal = d3_to_f(dir);
-            m.distance = (float)(lower - ma - mb);
-            col_manifold3_to_world(&m, xa);
-            return m;
-        }
-    }
-    col_gjk_result g = col_gjk_bounded(&pa, &pb, gtol, 0.0, margin + ma + mb);
+    if (!overlap)
+        g = col_gjk_bounded(&pa, &pb, gtol, 0.0, margin + ma + mb);
     if (g.bounded) {
         m.normal = d3_to_f(g.dir);
         m.distance = (float)(g.lower - ma - mb);
@@ -137,7 +143,7 @@ bool col_overlap3(const col_shape3 *a, col_xf3 xa, const col_shape3 *b, col_xf3 
      * than the margins answers; a gap of the cores within the margins needs the distance. */
     double lower;
     col_d3 dir;
-    int hit = col_gjk_intersect(&pa, &pb, ma + mb, &lower, &dir);
+    int hit = col_gjk_intersect(&pa, &pb, ma + mb, 0, &lower, &dir, NULL);
     if (hit >= 0)
         return hit == 1;
     bool curved = !((pa.polytope || pa.core) && (pb.polytope || pb.core));

@@ -295,111 +295,139 @@ static void gjk(const col_placed3 *a, const col_placed3 *b, double tol, double t
 
 /* The direction from the segment a-b (a the newest) toward the origin; the segment shrinks
  * to a when the origin is beyond a. */
-static col_d3 toward_from_segment(col_d3 *w, int *n)
+static col_d3 toward_from_segment(col_mvert *v, int *n)
 {
-    col_d3 a = w[*n - 1], b = w[0];
+    col_d3 a = v[*n - 1].w, b = v[0].w;
     col_d3 ab = d3_sub(b, a), ao = d3_neg(a);
     if (d3_dot(ab, ao) > 0.0) /* (ab x ao) x ab: across the segment, toward the origin */
         return d3_sub(d3_scale(ao, d3_dot(ab, ab)), d3_scale(ab, d3_dot(ab, ao)));
-    w[0] = a;
+    v[0] = v[*n - 1];
     *n = 1;
     return ao;
 }
 
-/* The triangle (w[0], w[1], a = w[2]): the feature nearest the origin that a is on. */
-static col_d3 toward_from_triangle(col_d3 *w, int *n)
+/* The triangle (v[0], v[1], a = v[2]): the feature nearest the origin that a is on. */
+static col_d3 toward_from_triangle(col_mvert *v, int *n)
 {
-    col_d3 a = w[2], b = w[1], c = w[0];
+    col_d3 a = v[2].w, b = v[1].w, c = v[0].w;
     col_d3 ab = d3_sub(b, a), ac = d3_sub(c, a), ao = d3_neg(a);
     col_d3 abc = d3_cross(ab, ac);
     if (d3_dot(d3_cross(abc, ac), ao) > 0.0) {
         if (d3_dot(ac, ao) > 0.0) { /* the edge a-c */
-            w[0] = c;
-            w[1] = a;
+            v[1] = v[2];
             *n = 2;
             return d3_sub(d3_scale(ao, d3_dot(ac, ac)), d3_scale(ac, d3_dot(ac, ao)));
         }
-        w[0] = b;
-        w[1] = a;
+        v[0] = v[1];
+        v[1] = v[2];
         *n = 2;
-        return toward_from_segment(w, n);
+        return toward_from_segment(v, n);
     }
     if (d3_dot(d3_cross(ab, abc), ao) > 0.0) {
-        w[0] = b;
-        w[1] = a;
+        v[0] = v[1];
+        v[1] = v[2];
         *n = 2;
-        return toward_from_segment(w, n);
+        return toward_from_segment(v, n);
     }
     if (d3_dot(abc, ao) > 0.0)
         return abc; /* above the face: keep c, b, a */
-    w[0] = b;
-    w[1] = c;
-    return d3_neg(abc); /* below: the order turned so that the next apex is above */
+    col_mvert t = v[0]; /* below: the order turned so that the next apex is above */
+    v[0] = v[1];
+    v[1] = t;
+    return d3_neg(abc);
 }
 
-/* The tetrahedron (w[0], w[1], w[2], a = w[3]): inside, or the face through a that the
+/* The tetrahedron (v[0], v[1], v[2], a = v[3]): inside, or the face through a that the
  * origin is outside of, as a triangle. */
-static bool toward_from_tetrahedron(col_d3 *w, int *n, col_d3 *d)
+static bool toward_from_tetrahedron(col_mvert *v, int *n, col_d3 *d)
 {
-    col_d3 a = w[3], b = w[2], c = w[1], dd = w[0];
-    col_d3 ab = d3_sub(b, a), ac = d3_sub(c, a), ad = d3_sub(dd, a), ao = d3_neg(a);
-    /* Each face through a, its normal turned away from the fourth vertex. */
-    col_d3 faces[3][2] = {{c, b}, {dd, c}, {b, dd}};
-    col_d3 opp[3] = {dd, b, c};
+    col_d3 a = v[3].w;
+    col_d3 ab = d3_sub(v[2].w, a), ac = d3_sub(v[1].w, a), ad = d3_sub(v[0].w, a);
+    col_d3 ao = d3_neg(a);
+    /* Each face through a (its other two vertices by index), its normal turned away from
+     * the fourth vertex. */
+    static const int other[3][3] = {{1, 2, 0}, {0, 1, 2}, {2, 0, 1}};
     col_d3 nrm[3] = {d3_cross(ab, ac), d3_cross(ac, ad), d3_cross(ad, ab)};
     for (int f = 0; f < 3; f++) {
         col_d3 nf = nrm[f];
-        if (d3_dot(nf, d3_sub(opp[f], a)) > 0.0)
+        if (d3_dot(nf, d3_sub(v[other[f][2]].w, a)) > 0.0)
             nf = d3_neg(nf);
         if (d3_dot(nf, ao) > 0.0) {
-            w[0] = faces[f][0];
-            w[1] = faces[f][1];
-            w[2] = a;
+            col_mvert p = v[other[f][0]], q = v[other[f][1]], apex = v[3];
+            v[0] = p;
+            v[1] = q;
+            v[2] = apex;
             *n = 3;
-            *d = toward_from_triangle(w, n);
+            *d = toward_from_triangle(v, n);
             return false;
         }
     }
     return true;
 }
 
-int col_gjk_intersect(const col_placed3 *a, const col_placed3 *b, double beyond, double *lower,
-                      col_d3 *dir)
+int col_gjk_intersect(const col_placed3 *a, const col_placed3 *b, double beyond, int more,
+                      double *lower, col_d3 *dir, col_gjk_result *hit)
 {
     col_d3 d = d3_sub(b->p, a->p);
     if (d3_dot(d, d) <= 0.0)
         d = d3(1.0, 0.0, 0.0);
-    col_d3 w[4];
+    col_mvert v[4];
     int n = 1;
-    w[0] = col_support_pair(a, b, d).w;
-    for (int it = 0; it < 32; it++) {
-        col_d3 p = it == 0 ? w[0] : col_support_pair(a, b, d).w;
-        double dp = d3_dot(p, d);
-        if (dp < 0.0) {
-            /* d separates: A - B lies behind the plane d.x = d.p, -d.p / |d| from the
-             * origin. A bound past `beyond` answers; a nearer one is left to the caller. */
-            double dl = sqrt(d3_dot(d, d));
-            *lower = -dp / dl;
-            *dir = d3_scale(d, 1.0 / dl);
-            return *lower > beyond ? 0 : -1;
-        }
-        if (it == 0) {
-            d = d3_neg(w[0]);
-        } else {
-            w[n++] = p;
-            if (n == 2)
-                d = toward_from_segment(w, &n);
-            else if (n == 3)
-                d = toward_from_triangle(w, &n);
-            else if (toward_from_tetrahedron(w, &n, &d))
-                return 1;
-        }
-        if (!(d3_dot(d, d) > 0.0))
-            return 1; /* the origin is on the simplex: touching */
-    }
+    v[0] = col_support_pair(a, b, d);
     *lower = 0.0;
     *dir = d3_norm(d);
-    return -1;
+    /* Once an axis separates (by less than `beyond`), up to `more` steps toward the nearest
+     * feature may find one that separates by more: each is a lower bound of the gap. The
+     * simplex no longer holds the origin on the newest point's side then, so it can no
+     * longer prove an overlap. */
+    bool apart = false, inside = false;
+    int after = 0;
+    for (int it = 0; it < 32 && !inside; it++) {
+        col_mvert p = it == 0 ? v[0] : col_support_pair(a, b, d);
+        double dp = d3_dot(p.w, d);
+        if (dp < 0.0) {
+            /* d separates: A - B lies behind the plane d.x = d.p, -d.p / |d| from the
+             * origin. */
+            double dl = sqrt(d3_dot(d, d)), lb = -dp / dl;
+            if (lb > *lower) {
+                *lower = lb;
+                *dir = d3_scale(d, 1.0 / dl);
+            }
+            if (*lower > beyond)
+                return 0;
+            apart = true;
+        }
+        if (apart && ++after > more)
+            return -1;
+        if (it == 0) {
+            d = d3_neg(v[0].w);
+        } else {
+            v[n++] = p;
+            if (n == 2)
+                d = toward_from_segment(v, &n);
+            else if (n == 3)
+                d = toward_from_triangle(v, &n);
+            else
+                inside = toward_from_tetrahedron(v, &n, &d);
+        }
+        /* d = 0: the origin is on the simplex (touching) */
+        inside = inside || !(d3_dot(d, d) > 0.0);
+    }
+    if (!inside || apart)
+        return -1;
+    if (hit) { /* for EPA, as col_gjk's result on an overlap */
+        hit->overlap = true;
+        hit->within = hit->bounded = hit->converged = false;
+        hit->distance = hit->lower = 0.0;
+        hit->dir = *dir;
+        hit->iterations = 0;
+        hit->count = n;
+        for (int i = 0; i < n; i++)
+            hit->simplex[i] = v[i];
+        hit->pa = v[0].a;
+        hit->pb = v[0].a;
+    }
+    return 1;
 }
 
 col_distance3 col_gjk3_distance(const col_shape3 *a, col_xf3 xa, const col_shape3 *b,
