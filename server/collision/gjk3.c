@@ -106,7 +106,10 @@ static simplex tet(const gjk_pool *P, const int v[4], bool *inside)
     simplex best = {0};
     double best_d = DBL_MAX;
     *inside = true;
-    for (int f = 0; f < 4; f++) {
+    /* Face 0 is the last triangle, w = v[3] the new point: the origin is on w's side of it
+     * (w was found toward the origin from it and passed the convergence test), and its
+     * edges are edges of the other three, so only those are looked at. */
+    for (int f = 1; f < 4; f++) {
         int ia = v[face[f][0]], ib = v[face[f][1]], ic = v[face[f][2]];
         col_d3 a = P->v[ia].w, b = P->v[ib].w, c = P->v[ic].w, o = P->v[v[face[f][3]]].w;
         col_d3 n = d3_cross(d3_sub(b, a), d3_sub(c, a));
@@ -202,18 +205,19 @@ static void gjk(const col_placed3 *a, const col_placed3 *b, double tol, double t
             r->within = true;
             break;
         }
-        r->dir = d3_scale(v, -1.0 / sqrt(vv));
+        double lv = sqrt(vv);
+        r->dir = d3_scale(v, -1.0 / lv);
         col_mvert w = col_support_pair(a, b, d3_neg(v));
         /* The lower bound v.w / |v| (every point x of A - B has v.x >= v.w): once past
          * `beyond`, the caller needs no more digits. */
         double vw = d3_dot(v, w.w);
-        if (vw > beyond * sqrt(vv)) {
+        if (vw > beyond * lv) {
             r->bounded = true;
-            r->lower = vw / sqrt(vv);
+            r->lower = vw / lv;
             break;
         }
         /* Converged: the new point gets no nearer the origin than tol along v. */
-        if (vv - d3_dot(v, w.w) <= tol * sqrt(vv)) {
+        if (vv - vw <= tol * lv) {
             r->converged = true;
             break;
         }
