@@ -1651,6 +1651,63 @@ END_TEST
 #define BRUTE_EVERY 40 /* the brute force on two pairs in 40 (one near touching): 500 per type */
 
 /* One unordered pair of types per iteration; A and B take turns being the first. */
+START_TEST(booleans_at_known_places)
+{
+    /* col_overlap3 a millimetre either side of touching, and col_collide3_within (2 cm) at
+     * gaps inside and beyond its margin, for pairs whose gap is known from their geometry:
+     * B is moved along +y by `gap` from touching. */
+    const double mm = 1e-3, e = sqrt(0.5);
+    col_shape3 cube = box(0.5f, 0.5f, 0.5f), tip = cone(0.5f, 0.5f), ball = sphere(0.5f);
+    col_shape3 rod = capsule(0.25f, 0.5f), egg = ellipsoid(0.5f, 1.0f, 0.5f);
+    col_shape3 drum = cylinder(0.5f, 0.5f);
+    struct {
+        const char *what;
+        const col_shape3 *a, *b;
+        col_xf3 xa;
+        mk_quat qb;
+        double touch_y; /* B's centre height at which the two touch */
+        double depth;   /* the minimum translation when B is 1 mm lower */
+    } cases[] = {
+        {"boxes face to face", &cube, &cube, at(0, 0, 0), {0, 0, 0, 1}, 1.0, mm},
+        {"boxes edge across edge", &cube, &cube, at_rot(0, 0, 0, rot(1, 0, 0, PI / 4)),
+         rot(0, 0, 1, PI / 4), 2 * e, mm},
+        /* B upside down, apex on apex: the tips slide apart across the sides, whose slope
+         * (radius 0.5 over height 1) makes that 1 mm / sqrt(5) */
+        {"cones apex to apex", &tip, &tip, at(0, 0, 0), rot(1, 0, 0, PI), 1.0, mm / sqrt(5.0)},
+        /* the capsule lying along x over the ball: cores a point and a segment */
+        {"ball under a lying capsule", &ball, &rod, at(0, 0, 0), rot(0, 0, 1, PI / 2), 0.75, mm},
+        /* the ellipsoid's tip (y = 1) on the cylinder lying along x, its side down */
+        {"egg tip on a drum's side", &egg, &drum, at(0, 0, 0), rot(0, 0, 1, PI / 2), 1.5, mm},
+        {"cone apex on a box face", &cube, &tip, at(0, 0, 0), rot(1, 0, 0, PI), 1.0, mm},
+    };
+    for (size_t k = 0; k < sizeof cases / sizeof cases[0]; k++) {
+        const col_shape3 *a = cases[k].a, *b = cases[k].b;
+        col_xf3 xa = cases[k].xa;
+        double y0 = cases[k].touch_y;
+        col_xf3 in = at_rot(0, y0 - mm, 0, cases[k].qb), out = at_rot(0, y0 + mm, 0, cases[k].qb);
+        ck_assert_msg(col_overlap3(a, xa, b, in), "%s: 1 mm in, no overlap", cases[k].what);
+        ck_assert_msg(!col_overlap3(a, xa, b, out), "%s: 1 mm apart, overlap", cases[k].what);
+        ck_assert_msg(col_overlap3(b, in, a, xa) && !col_overlap3(b, out, a, xa),
+                      "%s: swapped, another answer", cases[k].what);
+        /* Within the margin: the exact gap; beyond it, a lower bound past the margin. */
+        col_manifold3 m = col_collide3_within(a, xa, b, at_rot(0, y0 + 0.01, 0, cases[k].qb),
+                                              0.02f, 0.0f);
+        ck_assert_msg(m.count == 0 && fabs(m.distance - 0.01) <= 1e-5,
+                      "%s: 1 cm apart, count %d gap %.9g", cases[k].what, m.count,
+                      (double)m.distance);
+        NEAR(m.normal.y, 1.0, 1e-3);
+        m = col_collide3_within(a, xa, b, at_rot(0, y0 + 0.5, 0, cases[k].qb), 0.02f, 0.0f);
+        ck_assert_msg(m.count == 0 && m.distance > 0.02f && m.distance <= 0.5 + 1e-5,
+                      "%s: 50 cm apart, count %d bound %.9g", cases[k].what, m.count,
+                      (double)m.distance);
+        m = col_collide3_within(a, xa, b, in, 0.02f, 0.0f);
+        ck_assert_msg(m.count > 0 && fabs(m.depth - cases[k].depth) <= 1e-5,
+                      "%s: 1 mm in, count %d depth %.9g", cases[k].what, m.count,
+                      (double)m.depth);
+    }
+}
+END_TEST
+
 START_TEST(random_pairs)
 {
     int k = 0, ta = 0, tb = 0;
@@ -1718,6 +1775,7 @@ static Suite *shapes3_suite(void)
     tcase_add_test(exact, ellipsoid_on_a_cone_rim);
     tcase_add_test(exact, cone_touching_a_hull);
     tcase_add_test(exact, thin_cone_touching_a_hull);
+    tcase_add_test(exact, booleans_at_known_places);
     tcase_add_test(exact, resting_box_keeps_feature_ids);
     tcase_add_test(exact, contact_cache_builds_and_drops);
     tcase_set_timeout(exact, 30);
