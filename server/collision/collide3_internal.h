@@ -95,7 +95,9 @@ typedef struct col_mvert {
     col_d3 w, a, b;
 } col_mvert;
 
-static inline double col_sgn(double v) { return v < 0.0 ? -1.0 : 1.0; }
+/* s with the sign of v (v = -0 counts as negative): branch free, where v < 0 ? -s : s
+ * would be a jump that the sign of a search direction makes unpredictable. */
+static inline double col_signed(double s, double v) { return copysign(s, v); }
 
 static inline col_d3 col_local_support(const col_shape3 *s, col_d3 d, bool core)
 {
@@ -104,7 +106,7 @@ static inline col_d3 col_local_support(const col_shape3 *s, col_d3 d, bool core)
     case COL_SHAPE3_SPHERE:
         return core ? d3(0.0, 0.0, 0.0) : d3_scale(d, r / d3_len(d));
     case COL_SHAPE3_BOX:
-        return d3(col_sgn(d.x) * s->half.x, col_sgn(d.y) * s->half.y, col_sgn(d.z) * s->half.z);
+        return d3(col_signed(s->half.x, d.x), col_signed(s->half.y, d.y), col_signed(s->half.z, d.z));
     case COL_SHAPE3_ELLIPSOID: {
         /* The support of the unit sphere scaled by diag(a): diag(a)^2 d / |diag(a) d|. */
         col_d3 ad = d3(s->half.x * d.x, s->half.y * d.y, s->half.z * d.z);
@@ -112,7 +114,7 @@ static inline col_d3 col_local_support(const col_shape3 *s, col_d3 d, bool core)
         return d3(s->half.x * ad.x / l, s->half.y * ad.y / l, s->half.z * ad.z / l);
     }
     case COL_SHAPE3_CAPSULE: {
-        col_d3 end = d3(0.0, col_sgn(d.y) * h, 0.0);
+        col_d3 end = d3(0.0, col_signed(h, d.y), 0.0);
         return core ? end : d3_mad(end, r / d3_len(d), d);
     }
     case COL_SHAPE3_CYLINDER: {
@@ -120,15 +122,15 @@ static inline col_d3 col_local_support(const col_shape3 *s, col_d3 d, bool core)
          * far along d as any of the cap. */
         double sigma = sqrt(d.x * d.x + d.z * d.z);
         double k = sigma > 0.0 ? r / sigma : 0.0;
-        return d3(k * d.x, col_sgn(d.y) * h, k * d.z);
+        return d3(k * d.x, col_signed(h, d.y), k * d.z);
     }
     case COL_SHAPE3_CONE: {
-        /* The apex or the base's rim point toward d, whichever reaches further along d. */
+        /* The apex or the base's rim point toward d, whichever reaches further along d;
+         * chosen by a 0 or 1 factor, not a jump (which way d points is unpredictable). */
         double sigma = sqrt(d.x * d.x + d.z * d.z);
-        if (2.0 * h * d.y >= r * sigma)
-            return d3(0.0, h, 0.0);
-        double k = sigma > 0.0 ? r / sigma : 0.0;
-        return d3(k * d.x, -h, k * d.z);
+        double rim = (double)(2.0 * h * d.y < r * sigma);
+        double k = sigma > 0.0 ? rim * r / sigma : 0.0;
+        return d3(k * d.x, h - 2.0 * h * rim, k * d.z);
     }
     case COL_SHAPE3_HULL: {
         const col_hull3 *hull = s->hull;
