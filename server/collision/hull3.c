@@ -55,6 +55,8 @@ static int first_tetra(const col_d3 *p, int m, double tol, int out[4], char *why
         }
     }
     double far = -1.0;
+    out[0] = ext[0];
+    out[1] = ext[1];
     for (int i = 0; i < 6; i++)
         for (int j = i + 1; j < 6; j++) {
             double d = d3_len(d3_sub(p[ext[i]], p[ext[j]]));
