@@ -18,21 +18,26 @@ static col_manifold3 convex(const col_shape3 *a, col_xf3 xa, const col_shape3 *b
     col_gjk_result g;
     /* GJK as a boolean first: most pairs of a step's broadphase that do not touch are apart
      * by more than the margin along some axis, which it finds in a few support calls (up to
-     * four more after the first separating axis); where the shapes themselves overlap, its
-     * tetrahedron about the origin is EPA's start. A gap within the margin (or cores that
-     * overlap) needs the distance GJK below. The exact query and the bounded one take the
-     * same steps up to the margin, so that their answers agree there. */
-    double lower;
-    col_d3 dir;
-    int hit = col_gjk_intersect(&pa, &pb, margin + ma + mb, isfinite(margin) ? 4 : 0, &lower,
-                                &dir, &g);
-    if (hit == 0) {
-        m.normal = d3_to_f(dir);
-        m.distance = (float)(lower - ma - mb);
-        col_manifold3_to_world(&m, xa);
-        return m;
+     * four more after the first separating axis); where the shapes overlap, its tetrahedron
+     * about the origin is EPA's start. A gap within the margin needs the distance GJK below.
+     * The exact query and the bounded one take the same steps up to the margin, so that their
+     * answers agree there. Not for cores (a sphere, a capsule): their usual contact is cores
+     * apart by less than the radii, which the boolean cannot settle; the distance GJK's first
+     * support along the line of the centres is their quick miss. */
+    bool overlap = false;
+    if (!pa.core && !pb.core) {
+        double lower;
+        col_d3 dir;
+        int hit = col_gjk_intersect(&pa, &pb, margin, isfinite(margin) ? 4 : 0, &lower, &dir,
+                                    &g);
+        if (hit == 0) {
+            m.normal = d3_to_f(dir);
+            m.distance = (float)lower;
+            col_manifold3_to_world(&m, xa);
+            return m;
+        }
+        overlap = hit == 1;
     }
-    bool overlap = hit == 1 && !pa.core && !pb.core;
     /* GJK converges only linearly on curved surfaces (each digit costs a few iterations): it
      * stops there at 1e-6 of the size but at most 1e-6 m (10 times inside the 1e-5 m
      * target), at 1e-9 of the size on polytopes and cores. */
@@ -139,13 +144,16 @@ bool col_overlap3(const col_shape3 *a, col_xf3 xa, const col_shape3 *b, col_xf3 
     double ma = pa.margin, mb = pb.margin;
     pa.core = ma > 0.0;
     pb.core = mb > 0.0;
-    /* GJK as a boolean on the shapes or their cores: the cores overlapping or apart by more
-     * than the margins answers; a gap of the cores within the margins needs the distance. */
-    double lower;
-    col_d3 dir;
-    int hit = col_gjk_intersect(&pa, &pb, ma + mb, 0, &lower, &dir, NULL);
-    if (hit >= 0)
-        return hit == 1;
+    /* GJK as a boolean on shapes without a margin; cores (whose usual overlap is a gap of the
+     * cores within the margins) go to the distance GJK, which stops at its first support
+     * when the line of the centres separates by more than the margins. */
+    if (!pa.core && !pb.core) {
+        double lower;
+        col_d3 dir;
+        int hit = col_gjk_intersect(&pa, &pb, 0.0, 0, &lower, &dir, NULL);
+        if (hit >= 0)
+            return hit == 1;
+    }
     bool curved = !((pa.polytope || pa.core) && (pb.polytope || pb.core));
     double tol = col_pair_tol(a, b), gtol = curved ? 100.0 * tol : tol;
     col_gjk_result g = col_gjk_bounded(&pa, &pb, gtol, ma + mb, ma + mb);
