@@ -291,11 +291,12 @@ static void gjk(const col_placed3 *a, const col_placed3 *b, double tol, double t
 }
 
 /* ---- GJK as a boolean ----
- * Whether the origin is in A - B, with nothing else computed: the simplex keeps only the
- * points of A - B (no support points of A and B, no weights) and each case (segment,
- * triangle, tetrahedron, the newest vertex first) gives the next search direction by cross
- * products, as in Gilbert, Johnson and Keerthi's algorithm written for the boolean question
- * (van den Bergen 2003, 4.3.6; libccd's and Bullet's GJK intersect). */
+ * Whether the origin is in A - B, without the closest point: no weights, no distance; each
+ * case of the simplex (segment, triangle, tetrahedron, the newest vertex first) gives the next
+ * search direction by cross products, as in Gilbert, Johnson and Keerthi's algorithm written
+ * for the boolean question (van den Bergen 2003, 4.3.6; libccd's and Bullet's GJK
+ * intersect). The vertices keep their support points, so that EPA can start from the
+ * tetrahedron that holds the origin. */
 
 /* The direction from the segment a-b (a the newest) toward the origin; the segment shrinks
  * to a when the origin is beyond a. */
