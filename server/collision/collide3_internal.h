@@ -85,11 +85,13 @@ double col_pair_tol(const col_shape3 *a, const col_shape3 *b);
 /* ---- support mappings, inline: GJK, EPA and the polish call them in their inner loops,
  * and a call would pass and return every vector through memory ---- */
 
-/* The support point of the local shape along a local direction (not zero): the "3D support
- * mapping" of Kenwright's "Collision Detection Using Minkowski Difference", with the
- * standard formulas (van den Bergen, "Collision Detection in Interactive 3D Environments",
- * 2003, ch. 4.3). The support point of a placed shape along a direction of its frame, and
- * of A - B along d with the points of A and B it came from, follow. */
+/* The support mappings below are the "3D support mapping" of Kenwright's "Collision
+ * Detection Using Minkowski Difference" (a shape is the function that returns its furthest
+ * point along a ray), with the standard formulas (van den Bergen, "Collision Detection in
+ * Interactive 3D Environments", 2003, ch. 4.3): of the local shape along a local direction
+ * (not zero), of a placed shape along a direction of its frame, and of A - B along d with
+ * the points of A and B it came from. */
+
 /* A vertex of the Minkowski difference A - B with the support points it came from. */
 typedef struct col_mvert {
     col_d3 w, a, b;

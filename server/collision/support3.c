@@ -1,8 +1,8 @@
-/* Support mappings of the 3D shapes: the "3D support mapping" of the seed ("Collision
- * Detection Using Minkowski Difference", Kenwright: a shape is the function that returns its
- * furthest point along a ray), for every shape Mink has, and the placements GJK and EPA use.
- * The formulas are the standard ones (van den Bergen, "Collision Detection in Interactive 3D
- * Environments", 2003, ch. 4.3). */
+/* The placements GJK and EPA use (a pair in A's frame), the shapes' reach and tolerances,
+ * and the public support and bounds of a placed shape. The support mappings themselves (the
+ * "3D support mapping" of the seed, Kenwright's "Collision Detection Using Minkowski
+ * Difference": a shape is the function that returns its furthest point along a ray) are
+ * inline in collide3_internal.h, where the inner loops of GJK, EPA and the polish see them. */
 #include <assert.h>
 #include <float.h>
 
