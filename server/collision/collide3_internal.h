@@ -108,7 +108,8 @@ static inline col_d3 col_local_support(const col_shape3 *s, col_d3 d, bool core)
     case COL_SHAPE3_SPHERE:
         return core ? d3(0.0, 0.0, 0.0) : d3_scale(d, r / d3_len(d));
     case COL_SHAPE3_BOX:
-        return d3(col_signed(s->half.x, d.x), col_signed(s->half.y, d.y), col_signed(s->half.z, d.z));
+        return d3(col_signed(s->half.x, d.x), col_signed(s->half.y, d.y),
+                  col_signed(s->half.z, d.z));
     case COL_SHAPE3_ELLIPSOID: {
         /* The support of the unit sphere scaled by diag(a): diag(a)^2 d / |diag(a) d|. */
         col_d3 ad = d3(s->half.x * d.x, s->half.y * d.y, s->half.z * d.z);
