@@ -213,7 +213,8 @@ col_gjk_result col_gjk_bounded(const col_placed3 *a, const col_placed3 *b, doubl
  * (m), with that lower bound of the gap in *lower along the unit *dir (from A toward B); -1
  * undecided: apart by less than `beyond` as far as `more` further steps after the first
  * separating axis could tell (the best bound in *lower and *dir, 0 when none), or a cycle of
- * support points at a touch, for col_gjk_bounded to settle. */
+ * support points at a touch, for col_gjk_bounded to settle. `lower` and `dir` may be NULL
+ * (a caller that only asks whether). */
 int col_gjk_intersect(const col_placed3 *a, const col_placed3 *b, double beyond, int more,
                       double *lower, col_d3 *dir, col_gjk_result *hit);
 

@@ -148,11 +148,19 @@ bool col_overlap3(const col_shape3 *a, col_xf3 xa, const col_shape3 *b, col_xf3 
      * cores within the margins) go to the distance GJK, which stops at its first support
      * when the line of the centres separates by more than the margins. */
     if (!pa.core && !pb.core) {
-        double lower;
-        col_d3 dir;
-        int hit = col_gjk_intersect(&pa, &pb, 0.0, 0, &lower, &dir, NULL);
+        int hit = col_gjk_intersect(&pa, &pb, 0.0, 0, NULL, NULL, NULL);
         if (hit >= 0)
             return hit == 1;
+    } else {
+        /* The line of the centres as a separating axis, before the distance GJK is set up:
+         * the cores behind it by more than the margins are apart. */
+        col_d3 d = d3_sub(pb.p, pa.p);
+        double dd = d3_dot(d, d), m = ma + mb;
+        if (dd > 0.0) {
+            double dw = d3_dot(d, col_support_pair(&pa, &pb, d).w);
+            if (dw < 0.0 && dw * dw > m * m * dd)
+                return false;
+        }
     }
     bool curved = !((pa.polytope || pa.core) && (pb.polytope || pb.core));
     double tol = col_pair_tol(a, b), gtol = curved ? 100.0 * tol : tol;

@@ -379,8 +379,8 @@ int col_gjk_intersect(const col_placed3 *a, const col_placed3 *b, double beyond,
     col_mvert v[4];
     int n = 1;
     v[0] = col_support_pair(a, b, d);
-    *lower = 0.0;
-    *dir = d3_norm(d);
+    double best = 0.0; /* the best lower bound so far, and its axis */
+    col_d3 best_dir = d;
     /* Once an axis separates (by less than `beyond`), up to `more` steps toward the nearest
      * feature may find one that separates by more: each is a lower bound of the gap. The
      * simplex no longer holds the origin on the newest point's side then, so it can no
@@ -392,18 +392,30 @@ int col_gjk_intersect(const col_placed3 *a, const col_placed3 *b, double beyond,
         double dp = d3_dot(p.w, d);
         if (dp < 0.0) {
             /* d separates: A - B lies behind the plane d.x = d.p, -d.p / |d| from the
-             * origin. */
-            double dl = sqrt(d3_dot(d, d)), lb = -dp / dl;
-            if (lb > *lower) {
-                *lower = lb;
-                *dir = d3_scale(d, 1.0 / dl);
+             * origin (compared squared: no root unless a caller asks for the bound). */
+            if (beyond <= 0.0 && !lower && !dir)
+                return 0; /* apart, and nothing more asked */
+            double dd = d3_dot(d, d);
+            if (dp * dp > best * best * dd) {
+                best = -dp / sqrt(dd);
+                best_dir = d;
             }
-            if (*lower > beyond)
+            if (best > beyond) {
+                if (lower)
+                    *lower = best;
+                if (dir)
+                    *dir = d3_norm(best_dir);
                 return 0;
+            }
             apart = true;
         }
-        if (apart && ++after > more)
+        if (apart && ++after > more) {
+            if (lower)
+                *lower = best;
+            if (dir)
+                *dir = d3_norm(best_dir);
             return -1;
+        }
         if (it == 0) {
             d = d3_neg(v[0].w);
         } else {
@@ -418,13 +430,18 @@ int col_gjk_intersect(const col_placed3 *a, const col_placed3 *b, double beyond,
         /* d = 0: the origin is on the simplex (touching) */
         inside = inside || !(d3_dot(d, d) > 0.0);
     }
-    if (!inside || apart)
+    if (!inside || apart) {
+        if (lower)
+            *lower = best;
+        if (dir)
+            *dir = d3_norm(best_dir);
         return -1;
+    }
     if (hit) { /* for EPA, as col_gjk's result on an overlap */
         hit->overlap = true;
         hit->within = hit->bounded = hit->converged = false;
         hit->distance = hit->lower = 0.0;
-        hit->dir = *dir;
+        hit->dir = d3_norm(best_dir);
         hit->iterations = 0;
         hit->count = n;
         for (int i = 0; i < n; i++)
