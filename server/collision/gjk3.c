@@ -373,12 +373,24 @@ static bool toward_from_tetrahedron(col_mvert *v, int *n, col_d3 *d)
 int col_gjk_intersect(const col_placed3 *a, const col_placed3 *b, double beyond, int more,
                       double *lower, col_d3 *dir, col_gjk_result *hit)
 {
-    col_d3 d = d3_sub(b->p, a->p);
-    if (d3_dot(d, d) <= 0.0)
-        d = d3(1.0, 0.0, 0.0);
+    /* For a caller that only asks whether (no simplex for EPA), the simplex starts at a point
+     * inside A - B, the difference of the shapes' centres (a hull's centroid; the others are
+     * centred on their origin), as MPR's portal does (Snethen, "XenoCollide", 2008): three
+     * support points about it can enclose the origin, where four are the least otherwise.
+     * EPA needs a polytope of support points: for it the first vertex is the support along
+     * the line of the centres. Either way the first search is along that line. */
+    col_d3 ca = a->p, cb = b->p;
+    if (a->s->type == COL_SHAPE3_HULL)
+        ca = d3_add(ca, drot_apply(&a->r, d3_of(a->s->hull->centroid)));
+    if (b->s->type == COL_SHAPE3_HULL)
+        cb = d3_add(cb, drot_apply(&b->r, d3_of(b->s->hull->centroid)));
+    col_d3 d = d3_sub(cb, ca);
+    if (!(d3_dot(d, d) > 0.0))
+        d = d3(1.0, 0.0, 0.0); /* the centres coincide: any first direction */
     col_mvert v[4];
     int n = 1;
-    v[0] = col_support_pair(a, b, d);
+    v[0] = hit ? col_support_pair(a, b, d) : (col_mvert){d3_sub(ca, cb), ca, cb};
+    bool first = hit != NULL; /* v[0] is the first support point, to be tested */
     double best = 0.0; /* the best lower bound so far, and its axis */
     col_d3 best_dir = d;
     /* Once an axis separates (by less than `beyond`), up to `more` steps toward the nearest
@@ -388,7 +400,7 @@ int col_gjk_intersect(const col_placed3 *a, const col_placed3 *b, double beyond,
     bool apart = false, inside = false;
     int after = 0;
     for (int it = 0; it < 32 && !inside; it++) {
-        col_mvert p = it == 0 ? v[0] : col_support_pair(a, b, d);
+        col_mvert p = first ? v[0] : col_support_pair(a, b, d);
         double dp = d3_dot(p.w, d);
         if (dp < 0.0) {
             /* d separates: A - B lies behind the plane d.x = d.p, -d.p / |d| from the
@@ -416,7 +428,8 @@ int col_gjk_intersect(const col_placed3 *a, const col_placed3 *b, double beyond,
                 *dir = d3_norm(best_dir);
             return -1;
         }
-        if (it == 0) {
+        if (first) {
+            first = false;
             d = d3_neg(v[0].w);
         } else {
             v[n++] = p;
