@@ -433,7 +433,9 @@ void bench_scene_query3(const bench_opts *o)
     printf("# query3: best of %d pass%s; A is the first named shape, B the second, sizes "
            "0.1..1 m; mink: col_collide3; libccd: ccdGJKIntersect, ccdGJKPenetration (EPA), "
            "ccdMPRPenetration with its default tolerances (1e-4), support functions in double; "
-           "ratios are mink / libccd\n",
+           "ratios are mink / libccd. A miss row's ratio is col_collide3's exact gap, which "
+           "libccd has no query for, over EPA's no-penetration answer; the same question on "
+           "both sides is overlap3 / GJK (and, for a step's margin, within / EPA)\n",
            o->quick ? 1 : QUERY3_PASSES, o->quick ? "" : "es");
     int row = 0;
     for (int a = 0; a < COL_SHAPE3_COUNT; a++)
