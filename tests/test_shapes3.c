@@ -1584,6 +1584,22 @@ START_TEST(ellipsoid_on_a_cone_rim)
 }
 END_TEST
 
+/* A cone and a hull of the given points placed so that they touch: col_collide3 must find
+ * them touching (depth or gap at most 1e-6 m). */
+static void check_cone_touching_hull(const float (*p)[3], int n, float radius, float half_height,
+                                     col_xf3 xa, col_xf3 xb)
+{
+    mk_vec3 pts[COL_MAX_HULL3_INPUT];
+    for (int i = 0; i < n; i++)
+        pts[i] = mk_v3(p[i][0], p[i][1], p[i][2]);
+    static col_hull3 hl;
+    make_hull(pts, n, &hl);
+    col_shape3 a = cone(radius, half_height), b = hull_shape(&hl);
+    col_manifold3 m = col_collide3(&a, xa, &b, xb);
+    EXPECT(m.count == 0 || m.depth <= 1e-6, "depth %.9g of a touching pair", (double)m.depth);
+    EXPECT(m.count > 0 || m.distance <= 1e-6, "gap %.9g of a touching pair", (double)m.distance);
+}
+
 /* A cone touching a hull (the suite's exactly touching case): the face taken by the polish
  * does not hold the contact, and Newton's steps from EPA's direction alone ended 2.1e-3 m deep;
  * from the face's normal they reach the touching minimum. */
@@ -1600,19 +1616,11 @@ START_TEST(cone_touching_a_hull)
         {-0.356792897f, 0.0224707965f, -0.126247704f}, {-0.0599566512f, 0.204907313f, 0.120134383f},
         {0.18599622f, 0.097303316f, 0.0789322406f},
     };
-    mk_vec3 pts[17];
-    for (int i = 0; i < 17; i++)
-        pts[i] = mk_v3(p[i][0], p[i][1], p[i][2]);
-    static col_hull3 hl;
-    make_hull(pts, 17, &hl);
-    col_shape3 a = cone(0.679016113f, 0.614949584f), b = hull_shape(&hl);
     col_xf3 xa = {mk_v3(0.737116814f, 1.52214873f, -1.10078621f),
                   {0.673588455f, -0.40322116f, -0.369229555f, -0.497353852f}};
     col_xf3 xb = {mk_v3(0.107871726f, 1.36536896f, -1.4749167f),
                   {0.130961195f, -0.856801391f, 0.455161899f, 0.203882903f}};
-    col_manifold3 m = col_collide3(&a, xa, &b, xb);
-    EXPECT(m.count == 0 || m.depth <= 1e-6, "depth %.9g of a touching pair", (double)m.depth);
-    EXPECT(m.count > 0 || m.distance <= 1e-6, "gap %.9g of a touching pair", (double)m.distance);
+    check_cone_touching_hull(p, 17, 0.679016113f, 0.614949584f, xa, xb);
 }
 END_TEST
 
@@ -1631,26 +1639,14 @@ START_TEST(thin_cone_touching_a_hull)
         {-0.599395156f, 0.157359168f, 0.136613905f}, {0.738665342f, 0.181272358f, -0.0184610337f},
         {-0.572324514f, -0.10270863f, -0.240921333f},
     };
-    mk_vec3 pts[13];
-    for (int i = 0; i < 13; i++)
-        pts[i] = mk_v3(p[i][0], p[i][1], p[i][2]);
-    static col_hull3 hl;
-    make_hull(pts, 13, &hl);
-    col_shape3 a = cone(0.21109432f, 0.775223553f), b = hull_shape(&hl);
     col_xf3 xa = {mk_v3(-0.154408261f, -0.33398813f, -0.915623426f),
                   {-0.837995112f, 0.212475821f, 0.48273623f, -0.139942825f}};
     col_xf3 xb = {mk_v3(0.416210234f, 0.662719131f, -0.687860429f),
                   {-0.513434529f, -0.0531468242f, -0.405600131f, -0.754353285f}};
-    col_manifold3 m = col_collide3(&a, xa, &b, xb);
-    EXPECT(m.count == 0 || m.depth <= 1e-6, "depth %.9g of a touching pair", (double)m.depth);
-    EXPECT(m.count > 0 || m.distance <= 1e-6, "gap %.9g of a touching pair", (double)m.distance);
+    check_cone_touching_hull(p, 13, 0.21109432f, 0.775223553f, xa, xb);
 }
 END_TEST
 
-#define PAIRS_PER_TYPE 10000
-#define BRUTE_EVERY 40 /* the brute force on two pairs in 40 (one near touching): 500 per type */
-
-/* One unordered pair of types per iteration; A and B take turns being the first. */
 START_TEST(booleans_at_known_places)
 {
     /* col_overlap3 a millimetre either side of touching, and col_collide3_within (2 cm) at
@@ -1708,6 +1704,10 @@ START_TEST(booleans_at_known_places)
 }
 END_TEST
 
+#define PAIRS_PER_TYPE 10000
+#define BRUTE_EVERY 40 /* the brute force on two pairs in 40 (one near touching): 500 per type */
+
+/* One unordered pair of types per iteration; A and B take turns being the first. */
 START_TEST(random_pairs)
 {
     int k = 0, ta = 0, tb = 0;
