@@ -104,7 +104,8 @@ bool sim_sweep(sim_world *w, sim_body *b, mk_vec2 d, float dt)
     if (vn > 0.0f) {
         mk_vec2 slide = mk_v2_mad(rel, -vn, n);
         float vt = mk_v2_len(slide);
-        sim_impact im = sim_impact_of(vn, vt, sim_pair_restitution(b, hit), sim_pair_friction(b, hit));
+        sim_impact im =
+            sim_impact_of(vn, vt, sim_pair_restitution(b, hit), sim_pair_friction(b, hit));
         b->vel = mk_v2_mad(b->vel, -im.dvn, n);
         if (vt > 0.0f)
             b->vel = mk_v2_mad(b->vel, -im.dvt / vt, slide);

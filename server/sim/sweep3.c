@@ -97,7 +97,8 @@ bool sim_sweep3(sim_world *w, sim_body *b, mk_vec3 d, float dt)
     if (vn > 0.0f) {
         mk_vec3 slide = mk_v3_mad(rel, -vn, n);
         float vt = mk_v3_len(slide);
-        sim_impact im = sim_impact_of(vn, vt, sim_pair_restitution(b, hit), sim_pair_friction(b, hit));
+        sim_impact im =
+            sim_impact_of(vn, vt, sim_pair_restitution(b, hit), sim_pair_friction(b, hit));
         b3->vel = mk_v3_mad(b3->vel, -im.dvn, n);
         if (vt > 0.0f)
             b3->vel = mk_v3_mad(b3->vel, -im.dvt / vt, slide);
