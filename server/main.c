@@ -123,20 +123,20 @@ static sim_world *load_world(const char *scene, int dim, const sim_config *wc, i
         int n = (int)integer_arg("--scene pile:N", scene + 5, 1, wc->max_bodies - 1.0);
         scene_dim = 2;
         if (dim != 3)
-            world = sim_scene_pile(n, wc, err, sizeof err);
+            world = wio_scene_pile2(n, wc, err, sizeof err);
     } else if (scene && strncmp(scene, "pile3d:", 7) == 0) {
         int n = (int)integer_arg("--scene pile3d:N", scene + 7, 1, wc->max_bodies - 1.0);
         scene_dim = 3;
         if (dim != 2)
-            world = sim_scene_pile3(n, wc, err, sizeof err);
+            world = wio_scene_pile3(n, wc, err, sizeof err);
     } else if ((scene && strcmp(scene, "demo3d") == 0) || (!scene && dim == 3)) {
         scene_dim = 3;
         if (dim != 2)
-            world = sim_scene_load(sim_demo3d_scene, strlen(sim_demo3d_scene), "demo3d", wc,
+            world = wio_scene_load(wio_demo_scene3, strlen(wio_demo_scene3), "demo3d", wc,
                                    err, sizeof err);
     } else {
-        world = scene ? sim_scene_load_file(scene, wc, err, sizeof err)
-                      : sim_scene_load(sim_demo_scene, strlen(sim_demo_scene), "demo", wc, err,
+        world = scene ? wio_scene_load_file(scene, wc, err, sizeof err)
+                      : wio_scene_load(wio_demo_scene2, strlen(wio_demo_scene2), "demo", wc, err,
                                        sizeof err);
         if (!world) {
             LOG_ERROR("scene: %s", err);
@@ -324,8 +324,8 @@ int main(int argc, char **argv)
         sim_world_free(world);
         return replayed == 0 ? 0 : 1;
     }
-    FILE *recording = record ? mink_record_start(world, record) : NULL;
-    if (record && !recording) {
+    mink_recording recording = {0};
+    if (record && !mink_record_start(&recording, world, record)) {
         sim_world_free(world);
         return 1;
     }
@@ -333,7 +333,7 @@ int main(int argc, char **argv)
     /* A peer that closes while we write must give an error code, not kill the process. */
     signal(SIGPIPE, SIG_IGN);
     int rc = net_serve(&cfg, world);
-    if (recording && mink_record_stop(world, recording) != 0)
+    if (record && mink_record_stop(&recording) != 0)
         rc = -1;
     sim_world_free(world);
     return rc == 0 ? 0 : 1;

@@ -1,5 +1,5 @@
 /* --record and --replay: the server writes every change made to the world from outside the
- * step into a file as it is applied (see server/sim/journal.c for the lines), and replays such
+ * step into a file as it is applied (see server/world_io/journal.c for the lines), and replays such
  * a file offline on the same scene, checking the ids and the final world hash. */
 #include <errno.h>
 #include <stdio.h>
@@ -17,24 +17,25 @@ static void write_line(void *ctx, const char *line, size_t len)
         LOG_ERROR("--record: write failed: %s", strerror(errno));
 }
 
-FILE *mink_record_start(sim_world *w, const char *path)
+bool mink_record_start(mink_recording *r, sim_world *w, const char *path)
 {
-    FILE *f = fopen(path, "w");
-    if (!f) {
+    r->file = fopen(path, "w");
+    if (!r->file) {
         LOG_ERROR("--record: cannot write %s: %s", path, strerror(errno));
-        return NULL;
+        return false;
     }
-    sim_world_set_journal(w, write_line, f);
+    wio_journal_start(&r->journal, w, write_line, r->file);
     LOG_INFO("recording into %s from tick %llu", path,
              (unsigned long long)sim_world_tick(w));
-    return f;
+    return true;
 }
 
-int mink_record_stop(sim_world *w, FILE *f)
+int mink_record_stop(mink_recording *r)
 {
-    sim_journal_end(w);
-    sim_world_set_journal(w, NULL, NULL);
-    if (fclose(f) != 0) {
+    wio_journal_stop(&r->journal);
+    int rc = fclose(r->file);
+    r->file = NULL;
+    if (rc != 0) {
         LOG_ERROR("--record: %s", strerror(errno));
         return -1;
     }
@@ -66,7 +67,7 @@ int mink_replay(sim_world *w, const char *path, uint64_t hash_every)
             rc = -1;
             break;
         }
-        rc = sim_journal_apply(w, line, (size_t)n, on_step, &hash_every, err, sizeof err);
+        rc = wio_journal_apply(w, line, (size_t)n, on_step, &hash_every, err, sizeof err);
     }
     free(line);
     fclose(f);

@@ -2,15 +2,22 @@
 #ifndef MINK_RECORD_H
 #define MINK_RECORD_H
 
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 
 #include "mink_net.h"
 
-/* Starts recording the world's changes into `path`; NULL after logging why not. */
-FILE *mink_record_start(sim_world *w, const char *path);
+/* A recording in progress: the journal of a world and the file it goes to. */
+typedef struct mink_recording {
+    FILE *file;
+    wio_journal journal;
+} mink_recording;
+
+/* Starts recording the world's changes into `path`; false after logging why not. */
+bool mink_record_start(mink_recording *r, sim_world *w, const char *path);
 /* Writes the end line (tick and hash) and closes; 0, or -1 after logging. */
-int mink_record_stop(sim_world *w, FILE *f);
+int mink_record_stop(mink_recording *r);
 /* Replays a recording on `w` (the scene it was recorded on), logging the hash every
  * `hash_every` ticks; 0 when the end line's hash matches, -1 after logging what differs. */
 int mink_replay(sim_world *w, const char *path, uint64_t hash_every);

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "mink_sim.h"
+#include "mink_world_io.h"
 #include "sim_fixture.h"
 
 #define PI_F 3.14159265f
@@ -306,7 +306,7 @@ START_TEST(sleepers_wake_when_touched_moved_or_left_unsupported)
     /* An input wakes a sleeping body and moves it. */
     ck_assert(sim_world_get(w, high)->sleeping);
     sim_body *b = sim_world_get(w, high);
-    sim_body_set_input(w, b, mk_v2(1, 0), false);
+    sim_body_set_input2(w, b, mk_v2(1, 0), false);
     ck_assert(!b->sleeping && !sim_world_get(w, third)->sleeping);
     sim_world_free(w);
 }
@@ -321,11 +321,11 @@ START_TEST(sleeping_bodies_cost_no_contacts)
     }
     run(w, 5);
     size_t n;
-    sim_world_contacts(w, &n);
+    sim_world_contacts2(w, &n);
     ck_assert_uint_eq(n, 10);
     run(w, 60);
     ck_assert_uint_eq(awake_count(w), 0);
-    sim_world_contacts(w, &n);
+    sim_world_contacts2(w, &n);
     ck_assert_uint_eq(n, 0); /* nothing collided: all asleep */
     sim_world_free(w);
 }
@@ -342,7 +342,7 @@ START_TEST(character_pushes_a_box_and_box_does_not_push_kinematic)
     sim_id bid = sim_world_add(w, &crate, 0);
     sim_body_def k = box_def(SIM_KINEMATIC, 6, 1, 0.5f, 1);
     sim_id kid = sim_world_add(w, &k, 0);
-    sim_body_set_input(w, sim_world_get(w, cid), mk_v2(1, 0), false);
+    sim_body_set_input2(w, sim_world_get(w, cid), mk_v2(1, 0), false);
     run(w, 180);
     /* The character walked into the crate and pushed it on to the kinematic wall, which did
      * not give way. */
@@ -369,7 +369,7 @@ START_TEST(character_stands_on_a_crate_and_jumps_off_it)
     ck_assert_float_eq_tol(ch->pos.y, 1.5f, 0.01f);
     ck_assert_float_eq_tol(sim_world_get(w, bid)->pos.y, 0.5f, 0.01f);
     /* A jump from the crate rises about jump_height (1.5 m) above it. */
-    sim_body_set_input(w, ch, mk_v2(0, 0), true);
+    sim_body_set_input2(w, ch, mk_v2(0, 0), true);
     float top = 0.0f;
     for (int i = 0; i < 60; i++) {
         sim_world_step(w);
@@ -411,7 +411,7 @@ START_TEST(bodies_come_and_go_while_piles_sleep_and_wake)
         }
         sim_world_step(w);
         size_t nc;
-        const sim_contact *c = sim_world_contacts(w, &nc);
+        const sim_contact2 *c = sim_world_contacts2(w, &nc);
         float allowed = t > 2200 ? 0.02f : 0.5f; /* resting: soft contacts under 15 boxes */
         for (size_t i = 0; i < nc; i++)
             ck_assert_msg(c[i].m.depth < allowed, "tick %d: %llu sunk %f into %llu", t,
@@ -461,10 +461,10 @@ START_TEST(a_saved_sleeper_wakes_when_its_support_goes)
     ck_assert_int_ge(fd, 0);
     close(fd);
     char err[256];
-    ck_assert_msg(sim_world_save(w, path, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(wio_world_save(w, path, err, sizeof err) == 0, "%s", err);
     sim_world_free(w);
     sim_config cfg = sim_config_default();
-    w = sim_scene_load_file(path, &cfg, err, sizeof err);
+    w = wio_scene_load_file(path, &cfg, err, sizeof err);
     unlink(path);
     ck_assert_msg(w != NULL, "%s", err);
     ck_assert(sim_world_get(w, box)->sleeping);
@@ -516,9 +516,10 @@ static sim_world *scripted_scene(void)
 static uint64_t scripted_run(int ticks, uint64_t *mid_hash, tape *rec)
 {
     sim_world *w = scripted_scene();
+    wio_journal journal = {0};
     if (rec) {
         rec->len = 0;
-        sim_world_set_journal(w, tape_write, rec);
+        wio_journal_start(&journal, w, tape_write, rec);
     }
     sim_body_def c = box_def(SIM_CHARACTER, -6, 1, 0.4f, 0.9f);
     sim_id cid = sim_world_add(w, &c, 7);
@@ -526,7 +527,7 @@ static uint64_t scripted_run(int ticks, uint64_t *mid_hash, tape *rec)
         if (t % 97 == 0) {
             sim_body *b = sim_world_get(w, cid);
             float dir = (t / 97) % 2 ? -1.0f : 1.0f;
-            sim_body_set_input(w, b, mk_v2(dir, 0), t % 3 == 0);
+            sim_body_set_input2(w, b, mk_v2(dir, 0), t % 3 == 0);
         }
         if (t == 700) { /* a client drops a crate and takes it away again */
             sim_body_def crate = box_def(SIM_DYNAMIC, 2, 8, 0.3f, 0.3f);
@@ -540,7 +541,8 @@ static uint64_t scripted_run(int ticks, uint64_t *mid_hash, tape *rec)
         if (t == ticks / 2)
             *mid_hash = sim_world_hash(w);
     }
-    sim_journal_end(w);
+    if (rec)
+        wio_journal_stop(&journal);
     uint64_t h = sim_world_hash(w);
     sim_world_free(w);
     return h;
@@ -568,7 +570,7 @@ static int replay(const tape *t, sim_world *w, int *lines, char *err, size_t err
     for (size_t at = 0; at < t->len && rc == 0;) {
         const char *nl = memchr(t->data + at, '\n', t->len - at);
         size_t len = (size_t)(nl - (t->data + at));
-        rc = sim_journal_apply(w, t->data + at, len, NULL, NULL, err, errlen);
+        rc = wio_journal_apply(w, t->data + at, len, NULL, NULL, err, errlen);
         at += len + 1;
         (*lines)++;
     }
@@ -602,7 +604,7 @@ START_TEST(a_recording_replays_to_the_same_world)
                          "{\"tick\":0,\"client\":1,\"msg\":{\"type\":\"warp\"}}",
                          "{\"tick\":0,\"client\":1,\"msg\":{\"type\":\"input\",\"id\":1}}"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
-        ck_assert_int_eq(sim_journal_apply(w, bad[i], strlen(bad[i]), NULL, NULL, err, sizeof err),
+        ck_assert_int_eq(wio_journal_apply(w, bad[i], strlen(bad[i]), NULL, NULL, err, sizeof err),
                          -1);
     sim_world_free(w);
 }

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "mink_sim.h"
+#include "mink_world_io.h"
 #include "sim_fixture.h"
 
 #define PI_F 3.14159265f
@@ -95,7 +95,7 @@ START_TEST(overlapping_pair_is_pushed_apart_keeping_momentum)
     sim_id ia = sim_world_add(w, &a, 0), ib = sim_world_add(w, &b, 0);
     sim_world_step(w);
     size_t n;
-    const sim_contact *c = sim_world_contacts(w, &n);
+    const sim_contact2 *c = sim_world_contacts2(w, &n);
     ck_assert_uint_eq(n, 1);
     ck_assert_float_eq_tol(c[0].m.depth, 0.1f, 1e-6f);
     /* The normal points from the pair's first body to its second. */
@@ -162,7 +162,7 @@ START_TEST(kinematic_moves_at_max_speed_and_is_not_pushed)
     sim_id kid = sim_world_add(w, &k, 0);
     sim_body_def crate = box_def(SIM_DYNAMIC, -7, 0.5f, 0.5f, 0.5f);
     sim_id cid = sim_world_add(w, &crate, 0);
-    sim_body_set_input(w, sim_world_get(w, kid), mk_v2(1, 0), false);
+    sim_body_set_input2(w, sim_world_get(w, kid), mk_v2(1, 0), false);
     run(w, 60);
     const sim_body *kb = sim_world_get(w, kid);
     /* 4 m/s for one second, exactly along x, not lifted by the ground it overlaps. */
@@ -186,21 +186,21 @@ START_TEST(character_runs_jumps_and_lands)
     ck_assert(b->grounded);
     ck_assert_float_eq_tol(b->pos.y, 0.9f, 1e-3f);
 
-    sim_body_set_input(w, b, mk_v2(1, 0), false);
+    sim_body_set_input2(w, b, mk_v2(1, 0), false);
     run(w, 30);
     b = sim_world_get(w, id);
     ck_assert_float_eq_tol(b->vel.x, 6.0f, 1e-4f);
     ck_assert(b->grounded);
 
     /* Jump: v = sqrt(2 g h) rises about h = 1.5 m (a little less with a discrete step). */
-    sim_body_set_input(w, b, mk_v2(0, 0), true);
+    sim_body_set_input2(w, b, mk_v2(0, 0), true);
     float peak = 0.0f;
     bool left_ground = false;
     for (int i = 0; i < 120; i++) {
         sim_world_step(w);
         b = sim_world_get(w, id);
         if (i == 0)
-            sim_body_set_input(w, b, mk_v2(0, 0), false);
+            sim_body_set_input2(w, b, mk_v2(0, 0), false);
         left_ground |= !b->grounded;
         peak = fmaxf(peak, b->pos.y - 0.9f);
     }
@@ -223,8 +223,8 @@ START_TEST(jump_between_steps_is_not_lost)
     sim_body *b = sim_world_get(w, id);
     ck_assert(b->grounded);
     /* Two inputs between two steps: the first asks for a jump, the second does not. */
-    sim_body_set_input(w, b, mk_v2(0, 0), true);
-    sim_body_set_input(w, b, mk_v2(0, 0), false);
+    sim_body_set_input2(w, b, mk_v2(0, 0), true);
+    sim_body_set_input2(w, b, mk_v2(0, 0), false);
     sim_world_step(w);
     b = sim_world_get(w, id);
     /* Launched at sqrt(2 g h) = sqrt(30) m/s, less one step of gravity. */
@@ -248,7 +248,7 @@ START_TEST(character_walks_up_a_slope_and_stands_on_it)
     sim_id id = sim_world_add(w, &c, 1);
     run(w, 10);
     sim_body *b = sim_world_get(w, id);
-    sim_body_set_input(w, b, mk_v2(1, 0), false);
+    sim_body_set_input2(w, b, mk_v2(1, 0), false);
     run(w, 120); /* 2 s: about 8 m, well onto the ramp */
     b = sim_world_get(w, id);
     ck_assert(b->grounded);
@@ -259,7 +259,7 @@ START_TEST(character_walks_up_a_slope_and_stands_on_it)
     /* It ran at full speed across the ground, up the ramp. */
     ck_assert_float_eq_tol(b->vel.x, 4.0f, 1e-3f);
     /* Let go: it stops and stands still on the slope, without sliding or jittering. */
-    sim_body_set_input(w, b, mk_v2(0, 0), false);
+    sim_body_set_input2(w, b, mk_v2(0, 0), false);
     run(w, 30);
     b = sim_world_get(w, id);
     mk_vec2 rest = b->pos;
@@ -288,7 +288,7 @@ START_TEST(character_walks_down_a_slope_without_leaving_it)
     run(w, 5);
     sim_body *b = sim_world_get(w, id);
     ck_assert(b->grounded);
-    sim_body_set_input(w, b, mk_v2(-1, 0), false);
+    sim_body_set_input2(w, b, mk_v2(-1, 0), false);
     /* 1.5 s down the slope: on the ground at every step, riding the surface (no hops), at
      * running speed along x. */
     for (int i = 0; i < 90; i++) {
@@ -398,11 +398,11 @@ START_TEST(degenerate_polygon_spec_is_refused)
     spec.density = 1;
     static sim_body_def def;
     char err[256];
-    ck_assert_int_eq(sim_body_def_from_spec(&spec, 2, &def, err, sizeof err), -1);
+    ck_assert_int_eq(wio_body_def_from_spec(&spec, 2, &def, err, sizeof err), -1);
     ck_assert_ptr_nonnull(strstr(err, "shape.points: "));
     ck_assert_ptr_nonnull(strstr(err, "collinear"));
     spec.shape.points[2][1] = 0;
-    ck_assert_int_eq(sim_body_def_from_spec(&spec, 2, &def, err, sizeof err), 0);
+    ck_assert_int_eq(wio_body_def_from_spec(&spec, 2, &def, err, sizeof err), 0);
     ck_assert_int_eq(def.shape.type, COL_SHAPE_POLYGON);
     ck_assert_int_eq(def.polygon.count, 3);
 }
@@ -415,7 +415,7 @@ START_TEST(character_stops_at_a_wall)
     sim_world_add(w, &wall, 0);
     sim_body_def c = box_def(SIM_CHARACTER, 0, 0.9f, 0.4f, 0.9f);
     sim_id id = sim_world_add(w, &c, 1);
-    sim_body_set_input(w, sim_world_get(w, id), mk_v2(1, 0), false);
+    sim_body_set_input2(w, sim_world_get(w, id), mk_v2(1, 0), false);
     run(w, 120);
     const sim_body *b = sim_world_get(w, id);
     /* Its right side (x + 0.4) rests on the wall's left side (4.5). */
@@ -517,13 +517,13 @@ END_TEST
 static sim_world *load(const char *json, char *err)
 {
     sim_config cfg = sim_config_default();
-    return sim_scene_load(json, strlen(json), "test.json", &cfg, err, 512);
+    return wio_scene_load(json, strlen(json), "test.json", &cfg, err, 512);
 }
 
 START_TEST(demo_scene_loads)
 {
     char err[512] = "";
-    sim_world *w = load(sim_demo_scene, err);
+    sim_world *w = load(wio_demo_scene2, err);
     ck_assert_msg(w != NULL, "%s", err);
     ck_assert_uint_eq(sim_world_body_count(w), 20);
     /* Everything falls and settles: after 10 s every body is asleep. The ball rolled down the
@@ -582,7 +582,7 @@ START_TEST(scene_errors_name_the_field)
     ck_assert_ptr_nonnull(strstr(err, "bodies[0].pos"));
 
     sim_config cfg = sim_config_default();
-    ck_assert_ptr_null(sim_scene_load_file("/nonexistent/scene.json", &cfg, err, 512));
+    ck_assert_ptr_null(wio_scene_load_file("/nonexistent/scene.json", &cfg, err, 512));
     ck_assert_ptr_nonnull(strstr(err, "/nonexistent/scene.json: cannot open"));
 }
 END_TEST
@@ -614,7 +614,7 @@ START_TEST(query_aabb_and_circle)
     b.pos[1] = 1.25;
     proto_result r;
     char err[128];
-    ck_assert_int_eq(sim_query(2, &a, &b, &r, err, sizeof err), 0);
+    ck_assert_int_eq(wio_query(2, &a, &b, &r, err, sizeof err), 0);
     /* b's bottom (0.75) is 0.25 below a's top (1): pushed up by 0.25. */
     ck_assert(r.hit);
     ck_assert_double_eq_tol(r.depth, 0.25, 1e-6);
@@ -625,21 +625,21 @@ START_TEST(query_aabb_and_circle)
     ck_assert_double_eq_tol(r.points[0][1], 0.875, 1e-6);
 
     b.pos[1] = 3.0; /* 1.5 apart vertically */
-    ck_assert_int_eq(sim_query(2, &a, &b, &r, err, sizeof err), 0);
+    ck_assert_int_eq(wio_query(2, &a, &b, &r, err, sizeof err), 0);
     ck_assert(!r.hit);
     ck_assert_double_eq_tol(r.distance, 1.5, 1e-6);
 
     /* A circle of radius 0.5 at (0.25, 3): its lowest point is 1.5 above a's top. */
     b.shape.type = PROTO_SHAPE_CIRCLE;
     b.shape.radius = 0.5;
-    ck_assert_int_eq(sim_query(2, &a, &b, &r, err, sizeof err), 0);
+    ck_assert_int_eq(wio_query(2, &a, &b, &r, err, sizeof err), 0);
     ck_assert(!r.hit);
     ck_assert_double_eq_tol(r.distance, 1.5, 1e-6);
     ck_assert_double_eq_tol(r.normal[1], 1.0, 1e-6);
 
     /* Lowered to y = 1.25 it sinks 0.25 into a's top, touching at one point. */
     b.pos[1] = 1.25;
-    ck_assert_int_eq(sim_query(2, &a, &b, &r, err, sizeof err), 0);
+    ck_assert_int_eq(wio_query(2, &a, &b, &r, err, sizeof err), 0);
     ck_assert(r.hit);
     ck_assert_double_eq_tol(r.depth, 0.25, 1e-6);
     ck_assert_int_eq(r.npoints, 1);
@@ -647,7 +647,7 @@ START_TEST(query_aabb_and_circle)
     ck_assert_double_eq_tol(r.points[0][1], 0.875, 1e-6);
 
     b.shape.type = PROTO_SHAPE_SPHERE;
-    ck_assert_int_eq(sim_query(2, &a, &b, &r, err, sizeof err), -1);
+    ck_assert_int_eq(wio_query(2, &a, &b, &r, err, sizeof err), -1);
     ck_assert_ptr_nonnull(strstr(err, "b.shape.type"));
 }
 END_TEST
@@ -687,7 +687,7 @@ static void assert_same_bodies(sim_world *a, sim_world *b)
 START_TEST(saved_world_loads_back_the_same)
 {
     char err[512] = "";
-    sim_world *w = load(sim_demo_scene, err);
+    sim_world *w = load(wio_demo_scene2, err);
     ck_assert_msg(w != NULL, "%s", err);
     run(w, 90);
     /* A client's character and a gap in the ids: the second crate is gone. */
@@ -703,9 +703,9 @@ START_TEST(saved_world_loads_back_the_same)
     int fd = mkstemp(path);
     ck_assert_int_ge(fd, 0);
     close(fd);
-    ck_assert_msg(sim_world_save(w, path, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(wio_world_save(w, path, err, sizeof err) == 0, "%s", err);
     sim_config cfg = sim_config_default();
-    sim_world *back = sim_scene_load_file(path, &cfg, err, sizeof err);
+    sim_world *back = wio_scene_load_file(path, &cfg, err, sizeof err);
     ck_assert_msg(back != NULL, "%s", err);
     unlink(path);
 
@@ -787,7 +787,7 @@ START_TEST(pile_scene_layout_and_range)
 {
     sim_config cfg = sim_config_default();
     char err[256];
-    sim_world *w = sim_scene_pile(23, &cfg, err, sizeof err);
+    sim_world *w = wio_scene_pile2(23, &cfg, err, sizeof err);
     ck_assert_msg(w != NULL, "%s", err);
     ck_assert_uint_eq(sim_world_body_count(w), 24);
     size_t slots;
@@ -819,7 +819,7 @@ START_TEST(pile_scene_layout_and_range)
     sim_world_free(w);
 
     /* An even number of columns straddles x = 0. */
-    w = sim_scene_pile(20, &cfg, err, sizeof err);
+    w = wio_scene_pile2(20, &cfg, err, sizeof err);
     ck_assert_ptr_nonnull(w);
     b = sim_world_slots(w, &slots);
     ck_assert_float_eq_tol(b[1].pos.x, -0.525f, 1e-6f);
@@ -828,14 +828,14 @@ START_TEST(pile_scene_layout_and_range)
 
     /* N counts against max_bodies with the ground. */
     cfg.max_bodies = 10;
-    w = sim_scene_pile(9, &cfg, err, sizeof err);
+    w = wio_scene_pile2(9, &cfg, err, sizeof err);
     ck_assert_ptr_nonnull(w);
     ck_assert_uint_eq(sim_world_body_count(w), 10);
     sim_world_free(w);
-    ck_assert_ptr_null(sim_scene_pile(10, &cfg, err, sizeof err));
+    ck_assert_ptr_null(wio_scene_pile2(10, &cfg, err, sizeof err));
     ck_assert_ptr_nonnull(strstr(err, "[1, 9]"));
-    ck_assert_ptr_null(sim_scene_pile(0, &cfg, err, sizeof err));
-    ck_assert_ptr_null(sim_scene_pile(-5, &cfg, err, sizeof err));
+    ck_assert_ptr_null(wio_scene_pile2(0, &cfg, err, sizeof err));
+    ck_assert_ptr_null(wio_scene_pile2(-5, &cfg, err, sizeof err));
 }
 END_TEST
 

@@ -13,7 +13,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "mink_sim.h"
+#include "mink_world_io.h"
 
 static sim_config config(int dim)
 {
@@ -81,7 +81,7 @@ static uint64_t run2(sim_world *w, float x0, float y0)
             float dir = (t / 97) % 2 ? -1.0f : 1.0f;
             sim_body *b = sim_world_get(w, chr);
             ck_assert_ptr_nonnull(b);
-            sim_body_set_input(w, b, mk_v2(dir, 0), (t / 97) % 3 == 0);
+            sim_body_set_input2(w, b, mk_v2(dir, 0), (t / 97) % 3 == 0);
         }
         if (t % 300 == 150) {
             sim_body_def crate = box2(SIM_DYNAMIC, x0 + 0.7f * (float)(t / 300), y0 + 8, 0.3f,
@@ -139,7 +139,7 @@ static sim_world *load(const char *scene, const char *name, int dim)
 {
     sim_config c = config(dim);
     char err[256];
-    sim_world *w = sim_scene_load(scene, strlen(scene), name, &c, err, sizeof err);
+    sim_world *w = wio_scene_load(scene, strlen(scene), name, &c, err, sizeof err);
     ck_assert_msg(w != NULL, "%s", err);
     return w;
 }
@@ -153,7 +153,7 @@ static void check_hash(const char *what, uint64_t got, uint64_t pinned)
 
 START_TEST(demo_2d)
 {
-    sim_world *w = load(sim_demo_scene, "demo", 2);
+    sim_world *w = load(wio_demo_scene2, "demo", 2);
     check_hash("demo 2d", run2(w, -6, 1), 0xc78ebaea9ba5bca7ull);
     sim_world_free(w);
 }
@@ -161,7 +161,7 @@ END_TEST
 
 START_TEST(demo_3d)
 {
-    sim_world *w = load(sim_demo3d_scene, "demo3d", 3);
+    sim_world *w = load(wio_demo_scene3, "demo3d", 3);
     check_hash("demo 3d", run3(w, mk_v3(0, 1, 0), false), 0x9082691d3b4f387cull);
     sim_world_free(w);
 }
@@ -171,7 +171,7 @@ START_TEST(pile_2000)
 {
     sim_config c = config(2);
     char err[256];
-    sim_world *w = sim_scene_pile(2000, &c, err, sizeof err);
+    sim_world *w = wio_scene_pile2(2000, &c, err, sizeof err);
     ck_assert_msg(w != NULL, "%s", err);
     /* The character runs to and fro on top of the middle columns (ten boxes high). */
     check_hash("pile:2000", run2(w, 0.525f, 11.5f), 0x3a61fb7ed3d8925bull);
@@ -183,7 +183,7 @@ START_TEST(pile3d_1000)
 {
     sim_config c = config(3);
     char err[256];
-    sim_world *w = sim_scene_pile3(1000, &c, err, sizeof err);
+    sim_world *w = wio_scene_pile3(1000, &c, err, sizeof err);
     ck_assert_msg(w != NULL, "%s", err);
     check_hash("pile3d:1000", run3(w, mk_v3(0.525f, 11.5f, 0.525f), true),
                0xde6af1c3afb5e10full);

@@ -171,7 +171,7 @@ static sim_id add_body(net_session *s, const proto_body_spec *spec, const char *
     net_server *srv = s->srv;
     sim_body_def def;
     char why[200], msg[PROTO_MAX_MESSAGE];
-    if (sim_body_def_from_spec(spec, sim_world_dim(srv->world), &def, why, sizeof why) != 0) {
+    if (wio_body_def_from_spec(spec, sim_world_dim(srv->world), &def, why, sizeof why) != 0) {
         snprintf(msg, sizeof msg, "%s.%s", field, why);
         net_session_error(s, PROTO_ERR_BAD_REQUEST, msg, req);
         return 0;
@@ -312,7 +312,7 @@ static void handle_input(net_session *s, proto_msg *m)
                             mk_v3((float)move[0], (float)move[1], (float)move[2]),
                             m->u.input.jump);
     else
-        sim_body_set_input(s->srv->world, body, mk_v2((float)move[0], (float)move[1]),
+        sim_body_set_input2(s->srv->world, body, mk_v2((float)move[0], (float)move[1]),
                            m->u.input.jump);
 }
 
@@ -321,7 +321,7 @@ static void handle_query(net_session *s, proto_msg *m)
     proto_result r;
     char why[PROTO_MAX_MESSAGE];
     int dim = sim_world_dim(s->srv->world);
-    if (sim_query(dim, &m->u.query.a, &m->u.query.b, &r, why, sizeof why) != 0) {
+    if (wio_query(dim, &m->u.query.a, &m->u.query.b, &r, why, sizeof why) != 0) {
         net_session_error(s, PROTO_ERR_BAD_REQUEST, why, req_of(m));
         return;
     }

@@ -160,7 +160,7 @@ static void encode_bodies(net_server *srv, const sim_body *bodies, size_t slots,
         const sim_body *body = &bodies[i];
         if (body->id == 0 || !body_changes(body, tick, grace))
             continue;
-        sim_body_state(w, body, &st);
+        wio_body_state(w, body, &st);
         proto_state_body(b, dim, &st, false);
         proto_state_body_end(b);
     }
@@ -169,7 +169,7 @@ static void encode_bodies(net_server *srv, const sim_body *bodies, size_t slots,
         srv->compact_off[i] = b->len;
         if (srv->body_off[i] == srv->body_off[i + 1])
             continue; /* not sent */
-        sim_body_state(w, &bodies[i], &st);
+        wio_body_state(w, &bodies[i], &st);
         proto_state_body_compact(b, dim, &st);
     }
     srv->compact_off[slots] = b->len;
@@ -185,11 +185,11 @@ static net_piece full_piece(net_server *srv, const sim_body *body, size_t slot)
     p->off = b->len;
     int dim = sim_world_dim(srv->world);
     proto_body_state st;
-    sim_body_state(srv->world, body, &st);
+    wio_body_state(srv->world, body, &st);
     proto_state_body(b, dim, &st, false);
     proto_shape shape; /* up to 256 hull points: the first sighting's price, once per tick */
-    sim_body_shape_to_proto(srv->world, body, &shape);
-    proto_state_body_first(b, dim, &shape, sim_kind_to_proto(body->kind), body->owner,
+    wio_body_shape_to_proto(srv->world, body, &shape);
+    proto_state_body_first(b, dim, &shape, wio_kind_to_proto(body->kind), body->owner,
                            body->tag);
     proto_state_body_end(b);
     p->end = b->len;
@@ -200,7 +200,7 @@ static net_piece full_piece(net_server *srv, const sim_body *body, size_t slot)
 static void contacts2(proto_buf *b, const sim_world *w)
 {
     size_t n;
-    const sim_contact *cs = sim_world_contacts(w, &n);
+    const sim_contact2 *cs = sim_world_contacts2(w, &n);
     for (size_t i = 0; i < n; i++) {
         const col_manifold2 *m = &cs[i].m;
         proto_contact c = {.a = cs[i].a, .b = cs[i].b, .npoints = m->count};

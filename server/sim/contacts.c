@@ -333,8 +333,8 @@ void sim_collide(sim_world *w, mk_vec2 up)
             continue;
         bool touching = m.depth >= -SIM_TOUCHING;
         if (touching) {
-            sim_contact *contact = (sim_contact *)w->contacts.data + w->contacts.len++;
-            *contact = (sim_contact){a->id, b->id, m};
+            sim_contact2 *contact = (sim_contact2 *)w->contacts.data + w->contacts.len++;
+            *contact = (sim_contact2){a->id, b->id, m};
             for (int k = 0; k < m.count; k++)
                 contact->m.points[k].depth = mk_maxf(m.points[k].depth, 0.0f);
             contact->m.depth = mk_maxf(m.depth, 0.0f);

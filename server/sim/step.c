@@ -151,7 +151,7 @@ static void push_out_characters(sim_world *w, mk_vec2 up)
             if (m.count == 0)
                 continue;
             if (pass == 0) {
-                sim_contact c = {a->id, b->id, m};
+                sim_contact2 c = {a->id, b->id, m};
                 sim_vec_push(&w->contacts, &c);
             }
             largest = mk_maxf(largest, resolve(a, b, &m, up));

@@ -75,7 +75,7 @@ sim_world *sim_world_new(const sim_config *cfg)
     w->pairs.item = sizeof(sim_pair);
     w->sweep.item = sizeof(float);
     w->tight.item = sizeof(col_aabb);
-    w->contacts.item = sizeof(sim_contact);
+    w->contacts.item = sizeof(sim_contact2);
     w->solver_bodies.item = sizeof(sim_solver_body);
     w->solver_info.item = sizeof(sim_solver_info);
     w->wide_groups.item = sim_wide_group_size();
@@ -94,7 +94,6 @@ sim_world *sim_world_new(const sim_config *cfg)
     w->tight3.item = sizeof(col_aabb3);
     w->contacts3.item = sizeof(sim_contact3);
     sim_world3_init(w);
-    proto_buf_init(&w->journal_buf);
     return w;
 }
 
@@ -153,7 +152,6 @@ void sim_world_free(sim_world *w)
     free(w->island);
     free(w->island_sleep);
     free(w->ring);
-    proto_buf_free(&w->journal_buf);
     free(w);
 }
 
@@ -275,7 +273,7 @@ static sim_id place_body(sim_world *w, const sim_body_def *def, uint32_t owner, 
     b->jump_height = def->jump_height;
     b->max_slope = def->max_slope;
     memcpy(b->tag, def->tag, sizeof b->tag);
-    b->tag[PROTO_MAX_TAG] = '\0';
+    b->tag[SIM_MAX_TAG] = '\0';
     /* Its bounds now, so that queries find it before it first steps; its pairs are found at
      * the next step. A static body's bounds are its shape's, for good. */
     col_aabb3 box = sim_shape_bounds_now(w, slot);
@@ -311,7 +309,7 @@ sim_id sim_world_add(sim_world *w, const sim_body_def *def, uint32_t owner)
     }
     sim_id id = place_body(w, def, owner, slot);
     if (id != 0)
-        sim_journal_added(w, &w->bodies[slot]);
+        sim_report_change(w, SIM_CHANGE_ADDED, &w->bodies[slot], owner, mk_v3(0, 0, 0), false);
     return id;
 }
 
@@ -473,7 +471,7 @@ bool sim_world_remove(sim_world *w, sim_id id)
 {
     sim_body *b = sim_world_get(w, id);
     if (b)
-        sim_journal_removed(w, b);
+        sim_report_change(w, SIM_CHANGE_REMOVED, b, b->owner, mk_v3(0, 0, 0), false);
     if (!remove_body(w, id))
         return false;
     order_compact(w);
@@ -482,7 +480,7 @@ bool sim_world_remove(sim_world *w, sim_id id)
 
 size_t sim_world_remove_owned(sim_world *w, uint32_t owner)
 {
-    sim_journal_left(w, owner);
+    sim_report_change(w, SIM_CHANGE_LEFT, NULL, owner, mk_v3(0, 0, 0), false);
     size_t n = 0;
     for (size_t i = 0; i < w->slot_count; i++) {
         sim_body *b = &w->bodies[i];
@@ -519,7 +517,7 @@ void sim_world_clear_removed(sim_world *w)
     w->removed.len = 0;
 }
 
-const sim_contact *sim_world_contacts(const sim_world *w, size_t *n)
+const sim_contact2 *sim_world_contacts2(const sim_world *w, size_t *n)
 {
     *n = w->contacts.len;
     return w->contacts.data;
@@ -531,11 +529,11 @@ const sim_contact3 *sim_world_contacts3(const sim_world *w, size_t *n)
     return w->contacts3.data;
 }
 
-void sim_body_set_input(sim_world *w, sim_body *b, mk_vec2 move, bool jump)
+void sim_body_set_input2(sim_world *w, sim_body *b, mk_vec2 move, bool jump)
 {
     sim_wake(w, b);
     b->move = mk_v2(mk_clampf(move.x, -1.0f, 1.0f), mk_clampf(move.y, -1.0f, 1.0f));
-    sim_journal_input(w, b, b->move, jump);
+    sim_report_change(w, SIM_CHANGE_INPUT, b, b->owner, mk_v3(b->move.x, b->move.y, 0), jump);
     b->jump = b->jump || jump;
     b->has_input = true;
 }
@@ -548,7 +546,36 @@ void sim_body_set_input3(sim_world *w, sim_body *b, mk_vec3 move, bool jump)
     sim_wake(w, b);
     b3->move = mk_v3(mk_clampf(move.x, -1.0f, 1.0f), mk_clampf(move.y, -1.0f, 1.0f),
                      mk_clampf(move.z, -1.0f, 1.0f));
-    sim_journal_input3(w, b, b3->move, jump);
+    sim_report_change(w, SIM_CHANGE_INPUT, b, b->owner, b3->move, jump);
     b->jump = b->jump || jump;
     b->has_input = true;
+}
+
+void sim_world_on_change(sim_world *w, sim_change_fn fn, void *ctx)
+{
+    w->on_change = fn;
+    w->change_ctx = ctx;
+}
+
+void sim_report_change(sim_world *w, sim_change_kind kind, const sim_body *body, uint32_t owner,
+                       mk_vec3 move, bool jump)
+{
+    if (!w->on_change)
+        return;
+    sim_change c = {kind, body, owner, move, jump};
+    w->on_change(w->change_ctx, w, &c);
+}
+
+void sim_world_step_order(const sim_world *w, const uint32_t **movers, size_t *mover_count,
+                          const uint32_t **statics, size_t *static_count)
+{
+    *movers = w->order.data;
+    *mover_count = w->order.len;
+    *statics = w->statics.data;
+    *static_count = w->statics.len;
+}
+
+uint32_t sim_world_slot_generation(const sim_world *w, uint32_t slot)
+{
+    return slot < w->slot_count ? w->generation[slot] : 0;
 }

@@ -313,7 +313,7 @@ struct sim_world {
     bool pairs_sleeper;
     sim_vec sweep;  /* float: the sorted bounds' min x, max x, min y, max y (broadphase.c) */
 
-    sim_vec contacts; /* sim_contact of the last step */
+    sim_vec contacts; /* sim_contact2 of the last step */
 
     /* Dynamics (solver.c, contact_cache.c, sleep.c). */
     sim_cache cache;          /* impulses of the touching pairs */
@@ -347,10 +347,9 @@ struct sim_world {
     sim_vec solver_bodies3; /* sim_solver_body3, [0] at rest */
     sim_vec solver_info3;   /* sim_solver_info3, at the same indices */
 
-    /* Recording (journal.c). */
-    sim_journal_fn journal;
-    void *journal_ctx;
-    proto_buf journal_buf;
+    /* Changes made from outside the step (sim_world_on_change). */
+    sim_change_fn on_change;
+    void *change_ctx;
 };
 
 /* The step's limits and character rules (step.c, step3.c). */
@@ -454,28 +453,11 @@ static inline float sim_pair_restitution(const sim_body *a, const sim_body *b)
  * changes nothing when no walkable ground is that close. */
 bool sim_snap_to_ground(sim_world *w, sim_body *b, mk_vec2 up, float reach);
 
-/* A body's spec fields, as a scene file and the protocol write them: "shape":{...},
- * "pos":[...], ... "tag":"..." with no braces (save.c). Numbers with 9 significant digits give
- * every float back exactly. */
-void sim_write_body_fields(const sim_world *w, const sim_body *o, proto_buf *b);
-
-/* Journal lines for the changes made from outside the step (journal.c); nothing without a
- * journal. */
-void sim_journal_added(sim_world *w, const sim_body *body);
-void sim_journal_removed(sim_world *w, const sim_body *body);
-void sim_journal_left(sim_world *w, uint32_t owner);
-void sim_journal_input(sim_world *w, const sim_body *body, mk_vec2 move, bool jump);
-void sim_journal_input3(sim_world *w, const sim_body *body, mk_vec3 move, bool jump);
+/* Reports a change made from outside the step to the world's listener, if any (world.c). */
+void sim_report_change(sim_world *w, sim_change_kind kind, const sim_body *body, uint32_t owner,
+                       mk_vec3 move, bool jump);
 
 /* ---- 3D worlds ---- */
-
-/* Conversions (convert3.c). */
-int sim_shape3_from_proto(const proto_shape *in, col_shape3 *out, col_hull3 *hull, char *err,
-                          size_t errlen);
-int sim_body_def3_from_spec(const proto_body_spec *spec, sim_body_def3 *out, char *err,
-                            size_t errlen);
-int sim_query3(const proto_placed_shape *a, const proto_placed_shape *b, proto_result *out,
-               char *err, size_t errlen);
 
 /* The 3D world's bodies (world3.c). */
 void sim_world3_init(sim_world *w);
@@ -501,10 +483,6 @@ bool sim_sweep3(sim_world *w, sim_body *b, mk_vec3 d, float dt);
 bool sim_snap_to_ground3(sim_world *w, sim_body *b, mk_vec3 up, float reach);
 /* The softness of Box2D v3's soft step for a substep of h seconds (solver.c). */
 softness_set sim_softness_of(float h);
-
-/* A whole number in [lo, hi] in a scene or recording (scene.c). */
-struct cJSON;
-bool sim_json_whole_in(const struct cJSON *j, double lo, double hi);
 
 /* Removes a body as sim_world_remove does, but unrecorded: the step's own removals follow from
  * the recorded inputs. */

@@ -39,7 +39,7 @@ static void setup(clients_bench *cb, int n, double radius, int bodies)
 {
     sim_config cfg = sim_config_default();
     char err[256];
-    cb->world = sim_scene_pile(bodies, &cfg, err, sizeof err);
+    cb->world = wio_scene_pile2(bodies, &cfg, err, sizeof err);
     if (!cb->world)
         die(err);
     for (int i = 0; i < CLIENTS_STEPS; i++)

@@ -1,7 +1,7 @@
 /* Snapshot scenes: a `state` line of a 2D world and of a 3D world written with the
  * proto_state_* writer into a reused buffer, against the same line built as a cJSON tree and
  * printed, the way the writer avoids. The 3D bodies are those of the pile3d:1000 scene half a
- * second into its fall, as the server reads them (sim_body_state); a third row turns them
+ * second into its fall, as the server reads them (wio_body_state); a third row turns them
  * every way, so that every quaternion and angular velocity component has all its digits. The
  * compact rows write the same bodies as arrays (`subscribe {compact}`). */
 #include <cjson/cJSON.h>
@@ -12,7 +12,7 @@
 
 #include "bench.h"
 #include "mink_proto.h"
-#include "mink_sim.h"
+#include "mink_world_io.h"
 
 #define SNAP_BODIES 1000
 #define SNAP_REPS 2000
@@ -61,7 +61,7 @@ static void make_states3(proto_body_state *s, size_t n)
 {
     sim_config cfg = sim_config_default();
     char err[256];
-    sim_world *w = sim_scene_pile3((int)n, &cfg, err, sizeof err);
+    sim_world *w = wio_scene_pile3((int)n, &cfg, err, sizeof err);
     if (!w)
         die(err);
     for (int i = 0; i < PILE3_STEPS; i++)
@@ -70,7 +70,7 @@ static void make_states3(proto_body_state *s, size_t n)
     sim_body *bodies = sim_world_slots(w, &slots);
     for (size_t i = 0; i < slots && k < n; i++)
         if (bodies[i].id != 0 && bodies[i].kind == SIM_DYNAMIC)
-            sim_body_state(w, &bodies[i], &s[k++]);
+            wio_body_state(w, &bodies[i], &s[k++]);
     sim_world_free(w);
     if (k != n)
         die("pile3d: fewer cubes than asked for");

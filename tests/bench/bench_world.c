@@ -6,7 +6,7 @@
 #include <string.h>
 
 #include "bench.h"
-#include "mink_sim.h"
+#include "mink_world_io.h"
 
 static void boxes_alloc(bench_boxes *b, int n)
 {
@@ -114,7 +114,7 @@ void bench_scene_demo(const bench_opts *o)
     bench_row_init(&r, "demo");
     sim_config cfg = sim_config_default();
     char err[256];
-    sim_world *w = sim_scene_load(sim_demo_scene, strlen(sim_demo_scene), "demo", &cfg, err,
+    sim_world *w = wio_scene_load(wio_demo_scene2, strlen(wio_demo_scene2), "demo", &cfg, err,
                                   sizeof err);
     if (!w) {
         bench_note(&r, "scene did not load: %s", err);
@@ -128,7 +128,7 @@ void bench_scene_demo(const bench_opts *o)
     size_t dynamic, resting, ncontacts;
     double top;
     count_resting(w, &dynamic, &resting, &top);
-    sim_world_contacts(w, &ncontacts);
+    sim_world_contacts2(w, &ncontacts);
     bench_note(&r, "embedded demo scene; at the end %zu/%zu dynamic bodies resting "
                "(|v| < %.2g m/s), %zu contacts", resting, dynamic, BENCH_REST_SPEED,
                ncontacts);
@@ -178,7 +178,7 @@ static void scene_boxes(const bench_opts *o, const char *name, const bench_boxes
     size_t dynamic, resting, ncontacts;
     double top;
     count_resting(w, &dynamic, &resting, &top);
-    sim_world_contacts(w, &ncontacts);
+    sim_world_contacts2(w, &ncontacts);
     bench_note(&r, "sleep %s; mink: %zu awake at the end, %zu/%d resting, top y %.2f m, %zu "
                "contacts", o->no_sleep ? "off" : "on", awake_count(w), resting, n, top,
                ncontacts);

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 
 #include "bench.h"
-#include "mink_sim.h"
+#include "mink_world_io.h"
 
 void bench_scene_pile3(const bench_opts *o, int n)
 {
@@ -19,7 +19,7 @@ void bench_scene_pile3(const bench_opts *o, int n)
     if ((uint32_t)n + 1 > cfg.max_bodies)
         cfg.max_bodies = (uint32_t)n + 1;
     char err[160];
-    sim_world *w = sim_scene_pile3(n, &cfg, err, sizeof err);
+    sim_world *w = wio_scene_pile3(n, &cfg, err, sizeof err);
     if (!w) {
         bench_note(&r, "%s", err);
         bench_row_print(&r);

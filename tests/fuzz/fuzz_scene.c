@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "mink_sim.h"
+#include "mink_world_io.h"
 
 #define FUZZ_STEPS 30
 
@@ -12,7 +12,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     sim_config cfg = sim_config_default();
     char err[512] = "";
-    sim_world *w = sim_scene_load((const char *)data, size, "fuzz.json", &cfg, err, sizeof err);
+    sim_world *w = wio_scene_load((const char *)data, size, "fuzz.json", &cfg, err, sizeof err);
     if (!w) {
         fuzz_check(strncmp(err, "fuzz.json", 9) == 0);
         return 0;

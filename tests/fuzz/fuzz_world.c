@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "fuzz.h"
-#include "mink_sim.h"
+#include "mink_world_io.h"
 
 #define FUZZ_MAX_LINES 64
 #define FUZZ_STEPS_PER_LINE 4
@@ -49,7 +49,7 @@ static void on_line(sim_world *w, const char *line, size_t len, sim_id *last)
         const proto_body_spec *spec =
             msg.type == PROTO_MSG_SPAWN ? &msg.u.spawn.body : &msg.u.hello.avatar;
         sim_body_def def;
-        if (sim_body_def_from_spec(spec, 2, &def, why, sizeof why) == 0) {
+        if (wio_body_def_from_spec(spec, 2, &def, why, sizeof why) == 0) {
             sim_id id = sim_world_add(w, &def, 1);
             if (id)
                 *last = id;
@@ -59,13 +59,13 @@ static void on_line(sim_world *w, const char *line, size_t len, sim_id *last)
     } else if (msg.type == PROTO_MSG_INPUT) {
         sim_body *b = sim_world_get(w, *last);
         if (b)
-            sim_body_set_input(w, b, mk_v2((float)msg.u.input.move[0], (float)msg.u.input.move[1]),
+            sim_body_set_input2(w, b, mk_v2((float)msg.u.input.move[0], (float)msg.u.input.move[1]),
                                msg.u.input.jump);
     } else if (msg.type == PROTO_MSG_DESPAWN) {
         sim_world_remove(w, (sim_id)msg.u.despawn.id);
     } else if (msg.type == PROTO_MSG_QUERY) {
         proto_result r;
-        if (sim_query(2, &msg.u.query.a, &msg.u.query.b, &r, why, sizeof why) == 0)
+        if (wio_query(2, &msg.u.query.a, &msg.u.query.b, &r, why, sizeof why) == 0)
             check_result(&r);
     }
     for (int i = 0; i < FUZZ_STEPS_PER_LINE; i++)
@@ -78,7 +78,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     sim_config cfg = sim_config_default();
     char err[512];
-    sim_world *w = sim_scene_load(sim_demo_scene, strlen(sim_demo_scene), "demo", &cfg, err,
+    sim_world *w = wio_scene_load(wio_demo_scene2, strlen(wio_demo_scene2), "demo", &cfg, err,
                                   sizeof err);
     fuzz_check(w != NULL);
     sim_id last = 0;

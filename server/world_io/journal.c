@@ -16,37 +16,15 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "world_internal.h"
-
-void sim_world_set_journal(sim_world *w, sim_journal_fn fn, void *ctx)
-{
-    w->journal = fn;
-    w->journal_ctx = ctx;
-    if (!fn)
-        return;
-    char line[96];
-    int n = snprintf(line, sizeof line, "{\"tick\":%" PRIu64 ",\"start\":\"%016" PRIx64 "\"}\n",
-                     w->tick, sim_world_hash(w));
-    fn(ctx, line, (size_t)n);
-}
-
-void sim_journal_end(sim_world *w)
-{
-    if (!w->journal)
-        return;
-    char line[96];
-    int n = snprintf(line, sizeof line, "{\"tick\":%" PRIu64 ",\"end\":\"%016" PRIx64 "\"}\n",
-                     w->tick, sim_world_hash(w));
-    w->journal(w->journal_ctx, line, (size_t)n);
-}
+#include "world_io_internal.h"
 
 /* Starts a line: {"tick":T,"client":C,"msg":{"type":"TYPE" */
-static proto_buf *begin(sim_world *w, uint32_t client, const char *type)
+static proto_buf *begin(wio_journal *j, uint32_t client, const char *type)
 {
-    proto_buf *b = &w->journal_buf;
+    proto_buf *b = &j->buf;
     proto_buf_clear(b);
     proto_buf_append_str(b, "{\"tick\":");
-    proto_buf_append_u64(b, w->tick);
+    proto_buf_append_u64(b, sim_world_tick(j->world));
     proto_buf_append_str(b, ",\"client\":");
     proto_buf_append_u64(b, client);
     proto_buf_append_str(b, ",\"msg\":{\"type\":\"");
@@ -55,71 +33,82 @@ static proto_buf *begin(sim_world *w, uint32_t client, const char *type)
     return b;
 }
 
-static void finish(sim_world *w, proto_buf *b)
+static void finish(wio_journal *j, proto_buf *b)
 {
     proto_buf_append_str(b, "}\n");
     if (!b->failed)
-        w->journal(w->journal_ctx, b->data, b->len);
+        j->fn(j->ctx, b->data, b->len);
 }
 
-void sim_journal_added(sim_world *w, const sim_body *body)
+/* A start or end line: {"tick":T,"start":"HASH"} */
+static void write_mark(wio_journal *j, const char *what)
 {
-    if (!w->journal)
-        return;
-    proto_buf *b = begin(w, body->owner, "spawn");
-    proto_buf_append_str(b, ",\"body\":{");
-    sim_write_body_fields(w, body, b);
-    proto_buf_append_str(b, "}},\"id\":");
-    proto_buf_append_u64(b, body->id);
-    finish(w, b);
+    char line[96];
+    int n = snprintf(line, sizeof line, "{\"tick\":%" PRIu64 ",\"%s\":\"%016" PRIx64 "\"}\n",
+                     sim_world_tick(j->world), what, sim_world_hash(j->world));
+    j->fn(j->ctx, line, (size_t)n);
 }
 
-void sim_journal_removed(sim_world *w, const sim_body *body)
+static void on_change(void *ctx, const sim_world *w, const sim_change *c)
 {
-    if (!w->journal)
-        return;
-    proto_buf *b = begin(w, body->owner, "despawn");
-    proto_buf_append_str(b, ",\"id\":");
-    proto_buf_append_u64(b, body->id);
-    proto_buf_append_char(b, '}');
-    finish(w, b);
-}
-
-void sim_journal_left(sim_world *w, uint32_t owner)
-{
-    if (!w->journal)
-        return;
-    proto_buf *b = begin(w, owner, "bye");
-    proto_buf_append_char(b, '}');
-    finish(w, b);
-}
-
-void sim_journal_input(sim_world *w, const sim_body *body, mk_vec2 move, bool jump)
-{
-    if (!w->journal)
-        return;
-    char nums[80];
-    proto_buf *b = begin(w, body->owner, "input");
-    proto_buf_append_str(b, ",\"id\":");
-    proto_buf_append_u64(b, body->id);
-    snprintf(nums, sizeof nums, ",\"move\":[%.9g,%.9g],\"jump\":%s}", (double)move.x,
-             (double)move.y, jump ? "true" : "false");
-    proto_buf_append_str(b, nums);
-    finish(w, b);
-}
-
-void sim_journal_input3(sim_world *w, const sim_body *body, mk_vec3 move, bool jump)
-{
-    if (!w->journal)
-        return;
+    wio_journal *j = ctx;
+    proto_buf *b;
     char nums[96];
-    proto_buf *b = begin(w, body->owner, "input");
-    proto_buf_append_str(b, ",\"id\":");
-    proto_buf_append_u64(b, body->id);
-    snprintf(nums, sizeof nums, ",\"move\":[%.9g,%.9g,%.9g],\"jump\":%s}", (double)move.x,
-             (double)move.y, (double)move.z, jump ? "true" : "false");
-    proto_buf_append_str(b, nums);
-    finish(w, b);
+    switch (c->kind) {
+    case SIM_CHANGE_ADDED:
+        b = begin(j, c->body->owner, "spawn");
+        proto_buf_append_str(b, ",\"body\":{");
+        wio_write_body_fields(w, c->body, b);
+        proto_buf_append_str(b, "}},\"id\":");
+        proto_buf_append_u64(b, c->body->id);
+        break;
+    case SIM_CHANGE_REMOVED:
+        b = begin(j, c->body->owner, "despawn");
+        proto_buf_append_str(b, ",\"id\":");
+        proto_buf_append_u64(b, c->body->id);
+        proto_buf_append_char(b, '}');
+        break;
+    case SIM_CHANGE_LEFT:
+        b = begin(j, c->owner, "bye");
+        proto_buf_append_char(b, '}');
+        break;
+    case SIM_CHANGE_INPUT:
+        b = begin(j, c->body->owner, "input");
+        proto_buf_append_str(b, ",\"id\":");
+        proto_buf_append_u64(b, c->body->id);
+        if (sim_world_dim(w) == 3)
+            snprintf(nums, sizeof nums, ",\"move\":[%.9g,%.9g,%.9g],\"jump\":%s}",
+                     (double)c->move.x, (double)c->move.y, (double)c->move.z,
+                     c->jump ? "true" : "false");
+        else
+            snprintf(nums, sizeof nums, ",\"move\":[%.9g,%.9g],\"jump\":%s}",
+                     (double)c->move.x, (double)c->move.y, c->jump ? "true" : "false");
+        proto_buf_append_str(b, nums);
+        break;
+    default:
+        return;
+    }
+    finish(j, b);
+}
+
+void wio_journal_start(wio_journal *j, sim_world *w, wio_line_fn fn, void *ctx)
+{
+    j->world = w;
+    j->fn = fn;
+    j->ctx = ctx;
+    proto_buf_init(&j->buf);
+    write_mark(j, "start");
+    sim_world_on_change(w, on_change, j);
+}
+
+void wio_journal_stop(wio_journal *j)
+{
+    if (!j->world)
+        return;
+    write_mark(j, "end");
+    sim_world_on_change(j->world, NULL, NULL);
+    proto_buf_free(&j->buf);
+    j->world = NULL;
 }
 
 /* ---- replay ---- */
@@ -132,7 +121,7 @@ static int check_hash(const sim_world *w, const cJSON *hash, const char *what, c
     snprintf(mine, sizeof mine, "%016" PRIx64, sim_world_hash(w));
     if (!cJSON_IsString(hash) || strcmp(hash->valuestring, mine) != 0) {
         snprintf(err, errlen, "tick %" PRIu64 ": the %s hash is %s here, %s in the recording",
-                 w->tick, what, mine, cJSON_IsString(hash) ? hash->valuestring : "missing");
+                 sim_world_tick(w), what, mine, cJSON_IsString(hash) ? hash->valuestring : "missing");
         return -1;
     }
     return what[0] == 'e' ? 1 : 0;
@@ -142,11 +131,11 @@ static sim_body *body_of(sim_world *w, const cJSON *msg, uint32_t client, char *
                          size_t errlen)
 {
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
-    sim_body *b = sim_json_whole_in(id, 0, PROTO_MAX_ID) ? sim_world_get(w, (sim_id)id->valuedouble)
+    sim_body *b = wio_json_whole_in(id, 0, PROTO_MAX_ID) ? sim_world_get(w, (sim_id)id->valuedouble)
                                                          : NULL;
     if (!b || b->owner != client) {
         snprintf(err, errlen, "tick %" PRIu64 ": no body %.0f of client %u to replay on",
-                 w->tick, cJSON_IsNumber(id) ? id->valuedouble : 0.0, client);
+                 sim_world_tick(w), cJSON_IsNumber(id) ? id->valuedouble : 0.0, client);
         return NULL;
     }
     return b;
@@ -162,21 +151,21 @@ static int apply_msg(sim_world *w, const cJSON *msg, uint32_t client, const cJSO
         proto_error perr;
         sim_body_def def;
         char why[200];
-        if (proto_parse_body_spec(cJSON_GetObjectItemCaseSensitive(msg, "body"), w->cfg.dim,
+        if (proto_parse_body_spec(cJSON_GetObjectItemCaseSensitive(msg, "body"), sim_world_dim(w),
                                   "msg.body",
                                   &spec, &perr) != PROTO_OK) {
-            snprintf(err, errlen, "tick %" PRIu64 ": %s", w->tick, perr.message);
+            snprintf(err, errlen, "tick %" PRIu64 ": %s", sim_world_tick(w), perr.message);
             return -1;
         }
-        if (sim_body_def_from_spec(&spec, w->cfg.dim, &def, why, sizeof why) != 0) {
-            snprintf(err, errlen, "tick %" PRIu64 ": msg.body.%s", w->tick, why);
+        if (wio_body_def_from_spec(&spec, sim_world_dim(w), &def, why, sizeof why) != 0) {
+            snprintf(err, errlen, "tick %" PRIu64 ": msg.body.%s", sim_world_tick(w), why);
             return -1;
         }
         sim_id id = sim_world_add(w, &def, client);
         const cJSON *want = cJSON_GetObjectItemCaseSensitive(root, "id");
         if (id == 0 || !cJSON_IsNumber(want) || (double)id != want->valuedouble) {
             snprintf(err, errlen, "tick %" PRIu64 ": the spawn gave id %llu, the recording %.0f",
-                     w->tick, (unsigned long long)id, cJSON_IsNumber(want) ? want->valuedouble
+                     sim_world_tick(w), (unsigned long long)id, cJSON_IsNumber(want) ? want->valuedouble
                                                                          : 0.0);
             return -1;
         }
@@ -196,13 +185,13 @@ static int apply_msg(sim_world *w, const cJSON *msg, uint32_t client, const cJSO
         const cJSON *mx = cJSON_GetArrayItem(move, 0), *my = cJSON_GetArrayItem(move, 1);
         const cJSON *mz = cJSON_GetArrayItem(move, 2);
         const cJSON *jump = cJSON_GetObjectItemCaseSensitive(msg, "jump");
-        bool is3 = w->cfg.dim == 3;
+        bool is3 = sim_world_dim(w) == 3;
         if (!b)
             return -1;
         if (!cJSON_IsNumber(mx) || !cJSON_IsNumber(my) || (is3 && !cJSON_IsNumber(mz)) ||
             !cJSON_IsBool(jump)) {
             snprintf(err, errlen, "tick %" PRIu64 ": an input needs move [%s] and jump",
-                     w->tick, is3 ? "x, y, z" : "x, y");
+                     sim_world_tick(w), is3 ? "x, y, z" : "x, y");
             return -1;
         }
         if (is3)
@@ -211,38 +200,38 @@ static int apply_msg(sim_world *w, const cJSON *msg, uint32_t client, const cJSO
                                       (float)mz->valuedouble),
                                 cJSON_IsTrue(jump));
         else
-            sim_body_set_input(w, b, mk_v2((float)mx->valuedouble, (float)my->valuedouble),
+            sim_body_set_input2(w, b, mk_v2((float)mx->valuedouble, (float)my->valuedouble),
                                cJSON_IsTrue(jump));
         return 0;
     }
-    snprintf(err, errlen, "tick %" PRIu64 ": unknown message type '%s'", w->tick, t);
+    snprintf(err, errlen, "tick %" PRIu64 ": unknown message type '%s'", sim_world_tick(w), t);
     return -1;
 }
 
-int sim_journal_apply(sim_world *w, const char *line, size_t len, sim_step_fn on_step,
+int wio_journal_apply(sim_world *w, const char *line, size_t len, wio_step_fn on_step,
                       void *ctx, char *err, size_t errlen)
 {
     cJSON *root = cJSON_ParseWithLength(line, len);
     int rc = -1;
     const cJSON *tick = cJSON_GetObjectItemCaseSensitive(root, "tick");
-    if (!cJSON_IsObject(root) || !sim_json_whole_in(tick, 0, PROTO_MAX_ID)) {
+    if (!cJSON_IsObject(root) || !wio_json_whole_in(tick, 0, PROTO_MAX_ID)) {
         snprintf(err, errlen, "not a recording line (an object with a whole tick)");
         goto done;
     }
     uint64_t t = (uint64_t)tick->valuedouble;
-    if (t < w->tick) {
-        snprintf(err, errlen, "tick %" PRIu64 " comes after tick %" PRIu64, t, w->tick);
+    if (t < sim_world_tick(w)) {
+        snprintf(err, errlen, "tick %" PRIu64 " comes after tick %" PRIu64, t, sim_world_tick(w));
         goto done;
     }
     const cJSON *start = cJSON_GetObjectItemCaseSensitive(root, "start");
     if (start) {
-        rc = t == w->tick ? check_hash(w, start, "start", err, errlen) : -1;
-        if (t != w->tick)
+        rc = t == sim_world_tick(w) ? check_hash(w, start, "start", err, errlen) : -1;
+        if (t != sim_world_tick(w))
             snprintf(err, errlen, "the recording starts at tick %" PRIu64 ", the scene at %" PRIu64,
-                     t, w->tick);
+                     t, sim_world_tick(w));
         goto done;
     }
-    while (w->tick < t) {
+    while (sim_world_tick(w) < t) {
         sim_world_step(w);
         if (on_step)
             on_step(ctx, w);
@@ -254,8 +243,8 @@ int sim_journal_apply(sim_world *w, const char *line, size_t len, sim_step_fn on
     }
     const cJSON *client = cJSON_GetObjectItemCaseSensitive(root, "client");
     const cJSON *msg = cJSON_GetObjectItemCaseSensitive(root, "msg");
-    if (!sim_json_whole_in(client, 0, UINT32_MAX) || !cJSON_IsObject(msg)) {
-        snprintf(err, errlen, "tick %" PRIu64 ": a line needs client and msg", w->tick);
+    if (!wio_json_whole_in(client, 0, UINT32_MAX) || !cJSON_IsObject(msg)) {
+        snprintf(err, errlen, "tick %" PRIu64 ": a line needs client and msg", sim_world_tick(w));
         goto done;
     }
     rc = apply_msg(w, msg, (uint32_t)client->valuedouble, root, err, errlen);

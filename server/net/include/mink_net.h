@@ -6,8 +6,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "log.h"
-#include "mink_sim.h"
+#include "mink_log.h"
+#include "mink_world_io.h"
 
 typedef struct net_config {
     const char *host; /* listen address, default 0.0.0.0 */

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "world_internal.h"
+#include "world_io_internal.h"
 
 /* A protocol shape as the world collides it. A polygon becomes its convex hull, written into
  * `polygon`, which the shape then points to. */
@@ -56,7 +56,7 @@ static sim_kind kind_from_proto(proto_body_kind k)
     return SIM_DYNAMIC;
 }
 
-proto_body_kind sim_kind_to_proto(sim_kind k)
+proto_body_kind wio_kind_to_proto(sim_kind k)
 {
     switch (k) {
     case SIM_STATIC:
@@ -71,13 +71,13 @@ proto_body_kind sim_kind_to_proto(sim_kind k)
     return PROTO_KIND_DYNAMIC;
 }
 
-int sim_body_def_from_spec(const proto_body_spec *spec, int dim, sim_body_def *out, char *err,
+int wio_body_def_from_spec(const proto_body_spec *spec, int dim, sim_body_def *out, char *err,
                            size_t errlen)
 {
     memset(out, 0, offsetof(sim_body_def, d3));
     if (dim == 3) {
         memset(&out->d3, 0, offsetof(sim_body_def3, hull));
-        if (sim_body_def3_from_spec(spec, &out->d3, err, errlen) != 0)
+        if (wio_body_def3_from_spec(spec, &out->d3, err, errlen) != 0)
             return -1;
     } else if (shape_from_proto(&spec->shape, &out->shape, &out->polygon, err, errlen) != 0) {
         return -1;
@@ -96,7 +96,7 @@ int sim_body_def_from_spec(const proto_body_spec *spec, int dim, sim_body_def *o
     return 0;
 }
 
-void sim_shape_to_proto(const col_shape2 *s, proto_shape *out)
+void wio_shape2_to_proto(const col_shape2 *s, proto_shape *out)
 {
     memset(out, 0, offsetof(proto_shape, points));
     switch (s->type) {
@@ -125,11 +125,11 @@ void sim_shape_to_proto(const col_shape2 *s, proto_shape *out)
     }
 }
 
-int sim_query(int dim, const proto_placed_shape *a, const proto_placed_shape *b,
+int wio_query(int dim, const proto_placed_shape *a, const proto_placed_shape *b,
               proto_result *out, char *err, size_t errlen)
 {
     if (dim == 3)
-        return sim_query3(a, b, out, err, errlen);
+        return wio_query3(a, b, out, err, errlen);
     col_shape2 sa, sb;
     col_polygon pa, pb;
     char why[160];

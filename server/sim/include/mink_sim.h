@@ -1,6 +1,8 @@
 /* mink_sim: the world. A pool of bodies addressed by ids with a generation counter, a fixed
- * step (gravity, inputs, integration, Minkowski push-out), contacts, queries and scenes.
- * Knows nothing of the network; reads scene files through the protocol's body spec parser. */
+ * step (gravity, inputs, integration, Minkowski push-out), contacts and region queries, in 2D
+ * or 3D. Plain C types only: it knows nothing of the network or the wire format (scenes,
+ * saves, recordings and the protocol's view of a body are mink_world_io's, one layer up).
+ * Names: a name without a dimension serves both; a 2 or 3 at its end marks one dimension's. */
 #ifndef MINK_SIM_H
 #define MINK_SIM_H
 
@@ -10,12 +12,13 @@
 
 #include "mink_collision.h"
 #include "mink_collision3.h"
-#include "mink_proto.h"
 
 /* A body id: (generation << 24) | (slot + 1), so that an id is never 0, ids of the first
  * bodies are small, and a despawned body's id is not reused by the next body in its slot.
  * Ids stay below 2^53 so that JSON carries them exactly. */
 typedef uint64_t sim_id;
+/* Bytes of a body's tag (the protocol allows as many). */
+#define SIM_MAX_TAG 64
 #define SIM_SLOT_BITS 24
 #define SIM_MAX_BODIES ((1u << SIM_SLOT_BITS) - 1)
 
@@ -47,7 +50,7 @@ typedef struct sim_body_def {
     sim_kind kind;
     float density, friction, restitution, max_speed, jump_height;
     float max_slope; /* rad: characters stand on ground up to this steep */
-    char tag[PROTO_MAX_TAG + 1];
+    char tag[SIM_MAX_TAG + 1];
     sim_body_def3 d3;
 } sim_body_def;
 
@@ -93,7 +96,7 @@ typedef struct sim_body {
     bool was_grounded; /* grounded at the end of the step before the last one */
     bool has_input;
     bool grounded; /* a character that stood on something in the last step */
-    char tag[PROTO_MAX_TAG + 1];
+    char tag[SIM_MAX_TAG + 1];
 } sim_body;
 
 typedef struct sim_config {
@@ -108,10 +111,10 @@ typedef struct sim_config {
 } sim_config;
 
 /* A contact of the last step, for `subscribe {contacts: true}`: normal from a to b. */
-typedef struct sim_contact {
+typedef struct sim_contact2 {
     sim_id a, b;
     col_manifold2 m;
-} sim_contact;
+} sim_contact2;
 
 /* A contact of the last step of a 3D world. */
 typedef struct sim_contact3 {
@@ -131,20 +134,6 @@ int sim_world_dim(const sim_world *w);
 /* A body's 3D part in a 3D world, NULL in a 2D one. */
 sim_body3 *sim_body3_of(const sim_world *w, const sim_body *b);
 uint64_t sim_world_tick(const sim_world *w);
-
-/* Converts a validated body spec to a body definition for a world of `dim` dimensions.
- * Returns 0, or -1 with `err` saying why the world cannot hold it (a shape type of the other
- * dim, a degenerate hull). */
-int sim_body_def_from_spec(const proto_body_spec *spec, int dim, sim_body_def *out, char *err,
-                           size_t errlen);
-/* The protocol's view of a body's shape, for first sightings in `state`. */
-void sim_shape_to_proto(const col_shape2 *s, proto_shape *out);
-void sim_shape3_to_proto(const col_shape3 *s, proto_shape *out);
-/* The protocol's view of a body's shape in either world. */
-void sim_body_shape_to_proto(const sim_world *w, const sim_body *b, proto_shape *out);
-/* A body's state as `state` sends it, in either world. */
-void sim_body_state(const sim_world *w, const sim_body *b, proto_body_state *out);
-proto_body_kind sim_kind_to_proto(sim_kind k);
 
 /* Adds a body owned by `owner`. Returns its id, or 0 when the world is full. */
 sim_id sim_world_add(sim_world *w, const sim_body_def *def, uint32_t owner);
@@ -184,7 +173,7 @@ void sim_world_clear_removed(sim_world *w);
  * A jump is kept until the next step even when a later input of the same step does not ask
  * for one: two inputs can arrive between steps, and a jump must not be lost. An input wakes
  * the body and what sleeps with it. */
-void sim_body_set_input(sim_world *w, sim_body *b, mk_vec2 move, bool jump);
+void sim_body_set_input2(sim_world *w, sim_body *b, mk_vec2 move, bool jump);
 /* The same in a 3D world: move has three components. */
 void sim_body_set_input3(sim_world *w, sim_body *b, mk_vec3 move, bool jump);
 
@@ -202,63 +191,40 @@ bool sim_world_bodies_near(sim_world *w, mk_vec3 centre, float radius, const uin
                            size_t *count);
 
 /* Contacts found in the last step: a 2D world's, a 3D world's. */
-const sim_contact *sim_world_contacts(const sim_world *w, size_t *n);
+const sim_contact2 *sim_world_contacts2(const sim_world *w, size_t *n);
 const sim_contact3 *sim_world_contacts3(const sim_world *w, size_t *n);
 
-/* Answers `query` for two shapes of a world of `dim` dimensions. Returns 0, or -1 with `err`
- * for a shape this world does not collide. */
-int sim_query(int dim, const proto_placed_shape *a, const proto_placed_shape *b,
-              proto_result *out, char *err, size_t errlen);
+/* ---- changes made from outside the step, for a journal ---- */
 
-/* ---- recording and replay (journal.c) ---- */
+/* A change to the world made through this API (not by the step): a body added or removed, a
+ * client's bodies removed as it leaves, an input. Reported as it is made, with the world's
+ * tick at that moment, so that a recording of them replays the world bit for bit. */
+typedef enum sim_change_kind {
+    SIM_CHANGE_ADDED,   /* body */
+    SIM_CHANGE_REMOVED, /* body, just before it goes */
+    SIM_CHANGE_LEFT,    /* owner: every body of the owner is removed */
+    SIM_CHANGE_INPUT,   /* body, move (z is 0 in a 2D world), jump */
+} sim_change_kind;
 
-/* Receives one JSON line, newline included, per change made to the world from outside the
- * step: a body added or removed, a client's bodies removed as it leaves, an input. */
-typedef void (*sim_journal_fn)(void *ctx, const char *line, size_t len);
-/* Starts recording into `fn` (NULL stops): a first line gives the tick and the world hash. */
-void sim_world_set_journal(sim_world *w, sim_journal_fn fn, void *ctx);
-/* Ends a recording with the tick and the world hash. */
-void sim_journal_end(sim_world *w);
-typedef void (*sim_step_fn)(void *ctx, const sim_world *w);
-/* Replays one recorded line: steps the world up to its tick (calling on_step after each
- * step), then makes its change, or checks the hash of a start or end line. Returns 0, 1 for
- * the end line, or -1 with `err` (a line that is not a recording's, or a world that went
- * another way: a different id, a missing body, a different hash). */
-int sim_journal_apply(sim_world *w, const char *line, size_t len, sim_step_fn on_step,
-                      void *ctx, char *err, size_t errlen);
+typedef struct sim_change {
+    sim_change_kind kind;
+    const sim_body *body;
+    uint32_t owner;
+    mk_vec3 move;
+    bool jump;
+} sim_change;
 
-/* ---- scenes ---- */
+typedef void (*sim_change_fn)(void *ctx, const sim_world *w, const sim_change *c);
+/* Calls `fn` for every change from now on (NULL stops). */
+void sim_world_on_change(sim_world *w, sim_change_fn fn, void *ctx);
 
-/* A scene: {dim, gravity?, bodies: [body spec...]}. Loads it into a new world (cfg gives dt and
- * limits; the scene's gravity replaces cfg's). Returns the world, or NULL with `err` naming
- * the source, the body index and the field. */
-sim_world *sim_scene_load(const char *json, size_t len, const char *source,
-                          const sim_config *cfg, char *err, size_t errlen);
-sim_world *sim_scene_load_file(const char *path, const sim_config *cfg, char *err,
-                               size_t errlen);
-/* The world as a scene file that sim_scene_load brings back: bodies with their ids, states
- * and properties, the tick and gravity (save.c). */
-void sim_world_write(const sim_world *w, proto_buf *b);
-/* Writes it to `path` atomically (a temporary file renamed over it). Returns 0, or -1 with
- * `err`. */
-int sim_world_save(const sim_world *w, const char *path, char *err, size_t errlen);
+/* ---- what a save needs to bring a world back exactly ---- */
 
-/* The stress scene `pile:N`: N dynamic 1 x 1 m boxes (density 1, friction 0.6) in ceil(N/10)
- * columns of ten (the last column takes the rest), columns 1.05 m apart centred on x = 0, row r
- * at y = 0.55 + 1.05 r, on a static ground whose top is y = 0 and which reaches 5 m beyond the
- * outer columns. Returns NULL with `err` when N is not in [1, max_bodies - 1] (the ground is
- * a body too) or memory runs out. */
-sim_world *sim_scene_pile(int n, const sim_config *cfg, char *err, size_t errlen);
-
-/* The stress scene `pile3d:N` (a 3D world): N dynamic 1 m cubes (density 1, friction 0.6) in
- * ceil(N/10) columns of ten on a square grid, columns 1.05 m apart centred on x = z = 0, row r
- * at y = 0.55 + 1.05 r, on a static ground whose top is y = 0. Errors as sim_scene_pile. */
-sim_world *sim_scene_pile3(int n, const sim_config *cfg, char *err, size_t errlen);
-
-/* The embedded demo scene: ground, walls, platforms, stacked and falling boxes. */
-extern const char sim_demo_scene[];
-/* The embedded 3D demo scene: a floor, walls, a ramp, a tower, a pyramid and one body of every
- * 3D shape. */
-extern const char sim_demo3d_scene[];
+/* The bodies in the order the step walks them: the moving ones (by the broadphase's order),
+ * then the static ones. A world whose bodies are added in this order steps the same way. */
+void sim_world_step_order(const sim_world *w, const uint32_t **movers, size_t *mover_count,
+                          const uint32_t **statics, size_t *static_count);
+/* The generation the next id of a slot will carry (0 for a slot that never held a body). */
+uint32_t sim_world_slot_generation(const sim_world *w, uint32_t slot);
 
 #endif

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "mink_sim.h"
+#include "world_io_internal.h"
 
 #define PILE3_HALF 0.5f
 #define PILE3_ROWS 10
@@ -31,7 +31,7 @@ static void cube_def(sim_body_def *d, mk_vec3 half, mk_vec3 pos, sim_kind kind, 
     snprintf(d->tag, sizeof d->tag, "%s", tag);
 }
 
-sim_world *sim_scene_pile3(int n, const sim_config *cfg, char *err, size_t errlen)
+sim_world *wio_scene_pile3(int n, const sim_config *cfg, char *err, size_t errlen)
 {
     long max = (long)cfg->max_bodies - 1;
     if (n < 1 || n > max) {

@@ -8,14 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "world_internal.h"
+#include "world_io_internal.h"
 
 #define SCENE_MAX_BYTES (64u << 20) /* a larger scene file is refused before it is read */
 #define SCENE_MAX_ID 9007199254740992.0 /* 2^53: ids and ticks stay exact in JSON */
 #define SCENE_MAX_GRAVITY 1e3       /* m/s^2 */
 #define SCENE_MAX_SPIN 94.0         /* rad/s: the world's own bound */
 
-const char sim_demo_scene[] =
+const char wio_demo_scene2[] =
     "{\"dim\":2,\"gravity\":[0,-10],\"bodies\":["
     /* ground (top at y = 0) and walls */
     "{\"shape\":{\"type\":\"aabb\",\"half\":[30,0.5]},\"pos\":[0,-0.5],\"kind\":\"static\","
@@ -59,7 +59,7 @@ const char sim_demo_scene[] =
     "]}";
 
 /* A whole number in [lo, hi]. */
-bool sim_json_whole_in(const cJSON *j, double lo, double hi)
+bool wio_json_whole_in(const cJSON *j, double lo, double hi)
 {
     return cJSON_IsNumber(j) && j->valuedouble >= lo && j->valuedouble <= hi &&
            j->valuedouble == floor(j->valuedouble);
@@ -79,7 +79,7 @@ static bool add_scene_body(sim_world *w, const cJSON *item, const cJSON *id, int
         snprintf(err, errlen, "%s: %s", source, perr.message);
         return false;
     }
-    if (sim_body_def_from_spec(spec, dim, &def, why, sizeof why) != 0) {
+    if (wio_body_def_from_spec(spec, dim, &def, why, sizeof why) != 0) {
         snprintf(err, errlen, "%s: %s.%s", source, path, why);
         return false;
     }
@@ -109,7 +109,7 @@ static bool add_scene_body(sim_world *w, const cJSON *item, const cJSON *id, int
             snprintf(err, errlen, "%s: %s: the world is full", source, path);
             return false;
         }
-    } else if (!sim_json_whole_in(id, 1, SCENE_MAX_ID)) {
+    } else if (!wio_json_whole_in(id, 1, SCENE_MAX_ID)) {
         snprintf(err, errlen, "%s: %s.id: must be a whole number in [1, 2^53]", source, path);
         return false;
     } else if ((added = sim_world_add_with_id(w, &def, 0, (sim_id)id->valuedouble)) == 0) {
@@ -145,8 +145,8 @@ static bool restore_free_slots(sim_world *w, const cJSON *free_slots, const char
     {
         const cJSON *slot = cJSON_GetArrayItem(e, 0), *gen = cJSON_GetArrayItem(e, 1);
         if (!cJSON_IsArray(e) || cJSON_GetArraySize(e) != 2 ||
-            !sim_json_whole_in(slot, 0, sim_world_config(w)->max_bodies - 1.0) ||
-            !sim_json_whole_in(gen, 0, 536870912.0) ||
+            !wio_json_whole_in(slot, 0, sim_world_config(w)->max_bodies - 1.0) ||
+            !wio_json_whole_in(gen, 0, 536870912.0) ||
             !sim_world_set_slot_generation(w, (uint32_t)slot->valuedouble,
                                            (uint32_t)gen->valuedouble)) {
             snprintf(err, errlen, "%s: free[%d]: must be [slot, generation] for a free slot "
@@ -159,7 +159,7 @@ static bool restore_free_slots(sim_world *w, const cJSON *free_slots, const char
     return true;
 }
 
-sim_world *sim_scene_load(const char *json, size_t len, const char *source,
+sim_world *wio_scene_load(const char *json, size_t len, const char *source,
                           const sim_config *cfg, char *err, size_t errlen)
 {
     cJSON *root = cJSON_ParseWithLength(json, len);
@@ -218,7 +218,7 @@ sim_world *sim_scene_load(const char *json, size_t len, const char *source,
     /* A saved world gives its bodies' ids (and its tick): those bodies come first, so that the
      * bodies without one cannot take their slots. */
     const cJSON *tick = cJSON_GetObjectItemCaseSensitive(root, "tick");
-    if (tick && !sim_json_whole_in(tick, 0, SCENE_MAX_ID)) {
+    if (tick && !wio_json_whole_in(tick, 0, SCENE_MAX_ID)) {
         snprintf(err, errlen, "%s: tick: must be a whole number in [0, 2^53]", source);
         free(spec);
         sim_world_free(w);
@@ -260,7 +260,7 @@ done:
     return w;
 }
 
-sim_world *sim_scene_load_file(const char *path, const sim_config *cfg, char *err,
+sim_world *wio_scene_load_file(const char *path, const sim_config *cfg, char *err,
                                size_t errlen)
 {
     FILE *f = fopen(path, "rb");
@@ -298,7 +298,7 @@ sim_world *sim_scene_load_file(const char *path, const sim_config *cfg, char *er
         snprintf(err, errlen, "%s: not valid UTF-8", path);
         goto out;
     }
-    w = sim_scene_load(data, len, path, cfg, err, errlen);
+    w = wio_scene_load(data, len, path, cfg, err, errlen);
 out:
     free(data);
     fclose(f);

@@ -1,9 +1,9 @@
 /* The embedded 3D demo scene (`--scene demo3d`, or `--dim 3` alone): a floor with walls, a
  * ramp to walk up, platforms at jumping height, a tower of cubes, a small pyramid, and one
  * body of every 3D shape falling, rolling and tumbling onto the floor. */
-#include "mink_sim.h"
+#include "world_io_internal.h"
 
-const char sim_demo3d_scene[] =
+const char wio_demo_scene3[] =
     "{\"dim\":3,\"gravity\":[0,-10,0],\"bodies\":["
     /* the floor (top at y = 0) and four walls */
     "{\"shape\":{\"type\":\"box\",\"half\":[20,0.5,20]},\"pos\":[0,-0.5,0],\"kind\":\"static\","

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "mink_sim.h"
+#include "world_io_internal.h"
 
 #define PILE_HALF 0.5f      /* m: 1 x 1 m boxes */
 #define PILE_ROWS 10        /* boxes per column; the last column takes what is left */
@@ -31,7 +31,7 @@ static sim_body_def box_def(mk_vec2 half, mk_vec2 pos, sim_kind kind, const char
     return d;
 }
 
-sim_world *sim_scene_pile(int n, const sim_config *cfg, char *err, size_t errlen)
+sim_world *wio_scene_pile2(int n, const sim_config *cfg, char *err, size_t errlen)
 {
     /* The ground is a body too. */
     long max = (long)cfg->max_bodies - 1;

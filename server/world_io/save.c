@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "world_internal.h"
+#include "world_io_internal.h"
 
 static void put(proto_buf *b, const char *fmt, ...)
 #if defined(__GNUC__)
@@ -58,7 +58,7 @@ static void put_properties(const sim_body *o, proto_buf *b);
 static void put_shape3(proto_buf *b, const col_shape3 *s)
 {
     proto_shape p;
-    sim_shape3_to_proto(s, &p);
+    wio_shape3_to_proto(s, &p);
     put(b, "{\"type\":\"%s\"", proto_shape_name(p.type));
     switch (s->type) {
     case COL_SHAPE3_SPHERE:
@@ -88,7 +88,7 @@ static void put_shape3(proto_buf *b, const col_shape3 *s)
     proto_buf_append_char(b, '}');
 }
 
-void sim_write_body_fields(const sim_world *w, const sim_body *o, proto_buf *b)
+void wio_write_body_fields(const sim_world *w, const sim_body *o, proto_buf *b)
 {
     const sim_body3 *o3 = sim_body3_of(w, o);
     if (o3) {
@@ -98,7 +98,7 @@ void sim_write_body_fields(const sim_world *w, const sim_body *o, proto_buf *b)
             (double)o3->pos.y, (double)o3->pos.z, (double)o3->rot.x, (double)o3->rot.y,
             (double)o3->rot.z, (double)o3->rot.w);
         put(b, ",\"vel\":[%.9g,%.9g,%.9g],\"kind\":\"%s\"", (double)o3->vel.x,
-            (double)o3->vel.y, (double)o3->vel.z, proto_kind_name(sim_kind_to_proto(o->kind)));
+            (double)o3->vel.y, (double)o3->vel.z, proto_kind_name(wio_kind_to_proto(o->kind)));
         put_properties(o, b);
         return;
     }
@@ -106,7 +106,7 @@ void sim_write_body_fields(const sim_world *w, const sim_body *o, proto_buf *b)
     put_shape(b, &o->shape);
     put(b, ",\"pos\":[%.9g,%.9g],\"rot\":%.9g,\"vel\":[%.9g,%.9g],\"kind\":\"%s\"",
         (double)o->pos.x, (double)o->pos.y, (double)o->angle, (double)o->vel.x,
-        (double)o->vel.y, proto_kind_name(sim_kind_to_proto(o->kind)));
+        (double)o->vel.y, proto_kind_name(wio_kind_to_proto(o->kind)));
     put_properties(o, b);
 }
 
@@ -119,23 +119,27 @@ static void put_properties(const sim_body *o, proto_buf *b)
     proto_buf_append_json_string(b, o->tag);
 }
 
-void sim_world_write(const sim_world *w, proto_buf *b)
+void wio_world_write(const sim_world *w, proto_buf *b)
 {
-    if (w->cfg.dim == 3)
-        put(b, "{\"dim\":3,\"tick\":%llu,\"gravity\":[%.9g,%.9g,%.9g],\"bodies\":[\n",
-            (unsigned long long)w->tick, (double)w->cfg.gravity3.x, (double)w->cfg.gravity3.y,
-            (double)w->cfg.gravity3.z);
+    const sim_config *cfg = sim_world_config(w);
+    unsigned long long tick = (unsigned long long)sim_world_tick(w);
+    if (cfg->dim == 3)
+        put(b, "{\"dim\":3,\"tick\":%llu,\"gravity\":[%.9g,%.9g,%.9g],\"bodies\":[\n", tick,
+            (double)cfg->gravity3.x, (double)cfg->gravity3.y, (double)cfg->gravity3.z);
     else
-        put(b, "{\"dim\":2,\"tick\":%llu,\"gravity\":[%.9g,%.9g],\"bodies\":[\n",
-            (unsigned long long)w->tick, (double)w->cfg.gravity.x, (double)w->cfg.gravity.y);
+        put(b, "{\"dim\":2,\"tick\":%llu,\"gravity\":[%.9g,%.9g],\"bodies\":[\n", tick,
+            (double)cfg->gravity.x, (double)cfg->gravity.y);
     /* The moving bodies in the broadphase's order, then the static ones: a world loaded from
      * the file lists them the same way, and so steps the same way. */
-    const uint32_t *order = w->order.data, *statics = w->statics.data;
-    size_t n = w->order.len + w->statics.len;
-    for (size_t i = 0; i < n; i++) {
-        const sim_body *o = &w->bodies[i < w->order.len ? order[i] : statics[i - w->order.len]];
+    const uint32_t *order, *statics;
+    size_t movers, fixed;
+    sim_world_step_order(w, &order, &movers, &statics, &fixed);
+    size_t slot_count;
+    const sim_body *bodies = sim_world_slots((sim_world *)w, &slot_count);
+    for (size_t i = 0; i < movers + fixed; i++) {
+        const sim_body *o = &bodies[i < movers ? order[i] : statics[i - movers]];
         put(b, "%s{\"id\":%llu,", i ? ",\n" : "", (unsigned long long)o->id);
-        sim_write_body_fields(w, o, b);
+        wio_write_body_fields(w, o, b);
         const sim_body3 *o3 = sim_body3_of(w, o);
         if (o3 && (o3->w.x != 0.0f || o3->w.y != 0.0f || o3->w.z != 0.0f))
             put(b, ",\"w\":[%.9g,%.9g,%.9g]", (double)o3->w.x, (double)o3->w.y,
@@ -150,20 +154,21 @@ void sim_world_write(const sim_world *w, proto_buf *b)
      * out: no id comes back after a restart. */
     proto_buf_append_str(b, "\n],\"free\":[");
     bool first = true;
-    for (size_t s = 0; s < w->slot_count; s++) {
-        if (w->bodies[s].id != 0 || w->generation[s] == 0)
+    for (size_t s = 0; s < slot_count; s++) {
+        uint32_t generation = sim_world_slot_generation(w, (uint32_t)s);
+        if (bodies[s].id != 0 || generation == 0)
             continue;
-        put(b, "%s[%zu,%u]", first ? "" : ",", s, w->generation[s]);
+        put(b, "%s[%zu,%u]", first ? "" : ",", s, generation);
         first = false;
     }
     proto_buf_append_str(b, "]}\n");
 }
 
-int sim_world_save(const sim_world *w, const char *path, char *err, size_t errlen)
+int wio_world_save(const sim_world *w, const char *path, char *err, size_t errlen)
 {
     proto_buf b;
     proto_buf_init(&b);
-    sim_world_write(w, &b);
+    wio_world_write(w, &b);
     char tmp[4096];
     int rc = -1;
     if (b.failed) {

@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "world_internal.h"
+#include "world_io_internal.h"
 
-int sim_shape3_from_proto(const proto_shape *in, col_shape3 *out, col_hull3 *hull, char *err,
+int wio_shape3_from_proto(const proto_shape *in, col_shape3 *out, col_hull3 *hull, char *err,
                           size_t errlen)
 {
     memset(out, 0, sizeof *out);
@@ -59,10 +59,10 @@ int sim_shape3_from_proto(const proto_shape *in, col_shape3 *out, col_hull3 *hul
     return 0;
 }
 
-int sim_body_def3_from_spec(const proto_body_spec *spec, sim_body_def3 *out, char *err,
+int wio_body_def3_from_spec(const proto_body_spec *spec, sim_body_def3 *out, char *err,
                             size_t errlen)
 {
-    if (sim_shape3_from_proto(&spec->shape, &out->shape, &out->hull, err, errlen) != 0)
+    if (wio_shape3_from_proto(&spec->shape, &out->shape, &out->hull, err, errlen) != 0)
         return -1;
     out->pos = mk_v3((float)spec->pos[0], (float)spec->pos[1], (float)spec->pos[2]);
     out->vel = mk_v3((float)spec->vel[0], (float)spec->vel[1], (float)spec->vel[2]);
@@ -76,7 +76,7 @@ int sim_body_def3_from_spec(const proto_body_spec *spec, sim_body_def3 *out, cha
     return 0;
 }
 
-void sim_shape3_to_proto(const col_shape3 *s, proto_shape *out)
+void wio_shape3_to_proto(const col_shape3 *s, proto_shape *out)
 {
     memset(out, 0, offsetof(proto_shape, points));
     out->radius = s->radius;
@@ -121,16 +121,16 @@ void sim_shape3_to_proto(const col_shape3 *s, proto_shape *out)
     }
 }
 
-void sim_body_shape_to_proto(const sim_world *w, const sim_body *b, proto_shape *out)
+void wio_body_shape_to_proto(const sim_world *w, const sim_body *b, proto_shape *out)
 {
     const sim_body3 *b3 = sim_body3_of(w, b);
     if (b3)
-        sim_shape3_to_proto(&b3->shape, out);
+        wio_shape3_to_proto(&b3->shape, out);
     else
-        sim_shape_to_proto(&b->shape, out);
+        wio_shape2_to_proto(&b->shape, out);
 }
 
-void sim_body_state(const sim_world *w, const sim_body *b, proto_body_state *st)
+void wio_body_state(const sim_world *w, const sim_body *b, proto_body_state *st)
 {
     const sim_body3 *b3 = sim_body3_of(w, b);
     memset(st, 0, sizeof *st);
@@ -159,17 +159,17 @@ void sim_body_state(const sim_world *w, const sim_body *b, proto_body_state *st)
     st->w[2] = b3->w.z;
 }
 
-int sim_query3(const proto_placed_shape *a, const proto_placed_shape *b, proto_result *out,
+int wio_query3(const proto_placed_shape *a, const proto_placed_shape *b, proto_result *out,
                char *err, size_t errlen)
 {
     col_hull3 ha, hb; /* 15 KB each */
     col_shape3 sa, sb;
     char why[160];
-    if (sim_shape3_from_proto(&a->shape, &sa, &ha, why, sizeof why) != 0) {
+    if (wio_shape3_from_proto(&a->shape, &sa, &ha, why, sizeof why) != 0) {
         snprintf(err, errlen, "a.%s", why);
         return -1;
     }
-    if (sim_shape3_from_proto(&b->shape, &sb, &hb, why, sizeof why) != 0) {
+    if (wio_shape3_from_proto(&b->shape, &sb, &hb, why, sizeof why) != 0) {
         snprintf(err, errlen, "b.%s", why);
         return -1;
     }

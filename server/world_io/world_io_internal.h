@@ -1,0 +1,28 @@
+/* What the files of mink_world_io share. */
+#ifndef MINK_WORLD_IO_INTERNAL_H
+#define MINK_WORLD_IO_INTERNAL_H
+
+#include "mink_world_io.h"
+
+/* The protocol and the world agree on how long a tag may be. */
+_Static_assert(SIM_MAX_TAG == PROTO_MAX_TAG, "a body's tag has one size on the wire and in "
+                                             "the world");
+
+/* A 3D shape and body from the protocol's (convert3.c). */
+int wio_shape3_from_proto(const proto_shape *in, col_shape3 *out, col_hull3 *hull, char *err,
+                          size_t errlen);
+int wio_body_def3_from_spec(const proto_body_spec *spec, sim_body_def3 *out, char *err,
+                            size_t errlen);
+int wio_query3(const proto_placed_shape *a, const proto_placed_shape *b, proto_result *out,
+               char *err, size_t errlen);
+
+/* A body's spec fields, as a scene file and the protocol write them: "shape":{...},
+ * "pos":[...], ... "tag":"..." with no braces (save.c). Numbers with 9 significant digits give
+ * every float back exactly. */
+void wio_write_body_fields(const sim_world *w, const sim_body *o, proto_buf *b);
+
+/* A whole number in [lo, hi] in a scene or recording (scene.c). */
+struct cJSON;
+bool wio_json_whole_in(const struct cJSON *j, double lo, double hi);
+
+#endif
