@@ -3,6 +3,8 @@
  * dimensions. */
 #include <math.h>
 
+#include "body_rules.h"
+#include "broadphase.h"
 #include "world_internal.h"
 
 /* Refreshes the tight bounds of every moving body; true when a fat box had to move. */

@@ -15,6 +15,8 @@
  * or swept again, as Box2D keeps a static tree apart from its moving one. */
 #include <math.h>
 
+#include "body_rules.h"
+#include "broadphase.h"
 #include "world_internal.h"
 
 static bool contains(const col_aabb *outer, const col_aabb *inner)

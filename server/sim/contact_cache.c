@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "body_rules.h"
 #include "world_internal.h"
 
 #define SLOT_EMPTY 0u

@@ -6,6 +6,9 @@
 #include <math.h>
 #include <string.h>
 
+#include "body_rules.h"
+#include "broadphase.h"
+#include "solver.h"
 #include "world_internal.h"
 
 #define SIM_MATCH_DISTANCE 0.05f /* m: see match() */

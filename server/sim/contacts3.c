@@ -8,6 +8,9 @@
 #include <math.h>
 #include <string.h>
 
+#include "body_rules.h"
+#include "broadphase.h"
+#include "solver.h"
 #include "world_internal.h"
 
 #define SIM_MATCH_DISTANCE3 0.05f /* m: a new point continues an old one this close */

@@ -7,6 +7,7 @@
  * so the same constraints get the same colors. */
 #include <string.h>
 
+#include "solver.h"
 #include "world_internal.h"
 
 bool sim_graph_color(sim_world *w, const uint32_t *ends, size_t n, size_t bodies,

@@ -1,6 +1,10 @@
-/* Mass properties of 2D shapes: mass, centre of mass and rotational inertia about it. Polygons
+/* Mass properties of bodies: mass, centre of mass and rotational inertia about it. 2D polygons
  * are exact by decomposition into triangles from the first vertex (Box2D's
- * b2ComputePolygonMass); boxes and circles are the textbook formulas. */
+ * b2ComputePolygonMass); boxes and circles are the textbook formulas; 3D shapes take theirs from
+ * the collision library (col_shape3_mass). */
+#include <math.h>
+
+#include "mass.h"
 #include "world_internal.h"
 
 /* m^4: the second moment of area of a polygon about its centroid, and the centroid. */
@@ -25,7 +29,7 @@ static float polygon_inertia(const col_polygon *p, mk_vec2 *centroid)
     return inertia - area * mk_v2_dot(center, center);
 }
 
-sim_mass sim_mass_of(const col_shape2 *s, float density, sim_kind kind)
+sim_mass sim_mass2_of(const col_shape2 *s, float density, sim_kind kind)
 {
     sim_mass m = {0.0f, 0.0f, mk_v2(0.0f, 0.0f)};
     if (kind == SIM_STATIC || kind == SIM_KINEMATIC)
@@ -50,4 +54,25 @@ sim_mass sim_mass_of(const col_shape2 *s, float density, sim_kind kind)
     /* Characters stay upright: they steer themselves and never tip over. */
     m.inv_inertia = kind != SIM_CHARACTER && inertia > 0.0f ? 1.0f / inertia : 0.0f;
     return m;
+}
+
+float sim_mass3_of(sim_body3 *b3, float density, sim_kind kind)
+{
+    col_mass3 m = col_shape3_mass(&b3->shape);
+    b3->local_center = m.centroid;
+    b3->inv_inertia = mk_m3_diag(0.0f, 0.0f, 0.0f);
+    if (kind == SIM_STATIC || kind == SIM_KINEMATIC)
+        return 0.0f;
+    float mass = density * m.volume;
+    if (!(mass > 0.0f) || !isfinite(mass))
+        return 0.0f;
+    /* Characters stay upright: they never rotate. */
+    if (kind == SIM_DYNAMIC) {
+        mk_mat3 inertia = m.inertia;
+        inertia.c0 = mk_v3_scale(inertia.c0, density);
+        inertia.c1 = mk_v3_scale(inertia.c1, density);
+        inertia.c2 = mk_v3_scale(inertia.c2, density);
+        b3->inv_inertia = mk_m3_inverse(inertia);
+    }
+    return 1.0f / mass;
 }

@@ -10,6 +10,9 @@
  * again. A 2D world's boxes are col_aabb3 with z = 0 and half.z = 0. */
 #include <math.h>
 
+#include "body_rules.h"
+#include "broadphase.h"
+#include "static_tree.h"
 #include "world_internal.h"
 
 static col_aabb3 from2(col_aabb b)

@@ -7,6 +7,7 @@
  * their contacts were holding each other up. */
 #include <math.h>
 
+#include "solver.h"
 #include "world_internal.h"
 
 #define SIM_TIME_TO_SLEEP 0.5f    /* s */

@@ -12,6 +12,7 @@
  * body's motion since the step began (dp, dq) instead of running the narrowphase again. */
 #include <math.h>
 
+#include "solver.h"
 #include "world_internal.h"
 
 #define SIM_CONTACT_HERTZ 30.0f  /* stiffness of a contact between two movable bodies */

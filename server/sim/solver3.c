@@ -7,6 +7,7 @@
  * world axes once per step; within a step of 1/60 s the rotation is too small to matter. */
 #include <math.h>
 
+#include "solver.h"
 #include "world_internal.h"
 
 /* The velocities of a constraint's two bodies, in locals while its points are solved. */

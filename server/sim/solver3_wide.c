@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "f4.h"
+#include "solver.h"
 #include "world_internal.h"
 
 /* The body loads read sim_solver_body3 as floats: v, w, dp, dq, gravity_scale in order. */

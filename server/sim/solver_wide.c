@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "f4.h"
+#include "solver.h"
 #include "world_internal.h"
 
 /* A group holds what every pass reads: the solve streams through all groups twelve times a

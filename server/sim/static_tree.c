@@ -11,6 +11,8 @@
 #include <math.h>
 #include <stddef.h>
 
+#include "broadphase.h"
+#include "static_tree.h"
 #include "world_internal.h"
 
 #define TREE_LEAF 4      /* items per leaf at most */

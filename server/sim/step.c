@@ -8,6 +8,9 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "body_rules.h"
+#include "broadphase.h"
+#include "solver.h"
 #include "world_internal.h"
 
 static mk_vec2 up_of(mk_vec2 gravity)

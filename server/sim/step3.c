@@ -5,6 +5,9 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "body_rules.h"
+#include "broadphase.h"
+#include "solver.h"
 #include "world_internal.h"
 
 static mk_vec3 up_of3(mk_vec3 gravity)

@@ -10,6 +10,8 @@
  * uses the exact distance of the narrowphase; a few iterations reach a gap under the slop. */
 #include <math.h>
 
+#include "body_rules.h"
+#include "broadphase.h"
 #include "world_internal.h"
 
 /* m: the gap at which the sweep counts as touching; the push-out handles the rest. */

@@ -3,6 +3,8 @@
  * distance of col_collide3. */
 #include <math.h>
 
+#include "body_rules.h"
+#include "broadphase.h"
 #include "world_internal.h"
 
 #define SWEEP_SLOP3 0.005f /* m: the gap at which the sweep counts as touching */

@@ -4,6 +4,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "body_rules.h"
+#include "broadphase.h"
+#include "mass.h"
+#include "solver.h"
+#include "static_tree.h"
 #include "world_internal.h"
 
 bool sim_vec_reserve(sim_vec *v, size_t cap)
@@ -260,7 +265,7 @@ static sim_id place_body(sim_world *w, const sim_body_def *def, uint32_t owner, 
     if (is3) {
         b->inv_mass = sim_mass3_of(&w->bodies3[slot], def->density, def->kind);
     } else {
-        sim_mass mass = sim_mass_of(&b->shape, def->density, def->kind);
+        sim_mass mass = sim_mass2_of(&b->shape, def->density, def->kind);
         b->inv_mass = mass.inv_mass;
         b->inv_inertia = mass.inv_inertia;
         b->local_center = mass.center;

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "solver.h"
 #include "world_internal.h"
 
 void sim_world3_init(sim_world *w)
@@ -31,27 +32,6 @@ bool sim_place_body3(sim_world *w, const sim_body_def *def, uint32_t slot)
     b3->vel = def->kind == SIM_STATIC ? mk_v3(0.0f, 0.0f, 0.0f) : d->vel;
     b3->rot = d->rot;
     return true;
-}
-
-float sim_mass3_of(sim_body3 *b3, float density, sim_kind kind)
-{
-    col_mass3 m = col_shape3_mass(&b3->shape);
-    b3->local_center = m.centroid;
-    b3->inv_inertia = mk_m3_diag(0.0f, 0.0f, 0.0f);
-    if (kind == SIM_STATIC || kind == SIM_KINEMATIC)
-        return 0.0f;
-    float mass = density * m.volume;
-    if (!(mass > 0.0f) || !isfinite(mass))
-        return 0.0f;
-    /* Characters stay upright: they never rotate. */
-    if (kind == SIM_DYNAMIC) {
-        mk_mat3 inertia = m.inertia;
-        inertia.c0 = mk_v3_scale(inertia.c0, density);
-        inertia.c1 = mk_v3_scale(inertia.c1, density);
-        inertia.c2 = mk_v3_scale(inertia.c2, density);
-        b3->inv_inertia = mk_m3_inverse(inertia);
-    }
-    return 1.0f / mass;
 }
 
 col_aabb3 sim_body3_bounds(const sim_body3 *b3)

@@ -1,0 +1,67 @@
+/* Bounds, the broadphase's pairs and bodies by region (broadphase.c, broad3.c, region.c). */
+#ifndef MINK_SIM_BROADPHASE_H
+#define MINK_SIM_BROADPHASE_H
+
+#include <math.h>
+#include "world_internal.h"
+
+/* A pair of slots whose fattened bounds overlap: a candidate for the narrowphase. */
+typedef struct sim_pair {
+    uint32_t a, b;
+    float height; /* m: the lower body's position along "up", the order of resolution */
+    uint32_t entry; /* a hint: the pair's contact cache entry + 1 when last found, 0 when
+                     * not known, SIM_CACHE_NO_ENTRY when it has none (sim_cache_find_hinted) */
+} sim_pair;
+
+/* How far a body moves before its fat bounds do (Box2D's margin). */
+#define SIM_FAT_MARGIN 0.1f /* m */
+
+/* Bodies by region (region.c). A body's shape bounds now, in 3D form (z = 0 in 2D), and its
+ * fat box (a static body's is its shape's). */
+col_aabb3 sim_shape_bounds_now(const sim_world *w, uint32_t slot);
+col_aabb3 sim_fat_box(const sim_world *w, uint32_t slot);
+/* Sets the fat box to `shape` grown by margin (not on z in 2D) and the tight bounds to it. */
+void sim_set_fat_box(sim_world *w, uint32_t slot, col_aabb3 shape, float margin);
+/* Sorts `order` by the fat boxes' min x (insertion sort: near linear when little moved). */
+void sim_order_sort(sim_world *w);
+/* Builds the statics' tree again when a static body came or went; false when out of memory. */
+bool sim_statics_refresh(sim_world *w);
+/* Fills w->hits with the bodies whose fat box overlaps `box` (the statics too when asked),
+ * statics first, then by the order; false when out of memory. */
+bool sim_query_box(sim_world *w, const col_aabb3 *box, bool with_statics);
+/* After a step: takes the shape bounds of every awake body and grows its fat box over them
+ * where it left it. */
+void sim_bounds_after_step(sim_world *w);
+/* Appends to w->pairs each awake dynamic body or character with every static body its fat box
+ * overlaps; false when out of memory. */
+bool sim_static_pairs(sim_world *w);
+
+/* Keeps w->pairs the candidate pairs of the current positions: every pair whose tight bounds
+ * may overlap (dt s, gravity g m/s^2 bound how far a body moves this step). */
+void sim_broadphase(sim_world *w, float dt, float g);
+
+/* Whether box `inner` lies within box `outer` (touching counts). */
+static inline bool sim_aabb3_contains(const col_aabb3 *outer, const col_aabb3 *inner)
+{
+    return fabsf(inner->center.x - outer->center.x) + inner->half.x <= outer->half.x &&
+           fabsf(inner->center.y - outer->center.y) + inner->half.y <= outer->half.y &&
+           fabsf(inner->center.z - outer->center.z) + inner->half.z <= outer->half.z;
+}
+
+/* Whether two 3D boxes overlap (touching counts). */
+static inline bool sim_aabb3_overlap(const col_aabb3 *a, const col_aabb3 *b)
+{
+    return fabsf(a->center.x - b->center.x) <= a->half.x + b->half.x &&
+           fabsf(a->center.y - b->center.y) <= a->half.y + b->half.y &&
+           fabsf(a->center.z - b->center.z) <= a->half.z + b->half.z;
+}
+
+/* Whether the tight bounds of two slots overlap (the narrowphase's first test). */
+static inline bool sim_tight_overlap(const sim_world *w, uint32_t a, uint32_t b)
+{
+    const col_aabb *t = w->tight.data;
+    return fabsf(t[a].center.x - t[b].center.x) <= t[a].half.x + t[b].half.x &&
+           fabsf(t[a].center.y - t[b].center.y) <= t[a].half.y + t[b].half.y;
+}
+
+#endif

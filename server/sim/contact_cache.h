@@ -1,0 +1,96 @@
+/* The contact cache: each touching pair's impulses from one step to the next (contact_cache.c). */
+#ifndef MINK_SIM_CONTACT_CACHE_H
+#define MINK_SIM_CONTACT_CACHE_H
+
+#include "mink_sim.h"
+#include "sim_vec.h"
+
+/* The impulses of a touching pair, kept from one step to the next and found again by the
+ * pair's body ids and each point's feature id, so that the solver starts from the last step's
+ * answer (warm starting, as Box2D does). a < b. */
+typedef struct sim_cached_point {
+    uint32_t id;
+    float jn, jt;    /* N s: normal and friction impulses */
+    mk_vec2 local_a; /* a's surface point in a's frame, m: found again by place when the id
+                      * changed */
+    mk_vec2 local_b; /* b's surface point in b's frame, m */
+} sim_cached_point;
+
+/* What every cache entry starts with: the pair and its bookkeeping. A world's entries are
+ * sim_cache_entry (2D) or sim_cache_entry3 (3D), each with this head first. */
+typedef struct sim_cache_head {
+    sim_id a, b;
+    bool live;      /* false once removed (until the map is rebuilt) */
+    uint64_t stamp; /* the tick it was last solved at */
+} sim_cache_head;
+
+typedef struct sim_cache_entry {
+    sim_cache_head head;
+    int count;
+    /* Where the manifold was computed: b's placement in a's frame (position, and the cosine
+     * and sine of the angle between them) and the normal in a's frame, so that the manifold is
+     * kept while the pair has hardly moved (contacts.c); `reach`, m, is the farther of the two
+     * shapes' extents. */
+    float reach;
+    mk_vec2 rel_p, rel_q, local_normal;
+    sim_cached_point points[COL_MAX_POINTS2];
+} sim_cache_entry;
+
+/* A 3D pair's entry: the persistent manifold of the seed's arbiter, with the impulses of
+ * each of its points (normal, and friction along the two tangents). */
+typedef struct sim_cache_entry3 {
+    sim_cache_head head;
+    /* Of a polytope pair's one-shot manifold with points: B's placement in A's frame and the
+     * normal in A's frame when it was computed, to keep it while the pair has hardly moved
+     * (contacts3.c, Jolt's body pair cache). Beside the head, so that the test of a kept
+     * manifold reads one or two cache lines of the entry, not its far end. */
+    bool one_shot;
+    mk_vec3 rel_p;
+    mk_quat rel_q;
+    mk_vec3 local_normal;
+    col_contact_cache3 manifold;
+    float jn[COL_MAX_POINTS3];
+    float jt[COL_MAX_POINTS3][2];
+} sim_cache_entry3;
+
+/* One persistent map from body pairs to entries (contact_cache.c). Entry indices stay valid
+ * until sim_cache_reserve rebuilds the map. entries.item is the world's entry size. */
+typedef struct sim_cache {
+    sim_vec entries;  /* sim_cache_entry or sim_cache_entry3 */
+    uint32_t *table;  /* 0 empty, 1 removed, else entry index + 2 */
+    size_t table_cap; /* a power of two */
+    size_t used;      /* table slots holding an entry or a tombstone */
+    size_t dead;      /* entries removed since the last rebuild */
+} sim_cache;
+
+/* Room for `more` new entries; may rebuild the map (entry indices change). */
+bool sim_cache_reserve(sim_cache *c, size_t more);
+void sim_cache_free(sim_cache *c);
+static inline sim_cache_head *sim_cache_at(const sim_cache *c, uint32_t i)
+{
+    return (sim_cache_head *)((char *)c->entries.data + (size_t)i * c->entries.item);
+}
+/* The entry of (a, b) and its index, or NULL. */
+sim_cache_head *sim_cache_find(const sim_cache *c, sim_id a, sim_id b, uint32_t *index);
+/* A pair's hint when the map was asked and had no entry for it: entries are added by the
+ * narrowphases' add_constraint alone, which set the hint, so the pair has none until then. */
+#define SIM_CACHE_NO_ENTRY UINT32_MAX
+/* sim_cache_find through a pair's hint (sim_pair.entry) while that still names (a, b) (entry
+ * indices hold until the map is rebuilt), else by the map, whose table is a cache miss a pair
+ * in a large world; the hint is updated with the answer. */
+sim_cache_head *sim_cache_find_hinted(const sim_cache *c, uint32_t *hint, sim_id a, sim_id b,
+                                      uint32_t *index);
+/* Adds (a, b), which must not be there; room reserved beforehand. Returns its index; the
+ * entry is zeroed past its head. */
+uint32_t sim_cache_add(sim_cache *c, sim_id a, sim_id b);
+void sim_cache_remove(sim_cache *c, uint32_t index);
+/* Before a step's narrowphase: room in the cache and in w->solved for every one of `pairs`
+ * to be new. A rebuild moves the entries: the list of those solved in the last step is then
+ * found again by their stamps. False when memory runs out. */
+bool sim_cache_reserve_step(sim_world *w, size_t pairs);
+/* After it: removes the entries of the pairs solved in the last step (w->solved before
+ * `first`) that were not solved in this one, unless their bodies went to sleep; the entries
+ * of this step become the last step's. */
+void sim_cache_end_pairs(sim_world *w, size_t first);
+
+#endif

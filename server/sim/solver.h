@@ -1,0 +1,148 @@
+/* The contact solver's bodies, constraints and passes, 2D and 3D (solver.c, solver_wide.c,
+ * graph_color.c, solver3.c, solver3_wide.c). */
+#ifndef MINK_SIM_SOLVER_H
+#define MINK_SIM_SOLVER_H
+
+#include "body_rules.h"
+#include "mink_sim.h"
+
+/* The solver's view of a moving body (solver.c): velocities and the motion of the step so far
+ * in 32 bytes, all that the inner loops touch (Box2D v3's body state). Index 0 is a body at
+ * rest that stands for static and sleeping ones. */
+typedef struct sim_solver_body {
+    mk_vec2 v;
+    float w;
+    float gravity_scale; /* 1 for dynamic bodies and characters, 0 for kinematic ones */
+    mk_vec2 dp; /* m, translation of the centre of mass since the step began */
+    mk_vec2 dq; /* cos and sin of the rotation since the step began */
+} sim_solver_body;
+
+/* The rest of a solver body, beside it at the same index. */
+typedef struct sim_solver_info {
+    float inv_mass, inv_inertia;
+    uint32_t slot;
+} sim_solver_info;
+
+typedef struct sim_constraint_point {
+    mk_vec2 ra, rb;  /* anchors from each centre of mass at the start of the step, m */
+    float base_sep;  /* separation less the anchors' offset along the normal, m */
+    float normal_mass, tangent_mass;
+    float jn, jt, max_jn; /* accumulated impulses, N s */
+    float approach;  /* normal relative velocity at the start, m/s (restitution) */
+} sim_constraint_point;
+
+typedef struct sim_constraint {
+    uint32_t a, b; /* solver bodies */
+    float ma, mb, ia, ib; /* their inverse masses and inertias */
+    mk_vec2 normal; /* from a to b */
+    float friction, restitution;
+    bool fixed; /* one side has infinite mass: the stiffer static softness applies */
+    int count;
+    uint32_t cache_entry; /* where its impulses go for the next step */
+    sim_constraint_point points[COL_MAX_POINTS2];
+} sim_constraint;
+
+/* Fills the masses of each point of a constraint just built (solver.c): the effective mass
+ * along the normal and the tangent, and the approach speed from the solver bodies' velocities
+ * at the start of the step. */
+void sim_prepare_constraint(const sim_solver_body *bodies, sim_constraint *c);
+/* Solves the contacts of one step of dt by the soft step of Box2D v3 (solver.c) and stores
+ * their impulses in the contact cache. */
+void sim_solve(sim_world *w, float dt);
+
+
+/* A soft constraint's coefficients (solver.c's make_soft). */
+typedef struct sim_softness {
+    float bias_rate, mass_scale, impulse_scale;
+} sim_softness;
+
+typedef struct softness_set {
+    sim_softness movable, fixed; /* between two movable bodies; against an immovable one */
+} softness_set;
+
+/* The wide solver (solver_wide.c): colors and packs the prepared constraints, whose movable
+ * ends the narrowphase wrote into w->wide_ends (false when memory runs out: then every
+ * constraint is solved one by one), then warm starts and solves the colored ones four at a
+ * time; unpack gives their impulses back to the constraints when restitution follows, else
+ * straight to the contact cache. The indices of the constraints left to solve one by one are
+ * in w->wide_overflow. */
+#define SIM_WIDE_COLORS 16
+/* Colors constraints (graph_color.c): ends holds each one's two solver bodies, 0 for one that
+ * never moves. Fills w->wide_order with the colored ones by color (color k from start[k] to
+ * start[k + 1]) and w->wide_overflow with those that found no color; false when memory runs
+ * out. */
+bool sim_graph_color(sim_world *w, const uint32_t *ends, size_t n, size_t bodies,
+                     uint32_t start[SIM_WIDE_COLORS + 1]);
+typedef struct sim_wide_group sim_wide_group;
+typedef struct sim_wide_cold sim_wide_cold;
+size_t sim_wide_group_size(void);
+size_t sim_wide_cold_size(void);
+bool sim_wide_build(sim_world *w);
+void sim_wide_warm_start(sim_world *w);
+void sim_wide_solve(sim_world *w, softness_set s, float inv_h, bool use_bias);
+void sim_wide_unpack(sim_world *w);
+
+/* The 3D solver's view of a moving body (solver3.c): velocities and the motion of the step so
+ * far. Index 0 is a body at rest that stands for static and sleeping ones. */
+typedef struct sim_solver_body3 {
+    mk_vec3 v, w;
+    mk_vec3 dp; /* m, translation of the centre of mass since the step began */
+    mk_quat dq; /* rotation since the step began */
+    float gravity_scale;
+} sim_solver_body3;
+
+typedef struct sim_solver_info3 {
+    float inv_mass;
+    mk_mat3 inv_inertia; /* world axes, at the start of the step */
+    uint32_t slot;
+} sim_solver_info3;
+
+/* One row of a contact point along a unit direction d: the angular parts of the Jacobian
+ * (ra x d, rb x d), the same through each body's inverse inertia (what an impulse along d does
+ * to the spins), and the effective mass along d. Precomputed at the start of the step, so the
+ * solver's inner loops are dot products. */
+typedef struct sim_row3 {
+    mk_vec3 ja, jb, ka, kb;
+    float mass;
+} sim_row3;
+
+/* The rows of a constraint solved one by one, per point the normal and the two tangents: apart
+ * from the constraint, so that the many solved four at a time (solver3_wide.c) stay small. */
+typedef struct sim_rows3 {
+    sim_row3 r[COL_MAX_POINTS3][3];
+} sim_rows3;
+
+typedef struct sim_constraint_point3 {
+    mk_vec3 ra, rb;  /* anchors from each centre of mass at the start of the step, m */
+    float base_sep;  /* separation less the anchors' offset along the normal, m */
+    float jn, jt[2], max_jn; /* accumulated impulses, N s */
+    float approach;  /* normal relative velocity at the start, m/s (restitution) */
+} sim_constraint_point3;
+
+typedef struct sim_constraint3 {
+    uint32_t a, b; /* solver bodies */
+    float ma, mb;  /* their inverse masses */
+    mk_vec3 normal; /* from a to b */
+    mk_vec3 tangent[2];
+    float friction, restitution;
+    bool fixed; /* one side has infinite mass: the stiffer static softness applies */
+    int count;
+    uint32_t cache_entry;
+    sim_constraint_point3 points[COL_MAX_POINTS3];
+} sim_constraint3;
+
+/* The 3D wide solver (solver3_wide.c), as the 2D one above: build colors and packs the
+ * constraints (false when memory runs out), restitution ends the step as solver3.c's does, and
+ * unpack gives the impulses back to the constraints. */
+typedef struct sim_wide_group3 sim_wide_group3;
+size_t sim_wide_group3_size(void);
+bool sim_wide3_build(sim_world *w, softness_set s);
+void sim_wide3_warm_start(sim_world *w);
+void sim_wide3_solve(sim_world *w, float inv_h, bool use_bias);
+void sim_wide3_restitution(sim_world *w);
+void sim_wide3_unpack(sim_world *w);
+
+/* The softness of Box2D v3's soft step for a substep of h seconds (solver.c). */
+softness_set sim_softness_of(float h);
+
+#endif
