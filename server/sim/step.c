@@ -199,7 +199,7 @@ static float wrap_angle(float x)
     return remainderf(x, turn);
 }
 
-/* Whether a body that moves by d this step is swept first (sim_sweep), so that it stops at
+/* Whether a body that moves by d this step is swept first (sim_sweep2), so that it stops at
  * the first static or kinematic body in its way instead of sinking into it or passing through:
  * the solver only sees the contacts of the start of the step. A character is pushed out of
  * what it lands on within the step (resolve), so only passing through matters for it. */
@@ -237,7 +237,7 @@ static void finish_bodies(sim_world *w, float dt)
         mk_vec2 d = mk_v2_sub(pos, b->pos);
         b->rot = mk_v2(c, s);
         b->rot_angle = angle;
-        if (needs_sweep(b, d) && sim_sweep(w, b, d, dt)) {
+        if (needs_sweep(b, d) && sim_sweep2(w, b, d, dt)) {
             b->angle = angle;
             continue;
         }
@@ -294,7 +294,7 @@ void sim_world_step(sim_world *w)
             continue;
         float run = mk_v2_len(horizontal(b->vel, up)) * cfg->dt;
         float drop = run * tanf(mk_minf(b->max_slope, SIM_SNAP_MAX_SLOPE)) + SIM_SNAP_STEP;
-        b->grounded = sim_snap_to_ground(w, b, up, drop);
+        b->grounded = sim_snap_to_ground2(w, b, up, drop);
     }
 
     if (cfg->sleep)

@@ -101,12 +101,14 @@ void sim_sleep_islands(sim_world *w, float dt);
  * seconds would hit a static or kinematic body, moves it to the time of impact, resolves the
  * impact (sim_impact_of) and returns true; returns false (and changes
  * nothing) otherwise. */
-bool sim_sweep(sim_world *w, sim_body *b, mk_vec2 d, float dt);
+bool sim_sweep2(sim_world *w, sim_body *b, mk_vec2 d, float dt);
+bool sim_sweep3(sim_world *w, sim_body *b, mk_vec3 d, float dt);
 
 /* Keeps a character on the ground it walks down (sweep.c): moves it down along -up by at most
  * `reach` onto walkable ground (within its max_slope) and returns true, or returns false and
  * changes nothing when no walkable ground is that close. */
-bool sim_snap_to_ground(sim_world *w, sim_body *b, mk_vec2 up, float reach);
+bool sim_snap_to_ground2(sim_world *w, sim_body *b, mk_vec2 up, float reach);
+bool sim_snap_to_ground3(sim_world *w, sim_body *b, mk_vec3 up, float reach);
 
 /* Reports a change made from outside the step to the world's listener, if any (world.c). */
 void sim_report_change(sim_world *w, sim_change_kind kind, const sim_body *body, uint32_t owner,
@@ -130,9 +132,6 @@ void sim_build_solver_bodies3(sim_world *w);
 void sim_collide3(sim_world *w, mk_vec3 up);
 void sim_solve3(sim_world *w, float dt);
 void sim_store_impulses3(sim_world *w);
-/* sweep3.c: sim_sweep and sim_snap_to_ground of a 3D world. */
-bool sim_sweep3(sim_world *w, sim_body *b, mk_vec3 d, float dt);
-bool sim_snap_to_ground3(sim_world *w, sim_body *b, mk_vec3 up, float reach);
 
 /* Removes a body as sim_world_remove does, but unrecorded: the step's own removals follow from
  * the recorded inputs. */
