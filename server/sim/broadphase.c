@@ -17,62 +17,62 @@
 
 #include "body_rules.h"
 #include "broadphase.h"
-#include "world_internal.h"
+#include "dim.h"
 
-static bool contains(const col_aabb *outer, const col_aabb *inner)
+/* Refreshes the tight bounds of every moving body (the shape grown by half the speculative
+ * distance and by what it can move this step: dt s, gravity g m/s^2) and moves the fat bounds
+ * of those whose tight ones left them; true when a fat box moved. */
+static bool refresh_bounds(sim_world *w, float dt, float g)
 {
-    return fabsf(inner->center.x - outer->center.x) + inner->half.x <= outer->half.x &&
-           fabsf(inner->center.y - outer->center.y) + inner->half.y <= outer->half.y;
-}
-
-void sim_broadphase(sim_world *w, float dt, float g)
-{
-    col_aabb *bounds = w->bounds.data, *tight = w->tight.data;
+    daabb *bounds = dim_fat_bounds(w), *tight = dim_tight_bounds(w);
     const col_aabb3 *shape_box = w->shape_box.data;
     const uint32_t *movers = w->movers.data;
-    bool moved = w->pairs_dirty;
-
+    bool moved = false;
     for (size_t i = 0; i < w->movers.len; i++) {
         uint32_t s = movers[i];
-        const sim_body *b = &w->bodies[s];
-        if (b->sleeping) /* it does not move: its bounds stand */
+        if (w->bodies[s].sleeping) /* it does not move: its bounds stand */
             continue;
-        /* The shape's bounds as the last step left them (region.c). */
-        col_aabb box = {mk_v2(shape_box[s].center.x, shape_box[s].center.y),
-                        mk_v2(shape_box[s].half.x, shape_box[s].half.y)};
-        float grow = 0.5f * SIM_SPECULATIVE + (mk_v2_len(b->vel) + g * dt) * dt;
-        box.half = mk_v2_add(box.half, mk_v2(grow, grow));
+        daabb box = dim_aabb_of3(shape_box[s]); /* as the last step left it (region.c) */
+        float grow = 0.5f * SIM_SPECULATIVE + (dv_len(dim_part(w, s)->vel) + g * dt) * dt;
+        box.half = dv_add(box.half, dim_splat(grow));
         tight[s] = box;
-        if (!contains(&bounds[s], &box)) {
-            box.half = mk_v2_add(box.half, mk_v2(SIM_FAT_MARGIN, SIM_FAT_MARGIN));
+        if (!dim_aabb_contains(&bounds[s], &box)) {
+            box.half = dv_add(box.half, dim_splat(SIM_FAT_MARGIN));
             bounds[s] = box;
             w->fat_half_max = mk_maxf(w->fat_half_max, box.half.x);
             moved = true;
         }
     }
+    return moved;
+}
+
+void DIM_NAME(sim_broadphase)(sim_world *w, float dt, float g)
+{
+    bool moved = refresh_bounds(w, dt, g) || w->pairs_dirty;
     if (!moved)
         return;
     w->pairs_dirty = false;
     sim_order_sort(w);
+    const daabb *bounds = dim_fat_bounds(w);
     const uint32_t *order = w->order.data;
     size_t n = w->order.len;
-    if (w->order.len == 0) { /* static bodies alone: no pair can move */
+    if (n == 0) { /* static bodies alone: no pair can move */
         w->pairs.len = 0;
         return;
     }
 
-    /* The sweep reads the sorted bounds as four flat arrays: the inner loop touches nothing
-     * else, so it runs through a tall pile's many x-overlaps quickly. */
-    if (!sim_vec_reserve(&w->sweep, 4 * n))
+    /* The sweep reads the sorted bounds as flat arrays, the low and the high edge on each
+     * axis: the inner loop touches nothing else, so it runs through a tall pile's many
+     * x-overlaps quickly. */
+    if (!sim_vec_reserve(&w->sweep, 2 * MK_DIM * n))
         return; /* out of memory: no pairs this step */
-    float *lox = w->sweep.data, *hix = lox + n, *loy = hix + n, *hiy = loy + n;
-    for (size_t i = 0; i < n; i++) {
-        const col_aabb *b = &bounds[order[i]];
-        lox[i] = b->center.x - b->half.x;
-        hix[i] = b->center.x + b->half.x;
-        loy[i] = b->center.y - b->half.y;
-        hiy[i] = b->center.y + b->half.y;
+    float *lo[MK_DIM], *hi[MK_DIM];
+    for (int k = 0; k < MK_DIM; k++) {
+        lo[k] = (float *)w->sweep.data + 2 * (size_t)k * n;
+        hi[k] = lo[k] + n;
     }
+    for (size_t i = 0; i < n; i++)
+        dim_aabb_edges(&bounds[order[i]], lo, hi, i);
     /* The pairs with static bodies first: the solver then works up from the ground. Those
      * are of awake bodies alone; a sleeper among the others is noted. */
     w->pairs.len = 0;
@@ -81,9 +81,11 @@ void sim_broadphase(sim_world *w, float dt, float g)
         return; /* out of memory: this step resolves the pairs it has */
     bool sleeper = false;
     for (size_t i = 0; i < n; i++) {
-        float a_right = hix[i], a_low = loy[i], a_high = hiy[i];
-        for (size_t j = i + 1; j < n && lox[j] <= a_right; j++) {
-            if (loy[j] > a_high || a_low > hiy[j])
+        for (size_t j = i + 1; j < n && lo[0][j] <= hi[0][i]; j++) {
+            bool apart = false;
+            for (int k = 1; k < MK_DIM; k++)
+                apart |= lo[k][j] > hi[k][i] || lo[k][i] > hi[k][j];
+            if (apart)
                 continue;
             uint32_t sa = order[i], sb = order[j];
             /* A pair of resting bodies is not listed (a sleeping island keeps its contacts in

@@ -38,7 +38,8 @@ bool sim_static_pairs(sim_world *w);
 
 /* Keeps w->pairs the candidate pairs of the current positions: every pair whose tight bounds
  * may overlap (dt s, gravity g m/s^2 bound how far a body moves this step). */
-void sim_broadphase(sim_world *w, float dt, float g);
+void sim_broadphase2(sim_world *w, float dt, float g);
+void sim_broadphase3(sim_world *w, float dt, float g);
 
 /* Whether box `inner` lies within box `outer` (touching counts). */
 static inline bool sim_aabb3_contains(const col_aabb3 *outer, const col_aabb3 *inner)
@@ -62,6 +63,12 @@ static inline bool sim_tight_overlap(const sim_world *w, uint32_t a, uint32_t b)
     const col_aabb *t = w->tight.data;
     return fabsf(t[a].center.x - t[b].center.x) <= t[a].half.x + t[b].half.x &&
            fabsf(t[a].center.y - t[b].center.y) <= t[a].half.y + t[b].half.y;
+}
+
+static inline bool sim_tight_overlap3(const sim_world *w, uint32_t a, uint32_t b)
+{
+    const col_aabb3 *t = w->tight3.data;
+    return sim_aabb3_overlap(&t[a], &t[b]);
 }
 
 #endif

@@ -15,6 +15,7 @@
 #ifndef MINK_SIM_DIM_H
 #define MINK_SIM_DIM_H
 
+#include "broadphase.h"
 #include "world_internal.h"
 
 #if !defined(MK_DIM) || (MK_DIM != 2 && MK_DIM != 3)
@@ -61,6 +62,29 @@ static inline col_aabb3 dim_aabb3(daabb b)
 {
     return (col_aabb3){mk_v3(b.center.x, b.center.y, 0.0f), mk_v3(b.half.x, b.half.y, 0.0f)};
 }
+/* The world's fat and tight bounds per slot (broadphase.c). */
+static inline daabb *dim_fat_bounds(const sim_world *w) { return w->bounds.data; }
+static inline daabb *dim_tight_bounds(const sim_world *w) { return w->tight.data; }
+/* A box of the world's 3D form (region.c) in the dimension's own. */
+static inline daabb dim_aabb_of3(col_aabb3 b)
+{
+    return (col_aabb){mk_v2(b.center.x, b.center.y), mk_v2(b.half.x, b.half.y)};
+}
+static inline dvec dim_splat(float s) { return mk_v2(s, s); }
+/* Whether box `inner` lies within box `outer` (touching counts). */
+static inline bool dim_aabb_contains(const daabb *outer, const daabb *inner)
+{
+    return fabsf(inner->center.x - outer->center.x) + inner->half.x <= outer->half.x &&
+           fabsf(inner->center.y - outer->center.y) + inner->half.y <= outer->half.y;
+}
+/* Writes a box's low and high edge on each axis at index i of lo[axis] and hi[axis]. */
+static inline void dim_aabb_edges(const daabb *b, float *lo[2], float *hi[2], size_t i)
+{
+    lo[0][i] = b->center.x - b->half.x;
+    hi[0][i] = b->center.x + b->half.x;
+    lo[1][i] = b->center.y - b->half.y;
+    hi[1][i] = b->center.y + b->half.y;
+}
 
 #else /* MK_DIM == 3 */
 #define DIM_NAME(f) f##3
@@ -95,6 +119,23 @@ static inline dvec dim_half_abs(dvec v)
     return mk_v3(0.5f * fabsf(v.x), 0.5f * fabsf(v.y), 0.5f * fabsf(v.z));
 }
 static inline col_aabb3 dim_aabb3(daabb b) { return b; }
+static inline daabb *dim_fat_bounds(const sim_world *w) { return w->bounds3.data; }
+static inline daabb *dim_tight_bounds(const sim_world *w) { return w->tight3.data; }
+static inline daabb dim_aabb_of3(col_aabb3 b) { return b; }
+static inline dvec dim_splat(float s) { return mk_v3(s, s, s); }
+static inline bool dim_aabb_contains(const daabb *outer, const daabb *inner)
+{
+    return sim_aabb3_contains(outer, inner);
+}
+static inline void dim_aabb_edges(const daabb *b, float *lo[3], float *hi[3], size_t i)
+{
+    lo[0][i] = b->center.x - b->half.x;
+    hi[0][i] = b->center.x + b->half.x;
+    lo[1][i] = b->center.y - b->half.y;
+    hi[1][i] = b->center.y + b->half.y;
+    lo[2][i] = b->center.z - b->half.z;
+    hi[2][i] = b->center.z + b->half.z;
+}
 #endif
 
 #endif

@@ -272,10 +272,10 @@ void sim_world_step(sim_world *w)
         b->grounded = false;
     }
 
-    sim_broadphase(w, cfg->dt, mk_v2_len(cfg->gravity));
+    sim_broadphase2(w, cfg->dt, mk_v2_len(cfg->gravity));
     sim_wake_touched(w);
     if (w->pairs_dirty) /* an island woke: its own pairs join the list now */
-        sim_broadphase(w, cfg->dt, mk_v2_len(cfg->gravity));
+        sim_broadphase2(w, cfg->dt, mk_v2_len(cfg->gravity));
     sim_build_solver_bodies(w);
     sim_collide(w, up);
     sim_solve(w, cfg->dt);

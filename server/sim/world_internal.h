@@ -124,8 +124,6 @@ col_aabb3 sim_body3_bounds(const sim_body3 *b3);
 /* The step of a 3D world (step3.c) and its parts: the broadphase (broad3.c), the narrowphase
  * (contacts3.c) and the solver (solver3.c), in the 2D step's design. */
 void sim_world_step3(sim_world *w);
-void sim_broadphase3(sim_world *w, float dt, float g);
-bool sim_tight_overlap3(const sim_world *w, uint32_t a, uint32_t b);
 mk_vec3 sim_body3_center(const sim_body3 *b3);
 void sim_wake_touched3(sim_world *w);
 void sim_build_solver_bodies3(sim_world *w);
