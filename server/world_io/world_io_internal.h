@@ -8,13 +8,13 @@
 _Static_assert(SIM_MAX_TAG == PROTO_MAX_TAG, "a body's tag has one size on the wire and in "
                                              "the world");
 
-/* A 3D shape and body from the protocol's (convert3.c). */
+/* A protocol shape as the world collides it (shape.c). A polygon becomes its convex hull and a
+ * hull its 3D hull, written into `polygon` or `hull`, which the shape then points to. Returns
+ * 0, or -1 with `err` naming the field. */
+int wio_shape2_from_proto(const proto_shape *in, col_shape2 *out, col_polygon *polygon,
+                          char *err, size_t errlen);
 int wio_shape3_from_proto(const proto_shape *in, col_shape3 *out, col_hull3 *hull, char *err,
                           size_t errlen);
-int wio_body_def3_from_spec(const proto_body_spec *spec, sim_body_def3 *out, char *err,
-                            size_t errlen);
-int wio_query3(const proto_placed_shape *a, const proto_placed_shape *b, proto_result *out,
-               char *err, size_t errlen);
 
 /* A body's spec fields, as a scene file and the protocol write them: "shape":{...},
  * "pos":[...], ... "tag":"..." with no braces (save.c). Numbers with 9 significant digits give

@@ -1,0 +1,118 @@
+/* Bodies between the protocol and the world: a validated body spec as a body definition, and
+ * a body's shape and state as `state` sends them, in either world. */
+#include <stddef.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "world_io_internal.h"
+
+static sim_kind kind_from_proto(proto_body_kind k)
+{
+    switch (k) {
+    case PROTO_KIND_STATIC:
+        return SIM_STATIC;
+    case PROTO_KIND_KINEMATIC:
+        return SIM_KINEMATIC;
+    case PROTO_KIND_CHARACTER:
+        return SIM_CHARACTER;
+    case PROTO_KIND_DYNAMIC:
+        break;
+    }
+    return SIM_DYNAMIC;
+}
+
+proto_body_kind wio_kind_to_proto(sim_kind k)
+{
+    switch (k) {
+    case SIM_STATIC:
+        return PROTO_KIND_STATIC;
+    case SIM_KINEMATIC:
+        return PROTO_KIND_KINEMATIC;
+    case SIM_CHARACTER:
+        return PROTO_KIND_CHARACTER;
+    case SIM_DYNAMIC:
+        break;
+    }
+    return PROTO_KIND_DYNAMIC;
+}
+
+/* The 3D part of a body definition. */
+static int body_def3_from_spec(const proto_body_spec *spec, sim_body_def3 *out, char *err,
+                               size_t errlen)
+{
+    if (wio_shape3_from_proto(&spec->shape, &out->shape, &out->hull, err, errlen) != 0)
+        return -1;
+    out->pos = mk_v3((float)spec->pos[0], (float)spec->pos[1], (float)spec->pos[2]);
+    out->vel = mk_v3((float)spec->vel[0], (float)spec->vel[1], (float)spec->vel[2]);
+    /* The parser normalised it in double; in float it is normalised again. */
+    mk_quat q = {(float)spec->rot[0], (float)spec->rot[1], (float)spec->rot[2],
+                 (float)spec->rot[3]};
+    if (!mk_quat_normalize_checked(q, &out->rot)) {
+        snprintf(err, errlen, "rot: a zero quaternion is not a rotation");
+        return -1;
+    }
+    return 0;
+}
+
+int wio_body_def_from_spec(const proto_body_spec *spec, int dim, sim_body_def *out, char *err,
+                           size_t errlen)
+{
+    memset(out, 0, offsetof(sim_body_def, d3));
+    if (dim == 3) {
+        memset(&out->d3, 0, offsetof(sim_body_def3, hull));
+        if (body_def3_from_spec(spec, &out->d3, err, errlen) != 0)
+            return -1;
+    } else if (wio_shape2_from_proto(&spec->shape, &out->shape, &out->polygon, err, errlen) != 0) {
+        return -1;
+    }
+    out->pos = mk_v2((float)spec->pos[0], (float)spec->pos[1]);
+    out->vel = mk_v2((float)spec->vel[0], (float)spec->vel[1]);
+    out->angle = (float)spec->rot[0];
+    out->kind = kind_from_proto(spec->kind);
+    out->density = (float)spec->density;
+    out->friction = (float)spec->friction;
+    out->restitution = (float)spec->restitution;
+    out->max_speed = (float)spec->max_speed;
+    out->jump_height = (float)spec->jump_height;
+    out->max_slope = (float)spec->max_slope;
+    memcpy(out->tag, spec->tag, sizeof out->tag);
+    return 0;
+}
+
+void wio_body_shape_to_proto(const sim_world *w, const sim_body *b, proto_shape *out)
+{
+    const sim_body3 *b3 = sim_body3_of(w, b);
+    if (b3)
+        wio_shape3_to_proto(&b3->shape, out);
+    else
+        wio_shape2_to_proto(&b->shape, out);
+}
+
+void wio_body_state(const sim_world *w, const sim_body *b, proto_body_state *st)
+{
+    const sim_body3 *b3 = sim_body3_of(w, b);
+    memset(st, 0, sizeof *st);
+    st->id = b->id;
+    if (!b3) {
+        st->pos[0] = b->pos.x;
+        st->pos[1] = b->pos.y;
+        st->rot[0] = b->angle;
+        st->vel[0] = b->vel.x;
+        st->vel[1] = b->vel.y;
+        st->w[0] = b->w;
+        return;
+    }
+    st->pos[0] = b3->pos.x;
+    st->pos[1] = b3->pos.y;
+    st->pos[2] = b3->pos.z;
+    st->rot[0] = b3->rot.x;
+    st->rot[1] = b3->rot.y;
+    st->rot[2] = b3->rot.z;
+    st->rot[3] = b3->rot.w;
+    st->vel[0] = b3->vel.x;
+    st->vel[1] = b3->vel.y;
+    st->vel[2] = b3->vel.z;
+    st->w[0] = b3->w.x;
+    st->w[1] = b3->w.y;
+    st->w[2] = b3->w.z;
+}
