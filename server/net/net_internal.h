@@ -56,6 +56,11 @@ typedef struct net_session {
     char peer[64];   /* "address:port", for logs */
     bool joined;
     bool closing;
+    /* Set while a pass over the sessions runs: the session is closed after the pass
+     * (net_close_pending), with the queued output flushed first when close_flush. */
+    const char *close_reason;
+    bool close_flush;
+    struct net_session *close_next;
     char name[PROTO_MAX_NAME + 1];
     sim_id avatar;
     bool contacts; /* subscribed to contact manifolds */
@@ -110,6 +115,11 @@ struct net_server {
 
     net_session *sessions; /* doubly linked */
     uint32_t session_count;
+    /* Closing a session takes its bodies out of the world and unlinks it: never while a pass
+     * walks the sessions or the world's lists. Inside a pass (walking > 0) a close is only
+     * noted in to_close and made when the pass ends (Redis's freeClientAsync). */
+    unsigned walking;
+    net_session *to_close;
     uint32_t next_client;
     bool stopping;
 
@@ -154,6 +164,9 @@ void net_session_error(net_session *s, proto_error_code code, const char *messag
 void net_session_close(net_session *s, const char *reason);
 /* Closes after the queued output has been written (an answer, then the close). */
 void net_session_close_after_flush(net_session *s, const char *reason);
+/* A pass over the sessions: between begin and end, closes are noted and made at the end. */
+void net_walk_begin(net_server *srv);
+void net_walk_end(net_server *srv);
 
 /* server.c */
 /* Whether a session is due a state after the steps from tick `since` to `tick` (its phase

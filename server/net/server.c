@@ -55,6 +55,7 @@ uint32_t net_state_phases(const net_config *cfg)
 static void check_sessions(net_server *srv, uint64_t now)
 {
     net_session *next;
+    net_walk_begin(srv);
     for (net_session *s = srv->sessions; s; s = next) {
         next = s->next;
         /* Every input received before this step has now been applied. */
@@ -78,6 +79,7 @@ static void check_sessions(net_server *srv, uint64_t now)
             net_session_close(s, "too slow a reader");
         }
     }
+    net_walk_end(srv);
 }
 
 void net_log_world_hash(const sim_world *w, uint64_t every)

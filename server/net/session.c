@@ -1,6 +1,7 @@
 /* One client connection: read, frame, parse and answer its messages, and queue its output.
  * Every byte from the client is untrusted: a line is validated by mink_proto before anything
  * acts on it, and a refused message gets an `error` while the world goes on. */
+#include <assert.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -53,8 +54,26 @@ static bool begin_close(net_session *s, const char *reason)
     return true;
 }
 
+/* Notes a close asked for inside a pass, to be made at its end; a close now wins over a close
+ * after a flush. */
+static void close_later(net_session *s, const char *reason, bool flush)
+{
+    if (s->close_reason) {
+        s->close_flush = s->close_flush && flush;
+        return;
+    }
+    s->close_reason = reason;
+    s->close_flush = flush;
+    s->close_next = s->srv->to_close;
+    s->srv->to_close = s;
+}
+
 void net_session_close(net_session *s, const char *reason)
 {
+    if (s->srv->walking > 0) {
+        close_later(s, reason, false);
+        return;
+    }
     if (begin_close(s, reason) || !uv_is_closing((uv_handle_t *)&s->tcp))
         uv_close((uv_handle_t *)&s->tcp, on_close);
 }
@@ -70,6 +89,10 @@ static void on_shutdown(uv_shutdown_t *req, int status)
 
 void net_session_close_after_flush(net_session *s, const char *reason)
 {
+    if (s->srv->walking > 0) {
+        close_later(s, reason, true);
+        return;
+    }
     if (!begin_close(s, reason))
         return;
     /* The shutdown completes once the queued writes are done; a peer that never reads is
@@ -78,6 +101,25 @@ void net_session_close_after_flush(net_session *s, const char *reason)
     if (!req || uv_shutdown(req, (uv_stream_t *)&s->tcp, on_shutdown) != 0) {
         free(req);
         uv_close((uv_handle_t *)&s->tcp, on_close);
+    }
+}
+
+void net_walk_begin(net_server *srv) { srv->walking++; }
+
+void net_walk_end(net_server *srv)
+{
+    assert(srv->walking > 0);
+    if (--srv->walking > 0)
+        return;
+    net_session *s;
+    while ((s = srv->to_close) != NULL) {
+        srv->to_close = s->close_next;
+        const char *reason = s->close_reason;
+        s->close_reason = NULL;
+        if (s->close_flush)
+            net_session_close_after_flush(s, reason);
+        else
+            net_session_close(s, reason);
     }
 }
 

@@ -96,6 +96,9 @@ void net_snapshot_collect_removed(net_server *srv)
     size_t n;
     const sim_id *ids = sim_world_removed(srv->world, &n);
     net_session *next;
+    /* A session closed here leaves the world after the removed list is cleared: its bodies
+     * are then the next snapshot's removals, told to everyone who saw them. */
+    net_walk_begin(srv);
     for (net_session *s = srv->sessions; s; s = next) {
         next = s->next;
         for (size_t i = 0; i < n; i++) {
@@ -111,6 +114,7 @@ void net_snapshot_collect_removed(net_server *srv)
     }
     /* Every session now knows; the slots may be reused. */
     sim_world_clear_removed(srv->world);
+    net_walk_end(srv);
 }
 
 /* ---- encoding, once per snapshot ---- */
@@ -429,10 +433,11 @@ int net_snapshot_build(net_server *srv, uint64_t since)
 
     int ready = 0;
     net_session *next;
+    net_walk_begin(srv); /* a failure closes s when the pass ends */
     for (net_session *s = srv->sessions; s; s = next) {
-        next = s->next; /* a failure closes s */
+        next = s->next;
         s->state_ready = false;
-        if (!s->joined || !net_state_due(srv, s, since, srv->tick->tick))
+        if (!s->joined || s->close_reason || !net_state_due(srv, s, since, srv->tick->tick))
             continue;
         if (s->state_in_flight) { /* a slow reader: it gets a newer state once this one is
                                      written */
@@ -446,6 +451,7 @@ int net_snapshot_build(net_server *srv, uint64_t since)
         s->state_ready = true;
         ready++;
     }
+    net_walk_end(srv);
     return ready;
 }
 
