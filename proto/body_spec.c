@@ -226,6 +226,5 @@ proto_error_code proto_parse_body_spec(const cJSON *json, int dim, const char *p
 {
     char prefix[80];
     snprintf(prefix, sizeof prefix, "%s.", path);
-    err->has_req = false;
     return proto_parse_spec(json, dim, prefix, out, err);
 }

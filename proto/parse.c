@@ -157,8 +157,6 @@ proto_error_code proto_parse(const char *line, size_t len, int dim, proto_msg *o
 {
     err->code = PROTO_OK;
     err->message[0] = '\0';
-    err->has_req = false;
-    err->req[0] = '\0';
     out->has_req = false;
     out->req[0] = '\0';
 
@@ -193,8 +191,6 @@ proto_error_code proto_parse(const char *line, size_t len, int dim, proto_msg *o
         if ((rc = proto_get_echo(line, len, req, "req", out->req, err)))
             goto done;
         out->has_req = true;
-        err->has_req = true;
-        memcpy(err->req, out->req, sizeof err->req);
     }
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(root, "type");
     if (!type) {

@@ -115,7 +115,7 @@ static bool save_path_writable(const char *path)
  * silently overridden. */
 static sim_world *load_world(const char *scene, int dim, const sim_config *wc, int *code)
 {
-    char err[512];
+    mk_error err = {0};
     sim_world *world = NULL;
     int scene_dim = 0;
     *code = 2;
@@ -123,23 +123,22 @@ static sim_world *load_world(const char *scene, int dim, const sim_config *wc, i
         int n = (int)integer_arg("--scene pile:N", scene + 5, 1, wc->max_bodies - 1.0);
         scene_dim = 2;
         if (dim != 3)
-            world = wio_scene_pile2(n, wc, err, sizeof err);
+            world = wio_scene_pile2(n, wc, &err);
     } else if (scene && strncmp(scene, "pile3d:", 7) == 0) {
         int n = (int)integer_arg("--scene pile3d:N", scene + 7, 1, wc->max_bodies - 1.0);
         scene_dim = 3;
         if (dim != 2)
-            world = wio_scene_pile3(n, wc, err, sizeof err);
+            world = wio_scene_pile3(n, wc, &err);
     } else if ((scene && strcmp(scene, "demo3d") == 0) || (!scene && dim == 3)) {
         scene_dim = 3;
         if (dim != 2)
             world = wio_scene_load(wio_demo_scene3, strlen(wio_demo_scene3), "demo3d", wc,
-                                   err, sizeof err);
+                                   &err);
     } else {
-        world = scene ? wio_scene_load_file(scene, wc, err, sizeof err)
-                      : wio_scene_load(wio_demo_scene2, strlen(wio_demo_scene2), "demo", wc, err,
-                                       sizeof err);
+        world = scene ? wio_scene_load_file(scene, wc, &err)
+                      : wio_scene_load(wio_demo_scene2, strlen(wio_demo_scene2), "demo", wc, &err);
         if (!world) {
-            LOG_ERROR("scene: %s", err);
+            LOG_ERROR("scene: %s", err.message);
             *code = 1;
             return NULL;
         }
@@ -152,7 +151,7 @@ static sim_world *load_world(const char *scene, int dim, const sim_config *wc, i
         return NULL;
     }
     if (!world)
-        fprintf(stderr, "mink-server: --scene %s: %s\n", scene ? scene : "demo3d", err);
+        fprintf(stderr, "mink-server: --scene %s: %s\n", scene ? scene : "demo3d", err.message);
     return world;
 }
 

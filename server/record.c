@@ -59,20 +59,20 @@ int mink_replay(sim_world *w, const char *path, uint64_t hash_every)
     ssize_t n;
     int rc = 0;
     long number = 0;
-    char err[512];
+    mk_error err = {0};
     while (rc == 0 && (n = getline(&line, &cap, f)) > 0) {
         number++;
         if ((size_t)n > RECORD_MAX_LINE) {
-            snprintf(err, sizeof err, "longer than %u bytes", RECORD_MAX_LINE);
+            mk_fail(&err, MK_ERR_INVALID, "longer than %u bytes", RECORD_MAX_LINE);
             rc = -1;
             break;
         }
-        rc = wio_journal_apply(w, line, (size_t)n, on_step, &hash_every, err, sizeof err);
+        rc = wio_journal_apply(w, line, (size_t)n, on_step, &hash_every, &err);
     }
     free(line);
     fclose(f);
     if (rc < 0) {
-        LOG_ERROR("--replay: %s:%ld: %s", path, number, err);
+        LOG_ERROR("--replay: %s:%ld: %s", path, number, err.message);
         return -1;
     }
     if (rc == 0) {

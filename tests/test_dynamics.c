@@ -61,8 +61,8 @@ START_TEST(mass_and_inertia_of_each_shape)
     /* The right triangle (0,0) (3,0) (0,3): area 4.5, centroid (1, 1); about its centroid
      * I = m (a^2 + b^2) / 18 with legs a = b = 3, so I = 4.5 * 18 / 18 = 4.5. */
     mk_vec2 tri[3] = {mk_v2(0, 0), mk_v2(3, 0), mk_v2(0, 3)};
-    char why[128];
-    ck_assert_int_eq(col_polygon_make(tri, 3, &d.polygon, why, sizeof why), 0);
+    mk_error why = {0};
+    ck_assert_int_eq(col_polygon_make(tri, 3, &d.polygon, &why), 0);
     d.shape.type = COL_SHAPE_POLYGON;
     d.shape.polygon = &d.polygon;
     b = sim_world_get(w, sim_world_add(w, &d, 0));
@@ -460,13 +460,13 @@ START_TEST(a_saved_sleeper_wakes_when_its_support_goes)
     int fd = mkstemp(path);
     ck_assert_int_ge(fd, 0);
     close(fd);
-    char err[256];
-    ck_assert_msg(wio_world_save(w, path, err, sizeof err) == 0, "%s", err);
+    mk_error err = {0};
+    ck_assert_msg(wio_world_save(w, path, &err) == 0, "%s", err.message);
     sim_world_free(w);
     sim_config cfg = sim_config_default();
-    w = wio_scene_load_file(path, &cfg, err, sizeof err);
+    w = wio_scene_load_file(path, &cfg, &err);
     unlink(path);
-    ck_assert_msg(w != NULL, "%s", err);
+    ck_assert_msg(w != NULL, "%s", err.message);
     ck_assert(sim_world_get(w, box)->sleeping);
     /* The shelf goes: the box, asleep since before the save, wakes and falls to the ground. */
     ck_assert(sim_world_remove(w, shelf_id));
@@ -563,14 +563,14 @@ START_TEST(same_inputs_give_the_same_world_bit_for_bit)
 END_TEST
 
 /* Steps a fresh world through a recording line by line; returns the last apply's result. */
-static int replay(const tape *t, sim_world *w, int *lines, char *err, size_t errlen)
+static int replay(const tape *t, sim_world *w, int *lines, mk_error *err)
 {
     int rc = 0;
     *lines = 0;
     for (size_t at = 0; at < t->len && rc == 0;) {
         const char *nl = memchr(t->data + at, '\n', t->len - at);
         size_t len = (size_t)(nl - (t->data + at));
-        rc = wio_journal_apply(w, t->data + at, len, NULL, NULL, err, errlen);
+        rc = wio_journal_apply(w, t->data + at, len, NULL, NULL, err);
         at += len + 1;
         (*lines)++;
     }
@@ -581,10 +581,10 @@ START_TEST(a_recording_replays_to_the_same_world)
 {
     uint64_t mid;
     uint64_t h = scripted_run(2000, &mid, &recording);
-    char err[256] = "";
+    mk_error err = {0};
     sim_world *w = scripted_scene();
     int lines;
-    ck_assert_msg(replay(&recording, w, &lines, err, sizeof err) == 1, "%s", err);
+    ck_assert_msg(replay(&recording, w, &lines, &err) == 1, "%s", err.message);
     /* start, the character, 21 inputs, a crate, the crate's owner leaving, end */
     ck_assert_int_eq(lines, 1 + 1 + 21 + 1 + 1 + 1);
     ck_assert_uint_eq(sim_world_tick(w), 2000);
@@ -593,9 +593,9 @@ START_TEST(a_recording_replays_to_the_same_world)
 
     /* Replayed on another scene (no ball), it stops at the first line with what differs. */
     w = world_with_ground();
-    ck_assert_int_eq(replay(&recording, w, &lines, err, sizeof err), -1);
+    ck_assert_int_eq(replay(&recording, w, &lines, &err), -1);
     ck_assert_int_eq(lines, 1);
-    ck_assert_ptr_nonnull(strstr(err, "start hash"));
+    ck_assert_ptr_nonnull(strstr(err.message, "start hash"));
     sim_world_free(w);
 
     /* Lines that are not a recording's. */
@@ -604,7 +604,7 @@ START_TEST(a_recording_replays_to_the_same_world)
                          "{\"tick\":0,\"client\":1,\"msg\":{\"type\":\"warp\"}}",
                          "{\"tick\":0,\"client\":1,\"msg\":{\"type\":\"input\",\"id\":1}}"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++)
-        ck_assert_int_eq(wio_journal_apply(w, bad[i], strlen(bad[i]), NULL, NULL, err, sizeof err),
+        ck_assert_int_eq(wio_journal_apply(w, bad[i], strlen(bad[i]), NULL, NULL, &err),
                          -1);
     sim_world_free(w);
 }

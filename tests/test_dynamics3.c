@@ -403,10 +403,9 @@ END_TEST
 static uint64_t scripted_run3(int ticks)
 {
     sim_config c = config3();
-    char err[256];
-    sim_world *w = wio_scene_load(wio_demo_scene3, strlen(wio_demo_scene3), "demo3d", &c, err,
-                                  sizeof err);
-    ck_assert_msg(w != NULL, "%s", err);
+    mk_error err = {0};
+    sim_world *w = wio_scene_load(wio_demo_scene3, strlen(wio_demo_scene3), "demo3d", &c, &err);
+    ck_assert_msg(w != NULL, "%s", err.message);
     sim_id chr = sim_world_add(w, def3(round3(COL_SHAPE3_CAPSULE, 0.4f, 0.5f), SIM_CHARACTER,
                                        mk_v3(0, 1, 0)), 1);
     for (int t = 0; t < ticks; t++) {
@@ -437,17 +436,16 @@ END_TEST
 START_TEST(a_saved_3d_world_loads_back_exactly)
 {
     sim_config c = config3();
-    char err[256];
-    sim_world *w = wio_scene_load(wio_demo_scene3, strlen(wio_demo_scene3), "demo3d", &c, err,
-                                  sizeof err);
-    ck_assert_msg(w != NULL, "%s", err);
+    mk_error err = {0};
+    sim_world *w = wio_scene_load(wio_demo_scene3, strlen(wio_demo_scene3), "demo3d", &c, &err);
+    ck_assert_msg(w != NULL, "%s", err.message);
     for (int i = 0; i < 30; i++) /* mid-fall: speeds and spins are not zero */
         sim_world_step(w);
     proto_buf b;
     proto_buf_init(&b);
     wio_world_write(w, &b);
-    sim_world *back = wio_scene_load(b.data, b.len, "saved", &c, err, sizeof err);
-    ck_assert_msg(back != NULL, "%s", err);
+    sim_world *back = wio_scene_load(b.data, b.len, "saved", &c, &err);
+    ck_assert_msg(back != NULL, "%s", err.message);
     ck_assert_int_eq(sim_world_dim(back), 3);
     ck_assert_uint_eq(sim_world_body_count(back), sim_world_body_count(w));
     size_t n;
@@ -476,20 +474,20 @@ START_TEST(shapes_of_the_other_dim_are_refused)
     spec.shape.radius = 1;
     spec.rot[3] = 1;
     sim_body_def *d = def3(box3(1, 1, 1), SIM_DYNAMIC, mk_v3(0, 0, 0));
-    char err[200];
-    ck_assert_int_eq(wio_body_def_from_spec(&spec, 3, d, err, sizeof err), -1);
-    ck_assert_ptr_nonnull(strstr(err, "2D shape"));
+    mk_error err = {0};
+    ck_assert_int_eq(wio_body_def_from_spec(&spec, 3, d, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.message, "2D shape"));
     spec.shape.type = PROTO_SHAPE_SPHERE;
-    ck_assert_int_eq(wio_body_def_from_spec(&spec, 2, d, err, sizeof err), -1);
-    ck_assert_ptr_nonnull(strstr(err, "3D shape"));
-    ck_assert_int_eq(wio_body_def_from_spec(&spec, 3, d, err, sizeof err), 0);
+    ck_assert_int_eq(wio_body_def_from_spec(&spec, 2, d, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.message, "3D shape"));
+    ck_assert_int_eq(wio_body_def_from_spec(&spec, 3, d, &err), 0);
     /* A hull of four points on one plane is refused, with the reason. */
     spec.shape.type = PROTO_SHAPE_HULL;
     spec.shape.npoints = 4;
     double flat[4][3] = {{0, 0, 0}, {1, 0, 0}, {0, 0, 1}, {1, 0, 1}};
     memcpy(spec.shape.points, flat, sizeof flat);
-    ck_assert_int_eq(wio_body_def_from_spec(&spec, 3, d, err, sizeof err), -1);
-    ck_assert_ptr_nonnull(strstr(err, "shape.points"));
+    ck_assert_int_eq(wio_body_def_from_spec(&spec, 3, d, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.message, "shape.points"));
 }
 END_TEST
 

@@ -34,8 +34,8 @@ static proto_error_code parse_n(int dim, const char *line, size_t len)
     if (rc != PROTO_OK) {
         ck_assert_msg(memchr(err.message, '\0', sizeof err.message) != NULL,
                       "error message not terminated");
-        if (err.has_req)
-            ck_assert_msg(memchr(err.req, '\0', sizeof err.req) != NULL, "req not terminated");
+        if (msg.has_req)
+            ck_assert_msg(memchr(msg.req, '\0', sizeof msg.req) != NULL, "req not terminated");
     }
     return rc;
 }
@@ -603,8 +603,8 @@ START_TEST(echo_keeps_numbers_a_double_cannot_hold)
     ck_assert_str_eq(msg.u.ping.t, "{\"id\":9007199254740993}");
     EXPECT_ERR(2, "{\"type\":\"despawn\",\"req\":18446744073709551615,\"id\":-1}",
                PROTO_ERR_BAD_REQUEST, "id");
-    ck_assert(err.has_req);
-    ck_assert_str_eq(err.req, "18446744073709551615");
+    ck_assert(msg.has_req);
+    ck_assert_str_eq(msg.req, "18446744073709551615");
 }
 END_TEST
 
@@ -653,7 +653,7 @@ START_TEST(bad_json_syntax)
     EXPECT_ERR(2, "   ", PROTO_ERR_BAD_JSON, NULL);
     EXPECT_ERR(2, "nul", PROTO_ERR_BAD_JSON, NULL);
     EXPECT_ERR(2, "{\"type\":\"input\",\"seq\":1,\"move\":[0,]}", PROTO_ERR_BAD_JSON, NULL);
-    ck_assert(err.has_req == false);
+    ck_assert(msg.has_req == false);
 }
 END_TEST
 
@@ -811,27 +811,27 @@ START_TEST(req_is_echoed_in_errors)
     EXPECT_ERR(2, "{\"type\":\"spawn\",\"req\":{\"k\": [1, 2]},\"body\":{\"shape\":{\"type\":"
                   "\"circle\",\"radius\":-1},\"pos\":[0,0]}}",
                PROTO_ERR_BAD_REQUEST, "body.shape.radius");
-    ck_assert(err.has_req);
-    ck_assert_str_eq(err.req, "{\"k\":[1,2]}");
+    ck_assert(msg.has_req);
+    ck_assert_str_eq(msg.req, "{\"k\":[1,2]}");
 
     EXPECT_ERR(2, "{\"type\":\"dance\",\"req\":\"abc\"}", PROTO_ERR_UNKNOWN_TYPE, NULL);
-    ck_assert(err.has_req);
-    ck_assert_str_eq(err.req, "\"abc\"");
+    ck_assert(msg.has_req);
+    ck_assert_str_eq(msg.req, "\"abc\"");
 
     EXPECT_ERR(2, "{\"req\":3}", PROTO_ERR_BAD_REQUEST, "type");
-    ck_assert(err.has_req);
-    ck_assert_str_eq(err.req, "3");
+    ck_assert(msg.has_req);
+    ck_assert_str_eq(msg.req, "3");
 
     EXPECT_ERR(3, "{\"type\":\"despawn\",\"req\":null,\"id\":-1}", PROTO_ERR_BAD_REQUEST, "id");
-    ck_assert(err.has_req);
-    ck_assert_str_eq(err.req, "null");
+    ck_assert(msg.has_req);
+    ck_assert_str_eq(msg.req, "null");
 
     EXPECT_ERR(2, "{\"type\":\"despawn\",\"id\":-1}", PROTO_ERR_BAD_REQUEST, "id");
-    ck_assert(err.has_req == false);
+    ck_assert(msg.has_req == false);
 
     /* A line that is not JSON has no req to echo. */
     EXPECT_ERR(2, "{\"req\":1,", PROTO_ERR_BAD_JSON, NULL);
-    ck_assert(err.has_req == false);
+    ck_assert(msg.has_req == false);
 }
 END_TEST
 

@@ -55,9 +55,9 @@ static mk_vec2 turn(col_xf2 t, double lx, double ly)
 static col_polygon make_poly(const mk_vec2 *pts, int n)
 {
     col_polygon p;
-    char why[128] = "";
-    int rc = col_polygon_make(pts, n, &p, why, sizeof why);
-    EXPECT(rc == 0, "col_polygon_make refused %d points: %s", n, why);
+    mk_error why = {0};
+    int rc = col_polygon_make(pts, n, &p, &why);
+    EXPECT(rc == 0, "col_polygon_make refused %d points: %s", n, why.message);
     return p;
 }
 
@@ -462,8 +462,8 @@ START_TEST(hull_start_point_irrelevant)
         if (set % 2) /* a few repeated points too */
             pts[n - 1] = pts[0];
         col_polygon first;
-        char why[128] = "";
-        if (col_polygon_make(pts, n, &first, why, sizeof why) != 0)
+        mk_error why = {0};
+        if (col_polygon_make(pts, n, &first, &why) != 0)
             continue; /* a thin random set: nothing to compare */
         check_hull(pts, n, &first);
         for (int perm = 0; perm < 10; perm++) {
@@ -480,7 +480,7 @@ START_TEST(hull_start_point_irrelevant)
                     q[j] = t;
                 }
             col_polygon p;
-            ck_assert_int_eq(col_polygon_make(q, n, &p, why, sizeof why), 0);
+            ck_assert_int_eq(col_polygon_make(q, n, &p, &why), 0);
             EXPECT(same_cycle(p.verts, p.count, first.verts, first.count),
                    "set %d: another order of the same points gives another hull", set);
         }
@@ -508,19 +508,20 @@ static bool mentions(const char *s, const char *const *words)
 static void expect_refusal(const mk_vec2 *pts, int n, const char *const *words, const char *what)
 {
     col_polygon p;
-    char why[256];
-    memset(why, 0, sizeof why);
-    int rc = col_polygon_make(pts, n, &p, why, sizeof why);
+    mk_error why = {0};
+    memset(&why, 0, sizeof why);
+    int rc = col_polygon_make(pts, n, &p, &why);
     EXPECT(rc == -1, "%s: accepted (rc %d), expected a refusal", what, rc);
-    EXPECT(why[0] != '\0', "%s: refused without a reason", what);
-    EXPECT(mentions(why, words), "%s: the reason \"%s\" does not say why", what, why);
+    EXPECT(why.message[0] != '\0', "%s: refused without a reason", what);
+    EXPECT(mentions(why.message, words), "%s: the reason \"%s\" does not say why", what,
+           why.message);
 }
 
 START_TEST(hull_refusals)
 {
     static mk_vec2 pts[COL_MAX_HULL_INPUT + 1];
     col_polygon p;
-    char why[128];
+    mk_error why = {0};
 
     const char *few[] = {"few", "least", "3", "need", NULL};
     expect_refusal(pts, 0, few, "no points");
@@ -536,7 +537,7 @@ START_TEST(hull_refusals)
         pts[i] = mk_v2((float)(i % 16), (float)(i / 16 % 16));
     const char *many[] = {"many", "most", "256", NULL};
     expect_refusal(pts, COL_MAX_HULL_INPUT + 1, many, "257 points");
-    ck_assert_int_eq(col_polygon_make(pts, COL_MAX_HULL_INPUT, &p, why, sizeof why), 0);
+    ck_assert_int_eq(col_polygon_make(pts, COL_MAX_HULL_INPUT, &p, &why), 0);
     ck_assert_int_eq(p.count, 4);
     NEAR(p.area, 225.0, 1e-4);
 
@@ -567,7 +568,7 @@ START_TEST(hull_refusals)
         double t = 2.0 * PI * i / COL_MAX_POLYGON;
         pts[i] = mk_v2((float)(10 * cos(t)), (float)(10 * sin(t)));
     }
-    ck_assert_int_eq(col_polygon_make(pts, COL_MAX_POLYGON, &p, why, sizeof why), 0);
+    ck_assert_int_eq(col_polygon_make(pts, COL_MAX_POLYGON, &p, &why), 0);
     ck_assert_int_eq(p.count, COL_MAX_POLYGON);
 
     /* A 4 m x 1.9 mm rectangle: half width 0.95 mm < 1 mm. 2.1 mm (1.05 mm) is accepted. */
@@ -575,7 +576,7 @@ START_TEST(hull_refusals)
     const mk_vec2 sliver[4] = {{-2, 0}, {2, 0}, {2, 0.0019f}, {-2, 0.0019f}};
     expect_refusal(sliver, 4, thin, "a 1.9 mm sliver");
     const mk_vec2 slab[4] = {{-2, 0}, {2, 0}, {2, 0.0021f}, {-2, 0.0021f}};
-    ck_assert_int_eq(col_polygon_make(slab, 4, &p, why, sizeof why), 0);
+    ck_assert_int_eq(col_polygon_make(slab, 4, &p, &why), 0);
     /* A thin triangle: its height over the long side is 1.5 mm, half width 0.75 mm. */
     const mk_vec2 needle[3] = {{0, 0}, {3, 0}, {1, 0.0015f}};
     expect_refusal(needle, 3, thin, "a needle triangle");
@@ -586,15 +587,16 @@ START_TEST(hull_refusals)
     const mk_vec2 huge[4] = {{-2e4f, -2e4f}, {2e4f, -2e4f}, {2e4f, 2e4f}, {-2e4f, 2e4f}};
     expect_refusal(huge, 4, large, "a 40 km square");
     const mk_vec2 big[4] = {{-4e3f, -4e3f}, {4e3f, -4e3f}, {4e3f, 4e3f}, {-4e3f, 4e3f}};
-    ck_assert_int_eq(col_polygon_make(big, 4, &p, why, sizeof why), 0);
+    ck_assert_int_eq(col_polygon_make(big, 4, &p, &why), 0);
 
-    /* A short buffer gets a terminated, truncated reason and nothing past it. */
-    char small[12];
-    memset(small, 'x', sizeof small);
-    ck_assert_int_eq(col_polygon_make(two, 2, &p, small, 6), -1);
-    EXPECT(memchr(small, '\0', 6) != NULL, "the reason is not terminated in 6 bytes");
-    for (size_t i = 6; i < sizeof small; i++)
-        ck_assert_int_eq(small[i], 'x');
+    /* The reason comes as an invalid-input error with a terminated message, and a caller that
+     * wants no reason may pass none. */
+    mk_error e;
+    memset(&e, 'x', sizeof e);
+    ck_assert_int_eq(col_polygon_make(two, 2, &p, &e), -1);
+    ck_assert_int_eq(e.code, MK_ERR_INVALID);
+    EXPECT(memchr(e.message, '\0', sizeof e.message) != NULL, "the reason is not terminated");
+    ck_assert_int_eq(col_polygon_make(two, 2, &p, NULL), -1);
 }
 END_TEST
 
@@ -968,9 +970,9 @@ static double random_shape(col_shape_type type, col_polygon *store, col_shape2 *
         double s = rnd(0.025, 1), ox = rnd(-0.5, 0.5) * s, oy = rnd(-0.5, 0.5) * s;
         for (int i = 0; i < n; i++)
             pts[i] = mk_v2((float)(ox + rnd(-s, s)), (float)(oy + rnd(-s, s)));
-        char why[128] = "";
-        if (col_polygon_make(pts, n, store, why, sizeof why) != 0) {
-            EXPECT(why[0] != '\0', "refused without a reason");
+        mk_error why = {0};
+        if (col_polygon_make(pts, n, store, &why) != 0) {
+            EXPECT(why.message[0] != '\0', "refused without a reason");
             continue;
         }
         check_hull(pts, n, store);

@@ -239,9 +239,9 @@ static dvec rnd_unit(void)
 /* A hull that must be accepted. */
 static void make_hull(const mk_vec3 *pts, int n, col_hull3 *h)
 {
-    char why[160] = "";
-    int rc = col_hull3_make(pts, n, h, why, sizeof why);
-    EXPECT(rc == 0, "col_hull3_make refused %d points: %s", n, why);
+    mk_error why = {0};
+    int rc = col_hull3_make(pts, n, h, &why);
+    EXPECT(rc == 0, "col_hull3_make refused %d points: %s", n, why.message);
 }
 
 /* The unit cube [-h, h]^3 as a hull, from its corners and, when `extra`, points inside it, on
@@ -691,8 +691,8 @@ START_TEST(hull_random_clouds)
         if (set % 4 == 1) /* repeats */
             for (int i = 0; i + 1 < n; i += 5)
                 pts[i + 1] = pts[i];
-        char why[160];
-        if (col_hull3_make(pts, n, &h, why, sizeof why) != 0)
+        mk_error why = {0};
+        if (col_hull3_make(pts, n, &h, &why) != 0)
             continue; /* a thin random set */
         made++;
         check_hull(pts, n, &h);
@@ -704,11 +704,11 @@ END_TEST
 static const char *refusal(const mk_vec3 *pts, int n)
 {
     static col_hull3 h;
-    static char why[160];
-    why[0] = '\0';
-    EXPECT(col_hull3_make(pts, n, &h, why, sizeof why) == -1, "%d points accepted", n);
-    EXPECT(why[0] != '\0', "no reason given");
-    return why;
+    static mk_error why;
+    why.message[0] = '\0';
+    EXPECT(col_hull3_make(pts, n, &h, &why) == -1, "%d points accepted", n);
+    EXPECT(why.message[0] != '\0', "no reason given");
+    return why.message;
 }
 
 static void expect_words(const char *why, const char *word)
@@ -752,21 +752,21 @@ END_TEST
 
 START_TEST(shape_checks)
 {
-    char why[128];
+    mk_error why = {0};
     col_shape3 good[6] = {sphere(0.5f), box(1, 2, 3), ellipsoid(0.1f, 0.2f, 0.3f),
                           capsule(0.2f, 0.5f), cylinder(0.3f, 1), cone(0.4f, 0.6f)};
     for (int i = 0; i < 6; i++)
-        EXPECT(col_shape3_check(&good[i], why, sizeof why) == 0, "%s refused: %s",
-               type_name(good[i].type), why);
+        EXPECT(col_shape3_check(&good[i], &why) == 0, "%s refused: %s",
+               type_name(good[i].type), why.message);
     col_shape3 bad[8] = {sphere(0), sphere(NAN), box(1, -1, 1), ellipsoid(1, 1, INFINITY),
                          capsule(0.2f, 0), cylinder(2e4f, 1), cone(0.5f, 1e-4f),
                          {.type = COL_SHAPE3_HULL, .hull = NULL}};
     const char *words[8] = {"radius", "not finite", "y half", "not finite",
                             "half height", "radius", "half height", "hull"};
     for (int i = 0; i < 8; i++) {
-        why[0] = '\0';
-        EXPECT(col_shape3_check(&bad[i], why, sizeof why) == -1, "bad shape %d accepted", i);
-        expect_words(why, words[i]);
+        why.message[0] = '\0';
+        EXPECT(col_shape3_check(&bad[i], &why) == -1, "bad shape %d accepted", i);
+        expect_words(why.message, words[i]);
     }
 }
 END_TEST
@@ -820,7 +820,7 @@ static void random_shape(col_shape3_type type, col_hull3 *store, col_shape3 *out
         break;
     case COL_SHAPE3_HULL:
     default: {
-        char why[160];
+        mk_error why = {0};
         for (;;) {
             mk_vec3 pts[24];
             int n = 5 + rnd_int(16);
@@ -830,7 +830,7 @@ static void random_shape(col_shape3_type type, col_hull3 *store, col_shape3 *out
                 double r = rnd(0.6, 1.0);
                 pts[i] = mk_v3((float)(ax * r * u.x), (float)(ay * r * u.y), (float)(az * r * u.z));
             }
-            if (col_hull3_make(pts, n, store, why, sizeof why) == 0)
+            if (col_hull3_make(pts, n, store, &why) == 0)
                 break;
         }
         *out = hull_shape(store);

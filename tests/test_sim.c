@@ -22,8 +22,8 @@ static sim_id add_ramp(sim_world *w, float x0, float run, float angle)
 {
     sim_body_def d = box_def(SIM_STATIC, 0, 0, 1, 1);
     mk_vec2 pts[3] = {mk_v2(x0, 0), mk_v2(x0 + run, 0), mk_v2(x0 + run, run * tanf(angle))};
-    char why[128];
-    ck_assert_int_eq(col_polygon_make(pts, 3, &d.polygon, why, sizeof why), 0);
+    mk_error why = {0};
+    ck_assert_int_eq(col_polygon_make(pts, 3, &d.polygon, &why), 0);
     d.shape.type = COL_SHAPE_POLYGON;
     d.shape.polygon = &d.polygon;
     return sim_world_add(w, &d, 0);
@@ -367,8 +367,8 @@ START_TEST(every_2d_shape_rests_on_the_ground)
     sim_body_def poly = box_def(SIM_DYNAMIC, 4, 2, 1, 1);
     mk_vec2 pts[6] = {mk_v2(-0.5f, -0.5f), mk_v2(0.5f, -0.5f), mk_v2(0.7f, 0.2f),
                       mk_v2(0, 0.8f),      mk_v2(-0.7f, 0.2f), mk_v2(0, 0)};
-    char why[128];
-    ck_assert_int_eq(col_polygon_make(pts, 6, &poly.polygon, why, sizeof why), 0);
+    mk_error why = {0};
+    ck_assert_int_eq(col_polygon_make(pts, 6, &poly.polygon, &why), 0);
     ck_assert_int_eq(poly.polygon.count, 5); /* (0, 0) is inside */
     poly.shape.type = COL_SHAPE_POLYGON;
     sim_id ids[3] = {sim_world_add(w, &box, 0), sim_world_add(w, &circle, 0),
@@ -397,12 +397,12 @@ START_TEST(degenerate_polygon_spec_is_refused)
     }
     spec.density = 1;
     static sim_body_def def;
-    char err[256];
-    ck_assert_int_eq(wio_body_def_from_spec(&spec, 2, &def, err, sizeof err), -1);
-    ck_assert_ptr_nonnull(strstr(err, "shape.points: "));
-    ck_assert_ptr_nonnull(strstr(err, "collinear"));
+    mk_error err = {0};
+    ck_assert_int_eq(wio_body_def_from_spec(&spec, 2, &def, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.message, "shape.points: "));
+    ck_assert_ptr_nonnull(strstr(err.message, "collinear"));
     spec.shape.points[2][1] = 0;
-    ck_assert_int_eq(wio_body_def_from_spec(&spec, 2, &def, err, sizeof err), 0);
+    ck_assert_int_eq(wio_body_def_from_spec(&spec, 2, &def, &err), 0);
     ck_assert_int_eq(def.shape.type, COL_SHAPE_POLYGON);
     ck_assert_int_eq(def.polygon.count, 3);
 }
@@ -514,17 +514,17 @@ START_TEST(many_boxes_never_pass_through_the_ground)
 }
 END_TEST
 
-static sim_world *load(const char *json, char *err)
+static sim_world *load(const char *json, mk_error *err)
 {
     sim_config cfg = sim_config_default();
-    return wio_scene_load(json, strlen(json), "test.json", &cfg, err, 512);
+    return wio_scene_load(json, strlen(json), "test.json", &cfg, err);
 }
 
 START_TEST(demo_scene_loads)
 {
-    char err[512] = "";
-    sim_world *w = load(wio_demo_scene2, err);
-    ck_assert_msg(w != NULL, "%s", err);
+    mk_error err = {0};
+    sim_world *w = load(wio_demo_scene2, &err);
+    ck_assert_msg(w != NULL, "%s", err.message);
     ck_assert_uint_eq(sim_world_body_count(w), 20);
     /* Everything falls and settles: after 10 s every body is asleep. The ball rolled down the
      * plank, flew onto the platform at x = 12 and rests there (top y = 1.5, radius 0.4)
@@ -548,52 +548,50 @@ END_TEST
 
 START_TEST(scene_errors_name_the_field)
 {
-    char err[512];
-    ck_assert_ptr_null(load("{\"dim\":2,", err));
-    ck_assert_str_eq(err, "test.json: not valid JSON");
-    ck_assert_ptr_null(load("[]", err));
-    ck_assert_ptr_nonnull(strstr(err, "a scene is a JSON object"));
-    ck_assert_ptr_null(load("{\"dim\":4,\"bodies\":[]}", err));
-    ck_assert_str_eq(err, "test.json: dim: must be 2 or 3");
-    ck_assert_ptr_null(load("{\"dim\":2}", err));
-    ck_assert_ptr_nonnull(strstr(err, "bodies: expected an array"));
-    ck_assert_ptr_null(load("{\"dim\":2,\"gravity\":[0,\"x\"],\"bodies\":[]}", err));
-    ck_assert_ptr_nonnull(strstr(err, "test.json: gravity"));
+    mk_error err = {0};
+    ck_assert_ptr_null(load("{\"dim\":2,", &err));
+    ck_assert_str_eq(err.message, "test.json: not valid JSON");
+    ck_assert_ptr_null(load("[]", &err));
+    ck_assert_ptr_nonnull(strstr(err.message, "a scene is a JSON object"));
+    ck_assert_ptr_null(load("{\"dim\":4,\"bodies\":[]}", &err));
+    ck_assert_str_eq(err.message, "test.json: dim: must be 2 or 3");
+    ck_assert_ptr_null(load("{\"dim\":2}", &err));
+    ck_assert_ptr_nonnull(strstr(err.message, "bodies: expected an array"));
+    ck_assert_ptr_null(load("{\"dim\":2,\"gravity\":[0,\"x\"],\"bodies\":[]}", &err));
+    ck_assert_ptr_nonnull(strstr(err.message, "test.json: gravity"));
     ck_assert_ptr_null(load("{\"dim\":2,\"bodies\":["
                             "{\"shape\":{\"type\":\"aabb\",\"half\":[1,1]},\"pos\":[0,0]},"
                             "{\"shape\":{\"type\":\"aabb\",\"half\":[1,1]},\"pos\":[0,0]},"
                             "{\"shape\":{\"type\":\"aabb\",\"half\":[1,0]},\"pos\":[0,0]}]}",
-                            err));
-    ck_assert_ptr_nonnull(strstr(err, "test.json: bodies[2].shape.half[1]"));
+                            &err));
+    ck_assert_ptr_nonnull(strstr(err.message, "test.json: bodies[2].shape.half[1]"));
     ck_assert_ptr_null(load("{\"dim\":2,\"bodies\":["
                             "{\"shape\":{\"type\":\"sphere\",\"radius\":1},\"pos\":[0,0]}]}",
-                            err));
-    ck_assert_ptr_nonnull(strstr(err, "test.json: bodies[0].shape.type"));
+                            &err));
+    ck_assert_ptr_nonnull(strstr(err.message, "test.json: bodies[0].shape.type"));
     /* A polygon whose points lie on one line has no area: refused, and the reason given. */
     ck_assert_ptr_null(load("{\"dim\":2,\"bodies\":[{\"shape\":{\"type\":\"aabb\","
                             "\"half\":[1,1]},\"pos\":[0,0]},{\"shape\":{\"type\":\"polygon\","
-                            "\"points\":[[0,0],[1,1],[3,3]]},\"pos\":[0,0]}]}",
-                            err));
-    ck_assert_ptr_nonnull(strstr(err, "test.json: bodies[1].shape.points"));
-    ck_assert_ptr_nonnull(strstr(err, "collinear"));
+                            "\"points\":[[0,0],[1,1],[3,3]]},\"pos\":[0,0]}]}", &err));
+    ck_assert_ptr_nonnull(strstr(err.message, "test.json: bodies[1].shape.points"));
+    ck_assert_ptr_nonnull(strstr(err.message, "collinear"));
     ck_assert_ptr_null(load("{\"dim\":2,\"bodies\":["
                             "{\"shape\":{\"type\":\"aabb\",\"half\":[1,1]},\"pos\":[0,1e999]}]}",
-                            err));
-    ck_assert_ptr_nonnull(strstr(err, "bodies[0].pos"));
+                            &err));
+    ck_assert_ptr_nonnull(strstr(err.message, "bodies[0].pos"));
 
     sim_config cfg = sim_config_default();
-    ck_assert_ptr_null(wio_scene_load_file("/nonexistent/scene.json", &cfg, err, 512));
-    ck_assert_ptr_nonnull(strstr(err, "/nonexistent/scene.json: cannot open"));
+    ck_assert_ptr_null(wio_scene_load_file("/nonexistent/scene.json", &cfg, &err));
+    ck_assert_ptr_nonnull(strstr(err.message, "/nonexistent/scene.json: cannot open"));
 }
 END_TEST
 
 START_TEST(scene_gravity_applies)
 {
-    char err[512] = "";
+    mk_error err = {0};
     sim_world *w = load("{\"dim\":2,\"gravity\":[0,-2],\"bodies\":["
-                        "{\"shape\":{\"type\":\"aabb\",\"half\":[1,1]},\"pos\":[0,0]}]}",
-                        err);
-    ck_assert_msg(w != NULL, "%s", err);
+                        "{\"shape\":{\"type\":\"aabb\",\"half\":[1,1]},\"pos\":[0,0]}]}", &err);
+    ck_assert_msg(w != NULL, "%s", err.message);
     ck_assert_float_eq(sim_world_config(w)->gravity.y, -2.0f);
     run(w, 60);
     /* v = g t = -2 m/s after one second. */
@@ -613,8 +611,8 @@ START_TEST(query_aabb_and_circle)
     b.pos[0] = 0.25;
     b.pos[1] = 1.25;
     proto_result r;
-    char err[128];
-    ck_assert_int_eq(wio_query(2, &a, &b, &r, err, sizeof err), 0);
+    mk_error err = {0};
+    ck_assert_int_eq(wio_query(2, &a, &b, &r, &err), 0);
     /* b's bottom (0.75) is 0.25 below a's top (1): pushed up by 0.25. */
     ck_assert(r.hit);
     ck_assert_double_eq_tol(r.depth, 0.25, 1e-6);
@@ -625,21 +623,21 @@ START_TEST(query_aabb_and_circle)
     ck_assert_double_eq_tol(r.points[0][1], 0.875, 1e-6);
 
     b.pos[1] = 3.0; /* 1.5 apart vertically */
-    ck_assert_int_eq(wio_query(2, &a, &b, &r, err, sizeof err), 0);
+    ck_assert_int_eq(wio_query(2, &a, &b, &r, &err), 0);
     ck_assert(!r.hit);
     ck_assert_double_eq_tol(r.distance, 1.5, 1e-6);
 
     /* A circle of radius 0.5 at (0.25, 3): its lowest point is 1.5 above a's top. */
     b.shape.type = PROTO_SHAPE_CIRCLE;
     b.shape.radius = 0.5;
-    ck_assert_int_eq(wio_query(2, &a, &b, &r, err, sizeof err), 0);
+    ck_assert_int_eq(wio_query(2, &a, &b, &r, &err), 0);
     ck_assert(!r.hit);
     ck_assert_double_eq_tol(r.distance, 1.5, 1e-6);
     ck_assert_double_eq_tol(r.normal[1], 1.0, 1e-6);
 
     /* Lowered to y = 1.25 it sinks 0.25 into a's top, touching at one point. */
     b.pos[1] = 1.25;
-    ck_assert_int_eq(wio_query(2, &a, &b, &r, err, sizeof err), 0);
+    ck_assert_int_eq(wio_query(2, &a, &b, &r, &err), 0);
     ck_assert(r.hit);
     ck_assert_double_eq_tol(r.depth, 0.25, 1e-6);
     ck_assert_int_eq(r.npoints, 1);
@@ -647,8 +645,8 @@ START_TEST(query_aabb_and_circle)
     ck_assert_double_eq_tol(r.points[0][1], 0.875, 1e-6);
 
     b.shape.type = PROTO_SHAPE_SPHERE;
-    ck_assert_int_eq(wio_query(2, &a, &b, &r, err, sizeof err), -1);
-    ck_assert_ptr_nonnull(strstr(err, "b.shape.type"));
+    ck_assert_int_eq(wio_query(2, &a, &b, &r, &err), -1);
+    ck_assert_ptr_nonnull(strstr(err.message, "b.shape.type"));
 }
 END_TEST
 
@@ -686,9 +684,9 @@ static void assert_same_bodies(sim_world *a, sim_world *b)
 
 START_TEST(saved_world_loads_back_the_same)
 {
-    char err[512] = "";
-    sim_world *w = load(wio_demo_scene2, err);
-    ck_assert_msg(w != NULL, "%s", err);
+    mk_error err = {0};
+    sim_world *w = load(wio_demo_scene2, &err);
+    ck_assert_msg(w != NULL, "%s", err.message);
     run(w, 90);
     /* A client's character and a gap in the ids: the second crate is gone. */
     sim_body_def c = box_def(SIM_CHARACTER, 1, 3, 0.4f, 0.9f);
@@ -703,10 +701,10 @@ START_TEST(saved_world_loads_back_the_same)
     int fd = mkstemp(path);
     ck_assert_int_ge(fd, 0);
     close(fd);
-    ck_assert_msg(wio_world_save(w, path, err, sizeof err) == 0, "%s", err);
+    ck_assert_msg(wio_world_save(w, path, &err) == 0, "%s", err.message);
     sim_config cfg = sim_config_default();
-    sim_world *back = wio_scene_load_file(path, &cfg, err, sizeof err);
-    ck_assert_msg(back != NULL, "%s", err);
+    sim_world *back = wio_scene_load_file(path, &cfg, &err);
+    ck_assert_msg(back != NULL, "%s", err.message);
     unlink(path);
 
     ck_assert_uint_eq(sim_world_tick(back), sim_world_tick(w));
@@ -746,34 +744,31 @@ END_TEST
 
 START_TEST(scene_ids_are_checked)
 {
-    char err[512];
+    mk_error err = {0};
     ck_assert_ptr_null(load("{\"dim\":2,\"bodies\":["
                             "{\"id\":3,\"shape\":{\"type\":\"aabb\",\"half\":[1,1]},\"pos\":[0,0]},"
                             "{\"id\":3,\"shape\":{\"type\":\"aabb\",\"half\":[1,1]},\"pos\":[5,0]}]}",
-                            err));
-    ck_assert_ptr_nonnull(strstr(err, "test.json: bodies[1].id"));
+                            &err));
+    ck_assert_ptr_nonnull(strstr(err.message, "test.json: bodies[1].id"));
     ck_assert_ptr_null(load("{\"dim\":2,\"bodies\":[{\"id\":1.5,\"shape\":{\"type\":\"aabb\","
-                            "\"half\":[1,1]},\"pos\":[0,0]}]}",
-                            err));
-    ck_assert_ptr_nonnull(strstr(err, "bodies[0].id: must be a whole number"));
+                            "\"half\":[1,1]},\"pos\":[0,0]}]}", &err));
+    ck_assert_ptr_nonnull(strstr(err.message, "bodies[0].id: must be a whole number"));
     /* A slot far past the world's max_bodies would only make the file allocate. */
     ck_assert_ptr_null(load("{\"dim\":2,\"bodies\":[{\"id\":16000000,\"shape\":{\"type\":"
-                            "\"aabb\",\"half\":[1,1]},\"pos\":[0,0]}]}",
-                            err));
-    ck_assert_ptr_nonnull(strstr(err, "bodies[0].id"));
+                            "\"aabb\",\"half\":[1,1]},\"pos\":[0,0]}]}", &err));
+    ck_assert_ptr_nonnull(strstr(err.message, "bodies[0].id"));
     /* A free slot's generation, but the slot holds a body. */
     ck_assert_ptr_null(load("{\"dim\":2,\"bodies\":[{\"id\":1,\"shape\":{\"type\":\"aabb\","
-                            "\"half\":[1,1]},\"pos\":[0,0]}],\"free\":[[0,3]]}",
-                            err));
-    ck_assert_ptr_nonnull(strstr(err, "test.json: free[0]"));
-    ck_assert_ptr_null(load("{\"dim\":2,\"tick\":-1,\"bodies\":[]}", err));
-    ck_assert_ptr_nonnull(strstr(err, "tick"));
+                            "\"half\":[1,1]},\"pos\":[0,0]}],\"free\":[[0,3]]}", &err));
+    ck_assert_ptr_nonnull(strstr(err.message, "test.json: free[0]"));
+    ck_assert_ptr_null(load("{\"dim\":2,\"tick\":-1,\"bodies\":[]}", &err));
+    ck_assert_ptr_nonnull(strstr(err.message, "tick"));
     /* Bodies with ids keep them; the others fill the free slots around them. */
     sim_world *w = load("{\"dim\":2,\"tick\":500,\"bodies\":["
                         "{\"shape\":{\"type\":\"aabb\",\"half\":[1,1]},\"pos\":[0,0]},"
                         "{\"id\":2,\"shape\":{\"type\":\"aabb\",\"half\":[1,1]},\"pos\":[5,0]}]}",
-                        err);
-    ck_assert_msg(w != NULL, "%s", err);
+                        &err);
+    ck_assert_msg(w != NULL, "%s", err.message);
     ck_assert_uint_eq(sim_world_tick(w), 500);
     ck_assert_float_eq(sim_world_get(w, 2)->pos.x, 5.0f);
     ck_assert_float_eq(sim_world_get(w, 1)->pos.x, 0.0f);
@@ -786,9 +781,9 @@ END_TEST
 START_TEST(pile_scene_layout_and_range)
 {
     sim_config cfg = sim_config_default();
-    char err[256];
-    sim_world *w = wio_scene_pile2(23, &cfg, err, sizeof err);
-    ck_assert_msg(w != NULL, "%s", err);
+    mk_error err = {0};
+    sim_world *w = wio_scene_pile2(23, &cfg, &err);
+    ck_assert_msg(w != NULL, "%s", err.message);
     ck_assert_uint_eq(sim_world_body_count(w), 24);
     size_t slots;
     sim_body *b = sim_world_slots(w, &slots);
@@ -819,7 +814,7 @@ START_TEST(pile_scene_layout_and_range)
     sim_world_free(w);
 
     /* An even number of columns straddles x = 0. */
-    w = wio_scene_pile2(20, &cfg, err, sizeof err);
+    w = wio_scene_pile2(20, &cfg, &err);
     ck_assert_ptr_nonnull(w);
     b = sim_world_slots(w, &slots);
     ck_assert_float_eq_tol(b[1].pos.x, -0.525f, 1e-6f);
@@ -828,14 +823,14 @@ START_TEST(pile_scene_layout_and_range)
 
     /* N counts against max_bodies with the ground. */
     cfg.max_bodies = 10;
-    w = wio_scene_pile2(9, &cfg, err, sizeof err);
+    w = wio_scene_pile2(9, &cfg, &err);
     ck_assert_ptr_nonnull(w);
     ck_assert_uint_eq(sim_world_body_count(w), 10);
     sim_world_free(w);
-    ck_assert_ptr_null(wio_scene_pile2(10, &cfg, err, sizeof err));
-    ck_assert_ptr_nonnull(strstr(err, "[1, 9]"));
-    ck_assert_ptr_null(wio_scene_pile2(0, &cfg, err, sizeof err));
-    ck_assert_ptr_null(wio_scene_pile2(-5, &cfg, err, sizeof err));
+    ck_assert_ptr_null(wio_scene_pile2(10, &cfg, &err));
+    ck_assert_ptr_nonnull(strstr(err.message, "[1, 9]"));
+    ck_assert_ptr_null(wio_scene_pile2(0, &cfg, &err));
+    ck_assert_ptr_null(wio_scene_pile2(-5, &cfg, &err));
 }
 END_TEST
 

@@ -13,6 +13,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mk_error.h"
+
 #define PROTO_VERSION 1
 #define PROTO_MAX_LINE (64 * 1024) /* bytes per client line, '\n' excluded */
 #define PROTO_MAX_DEPTH 32         /* JSON nesting depth accepted from a client */
@@ -20,7 +22,7 @@
 #define PROTO_MAX_TAG 64           /* bytes of a body's tag */
 #define PROTO_MAX_NAME 64          /* bytes of a client's name */
 #define PROTO_MAX_ECHO 1024        /* bytes of an echoed `req` or ping `t`, as compact JSON */
-#define PROTO_MAX_MESSAGE 256      /* bytes of an error message, terminator included */
+#define PROTO_MAX_MESSAGE MK_ERROR_MESSAGE /* bytes of an error message, terminator included */
 
 /* Ranges accepted from clients and scene files. A value outside is `bad_request`. */
 #define PROTO_MIN_SIZE 1e-3      /* m: half extents, radii, half heights */
@@ -64,15 +66,13 @@ typedef enum proto_error_code {
 /* The wire name of a code: "bad_json", "bad_request", ... ("ok" for PROTO_OK). */
 const char *proto_error_name(proto_error_code code);
 
-/* A refused message: the code, a human-readable message that names the field
- * ("body.shape.half[1]: must be in [0.001, 10000]"), and the message's `req` when it had one,
- * as compact JSON, so the error can echo it. */
-typedef struct proto_error {
-    proto_error_code code;
-    char message[PROTO_MAX_MESSAGE];
-    bool has_req;
-    char req[PROTO_MAX_ECHO + 1];
-} proto_error;
+/* A refused message: the code (a proto_error_code) and a human-readable message that names the
+ * field ("body.shape.half[1]: must be in [0.001, 10000]"): Mink's one failure report
+ * (mk_error.h), whose codes the protocol's share. The message's `req`, to echo, is in the
+ * parsed message (proto_msg.req) as far as the parser got. */
+typedef mk_error proto_error;
+_Static_assert(PROTO_ERR_BAD_REQUEST == MK_ERR_INVALID, "invalid input is a bad_request");
+_Static_assert(MK_ERR_IO > PROTO_ERR_SHUTDOWN, "a file's failure has a code of its own");
 
 /* ---- framing: JSON Lines over a byte stream ---- */
 

@@ -47,14 +47,6 @@ col_manifold2 col_manifold_swap(col_manifold2 m);
 
 #define COL_ID_SWAPPED 0x80000000u
 
-/* Writes the reason a shape builder refuses its input into `why` (printf-style, cut to
- * why_len) and returns -1: col_polygon_make's and col_hull3_make's answer. */
-int col_refuse(char *why, size_t why_len, const char *fmt, ...)
-#if defined(__GNUC__)
-    __attribute__((format(printf, 3, 4)))
-#endif
-    ;
-
 /* The collide functions of the table that are not in the public header. */
 col_manifold2 col_collide_polygons(const col_shape2 *a, col_xf2 xa, const col_shape2 *b,
                                    col_xf2 xb);

@@ -40,7 +40,7 @@ static double dist_to_line(col_d3 p, col_d3 a, col_d3 b)
 /* The first tetrahedron: the two furthest apart of the extreme points along the axes, the
  * point furthest from their line, the point furthest from their plane. Returns 0 or a
  * refusal. */
-static int first_tetra(const col_d3 *p, int m, double tol, int out[4], char *why, size_t wl)
+static int first_tetra(const col_d3 *p, int m, double tol, int out[4], mk_error *err)
 {
     int ext[6] = {0, 0, 0, 0, 0, 0};
     for (int i = 1; i < m; i++) {
@@ -75,7 +75,7 @@ static int first_tetra(const col_d3 *p, int m, double tol, int out[4], char *why
         }
     }
     if (far <= tol)
-        return col_refuse(why, wl, "all points lie on one line (collinear): zero volume");
+        return mk_fail(err, MK_ERR_INVALID, "all points lie on one line (collinear): zero volume");
     col_d3 n = d3_norm(d3_cross(d3_sub(p[out[1]], p[out[0]]), d3_sub(p[out[2]], p[out[0]])));
     far = -1.0;
     for (int i = 0; i < m; i++) {
@@ -86,7 +86,7 @@ static int first_tetra(const col_d3 *p, int m, double tol, int out[4], char *why
         }
     }
     if (far <= tol)
-        return col_refuse(why, wl, "all points lie in one plane (coplanar): zero volume");
+        return mk_fail(err, MK_ERR_INVALID, "all points lie in one plane (coplanar): zero volume");
     return 0;
 }
 
@@ -157,18 +157,18 @@ typedef struct plane {
     double d;
 } plane;
 
-int col_hull3_make(const mk_vec3 *points, int n, col_hull3 *out, char *why, size_t why_len)
+int col_hull3_make(const mk_vec3 *points, int n, col_hull3 *out, mk_error *err)
 {
     if (n < 4)
-        return col_refuse(why, why_len, "a hull needs at least 4 points (got %d)", n);
+        return mk_fail(err, MK_ERR_INVALID, "a hull needs at least 4 points (got %d)", n);
     if (n > COL_MAX_HULL3_INPUT)
-        return col_refuse(why, why_len, "a hull takes at most %d points (got %d)",
+        return mk_fail(err, MK_ERR_INVALID, "a hull takes at most %d points (got %d)",
                       COL_MAX_HULL3_INPUT, n);
     double big = 0.0;
     col_d3 lo = d3_of(points[0]), hi = lo;
     for (int i = 0; i < n; i++) {
         if (!mk_v3_finite(points[i]))
-            return col_refuse(why, why_len, "point %d is not finite", i);
+            return mk_fail(err, MK_ERR_INVALID, "point %d is not finite", i);
         col_d3 q = d3_of(points[i]);
         lo = d3(fmin(lo.x, q.x), fmin(lo.y, q.y), fmin(lo.z, q.z));
         hi = d3(fmax(hi.x, q.x), fmax(hi.y, q.y), fmax(hi.z, q.z));
@@ -179,7 +179,8 @@ int col_hull3_make(const mk_vec3 *points, int n, col_hull3 *out, char *why, size
     double tol = 1e-6 * extent + 8.0 * FLT_EPSILON * big;
     if (0.5 * (hi.x - lo.x) > COL_MAX_HALF || 0.5 * (hi.y - lo.y) > COL_MAX_HALF ||
         0.5 * (hi.z - lo.z) > COL_MAX_HALF)
-        return col_refuse(why, why_len, "the hull is larger than %g m across", 2.0 * COL_MAX_HALF);
+        return mk_fail(err, MK_ERR_INVALID,
+                       "the hull is larger than %g m across", 2.0 * COL_MAX_HALF);
 
     col_d3 p[COL_MAX_HULL3_INPUT];
     int src[COL_MAX_HULL3_INPUT]; /* the input index of each distinct point */
@@ -196,10 +197,10 @@ int col_hull3_make(const mk_vec3 *points, int n, col_hull3 *out, char *why, size
         }
     }
     if (m < 4)
-        return col_refuse(why, why_len, "fewer than 4 distinct points (got %d)", m);
+        return mk_fail(err, MK_ERR_INVALID, "fewer than 4 distinct points (got %d)", m);
 
     int t0[4];
-    if (first_tetra(p, m, tol, t0, why, why_len) < 0)
+    if (first_tetra(p, m, tol, t0, err) < 0)
         return -1;
     tri t[TRI_MAX];
     int nt = 0;
@@ -223,7 +224,7 @@ int col_hull3_make(const mk_vec3 *points, int n, col_hull3 *out, char *why, size
     sort_desc(order, key, no);
     for (int i = 0; i < no; i++)
         if (!add_point(p, order[i], tol, t, &nt))
-            return col_refuse(why, why_len, "the hull needs more than %d triangles", TRI_MAX);
+            return mk_fail(err, MK_ERR_INVALID, "the hull needs more than %d triangles", TRI_MAX);
 
     /* Planar faces: triangles, largest first, join the first face whose plane holds all three
      * of their corners (within tol) and faces the same way. */
@@ -253,7 +254,8 @@ int col_hull3_make(const mk_vec3 *points, int n, col_hull3 *out, char *why, size
             pl[np++] = (plane){x->n, x->d};
     }
     if (np > COL_MAX_HULL3_FACES)
-        return col_refuse(why, why_len, "the hull has %d faces; at most %d", np, COL_MAX_HULL3_FACES);
+        return mk_fail(err, MK_ERR_INVALID,
+                       "the hull has %d faces; at most %d", np, COL_MAX_HULL3_FACES);
 
     /* Vertices: the points on three or more face planes. */
     int nplanes[COL_MAX_HULL3_INPUT] = {0}, vid[COL_MAX_HULL3_INPUT], nv = 0;
@@ -282,7 +284,7 @@ int col_hull3_make(const mk_vec3 *points, int n, col_hull3 *out, char *why, size
                 centre = d3_add(centre, p[i]);
             }
         if (k < 3)
-            return col_refuse(why, why_len, "the points are too near degenerate for a hull");
+            return mk_fail(err, MK_ERR_INVALID, "the points are too near degenerate for a hull");
         centre = d3_scale(centre, 1.0 / k);
         col_d3 u = d3_norm(d3_sub(p[fv[0]], centre)), w = d3_cross(pl[c].n, u);
         double ang[COL_MAX_HULL3_INPUT];
@@ -292,7 +294,7 @@ int col_hull3_make(const mk_vec3 *points, int n, col_hull3 *out, char *why, size
         }
         sort_desc(fv, ang, k);
         if (ni + k > COL_MAX_HULL3_INDICES)
-            return col_refuse(why, why_len, "the points are too near degenerate for a hull");
+            return mk_fail(err, MK_ERR_INVALID, "the points are too near degenerate for a hull");
         col_hull3_face *face = &out->faces[out->face_count++];
         double off = 0.0;
         for (int j = 0; j < k; j++) {
@@ -305,7 +307,8 @@ int col_hull3_make(const mk_vec3 *points, int n, col_hull3 *out, char *why, size
     }
     /* Euler's formula for a convex polyhedron: V - E + F = 2. */
     if (nv - edges2 / 2 + out->face_count != 2 || edges2 % 2)
-        return col_refuse(why, why_len, "the points are too near degenerate for a consistent hull");
+        return mk_fail(err, MK_ERR_INVALID,
+                       "the points are too near degenerate for a consistent hull");
 
     /* The thinnest width, across each face (the 2D builder's measure). */
     double thinnest = INFINITY;
@@ -317,12 +320,12 @@ int col_hull3_make(const mk_vec3 *points, int n, col_hull3 *out, char *why, size
         thinnest = fmin(thinnest, width);
     }
     if (0.5 * thinnest < COL_MIN_HALF)
-        return col_refuse(why, why_len, "the hull is thinner than %g m (half width %g m)",
+        return mk_fail(err, MK_ERR_INVALID, "the hull is thinner than %g m (half width %g m)",
                       2.0 * COL_MIN_HALF, 0.5 * thinnest);
 
     col_mass3 mp = col_hull3_mass_props(out);
     if (!(mp.volume > 0.0f))
-        return col_refuse(why, why_len, "the hull has zero volume");
+        return mk_fail(err, MK_ERR_INVALID, "the hull has zero volume");
     out->volume = mp.volume;
     out->centroid = mp.centroid;
     double reach = 0.0;

@@ -3,21 +3,9 @@
  * every polygon shape with it). */
 #include <float.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 
 #include "collide2_internal.h"
-
-int col_refuse(char *why, size_t why_len, const char *fmt, ...)
-{
-    if (why && why_len > 0) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(why, why_len, fmt, ap);
-        va_end(ap);
-    }
-    return -1;
-}
 
 /* The distance under which two points are one and a vertex counts as lying on the line of its
  * neighbours: relative to the polygon's extent, plus a few rounding steps of its largest
@@ -83,16 +71,16 @@ static int remove_collinear(mk_vec2 *v, int count, float tol)
     return count;
 }
 
-int col_polygon_make(const mk_vec2 *points, int n, col_polygon *out, char *why, size_t why_len)
+int col_polygon_make(const mk_vec2 *points, int n, col_polygon *out, mk_error *err)
 {
     if (n < 3)
-        return col_refuse(why, why_len, "a polygon needs at least 3 points (got %d)", n);
+        return mk_fail(err, MK_ERR_INVALID, "a polygon needs at least 3 points (got %d)", n);
     if (n > COL_MAX_HULL_INPUT)
-        return col_refuse(why, why_len, "a polygon takes at most %d points (got %d)",
+        return mk_fail(err, MK_ERR_INVALID, "a polygon takes at most %d points (got %d)",
                       COL_MAX_HULL_INPUT, n);
     for (int i = 0; i < n; i++)
         if (!mk_v2_finite(points[i]))
-            return col_refuse(why, why_len, "point %d is not finite", i);
+            return mk_fail(err, MK_ERR_INVALID, "point %d is not finite", i);
 
     /* Duplicates (within the weld tolerance) are dropped; the start is the highest point,
      * the leftmost of the highest, as the seed chooses it. */
@@ -111,20 +99,20 @@ int col_polygon_make(const mk_vec2 *points, int n, col_polygon *out, char *why, 
         m++;
     }
     if (m < 3)
-        return col_refuse(why, why_len, "fewer than 3 distinct points");
+        return mk_fail(err, MK_ERR_INVALID, "fewer than 3 distinct points");
 
     int hull[COL_MAX_HULL_INPUT];
     int count = gift_wrap(p, m, start, hull, COL_MAX_HULL_INPUT);
     if (count < 0)
-        return col_refuse(why, why_len, "the points could not be wrapped into a convex hull");
+        return mk_fail(err, MK_ERR_INVALID, "the points could not be wrapped into a convex hull");
     mk_vec2 v[COL_MAX_HULL_INPUT];
     for (int i = 0; i < count; i++)
         v[i] = p[hull[i]];
     count = remove_collinear(v, count, tol);
     if (count < 3)
-        return col_refuse(why, why_len, "all points lie on one line (collinear): zero area");
+        return mk_fail(err, MK_ERR_INVALID, "all points lie on one line (collinear): zero area");
     if (count > COL_MAX_POLYGON)
-        return col_refuse(why, why_len, "the convex hull has %d vertices; at most %d", count,
+        return mk_fail(err, MK_ERR_INVALID, "the convex hull has %d vertices; at most %d", count,
                       COL_MAX_POLYGON);
 
     out->count = count;
@@ -149,7 +137,7 @@ int col_polygon_make(const mk_vec2 *points, int n, col_polygon *out, char *why, 
         c = mk_v2_mad(c, a / 3.0f, mk_v2_add(e1, e2));
     }
     if (!(area > 0.0f))
-        return col_refuse(why, why_len, "the polygon has zero area");
+        return mk_fail(err, MK_ERR_INVALID, "the polygon has zero area");
     out->area = area;
     out->centroid = mk_v2_mad(v[0], 1.0f / area, c);
 
@@ -162,10 +150,10 @@ int col_polygon_make(const mk_vec2 *points, int n, col_polygon *out, char *why, 
         thinnest = mk_minf(thinnest, width);
     }
     if (0.5f * thinnest < COL_MIN_HALF)
-        return col_refuse(why, why_len, "the polygon is thinner than %g m (half width %g m)",
+        return mk_fail(err, MK_ERR_INVALID, "the polygon is thinner than %g m (half width %g m)",
                       2.0 * COL_MIN_HALF, 0.5 * thinnest);
     if (0.5f * (hi.x - lo.x) > COL_MAX_HALF || 0.5f * (hi.y - lo.y) > COL_MAX_HALF)
-        return col_refuse(why, why_len, "the polygon is larger than %g m across",
+        return mk_fail(err, MK_ERR_INVALID, "the polygon is larger than %g m across",
                       2.0 * COL_MAX_HALF);
     return 0;
 }

@@ -54,37 +54,37 @@ col_manifold3 col_collide3_within(const col_shape3 *a, col_xf3 xa, const col_sha
 }
 
 /* One size: finite and within the polygon builder's limits. */
-static int check_size(float v, const char *what, char *why, size_t why_len)
+static int check_size(float v, const char *what, mk_error *err)
 {
     if (!isfinite(v))
-        return col_refuse(why, why_len, "the %s is not finite", what);
+        return mk_fail(err, MK_ERR_INVALID, "the %s is not finite", what);
     if (v < COL_MIN_HALF || v > COL_MAX_HALF)
-        return col_refuse(why, why_len, "the %s %g m is outside [%g, %g] m", what, (double)v,
+        return mk_fail(err, MK_ERR_INVALID, "the %s %g m is outside [%g, %g] m", what, (double)v,
                           (double)COL_MIN_HALF, (double)COL_MAX_HALF);
     return 0;
 }
 
-int col_shape3_check(const col_shape3 *s, char *why, size_t why_len)
+int col_shape3_check(const col_shape3 *s, mk_error *err)
 {
     switch (s->type) {
     case COL_SHAPE3_SPHERE:
-        return check_size(s->radius, "radius", why, why_len);
+        return check_size(s->radius, "radius", err);
     case COL_SHAPE3_BOX:
     case COL_SHAPE3_ELLIPSOID:
-        if (check_size(s->half.x, "x half extent", why, why_len) < 0 ||
-            check_size(s->half.y, "y half extent", why, why_len) < 0)
+        if (check_size(s->half.x, "x half extent", err) < 0 ||
+            check_size(s->half.y, "y half extent", err) < 0)
             return -1;
-        return check_size(s->half.z, "z half extent", why, why_len);
+        return check_size(s->half.z, "z half extent", err);
     case COL_SHAPE3_CAPSULE:
     case COL_SHAPE3_CYLINDER:
     case COL_SHAPE3_CONE:
-        if (check_size(s->radius, "radius", why, why_len) < 0)
+        if (check_size(s->radius, "radius", err) < 0)
             return -1;
-        return check_size(s->half_height, "half height", why, why_len);
+        return check_size(s->half_height, "half height", err);
     case COL_SHAPE3_HULL:
-        return s->hull ? 0 : col_refuse(why, why_len, "a hull shape without its hull");
+        return s->hull ? 0 : mk_fail(err, MK_ERR_INVALID, "a hull shape without its hull");
     case COL_SHAPE3_COUNT:
         break;
     }
-    return col_refuse(why, why_len, "unknown 3D shape type %d", (int)s->type);
+    return mk_fail(err, MK_ERR_INVALID, "unknown 3D shape type %d", (int)s->type);
 }

@@ -179,14 +179,14 @@ static void save_world(net_server *srv, const char *why)
             LOG_WARN("SIGHUP: no --save file was given; nothing written");
         return;
     }
-    char err[512];
+    mk_error err = {0};
     uint64_t t0 = uv_hrtime();
-    if (wio_world_save(srv->world, srv->cfg.save_path, err, sizeof err) == 0)
+    if (wio_world_save(srv->world, srv->cfg.save_path, &err) == 0)
         LOG_INFO("%s: saved %zu bodies at tick %llu to %s (%.1f ms)", why,
                  sim_world_body_count(srv->world), (unsigned long long)sim_world_tick(srv->world),
                  srv->cfg.save_path, (double)(uv_hrtime() - t0) / 1e6);
     else
-        LOG_ERROR("%s: save failed: %s", why, err);
+        LOG_ERROR("%s: save failed: %s", why, err.message);
 }
 
 static void stop(net_server *srv, const char *why)

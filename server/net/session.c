@@ -212,10 +212,11 @@ static sim_id add_body(net_session *s, const proto_body_spec *spec, const char *
 {
     net_server *srv = s->srv;
     sim_body_def def;
-    char why[200], msg[PROTO_MAX_MESSAGE];
-    if (wio_body_def_from_spec(spec, sim_world_dim(srv->world), &def, why, sizeof why) != 0) {
-        snprintf(msg, sizeof msg, "%s.%s", field, why);
-        net_session_error(s, PROTO_ERR_BAD_REQUEST, msg, req);
+    char msg[PROTO_MAX_MESSAGE];
+    mk_error err;
+    if (wio_body_def_from_spec(spec, sim_world_dim(srv->world), &def, &err) != 0) {
+        mk_error_prefix(&err, "%s.", field);
+        net_session_error(s, PROTO_ERR_BAD_REQUEST, err.message, req);
         return 0;
     }
     size_t owned = sim_world_count_owned(srv->world, s->client);
@@ -361,10 +362,10 @@ static void handle_input(net_session *s, proto_msg *m)
 static void handle_query(net_session *s, proto_msg *m)
 {
     proto_result r;
-    char why[PROTO_MAX_MESSAGE];
+    mk_error why = {0};
     int dim = sim_world_dim(s->srv->world);
-    if (wio_query(dim, &m->u.query.a, &m->u.query.b, &r, why, sizeof why) != 0) {
-        net_session_error(s, PROTO_ERR_BAD_REQUEST, why, req_of(m));
+    if (wio_query(dim, &m->u.query.a, &m->u.query.b, &r, &why) != 0) {
+        net_session_error(s, PROTO_ERR_BAD_REQUEST, why.message, req_of(m));
         return;
     }
     proto_buf *b = &s->srv->out;
@@ -432,7 +433,7 @@ static void handle_line(net_session *s, const char *line, size_t len)
      * is a bad_request that says so. */
     proto_error_code rc = proto_parse(line, len, sim_world_dim(srv->world), m, &err);
     if (rc != PROTO_OK) {
-        net_session_error(s, rc, err.message, err.has_req ? err.req : NULL);
+        net_session_error(s, rc, err.message, req_of(m));
         return;
     }
     if (!s->joined && m->type != PROTO_MSG_HELLO && m->type != PROTO_MSG_PING) {

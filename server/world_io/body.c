@@ -37,10 +37,9 @@ proto_body_kind wio_kind_to_proto(sim_kind k)
 }
 
 /* The 3D part of a body definition. */
-static int body_def3_from_spec(const proto_body_spec *spec, sim_body_def3 *out, char *err,
-                               size_t errlen)
+static int body_def3_from_spec(const proto_body_spec *spec, sim_body_def3 *out, mk_error *err)
 {
-    if (wio_shape3_from_proto(&spec->shape, &out->shape, &out->hull, err, errlen) != 0)
+    if (wio_shape3_from_proto(&spec->shape, &out->shape, &out->hull, err) != 0)
         return -1;
     out->pos = mk_v3((float)spec->pos[0], (float)spec->pos[1], (float)spec->pos[2]);
     out->vel = mk_v3((float)spec->vel[0], (float)spec->vel[1], (float)spec->vel[2]);
@@ -48,21 +47,20 @@ static int body_def3_from_spec(const proto_body_spec *spec, sim_body_def3 *out, 
     mk_quat q = {(float)spec->rot[0], (float)spec->rot[1], (float)spec->rot[2],
                  (float)spec->rot[3]};
     if (!mk_quat_normalize_checked(q, &out->rot)) {
-        snprintf(err, errlen, "rot: a zero quaternion is not a rotation");
+        mk_fail(err, MK_ERR_INVALID, "rot: a zero quaternion is not a rotation");
         return -1;
     }
     return 0;
 }
 
-int wio_body_def_from_spec(const proto_body_spec *spec, int dim, sim_body_def *out, char *err,
-                           size_t errlen)
+int wio_body_def_from_spec(const proto_body_spec *spec, int dim, sim_body_def *out, mk_error *err)
 {
     memset(out, 0, offsetof(sim_body_def, d3));
     if (dim == 3) {
         memset(&out->d3, 0, offsetof(sim_body_def3, hull));
-        if (body_def3_from_spec(spec, &out->d3, err, errlen) != 0)
+        if (body_def3_from_spec(spec, &out->d3, err) != 0)
             return -1;
-    } else if (wio_shape2_from_proto(&spec->shape, &out->shape, &out->polygon, err, errlen) != 0) {
+    } else if (wio_shape2_from_proto(&spec->shape, &out->shape, &out->polygon, err) != 0) {
         return -1;
     }
     out->pos = mk_v2((float)spec->pos[0], (float)spec->pos[1]);

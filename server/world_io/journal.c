@@ -114,65 +114,64 @@ void wio_journal_stop(wio_journal *j)
 /* ---- replay ---- */
 
 /* Checks a "start" or "end" hash against the world's. */
-static int check_hash(const sim_world *w, const cJSON *hash, const char *what, char *err,
-                      size_t errlen)
+static int check_hash(const sim_world *w, const cJSON *hash, const char *what, mk_error *err)
 {
     char mine[17];
     snprintf(mine, sizeof mine, "%016" PRIx64, sim_world_hash(w));
     if (!cJSON_IsString(hash) || strcmp(hash->valuestring, mine) != 0) {
-        snprintf(err, errlen, "tick %" PRIu64 ": the %s hash is %s here, %s in the recording",
-                 sim_world_tick(w), what, mine, cJSON_IsString(hash) ? hash->valuestring : "missing");
+        mk_fail(err, MK_ERR_INVALID,
+                "tick %" PRIu64 ": the %s hash is %s here, %s in the recording",
+                sim_world_tick(w), what, mine,
+                cJSON_IsString(hash) ? hash->valuestring : "missing");
         return -1;
     }
     return what[0] == 'e' ? 1 : 0;
 }
 
-static sim_body *body_of(sim_world *w, const cJSON *msg, uint32_t client, char *err,
-                         size_t errlen)
+static sim_body *body_of(sim_world *w, const cJSON *msg, uint32_t client, mk_error *err)
 {
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
     sim_body *b = wio_json_whole_in(id, 0, PROTO_MAX_ID) ? sim_world_get(w, (sim_id)id->valuedouble)
                                                          : NULL;
     if (!b || b->owner != client) {
-        snprintf(err, errlen, "tick %" PRIu64 ": no body %.0f of client %u to replay on",
-                 sim_world_tick(w), cJSON_IsNumber(id) ? id->valuedouble : 0.0, client);
+        mk_fail(err, MK_ERR_INVALID, "tick %" PRIu64 ": no body %.0f of client %u to replay on",
+                sim_world_tick(w), cJSON_IsNumber(id) ? id->valuedouble : 0.0, client);
         return NULL;
     }
     return b;
 }
 
 static int apply_msg(sim_world *w, const cJSON *msg, uint32_t client, const cJSON *root,
-                     char *err, size_t errlen)
+                     mk_error *err)
 {
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(msg, "type");
     const char *t = cJSON_IsString(type) ? type->valuestring : "";
     if (strcmp(t, "spawn") == 0) {
         proto_body_spec spec;
-        proto_error perr;
         sim_body_def def;
-        char why[200];
         if (proto_parse_body_spec(cJSON_GetObjectItemCaseSensitive(msg, "body"), sim_world_dim(w),
                                   "msg.body",
-                                  &spec, &perr) != PROTO_OK) {
-            snprintf(err, errlen, "tick %" PRIu64 ": %s", sim_world_tick(w), perr.message);
+                                  &spec, err) != PROTO_OK) {
+            mk_error_prefix(err, "tick %" PRIu64 ": ", sim_world_tick(w));
             return -1;
         }
-        if (wio_body_def_from_spec(&spec, sim_world_dim(w), &def, why, sizeof why) != 0) {
-            snprintf(err, errlen, "tick %" PRIu64 ": msg.body.%s", sim_world_tick(w), why);
+        if (wio_body_def_from_spec(&spec, sim_world_dim(w), &def, err) != 0) {
+            mk_error_prefix(err, "tick %" PRIu64 ": msg.body.", sim_world_tick(w));
             return -1;
         }
         sim_id id = sim_world_add(w, &def, client);
         const cJSON *want = cJSON_GetObjectItemCaseSensitive(root, "id");
         if (id == 0 || !cJSON_IsNumber(want) || (double)id != want->valuedouble) {
-            snprintf(err, errlen, "tick %" PRIu64 ": the spawn gave id %llu, the recording %.0f",
-                     sim_world_tick(w), (unsigned long long)id, cJSON_IsNumber(want) ? want->valuedouble
-                                                                         : 0.0);
+            mk_fail(err, MK_ERR_INVALID,
+                    "tick %" PRIu64 ": the spawn gave id %llu, the recording %.0f",
+                    sim_world_tick(w), (unsigned long long)id,
+                    cJSON_IsNumber(want) ? want->valuedouble : 0.0);
             return -1;
         }
         return 0;
     }
     if (strcmp(t, "despawn") == 0) {
-        sim_body *b = body_of(w, msg, client, err, errlen);
+        sim_body *b = body_of(w, msg, client, err);
         return b && sim_world_remove(w, b->id) ? 0 : -1;
     }
     if (strcmp(t, "bye") == 0) {
@@ -180,7 +179,7 @@ static int apply_msg(sim_world *w, const cJSON *msg, uint32_t client, const cJSO
         return 0;
     }
     if (strcmp(t, "input") == 0) {
-        sim_body *b = body_of(w, msg, client, err, errlen);
+        sim_body *b = body_of(w, msg, client, err);
         const cJSON *move = cJSON_GetObjectItemCaseSensitive(msg, "move");
         const cJSON *mx = cJSON_GetArrayItem(move, 0), *my = cJSON_GetArrayItem(move, 1);
         const cJSON *mz = cJSON_GetArrayItem(move, 2);
@@ -190,8 +189,8 @@ static int apply_msg(sim_world *w, const cJSON *msg, uint32_t client, const cJSO
             return -1;
         if (!cJSON_IsNumber(mx) || !cJSON_IsNumber(my) || (is3 && !cJSON_IsNumber(mz)) ||
             !cJSON_IsBool(jump)) {
-            snprintf(err, errlen, "tick %" PRIu64 ": an input needs move [%s] and jump",
-                     sim_world_tick(w), is3 ? "x, y, z" : "x, y");
+            mk_fail(err, MK_ERR_INVALID, "tick %" PRIu64 ": an input needs move [%s] and jump",
+                    sim_world_tick(w), is3 ? "x, y, z" : "x, y");
             return -1;
         }
         if (is3)
@@ -204,31 +203,34 @@ static int apply_msg(sim_world *w, const cJSON *msg, uint32_t client, const cJSO
                                cJSON_IsTrue(jump));
         return 0;
     }
-    snprintf(err, errlen, "tick %" PRIu64 ": unknown message type '%s'", sim_world_tick(w), t);
+    mk_fail(err, MK_ERR_INVALID,
+            "tick %" PRIu64 ": unknown message type '%s'", sim_world_tick(w), t);
     return -1;
 }
 
 int wio_journal_apply(sim_world *w, const char *line, size_t len, wio_step_fn on_step,
-                      void *ctx, char *err, size_t errlen)
+                      void *ctx, mk_error *err)
 {
     cJSON *root = cJSON_ParseWithLength(line, len);
     int rc = -1;
     const cJSON *tick = cJSON_GetObjectItemCaseSensitive(root, "tick");
     if (!cJSON_IsObject(root) || !wio_json_whole_in(tick, 0, PROTO_MAX_ID)) {
-        snprintf(err, errlen, "not a recording line (an object with a whole tick)");
+        mk_fail(err, MK_ERR_INVALID, "not a recording line (an object with a whole tick)");
         goto done;
     }
     uint64_t t = (uint64_t)tick->valuedouble;
     if (t < sim_world_tick(w)) {
-        snprintf(err, errlen, "tick %" PRIu64 " comes after tick %" PRIu64, t, sim_world_tick(w));
+        mk_fail(err, MK_ERR_INVALID,
+                "tick %" PRIu64 " comes after tick %" PRIu64, t, sim_world_tick(w));
         goto done;
     }
     const cJSON *start = cJSON_GetObjectItemCaseSensitive(root, "start");
     if (start) {
-        rc = t == sim_world_tick(w) ? check_hash(w, start, "start", err, errlen) : -1;
+        rc = t == sim_world_tick(w) ? check_hash(w, start, "start", err) : -1;
         if (t != sim_world_tick(w))
-            snprintf(err, errlen, "the recording starts at tick %" PRIu64 ", the scene at %" PRIu64,
-                     t, sim_world_tick(w));
+            mk_fail(err, MK_ERR_INVALID,
+                    "the recording starts at tick %" PRIu64 ", the scene at %" PRIu64,
+                    t, sim_world_tick(w));
         goto done;
     }
     while (sim_world_tick(w) < t) {
@@ -238,16 +240,17 @@ int wio_journal_apply(sim_world *w, const char *line, size_t len, wio_step_fn on
     }
     const cJSON *end = cJSON_GetObjectItemCaseSensitive(root, "end");
     if (end) {
-        rc = check_hash(w, end, "end", err, errlen);
+        rc = check_hash(w, end, "end", err);
         goto done;
     }
     const cJSON *client = cJSON_GetObjectItemCaseSensitive(root, "client");
     const cJSON *msg = cJSON_GetObjectItemCaseSensitive(root, "msg");
     if (!wio_json_whole_in(client, 0, UINT32_MAX) || !cJSON_IsObject(msg)) {
-        snprintf(err, errlen, "tick %" PRIu64 ": a line needs client and msg", sim_world_tick(w));
+        mk_fail(err, MK_ERR_INVALID,
+                "tick %" PRIu64 ": a line needs client and msg", sim_world_tick(w));
         goto done;
     }
-    rc = apply_msg(w, msg, (uint32_t)client->valuedouble, root, err, errlen);
+    rc = apply_msg(w, msg, (uint32_t)client->valuedouble, root, err);
 done:
     cJSON_Delete(root);
     return rc;

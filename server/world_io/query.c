@@ -29,13 +29,12 @@ static void fill_result(proto_result *out, int count, const float normal[3], flo
 
 /* Each shape as the world collides it; an error names the shape (a. or b.). */
 static int shapes2(const proto_placed_shape *a, const proto_placed_shape *b, col_shape2 s[2],
-                   col_polygon p[2], char *err, size_t errlen)
+                   col_polygon p[2], mk_error *err)
 {
     const proto_placed_shape *in[2] = {a, b};
-    char why[160];
     for (int i = 0; i < 2; i++) {
-        if (wio_shape2_from_proto(&in[i]->shape, &s[i], &p[i], why, sizeof why) != 0) {
-            snprintf(err, errlen, "%c.%s", "ab"[i], why);
+        if (wio_shape2_from_proto(&in[i]->shape, &s[i], &p[i], err) != 0) {
+            mk_error_prefix(err, "%c.", "ab"[i]);
             return -1;
         }
     }
@@ -43,11 +42,11 @@ static int shapes2(const proto_placed_shape *a, const proto_placed_shape *b, col
 }
 
 static int query2(const proto_placed_shape *a, const proto_placed_shape *b, proto_result *out,
-                  char *err, size_t errlen)
+                  mk_error *err)
 {
     col_shape2 s[2];
     col_polygon p[2];
-    if (shapes2(a, b, s, p, err, errlen) != 0)
+    if (shapes2(a, b, s, p, err) != 0)
         return -1;
     col_xf2 xa = {mk_v2((float)a->pos[0], (float)a->pos[1]), (float)a->rot[0]};
     col_xf2 xb = {mk_v2((float)b->pos[0], (float)b->pos[1]), (float)b->rot[0]};
@@ -72,21 +71,20 @@ static bool xf3_of(const proto_placed_shape *in, col_xf3 *xf)
 }
 
 static int query3(const proto_placed_shape *a, const proto_placed_shape *b, proto_result *out,
-                  char *err, size_t errlen)
+                  mk_error *err)
 {
     col_hull3 hulls[2]; /* 15 KB each */
     const proto_placed_shape *in[2] = {a, b};
     col_shape3 s[2];
-    char why[160];
     for (int i = 0; i < 2; i++) {
-        if (wio_shape3_from_proto(&in[i]->shape, &s[i], &hulls[i], why, sizeof why) != 0) {
-            snprintf(err, errlen, "%c.%s", "ab"[i], why);
+        if (wio_shape3_from_proto(&in[i]->shape, &s[i], &hulls[i], err) != 0) {
+            mk_error_prefix(err, "%c.", "ab"[i]);
             return -1;
         }
     }
     col_xf3 xa, xb;
     if (!xf3_of(a, &xa) || !xf3_of(b, &xb)) {
-        snprintf(err, errlen, "rot: a zero quaternion is not a rotation");
+        mk_fail(err, MK_ERR_INVALID, "rot: a zero quaternion is not a rotation");
         return -1;
     }
     col_manifold3 m = col_collide3(&s[0], xa, &s[1], xb);
@@ -101,7 +99,7 @@ static int query3(const proto_placed_shape *a, const proto_placed_shape *b, prot
 }
 
 int wio_query(int dim, const proto_placed_shape *a, const proto_placed_shape *b,
-              proto_result *out, char *err, size_t errlen)
+              proto_result *out, mk_error *err)
 {
-    return dim == 3 ? query3(a, b, out, err, errlen) : query2(a, b, out, err, errlen);
+    return dim == 3 ? query3(a, b, out, err) : query2(a, b, out, err);
 }

@@ -164,7 +164,7 @@ void wio_world_write(const sim_world *w, proto_buf *b)
     proto_buf_append_str(b, "]}\n");
 }
 
-int wio_world_save(const sim_world *w, const char *path, char *err, size_t errlen)
+int wio_world_save(const sim_world *w, const char *path, mk_error *err)
 {
     proto_buf b;
     proto_buf_init(&b);
@@ -172,23 +172,23 @@ int wio_world_save(const sim_world *w, const char *path, char *err, size_t errle
     char tmp[4096];
     int rc = -1;
     if (b.failed) {
-        snprintf(err, errlen, "%s: out of memory", path);
+        mk_fail(err, MK_ERR_IO, "%s: out of memory", path);
     } else if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) {
-        snprintf(err, errlen, "%s: path too long", path);
+        mk_fail(err, MK_ERR_IO, "%s: path too long", path);
     } else {
         FILE *f = fopen(tmp, "wb");
         if (!f) {
-            snprintf(err, errlen, "%s: %s", tmp, strerror(errno));
+            mk_fail(err, MK_ERR_IO, "%s: %s", tmp, strerror(errno));
         } else {
             bool ok = fwrite(b.data, 1, b.len, f) == b.len && fflush(f) == 0 &&
                       fsync(fileno(f)) == 0;
             int saved_errno = errno;
             ok = fclose(f) == 0 && ok;
             if (!ok) {
-                snprintf(err, errlen, "%s: %s", tmp, strerror(saved_errno ? saved_errno : errno));
+                mk_fail(err, MK_ERR_IO, "%s: %s", tmp, strerror(saved_errno ? saved_errno : errno));
                 unlink(tmp);
             } else if (rename(tmp, path) != 0) {
-                snprintf(err, errlen, "%s: %s", path, strerror(errno));
+                mk_fail(err, MK_ERR_IO, "%s: %s", path, strerror(errno));
                 unlink(tmp);
             } else {
                 rc = 0;

@@ -67,20 +67,18 @@ bool wio_json_whole_in(const cJSON *j, double lo, double hi)
 
 /* One body of a scene; false with `err` naming the body and the field. */
 static bool add_scene_body(sim_world *w, const cJSON *item, const cJSON *id, int index,
-                           proto_body_spec *spec, const char *source, char *err, size_t errlen)
+                           proto_body_spec *spec, const char *source, mk_error *err)
 {
     char path[32];
     snprintf(path, sizeof path, "bodies[%d]", index);
     sim_body_def def;
-    char why[200];
-    proto_error perr;
     int dim = sim_world_dim(w);
-    if (proto_parse_body_spec(item, dim, path, spec, &perr) != PROTO_OK) {
-        snprintf(err, errlen, "%s: %s", source, perr.message);
+    if (proto_parse_body_spec(item, dim, path, spec, err) != PROTO_OK) {
+        mk_error_prefix(err, "%s: ", source);
         return false;
     }
-    if (wio_body_def_from_spec(spec, dim, &def, why, sizeof why) != 0) {
-        snprintf(err, errlen, "%s: %s.%s", source, path, why);
+    if (wio_body_def_from_spec(spec, dim, &def, err) != 0) {
+        mk_error_prefix(err, "%s: %s.", source, path);
         return false;
     }
     /* A saved world's bodies carry their spin and whether they sleep. */
@@ -90,32 +88,34 @@ static bool add_scene_body(sim_world *w, const cJSON *item, const cJSON *id, int
     if (spin && dim == 3) {
         char wpath[40];
         snprintf(wpath, sizeof wpath, "%s.w", path);
-        if (proto_parse_vector(spin, 3, SCENE_MAX_SPIN, wpath, spin3, &perr) != PROTO_OK) {
-            snprintf(err, errlen, "%s: %s", source, perr.message);
+        if (proto_parse_vector(spin, 3, SCENE_MAX_SPIN, wpath, spin3, err) != PROTO_OK) {
+            mk_error_prefix(err, "%s: ", source);
             return false;
         }
     } else if (spin && !(cJSON_IsNumber(spin) && fabs(spin->valuedouble) <= SCENE_MAX_SPIN)) {
-        snprintf(err, errlen, "%s: %s.w: must be a number in [-%g, %g] rad/s", source, path,
-                 SCENE_MAX_SPIN, SCENE_MAX_SPIN);
+        mk_fail(err, MK_ERR_INVALID, "%s: %s.w: must be a number in [-%g, %g] rad/s", source, path,
+                SCENE_MAX_SPIN, SCENE_MAX_SPIN);
         return false;
     }
     if (asleep && !cJSON_IsBool(asleep)) {
-        snprintf(err, errlen, "%s: %s.sleeping: must be true or false", source, path);
+        mk_fail(err, MK_ERR_INVALID, "%s: %s.sleeping: must be true or false", source, path);
         return false;
     }
     sim_id added;
     if (!id) {
         if ((added = sim_world_add(w, &def, 0)) == 0) {
-            snprintf(err, errlen, "%s: %s: the world is full", source, path);
+            mk_fail(err, MK_ERR_INVALID, "%s: %s: the world is full", source, path);
             return false;
         }
     } else if (!wio_json_whole_in(id, 1, SCENE_MAX_ID)) {
-        snprintf(err, errlen, "%s: %s.id: must be a whole number in [1, 2^53]", source, path);
+        mk_fail(err, MK_ERR_INVALID,
+                "%s: %s.id: must be a whole number in [1, 2^53]", source, path);
         return false;
     } else if ((added = sim_world_add_with_id(w, &def, 0, (sim_id)id->valuedouble)) == 0) {
-        snprintf(err, errlen, "%s: %s.id: %.0f is not a body id this world can give (its slot "
+        mk_fail(err, MK_ERR_INVALID,
+                "%s: %s.id: %.0f is not a body id this world can give (its slot "
                               "is taken, or it is out of range, or the world is full)",
-                 source, path, id->valuedouble);
+                source, path, id->valuedouble);
         return false;
     }
     sim_body *b = sim_world_get(w, added);
@@ -131,12 +131,12 @@ static bool add_scene_body(sim_world *w, const cJSON *item, const cJSON *id, int
 
 /* A saved world's free slots: [[slot, generation], ...]. */
 static bool restore_free_slots(sim_world *w, const cJSON *free_slots, const char *source,
-                               char *err, size_t errlen)
+                               mk_error *err)
 {
     if (!free_slots)
         return true;
     if (!cJSON_IsArray(free_slots)) {
-        snprintf(err, errlen, "%s: free: expected an array of [slot, generation]", source);
+        mk_fail(err, MK_ERR_INVALID, "%s: free: expected an array of [slot, generation]", source);
         return false;
     }
     int i = 0;
@@ -149,9 +149,9 @@ static bool restore_free_slots(sim_world *w, const cJSON *free_slots, const char
             !wio_json_whole_in(gen, 0, 536870912.0) ||
             !sim_world_set_slot_generation(w, (uint32_t)slot->valuedouble,
                                            (uint32_t)gen->valuedouble)) {
-            snprintf(err, errlen, "%s: free[%d]: must be [slot, generation] for a free slot "
+            mk_fail(err, MK_ERR_INVALID, "%s: free[%d]: must be [slot, generation] for a free slot "
                                   "below max_bodies and a generation in [0, 2^29]",
-                     source, i);
+                    source, i);
             return false;
         }
         i++;
@@ -160,33 +160,32 @@ static bool restore_free_slots(sim_world *w, const cJSON *free_slots, const char
 }
 
 sim_world *wio_scene_load(const char *json, size_t len, const char *source,
-                          const sim_config *cfg, char *err, size_t errlen)
+                          const sim_config *cfg, mk_error *err)
 {
     cJSON *root = cJSON_ParseWithLength(json, len);
     if (!root) {
-        snprintf(err, errlen, "%s: not valid JSON", source);
+        mk_fail(err, MK_ERR_INVALID, "%s: not valid JSON", source);
         return NULL;
     }
     sim_world *w = NULL;
     sim_config c = *cfg;
-    proto_error perr;
 
     if (!cJSON_IsObject(root)) {
-        snprintf(err, errlen, "%s: a scene is a JSON object {dim, gravity, bodies}", source);
+        mk_fail(err, MK_ERR_INVALID, "%s: a scene is a JSON object {dim, gravity, bodies}", source);
         goto done;
     }
     const cJSON *dim = cJSON_GetObjectItemCaseSensitive(root, "dim");
     if (!cJSON_IsNumber(dim) || (dim->valuedouble != 2.0 && dim->valuedouble != 3.0)) {
-        snprintf(err, errlen, "%s: dim: must be 2 or 3", source);
+        mk_fail(err, MK_ERR_INVALID, "%s: dim: must be 2 or 3", source);
         goto done;
     }
     c.dim = dim->valuedouble == 3.0 ? 3 : 2;
     const cJSON *gravity = cJSON_GetObjectItemCaseSensitive(root, "gravity");
     if (gravity) {
         double g[3] = {0, 0, 0};
-        if (proto_parse_vector(gravity, c.dim, SCENE_MAX_GRAVITY, "gravity", g, &perr) !=
+        if (proto_parse_vector(gravity, c.dim, SCENE_MAX_GRAVITY, "gravity", g, err) !=
             PROTO_OK) {
-            snprintf(err, errlen, "%s: %s", source, perr.message);
+            mk_error_prefix(err, "%s: ", source);
             goto done;
         }
         c.gravity = mk_v2((float)g[0], (float)g[1]);
@@ -194,23 +193,23 @@ sim_world *wio_scene_load(const char *json, size_t len, const char *source,
     }
     const cJSON *bodies = cJSON_GetObjectItemCaseSensitive(root, "bodies");
     if (!cJSON_IsArray(bodies)) {
-        snprintf(err, errlen, "%s: bodies: expected an array of body specs", source);
+        mk_fail(err, MK_ERR_INVALID, "%s: bodies: expected an array of body specs", source);
         goto done;
     }
     if ((size_t)cJSON_GetArraySize(bodies) > c.max_bodies) {
-        snprintf(err, errlen, "%s: bodies: %d bodies, more than the limit of %u", source,
-                 cJSON_GetArraySize(bodies), c.max_bodies);
+        mk_fail(err, MK_ERR_INVALID, "%s: bodies: %d bodies, more than the limit of %u", source,
+                cJSON_GetArraySize(bodies), c.max_bodies);
         goto done;
     }
     w = sim_world_new(&c);
     if (!w) {
-        snprintf(err, errlen, "%s: out of memory", source);
+        mk_fail(err, MK_ERR_INVALID, "%s: out of memory", source);
         goto done;
     }
     /* The spec is large (it can hold 256 points); one on the heap serves every body. */
     proto_body_spec *spec = malloc(sizeof *spec);
     if (!spec) {
-        snprintf(err, errlen, "%s: out of memory", source);
+        mk_fail(err, MK_ERR_INVALID, "%s: out of memory", source);
         sim_world_free(w);
         w = NULL;
         goto done;
@@ -219,7 +218,7 @@ sim_world *wio_scene_load(const char *json, size_t len, const char *source,
      * bodies without one cannot take their slots. */
     const cJSON *tick = cJSON_GetObjectItemCaseSensitive(root, "tick");
     if (tick && !wio_json_whole_in(tick, 0, SCENE_MAX_ID)) {
-        snprintf(err, errlen, "%s: tick: must be a whole number in [0, 2^53]", source);
+        mk_fail(err, MK_ERR_INVALID, "%s: tick: must be a whole number in [0, 2^53]", source);
         free(spec);
         sim_world_free(w);
         w = NULL;
@@ -238,7 +237,7 @@ sim_world *wio_scene_load(const char *json, size_t len, const char *source,
                 index++;
                 continue;
             }
-            if (!add_scene_body(w, item, id, index, spec, source, err, errlen)) {
+            if (!add_scene_body(w, item, id, index, spec, source, err)) {
                 sim_world_free(w);
                 w = NULL;
                 break;
@@ -248,8 +247,7 @@ sim_world *wio_scene_load(const char *json, size_t len, const char *source,
         /* Between the bodies with ids and those without: the free slots get their
          * generations before anything new can take them. */
         if (pass == 0 && w &&
-            !restore_free_slots(w, cJSON_GetObjectItemCaseSensitive(root, "free"), source, err,
-                                errlen)) {
+            !restore_free_slots(w, cJSON_GetObjectItemCaseSensitive(root, "free"), source, err)) {
             sim_world_free(w);
             w = NULL;
         }
@@ -260,12 +258,11 @@ done:
     return w;
 }
 
-sim_world *wio_scene_load_file(const char *path, const sim_config *cfg, char *err,
-                               size_t errlen)
+sim_world *wio_scene_load_file(const char *path, const sim_config *cfg, mk_error *err)
 {
     FILE *f = fopen(path, "rb");
     if (!f) {
-        snprintf(err, errlen, "%s: cannot open: %s", path, strerror(errno));
+        mk_fail(err, MK_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
         return NULL;
     }
     char *data = NULL;
@@ -274,13 +271,13 @@ sim_world *wio_scene_load_file(const char *path, const sim_config *cfg, char *er
     for (;;) {
         if (len == cap) {
             if (cap >= SCENE_MAX_BYTES) {
-                snprintf(err, errlen, "%s: larger than %u MiB", path, SCENE_MAX_BYTES >> 20);
+                mk_fail(err, MK_ERR_IO, "%s: larger than %u MiB", path, SCENE_MAX_BYTES >> 20);
                 goto out;
             }
             cap = cap ? cap * 2 : 65536;
             char *p = realloc(data, cap);
             if (!p) {
-                snprintf(err, errlen, "%s: out of memory", path);
+                mk_fail(err, MK_ERR_IO, "%s: out of memory", path);
                 goto out;
             }
             data = p;
@@ -291,14 +288,14 @@ sim_world *wio_scene_load_file(const char *path, const sim_config *cfg, char *er
             break;
     }
     if (ferror(f)) {
-        snprintf(err, errlen, "%s: read error: %s", path, strerror(errno));
+        mk_fail(err, MK_ERR_IO, "%s: read error: %s", path, strerror(errno));
         goto out;
     }
     if (!proto_utf8_valid(data, len)) {
-        snprintf(err, errlen, "%s: not valid UTF-8", path);
+        mk_fail(err, MK_ERR_INVALID, "%s: not valid UTF-8", path);
         goto out;
     }
-    w = wio_scene_load(data, len, path, cfg, err, errlen);
+    w = wio_scene_load(data, len, path, cfg, err);
 out:
     free(data);
     fclose(f);

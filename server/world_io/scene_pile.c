@@ -44,11 +44,12 @@ static void box_def(sim_body_def *d, int dim, mk_vec3 half, mk_vec3 pos, sim_kin
     snprintf(d->tag, sizeof d->tag, "%s", tag);
 }
 
-static sim_world *pile(int dim, int n, const sim_config *cfg, char *err, size_t errlen)
+static sim_world *pile(int dim, int n, const sim_config *cfg, mk_error *err)
 {
     long max = (long)cfg->max_bodies - 1; /* the ground is a body too */
     if (n < 1 || n > max) {
-        snprintf(err, errlen, "N must be a whole number in [1, %ld] (--max-bodies %u, one of "
+        mk_fail(err, MK_ERR_INVALID,
+                "N must be a whole number in [1, %ld] (--max-bodies %u, one of "
                               "them the ground)", max < 1 ? 1 : max, cfg->max_bodies);
         return NULL;
     }
@@ -56,7 +57,7 @@ static sim_world *pile(int dim, int n, const sim_config *cfg, char *err, size_t 
     c.dim = dim;
     sim_world *w = sim_world_new(&c);
     if (!w) {
-        snprintf(err, errlen, "out of memory");
+        mk_fail(err, MK_ERR_INVALID, "out of memory");
         return NULL;
     }
     int columns = (n + PILE_ROWS - 1) / PILE_ROWS;
@@ -77,19 +78,19 @@ static sim_world *pile(int dim, int n, const sim_config *cfg, char *err, size_t 
         ok = sim_world_add(w, &def, 0) != 0;
     }
     if (!ok) {
-        snprintf(err, errlen, "out of memory adding %d boxes", n);
+        mk_fail(err, MK_ERR_INVALID, "out of memory adding %d boxes", n);
         sim_world_free(w);
         return NULL;
     }
     return w;
 }
 
-sim_world *wio_scene_pile2(int n, const sim_config *cfg, char *err, size_t errlen)
+sim_world *wio_scene_pile2(int n, const sim_config *cfg, mk_error *err)
 {
-    return pile(2, n, cfg, err, errlen);
+    return pile(2, n, cfg, err);
 }
 
-sim_world *wio_scene_pile3(int n, const sim_config *cfg, char *err, size_t errlen)
+sim_world *wio_scene_pile3(int n, const sim_config *cfg, mk_error *err)
 {
-    return pile(3, n, cfg, err, errlen);
+    return pile(3, n, cfg, err);
 }

@@ -9,7 +9,7 @@
 /* A protocol shape as the world collides it. A polygon becomes its convex hull, written into
  * `polygon`, which the shape then points to. */
 int wio_shape2_from_proto(const proto_shape *in, col_shape2 *out, col_polygon *polygon,
-                          char *err, size_t errlen)
+                          mk_error *err)
 {
     memset(out, 0, sizeof *out);
     switch (in->type) {
@@ -26,9 +26,8 @@ int wio_shape2_from_proto(const proto_shape *in, col_shape2 *out, col_polygon *p
         mk_vec2 points[PROTO_MAX_POINTS];
         for (int i = 0; i < in->npoints; i++)
             points[i] = mk_v2((float)in->points[i][0], (float)in->points[i][1]);
-        char why[128];
-        if (col_polygon_make(points, in->npoints, polygon, why, sizeof why) != 0) {
-            snprintf(err, errlen, "shape.points: %s", why);
+        if (col_polygon_make(points, in->npoints, polygon, err) != 0) {
+            mk_error_prefix(err, "shape.points: ");
             return -1;
         }
         out->type = COL_SHAPE_POLYGON;
@@ -36,14 +35,13 @@ int wio_shape2_from_proto(const proto_shape *in, col_shape2 *out, col_polygon *p
         return 0;
     }
     default:
-        snprintf(err, errlen, "shape.type: '%s' is a 3D shape; this world is 2D",
-                 proto_shape_name(in->type));
+        mk_fail(err, MK_ERR_INVALID, "shape.type: '%s' is a 3D shape; this world is 2D",
+                proto_shape_name(in->type));
         return -1;
     }
 }
 
-int wio_shape3_from_proto(const proto_shape *in, col_shape3 *out, col_hull3 *hull, char *err,
-                          size_t errlen)
+int wio_shape3_from_proto(const proto_shape *in, col_shape3 *out, col_hull3 *hull, mk_error *err)
 {
     memset(out, 0, sizeof *out);
     switch (in->type) {
@@ -73,9 +71,8 @@ int wio_shape3_from_proto(const proto_shape *in, col_shape3 *out, col_hull3 *hul
         for (int i = 0; i < in->npoints; i++)
             points[i] = mk_v3((float)in->points[i][0], (float)in->points[i][1],
                               (float)in->points[i][2]);
-        char why[128];
-        if (col_hull3_make(points, in->npoints, hull, why, sizeof why) != 0) {
-            snprintf(err, errlen, "shape.points: %s", why);
+        if (col_hull3_make(points, in->npoints, hull, err) != 0) {
+            mk_error_prefix(err, "shape.points: ");
             return -1;
         }
         out->type = COL_SHAPE3_HULL;
@@ -83,13 +80,12 @@ int wio_shape3_from_proto(const proto_shape *in, col_shape3 *out, col_hull3 *hul
         break;
     }
     default:
-        snprintf(err, errlen, "shape.type: '%s' is a 2D shape; this world is 3D",
-                 proto_shape_name(in->type));
+        mk_fail(err, MK_ERR_INVALID, "shape.type: '%s' is a 2D shape; this world is 3D",
+                proto_shape_name(in->type));
         return -1;
     }
-    char why[128];
-    if (col_shape3_check(out, why, sizeof why) != 0) {
-        snprintf(err, errlen, "shape: %s", why);
+    if (col_shape3_check(out, err) != 0) {
+        mk_error_prefix(err, "shape: ");
         return -1;
     }
     return 0;

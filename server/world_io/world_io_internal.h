@@ -12,9 +12,8 @@ _Static_assert(SIM_MAX_TAG == PROTO_MAX_TAG, "a body's tag has one size on the w
  * hull its 3D hull, written into `polygon` or `hull`, which the shape then points to. Returns
  * 0, or -1 with `err` naming the field. */
 int wio_shape2_from_proto(const proto_shape *in, col_shape2 *out, col_polygon *polygon,
-                          char *err, size_t errlen);
-int wio_shape3_from_proto(const proto_shape *in, col_shape3 *out, col_hull3 *hull, char *err,
-                          size_t errlen);
+                          mk_error *err);
+int wio_shape3_from_proto(const proto_shape *in, col_shape3 *out, col_hull3 *hull, mk_error *err);
 
 /* A body's spec fields, as a scene file and the protocol write them: "shape":{...},
  * "pos":[...], ... "tag":"..." with no braces (save.c). Numbers with 9 significant digits give

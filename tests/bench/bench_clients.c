@@ -38,10 +38,10 @@ typedef struct clients_bench {
 static void setup(clients_bench *cb, int n, double radius, int bodies)
 {
     sim_config cfg = sim_config_default();
-    char err[256];
-    cb->world = wio_scene_pile2(bodies, &cfg, err, sizeof err);
+    mk_error err = {0};
+    cb->world = wio_scene_pile2(bodies, &cfg, &err);
     if (!cb->world)
-        die(err);
+        die(err.message);
     for (int i = 0; i < CLIENTS_STEPS; i++)
         sim_world_step(cb->world);
     memset(&cb->srv, 0, sizeof cb->srv);

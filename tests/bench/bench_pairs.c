@@ -33,8 +33,8 @@ static void make_hull(bench_rng *rng, col_polygon *out)
             double t = phase + ((double)j + bench_rng_range(rng, -0.35, 0.35)) * step;
             pts[j] = mk_v2((float)(ax * cos(t)), (float)(ay * sin(t)));
         }
-        char why[128];
-        if (col_polygon_make(pts, k, out, why, sizeof why) == 0 && out->count == k)
+        mk_error why = {0};
+        if (col_polygon_make(pts, k, out, &why) == 0 && out->count == k)
             return;
     }
 }

@@ -207,8 +207,8 @@ static void make_shape(bench_rng *rng, col_shape3_type t, col_hull3 *store, col_
                 double r = sqrt(1 - z * z);
                 pts[i] = mk_v3((float)(ax * r * cos(phi)), (float)(ay * r * sin(phi)), (float)(az * z));
             }
-            char why[128];
-            if (col_hull3_make(pts, k, store, why, sizeof why) == 0)
+            mk_error why = {0};
+            if (col_hull3_make(pts, k, store, &why) == 0)
                 break;
         }
         s->hull = store;

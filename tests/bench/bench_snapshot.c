@@ -60,10 +60,10 @@ static void make_states(proto_body_state *s, size_t n)
 static void make_states3(proto_body_state *s, size_t n)
 {
     sim_config cfg = sim_config_default();
-    char err[256];
-    sim_world *w = wio_scene_pile3((int)n, &cfg, err, sizeof err);
+    mk_error err = {0};
+    sim_world *w = wio_scene_pile3((int)n, &cfg, &err);
     if (!w)
-        die(err);
+        die(err.message);
     for (int i = 0; i < PILE3_STEPS; i++)
         sim_world_step(w);
     size_t slots, k = 0;

@@ -113,11 +113,10 @@ void bench_scene_demo(const bench_opts *o)
     bench_row r;
     bench_row_init(&r, "demo");
     sim_config cfg = sim_config_default();
-    char err[256];
-    sim_world *w = wio_scene_load(wio_demo_scene2, strlen(wio_demo_scene2), "demo", &cfg, err,
-                                  sizeof err);
+    mk_error err = {0};
+    sim_world *w = wio_scene_load(wio_demo_scene2, strlen(wio_demo_scene2), "demo", &cfg, &err);
     if (!w) {
-        bench_note(&r, "scene did not load: %s", err);
+        bench_note(&r, "scene did not load: %s", err.message);
         bench_row_print(&r);
         return;
     }

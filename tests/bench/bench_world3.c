@@ -18,10 +18,10 @@ void bench_scene_pile3(const bench_opts *o, int n)
     cfg.sleep = !o->no_sleep;
     if ((uint32_t)n + 1 > cfg.max_bodies)
         cfg.max_bodies = (uint32_t)n + 1;
-    char err[160];
-    sim_world *w = wio_scene_pile3(n, &cfg, err, sizeof err);
+    mk_error err = {0};
+    sim_world *w = wio_scene_pile3(n, &cfg, &err);
     if (!w) {
-        bench_note(&r, "%s", err);
+        bench_note(&r, "%s", err.message);
         bench_row_print(&r);
         return;
     }

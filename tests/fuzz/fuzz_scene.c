@@ -11,10 +11,10 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     sim_config cfg = sim_config_default();
-    char err[512] = "";
-    sim_world *w = wio_scene_load((const char *)data, size, "fuzz.json", &cfg, err, sizeof err);
+    mk_error err = {0};
+    sim_world *w = wio_scene_load((const char *)data, size, "fuzz.json", &cfg, &err);
     if (!w) {
-        fuzz_check(strncmp(err, "fuzz.json", 9) == 0);
+        fuzz_check(strncmp(err.message, "fuzz.json", 9) == 0);
         return 0;
     }
     for (int i = 0; i < FUZZ_STEPS; i++)

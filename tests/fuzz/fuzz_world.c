@@ -44,17 +44,17 @@ static void on_line(sim_world *w, const char *line, size_t len, sim_id *last)
     proto_error err;
     if (proto_parse(line, len, 2, &msg, &err) != PROTO_OK)
         return;
-    char why[256];
+    mk_error why = {0};
     if (msg.type == PROTO_MSG_SPAWN || (msg.type == PROTO_MSG_HELLO && msg.u.hello.has_avatar)) {
         const proto_body_spec *spec =
             msg.type == PROTO_MSG_SPAWN ? &msg.u.spawn.body : &msg.u.hello.avatar;
         sim_body_def def;
-        if (wio_body_def_from_spec(spec, 2, &def, why, sizeof why) == 0) {
+        if (wio_body_def_from_spec(spec, 2, &def, &why) == 0) {
             sim_id id = sim_world_add(w, &def, 1);
             if (id)
                 *last = id;
         } else {
-            fuzz_check(why[0] != '\0');
+            fuzz_check(why.message[0] != '\0');
         }
     } else if (msg.type == PROTO_MSG_INPUT) {
         sim_body *b = sim_world_get(w, *last);
@@ -65,7 +65,7 @@ static void on_line(sim_world *w, const char *line, size_t len, sim_id *last)
         sim_world_remove(w, (sim_id)msg.u.despawn.id);
     } else if (msg.type == PROTO_MSG_QUERY) {
         proto_result r;
-        if (wio_query(2, &msg.u.query.a, &msg.u.query.b, &r, why, sizeof why) == 0)
+        if (wio_query(2, &msg.u.query.a, &msg.u.query.b, &r, &why) == 0)
             check_result(&r);
     }
     for (int i = 0; i < FUZZ_STEPS_PER_LINE; i++)
@@ -77,9 +77,8 @@ static void on_line(sim_world *w, const char *line, size_t len, sim_id *last)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     sim_config cfg = sim_config_default();
-    char err[512];
-    sim_world *w = wio_scene_load(wio_demo_scene2, strlen(wio_demo_scene2), "demo", &cfg, err,
-                                  sizeof err);
+    mk_error err = {0};
+    sim_world *w = wio_scene_load(wio_demo_scene2, strlen(wio_demo_scene2), "demo", &cfg, &err);
     fuzz_check(w != NULL);
     sim_id last = 0;
     const char *p = (const char *)data, *end = p + size;

@@ -7,6 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mk_error.h"
 #include "mk_math.h"
 
 /* ---- axis-aligned boxes in center + extents form ---- */
@@ -79,10 +80,10 @@ typedef struct col_polygon {
 /* The convex hull of n points by gift wrapping, as "Minkowski Collisions - I Want My Game To
  * Have Slopes!" builds its Minkowski polygon: duplicates dropped, the highest (then leftmost)
  * point as the start, each edge the line that leaves no point on its outer side, collinear
- * points removed. Returns 0, or -1 with `why` saying what is wrong: too few or too many
+ * points removed. Returns 0, or -1 with `err` saying what is wrong: too few or too many
  * points, a non-finite coordinate, all points on one line, more than COL_MAX_POLYGON hull
  * vertices, or a hull thinner than COL_MIN_HALF or larger than COL_MAX_HALF. */
-int col_polygon_make(const mk_vec2 *points, int n, col_polygon *out, char *why, size_t why_len);
+int col_polygon_make(const mk_vec2 *points, int n, col_polygon *out, mk_error *err);
 
 /* ---- shapes, placed in the world, and the collide table ---- */
 

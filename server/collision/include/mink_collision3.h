@@ -9,6 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mk_error.h"
 #include "mk_math3.h"
 
 /* ---- bounds ---- */
@@ -48,11 +49,11 @@ typedef struct col_hull3 {
  * beneath-beyond method; each new point replaces the faces it sees by a cone over their
  * horizon, as in quickhull, Barber, Dobkin, Huhdanpaa 1996), in double, with a tolerance
  * relative to the points' extent: duplicates welded, points on faces or edges dropped,
- * coplanar triangles merged into one face. Returns 0, or -1 with `why` saying what is wrong:
+ * coplanar triangles merged into one face. Returns 0, or -1 with `err` saying what is wrong:
  * too few or too many points, a non-finite coordinate, fewer than 4 distinct points, all of
  * them on one line or one plane, a hull thinner than COL_MIN_HALF or larger than COL_MAX_HALF
  * (the limits of col_polygon_make). */
-int col_hull3_make(const mk_vec3 *points, int n, col_hull3 *out, char *why, size_t why_len);
+int col_hull3_make(const mk_vec3 *points, int n, col_hull3 *out, mk_error *err);
 
 /* ---- shapes and placements ---- */
 
@@ -93,8 +94,8 @@ static inline mk_vec3 col_xf3_apply_inv(col_xf3 t, mk_vec3 v)
 
 /* Whether a shape's sizes can be collided: every radius, half extent and half height finite
  * and in [COL_MIN_HALF, COL_MAX_HALF] (the limits of col_polygon_make), a hull given. Returns
- * 0, or -1 with `why` saying what is wrong: the world checks what clients send with it. */
-int col_shape3_check(const col_shape3 *s, char *why, size_t why_len);
+ * 0, or -1 with `err` saying what is wrong: the world checks what clients send with it. */
+int col_shape3_check(const col_shape3 *s, mk_error *err);
 
 /* The seed's support mapping ("Collision Detection Using Minkowski Difference", Kenwright):
  * the point of the placed shape furthest along `dir` (any length, not zero), in the world. */

@@ -16,8 +16,7 @@
 /* Converts a validated body spec to a body definition for a world of `dim` dimensions.
  * Returns 0, or -1 with `err` saying why the world cannot hold it (a shape type of the other
  * dim, a degenerate hull). */
-int wio_body_def_from_spec(const proto_body_spec *spec, int dim, sim_body_def *out, char *err,
-                           size_t errlen);
+int wio_body_def_from_spec(const proto_body_spec *spec, int dim, sim_body_def *out, mk_error *err);
 /* The protocol's view of a body's shape, for first sightings in `state`. */
 void wio_shape2_to_proto(const col_shape2 *s, proto_shape *out);
 void wio_shape3_to_proto(const col_shape3 *s, proto_shape *out);
@@ -30,7 +29,7 @@ proto_body_kind wio_kind_to_proto(sim_kind k);
 /* Answers `query` for two shapes of a world of `dim` dimensions. Returns 0, or -1 with `err`
  * for a shape this world does not collide. */
 int wio_query(int dim, const proto_placed_shape *a, const proto_placed_shape *b,
-              proto_result *out, char *err, size_t errlen);
+              proto_result *out, mk_error *err);
 
 /* ---- recording and replay (journal.c) ---- */
 
@@ -58,7 +57,7 @@ typedef void (*wio_step_fn)(void *ctx, const sim_world *w);
  * the end line, or -1 with `err` (a line that is not a recording's, or a world that went
  * another way: a different id, a missing body, a different hash). */
 int wio_journal_apply(sim_world *w, const char *line, size_t len, wio_step_fn on_step,
-                      void *ctx, char *err, size_t errlen);
+                      void *ctx, mk_error *err);
 
 /* ---- scenes and saves (scene.c, save.c, scene_pile.c) ---- */
 
@@ -66,27 +65,26 @@ int wio_journal_apply(sim_world *w, const char *line, size_t len, wio_step_fn on
  * limits; the scene's gravity replaces cfg's). Returns the world, or NULL with `err` naming
  * the source, the body index and the field. */
 sim_world *wio_scene_load(const char *json, size_t len, const char *source,
-                          const sim_config *cfg, char *err, size_t errlen);
-sim_world *wio_scene_load_file(const char *path, const sim_config *cfg, char *err,
-                               size_t errlen);
+                          const sim_config *cfg, mk_error *err);
+sim_world *wio_scene_load_file(const char *path, const sim_config *cfg, mk_error *err);
 /* The world as a scene file that wio_scene_load brings back: bodies with their ids, states
  * and properties, the tick and gravity. */
 void wio_world_write(const sim_world *w, proto_buf *b);
 /* Writes it to `path` atomically (a temporary file renamed over it). Returns 0, or -1 with
  * `err`. */
-int wio_world_save(const sim_world *w, const char *path, char *err, size_t errlen);
+int wio_world_save(const sim_world *w, const char *path, mk_error *err);
 
 /* The stress scene `pile:N`: N dynamic 1 x 1 m boxes (density 1, friction 0.6) in ceil(N/10)
  * columns of ten (the last column takes the rest), columns 1.05 m apart centred on x = 0, row r
  * at y = 0.55 + 1.05 r, on a static ground whose top is y = 0 and which reaches 5 m beyond the
  * outer columns. Returns NULL with `err` when N is not in [1, max_bodies - 1] (the ground is
  * a body too) or memory runs out. */
-sim_world *wio_scene_pile2(int n, const sim_config *cfg, char *err, size_t errlen);
+sim_world *wio_scene_pile2(int n, const sim_config *cfg, mk_error *err);
 
 /* The stress scene `pile3d:N` (a 3D world): N dynamic 1 m cubes (density 1, friction 0.6) in
  * ceil(N/10) columns of ten on a square grid, columns 1.05 m apart centred on x = z = 0, row r
  * at y = 0.55 + 1.05 r, on a static ground whose top is y = 0. Errors as wio_scene_pile2. */
-sim_world *wio_scene_pile3(int n, const sim_config *cfg, char *err, size_t errlen);
+sim_world *wio_scene_pile3(int n, const sim_config *cfg, mk_error *err);
 
 /* The embedded demo scene: ground, walls, platforms, stacked and falling boxes. */
 extern const char wio_demo_scene2[];
