@@ -8,6 +8,7 @@
 #include <stdlib.h>
 
 #include "world.h"
+#include "check_main.h"
 
 #define EPS 1e-9
 #define S45 0.70710678118654752 /* sin 45 deg = cos 45 deg: the half angle of a 90 deg turn */
@@ -396,11 +397,4 @@ static Suite *client_view_suite(void)
     return s;
 }
 
-int main(void)
-{
-    SRunner *sr = srunner_create(client_view_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+MINK_CHECK_MAIN(client_view_suite)

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 
 #include "mink_collision.h"
+#include "check_main.h"
 
 /* A box given by its sides, as "2D Collisions with Minkowski Differences" writes them. */
 typedef struct sides {
@@ -236,11 +237,4 @@ static Suite *collision_suite(void)
     return s;
 }
 
-int main(void)
-{
-    SRunner *sr = srunner_create(collision_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+MINK_CHECK_MAIN(collision_suite)

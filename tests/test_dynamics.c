@@ -9,6 +9,7 @@
 
 #include "mink_world_io.h"
 #include "sim_fixture.h"
+#include "check_main.h"
 
 #define PI_F 3.14159265f
 
@@ -670,11 +671,4 @@ static Suite *dynamics_suite(void)
     return s;
 }
 
-int main(void)
-{
-    SRunner *r = srunner_create(dynamics_suite());
-    srunner_run_all(r, CK_NORMAL);
-    int failed = srunner_ntests_failed(r);
-    srunner_free(r);
-    return failed == 0 ? 0 : 1;
-}
+MINK_CHECK_MAIN(dynamics_suite)

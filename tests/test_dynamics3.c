@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "mink_world_io.h"
+#include "check_main.h"
+#include "sim_fixture.h"
 
 #define PI_F 3.14159265f
 
@@ -21,18 +23,8 @@ static sim_config config3(void)
 /* A body definition with the body spec's defaults and the given shape. */
 static sim_body_def *def3(col_shape3 shape, sim_kind kind, mk_vec3 pos)
 {
-    static sim_body_def d; /* 15 KB with a hull's room: one, reused */
-    memset(&d, 0, sizeof d);
-    d.d3.shape = shape;
-    d.d3.pos = pos;
-    d.d3.rot = mk_quat_identity();
-    d.kind = kind;
-    d.density = 1.0f;
-    d.friction = 0.6f;
-    d.max_speed = 5.0f;
-    d.jump_height = 1.5f;
-    d.max_slope = SIM_DEFAULT_MAX_SLOPE;
-    return &d;
+    static sim_body_def d; /* one, reused */
+    return fixture_body3(&d, shape, kind, pos);
 }
 
 static col_shape3 box3(float hx, float hy, float hz)
@@ -513,11 +505,4 @@ static Suite *dynamics3_suite(void)
     return s;
 }
 
-int main(void)
-{
-    SRunner *r = srunner_create(dynamics3_suite());
-    srunner_run_all(r, CK_NORMAL);
-    int failed = srunner_ntests_failed(r);
-    srunner_free(r);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+MINK_CHECK_MAIN(dynamics3_suite)

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "mink_proto.h"
+#include "check_main.h"
 
 /* What the callback saw: every line copied, in order. */
 typedef struct seen {
@@ -613,11 +614,4 @@ static Suite *framing_suite(void)
     return s;
 }
 
-int main(void)
-{
-    SRunner *sr = srunner_create(framing_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+MINK_CHECK_MAIN(framing_suite)

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "mink_proto.h"
+#include "check_main.h"
 
 /* The parser fills these; they are poisoned before each parse so that a field the parser
  * forgets to fill does not pass by luck. */
@@ -1539,11 +1540,4 @@ static Suite *parse_suite(void)
     return s;
 }
 
-int main(void)
-{
-    SRunner *sr = srunner_create(parse_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+MINK_CHECK_MAIN(parse_suite)

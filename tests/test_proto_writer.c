@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "mink_proto.h"
+#include "check_main.h"
 
 /* ---- helpers ---- */
 
@@ -1243,11 +1244,4 @@ static Suite *writer_suite(void)
     return s;
 }
 
-int main(void)
-{
-    SRunner *sr = srunner_create(writer_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+MINK_CHECK_MAIN(writer_suite)

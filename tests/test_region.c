@@ -9,6 +9,7 @@
 
 #include "mink_sim.h"
 #include "sim_fixture.h"
+#include "check_main.h"
 
 /* A small fixed generator, so that every run sees the same worlds. */
 static uint32_t rng_state;
@@ -282,11 +283,4 @@ static Suite *region_suite(void)
     return s;
 }
 
-int main(void)
-{
-    SRunner *sr = srunner_create(region_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+MINK_CHECK_MAIN(region_suite)

@@ -10,6 +10,7 @@
 #include <unistd.h>
 
 #include "server_fixture.h"
+#include "check_main.h"
 
 START_TEST(hello_gets_welcome)
 {
@@ -458,11 +459,4 @@ static Suite *server_suite(void)
     return s;
 }
 
-int main(void)
-{
-    SRunner *sr = srunner_create(server_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+MINK_CHECK_MAIN(server_suite)

@@ -14,6 +14,7 @@
 
 #include "mink_collision.h"
 #include "shapes_check.h"
+#include "check_main.h"
 
 #define PI 3.14159265358979323846
 
@@ -1799,11 +1800,4 @@ static Suite *shapes3_suite(void)
     return s;
 }
 
-int main(void)
-{
-    SRunner *sr = srunner_create(shapes3_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+MINK_CHECK_MAIN(shapes3_suite)

@@ -9,6 +9,7 @@
 
 #include "mink_world_io.h"
 #include "sim_fixture.h"
+#include "check_main.h"
 
 #define PI_F 3.14159265f
 
@@ -871,11 +872,4 @@ static Suite *sim_suite(void)
     return s;
 }
 
-int main(void)
-{
-    SRunner *sr = srunner_create(sim_suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
-}
+MINK_CHECK_MAIN(sim_suite)

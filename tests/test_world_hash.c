@@ -14,6 +14,8 @@
 #include <string.h>
 
 #include "mink_world_io.h"
+#include "check_main.h"
+#include "sim_fixture.h"
 
 static sim_config config(int dim)
 {
@@ -24,34 +26,13 @@ static sim_config config(int dim)
 
 static sim_body_def box2(sim_kind kind, float x, float y, float hx, float hy)
 {
-    sim_body_def d;
-    memset(&d, 0, sizeof d);
-    d.shape.type = COL_SHAPE_BOX;
-    d.shape.half = mk_v2(hx, hy);
-    d.pos = mk_v2(x, y);
-    d.kind = kind;
-    d.density = 1.0f;
-    d.friction = 0.6f;
-    d.max_speed = 5.0f;
-    d.jump_height = 1.5f;
-    d.max_slope = SIM_DEFAULT_MAX_SLOPE;
-    return d;
+    return fixture_rect(COL_SHAPE_BOX, kind, x, y, hx, hy);
 }
 
 static sim_body_def body3(col_shape3 s, sim_kind kind, mk_vec3 pos)
 {
-    sim_body_def d;
-    memset(&d, 0, sizeof d);
-    d.kind = kind;
-    d.density = 1.0f;
-    d.friction = 0.6f;
-    d.max_speed = 5.0f;
-    d.jump_height = 1.5f;
-    d.max_slope = SIM_DEFAULT_MAX_SLOPE;
-    d.d3.shape = s;
-    d.d3.pos = pos;
-    d.d3.rot = mk_quat_identity();
-    return d;
+    static sim_body_def d;
+    return *fixture_body3(&d, s, kind, pos);
 }
 
 static col_shape3 shape3(col_shape3_type type, float a, float b, float c)
@@ -167,12 +148,19 @@ START_TEST(demo_3d)
 }
 END_TEST
 
+/* The stress scene of `dim` with n boxes; fails the test when it cannot be built. */
+static sim_world *pile(int dim, int n)
+{
+    sim_config c = config(dim);
+    mk_error err = {0};
+    sim_world *w = dim == 3 ? wio_scene_pile3(n, &c, &err) : wio_scene_pile2(n, &c, &err);
+    ck_assert_msg(w != NULL, "%s", err.message);
+    return w;
+}
+
 START_TEST(pile_2000)
 {
-    sim_config c = config(2);
-    mk_error err = {0};
-    sim_world *w = wio_scene_pile2(2000, &c, &err);
-    ck_assert_msg(w != NULL, "%s", err.message);
+    sim_world *w = pile(2, 2000);
     /* The character runs to and fro on top of the middle columns (ten boxes high). */
     check_hash("pile:2000", run2(w, 0.525f, 11.5f), 0x3a61fb7ed3d8925bull);
     sim_world_free(w);
@@ -181,10 +169,7 @@ END_TEST
 
 START_TEST(pile3d_1000)
 {
-    sim_config c = config(3);
-    mk_error err = {0};
-    sim_world *w = wio_scene_pile3(1000, &c, &err);
-    ck_assert_msg(w != NULL, "%s", err.message);
+    sim_world *w = pile(3, 1000);
     check_hash("pile3d:1000", run3(w, mk_v3(0.525f, 11.5f, 0.525f), true),
                0xde6af1c3afb5e10full);
     sim_world_free(w);
@@ -204,11 +189,4 @@ static Suite *suite(void)
     return s;
 }
 
-int main(void)
-{
-    SRunner *r = srunner_create(suite());
-    srunner_run_all(r, CK_NORMAL);
-    int failed = srunner_ntests_failed(r);
-    srunner_free(r);
-    return failed ? 1 : 0;
-}
+MINK_CHECK_MAIN(suite)
