@@ -86,6 +86,14 @@ void wio_body_shape_to_proto(const sim_world *w, const sim_body *b, proto_shape 
         wio_shape2_to_proto(&b->shape, out);
 }
 
+/* A vector into the protocol's three numbers. */
+static void put3(double out[3], mk_vec3 v)
+{
+    out[0] = v.x;
+    out[1] = v.y;
+    out[2] = v.z;
+}
+
 void wio_body_state(const sim_world *w, const sim_body *b, proto_body_state *st)
 {
     const sim_body3 *b3 = sim_body3_of(w, b);
@@ -100,17 +108,9 @@ void wio_body_state(const sim_world *w, const sim_body *b, proto_body_state *st)
         st->w[0] = b->w;
         return;
     }
-    st->pos[0] = b3->pos.x;
-    st->pos[1] = b3->pos.y;
-    st->pos[2] = b3->pos.z;
-    st->rot[0] = b3->rot.x;
-    st->rot[1] = b3->rot.y;
-    st->rot[2] = b3->rot.z;
+    put3(st->pos, b3->pos);
+    put3(st->rot, mk_v3(b3->rot.x, b3->rot.y, b3->rot.z));
     st->rot[3] = b3->rot.w;
-    st->vel[0] = b3->vel.x;
-    st->vel[1] = b3->vel.y;
-    st->vel[2] = b3->vel.z;
-    st->w[0] = b3->w.x;
-    st->w[1] = b3->w.y;
-    st->w[2] = b3->w.z;
+    put3(st->vel, b3->vel);
+    put3(st->w, b3->w);
 }

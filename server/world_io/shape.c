@@ -130,17 +130,16 @@ void wio_shape3_to_proto(const col_shape3 *s, proto_shape *out)
         out->type = PROTO_SHAPE_SPHERE;
         return;
     case COL_SHAPE3_BOX:
-        out->type = PROTO_SHAPE_BOX;
-        out->half[0] = s->half.x;
-        out->half[1] = s->half.y;
-        out->half[2] = s->half.z;
+    case COL_SHAPE3_ELLIPSOID: {
+        /* A box's half extents and an ellipsoid's radii are the shape's `half`. */
+        bool box = s->type == COL_SHAPE3_BOX;
+        double *out3 = box ? out->half : out->radii;
+        out->type = box ? PROTO_SHAPE_BOX : PROTO_SHAPE_ELLIPSOID;
+        out3[0] = s->half.x;
+        out3[1] = s->half.y;
+        out3[2] = s->half.z;
         return;
-    case COL_SHAPE3_ELLIPSOID:
-        out->type = PROTO_SHAPE_ELLIPSOID;
-        out->radii[0] = s->half.x;
-        out->radii[1] = s->half.y;
-        out->radii[2] = s->half.z;
-        return;
+    }
     case COL_SHAPE3_CAPSULE:
         out->type = PROTO_SHAPE_CAPSULE;
         return;
