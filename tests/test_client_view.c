@@ -377,23 +377,13 @@ END_TEST
 static Suite *client_view_suite(void)
 {
     Suite *s = suite_create("client_view");
-    TCase *f = tcase_create("footprint");
-    tcase_add_test(f, box_turned_a_quarter_about_y);
-    tcase_add_test(f, box_turned_45_degrees_is_a_diamond);
-    tcase_add_test(f, sphere_is_a_disc);
-    tcase_add_test(f, capsule_on_its_side);
-    tcase_add_test(f, cone_tipped_over_is_a_triangle);
-    tcase_add_test(f, upright_cylinder_and_ellipsoid);
-    tcase_add_test(f, cylinder_on_its_side_is_a_rectangle);
-    tcase_add_test(f, turned_boxes_cover_their_corners);
-    tcase_add_test(f, hull_tetrahedron);
-    suite_add_tcase(s, f);
-    TCase *w = tcase_create("world");
-    tcase_add_test(w, state_3d_first_sighting_then_removed);
-    tcase_add_test(w, state_3d_bad_data_is_refused_not_fatal);
-    tcase_add_test(w, state_2d_reads_as_before);
-    tcase_add_test(w, compact_entries_update_seen_bodies);
-    suite_add_tcase(s, w);
+    MINK_TCASE(s, "footprint", 0, box_turned_a_quarter_about_y, box_turned_45_degrees_is_a_diamond,
+               sphere_is_a_disc, capsule_on_its_side, cone_tipped_over_is_a_triangle,
+               upright_cylinder_and_ellipsoid, cylinder_on_its_side_is_a_rectangle,
+               turned_boxes_cover_their_corners, hull_tetrahedron);
+    MINK_TCASE(s, "world", 0, state_3d_first_sighting_then_removed,
+               state_3d_bad_data_is_refused_not_fatal, state_2d_reads_as_before,
+               compact_entries_update_seen_bodies);
     return s;
 }
 

@@ -220,21 +220,8 @@ START_TEST(shape_table_dispatches_aabb)
 }
 END_TEST
 
-static Suite *collision_suite(void)
-{
-    Suite *s = suite_create("collision");
-    TCase *tc = tcase_create("aabb");
-    tcase_add_test(tc, minkowski_matches_seed_corner_form);
-    tcase_add_test(tc, penetration_is_the_smallest_side);
-    tcase_add_test(tc, manifold_of_overlapping_boxes);
-    tcase_add_test(tc, box_resting_on_ground);
-    tcase_add_test(tc, separated_boxes_report_distance);
-    tcase_add_test(tc, touching_boxes_hit_with_zero_depth);
-    tcase_add_test(tc, random_pairs_properties);
-    tcase_add_test(tc, shape_table_dispatches_aabb);
-    tcase_set_timeout(tc, 60);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
-MINK_CHECK_MAIN(collision_suite)
+MINK_CHECK_TESTS("collision", 60, minkowski_matches_seed_corner_form,
+                 penetration_is_the_smallest_side, manifold_of_overlapping_boxes,
+                 box_resting_on_ground, separated_boxes_report_distance,
+                 touching_boxes_hit_with_zero_depth, random_pairs_properties,
+                 shape_table_dispatches_aabb)

@@ -645,30 +645,17 @@ START_TEST(state_stays_finite_and_speed_bounded)
 }
 END_TEST
 
-static Suite *dynamics_suite(void)
-{
-    Suite *s = suite_create("dynamics");
-    TCase *t = tcase_create("dynamics");
-    tcase_set_timeout(t, 60);
-    tcase_add_test(t, mass_and_inertia_of_each_shape);
-    tcase_add_test(t, column_of_twenty_settles_and_sleeps);
-    tcase_add_test(t, pyramid_of_base_twenty_settles_and_sleeps);
-    tcase_add_test(t, box_on_a_slope_stays_or_slides_by_its_friction);
-    tcase_add_test(t, ball_bounces_to_restitution_squared_height);
-    tcase_add_test(t, fast_landings_neither_sink_nor_hop);
-    tcase_add_test(t, box_dropped_on_its_corner_turns_and_lands_flat);
-    tcase_add_test(t, sleepers_wake_when_touched_moved_or_left_unsupported);
-    tcase_add_test(t, sleeping_bodies_cost_no_contacts);
-    tcase_add_test(t, character_pushes_a_box_and_box_does_not_push_kinematic);
-    tcase_add_test(t, character_stands_on_a_crate_and_jumps_off_it);
-    tcase_add_test(t, bodies_come_and_go_while_piles_sleep_and_wake);
-    tcase_add_test(t, a_saved_sleeper_wakes_when_its_support_goes);
-    tcase_add_test(t, a_sleeping_character_wakes_when_its_shelf_goes);
-    tcase_add_test(t, same_inputs_give_the_same_world_bit_for_bit);
-    tcase_add_test(t, a_recording_replays_to_the_same_world);
-    tcase_add_test(t, state_stays_finite_and_speed_bounded);
-    suite_add_tcase(s, t);
-    return s;
-}
-
-MINK_CHECK_MAIN(dynamics_suite)
+MINK_CHECK_TESTS("dynamics", 60, mass_and_inertia_of_each_shape,
+                 column_of_twenty_settles_and_sleeps, pyramid_of_base_twenty_settles_and_sleeps,
+                 box_on_a_slope_stays_or_slides_by_its_friction,
+                 ball_bounces_to_restitution_squared_height, fast_landings_neither_sink_nor_hop,
+                 box_dropped_on_its_corner_turns_and_lands_flat,
+                 sleepers_wake_when_touched_moved_or_left_unsupported,
+                 sleeping_bodies_cost_no_contacts,
+                 character_pushes_a_box_and_box_does_not_push_kinematic,
+                 character_stands_on_a_crate_and_jumps_off_it,
+                 bodies_come_and_go_while_piles_sleep_and_wake,
+                 a_saved_sleeper_wakes_when_its_support_goes,
+                 a_sleeping_character_wakes_when_its_shelf_goes,
+                 same_inputs_give_the_same_world_bit_for_bit, a_recording_replays_to_the_same_world,
+                 state_stays_finite_and_speed_bounded)

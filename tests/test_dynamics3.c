@@ -483,26 +483,13 @@ START_TEST(shapes_of_the_other_dim_are_refused)
 }
 END_TEST
 
-static Suite *dynamics3_suite(void)
-{
-    Suite *s = suite_create("dynamics3");
-    TCase *t = tcase_create("world3");
-    tcase_set_timeout(t, 120);
-    tcase_add_test(t, mass_and_inertia_3d);
-    tcase_add_test(t, tower_of_ten_cubes_settles_and_sleeps);
-    tcase_add_test(t, pyramid_of_base_eight_settles_and_sleeps);
-    tcase_add_test(t, cube_on_a_slope_stays_or_slides_by_its_friction);
-    tcase_add_test(t, ball_bounces_to_restitution_squared_height_3d);
-    tcase_add_test(t, fast_landings_neither_sink_nor_hop_3d);
-    tcase_add_test(t, curved_shapes_come_to_rest_on_their_support);
-    tcase_add_test(t, character_stands_walks_and_jumps_3d);
-    tcase_add_test(t, character_stands_on_a_slope_and_pushes_a_crate_3d);
-    tcase_add_test(t, sleepers_wake_when_their_support_goes_3d);
-    tcase_add_test(t, same_inputs_give_the_same_3d_world_bit_for_bit);
-    tcase_add_test(t, a_saved_3d_world_loads_back_exactly);
-    tcase_add_test(t, shapes_of_the_other_dim_are_refused);
-    suite_add_tcase(s, t);
-    return s;
-}
-
-MINK_CHECK_MAIN(dynamics3_suite)
+MINK_CHECK_TESTS("dynamics3", 120, mass_and_inertia_3d, tower_of_ten_cubes_settles_and_sleeps,
+                 pyramid_of_base_eight_settles_and_sleeps,
+                 cube_on_a_slope_stays_or_slides_by_its_friction,
+                 ball_bounces_to_restitution_squared_height_3d,
+                 fast_landings_neither_sink_nor_hop_3d, curved_shapes_come_to_rest_on_their_support,
+                 character_stands_walks_and_jumps_3d,
+                 character_stands_on_a_slope_and_pushes_a_crate_3d,
+                 sleepers_wake_when_their_support_goes_3d,
+                 same_inputs_give_the_same_3d_world_bit_for_bit,
+                 a_saved_3d_world_loads_back_exactly, shapes_of_the_other_dim_are_refused)

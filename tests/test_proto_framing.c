@@ -588,29 +588,16 @@ END_TEST
 static Suite *framing_suite(void)
 {
     Suite *s = suite_create("proto_framing");
-    TCase *tc = tcase_create("lines");
-    tcase_add_test(tc, one_line_in_one_feed);
-    tcase_add_test(tc, line_without_newline_waits);
-    tcase_add_test(tc, ten_thousand_lines_in_one_feed);
-    tcase_add_test(tc, line_split_at_every_position);
-    tcase_add_test(tc, one_byte_reads);
-    tcase_add_test(tc, random_reads_of_many_lines);
-    tcase_add_test(tc, crlf_is_stripped);
-    tcase_add_test(tc, blank_lines_are_skipped);
-    tcase_add_test(tc, callback_stop_returns_its_value_and_drops_the_rest);
-    tcase_add_test(tc, init_and_free_without_use);
-    tcase_set_timeout(tc, 60);
-    suite_add_tcase(s, tc);
+    MINK_TCASE(s, "lines", 60, one_line_in_one_feed, line_without_newline_waits,
+               ten_thousand_lines_in_one_feed, line_split_at_every_position, one_byte_reads,
+               random_reads_of_many_lines, crlf_is_stripped, blank_lines_are_skipped,
+               callback_stop_returns_its_value_and_drops_the_rest, init_and_free_without_use);
 
-    TCase *lim = tcase_create("limits");
-    tcase_add_test(lim, line_of_exactly_max_line_is_accepted);
-    tcase_add_test(lim, line_over_max_line_in_one_feed_is_refused);
-    tcase_add_test(lim, line_over_max_line_refused_on_the_first_byte_past_it);
-    tcase_add_test(lim, line_over_max_line_in_small_reads_is_refused);
-    tcase_add_test(lim, protocol_limit_of_64_kib);
-    tcase_add_test(lim, buffer_never_grows_past_max_line);
-    tcase_set_timeout(lim, 60);
-    suite_add_tcase(s, lim);
+    MINK_TCASE(s, "limits", 60, line_of_exactly_max_line_is_accepted,
+               line_over_max_line_in_one_feed_is_refused,
+               line_over_max_line_refused_on_the_first_byte_past_it,
+               line_over_max_line_in_small_reads_is_refused, protocol_limit_of_64_kib,
+               buffer_never_grows_past_max_line);
     return s;
 }
 

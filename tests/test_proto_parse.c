@@ -1475,68 +1475,28 @@ static Suite *parse_suite(void)
 {
     Suite *s = suite_create("proto_parse");
 
-    TCase *m = tcase_create("messages");
-    tcase_add_test(m, hello_2d_with_avatar_gets_defaults);
-    tcase_add_test(m, hello_3d_with_avatar_gets_identity_rotation);
-    tcase_add_test(m, hello_without_avatar);
-    tcase_add_test(m, spawn_2d_with_every_field);
-    tcase_add_test(m, spawn_2d_shapes);
-    tcase_add_test(m, spawn_3d_shapes);
-    tcase_add_test(m, quaternion_is_normalised);
-    tcase_add_test(m, despawn);
-    tcase_add_test(m, input);
-    tcase_add_test(m, query_2d_and_3d);
-    tcase_add_test(m, subscribe);
-    tcase_add_test(m, ping_keeps_t_as_compact_json);
-    tcase_add_test(m, bye);
-    tcase_add_test(m, req_is_any_json_value_as_compact_json);
-    tcase_add_test(m, unknown_fields_are_ignored);
-    tcase_add_test(m, tag_of_max_length_is_kept);
-    tcase_add_test(m, echo_keeps_numbers_a_double_cannot_hold);
-    tcase_add_test(m, strings_longer_than_their_field_are_refused);
-    tcase_set_timeout(m, 60);
-    suite_add_tcase(s, m);
+    MINK_TCASE(s, "messages", 60, hello_2d_with_avatar_gets_defaults,
+               hello_3d_with_avatar_gets_identity_rotation, hello_without_avatar,
+               spawn_2d_with_every_field, spawn_2d_shapes, spawn_3d_shapes,
+               quaternion_is_normalised, despawn, input, query_2d_and_3d, subscribe,
+               ping_keeps_t_as_compact_json, bye, req_is_any_json_value_as_compact_json,
+               unknown_fields_are_ignored, tag_of_max_length_is_kept,
+               echo_keeps_numbers_a_double_cannot_hold,
+               strings_longer_than_their_field_are_refused);
 
-    TCase *j = tcase_create("bad_json");
-    tcase_add_test(j, bad_json_syntax);
-    tcase_add_test(j, bad_json_trailing_garbage);
-    tcase_add_test(j, parser_reads_only_len_bytes);
-    tcase_add_test(j, bad_json_invalid_utf8);
-    tcase_add_test(j, bad_json_nesting_depth);
-    tcase_add_test(j, control_characters_are_not_json);
-    tcase_set_timeout(j, 60);
-    suite_add_tcase(s, j);
+    MINK_TCASE(s, "bad_json", 60, bad_json_syntax, bad_json_trailing_garbage,
+               parser_reads_only_len_bytes, bad_json_invalid_utf8, bad_json_nesting_depth,
+               control_characters_are_not_json);
 
-    TCase *r = tcase_create("bad_request");
-    tcase_add_test(r, not_an_object);
-    tcase_add_test(r, type_missing_or_not_a_string);
-    tcase_add_test(r, unknown_type);
-    tcase_add_test(r, req_is_echoed_in_errors);
-    tcase_add_test(r, missing_required_fields);
-    tcase_add_test(r, wrong_json_types);
-    tcase_add_test(r, non_finite_numbers_are_refused);
-    tcase_add_test(r, integers_seq_and_id);
-    tcase_add_test(r, body_field_ranges);
-    tcase_add_test(r, shape_size_ranges);
-    tcase_add_test(r, move_components_in_unit_range);
-    tcase_add_test(r, vector_lengths_follow_dim);
-    tcase_add_test(r, shape_types_follow_dim);
-    tcase_add_test(r, point_counts);
-    tcase_add_test(r, error_messages_name_the_field_path);
-    tcase_set_timeout(r, 60);
-    suite_add_tcase(s, r);
+    MINK_TCASE(s, "bad_request", 60, not_an_object, type_missing_or_not_a_string, unknown_type,
+               req_is_echoed_in_errors, missing_required_fields, wrong_json_types,
+               non_finite_numbers_are_refused, integers_seq_and_id, body_field_ranges,
+               shape_size_ranges, move_components_in_unit_range, vector_lengths_follow_dim,
+               shape_types_follow_dim, point_counts, error_messages_name_the_field_path);
 
-    TCase *u = tcase_create("utf8");
-    tcase_add_test(u, utf8_validation);
-    tcase_set_timeout(u, 60);
-    suite_add_tcase(s, u);
+    MINK_TCASE(s, "utf8", 60, utf8_validation);
 
-    TCase *c = tcase_create("cjson_api");
-    tcase_add_test(c, body_spec_from_cjson_with_path);
-    tcase_add_test(c, vector_from_cjson);
-    tcase_add_test(c, wire_names);
-    tcase_set_timeout(c, 60);
-    suite_add_tcase(s, c);
+    MINK_TCASE(s, "cjson_api", 60, body_spec_from_cjson_with_path, vector_from_cjson, wire_names);
     return s;
 }
 

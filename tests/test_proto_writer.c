@@ -1206,41 +1206,17 @@ static Suite *writer_suite(void)
 {
     Suite *s = suite_create("proto_writer");
 
-    TCase *n = tcase_create("numbers");
-    tcase_add_test(n, buf_basics);
-    tcase_add_test(n, buf_failure_is_sticky_until_clear);
-    tcase_add_test(n, fixed_exact_strings);
-    tcase_add_test(n, fixed_just_below_a_half_rounds_down);
-    tcase_add_test(n, fixed_large_odd_integers_are_exact);
-    tcase_add_test(n, fixed_appends_to_what_is_there);
-    tcase_add_test(n, fixed_huge_values_round_trip);
-    tcase_add_test(n, fixed_random_values);
-    tcase_add_test(n, integers);
-    tcase_add_test(n, json_strings);
-    tcase_set_timeout(n, 60);
-    suite_add_tcase(s, n);
+    MINK_TCASE(s, "numbers", 60, buf_basics, buf_failure_is_sticky_until_clear,
+               fixed_exact_strings, fixed_just_below_a_half_rounds_down,
+               fixed_large_odd_integers_are_exact, fixed_appends_to_what_is_there,
+               fixed_huge_values_round_trip, fixed_random_values, integers, json_strings);
 
-    TCase *m = tcase_create("messages");
-    tcase_add_test(m, welcome);
-    tcase_add_test(m, error_line);
-    tcase_add_test(m, spawned_and_despawned);
-    tcase_add_test(m, pong_echoes_t);
-    tcase_add_test(m, result_hit_and_miss);
-    tcase_add_test(m, shapes_2d);
-    tcase_add_test(m, shapes_3d);
-    tcase_set_timeout(m, 60);
-    suite_add_tcase(s, m);
+    MINK_TCASE(s, "messages", 60, welcome, error_line, spawned_and_despawned, pong_echoes_t,
+               result_hit_and_miss, shapes_2d, shapes_3d);
 
-    TCase *st = tcase_create("state");
-    tcase_add_test(st, state_2d_with_everything);
-    tcase_add_test(st, state_3d_vectors_and_quaternions);
-    tcase_add_test(st, compact_body_entries);
-    tcase_add_test(st, state_without_bodies_removed_or_contacts);
-    tcase_add_test(st, bodies_encoded_once_and_copied);
-    tcase_add_test(st, state_round_trip_2d);
-    tcase_add_test(st, state_round_trip_3d);
-    tcase_set_timeout(st, 60);
-    suite_add_tcase(s, st);
+    MINK_TCASE(s, "state", 60, state_2d_with_everything, state_3d_vectors_and_quaternions,
+               compact_body_entries, state_without_bodies_removed_or_contacts,
+               bodies_encoded_once_and_copied, state_round_trip_2d, state_round_trip_3d);
     return s;
 }
 

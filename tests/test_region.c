@@ -269,18 +269,6 @@ START_TEST(fast_box_stops_at_a_thin_static_wall)
 }
 END_TEST
 
-static Suite *region_suite(void)
-{
-    Suite *s = suite_create("region");
-    TCase *tc = tcase_create("broadphase");
-    tcase_set_timeout(tc, 60);
-    tcase_add_test(tc, bodies_near_match_every_body_2d);
-    tcase_add_test(tc, bodies_near_match_every_body_3d);
-    tcase_add_test(tc, a_box_knocked_away_is_found_where_it_went);
-    tcase_add_test(tc, boxes_rest_on_a_floor_of_many_static_tiles);
-    tcase_add_test(tc, fast_box_stops_at_a_thin_static_wall);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
-MINK_CHECK_MAIN(region_suite)
+MINK_CHECK_TESTS("region", 60, bodies_near_match_every_body_2d, bodies_near_match_every_body_3d,
+                 a_box_knocked_away_is_found_where_it_went,
+                 boxes_rest_on_a_floor_of_many_static_tiles, fast_box_stops_at_a_thin_static_wall)

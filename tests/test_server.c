@@ -425,22 +425,12 @@ END_TEST
 static Suite *server_suite(void)
 {
     Suite *s = suite_create("server");
-    TCase *tc = tcase_create("wire");
-    tcase_add_test(tc, hello_gets_welcome);
-    tcase_add_test(tc, spawned_box_rests_on_ground);
-    tcase_add_test(tc, input_moves_kinematic_avatar);
-    tcase_add_test(tc, bad_json_keeps_connection);
-    tcase_add_test(tc, long_line_refused_others_served);
-    tcase_add_test(tc, order_and_ownership_errors);
-    tcase_add_test(tc, leaving_client_bodies_removed);
-    tcase_add_test(tc, quota_and_server_full);
-    tcase_add_test(tc, query_over_the_wire);
-    tcase_add_test(tc, subscribe_contacts);
-    tcase_add_test(tc, sigterm_stops_cleanly);
-    tcase_add_test(tc, client_bot_mode);
-    tcase_add_test(tc, bad_flags_and_scenes_exit_cleanly);
-    tcase_set_timeout(tc, 30);
-    suite_add_tcase(s, tc);
+    MINK_TCASE(s, "wire", 30, hello_gets_welcome, spawned_box_rests_on_ground,
+               input_moves_kinematic_avatar, bad_json_keeps_connection,
+               long_line_refused_others_served, order_and_ownership_errors,
+               leaving_client_bodies_removed, quota_and_server_full, query_over_the_wire,
+               subscribe_contacts, sigterm_stops_cleanly, client_bot_mode,
+               bad_flags_and_scenes_exit_cleanly);
 
     TCase *limits = tcase_create("limits");
     server_limit_tests(limits);

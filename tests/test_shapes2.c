@@ -1351,25 +1351,13 @@ END_TEST
 static Suite *shapes2_suite(void)
 {
     Suite *s = suite_create("shapes2");
-    TCase *hull = tcase_create("hull");
-    tcase_add_test(hull, seed_minkowski_hexagon);
-    tcase_add_test(hull, hull_drops_duplicates_collinear_and_interior);
-    tcase_add_test(hull, hull_start_point_irrelevant);
-    tcase_add_test(hull, hull_refusals);
-    suite_add_tcase(s, hull);
+    MINK_TCASE(s, "hull", 0, seed_minkowski_hexagon, hull_drops_duplicates_collinear_and_interior,
+               hull_start_point_irrelevant, hull_refusals);
 
-    TCase *exact = tcase_create("exact");
-    tcase_add_test(exact, circle_circle_exact);
-    tcase_add_test(exact, circle_box_exact);
-    tcase_add_test(exact, box45_vertex_on_flat_box);
-    tcase_add_test(exact, aabb_polygon_exact);
-    tcase_add_test(exact, polygon_polygon_exact);
-    tcase_add_test(exact, apart_distances_exact);
-    tcase_add_test(exact, nearly_parallel_faces_apart);
-    tcase_add_test(exact, face_and_vertex_region_boundary);
-    tcase_add_test(exact, bounds_and_area);
-    tcase_add_test(exact, resting_box_keeps_feature_ids);
-    suite_add_tcase(s, exact);
+    MINK_TCASE(s, "exact", 0, circle_circle_exact, circle_box_exact, box45_vertex_on_flat_box,
+               aabb_polygon_exact, polygon_polygon_exact, apart_distances_exact,
+               nearly_parallel_faces_apart, face_and_vertex_region_boundary, bounds_and_area,
+               resting_box_keeps_feature_ids);
 
     TCase *props = tcase_create("random");
     tcase_add_loop_test(props, random_pairs, 0, COL_SHAPE_COUNT * COL_SHAPE_COUNT);

@@ -1762,36 +1762,15 @@ END_TEST
 static Suite *shapes3_suite(void)
 {
     Suite *s = suite_create("shapes3");
-    TCase *exact = tcase_create("exact");
-    tcase_add_test(exact, sphere_sphere_exact);
-    tcase_add_test(exact, sphere_box_exact);
-    tcase_add_test(exact, box_box_face_and_edge);
-    tcase_add_test(exact, capsule_capsule_exact);
-    tcase_add_test(exact, resting_on_a_box);
-    tcase_add_test(exact, hull_cube_equals_box);
-    tcase_add_test(exact, tiny_against_huge);
-    tcase_add_test(exact, deep_overlap);
-    tcase_add_test(exact, cones_apart_at_a_crease);
-    tcase_add_test(exact, ball_near_a_cone_axis);
-    tcase_add_test(exact, ellipsoid_on_a_cone_rim);
-    tcase_add_test(exact, cone_touching_a_hull);
-    tcase_add_test(exact, thin_cone_touching_a_hull);
-    tcase_add_test(exact, booleans_at_known_places);
-    tcase_add_test(exact, resting_box_keeps_feature_ids);
-    tcase_add_test(exact, contact_cache_builds_and_drops);
-    tcase_set_timeout(exact, 30);
-    suite_add_tcase(s, exact);
+    MINK_TCASE(s, "exact", 30, sphere_sphere_exact, sphere_box_exact, box_box_face_and_edge,
+               capsule_capsule_exact, resting_on_a_box, hull_cube_equals_box, tiny_against_huge,
+               deep_overlap, cones_apart_at_a_crease, ball_near_a_cone_axis,
+               ellipsoid_on_a_cone_rim, cone_touching_a_hull, thin_cone_touching_a_hull,
+               booleans_at_known_places, resting_box_keeps_feature_ids,
+               contact_cache_builds_and_drops);
 
-    TCase *hull = tcase_create("hull");
-    tcase_add_test(hull, hull_cube_from_noisy_points);
-    tcase_add_test(hull, hull_random_clouds);
-    tcase_add_test(hull, hull_refusals);
-    tcase_add_test(hull, shape_checks);
-    tcase_add_test(hull, quaternion_from_client);
-    tcase_add_test(hull, bounds_and_support);
-    tcase_add_test(hull, mass_properties);
-    tcase_set_timeout(hull, 30);
-    suite_add_tcase(s, hull);
+    MINK_TCASE(s, "hull", 30, hull_cube_from_noisy_points, hull_random_clouds, hull_refusals,
+               shape_checks, quaternion_from_client, bounds_and_support, mass_properties);
 
     TCase *props = tcase_create("random");
     tcase_add_loop_test(props, random_pairs, 0, COL_SHAPE3_COUNT * (COL_SHAPE3_COUNT + 1) / 2);

@@ -838,37 +838,20 @@ END_TEST
 static Suite *sim_suite(void)
 {
     Suite *s = suite_create("sim");
-    TCase *tc = tcase_create("world");
-    tcase_add_test(tc, box_falls_and_rests_on_ground);
-    tcase_add_test(tc, stack_of_three_settles);
-    tcase_add_test(tc, overlapping_pair_is_pushed_apart_keeping_momentum);
-    tcase_add_test(tc, closing_velocity_removed_momentum_kept);
-    tcase_add_test(tc, static_pushes_dynamic_out_without_adding_energy);
-    tcase_add_test(tc, kinematic_moves_at_max_speed_and_is_not_pushed);
-    tcase_add_test(tc, character_runs_jumps_and_lands);
-    tcase_add_test(tc, jump_between_steps_is_not_lost);
-    tcase_add_test(tc, character_walks_up_a_slope_and_stands_on_it);
-    tcase_add_test(tc, character_walks_down_a_slope_without_leaving_it);
-    tcase_add_test(tc, character_slides_down_a_steep_slope);
-    tcase_add_test(tc, fast_small_circle_does_not_tunnel);
-    tcase_add_test(tc, every_2d_shape_rests_on_the_ground);
-    tcase_add_test(tc, degenerate_polygon_spec_is_refused);
-    tcase_add_test(tc, character_stops_at_a_wall);
-    tcase_add_test(tc, ids_carry_generations);
-    tcase_add_test(tc, world_full_refuses);
-    tcase_add_test(tc, bodies_leaving_bounds_are_removed);
-    tcase_add_test(tc, many_boxes_never_pass_through_the_ground);
-    tcase_set_timeout(tc, 60);
-    suite_add_tcase(s, tc);
-    TCase *sc = tcase_create("scene");
-    tcase_add_test(sc, demo_scene_loads);
-    tcase_add_test(sc, scene_errors_name_the_field);
-    tcase_add_test(sc, scene_gravity_applies);
-    tcase_add_test(sc, query_aabb_and_circle);
-    tcase_add_test(sc, saved_world_loads_back_the_same);
-    tcase_add_test(sc, scene_ids_are_checked);
-    tcase_add_test(sc, pile_scene_layout_and_range);
-    suite_add_tcase(s, sc);
+    MINK_TCASE(s, "world", 60, box_falls_and_rests_on_ground, stack_of_three_settles,
+               overlapping_pair_is_pushed_apart_keeping_momentum,
+               closing_velocity_removed_momentum_kept,
+               static_pushes_dynamic_out_without_adding_energy,
+               kinematic_moves_at_max_speed_and_is_not_pushed, character_runs_jumps_and_lands,
+               jump_between_steps_is_not_lost, character_walks_up_a_slope_and_stands_on_it,
+               character_walks_down_a_slope_without_leaving_it,
+               character_slides_down_a_steep_slope, fast_small_circle_does_not_tunnel,
+               every_2d_shape_rests_on_the_ground, degenerate_polygon_spec_is_refused,
+               character_stops_at_a_wall, ids_carry_generations, world_full_refuses,
+               bodies_leaving_bounds_are_removed, many_boxes_never_pass_through_the_ground);
+    MINK_TCASE(s, "scene", 0, demo_scene_loads, scene_errors_name_the_field, scene_gravity_applies,
+               query_aabb_and_circle, saved_world_loads_back_the_same, scene_ids_are_checked,
+               pile_scene_layout_and_range);
     return s;
 }
 

@@ -176,17 +176,4 @@ START_TEST(pile3d_1000)
 }
 END_TEST
 
-static Suite *suite(void)
-{
-    Suite *s = suite_create("world_hash");
-    TCase *tc = tcase_create("pinned");
-    tcase_set_timeout(tc, 600); /* about 20 s a world alone; minutes on a loaded machine */
-    tcase_add_test(tc, demo_2d);
-    tcase_add_test(tc, demo_3d);
-    tcase_add_test(tc, pile_2000);
-    tcase_add_test(tc, pile3d_1000);
-    suite_add_tcase(s, tc);
-    return s;
-}
-
-MINK_CHECK_MAIN(suite)
+MINK_CHECK_TESTS("world_hash", 600, demo_2d, demo_3d, pile_2000, pile3d_1000)
