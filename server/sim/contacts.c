@@ -22,6 +22,8 @@
 #define SIM_TOUCHING 0.001f   /* m: a pair this close counts as touching (wakes, grounds) */
 #define SIM_KEEP_MOVE 1e-3f   /* m: see kept_manifold */
 
+static int match(const dcache_entry *old, uint32_t id, dvec local);
+
 #if MK_DIM == 2
 /* B shifted toward A is collided for its whole manifold, however far it reaches. */
 #define SHIFTED_MARGIN FLT_MAX
@@ -78,24 +80,23 @@ static bool kept_manifold(const sim_world *w, const sim_cache_entry *e, const si
            mk_v2_len(mk_v2_sub(p, e->rel_p)) + e->reach * fabsf(turn) <= SIM_KEEP_MOVE;
 }
 
-/* The manifold a kept entry stands for now: each point midway between its two surface points
- * carried by their bodies, its depth their gap along the normal carried by A. */
-static col_manifold2 manifold_of(sim_cache_entry *e, const sim_body *a, const sim_body *b)
+/* A body's frame: its position and the turn of its shape (shape_rot). */
+typedef struct frame {
+    mk_vec2 pos, q;
+} frame;
+static frame frame_of(const sim_body *b) { return (frame){b->pos, shape_rot(b)}; }
+static mk_vec2 frame_apply(frame f, mk_vec2 p) { return to_world(f.pos, f.q, p); }
+
+/* A cache entry's points. */
+typedef col_contact_point2 dcontact_point;
+typedef sim_cached_point cached_point;
+static int entry_count(const sim_cache_entry *e) { return e->count; }
+static const sim_cached_point *entry_points(const sim_cache_entry *e) { return e->points; }
+static uint32_t cached_id(const sim_cached_point *p) { return p->id; }
+/* A kept manifold's normal: the entry's, carried by A. */
+static mk_vec2 kept_normal(sim_cache_entry *e, frame fa)
 {
-    mk_vec2 qa = shape_rot(a), qb = shape_rot(b);
-    col_manifold2 m;
-    memset(&m, 0, sizeof m);
-    m.normal = to_world(mk_v2(0.0f, 0.0f), qa, e->local_normal);
-    m.count = e->count;
-    m.depth = -INFINITY;
-    for (int i = 0; i < m.count; i++) {
-        const sim_cached_point *cp = &e->points[i];
-        mk_vec2 wa = to_world(a->pos, qa, cp->local_a), wb = to_world(b->pos, qb, cp->local_b);
-        float depth = mk_v2_dot(mk_v2_sub(wa, wb), m.normal);
-        m.points[i] = (col_contact_point2){mk_v2_scale(mk_v2_add(wa, wb), 0.5f), depth, cp->id};
-        m.depth = mk_maxf(m.depth, depth);
-    }
-    return m;
+    return to_world(mk_v2(0.0f, 0.0f), fa.q, e->local_normal);
 }
 
 /* The 2D narrowphase collides every pair in full. */
@@ -104,26 +105,6 @@ static bool surely_apart(const sim_body *a, const sim_body *b)
     (void)a;
     (void)b;
     return false;
-}
-
-/* The point of last step's manifold that a new point continues: the one with its feature id,
- * or else the nearest within SIM_MATCH_DISTANCE. Feature ids change when the reference face
- * passes from one shape to the other (two boxes nearly aligned do that at every tilt); the
- * points themselves barely move, and their impulses are still the best start. */
-static const sim_cached_point *match(const sim_cache_entry *old, uint32_t id, mk_vec2 local)
-{
-    const sim_cached_point *best = NULL;
-    float best_d = SIM_MATCH_DISTANCE;
-    for (int k = 0; k < old->count; k++) {
-        if (old->points[k].id == id)
-            return &old->points[k];
-        float d = mk_v2_len(mk_v2_sub(old->points[k].local_a, local));
-        if (d < best_d) {
-            best_d = d;
-            best = &old->points[k];
-        }
-    }
-    return best;
 }
 
 /* A constraint point at the manifold point mp, with its arms from the centres of mass ca, cb
@@ -172,7 +153,8 @@ static bool fill_points(sim_world *w, sim_constraint *c, sim_cache_entry *next, 
         mk_vec2 half = mk_v2_scale(m->normal, 0.5f * mp->depth);
         mk_vec2 local_a = to_local(a->pos, qa, mk_v2_add(mp->point, half));
         mk_vec2 local_b = to_local(b->pos, qb, mk_v2_sub(mp->point, half));
-        const sim_cached_point *prev = old ? match(old, mp->id, local_a) : NULL;
+        int k = old ? match(old, mp->id, local_a) : -1;
+        const sim_cached_point *prev = k >= 0 ? &old->points[k] : NULL;
         p->jn = prev ? prev->jn : 0.0f;
         p->jt = prev ? prev->jt : 0.0f;
         next->points[i] = (sim_cached_point){mp->id, p->jn, p->jt, local_a, local_b};
@@ -280,24 +262,6 @@ static void tangents(mk_vec3 n, mk_vec3 t[2])
     else
         t[0] = mk_v3_norm(mk_v3(0.0f, n.z, -n.y));
     t[1] = mk_v3_cross(n, t[0]);
-}
-
-/* The cached point a new point continues: the one with its feature id, or else the nearest
- * within SIM_MATCH_DISTANCE (in a's frame). */
-static int match(const sim_cache_entry3 *old, uint32_t id, mk_vec3 local)
-{
-    int best = -1;
-    float best_d = SIM_MATCH_DISTANCE;
-    for (int k = 0; k < old->manifold.count; k++) {
-        if (old->manifold.points[k].c.id == id)
-            return k;
-        float d = mk_v3_len(mk_v3_sub(old->manifold.points[k].local_a, local));
-        if (d < best_d) {
-            best_d = d;
-            best = k;
-        }
-    }
-    return best;
 }
 
 /* Shapes that rest on a flat face or a line (cylinders, cones, capsules), where one point a
@@ -415,26 +379,24 @@ static bool kept_manifold(const sim_world *w, const sim_cache_entry3 *e, const s
     return !(mk_v3_dot(d, d) > SIM_KEEP_MOVE * SIM_KEEP_MOVE || fabsf(dot) < SIM_KEEP_COS_HALF);
 }
 
-/* The manifold a kept entry stands for now: its points carried by both bodies, the normal by
- * A. */
-static col_manifold3 manifold_of(sim_cache_entry3 *e, const sim_body3 *a3, const sim_body3 *b3)
+typedef col_xf3 frame;
+static frame frame_of(const sim_body3 *b3) { return xf_of(b3); }
+static mk_vec3 frame_apply(frame f, mk_vec3 p) { return col_xf3_apply(f, p); }
+
+typedef col_contact_point3 dcontact_point;
+typedef col_cached_point3 cached_point;
+static int entry_count(const sim_cache_entry3 *e) { return e->manifold.count; }
+static const col_cached_point3 *entry_points(const sim_cache_entry3 *e)
 {
-    col_manifold3 m;
-    memset(&m, 0, sizeof m);
-    col_xf3 xa = xf_of(a3), xb = xf_of(b3);
-    e->manifold.normal = mk_quat_rotate(a3->rot, e->local_normal);
-    m.normal = e->manifold.normal;
-    m.count = e->manifold.count;
-    m.depth = -INFINITY;
-    for (int i = 0; i < m.count; i++) {
-        const col_cached_point3 *cp = &e->manifold.points[i];
-        mk_vec3 wa = col_xf3_apply(xa, cp->local_a), wb = col_xf3_apply(xb, cp->local_b);
-        float depth = mk_v3_dot(mk_v3_sub(wa, wb), m.normal);
-        m.points[i] = (col_contact_point3){mk_v3_scale(mk_v3_add(wa, wb), 0.5f), depth,
-                                           cp->c.id};
-        m.depth = mk_maxf(m.depth, depth);
-    }
-    return m;
+    return e->manifold.points;
+}
+static uint32_t cached_id(const col_cached_point3 *p) { return p->c.id; }
+/* A kept manifold's normal: the entry's, carried by A, and the entry's manifold takes it
+ * (fill_points reads the normal there). */
+static mk_vec3 kept_normal(sim_cache_entry3 *e, frame fa)
+{
+    e->manifold.normal = mk_quat_rotate(fa.q, e->local_normal);
+    return e->manifold.normal;
 }
 
 /* The constraint's normal, tangents and points from the pair's entry, which takes this step's
@@ -589,6 +551,49 @@ void DIM_NAME(sim_build_solver_bodies)(sim_world *w)
         vi[n++] = (dsolver_info){b->inv_mass, dim_solver_inv_inertia(b, p), s};
     }
     v->len = info->len = n;
+}
+
+/* The point of last step's manifold that a new point continues: the one with its feature id,
+ * or else the nearest within SIM_MATCH_DISTANCE (in A's frame); -1 when none. Feature ids
+ * change when the reference face passes from one shape to the other (two boxes nearly aligned
+ * do that at every tilt); the points themselves barely move, and their impulses are still the
+ * best start. */
+static int match(const dcache_entry *old, uint32_t id, dvec local)
+{
+    const cached_point *points = entry_points(old);
+    int best = -1;
+    float best_d = SIM_MATCH_DISTANCE;
+    for (int k = 0; k < entry_count(old); k++) {
+        if (cached_id(&points[k]) == id)
+            return k;
+        float d = dv_len(dv_sub(points[k].local_a, local));
+        if (d < best_d) {
+            best_d = d;
+            best = k;
+        }
+    }
+    return best;
+}
+
+/* The manifold a kept entry stands for now: each point midway between its two surface points
+ * carried by their bodies, its depth their gap along the normal carried by A. */
+static dmanifold manifold_of(dcache_entry *e, const dpart *a, const dpart *b)
+{
+    dmanifold m;
+    memset(&m, 0, sizeof m);
+    frame fa = frame_of(a), fb = frame_of(b);
+    m.normal = kept_normal(e, fa);
+    m.count = entry_count(e);
+    m.depth = -INFINITY;
+    const cached_point *points = entry_points(e);
+    for (int i = 0; i < m.count; i++) {
+        const cached_point *cp = &points[i];
+        dvec wa = frame_apply(fa, cp->local_a), wb = frame_apply(fb, cp->local_b);
+        float depth = dv_dot(dv_sub(wa, wb), m.normal);
+        m.points[i] = (dcontact_point){dv_scale(dv_add(wa, wb), 0.5f), depth, cached_id(cp)};
+        m.depth = mk_maxf(m.depth, depth);
+    }
+    return m;
 }
 
 /* found: the pair's cache entry (UINT32_MAX: none yet); kept: m is that entry's kept manifold
