@@ -119,7 +119,9 @@ static void place_point(sim_constraint_point *p, const col_contact_point2 *mp, m
 
 /* The constraint's normal and points at the manifold m, warm-started from the pair's entry
  * `next`, which takes this step's points (a kept manifold's points are the entry's, one for
- * one, and so are their impulses); false when it has none to solve. */
+ * one, and so are their impulses); false when it has none to solve. Each point is placed at
+ * the manifold's own point, and the entry keeps no more than this step's manifold: the 3D
+ * fill_points places points from the cache's surface points, other arithmetic. */
 static bool fill_points(sim_world *w, sim_constraint *c, sim_cache_entry *next, const sim_body *a,
                         const sim_body *b, const col_manifold2 *m, bool kept)
 {
