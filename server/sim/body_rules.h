@@ -73,7 +73,7 @@ static inline sim_impact sim_impact_of(float vn, float vt, float restitution, fl
     return (sim_impact){dvn, mk_minf(vt, friction * dvn)};
 }
 
-/* Friction and restitution of a pair, for its contacts (contacts.c, contacts3.c) and a swept
+/* Friction and restitution of a pair, for its contacts (contacts.c) and a swept
  * impact alike, combined as in Box2D: friction by geometric mean, none for a character (it
  * steers itself), restitution by maximum. */
 static inline float sim_pair_friction(const sim_body *a, const sim_body *b)

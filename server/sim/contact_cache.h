@@ -42,7 +42,7 @@ typedef struct sim_cache_entry3 {
     sim_cache_head head;
     /* Of a polytope pair's one-shot manifold with points: B's placement in A's frame and the
      * normal in A's frame when it was computed, to keep it while the pair has hardly moved
-     * (contacts3.c, Jolt's body pair cache). Beside the head, so that the test of a kept
+     * (contacts.c, Jolt's body pair cache). Beside the head, so that the test of a kept
      * manifold reads one or two cache lines of the entry, not its far end. */
     bool one_shot;
     mk_vec3 rel_p;

@@ -1,6 +1,13 @@
 /* The narrowphase of a step: every broadphase pair is collided once, and each touching pair
  * becomes a constraint of the solver (warm-started from the contact cache by feature id), a
- * push-out pair of a character, or, between sleeping bodies, is left as it was. */
+ * push-out pair of a character, or, between sleeping bodies, is left as it was.
+ *
+ * A pair that has hardly moved since last step keeps last step's manifold (Jolt's body pair
+ * cache). In 2D every pair may keep it; in 3D the pairs of polytopes (boxes, hulls) get a
+ * one-shot manifold, kept the same way, while a pair with a curved shape gets one point per
+ * step from the narrowphase and keeps a persistent manifold of up to four in its cache entry,
+ * the arbiter of "Collision Detection Using Minkowski Difference" (col_contact_cache3_update),
+ * so that a cylinder standing on its end or a capsule lying down rests on several points. */
 #include <assert.h>
 #include <float.h>
 #include <math.h>
@@ -8,112 +15,18 @@
 
 #include "body_rules.h"
 #include "broadphase.h"
+#include "dim.h"
 #include "solver.h"
-#include "world_internal.h"
 
-#define SIM_MATCH_DISTANCE 0.05f /* m: see match() */
+#define SIM_MATCH_DISTANCE 0.05f /* m: a new point continues an old one this close (match) */
 #define SIM_TOUCHING 0.001f   /* m: a pair this close counts as touching (wakes, grounds) */
-/* A pair keeps last step's manifold while no point of B has moved more than this in A's frame
- * since the manifold was computed (Jolt's body pair cache, with Box2D v3's measure of the
- * motion: the shift plus the largest extent times the sine of the turn). */
-#define SIM_KEEP_MOVE 1e-3f /* m */
+#define SIM_KEEP_MOVE 1e-3f   /* m: see kept_manifold */
 
-/* A body that wakes a sleeping one it touches: anything awake that moves. */
-static bool active(const sim_body *b)
-{
-    if (b->sleeping || b->kind == SIM_STATIC)
-        return false;
-    return b->kind != SIM_KINEMATIC || b->vel.x != 0.0f || b->vel.y != 0.0f;
-}
+static int match(const dcache_entry *old, uint32_t id, dvec local);
 
-/* Whether a and b touch (a pair apart needs no exact gap). */
-static bool touch(const sim_body *a, const sim_body *b)
-{
-    return col_collide2_near_q(&a->shape, (col_xf2){a->pos, a->angle}, sim_body_rot(a), &b->shape,
-                               (col_xf2){b->pos, b->angle}, sim_body_rot(b), 0.0f)
-               .count > 0;
-}
-
-/* The manifold of a pair, with speculative points when they are apart by less than
- * SIM_SPECULATIVE (Box2D v3's speculative contacts): B moved that far toward A is collided
- * and the depths taken back by as much, so a point's depth is negative while apart. The solver
- * then lets them close the gap and no more, so resting bodies keep their contact from step to
- * step instead of losing it whenever they stand a hair apart. */
-static col_manifold2 speculative_collide(const sim_body *a, const sim_body *b)
-{
-    mk_vec2 qa = sim_body_rot(a), qb = sim_body_rot(b);
-    col_manifold2 m = col_collide2_near_q(&a->shape, (col_xf2){a->pos, a->angle}, qa, &b->shape,
-                                          (col_xf2){b->pos, b->angle}, qb, SIM_SPECULATIVE);
-    if (m.count > 0 || !(m.distance < SIM_SPECULATIVE))
-        return m;
-    mk_vec2 shift = mk_v2_scale(m.normal, -SIM_SPECULATIVE);
-    col_manifold2 s = col_collide2_near_q(&a->shape, (col_xf2){a->pos, a->angle}, qa, &b->shape,
-                                          (col_xf2){mk_v2_add(b->pos, shift), b->angle}, qb,
-                                          FLT_MAX);
-    if (s.count == 0)
-        return m;
-    for (int i = 0; i < s.count; i++) {
-        s.points[i].depth -= SIM_SPECULATIVE;
-        s.points[i].point = mk_v2_mad(s.points[i].point, -0.5f, shift);
-    }
-    s.depth -= SIM_SPECULATIVE;
-    return s;
-}
-
-void sim_wake_touched(sim_world *w)
-{
-    if (!w->pairs_sleeper)
-        return; /* no pair has a sleeper to wake */
-    const sim_pair *pairs = w->pairs.data;
-    for (size_t i = 0; i < w->pairs.len; i++) {
-        sim_body *a = &w->bodies[pairs[i].a], *b = &w->bodies[pairs[i].b];
-        if (a->sleeping == b->sleeping)
-            continue;
-        sim_body *sleeper = a->sleeping ? a : b, *other = a->sleeping ? b : a;
-        if (active(other) && sim_tight_overlap(w, pairs[i].a, pairs[i].b) &&
-            touch(a, b))
-            sim_wake(w, sleeper);
-    }
-}
-
-void sim_build_solver_bodies(sim_world *w)
-{
-    sim_vec *v = &w->solver_bodies, *info = &w->solver_info;
-    v->len = info->len = 0;
-    sim_solver_body rest = {.dq = {1.0f, 0.0f}};
-    sim_solver_info fixed_info = {0.0f, 0.0f, 0};
-    /* Room for the body at rest was reserved with the world (place_body); with room for every
-     * body the arrays are written in place. Out of memory, no body moves this step. */
-    bool room = sim_vec_reserve(v, w->movers.len + 1) && sim_vec_reserve(info, w->movers.len + 1);
-    sim_solver_body *vb = v->data;
-    sim_solver_info *vi = info->data;
-    vb[0] = rest;
-    vi[0] = fixed_info;
-    size_t n = 1;
-    const uint32_t *movers = w->movers.data;
-    for (size_t i = 0; i < w->movers.len; i++) {
-        if (!room) {
-            w->solver_index[movers[i]] = 0;
-            continue;
-        }
-        uint32_t s = movers[i];
-        const sim_body *b = &w->bodies[s];
-        if (b->kind == SIM_STATIC || b->sleeping) {
-            w->solver_index[s] = 0;
-            continue;
-        }
-        sim_solver_body sb = {
-            .v = b->vel,
-            .w = b->w,
-            .gravity_scale = b->kind == SIM_KINEMATIC ? 0.0f : 1.0f,
-            .dq = {1.0f, 0.0f},
-        };
-        w->solver_index[s] = (uint32_t)n;
-        vb[n] = sb;
-        vi[n++] = (sim_solver_info){b->inv_mass, b->inv_inertia, s};
-    }
-    v->len = info->len = n;
-}
+#if MK_DIM == 2
+/* B shifted toward A is collided for its whole manifold, however far it reaches. */
+#define SHIFTED_MARGIN FLT_MAX
 
 /* A world point in the frame of a body at `pos` turned by (cos, sin) = q. */
 static mk_vec2 to_local(mk_vec2 pos, mk_vec2 q, mk_vec2 p)
@@ -150,59 +63,48 @@ static float reach(const col_shape2 *s)
     return mk_v2_len(box.center) + mk_v2_len(box.half);
 }
 
-/* Whether last step's manifold of the pair still holds because B has hardly moved in A's
- * frame since it was computed (Jolt's body pair cache: a resting pile is not collided again
- * every step). The kept points ride on the bodies: manifold_of measures their depths anew. */
+/* Whether last step's manifold of the pair still holds because no point of B has moved more
+ * than SIM_KEEP_MOVE in A's frame since it was computed (Jolt's body pair cache, with Box2D
+ * v3's measure of the motion: the shift plus the largest extent times the sine of the turn):
+ * a resting pile is not collided again every step. The kept points ride on the bodies:
+ * manifold_of measures their depths anew. */
 static bool kept_manifold(const sim_world *w, const sim_cache_entry *e, const sim_body *a,
-                          mk_vec2 qa, const sim_body *b, mk_vec2 qb)
+                          const sim_body *b)
 {
     if (!e || e->head.stamp + 1 != w->tick)
         return false;
     mk_vec2 p, q;
-    relative_pose(a, qa, b, qb, &p, &q);
+    relative_pose(a, shape_rot(a), b, shape_rot(b), &p, &q);
     float turn = mk_v2_cross(e->rel_q, q); /* the sine of the turn since */
     return mk_v2_dot(q, e->rel_q) > 0.0f &&
            mk_v2_len(mk_v2_sub(p, e->rel_p)) + e->reach * fabsf(turn) <= SIM_KEEP_MOVE;
 }
 
-/* The manifold a kept entry stands for now: each point midway between its two surface points
- * carried by their bodies, its depth their gap along the normal carried by A. */
-static col_manifold2 manifold_of(const sim_cache_entry *e, const sim_body *a, mk_vec2 qa,
-                                 const sim_body *b, mk_vec2 qb)
+/* A body's frame: its position and the turn of its shape (shape_rot). */
+typedef struct frame {
+    mk_vec2 pos, q;
+} frame;
+static frame frame_of(const sim_body *b) { return (frame){b->pos, shape_rot(b)}; }
+static mk_vec2 frame_apply(frame f, mk_vec2 p) { return to_world(f.pos, f.q, p); }
+
+/* A cache entry's points. */
+typedef col_contact_point2 dcontact_point;
+typedef sim_cached_point cached_point;
+static int entry_count(const sim_cache_entry *e) { return e->count; }
+static const sim_cached_point *entry_points(const sim_cache_entry *e) { return e->points; }
+static uint32_t cached_id(const sim_cached_point *p) { return p->id; }
+/* A kept manifold's normal: the entry's, carried by A. */
+static mk_vec2 kept_normal(sim_cache_entry *e, frame fa)
 {
-    col_manifold2 m;
-    m.normal = to_world(mk_v2(0.0f, 0.0f), qa, e->local_normal);
-    m.count = e->count;
-    m.depth = -INFINITY;
-    m.distance = 0.0f;
-    for (int i = 0; i < m.count; i++) {
-        const sim_cached_point *cp = &e->points[i];
-        mk_vec2 wa = to_world(a->pos, qa, cp->local_a), wb = to_world(b->pos, qb, cp->local_b);
-        float depth = mk_v2_dot(mk_v2_sub(wa, wb), m.normal);
-        m.points[i] = (col_contact_point2){mk_v2_scale(mk_v2_add(wa, wb), 0.5f), depth, cp->id};
-        m.depth = mk_maxf(m.depth, depth);
-    }
-    return m;
+    return to_world(mk_v2(0.0f, 0.0f), fa.q, e->local_normal);
 }
 
-/* The point of last step's manifold that a new point continues: the one with its feature id,
- * or else the nearest within SIM_MATCH_DISTANCE. Feature ids change when the reference face
- * passes from one shape to the other (two boxes nearly aligned do that at every tilt); the
- * points themselves barely move, and their impulses are still the best start. */
-static const sim_cached_point *match(const sim_cache_entry *old, uint32_t id, mk_vec2 local)
+/* The 2D narrowphase collides every pair in full. */
+static bool surely_apart(const sim_body *a, const sim_body *b)
 {
-    const sim_cached_point *best = NULL;
-    float best_d = SIM_MATCH_DISTANCE;
-    for (int k = 0; k < old->count; k++) {
-        if (old->points[k].id == id)
-            return &old->points[k];
-        float d = mk_v2_len(mk_v2_sub(old->points[k].local_a, local));
-        if (d < best_d) {
-            best_d = d;
-            best = &old->points[k];
-        }
-    }
-    return best;
+    (void)a;
+    (void)b;
+    return false;
 }
 
 /* A constraint point at the manifold point mp, with its arms from the centres of mass ca, cb
@@ -215,61 +117,28 @@ static void place_point(sim_constraint_point *p, const col_contact_point2 *mp, m
     p->base_sep = -mp->depth - mk_v2_dot(mk_v2_sub(p->rb, p->ra), normal);
 }
 
-/* Prepares a constraint built at the end of the list and adds it: its masses, its movable
- * ends for the wide solver's coloring, and whether it bounces, while it is at hand. */
-static void finish_constraint(sim_world *w, sim_constraint *c)
+/* The constraint's normal and points at the manifold m, warm-started from the pair's entry
+ * `next`, which takes this step's points (a kept manifold's points are the entry's, one for
+ * one, and so are their impulses); false when it has none to solve. Each point is placed at
+ * the manifold's own point, and the entry keeps no more than this step's manifold: the 3D
+ * fill_points places points from the cache's surface points, other arithmetic. */
+static bool fill_points(sim_world *w, sim_constraint *c, sim_cache_entry *next, const sim_body *a,
+                        const sim_body *b, const col_manifold2 *m, bool kept)
 {
-    sim_prepare_constraint(w->solver_bodies.data, c);
-    uint32_t *ends = (uint32_t *)w->wide_ends.data + 2 * w->constraints.len;
-    ends[0] = c->ma > 0.0f || c->ia > 0.0f ? c->a : 0;
-    ends[1] = c->mb > 0.0f || c->ib > 0.0f ? c->b : 0;
-    w->constraints_bounce |= c->restitution != 0.0f;
-    w->constraints.len++;
-}
-
-/* found: the pair's cache entry (UINT32_MAX: none yet); kept: m is that entry's kept manifold
- * (kept_manifold). */
-static void add_constraint(sim_world *w, sim_pair *pair, const sim_body *a, const sim_body *b,
-                           const col_manifold2 *m, uint32_t found, bool kept)
-{
-    /* Built in place: sim_collide reserved one constraint a pair. */
-    assert(w->constraints.len < w->constraints.cap);
-    sim_constraint *c = (sim_constraint *)w->constraints.data + w->constraints.len;
-    c->a = w->solver_index[sim_id_slot(a->id)];
-    c->b = w->solver_index[sim_id_slot(b->id)];
-    c->normal = m->normal;
-    c->friction = sim_pair_friction(a, b);
-    c->restitution = sim_pair_restitution(a, b);
     const sim_solver_info *si = w->solver_info.data;
-    c->ma = si[c->a].inv_mass;
-    c->mb = si[c->b].inv_mass;
     c->ia = si[c->a].inv_inertia;
     c->ib = si[c->b].inv_inertia;
-    if (c->ma == 0.0f && c->mb == 0.0f)
-        return; /* a kinematic body against a sleeping one: nothing to solve */
-    c->fixed = c->ma == 0.0f || c->mb == 0.0f;
+    c->normal = m->normal;
     c->count = m->count;
     mk_vec2 ca = sim_body_center(a), cb = sim_body_center(b);
-    sim_cache *cache = &w->cache;
-    c->cache_entry = found;
-    if (found == UINT32_MAX) {
-        c->cache_entry = sim_cache_add(cache, a->id, b->id);
-        pair->entry = c->cache_entry + 1;
-    }
-    sim_cache_entry *next = (sim_cache_entry *)sim_cache_at(cache, c->cache_entry);
-    next->head.stamp = w->tick;
-    /* sim_collide made room for every pair. */
-    assert(w->solved.len < w->solved.cap);
-    ((uint32_t *)w->solved.data)[w->solved.len++] = c->cache_entry;
-    if (kept) { /* its points are the entry's, one for one, and so are their impulses */
+    if (kept) {
         for (int i = 0; i < m->count; i++) {
             sim_constraint_point *p = &c->points[i];
             place_point(p, &m->points[i], ca, cb, c->normal);
             p->jn = next->points[i].jn;
             p->jt = next->points[i].jt;
         }
-        finish_constraint(w, c);
-        return;
+        return true;
     }
     /* The last step's points, read before this step's overwrite them. */
     sim_cache_entry old_copy = *next, *old = next->count > 0 ? &old_copy : NULL;
@@ -286,26 +155,495 @@ static void add_constraint(sim_world *w, sim_pair *pair, const sim_body *a, cons
         mk_vec2 half = mk_v2_scale(m->normal, 0.5f * mp->depth);
         mk_vec2 local_a = to_local(a->pos, qa, mk_v2_add(mp->point, half));
         mk_vec2 local_b = to_local(b->pos, qb, mk_v2_sub(mp->point, half));
-        const sim_cached_point *prev = old ? match(old, mp->id, local_a) : NULL;
+        int k = old ? match(old, mp->id, local_a) : -1;
+        const sim_cached_point *prev = k >= 0 ? &old->points[k] : NULL;
         p->jn = prev ? prev->jn : 0.0f;
         p->jt = prev ? prev->jt : 0.0f;
         next->points[i] = (sim_cached_point){mp->id, p->jn, p->jt, local_a, local_b};
     }
-    finish_constraint(w, c);
+    return true;
 }
 
-void sim_collide(sim_world *w, mk_vec2 up)
+static void clear_constraints(sim_world *w)
 {
     w->constraints.len = 0;
     w->constraints_bounce = false;
+}
+
+/* Room for n constraints and their ends for the wide solver's coloring. */
+static bool reserve_constraints(sim_world *w, size_t n)
+{
+    return sim_vec_reserve(&w->constraints, n) && sim_vec_reserve(&w->wide_ends, 2 * n);
+}
+
+/* Prepares a constraint built at the end of the list and adds it: its masses, its movable
+ * ends for the wide solver's coloring, and whether it bounces, while it is at hand. */
+static void finish_constraint(sim_world *w, sim_constraint *c)
+{
+    sim_prepare_constraint(w->solver_bodies.data, c);
+    uint32_t *ends = (uint32_t *)w->wide_ends.data + 2 * w->constraints.len;
+    ends[0] = c->ma > 0.0f || c->ia > 0.0f ? c->a : 0;
+    ends[1] = c->mb > 0.0f || c->ib > 0.0f ? c->b : 0;
+    w->constraints_bounce |= c->restitution != 0.0f;
+    w->constraints.len++;
+}
+
+/* A solved point's impulses, into its cache entry for the next step. */
+static void store_point(sim_cache_entry *e, int i, const sim_constraint_point *p)
+{
+    e->points[i].jn = p->jn;
+    e->points[i].jt = p->jt;
+}
+
+#else /* MK_DIM == 3 */
+/* B shifted toward A needs only the points within the speculative reach. */
+#define SHIFTED_MARGIN SIM_SPECULATIVE
+#define SIM_ARBITER_THRESHOLD 0.02f /* m: a cached point this far off is dropped (Bullet's) */
+#define SIM_APART_SLACK 1e-5f     /* of the sizes: float rounding in boxes_apart, with room */
+/* Jolt's body pair cache's turn: 2 degrees, as the cosine of half the angle. */
+#define SIM_KEEP_COS_HALF 0.99984770f
+
+mk_vec3 sim_body3_center(const sim_body3 *b3)
+{
+    if (b3->local_center.x == 0.0f && b3->local_center.y == 0.0f && b3->local_center.z == 0.0f)
+        return b3->pos;
+    return mk_v3_add(b3->pos, mk_quat_rotate(b3->rot, b3->local_center));
+}
+
+static col_xf3 xf_of(const sim_body3 *b3) { return (col_xf3){b3->pos, b3->rot}; }
+
+static bool polytope(const col_shape3 *s)
+{
+    return s->type == COL_SHAPE3_BOX || s->type == COL_SHAPE3_HULL;
+}
+
+/* Whether two boxes are farther apart than `margin` along a face normal of either: then they
+ * are at least that far apart (the separating-axis bound of Gottschalk, Lin and Manocha's
+ * OBBTree test), and col_collide3_within would only say so, after its double-precision test
+ * of all fifteen axes. The common pair of a pile, neighbours side by side, ends here in float.
+ * The slack covers float rounding (1e-7 of the sizes), so the answer is never wrong, only
+ * sometimes "don't know" (false). */
+static bool boxes_apart(const sim_body3 *a, const sim_body3 *b, float margin)
+{
+    mk_mat3 ra = mk_m3_from_quat(a->rot), rb = mk_m3_from_quat(b->rot);
+    const mk_vec3 ax[3] = {ra.c0, ra.c1, ra.c2}, bx[3] = {rb.c0, rb.c1, rb.c2};
+    const float ha[3] = {a->shape.half.x, a->shape.half.y, a->shape.half.z};
+    const float hb[3] = {b->shape.half.x, b->shape.half.y, b->shape.half.z};
+    mk_vec3 d = mk_v3_sub(b->pos, a->pos);
+    float c[3][3]; /* |a_i . b_j| */
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            c[i][j] = fabsf(mk_v3_dot(ax[i], bx[j]));
+    float size = ha[0] + ha[1] + ha[2] + hb[0] + hb[1] + hb[2] + fabsf(d.x) + fabsf(d.y) +
+                 fabsf(d.z);
+    float limit = margin + SIM_APART_SLACK * size;
+    for (int i = 0; i < 3; i++) {
+        if (fabsf(mk_v3_dot(ax[i], d)) - ha[i] -
+                (hb[0] * c[i][0] + hb[1] * c[i][1] + hb[2] * c[i][2]) > limit ||
+            fabsf(mk_v3_dot(bx[i], d)) - hb[i] -
+                (ha[0] * c[0][i] + ha[1] * c[1][i] + ha[2] * c[2][i]) > limit)
+            return true;
+    }
+    return false;
+}
+
+/* Two boxes that boxes_apart finds farther apart than the speculative reach:
+ * speculative_collide would find nothing. */
+static bool surely_apart(const sim_body3 *a, const sim_body3 *b)
+{
+    return a->shape.type == COL_SHAPE3_BOX && b->shape.type == COL_SHAPE3_BOX &&
+           boxes_apart(a, b, SIM_SPECULATIVE);
+}
+
+/* Two unit tangents of n, from whichever axis is least along it (Erin Catto's
+ * b2ComputeBasis in Box2D's 3D prototypes). */
+static void tangents(mk_vec3 n, mk_vec3 t[2])
+{
+    if (fabsf(n.x) >= 0.57735027f)
+        t[0] = mk_v3_norm(mk_v3(n.y, -n.x, 0.0f));
+    else
+        t[0] = mk_v3_norm(mk_v3(0.0f, n.z, -n.y));
+    t[1] = mk_v3_cross(n, t[0]);
+}
+
+/* Shapes that rest on a flat face or a line (cylinders, cones, capsules), where one point a
+ * step is a poor support until the persistent manifold has gathered more. */
+static bool rests_on_many(const col_shape3 *s)
+{
+    return s->type == COL_SHAPE3_CYLINDER || s->type == COL_SHAPE3_CONE ||
+           s->type == COL_SHAPE3_CAPSULE;
+}
+
+#define SIM_PERTURB_DIRECTIONS 3
+#define SIM_PERTURB_MAX_ANGLE 0.125f /* rad (Bullet's bound) */
+
+/* Bullet's perturbation (btConvexConvexAlgorithm): a curved shape that has just come to rest
+ * on something gives one contact point; tilting it by a small angle about axes across the
+ * normal and colliding again finds the other points of its support (the rim of a cylinder on
+ * its end), which, carried back to the untilted shape, fill the manifold at once rather than
+ * after it has rocked. Adds up to SIM_PERTURB_DIRECTIONS points to `m` (room for them). */
+static void perturb(const sim_body3 *a, const sim_body3 *b, col_manifold3 *m)
+{
+    bool tilt_a = rests_on_many(&a->shape);
+    const sim_body3 *t = tilt_a ? a : b;
+    col_aabb3 box = col_shape3_bounds(&t->shape, (col_xf3){mk_v3(0, 0, 0), mk_quat_identity()});
+    float radius = mk_v3_len(box.half);
+    float angle = mk_minf(SIM_ARBITER_THRESHOLD / radius, SIM_PERTURB_MAX_ANGLE);
+    mk_vec3 n = m->normal, tan[2];
+    tangents(n, tan);
+    /* Standing on its end, the shape's support is a disc: tilts about three axes 120 degrees
+     * apart find points all round its rim. Lying on its side, the support is a segment along
+     * the shape's axis: tilts about the axis across it find both ends (a tilt about the
+     * shape's own axis would only roll it, and give a point off the segment). */
+    mk_vec3 shape_axis = mk_quat_rotate(t->rot, mk_v3(0.0f, 1.0f, 0.0f));
+    bool on_end = fabsf(mk_v3_dot(shape_axis, n)) > 0.7f;
+    mk_vec3 across = mk_v3_norm(mk_v3_cross(n, shape_axis));
+    int directions = on_end ? SIM_PERTURB_DIRECTIONS : 2;
+    col_xf3 xa = xf_of(a), xb = xf_of(b);
+    for (int k = 0; k < directions && m->count < COL_MAX_POINTS3; k++) {
+        float phi = 2.0943951f * (float)k; /* 120 degrees apart */
+        mk_vec3 axis = on_end ? mk_v3_add(mk_v3_scale(tan[0], cosf(phi)),
+                                          mk_v3_scale(tan[1], sinf(phi)))
+                              : mk_v3_scale(across, k == 0 ? 1.0f : -1.0f);
+        mk_quat tilt = mk_quat_axis_angle(axis, angle);
+        col_xf3 pa = xa, pb = xb;
+        if (tilt_a)
+            pa.q = mk_quat_mul(tilt, xa.q);
+        else
+            pb.q = mk_quat_mul(tilt, xb.q);
+        col_manifold3 q = col_collide3(&a->shape, pa, &b->shape, pb);
+        if (q.count == 0)
+            continue;
+        /* The two surface points, each carried back to its untilted body. */
+        const col_contact_point3 *c = &q.points[0];
+        mk_vec3 sa = mk_v3_mad(c->point, 0.5f * c->depth, q.normal);
+        mk_vec3 sb = mk_v3_mad(c->point, -0.5f * c->depth, q.normal);
+        sa = col_xf3_apply(xa, col_xf3_apply_inv(pa, sa));
+        sb = col_xf3_apply(xb, col_xf3_apply_inv(pb, sb));
+        float depth = mk_v3_dot(mk_v3_sub(sa, sb), n);
+        if (depth < -SIM_ARBITER_THRESHOLD)
+            continue;
+        m->points[m->count++] = (col_contact_point3){mk_v3_scale(mk_v3_add(sa, sb), 0.5f),
+                                                     depth, c->id + 1u + (uint32_t)k};
+    }
+}
+
+/* The manifold of a pair this step, kept in its cache entry: fresh for polytopes, through the
+ * arbiter for curved shapes. */
+static col_contact_cache3 pair_manifold(const sim_body3 *a, const sim_body3 *b,
+                                        const sim_cache_entry3 *old, const col_manifold3 *m)
+{
+    col_xf3 xa = xf_of(a), xb = xf_of(b);
+    if (!polytope(&a->shape) || !polytope(&b->shape)) {
+        col_manifold3 fresh = *m;
+        if (old->manifold.count < 3 && m->count == 1 &&
+            (rests_on_many(&a->shape) || rests_on_many(&b->shape)))
+            perturb(a, b, &fresh);
+        return col_contact_cache3_update(&old->manifold, xa, xb, &fresh, SIM_ARBITER_THRESHOLD);
+    }
+    col_contact_cache3 fresh;
+    memset(&fresh, 0, sizeof fresh);
+    fresh.normal = m->normal;
+    fresh.count = m->count;
+    for (int i = 0; i < m->count; i++) {
+        fresh.points[i].c = m->points[i];
+        /* Its surface points, half the depth each side of it along the normal. */
+        mk_vec3 half = mk_v3_scale(m->normal, 0.5f * m->points[i].depth);
+        fresh.points[i].local_a = col_xf3_apply_inv(xa, mk_v3_add(m->points[i].point, half));
+        fresh.points[i].local_b = col_xf3_apply_inv(xb, mk_v3_sub(m->points[i].point, half));
+    }
+    return fresh;
+}
+
+/* B's placement in A's frame. */
+static void relative_pose(const sim_body3 *a, const sim_body3 *b, mk_vec3 *p, mk_quat *q)
+{
+    *p = mk_quat_unrotate(a->rot, mk_v3_sub(b->pos, a->pos));
+    *q = mk_quat_mul(mk_quat_conj(a->rot), b->rot);
+}
+
+/* Whether a touching polytope pair's one-shot manifold of last step still holds, because B
+ * has moved less than SIM_KEEP_MOVE and turned less than 2 degrees in A's frame since it was
+ * computed (Jolt's body pair cache defaults): a resting pile is not collided again every
+ * step. The kept points ride on the bodies: fill_points measures their depths anew. */
+static bool kept_manifold(const sim_world *w, const sim_cache_entry3 *e, const sim_body3 *a3,
+                          const sim_body3 *b3)
+{
+    if (!polytope(&a3->shape) || !polytope(&b3->shape))
+        return false;
+    if (!e || !e->one_shot || e->head.stamp + 1 != w->tick)
+        return false;
+    mk_vec3 p;
+    mk_quat q;
+    relative_pose(a3, b3, &p, &q);
+    mk_vec3 d = mk_v3_sub(p, e->rel_p);
+    float dot = q.x * e->rel_q.x + q.y * e->rel_q.y + q.z * e->rel_q.z + q.w * e->rel_q.w;
+    return !(mk_v3_dot(d, d) > SIM_KEEP_MOVE * SIM_KEEP_MOVE || fabsf(dot) < SIM_KEEP_COS_HALF);
+}
+
+typedef col_xf3 frame;
+static frame frame_of(const sim_body3 *b3) { return xf_of(b3); }
+static mk_vec3 frame_apply(frame f, mk_vec3 p) { return col_xf3_apply(f, p); }
+
+typedef col_contact_point3 dcontact_point;
+typedef col_cached_point3 cached_point;
+static int entry_count(const sim_cache_entry3 *e) { return e->manifold.count; }
+static const col_cached_point3 *entry_points(const sim_cache_entry3 *e)
+{
+    return e->manifold.points;
+}
+static uint32_t cached_id(const col_cached_point3 *p) { return p->c.id; }
+/* A kept manifold's normal: the entry's, carried by A, and the entry's manifold takes it
+ * (fill_points reads the normal there). */
+static mk_vec3 kept_normal(sim_cache_entry3 *e, frame fa)
+{
+    e->manifold.normal = mk_quat_rotate(fa.q, e->local_normal);
+    return e->manifold.normal;
+}
+
+/* The constraint's normal, tangents and points from the pair's entry, which takes this step's
+ * manifold (a kept entry has it, point for point, with its impulses); false when the entry
+ * has no point to solve. Unlike the 2D points, each point is placed from its two surface
+ * points carried by the bodies, since a point of the persistent manifold may have come apart
+ * (the arbiter reports it at depth 0): that is other arithmetic, so this stays per dimension. */
+static bool fill_points(sim_world *w, sim_constraint3 *c, sim_cache_entry3 *entry,
+                        const sim_body3 *a3, const sim_body3 *b3, const col_manifold3 *m,
+                        bool kept)
+{
+    (void)w;
+    /* The last step's manifold and impulses: a kept entry's own, point for point; otherwise
+     * a copy, read before this step's points overwrite it. */
+    sim_cache_entry3 copy;
+    const sim_cache_entry3 *old = entry;
+    if (!kept) {
+        copy = *entry;
+        old = &copy;
+        entry->manifold = pair_manifold(a3, b3, old, m);
+        entry->one_shot =
+            polytope(&a3->shape) && polytope(&b3->shape) && entry->manifold.count > 0;
+        entry->local_normal = mk_quat_unrotate(a3->rot, m->normal);
+        relative_pose(a3, b3, &entry->rel_p, &entry->rel_q);
+    }
+    const col_contact_cache3 *pm = &entry->manifold;
+    if (pm->count == 0)
+        return false;
+    c->normal = pm->normal;
+    tangents(c->normal, c->tangent);
+    c->count = pm->count;
+    mk_vec3 ca = sim_body3_center(a3), cb = sim_body3_center(b3);
+    col_xf3 xa = xf_of(a3), xb = xf_of(b3);
+    for (int i = 0; i < pm->count; i++) {
+        sim_constraint_point3 *p = &c->points[i];
+        const col_cached_point3 *cp = &pm->points[i];
+        /* The signed gap of the point's two surface points: a cached point that has come
+         * apart is a speculative one (the arbiter reports it at depth 0). */
+        mk_vec3 wa = col_xf3_apply(xa, cp->local_a), wb = col_xf3_apply(xb, cp->local_b);
+        float depth = mk_v3_dot(mk_v3_sub(wa, wb), c->normal);
+        mk_vec3 point = mk_v3_scale(mk_v3_add(wa, wb), 0.5f);
+        p->ra = mk_v3_sub(point, ca);
+        p->rb = mk_v3_sub(point, cb);
+        p->base_sep = -depth - mk_v3_dot(mk_v3_sub(p->rb, p->ra), c->normal);
+        int k = kept ? i : old->manifold.count > 0 ? match(old, cp->c.id, cp->local_a) : -1;
+        p->jn = k >= 0 ? old->jn[k] : 0.0f;
+        p->jt[0] = k >= 0 ? old->jt[k][0] : 0.0f;
+        p->jt[1] = k >= 0 ? old->jt[k][1] : 0.0f;
+        entry->jn[i] = p->jn;
+        entry->jt[i][0] = p->jt[0];
+        entry->jt[i][1] = p->jt[1];
+    }
+    return true;
+}
+
+static void clear_constraints(sim_world *w) { w->constraints3.len = 0; }
+
+static bool reserve_constraints(sim_world *w, size_t n)
+{
+    return sim_vec_reserve(&w->constraints3, n);
+}
+
+/* The 3D solver prepares its constraints itself (solver3.c). */
+static void finish_constraint(sim_world *w, sim_constraint3 *c)
+{
+    (void)c;
+    w->constraints3.len++;
+}
+
+static void store_point(sim_cache_entry3 *e, int i, const sim_constraint_point3 *p)
+{
+    e->jn[i] = p->jn;
+    e->jt[i][0] = p->jt[0];
+    e->jt[i][1] = p->jt[1];
+}
+#endif
+
+/* A body that wakes a sleeping one it touches: anything awake that moves. */
+static bool active(const sim_world *w, const sim_body *b)
+{
+    if (b->sleeping || b->kind == SIM_STATIC)
+        return false;
+    return b->kind != SIM_KINEMATIC || dv_nonzero(dim_part(w, (uint32_t)(b - w->bodies))->vel);
+}
+
+/* The manifold of a pair, with speculative points when they are apart by less than
+ * SIM_SPECULATIVE (Box2D v3's speculative contacts): B moved that far toward A is collided
+ * and the depths taken back by as much, so a point's depth is negative while apart. The solver
+ * then lets them close the gap and no more, so resting bodies keep their contact from step to
+ * step instead of losing it whenever they stand a hair apart. */
+static dmanifold speculative_collide(const dpart *a, const dpart *b)
+{
+    dmanifold m = dim_collide_within(a, b, b->pos, SIM_SPECULATIVE);
+    if (m.count > 0 || !(m.distance < SIM_SPECULATIVE))
+        return m;
+    dvec shift = dv_scale(m.normal, -SIM_SPECULATIVE);
+    dmanifold s = dim_collide_within(a, b, dv_add(b->pos, shift), SHIFTED_MARGIN);
+    if (s.count == 0)
+        return m;
+    for (int i = 0; i < s.count; i++) {
+        s.points[i].depth -= SIM_SPECULATIVE;
+        s.points[i].point = dv_mad(s.points[i].point, -0.5f, shift);
+    }
+    s.depth -= SIM_SPECULATIVE;
+    return s;
+}
+
+void DIM_NAME(sim_wake_touched)(sim_world *w)
+{
+    if (!dim_pairs_may_sleep(w))
+        return; /* no pair has a sleeper to wake */
+    const sim_pair *pairs = w->pairs.data;
+    for (size_t i = 0; i < w->pairs.len; i++) {
+        sim_body *a = &w->bodies[pairs[i].a], *b = &w->bodies[pairs[i].b];
+        if (a->sleeping == b->sleeping)
+            continue;
+        sim_body *sleeper = a->sleeping ? a : b, *other = a->sleeping ? b : a;
+        if (active(w, other) && dim_tight_overlap(w, pairs[i].a, pairs[i].b) &&
+            dim_touching(dim_part(w, pairs[i].a), dim_part(w, pairs[i].b)))
+            sim_wake(w, sleeper);
+    }
+}
+
+void DIM_NAME(sim_build_solver_bodies)(sim_world *w)
+{
+    sim_vec *v = dim_solver_bodies(w), *info = dim_solver_info(w);
+    v->len = info->len = 0;
+    const sim_vec *movers = dim_movers(w);
+    /* Room for the body at rest was reserved with the world (place_body); with room for every
+     * body the arrays are written in place. Out of memory, no body moves this step. */
+    bool room = sim_vec_reserve(v, movers->len + 1) && sim_vec_reserve(info, movers->len + 1);
+    dsolver_body *vb = v->data;
+    dsolver_info *vi = info->data;
+    vb[0] = dim_solver_rest();
+    vi[0] = dim_solver_info_rest();
+    size_t n = 1;
+    const uint32_t *slots = movers->data;
+    for (size_t i = 0; i < movers->len; i++) {
+        uint32_t s = slots[i];
+        const sim_body *b = &w->bodies[s];
+        if (!room || b->kind == SIM_STATIC || b->sleeping) {
+            w->solver_index[s] = 0;
+            continue;
+        }
+        const dpart *p = dim_part(w, s);
+        dsolver_body sb = dim_solver_rest();
+        sb.v = p->vel;
+        sb.w = p->w;
+        sb.gravity_scale = b->kind == SIM_KINEMATIC ? 0.0f : 1.0f;
+        w->solver_index[s] = (uint32_t)n;
+        vb[n] = sb;
+        vi[n++] = (dsolver_info){b->inv_mass, dim_solver_inv_inertia(b, p), s};
+    }
+    v->len = info->len = n;
+}
+
+/* The point of last step's manifold that a new point continues: the one with its feature id,
+ * or else the nearest within SIM_MATCH_DISTANCE (in A's frame); -1 when none. Feature ids
+ * change when the reference face passes from one shape to the other (two boxes nearly aligned
+ * do that at every tilt); the points themselves barely move, and their impulses are still the
+ * best start. */
+static int match(const dcache_entry *old, uint32_t id, dvec local)
+{
+    const cached_point *points = entry_points(old);
+    int best = -1;
+    float best_d = SIM_MATCH_DISTANCE;
+    for (int k = 0; k < entry_count(old); k++) {
+        if (cached_id(&points[k]) == id)
+            return k;
+        float d = dv_len(dv_sub(points[k].local_a, local));
+        if (d < best_d) {
+            best_d = d;
+            best = k;
+        }
+    }
+    return best;
+}
+
+/* The manifold a kept entry stands for now: each point midway between its two surface points
+ * carried by their bodies, its depth their gap along the normal carried by A. */
+static dmanifold manifold_of(dcache_entry *e, const dpart *a, const dpart *b)
+{
+    dmanifold m;
+    memset(&m, 0, sizeof m);
+    frame fa = frame_of(a), fb = frame_of(b);
+    m.normal = kept_normal(e, fa);
+    m.count = entry_count(e);
+    m.depth = -INFINITY;
+    const cached_point *points = entry_points(e);
+    for (int i = 0; i < m.count; i++) {
+        const cached_point *cp = &points[i];
+        dvec wa = frame_apply(fa, cp->local_a), wb = frame_apply(fb, cp->local_b);
+        float depth = dv_dot(dv_sub(wa, wb), m.normal);
+        m.points[i] = (dcontact_point){dv_scale(dv_add(wa, wb), 0.5f), depth, cached_id(cp)};
+        m.depth = mk_maxf(m.depth, depth);
+    }
+    return m;
+}
+
+/* found: the pair's cache entry (UINT32_MAX: none yet); kept: m is that entry's kept manifold
+ * (kept_manifold). */
+static void add_constraint(sim_world *w, sim_pair *pair, const sim_body *a, const sim_body *b,
+                           const dmanifold *m, uint32_t found, bool kept)
+{
+    sim_vec *cv = dim_constraints(w);
+    /* Built in place: sim_collide reserved one constraint a pair. */
+    assert(cv->len < cv->cap);
+    dconstraint *c = (dconstraint *)cv->data + cv->len;
+    uint32_t sa = sim_id_slot(a->id), sb = sim_id_slot(b->id);
+    c->a = w->solver_index[sa];
+    c->b = w->solver_index[sb];
+    c->friction = sim_pair_friction(a, b);
+    c->restitution = sim_pair_restitution(a, b);
+    const dsolver_info *si = dim_solver_info(w)->data;
+    c->ma = si[c->a].inv_mass;
+    c->mb = si[c->b].inv_mass;
+    if (c->ma == 0.0f && c->mb == 0.0f)
+        return; /* a kinematic body against a sleeping one: nothing to solve */
+    c->fixed = c->ma == 0.0f || c->mb == 0.0f;
+    sim_cache *cache = &w->cache;
+    c->cache_entry = found;
+    if (found == UINT32_MAX) {
+        c->cache_entry = sim_cache_add(cache, a->id, b->id);
+        pair->entry = c->cache_entry + 1;
+    }
+    dcache_entry *e = (dcache_entry *)sim_cache_at(cache, c->cache_entry);
+    e->head.stamp = w->tick;
+    /* sim_collide made room for every pair. */
+    assert(w->solved.len < w->solved.cap);
+    ((uint32_t *)w->solved.data)[w->solved.len++] = c->cache_entry;
+    if (fill_points(w, c, e, dim_part(w, sa), dim_part(w, sb), m, kept))
+        finish_constraint(w, c);
+}
+
+void DIM_NAME(sim_collide)(sim_world *w, dvec up)
+{
+    sim_vec *contacts = dim_contacts(w);
+    clear_constraints(w);
     w->push_pairs.len = 0;
-    w->contacts.len = 0;
+    contacts->len = 0;
     if (!sim_cache_reserve_step(w, w->pairs.len) ||
         !sim_vec_reserve(&w->solved, w->solved.len + w->pairs.len) ||
-        !sim_vec_reserve(&w->constraints, w->pairs.len) ||
-        !sim_vec_reserve(&w->wide_ends, 2 * w->pairs.len) ||
+        !reserve_constraints(w, w->pairs.len) ||
         !sim_vec_reserve(&w->push_pairs, w->pairs.len) ||
-        !sim_vec_reserve(&w->contacts, w->pairs.len))
+        !sim_vec_reserve(contacts, w->pairs.len))
         return; /* out of memory: this step has no contacts */
 
     size_t first_solved = w->solved.len;
@@ -319,53 +657,63 @@ void sim_collide(sim_world *w, mk_vec2 up)
         }
         if (sim_body_resting(a) && sim_body_resting(b))
             continue; /* a sleeping pair keeps its cache entry untouched */
+        uint32_t sa = sim_id_slot(a->id), sb = sim_id_slot(b->id);
         if (sim_is_push_pair(a, b)) {
-            sim_pair p = {(uint32_t)sim_id_slot(a->id), (uint32_t)sim_id_slot(b->id), 0.0f, 0};
+            sim_pair p = {sa, sb, 0.0f, 0};
             sim_vec_push(&w->push_pairs, &p);
             continue; /* resolved after the solver, with fresh manifolds */
         }
-        if (!sim_tight_overlap(w, sim_id_slot(a->id), sim_id_slot(b->id)))
+        if (!dim_tight_overlap(w, sa, sb))
+            continue;
+        const dpart *pa = dim_part(w, sa), *pb = dim_part(w, sb);
+        if (surely_apart(pa, pb))
             continue;
         uint32_t found = UINT32_MAX;
-        const sim_cache_entry *e = (const sim_cache_entry *)sim_cache_find_hinted(
-            &w->cache, &pairs[i].entry, a->id, b->id, &found);
-        mk_vec2 qa = shape_rot(a), qb = shape_rot(b);
-        bool kept = kept_manifold(w, e, a, qa, b, qb);
-        col_manifold2 m = kept ? manifold_of(e, a, qa, b, qb) : speculative_collide(a, b);
+        dcache_entry *e = (dcache_entry *)sim_cache_find_hinted(&w->cache, &pairs[i].entry,
+                                                                a->id, b->id, &found);
+        bool kept = kept_manifold(w, e, pa, pb);
+        dmanifold m = kept ? manifold_of(e, pa, pb) : speculative_collide(pa, pb);
         if (m.count == 0)
             continue;
         bool touching = m.depth >= -SIM_TOUCHING;
         if (touching) {
-            sim_contact2 *contact = (sim_contact2 *)w->contacts.data + w->contacts.len++;
-            *contact = (sim_contact2){a->id, b->id, m};
+            dcontact *contact = (dcontact *)contacts->data + contacts->len++;
+            *contact = (dcontact){a->id, b->id, m};
             for (int k = 0; k < m.count; k++)
                 contact->m.points[k].depth = mk_maxf(m.points[k].depth, 0.0f);
             contact->m.depth = mk_maxf(m.depth, 0.0f);
-        }
-        /* Touching a sleeping body that the wake pass did not reach (it was woken later in
-         * that pass): it takes this step as if static and wakes for the next. */
-        if (touching && a->sleeping && active(b))
-            sim_wake(w, a);
-        if (touching && b->sleeping && active(a))
-            sim_wake(w, b);
-        if (touching) {
-            b->grounded |= sim_is_ground(b, m.normal, up);
-            a->grounded |= sim_is_ground(a, mk_v2_neg(m.normal), up);
+            /* Touching a sleeping body that the wake pass did not reach (it was woken later
+             * in that pass): it takes this step as if static and wakes for the next. */
+            if (a->sleeping && active(w, b))
+                sim_wake(w, a);
+            if (b->sleeping && active(w, a))
+                sim_wake(w, b);
+            b->grounded |= dim_is_ground(b, m.normal, up);
+            a->grounded |= dim_is_ground(a, dv_neg(m.normal), up);
         }
         add_constraint(w, &pairs[i], a, b, &m, found, kept);
     }
     sim_cache_end_pairs(w, first_solved);
 }
 
-void sim_store_impulses(sim_world *w, const uint32_t *only, size_t n)
+/* Stores the solved impulses of the constraints only[0..n) (all n when only is NULL) in the
+ * contact cache, for the next step's warm start. */
+static void store_impulses(sim_world *w, const uint32_t *only, size_t n)
 {
-    const sim_constraint *cs = w->constraints.data;
+    const dconstraint *cs = dim_constraints(w)->data;
     for (size_t k = 0; k < n; k++) {
-        const sim_constraint *c = &cs[only ? only[k] : k];
-        sim_cache_entry *e = (sim_cache_entry *)sim_cache_at(&w->cache, c->cache_entry);
-        for (int i = 0; i < c->count; i++) {
-            e->points[i].jn = c->points[i].jn;
-            e->points[i].jt = c->points[i].jt;
-        }
+        const dconstraint *c = &cs[only ? only[k] : k];
+        dcache_entry *e = (dcache_entry *)sim_cache_at(&w->cache, c->cache_entry);
+        for (int i = 0; i < c->count; i++)
+            store_point(e, i, &c->points[i]);
     }
 }
+
+#if MK_DIM == 2
+void sim_store_impulses2(sim_world *w, const uint32_t *only, size_t n)
+{
+    store_impulses(w, only, n);
+}
+#else
+void sim_store_impulses3(sim_world *w) { store_impulses(w, NULL, w->constraints3.len); }
+#endif

@@ -10,12 +10,16 @@
  *   dpart                                 the part of a body that holds its placement: the
  *                                         body itself in 2D, its sim_body3 in 3D
  *   dv_*                                  vector arithmetic (mk_v2_* or mk_v3_*)
+ *   dcontact, dcache_entry, dconstraint,  the narrowphase's reported contact, contact cache
+ *   dsolver_body, dsolver_info            entry, solver constraint and solver body (the 2D
+ *                                         sim_* types or their sim_*3 twins)
  * Each helper does exactly the arithmetic the dimension's own code did, so that a world steps
  * bit for bit as before. */
 #ifndef MINK_SIM_DIM_H
 #define MINK_SIM_DIM_H
 
 #include "broadphase.h"
+#include "solver.h"
 #include "world_internal.h"
 
 #if !defined(MK_DIM) || (MK_DIM != 2 && MK_DIM != 3)
@@ -86,6 +90,52 @@ static inline void dim_aabb_edges(const daabb *b, float *lo[2], float *hi[2], si
     hi[1][i] = b->center.y + b->half.y;
 }
 
+/* The narrowphase's and the solver's types (contacts.c). */
+typedef sim_contact2 dcontact;
+typedef sim_cache_entry dcache_entry;
+typedef sim_constraint dconstraint;
+typedef sim_solver_body dsolver_body;
+typedef sim_solver_info dsolver_info;
+static inline sim_vec *dim_contacts(sim_world *w) { return &w->contacts; }
+static inline sim_vec *dim_constraints(sim_world *w) { return &w->constraints; }
+static inline sim_vec *dim_solver_bodies(sim_world *w) { return &w->solver_bodies; }
+static inline sim_vec *dim_solver_info(sim_world *w) { return &w->solver_info; }
+/* The moving bodies in the order the 2D passes walk them: slot order. */
+static inline const sim_vec *dim_movers(const sim_world *w) { return &w->movers; }
+/* Whether the pair list may hold a pair with a sleeping body (kept by the 2D broadphase). */
+static inline bool dim_pairs_may_sleep(const sim_world *w) { return w->pairs_sleeper; }
+static inline bool dim_tight_overlap(const sim_world *w, uint32_t a, uint32_t b)
+{
+    return sim_tight_overlap(w, a, b);
+}
+static inline bool dv_nonzero(dvec v) { return v.x != 0.0f || v.y != 0.0f; }
+static inline bool dim_is_ground(const sim_body *b, dvec push_dir, dvec up)
+{
+    return sim_is_ground(b, push_dir, up);
+}
+/* The solver's body at rest, and the rest of it (no mass, no inertia). */
+static inline dsolver_body dim_solver_rest(void) { return (sim_solver_body){.dq = {1.0f, 0.0f}}; }
+static inline dsolver_info dim_solver_info_rest(void) { return (sim_solver_info){0.0f, 0.0f, 0}; }
+/* A moving body's inverse inertia as the solver takes it. */
+static inline float dim_solver_inv_inertia(const sim_body *b, const dpart *p)
+{
+    (void)p;
+    return b->inv_inertia;
+}
+/* The manifold of a and b with b placed at bpos, whose points and depth are exact only for
+ * shapes closer than `margin` (col_collide2_near_q). */
+static inline dmanifold dim_collide_within(const dpart *a, const dpart *b, dvec bpos,
+                                           float margin)
+{
+    return col_collide2_near_q(&a->shape, (col_xf2){a->pos, a->angle}, sim_body_rot(a),
+                               &b->shape, (col_xf2){bpos, b->angle}, sim_body_rot(b), margin);
+}
+/* Whether a and b touch (a pair apart needs no exact gap). */
+static inline bool dim_touching(const dpart *a, const dpart *b)
+{
+    return dim_collide_within(a, b, b->pos, 0.0f).count > 0;
+}
+
 #else /* MK_DIM == 3 */
 #define DIM_NAME(f) f##3
 typedef mk_vec3 dvec;
@@ -135,6 +185,61 @@ static inline void dim_aabb_edges(const daabb *b, float *lo[3], float *hi[3], si
     hi[1][i] = b->center.y + b->half.y;
     lo[2][i] = b->center.z - b->half.z;
     hi[2][i] = b->center.z + b->half.z;
+}
+
+/* The narrowphase's and the solver's types (contacts.c). */
+typedef sim_contact3 dcontact;
+typedef sim_cache_entry3 dcache_entry;
+typedef sim_constraint3 dconstraint;
+typedef sim_solver_body3 dsolver_body;
+typedef sim_solver_info3 dsolver_info;
+static inline sim_vec *dim_contacts(sim_world *w) { return &w->contacts3; }
+static inline sim_vec *dim_constraints(sim_world *w) { return &w->constraints3; }
+static inline sim_vec *dim_solver_bodies(sim_world *w) { return &w->solver_bodies3; }
+static inline sim_vec *dim_solver_info(sim_world *w) { return &w->solver_info3; }
+/* The moving bodies in the order the 3D passes walk them: by bounds min x. */
+static inline const sim_vec *dim_movers(const sim_world *w) { return &w->order; }
+/* The 3D broadphase keeps no note of sleepers in its pairs: any pair may have one. */
+static inline bool dim_pairs_may_sleep(const sim_world *w)
+{
+    (void)w;
+    return true;
+}
+static inline bool dim_tight_overlap(const sim_world *w, uint32_t a, uint32_t b)
+{
+    return sim_tight_overlap3(w, a, b);
+}
+static inline bool dv_nonzero(dvec v) { return v.x != 0.0f || v.y != 0.0f || v.z != 0.0f; }
+static inline bool dim_is_ground(const sim_body *b, dvec push_dir, dvec up)
+{
+    return sim_is_ground3(b, push_dir, up);
+}
+static inline dsolver_body dim_solver_rest(void)
+{
+    return (sim_solver_body3){.dq = mk_quat_identity()};
+}
+static inline dsolver_info dim_solver_info_rest(void)
+{
+    return (sim_solver_info3){0.0f, mk_m3_diag(0.0f, 0.0f, 0.0f), 0};
+}
+/* I_world^-1 = R I_body^-1 R^T */
+static inline mk_mat3 dim_solver_inv_inertia(const sim_body *b, const dpart *p)
+{
+    (void)b;
+    mk_mat3 r = mk_m3_from_quat(p->rot);
+    return mk_m3_mul(mk_m3_mul(r, p->inv_inertia), mk_m3_transpose(r));
+}
+#define SIM_FACE_BIAS 0.005f /* m: see col_collide3_within */
+static inline dmanifold dim_collide_within(const dpart *a, const dpart *b, dvec bpos,
+                                           float margin)
+{
+    return col_collide3_within(&a->shape, dim_xf_at(a, a->pos), &b->shape, dim_xf_at(b, bpos),
+                               margin, SIM_FACE_BIAS);
+}
+static inline bool dim_touching(const dpart *a, const dpart *b)
+{
+    return dim_collide(&a->shape, dim_xf_at(a, a->pos), &b->shape, dim_xf_at(b, b->pos)).count >
+           0;
 }
 #endif
 

@@ -227,7 +227,7 @@ void sim_solve(sim_world *w, float dt)
     /* Without restitution the colored constraints' impulses went from their groups into the
      * cache: the ones solved one by one follow. */
     if (wide && !w->constraints_bounce)
-        sim_store_impulses(w, one, n_one);
+        sim_store_impulses2(w, one, n_one);
     else
-        sim_store_impulses(w, NULL, nc);
+        sim_store_impulses2(w, NULL, nc);
 }

@@ -273,11 +273,11 @@ void sim_world_step(sim_world *w)
     }
 
     sim_broadphase2(w, cfg->dt, mk_v2_len(cfg->gravity));
-    sim_wake_touched(w);
+    sim_wake_touched2(w);
     if (w->pairs_dirty) /* an island woke: its own pairs join the list now */
         sim_broadphase2(w, cfg->dt, mk_v2_len(cfg->gravity));
-    sim_build_solver_bodies(w);
-    sim_collide(w, up);
+    sim_build_solver_bodies2(w);
+    sim_collide2(w, up);
     sim_solve(w, cfg->dt);
     finish_bodies(w, cfg->dt);
     push_out_characters(w, up);
