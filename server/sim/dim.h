@@ -97,4 +97,37 @@ static inline dvec dim_half_abs(dvec v)
 static inline col_aabb3 dim_aabb3(daabb b) { return b; }
 #endif
 
+/* The contact solver's view of the dimension (solver.h):
+ *   dang                     an angular velocity: a number in 2D, a vector in 3D
+ *   drot                     a rotation: (cos, sin) in 2D, a unit quaternion in 3D
+ *   dsolver_body, dconstraint, dconstraint_point   sim_solver_body, sim_constraint, ... or
+ *                                                  their 3D forms */
+#include "solver.h"
+
+#if MK_DIM == 2
+typedef float dang;
+typedef mk_vec2 drot;
+typedef sim_solver_body dsolver_body;
+typedef sim_constraint dconstraint;
+typedef sim_constraint_point dconstraint_point;
+static inline sim_vec *dim_solver_bodies(sim_world *w) { return &w->solver_bodies; }
+static inline sim_vec *dim_constraints(sim_world *w) { return &w->constraints; }
+static inline dvec dim_gravity(const sim_world *w) { return w->cfg.gravity; }
+/* v turned by q = (cos, sin). */
+static inline dvec dim_rotate(drot q, dvec v)
+{
+    return mk_v2(q.x * v.x - q.y * v.y, q.y * v.x + q.x * v.y);
+}
+#else
+typedef mk_vec3 dang;
+typedef mk_quat drot;
+typedef sim_solver_body3 dsolver_body;
+typedef sim_constraint3 dconstraint;
+typedef sim_constraint_point3 dconstraint_point;
+static inline sim_vec *dim_solver_bodies(sim_world *w) { return &w->solver_bodies3; }
+static inline sim_vec *dim_constraints(sim_world *w) { return &w->constraints3; }
+static inline dvec dim_gravity(const sim_world *w) { return w->cfg.gravity3; }
+static inline dvec dim_rotate(drot q, dvec v) { return mk_quat_rotate(q, v); }
+#endif
+
 #endif

@@ -32,8 +32,8 @@ struct sim_wide_cold {
     f4 max_jn[2];           /* kept only in a step that has restitution */
 };
 
-size_t sim_wide_group_size(void) { return sizeof(sim_wide_group); }
-size_t sim_wide_cold_size(void) { return sizeof(sim_wide_cold); }
+size_t sim_wide_group_size2(void) { return sizeof(sim_wide_group); }
+size_t sim_wide_cold_size2(void) { return sizeof(sim_wide_cold); }
 
 /* A lane's body velocities and motion, gathered from the four bodies. */
 _Static_assert(sizeof(sim_solver_body) == 8 * sizeof(float) &&
@@ -157,8 +157,10 @@ static void pack(sim_wide_group *g, sim_wide_cold *cold, const sim_constraint *c
     }
 }
 
-bool sim_wide_build(sim_world *w)
+/* The softness is chosen at each solve from the group's mask: s is not packed. */
+bool sim_wide_build2(sim_world *w, softness_set s)
 {
+    (void)s;
     const sim_constraint *cs = w->constraints.data;
     size_t nc = w->constraints.len;
     if (!sim_vec_reserve(&w->wide_groups, nc / 4 + SIM_WIDE_COLORS + 1) ||
@@ -204,7 +206,7 @@ static void relative(const lanes *a, const lanes *b, f4 rax, f4 ray, f4 rbx, f4 
     *dvy = f4_sub(f4_add(b->vy, f4_mul(b->w, rbx)), f4_add(a->vy, f4_mul(a->w, rax)));
 }
 
-void sim_wide_warm_start(sim_world *w)
+void sim_wide_warm_start2(sim_world *w)
 {
     sim_solver_body *bodies = w->solver_bodies.data;
     sim_wide_group *groups = w->wide_groups.data;
@@ -222,7 +224,7 @@ void sim_wide_warm_start(sim_world *w)
     }
 }
 
-void sim_wide_solve(sim_world *w, softness_set soft, float inv_h, bool use_bias)
+void sim_wide_solve2(sim_world *w, softness_set soft, float inv_h, bool use_bias)
 {
     sim_solver_body *bodies = w->solver_bodies.data;
     sim_wide_group *groups = w->wide_groups.data;
@@ -295,7 +297,7 @@ void sim_wide_solve(sim_world *w, softness_set soft, float inv_h, bool use_bias)
     }
 }
 
-void sim_wide_unpack(sim_world *w)
+void sim_wide_unpack2(sim_world *w)
 {
     sim_constraint *cs = w->constraints.data;
     const sim_wide_group *groups = w->wide_groups.data;

@@ -68,7 +68,7 @@ struct sim_world {
     uint32_t *ring;           /* per slot: an island root's first body put to sleep */
     sim_id loaded_ring;       /* a body of the ring that a saved world's sleepers form */
 
-    /* 3D worlds (world3.c, broad3.c, contacts3.c, solver3.c, step3.c). */
+    /* 3D worlds (world3.c, broad3.c, contacts3.c, solver.c, step3.c). */
     sim_body3 *bodies3;     /* per slot */
     sim_vec bounds3;        /* col_aabb3 per slot: fat bounds (3D); a static body's are its own */
     sim_vec tight3;         /* col_aabb3 per slot */
@@ -122,7 +122,7 @@ void sim_world3_init(sim_world *w);
 bool sim_place_body3(sim_world *w, const sim_body_def *def, uint32_t slot);
 col_aabb3 sim_body3_bounds(const sim_body3 *b3);
 /* The step of a 3D world (step3.c) and its parts: the broadphase (broad3.c), the narrowphase
- * (contacts3.c) and the solver (solver3.c), in the 2D step's design. */
+ * (contacts3.c) and the solver (solver.c), in the 2D step's design. */
 void sim_world_step3(sim_world *w);
 void sim_broadphase3(sim_world *w, float dt, float g);
 bool sim_tight_overlap3(const sim_world *w, uint32_t a, uint32_t b);
@@ -130,7 +130,6 @@ mk_vec3 sim_body3_center(const sim_body3 *b3);
 void sim_wake_touched3(sim_world *w);
 void sim_build_solver_bodies3(sim_world *w);
 void sim_collide3(sim_world *w, mk_vec3 up);
-void sim_solve3(sim_world *w, float dt);
 void sim_store_impulses3(sim_world *w);
 
 /* Removes a body as sim_world_remove does, but unrecorded: the step's own removals follow from
