@@ -64,6 +64,13 @@ typedef struct softness_set {
  * out. */
 bool sim_graph_color(sim_world *w, const uint32_t *ends, size_t n, size_t bodies,
                      uint32_t start[SIM_WIDE_COLORS + 1]);
+/* Colors them (sim_graph_color) and lays the colored ones out four to a group, color by color
+ * in the coloring's order, for both wide solvers: calls pack(ctx, group, ci) for each
+ * group, ci holding its four constraints (UINT32_MAX in an empty lane), and gives the
+ * number of groups; false when memory runs out. */
+typedef void sim_wide_pack_fn(void *ctx, size_t group, const uint32_t ci[4]);
+bool sim_wide_groups(sim_world *w, const uint32_t *ends, size_t n, size_t bodies,
+                     sim_wide_pack_fn *pack, void *ctx, size_t *groups);
 
 /* The 3D solver's view of a moving body (solver.c): velocities and the motion of the step so
  * far. Index 0 is a body at rest that stands for static and sleeping ones. */

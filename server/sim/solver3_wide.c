@@ -298,12 +298,25 @@ static void pack(sim_wide_group3 *g, const sim_solver_body3 *bodies,
     }
 }
 
+typedef struct pack_ctx {
+    sim_wide_group3 *groups;
+    const sim_solver_body3 *bodies;
+    const sim_solver_info3 *info;
+    const sim_constraint3 *cs;
+    softness_set s;
+} pack_ctx;
+
+static void pack_group(void *ctx, size_t i, const uint32_t ci[4])
+{
+    const pack_ctx *p = ctx;
+    pack(&p->groups[i], p->bodies, p->info, p->cs, ci, p->s);
+}
+
 bool sim_wide_build3(sim_world *w, softness_set s)
 {
     const sim_constraint3 *cs = w->constraints3.data;
-    const sim_solver_body3 *bodies = w->solver_bodies3.data;
     const sim_solver_info3 *info = w->solver_info3.data;
-    size_t nc = w->constraints3.len;
+    size_t nc = w->constraints3.len, ng;
     if (!sim_vec_reserve(&w->wide_ends, 2 * nc) ||
         !sim_vec_reserve(&w->wide_groups3, nc / 4 + SIM_WIDE_COLORS + 1))
         return false;
@@ -312,20 +325,9 @@ bool sim_wide_build3(sim_world *w, softness_set s)
         ends[2 * i] = movable(&info[cs[i].a]) ? cs[i].a : 0;
         ends[2 * i + 1] = movable(&info[cs[i].b]) ? cs[i].b : 0;
     }
-    uint32_t start[SIM_WIDE_COLORS + 1];
-    if (!sim_graph_color(w, ends, nc, w->solver_bodies3.len, start))
+    pack_ctx ctx = {w->wide_groups3.data, w->solver_bodies3.data, info, cs, s};
+    if (!sim_wide_groups(w, ends, nc, w->solver_bodies3.len, pack_group, &ctx, &ng))
         return false;
-    const uint32_t *order = w->wide_order.data;
-    sim_wide_group3 *groups = w->wide_groups3.data;
-    size_t ng = 0;
-    for (int k = 0; k < SIM_WIDE_COLORS; k++) {
-        for (uint32_t i = start[k]; i < start[k + 1]; i += 4) {
-            uint32_t ci[4];
-            for (int lane = 0; lane < 4; lane++)
-                ci[lane] = i + (uint32_t)lane < start[k + 1] ? order[i + lane] : UINT32_MAX;
-            pack(&groups[ng++], bodies, info, cs, ci, s);
-        }
-    }
     w->wide_groups3.len = ng;
     return true;
 }
