@@ -26,7 +26,7 @@
  * character is pushed out along the normal instead. */
 #define SIM_STAND_MIN_COS 0.3f
 
-/* Contacts (solver.c, solver3.c) and swept impacts (sweep.c, sweep3.c). */
+/* Contacts (solver.c) and swept impacts (sweep.c). */
 #define SIM_PUSH_SPEED 3.0f /* m/s: the fastest an overlap is pushed apart */
 #define SIM_SUBSTEPS 4       /* substeps of the soft step (solver.c) */
 #define SIM_BOUNCE_SPEED 1.0f /* m/s: slower approaches do not bounce */

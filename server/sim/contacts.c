@@ -180,7 +180,7 @@ static bool reserve_constraints(sim_world *w, size_t n)
  * ends for the wide solver's coloring, and whether it bounces, while it is at hand. */
 static void finish_constraint(sim_world *w, sim_constraint *c)
 {
-    sim_prepare_constraint(w->solver_bodies.data, c);
+    sim_prepare_constraint2(w->solver_bodies.data, c);
     uint32_t *ends = (uint32_t *)w->wide_ends.data + 2 * w->constraints.len;
     ends[0] = c->ma > 0.0f || c->ia > 0.0f ? c->a : 0;
     ends[1] = c->mb > 0.0f || c->ib > 0.0f ? c->b : 0;

@@ -243,4 +243,27 @@ static inline bool dim_touching(const dpart *a, const dpart *b)
 }
 #endif
 
+/* The contact solver's view of the dimension (solver.h):
+ *   dang                     an angular velocity: a number in 2D, a vector in 3D
+ *   drot                     a rotation: (cos, sin) in 2D, a unit quaternion in 3D
+ *   dconstraint_point        sim_constraint_point or its 3D form (dsolver_body and
+ *                            dconstraint are above) */
+#if MK_DIM == 2
+typedef float dang;
+typedef mk_vec2 drot;
+typedef sim_constraint_point dconstraint_point;
+static inline dvec dim_gravity(const sim_world *w) { return w->cfg.gravity; }
+/* v turned by q = (cos, sin). */
+static inline dvec dim_rotate(drot q, dvec v)
+{
+    return mk_v2(q.x * v.x - q.y * v.y, q.y * v.x + q.x * v.y);
+}
+#else
+typedef mk_vec3 dang;
+typedef mk_quat drot;
+typedef sim_constraint_point3 dconstraint_point;
+static inline dvec dim_gravity(const sim_world *w) { return w->cfg.gravity3; }
+static inline dvec dim_rotate(drot q, dvec v) { return mk_quat_rotate(q, v); }
+#endif
+
 #endif

@@ -4,7 +4,8 @@
  * can be solved at the same time. Bodies that never move (static, kinematic, asleep) are
  * shared freely: the solver never changes their velocity. A constraint that finds no free
  * color is left to be solved one by one after the colors. Greedy in the constraints' order,
- * so the same constraints get the same colors. */
+ * so the same constraints get the same colors. Both wide solvers then take the colored
+ * constraints four to a group in the same way (sim_wide_groups), each packing its own lanes. */
 #include <string.h>
 
 #include "solver.h"
@@ -53,5 +54,25 @@ bool sim_graph_color(sim_world *w, const uint32_t *ends, size_t n, size_t bodies
         if (color[i] < SIM_WIDE_COLORS)
             order[fill[color[i]]++] = (uint32_t)i;
     w->wide_order.len = start[SIM_WIDE_COLORS];
+    return true;
+}
+
+bool sim_wide_groups(sim_world *w, const uint32_t *ends, size_t n, size_t bodies,
+                     sim_wide_pack_fn *pack, void *ctx, size_t *groups)
+{
+    uint32_t start[SIM_WIDE_COLORS + 1];
+    if (!sim_graph_color(w, ends, n, bodies, start))
+        return false;
+    const uint32_t *order = w->wide_order.data;
+    size_t ng = 0;
+    for (int k = 0; k < SIM_WIDE_COLORS; k++) {
+        for (uint32_t i = start[k]; i < start[k + 1]; i += 4) {
+            uint32_t ci[4];
+            for (int lane = 0; lane < 4; lane++)
+                ci[lane] = i + (uint32_t)lane < start[k + 1] ? order[i + lane] : UINT32_MAX;
+            pack(ctx, ng++, ci);
+        }
+    }
+    *groups = ng;
     return true;
 }

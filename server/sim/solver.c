@@ -9,43 +9,88 @@
  * measured before the solve, as Box2D does.
  *
  * Contacts keep their anchors fixed to the bodies: the separation is updated from each
- * body's motion since the step began (dp, dq) instead of running the narrowphase again. */
+ * body's motion since the step began (dp, dq) instead of running the narrowphase again.
+ *
+ * In 3D each contact point has a normal row and two friction rows along tangents of the
+ * normal; friction is bounded by a circle of radius friction * normal impulse (the Coulomb
+ * cone), not by a box, so a sliding body slows the same in every direction. Inverse inertia
+ * tensors are taken to world axes once per step; within a step of 1/60 s the rotation is too
+ * small to matter.
+ *
+ * One source for both dimensions (dim.h): sim_solve2 and sim_solve3. The friction, the warm
+ * start and the effective masses differ in their arithmetic and are written per dimension
+ * below; the normal impulse, restitution and the substep loop are one. */
 #include <math.h>
 
+#include "dim.h"
 #include "solver.h"
 #include "world_internal.h"
 
 #define SIM_CONTACT_HERTZ 30.0f  /* stiffness of a contact between two movable bodies */
 #define SIM_CONTACT_DAMPING 10.0f /* damping ratio: heavily overdamped, no bounce from the push */
 
-typedef sim_softness softness;
-
 /* A spring of `hertz` with damping ratio `zeta`, integrated implicitly over h (Box2D v3's
  * b2MakeSoft). */
-static softness make_soft(float hertz, float zeta, float h)
+static sim_softness make_soft(float hertz, float zeta, float h)
 {
     float omega = 2.0f * 3.14159265f * hertz;
     float a1 = 2.0f * zeta + h * omega;
     float a2 = h * omega * a1;
     float a3 = 1.0f / (1.0f + a2);
-    return (softness){omega / a1, a2 * a3, a3};
+    return (sim_softness){omega / a1, a2 * a3, a3};
 }
 
-static mk_vec2 rotate(mk_vec2 q, mk_vec2 v)
+/* The softness of the soft step for a substep of h seconds. */
+static softness_set softness_of(float h)
 {
-    return mk_v2(q.x * v.x - q.y * v.y, q.y * v.x + q.x * v.y);
+    /* A contact against an immovable body is made twice as stiff: only one side gives. */
+    float hertz = mk_minf(SIM_CONTACT_HERTZ, 0.25f / h);
+    return (softness_set){make_soft(hertz, SIM_CONTACT_DAMPING, h),
+                          make_soft(2.0f * hertz, SIM_CONTACT_DAMPING, h)};
 }
-
-/* w x r */
-static mk_vec2 cross_sv(float w, mk_vec2 r) { return mk_v2(-w * r.y, w * r.x); }
 
 /* The velocities of a constraint's two bodies, held in locals while its points are solved
  * (the bodies may not be the same memory, and the compiler must know it to keep them in
  * registers). */
 typedef struct pair_vel {
-    mk_vec2 va, vb;
-    float wa, wb;
+    dvec va, vb;
+    dang wa, wb;
 } pair_vel;
+
+static inline pair_vel pair_load(const dsolver_body *bodies, const dconstraint *c)
+{
+    const dsolver_body *a = &bodies[c->a], *b = &bodies[c->b];
+    return (pair_vel){a->v, b->v, a->w, b->w};
+}
+
+static inline void pair_store(dsolver_body *bodies, const dconstraint *c, const pair_vel *pv)
+{
+    bodies[c->a].v = pv->va;
+    bodies[c->a].w = pv->wa;
+    bodies[c->b].v = pv->vb;
+    bodies[c->b].w = pv->wb;
+}
+
+#if MK_DIM == 2
+/* A 2D point needs no rows beside it: it holds its effective masses, and its angular terms
+ * are cross products of two numbers, made on the way. The point is its own row. */
+typedef sim_constraint_point drow;
+typedef struct no_rows drows; /* never made: 2D constraints have no rows */
+
+static inline const drow *row_of(const dconstraint *c, const drows *rw, int i)
+{
+    (void)rw;
+    return &c->points[i];
+}
+static inline drows *rows_at(drows *rows, size_t k)
+{
+    (void)rows;
+    (void)k;
+    return NULL;
+}
+
+/* w x r */
+static mk_vec2 cross_sv(float w, mk_vec2 r) { return mk_v2(-w * r.y, w * r.x); }
 
 static void push(const sim_constraint *c, pair_vel *pv, mk_vec2 ra, mk_vec2 rb, mk_vec2 p)
 {
@@ -62,102 +107,57 @@ static mk_vec2 pair_relative(const pair_vel *pv, mk_vec2 ra, mk_vec2 rb)
                      mk_v2_add(pv->va, cross_sv(pv->wa, ra)));
 }
 
-static pair_vel pair_load(const sim_solver_body *bodies, const sim_constraint *c)
+/* The normal speed of b's anchor from a's, the normal's effective mass, and an impulse j
+ * along the normal. */
+static float normal_speed(const pair_vel *pv, const dconstraint *c, const drow *r)
 {
-    const sim_solver_body *a = &bodies[c->a], *b = &bodies[c->b];
-    return (pair_vel){a->v, b->v, a->w, b->w};
+    return mk_v2_dot(pair_relative(pv, r->ra, r->rb), c->normal);
+}
+static float normal_mass(const drow *r) { return r->normal_mass; }
+static void apply_normal(const dconstraint *c, pair_vel *pv, const drow *r, float j)
+{
+    push(c, pv, r->ra, r->rb, mk_v2_scale(c->normal, j));
 }
 
-static void pair_store(sim_solver_body *bodies, const sim_constraint *c, const pair_vel *pv)
+/* The last step's impulses of one point, normal and tangent as one vector. */
+static void warm_point(const dconstraint *c, pair_vel *pv, const dconstraint_point *p,
+                       const drow *r)
 {
-    bodies[c->a].v = pv->va;
-    bodies[c->a].w = pv->wa;
-    bodies[c->b].v = pv->vb;
-    bodies[c->b].w = pv->wb;
-}
-
-static void warm_start(sim_solver_body *bodies, const sim_constraint *c)
-{
-    pair_vel pv = pair_load(bodies, c);
+    (void)r;
     mk_vec2 t = mk_v2(c->normal.y, -c->normal.x);
-    for (int i = 0; i < c->count; i++) {
-        const sim_constraint_point *p = &c->points[i];
-        mk_vec2 P = mk_v2_add(mk_v2_scale(c->normal, p->jn), mk_v2_scale(t, p->jt));
-        push(c, &pv, p->ra, p->rb, P);
-    }
-    pair_store(bodies, c, &pv);
+    mk_vec2 P = mk_v2_add(mk_v2_scale(c->normal, p->jn), mk_v2_scale(t, p->jt));
+    push(c, pv, p->ra, p->rb, P);
 }
 
-static void solve_contact(sim_solver_body *bodies, sim_constraint *c, softness soft,
-                          float inv_h, bool use_bias)
+/* Coulomb friction, bounded by each point's normal impulse. */
+static void solve_friction(dconstraint *c, pair_vel *pv, const drows *rw)
 {
-    const sim_solver_body *a = &bodies[c->a], *b = &bodies[c->b];
-    pair_vel pv = pair_load(bodies, c);
+    (void)rw;
     mk_vec2 n = c->normal, t = mk_v2(n.y, -n.x);
-    mk_vec2 dp = mk_v2_sub(b->dp, a->dp), qa = a->dq, qb = b->dq;
     for (int i = 0; i < c->count; i++) {
         sim_constraint_point *p = &c->points[i];
-        /* The separation now, from the motion of both anchors since the step began. */
-        mk_vec2 d = mk_v2_add(dp, mk_v2_sub(rotate(qb, p->rb), rotate(qa, p->ra)));
-        float s = mk_v2_dot(d, n) + p->base_sep;
-        float bias = 0.0f, mass_scale = 1.0f, impulse_scale = 0.0f;
-        if (s > 0.0f) {
-            bias = s * inv_h; /* apart: let them close the gap this substep, no more */
-        } else if (use_bias) {
-            bias = mk_maxf(soft.bias_rate * mk_minf(s + SIM_SLOP, 0.0f), -SIM_PUSH_SPEED);
-            mass_scale = soft.mass_scale;
-            impulse_scale = soft.impulse_scale;
-        }
-        float vn = mk_v2_dot(pair_relative(&pv, p->ra, p->rb), n);
-        float j = -p->normal_mass * mass_scale * (vn + bias) - impulse_scale * p->jn;
-        float jn = mk_maxf(p->jn + j, 0.0f);
-        j = jn - p->jn;
-        p->jn = jn;
-        p->max_jn = mk_maxf(p->max_jn, j);
-        push(c, &pv, p->ra, p->rb, mk_v2_scale(n, j));
-    }
-    /* Coulomb friction, bounded by each point's normal impulse. */
-    for (int i = 0; i < c->count; i++) {
-        sim_constraint_point *p = &c->points[i];
-        float vt = mk_v2_dot(pair_relative(&pv, p->ra, p->rb), t);
+        float vt = mk_v2_dot(pair_relative(pv, p->ra, p->rb), t);
         float limit = c->friction * p->jn;
         float jt = mk_clampf(p->jt - p->tangent_mass * vt, -limit, limit);
         float j = jt - p->jt;
         p->jt = jt;
-        push(c, &pv, p->ra, p->rb, mk_v2_scale(t, j));
+        push(c, pv, p->ra, p->rb, mk_v2_scale(t, j));
     }
-    pair_store(bodies, c, &pv);
 }
 
-static void restitution(sim_solver_body *bodies, sim_constraint *c)
-{
-    if (c->restitution == 0.0f)
-        return;
-    pair_vel pv = pair_load(bodies, c);
-    for (int i = 0; i < c->count; i++) {
-        sim_constraint_point *p = &c->points[i];
-        if (p->approach > -SIM_BOUNCE_SPEED || p->max_jn == 0.0f)
-            continue;
-        float vn = mk_v2_dot(pair_relative(&pv, p->ra, p->rb), c->normal);
-        float j = -p->normal_mass * (vn + c->restitution * p->approach);
-        float jn = mk_maxf(p->jn + j, 0.0f);
-        j = jn - p->jn;
-        p->jn = jn;
-        push(c, &pv, p->ra, p->rb, mk_v2_scale(c->normal, j));
-    }
-    pair_store(bodies, c, &pv);
-}
-
-/* The rotation q turned further by `angle` (small), renormalised: Box2D's
+/* The rotation q turned further by `angle` = h w (small), renormalised: Box2D's
  * b2IntegrateRotation. */
-static mk_vec2 integrate_rotation(mk_vec2 q, float angle)
+static mk_vec2 integrate_rotation(mk_vec2 q, float w, float h)
 {
+    float angle = h * w;
     mk_vec2 r = mk_v2(q.x - angle * q.y, q.y + angle * q.x);
     float len = mk_v2_len(r);
     return len > 0.0f ? mk_v2_scale(r, 1.0f / len) : mk_v2(1.0f, 0.0f);
 }
 
-void sim_prepare_constraint(const sim_solver_body *bodies, sim_constraint *c)
+/* 2D constraints are prepared as the narrowphase builds them (contacts.c), from the
+ * constraint's own masses and inertias. */
+void sim_prepare_constraint2(const sim_solver_body *bodies, sim_constraint *c)
 {
     pair_vel pv = pair_load(bodies, c);
     mk_vec2 n = c->normal, t = mk_v2(n.y, -n.x);
@@ -170,64 +170,271 @@ void sim_prepare_constraint(const sim_solver_body *bodies, sim_constraint *c)
         p->normal_mass = kn > 0.0f ? 1.0f / kn : 0.0f;
         p->tangent_mass = kt > 0.0f ? 1.0f / kt : 0.0f;
         p->max_jn = 0.0f;
-        p->approach = mk_v2_dot(pair_relative(&pv, p->ra, p->rb), n);
+        p->approach = normal_speed(&pv, c, p);
     }
 }
 
-softness_set sim_softness_of(float h)
+/* No rows to make in 2D. */
+static inline drows *single_rows(sim_world *w, size_t *n_one)
 {
-    /* A contact against an immovable body is made twice as stiff: only one side gives. */
-    float hertz = mk_minf(SIM_CONTACT_HERTZ, 0.25f / h);
-    return (softness_set){make_soft(hertz, SIM_CONTACT_DAMPING, h),
-                          make_soft(2.0f * hertz, SIM_CONTACT_DAMPING, h)};
+    (void)w;
+    (void)n_one;
+    return NULL;
 }
 
-void sim_solve(sim_world *w, float dt)
-{
-    sim_solver_body *bodies = w->solver_bodies.data;
-    sim_constraint *cs = w->constraints.data;
-    size_t nb = w->solver_bodies.len, nc = w->constraints.len;
-    float h = dt / SIM_SUBSTEPS, inv_h = 1.0f / h;
-    softness_set set = sim_softness_of(h);
-    softness soft = set.movable, soft_fixed = set.fixed;
-    mk_vec2 g = w->cfg.gravity;
+#else /* MK_DIM == 3 */
+/* A 3D point's rows (normal, two tangents) sit beside its constraint in a sim_rows3. */
+typedef sim_row3 drow;
+typedef sim_rows3 drows;
 
-    /* Four at a time where the constraints allow (solver_wide.c); the rest one by one. */
-    bool wide = sim_wide_build(w);
+static inline const drow *row_of(const dconstraint *c, const drows *rw, int i)
+{
+    (void)c;
+    return rw->r[i];
+}
+static inline drows *rows_at(drows *rows, size_t k) { return &rows[k]; }
+
+/* Applies impulse j along row r (direction d) to both bodies. */
+static inline void apply(const sim_constraint3 *c, pair_vel *pv, const sim_row3 *r, mk_vec3 d,
+                         float j)
+{
+    pv->va = mk_v3_mad(pv->va, -c->ma * j, d);
+    pv->wa = mk_v3_mad(pv->wa, -j, r->ka);
+    pv->vb = mk_v3_mad(pv->vb, c->mb * j, d);
+    pv->wb = mk_v3_mad(pv->wb, j, r->kb);
+}
+
+/* The relative velocity of b's anchor to a's along row r (direction d). */
+static inline float speed_along(const pair_vel *pv, const sim_row3 *r, mk_vec3 d)
+{
+    return mk_v3_dot(mk_v3_sub(pv->vb, pv->va), d) + mk_v3_dot(pv->wb, r->jb) -
+           mk_v3_dot(pv->wa, r->ja);
+}
+
+static float normal_speed(const pair_vel *pv, const dconstraint *c, const drow *r)
+{
+    return speed_along(pv, &r[0], c->normal);
+}
+static float normal_mass(const drow *r) { return r[0].mass; }
+static void apply_normal(const dconstraint *c, pair_vel *pv, const drow *r, float j)
+{
+    apply(c, pv, &r[0], c->normal, j);
+}
+
+/* The last step's impulses of one point, row by row. */
+static void warm_point(const dconstraint *c, pair_vel *pv, const dconstraint_point *p,
+                       const drow *r)
+{
+    apply(c, pv, &r[0], c->normal, p->jn);
+    apply(c, pv, &r[1], c->tangent[0], p->jt[0]);
+    apply(c, pv, &r[2], c->tangent[1], p->jt[1]);
+}
+
+/* Friction on both tangents at once, bounded by the Coulomb circle. */
+static void solve_friction(dconstraint *c, pair_vel *pv, const drows *rw)
+{
+    if (!(c->friction > 0.0f))
+        return; /* no friction (nor a NaN one): the tangent impulses stay as they are */
+    for (int i = 0; i < c->count; i++) {
+        sim_constraint_point3 *p = &c->points[i];
+        const sim_row3 *rows = rw->r[i];
+        float t0 = p->jt[0] - rows[1].mass * speed_along(pv, &rows[1], c->tangent[0]);
+        float t1 = p->jt[1] - rows[2].mass * speed_along(pv, &rows[2], c->tangent[1]);
+        float limit = c->friction * p->jn, len2 = t0 * t0 + t1 * t1;
+        if (len2 > limit * limit) {
+            float k = len2 > 0.0f ? limit / sqrtf(len2) : 0.0f;
+            t0 *= k;
+            t1 *= k;
+        }
+        apply(c, pv, &rows[1], c->tangent[0], t0 - p->jt[0]);
+        apply(c, pv, &rows[2], c->tangent[1], t1 - p->jt[1]);
+        p->jt[0] = t0;
+        p->jt[1] = t1;
+    }
+}
+
+/* q turned further by the rotation vector h w (small), renormalised: the first-order
+ * quaternion integration q + h/2 (0, w) q that Jolt and Bullet use. */
+static mk_quat integrate_rotation(mk_quat q, mk_vec3 w, float h)
+{
+    mk_vec3 hw = mk_v3_scale(w, h);
+    mk_quat dq = {0.5f * hw.x, 0.5f * hw.y, 0.5f * hw.z, 0.0f};
+    mk_quat r = mk_quat_mul(dq, q);
+    r = (mk_quat){q.x + r.x, q.y + r.y, q.z + r.z, q.w + r.w};
+    mk_quat out;
+    return mk_quat_normalize_checked(r, &out) ? out : q;
+}
+
+static sim_row3 make_row(const sim_solver_info3 *ia, const sim_solver_info3 *ib, mk_vec3 ra,
+                         mk_vec3 rb, mk_vec3 d)
+{
+    sim_row3 r;
+    r.ja = mk_v3_cross(ra, d);
+    r.jb = mk_v3_cross(rb, d);
+    r.ka = mk_m3_mul_v(ia->inv_inertia, r.ja);
+    r.kb = mk_m3_mul_v(ib->inv_inertia, r.jb);
+    float k = ia->inv_mass + ib->inv_mass + mk_v3_dot(r.ja, r.ka) + mk_v3_dot(r.jb, r.kb);
+    r.mass = k > 0.0f ? 1.0f / k : 0.0f;
+    return r;
+}
+
+/* 3D constraints solved one by one are prepared here, their rows from the solver bodies'
+ * world inverse inertias. */
+static void prepare(const sim_solver_body3 *bodies, const sim_solver_info3 *info,
+                    sim_constraint3 *c, sim_rows3 *rw)
+{
+    const sim_solver_info3 *ia = &info[c->a], *ib = &info[c->b];
+    c->ma = ia->inv_mass;
+    c->mb = ib->inv_mass;
+    pair_vel pv = pair_load(bodies, c);
+    for (int i = 0; i < c->count; i++) {
+        sim_constraint_point3 *p = &c->points[i];
+        sim_row3 *rows = rw->r[i];
+        rows[0] = make_row(ia, ib, p->ra, p->rb, c->normal);
+        rows[1] = make_row(ia, ib, p->ra, p->rb, c->tangent[0]);
+        rows[2] = make_row(ia, ib, p->ra, p->rb, c->tangent[1]);
+        p->max_jn = 0.0f;
+        p->approach = normal_speed(&pv, c, rows);
+    }
+}
+
+/* The rows of the n_one constraints solved one by one (none at all if memory runs out for
+ * them: n_one becomes 0). */
+static inline drows *single_rows(sim_world *w, size_t *n_one)
+{
+    if (!sim_vec_reserve(&w->rows3, *n_one))
+        *n_one = 0;
+    return w->rows3.data;
+}
+#endif
+
+static void warm_start(dsolver_body *bodies, const dconstraint *c, const drows *rw)
+{
+    pair_vel pv = pair_load(bodies, c);
+    for (int i = 0; i < c->count; i++)
+        warm_point(c, &pv, &c->points[i], row_of(c, rw, i));
+    pair_store(bodies, c, &pv);
+}
+
+static void solve_contact(dsolver_body *bodies, dconstraint *c, const drows *rw,
+                          sim_softness soft, float inv_h, bool use_bias)
+{
+    const dsolver_body *a = &bodies[c->a], *b = &bodies[c->b];
+    pair_vel pv = pair_load(bodies, c);
+    dvec n = c->normal;
+    dvec dp = dv_sub(b->dp, a->dp);
+    drot qa = a->dq, qb = b->dq;
+    for (int i = 0; i < c->count; i++) {
+        dconstraint_point *p = &c->points[i];
+        const drow *r = row_of(c, rw, i);
+        /* The separation now, from the motion of both anchors since the step began. */
+        dvec d = dv_add(dp, dv_sub(dim_rotate(qb, p->rb), dim_rotate(qa, p->ra)));
+        float s = dv_dot(d, n) + p->base_sep;
+        float bias = 0.0f, mass_scale = 1.0f, impulse_scale = 0.0f;
+        if (s > 0.0f) {
+            bias = s * inv_h; /* apart: let them close the gap this substep, no more */
+        } else if (use_bias) {
+            bias = mk_maxf(soft.bias_rate * mk_minf(s + SIM_SLOP, 0.0f), -SIM_PUSH_SPEED);
+            mass_scale = soft.mass_scale;
+            impulse_scale = soft.impulse_scale;
+        }
+        float vn = normal_speed(&pv, c, r);
+        float j = -normal_mass(r) * mass_scale * (vn + bias) - impulse_scale * p->jn;
+        float jn = mk_maxf(p->jn + j, 0.0f);
+        j = jn - p->jn;
+        p->jn = jn;
+        p->max_jn = mk_maxf(p->max_jn, j);
+        apply_normal(c, &pv, r, j);
+    }
+    solve_friction(c, &pv, rw);
+    pair_store(bodies, c, &pv);
+}
+
+static void restitution(dsolver_body *bodies, dconstraint *c, const drows *rw)
+{
+    if (c->restitution == 0.0f)
+        return;
+    pair_vel pv = pair_load(bodies, c);
+    for (int i = 0; i < c->count; i++) {
+        dconstraint_point *p = &c->points[i];
+        const drow *r = row_of(c, rw, i);
+        if (p->approach > -SIM_BOUNCE_SPEED || p->max_jn == 0.0f)
+            continue;
+        float vn = normal_speed(&pv, c, r);
+        float j = -normal_mass(r) * (vn + c->restitution * p->approach);
+        float jn = mk_maxf(p->jn + j, 0.0f);
+        j = jn - p->jn;
+        p->jn = jn;
+        apply_normal(c, &pv, r, j);
+    }
+    pair_store(bodies, c, &pv);
+}
+
+void DIM_NAME(sim_solve)(sim_world *w, float dt)
+{
+    dsolver_body *bodies = dim_solver_bodies(w)->data;
+    dconstraint *cs = dim_constraints(w)->data;
+    size_t nb = dim_solver_bodies(w)->len, nc = dim_constraints(w)->len;
+    float h = dt / SIM_SUBSTEPS, inv_h = 1.0f / h;
+    softness_set soft = softness_of(h);
+    dvec g = dim_gravity(w);
+
+    /* Four at a time where the constraints allow (solver_wide.c, solver3_wide.c); the rest one
+     * by one, in 3D with their rows beside them. */
+    bool wide = DIM_NAME(sim_wide_build)(w, soft);
     const uint32_t *one = wide ? w->wide_overflow.data : NULL;
     size_t n_one = wide ? w->wide_overflow.len : nc;
+    drows *rows = single_rows(w, &n_one);
 #define EACH_SINGLE(body)                                                                      \
     for (size_t k = 0; k < n_one; k++) {                                                       \
-        sim_constraint *c = &cs[one ? one[k] : k];                                             \
+        dconstraint *c = &cs[one ? one[k] : k];                                                \
+        drows *rw = rows_at(rows, k);                                                          \
         body;                                                                                  \
     }
+#if MK_DIM == 3
+    EACH_SINGLE(prepare(bodies, w->solver_info3.data, c, rw));
+#endif
     for (int sub = 0; sub < SIM_SUBSTEPS; sub++) {
         for (size_t i = 1; i < nb; i++)
-            bodies[i].v = mk_v2_mad(bodies[i].v, h * bodies[i].gravity_scale, g);
+            bodies[i].v = dv_mad(bodies[i].v, h * bodies[i].gravity_scale, g);
         if (wide)
-            sim_wide_warm_start(w);
-        EACH_SINGLE(warm_start(bodies, c));
+            DIM_NAME(sim_wide_warm_start)(w);
+        EACH_SINGLE(warm_start(bodies, c, rw));
         if (wide)
-            sim_wide_solve(w, set, inv_h, true);
-        EACH_SINGLE(solve_contact(bodies, c, c->fixed ? soft_fixed : soft, inv_h, true));
+            DIM_NAME(sim_wide_solve)(w, soft, inv_h, true);
+        EACH_SINGLE(solve_contact(bodies, c, rw, c->fixed ? soft.fixed : soft.movable, inv_h,
+                                  true));
         for (size_t i = 1; i < nb; i++) {
-            sim_solver_body *b = &bodies[i];
-            b->dp = mk_v2_mad(b->dp, h, b->v);
-            b->dq = integrate_rotation(b->dq, h * b->w);
+            dsolver_body *b = &bodies[i];
+            b->dp = dv_mad(b->dp, h, b->v);
+            b->dq = integrate_rotation(b->dq, b->w, h);
         }
         if (wide)
-            sim_wide_solve(w, set, inv_h, false);
-        EACH_SINGLE(solve_contact(bodies, c, soft, inv_h, false));
+            DIM_NAME(sim_wide_solve)(w, soft, inv_h, false);
+        EACH_SINGLE(solve_contact(bodies, c, rw, soft.movable, inv_h, false));
     }
-#undef EACH_SINGLE
+#if MK_DIM == 2
+    /* 2D: restitution one by one over all constraints in their order, after the colored
+     * ones' impulses came back to them, and the impulses stored here. Without restitution the
+     * colored constraints' impulses went from their groups into the cache: the ones solved
+     * one by one follow. Not the 3D order (colored groups first, four at a time): unifying
+     * the two would change the order of the impulses and so the worlds' steps. */
     if (wide)
-        sim_wide_unpack(w);
+        sim_wide_unpack2(w);
     for (size_t i = 0; i < nc && w->constraints_bounce; i++)
-        restitution(bodies, &cs[i]);
-    /* Without restitution the colored constraints' impulses went from their groups into the
-     * cache: the ones solved one by one follow. */
+        restitution(bodies, &cs[i], NULL);
     if (wide && !w->constraints_bounce)
         sim_store_impulses2(w, one, n_one);
     else
         sim_store_impulses2(w, NULL, nc);
+#else
+    /* 3D: restitution for the colored groups four at a time, then for the rest one by one;
+     * the 3D step stores the impulses (sim_store_impulses3). */
+    if (wide) {
+        sim_wide_restitution3(w);
+        sim_wide_unpack3(w);
+    }
+    EACH_SINGLE(restitution(bodies, c, rw));
+#endif
+#undef EACH_SINGLE
 }

@@ -1,5 +1,5 @@
-/* The contact solver's bodies, constraints and passes, 2D and 3D (solver.c, solver_wide.c,
- * graph_color.c, solver3.c, solver3_wide.c). */
+/* The contact solver's bodies, constraints and passes, 2D and 3D (solver.c for both,
+ * solver_wide.c, solver3_wide.c, graph_color.c). */
 #ifndef MINK_SIM_SOLVER_H
 #define MINK_SIM_SOLVER_H
 
@@ -42,13 +42,10 @@ typedef struct sim_constraint {
     sim_constraint_point points[COL_MAX_POINTS2];
 } sim_constraint;
 
-/* Fills the masses of each point of a constraint just built (solver.c): the effective mass
+/* Fills the masses of each point of a 2D constraint just built (solver.c): the effective mass
  * along the normal and the tangent, and the approach speed from the solver bodies' velocities
  * at the start of the step. */
-void sim_prepare_constraint(const sim_solver_body *bodies, sim_constraint *c);
-/* Solves the contacts of one step of dt by the soft step of Box2D v3 (solver.c) and stores
- * their impulses in the contact cache. */
-void sim_solve(sim_world *w, float dt);
+void sim_prepare_constraint2(const sim_solver_body *bodies, sim_constraint *c);
 
 
 /* A soft constraint's coefficients (solver.c's make_soft). */
@@ -60,12 +57,6 @@ typedef struct softness_set {
     sim_softness movable, fixed; /* between two movable bodies; against an immovable one */
 } softness_set;
 
-/* The wide solver (solver_wide.c): colors and packs the prepared constraints, whose movable
- * ends the narrowphase wrote into w->wide_ends (false when memory runs out: then every
- * constraint is solved one by one), then warm starts and solves the colored ones four at a
- * time; unpack gives their impulses back to the constraints when restitution follows, else
- * straight to the contact cache. The indices of the constraints left to solve one by one are
- * in w->wide_overflow. */
 #define SIM_WIDE_COLORS 16
 /* Colors constraints (graph_color.c): ends holds each one's two solver bodies, 0 for one that
  * never moves. Fills w->wide_order with the colored ones by color (color k from start[k] to
@@ -73,16 +64,15 @@ typedef struct softness_set {
  * out. */
 bool sim_graph_color(sim_world *w, const uint32_t *ends, size_t n, size_t bodies,
                      uint32_t start[SIM_WIDE_COLORS + 1]);
-typedef struct sim_wide_group sim_wide_group;
-typedef struct sim_wide_cold sim_wide_cold;
-size_t sim_wide_group_size(void);
-size_t sim_wide_cold_size(void);
-bool sim_wide_build(sim_world *w);
-void sim_wide_warm_start(sim_world *w);
-void sim_wide_solve(sim_world *w, softness_set s, float inv_h, bool use_bias);
-void sim_wide_unpack(sim_world *w);
+/* Colors them (sim_graph_color) and lays the colored ones out four to a group, color by color
+ * in the coloring's order, for both wide solvers: calls pack(ctx, group, ci) for each
+ * group, ci holding its four constraints (UINT32_MAX in an empty lane), and gives the
+ * number of groups; false when memory runs out. */
+typedef void sim_wide_pack_fn(void *ctx, size_t group, const uint32_t ci[4]);
+bool sim_wide_groups(sim_world *w, const uint32_t *ends, size_t n, size_t bodies,
+                     sim_wide_pack_fn *pack, void *ctx, size_t *groups);
 
-/* The 3D solver's view of a moving body (solver3.c): velocities and the motion of the step so
+/* The 3D solver's view of a moving body (solver.c): velocities and the motion of the step so
  * far. Index 0 is a body at rest that stands for static and sleeping ones. */
 typedef struct sim_solver_body3 {
     mk_vec3 v, w;
@@ -131,18 +121,36 @@ typedef struct sim_constraint3 {
     sim_constraint_point3 points[COL_MAX_POINTS3];
 } sim_constraint3;
 
-/* The 3D wide solver (solver3_wide.c), as the 2D one above: build colors and packs the
- * constraints (false when memory runs out), restitution ends the step as solver3.c's does, and
- * unpack gives the impulses back to the constraints. */
-typedef struct sim_wide_group3 sim_wide_group3;
-size_t sim_wide_group3_size(void);
-bool sim_wide3_build(sim_world *w, softness_set s);
-void sim_wide3_warm_start(sim_world *w);
-void sim_wide3_solve(sim_world *w, float inv_h, bool use_bias);
-void sim_wide3_restitution(sim_world *w);
-void sim_wide3_unpack(sim_world *w);
+/* Solves the contacts of one step of dt by the soft step of Box2D v3 (solver.c, one source
+ * for both dimensions). The 2D solve stores their impulses in the contact cache; the 3D step
+ * stores them after it (sim_store_impulses3). */
+void sim_solve2(sim_world *w, float dt);
+void sim_solve3(sim_world *w, float dt);
 
-/* The softness of Box2D v3's soft step for a substep of h seconds (solver.c). */
-softness_set sim_softness_of(float h);
+/* The wide solver, one interface with two kernels (solver_wide.c for 2D, solver3_wide.c for
+ * 3D: their rows differ in arithmetic). build colors and packs the constraints (false when
+ * memory runs out: then every constraint is solved one by one); the indices of the
+ * constraints left to solve one by one are then in w->wide_overflow. warm_start and solve
+ * work on the colored ones four at a time; unpack gives their impulses back to the
+ * constraints (in 2D, straight to the contact cache when no restitution follows).
+ *   2D: the narrowphase wrote the constraints' movable ends into w->wide_ends and prepared
+ *       them; a group's softness is one mask and is chosen from s at each solve.
+ *   3D: build writes the ends and prepares the rows itself, and packs each lane's softness
+ *       from s; restitution ends the step for the colored constraints, before unpack. */
+typedef struct sim_wide_group sim_wide_group;
+typedef struct sim_wide_cold sim_wide_cold;
+typedef struct sim_wide_group3 sim_wide_group3;
+size_t sim_wide_group_size2(void);
+size_t sim_wide_cold_size2(void);
+size_t sim_wide_group_size3(void);
+bool sim_wide_build2(sim_world *w, softness_set s);
+bool sim_wide_build3(sim_world *w, softness_set s);
+void sim_wide_warm_start2(sim_world *w);
+void sim_wide_warm_start3(sim_world *w);
+void sim_wide_solve2(sim_world *w, softness_set s, float inv_h, bool use_bias);
+void sim_wide_solve3(sim_world *w, softness_set s, float inv_h, bool use_bias);
+void sim_wide_restitution3(sim_world *w);
+void sim_wide_unpack2(sim_world *w);
+void sim_wide_unpack3(sim_world *w);
 
 #endif

@@ -1,14 +1,14 @@
 /* The 3D contact solver four constraints at a time: solver_wide.c's design (Box2D v3's graph
- * coloring and wide contact solver, contact_solver.c) with solver3.c's arithmetic lane by
+ * coloring and wide contact solver, contact_solver.c) with solver.c's 3D arithmetic lane by
  * lane. The constraints of one color share no movable body (graph_color.c), so each group of
  * four is solved at once in SSE lanes; those that find no color are solved one by one by
- * solver3.c after the colors. Colors and groups follow the constraints' order: the same world
+ * solver.c after the colors. Colors and groups follow the constraints' order: the same world
  * solves the same way.
  *
  * A group is structure-of-arrays and leaner than the constraints solved one by one (560 bytes
  * a constraint against their 888 with rows), because the solver reads every constraint a
  * dozen times a step: per point the anchors, the base separation, the normal row's angular
- * terms (r x n and I^-1 (r x n), with which the normal is solved as in solver3.c), three
+ * terms (r x n and I^-1 (r x n), with which the normal is solved as in solver.c), three
  * effective masses and the impulses; per constraint the normal, the tangents and each body's
  * inverse inertia (six numbers of the symmetric world tensor). The friction rows' angular
  * terms are computed from those on the way, as Box2D v3 does: storing them too would add
@@ -52,7 +52,7 @@ struct sim_wide_group3 {
     wide_point3 p[COL_MAX_POINTS3];
 };
 
-size_t sim_wide_group3_size(void) { return sizeof(sim_wide_group3); }
+size_t sim_wide_group_size3(void) { return sizeof(sim_wide_group3); }
 
 static inline v4 v4_add(v4 a, v4 b)
 {
@@ -163,14 +163,14 @@ static inline v4 relative(const lanes3 *a, const lanes3 *b, v4 ra, v4 rb)
 }
 
 /* The normal speed of b's anchor from a's: (vb - va) . n + wb . (rb x n) - wa . (ra x n)
- * (solver3.c's speed_along). */
+ * (solver.c's 3D speed_along). */
 static inline f4 normal_speed(const lanes3 *a, const lanes3 *b, const wide_point3 *p, v4 n)
 {
     return f4_sub(f4_add(v4_dot(v4_sub(b->v, a->v), n), v4_dot(b->w, p->jb)),
                   v4_dot(a->w, p->ja));
 }
 
-/* An impulse j along the normal (solver3.c's apply). */
+/* An impulse j along the normal (solver.c's 3D apply). */
 static inline void apply_normal(lanes3 *a, lanes3 *b, const sim_wide_group3 *g,
                                 const wide_point3 *p, f4 j)
 {
@@ -198,7 +198,7 @@ static bool movable(const sim_solver_info3 *i)
     return i->inv_mass > 0.0f || m->c0.x > 0.0f || m->c1.y > 0.0f || m->c2.z > 0.0f;
 }
 
-/* The effective mass along d at anchors ra, rb (solver3.c's make_row), lane by lane. */
+/* The effective mass along d at anchors ra, rb (solver.c's make_row), lane by lane. */
 static f4 row_mass(const sim_wide_group3 *g, v4 ra, v4 rb, v4 d)
 {
     v4 ja = v4_cross(ra, d), jb = v4_cross(rb, d);
@@ -298,12 +298,25 @@ static void pack(sim_wide_group3 *g, const sim_solver_body3 *bodies,
     }
 }
 
-bool sim_wide3_build(sim_world *w, softness_set s)
+typedef struct pack_ctx {
+    sim_wide_group3 *groups;
+    const sim_solver_body3 *bodies;
+    const sim_solver_info3 *info;
+    const sim_constraint3 *cs;
+    softness_set s;
+} pack_ctx;
+
+static void pack_group(void *ctx, size_t i, const uint32_t ci[4])
+{
+    const pack_ctx *p = ctx;
+    pack(&p->groups[i], p->bodies, p->info, p->cs, ci, p->s);
+}
+
+bool sim_wide_build3(sim_world *w, softness_set s)
 {
     const sim_constraint3 *cs = w->constraints3.data;
-    const sim_solver_body3 *bodies = w->solver_bodies3.data;
     const sim_solver_info3 *info = w->solver_info3.data;
-    size_t nc = w->constraints3.len;
+    size_t nc = w->constraints3.len, ng;
     if (!sim_vec_reserve(&w->wide_ends, 2 * nc) ||
         !sim_vec_reserve(&w->wide_groups3, nc / 4 + SIM_WIDE_COLORS + 1))
         return false;
@@ -312,27 +325,16 @@ bool sim_wide3_build(sim_world *w, softness_set s)
         ends[2 * i] = movable(&info[cs[i].a]) ? cs[i].a : 0;
         ends[2 * i + 1] = movable(&info[cs[i].b]) ? cs[i].b : 0;
     }
-    uint32_t start[SIM_WIDE_COLORS + 1];
-    if (!sim_graph_color(w, ends, nc, w->solver_bodies3.len, start))
+    pack_ctx ctx = {w->wide_groups3.data, w->solver_bodies3.data, info, cs, s};
+    if (!sim_wide_groups(w, ends, nc, w->solver_bodies3.len, pack_group, &ctx, &ng))
         return false;
-    const uint32_t *order = w->wide_order.data;
-    sim_wide_group3 *groups = w->wide_groups3.data;
-    size_t ng = 0;
-    for (int k = 0; k < SIM_WIDE_COLORS; k++) {
-        for (uint32_t i = start[k]; i < start[k + 1]; i += 4) {
-            uint32_t ci[4];
-            for (int lane = 0; lane < 4; lane++)
-                ci[lane] = i + (uint32_t)lane < start[k + 1] ? order[i + lane] : UINT32_MAX;
-            pack(&groups[ng++], bodies, info, cs, ci, s);
-        }
-    }
     w->wide_groups3.len = ng;
     return true;
 }
 
 /* ---- solving ---- */
 
-void sim_wide3_warm_start(sim_world *w)
+void sim_wide_warm_start3(sim_world *w)
 {
     sim_solver_body3 *bodies = w->solver_bodies3.data;
     sim_wide_group3 *groups = w->wide_groups3.data;
@@ -352,8 +354,10 @@ void sim_wide3_warm_start(sim_world *w)
     }
 }
 
-void sim_wide3_solve(sim_world *w, float inv_h, bool use_bias)
+/* Each lane's softness was packed at build: soft is not read again. */
+void sim_wide_solve3(sim_world *w, softness_set soft, float inv_h, bool use_bias)
 {
+    (void)soft;
     sim_solver_body3 *bodies = w->solver_bodies3.data;
     sim_wide_group3 *groups = w->wide_groups3.data;
     f4 zero = f4_set1(0.0f), one = f4_set1(1.0f), ih = f4_set1(inv_h);
@@ -393,7 +397,7 @@ void sim_wide3_solve(sim_world *w, float inv_h, bool use_bias)
             p->max_jn = f4_max(p->max_jn, j);
             apply_normal(&a, &b, g, p, j);
         }
-        /* Friction bounded by the Coulomb circle of radius friction * jn (solver3.c). */
+        /* Friction bounded by the Coulomb circle of radius friction * jn (solver.c). */
         f4 rough = f4_gt(g->friction, zero);
         for (int i = 0; i < g->count; i++) {
             wide_point3 *p = &g->p[i];
@@ -420,7 +424,7 @@ void sim_wide3_solve(sim_world *w, float inv_h, bool use_bias)
     }
 }
 
-void sim_wide3_restitution(sim_world *w)
+void sim_wide_restitution3(sim_world *w)
 {
     sim_solver_body3 *bodies = w->solver_bodies3.data;
     sim_wide_group3 *groups = w->wide_groups3.data;
@@ -435,7 +439,7 @@ void sim_wide3_restitution(sim_world *w)
         f4 bouncy = f4_gt(g->restitution, zero);
         for (int i = 0; i < g->count; i++) {
             wide_point3 *p = &g->p[i];
-            /* Points that approached fast enough and were pushed (solver3.c's restitution). */
+            /* Points that approached fast enough and were pushed (solver.c's restitution). */
             f4 on = f4_and_not(f4_and_not(bouncy, f4_gt(p->approach, slow)),
                                f4_eq(p->max_jn, zero));
             f4 vn = normal_speed(&a, &b, p, g->n);
@@ -452,7 +456,7 @@ void sim_wide3_restitution(sim_world *w)
     }
 }
 
-void sim_wide3_unpack(sim_world *w)
+void sim_wide_unpack3(sim_world *w)
 {
     sim_constraint3 *cs = w->constraints3.data;
     const sim_wide_group3 *groups = w->wide_groups3.data;

@@ -32,8 +32,8 @@ struct sim_wide_cold {
     f4 max_jn[2];           /* kept only in a step that has restitution */
 };
 
-size_t sim_wide_group_size(void) { return sizeof(sim_wide_group); }
-size_t sim_wide_cold_size(void) { return sizeof(sim_wide_cold); }
+size_t sim_wide_group_size2(void) { return sizeof(sim_wide_group); }
+size_t sim_wide_cold_size2(void) { return sizeof(sim_wide_cold); }
 
 /* A lane's body velocities and motion, gathered from the four bodies. */
 _Static_assert(sizeof(sim_solver_body) == 8 * sizeof(float) &&
@@ -157,30 +157,30 @@ static void pack(sim_wide_group *g, sim_wide_cold *cold, const sim_constraint *c
     }
 }
 
-bool sim_wide_build(sim_world *w)
+typedef struct pack_ctx {
+    sim_wide_group *groups;
+    sim_wide_cold *cold;
+    const sim_constraint *cs;
+} pack_ctx;
+
+static void pack_group(void *ctx, size_t i, const uint32_t ci[4])
 {
-    const sim_constraint *cs = w->constraints.data;
-    size_t nc = w->constraints.len;
+    const pack_ctx *p = ctx;
+    pack(&p->groups[i], &p->cold[i], p->cs, ci);
+}
+
+/* The softness is chosen at each solve from the group's mask: s is not packed. */
+bool sim_wide_build2(sim_world *w, softness_set s)
+{
+    (void)s;
+    size_t nc = w->constraints.len, ng;
     if (!sim_vec_reserve(&w->wide_groups, nc / 4 + SIM_WIDE_COLORS + 1) ||
         !sim_vec_reserve(&w->wide_cold, nc / 4 + SIM_WIDE_COLORS + 1))
         return false;
-    const uint32_t *ends = w->wide_ends.data;
-    uint32_t start[SIM_WIDE_COLORS + 1];
-    if (!sim_graph_color(w, ends, nc, w->solver_bodies.len, start))
+    pack_ctx ctx = {w->wide_groups.data, w->wide_cold.data, w->constraints.data};
+    if (!sim_wide_groups(w, w->wide_ends.data, nc, w->solver_bodies.len, pack_group, &ctx,
+                         &ng))
         return false;
-    const uint32_t *order = w->wide_order.data;
-    sim_wide_group *groups = w->wide_groups.data;
-    sim_wide_cold *cold = w->wide_cold.data;
-    size_t ng = 0;
-    for (int k = 0; k < SIM_WIDE_COLORS; k++) {
-        for (uint32_t i = start[k]; i < start[k + 1]; i += 4) {
-            uint32_t ci[4];
-            for (int lane = 0; lane < 4; lane++)
-                ci[lane] = i + (uint32_t)lane < start[k + 1] ? order[i + lane] : UINT32_MAX;
-            pack(&groups[ng], &cold[ng], cs, ci);
-            ng++;
-        }
-    }
     w->wide_groups.len = w->wide_cold.len = ng;
     return true;
 }
@@ -204,7 +204,7 @@ static void relative(const lanes *a, const lanes *b, f4 rax, f4 ray, f4 rbx, f4 
     *dvy = f4_sub(f4_add(b->vy, f4_mul(b->w, rbx)), f4_add(a->vy, f4_mul(a->w, rax)));
 }
 
-void sim_wide_warm_start(sim_world *w)
+void sim_wide_warm_start2(sim_world *w)
 {
     sim_solver_body *bodies = w->solver_bodies.data;
     sim_wide_group *groups = w->wide_groups.data;
@@ -222,7 +222,7 @@ void sim_wide_warm_start(sim_world *w)
     }
 }
 
-void sim_wide_solve(sim_world *w, softness_set soft, float inv_h, bool use_bias)
+void sim_wide_solve2(sim_world *w, softness_set soft, float inv_h, bool use_bias)
 {
     sim_solver_body *bodies = w->solver_bodies.data;
     sim_wide_group *groups = w->wide_groups.data;
@@ -295,7 +295,7 @@ void sim_wide_solve(sim_world *w, softness_set soft, float inv_h, bool use_bias)
     }
 }
 
-void sim_wide_unpack(sim_world *w)
+void sim_wide_unpack2(sim_world *w)
 {
     sim_constraint *cs = w->constraints.data;
     const sim_wide_group *groups = w->wide_groups.data;

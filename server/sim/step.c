@@ -278,7 +278,7 @@ void sim_world_step(sim_world *w)
         sim_broadphase2(w, cfg->dt, mk_v2_len(cfg->gravity));
     sim_build_solver_bodies2(w);
     sim_collide2(w, up);
-    sim_solve(w, cfg->dt);
+    sim_solve2(w, cfg->dt);
     finish_bodies(w, cfg->dt);
     push_out_characters(w, up);
 

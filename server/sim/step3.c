@@ -1,5 +1,5 @@
 /* The fixed step of a 3D world, in the 2D step's design (step.c says why): dynamic bodies go
- * through the soft-step solver (solver3.c) on the narrowphase's manifolds (contacts3.c);
+ * through the soft-step solver (solver.c) on the narrowphase's manifolds (contacts3.c);
  * characters are resolved against static and kinematic bodies and each other by the Minkowski
  * push-out with the same slope rules as in 2D, and push dynamic bodies through the solver. */
 #include <math.h>

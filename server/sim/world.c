@@ -83,14 +83,14 @@ sim_world *sim_world_new(const sim_config *cfg)
     w->contacts.item = sizeof(sim_contact2);
     w->solver_bodies.item = sizeof(sim_solver_body);
     w->solver_info.item = sizeof(sim_solver_info);
-    w->wide_groups.item = sim_wide_group_size();
-    w->wide_cold.item = sim_wide_cold_size();
+    w->wide_groups.item = sim_wide_group_size2();
+    w->wide_cold.item = sim_wide_cold_size2();
     w->wide_bits.item = sizeof(uint64_t);
     w->wide_order.item = sizeof(uint32_t);
     w->wide_overflow.item = sizeof(uint32_t);
     w->wide_colors.item = sizeof(uint8_t);
     w->wide_ends.item = sizeof(uint32_t);
-    w->wide_groups3.item = sim_wide_group3_size();
+    w->wide_groups3.item = sim_wide_group_size3();
     w->constraints.item = sizeof(sim_constraint);
     w->push_pairs.item = sizeof(sim_pair);
     w->solved.item = sizeof(uint32_t);

@@ -68,7 +68,7 @@ struct sim_world {
     uint32_t *ring;           /* per slot: an island root's first body put to sleep */
     sim_id loaded_ring;       /* a body of the ring that a saved world's sleepers form */
 
-    /* 3D worlds (world3.c, broad3.c, contacts.c, solver3.c, step3.c). */
+    /* 3D worlds (world3.c and the files compiled for both dimensions). */
     sim_body3 *bodies3;     /* per slot */
     sim_vec bounds3;        /* col_aabb3 per slot: fat bounds (3D); a static body's are its own */
     sim_vec tight3;         /* col_aabb3 per slot */
@@ -126,7 +126,7 @@ void sim_world3_init(sim_world *w);
 bool sim_place_body3(sim_world *w, const sim_body_def *def, uint32_t slot);
 col_aabb3 sim_body3_bounds(const sim_body3 *b3);
 /* The step of a 3D world (step3.c) and its parts: the broadphase (broad3.c), the narrowphase
- * (contacts.c) and the solver (solver3.c), in the 2D step's design. */
+ * (contacts.c) and the solver (solver.c), in the 2D step's design. */
 void sim_world_step3(sim_world *w);
 mk_vec3 sim_body3_center(const sim_body3 *b3);
 void sim_solve3(sim_world *w, float dt);
