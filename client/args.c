@@ -41,7 +41,10 @@ static void usage(FILE *out)
             "                     figures response_ms, jitter_mm and corrections\n"
             "  --full-states      ask for states with every body as an object, as every\n"
             "                     version 1 client reads them (default: the bodies already\n"
-            "                     seen as compact arrays, the protocol's `compact` extension)\n"
+            "                     seen as deltas, the protocol's `delta` extension; with\n"
+            "                     --bots: as compact arrays, the `compact` extension)\n"
+            "  --compact-states   the bodies already seen as compact arrays (`compact`)\n"
+            "  --delta            with --bots: the bodies already seen as deltas (`delta`)\n"
             "load generator:\n"
             "  --bots N           run N players at once (1..10000): each joins with an avatar,\n"
             "                     sends inputs at 30 Hz and a ping a second, reads every state;\n"
@@ -81,7 +84,8 @@ void cli_parse_args(cli_app *app, cli_bots_opts *bots, int argc, char **argv)
 {
     enum { OPT_HOST = 256, OPT_PORT, OPT_NAME, OPT_KIND, OPT_BOT, OPT_PING, OPT_HELP, OPT_BOTS,
            OPT_DURATION, OPT_SPAWN, OPT_RADIUS, OPT_JSON, OPT_DIM, OPT_FULL, OPT_LATENCY,
-           OPT_JITTER, OPT_NO_PREDICT, OPT_NO_INTERP, OPT_RECORD, OPT_REPLAY };
+           OPT_JITTER, OPT_NO_PREDICT, OPT_NO_INTERP, OPT_RECORD, OPT_REPLAY, OPT_COMPACT,
+           OPT_DELTA };
     static const struct option opts[] = {
         {"host", required_argument, NULL, OPT_HOST}, {"port", required_argument, NULL, OPT_PORT},
         {"name", required_argument, NULL, OPT_NAME}, {"kind", required_argument, NULL, OPT_KIND},
@@ -98,6 +102,8 @@ void cli_parse_args(cli_app *app, cli_bots_opts *bots, int argc, char **argv)
         {"no-interp", no_argument, NULL, OPT_NO_INTERP},
         {"record", required_argument, NULL, OPT_RECORD},
         {"replay", required_argument, NULL, OPT_REPLAY},
+        {"compact-states", no_argument, NULL, OPT_COMPACT},
+        {"delta", no_argument, NULL, OPT_DELTA},
         {NULL, 0, NULL, 0},
     };
     bots->duration = DEFAULT_BOT_S;
@@ -176,6 +182,12 @@ void cli_parse_args(cli_app *app, cli_bots_opts *bots, int argc, char **argv)
         case OPT_JITTER:
             app->jitter_ms = number_arg("--jitter", optarg, 0, 10000);
             break;
+        case OPT_COMPACT:
+            app->compact_states = true;
+            break;
+        case OPT_DELTA:
+            bots->delta = true;
+            break;
         case OPT_NO_PREDICT:
             app->no_predict = true;
             break;
@@ -230,8 +242,8 @@ void cli_parse_args(cli_app *app, cli_bots_opts *bots, int argc, char **argv)
         snprintf(bots->host, sizeof bots->host, "%s", app->host);
         bots->port = app->port;
         bots->dim = app->dim;
-    } else if (bots->spawn || bots->radius > 0) {
-        fprintf(stderr, "mink-client: --spawn K and --radius go with --bots N\n");
+    } else if (bots->spawn || bots->radius > 0 || bots->delta) {
+        fprintf(stderr, "mink-client: --spawn K, --radius and --delta go with --bots N\n");
         exit(2);
     } else if (app->replay_path[0]) {
         if (ping || bot || app->record_path[0]) {

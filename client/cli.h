@@ -167,7 +167,8 @@ typedef struct cli_app {
     int port;
     char name[PROTO_MAX_NAME + 1];
     bool kinematic;
-    bool full_states; /* no `subscribe {compact}`: every body as an object */
+    bool full_states; /* no `subscribe {delta}`: every body as an object */
+    bool compact_states; /* `subscribe {compact}` instead of delta */
     double bot_seconds;
     /* The world this client joins, 2 or 3: the avatar in `hello` goes out before the welcome
      * tells the server's dim, so the user says it (--dim) and a mismatch ends the run. */
@@ -278,6 +279,7 @@ typedef struct cli_bots_opts {
     int dim;            /* 2 or 3: the world the players join */
     double radius;      /* m: subscribe {radius} when > 0 */
     bool full_states;   /* no `subscribe {compact}` */
+    bool delta;         /* `subscribe {delta}` instead of compact */
     bool json;          /* the summary as one JSON object */
 } cli_bots_opts;
 /* Runs the players on `loop` until the duration ends or SIGINT/SIGTERM; prints a progress

@@ -241,9 +241,12 @@ static void on_welcome(cli_app *app, const cJSON *msg)
     uv_timer_stop(&app->deadline_timer);
     if (app->mode == CLI_MODE_BOT)
         uv_timer_start(&app->deadline_timer, on_deadline, (uint64_t)(app->bot_seconds * 1000), 0);
-    if (!app->full_states) {
+    if (app->compact_states) {
         static const char compact[] = "{\"type\":\"subscribe\",\"compact\":true}\n";
         cli_send(app, compact, sizeof compact - 1);
+    } else if (!app->full_states) {
+        static const char delta[] = "{\"type\":\"subscribe\",\"delta\":true}\n";
+        cli_send(app, delta, sizeof delta - 1);
     }
     cli_bot_start(app);
     if (!app->replaying) {

@@ -1,0 +1,186 @@
+/* `subscribe {delta}`: body states as small integers relative to what the client last
+ * received (mink_proto.h). The method is snapshot delta compression against the last state
+ * the receiver has ("Snapshot Compression", Fiedler, Gaffer on Games), with the baseline
+ * moved along its own velocity first (dead reckoning, as in DIS, IEEE 1278.1), so that a
+ * body moving steadily costs its id and nothing else; TCP delivers every state in order, so
+ * the last state written to the socket is the receiver's baseline without acknowledgements. */
+#include <math.h>
+#include <string.h>
+
+#include "mink_proto.h"
+
+/* Scales of the quantised fields: 1e4 per m or rad (0.1 mm, 1e-4 rad), 1e3 per m/s. */
+static const double scale2[6] = {1e4, 1e4, 1e4, 1e3, 1e3, 1e4};
+static const double scale3[13] = {1e4, 1e4, 1e4, 1e4, 1e4, 1e4, 1e4,
+                                  1e3, 1e3, 1e3, 1e4, 1e4, 1e4};
+/* A quantised value never leaves +-2^53 (a position of 1e6 m is 1e10), so that it reads back
+ * exactly as a JSON number and sums of two stay far from int64's end. */
+#define Q_LIMIT 9007199254740992.0
+
+int proto_q_count(int dim)
+{
+    return dim == 3 ? 13 : 6;
+}
+
+/* Rounded half away from zero, as the state writer rounds its last digit. */
+static int64_t quant(double v, double scale)
+{
+    double a = fabs(v) * scale;
+    if (!(a < Q_LIMIT))
+        return 0; /* not finite or past any state's range: never sent by the server */
+    int64_t m = (int64_t)a;
+    if (a - (double)m >= 0.5)
+        m++;
+    return v < 0 ? -m : m;
+}
+
+static void fields(int dim, const proto_body_state *s, double *v)
+{
+    if (dim == 3) {
+        memcpy(v, s->pos, 3 * sizeof *v);
+        memcpy(v + 3, s->rot, 4 * sizeof *v);
+        memcpy(v + 7, s->vel, 3 * sizeof *v);
+        memcpy(v + 10, s->w, 3 * sizeof *v);
+    } else {
+        v[0] = s->pos[0];
+        v[1] = s->pos[1];
+        v[2] = s->rot[0];
+        v[3] = s->vel[0];
+        v[4] = s->vel[1];
+        v[5] = s->w[0];
+    }
+}
+
+void proto_quantise(int dim, const proto_body_state *s, int64_t *q)
+{
+    double v[PROTO_Q_MAX];
+    fields(dim, s, v);
+    const double *scale = dim == 3 ? scale3 : scale2;
+    for (int i = 0; i < proto_q_count(dim); i++)
+        q[i] = quant(v[i], scale[i]);
+}
+
+void proto_dequantise(int dim, const int64_t *q, proto_body_state *s)
+{
+    const double *scale = dim == 3 ? scale3 : scale2;
+    double v[PROTO_Q_MAX];
+    for (int i = 0; i < proto_q_count(dim); i++)
+        v[i] = (double)q[i] / scale[i];
+    if (dim == 3) {
+        memcpy(s->pos, v, 3 * sizeof *v);
+        memcpy(s->rot, v + 3, 4 * sizeof *v);
+        memcpy(s->vel, v + 7, 3 * sizeof *v);
+        memcpy(s->w, v + 10, 3 * sizeof *v);
+    } else {
+        s->pos[0] = v[0];
+        s->pos[1] = v[1];
+        s->pos[2] = 0;
+        s->rot[0] = v[2];
+        s->vel[0] = v[3];
+        s->vel[1] = v[4];
+        s->vel[2] = 0;
+        s->w[0] = v[5];
+    }
+}
+
+/* rate * dticks / tick_hz in the position's units, rounded half away from zero: a velocity
+ * of 1 mm/s moves the position 10 units (0.1 mm) a second; an angular velocity and an angle
+ * share their unit. The ticks are capped at 2^24 (three days at 60 Hz: a body asleep that
+ * long is extrapolated by the same amount on both sides and corrected) and the rate at
+ * +-1e9 (1000 km/s; the world clamps speeds to 1 km/s), so that the product stays under
+ * 2^58. */
+static int64_t advance(int64_t rate, int64_t units_per_rate, uint64_t dticks, uint32_t tick_hz)
+{
+    const int64_t max_rate = 1000000000;
+    if (tick_hz == 0)
+        return 0;
+    if (dticks > (1u << 24))
+        dticks = 1u << 24;
+    rate = rate > max_rate ? max_rate : rate < -max_rate ? -max_rate : rate;
+    int64_t num = rate * units_per_rate * (int64_t)dticks;
+    int64_t den = (int64_t)tick_hz;
+    int64_t mag = num < 0 ? -num : num;
+    int64_t r = (mag + den / 2) / den;
+    return num < 0 ? -r : r;
+}
+
+void proto_delta_predict(int dim, const int64_t *base, uint64_t dticks, uint32_t tick_hz,
+                         int64_t *pred)
+{
+    int n = proto_q_count(dim);
+    memcpy(pred, base, (size_t)n * sizeof *pred);
+    if (dticks == 0)
+        return;
+    if (dim == 3) {
+        for (int i = 0; i < 3; i++)
+            pred[i] += advance(base[7 + i], 10, dticks, tick_hz);
+    } else {
+        pred[0] += advance(base[3], 10, dticks, tick_hz);
+        pred[1] += advance(base[4], 10, dticks, tick_hz);
+        pred[2] += advance(base[5], 1, dticks, tick_hz);
+    }
+}
+
+/* A signed integer at p. */
+static char *put_i64(char *p, int64_t v)
+{
+    if (v < 0) {
+        *p++ = '-';
+        return proto_put_u64(p, (uint64_t)0 - (uint64_t)v);
+    }
+    return proto_put_u64(p, (uint64_t)v);
+}
+
+void proto_state_body_delta(proto_buf *b, int dim, int64_t id_delta, const int64_t *pred,
+                            const int64_t *q, bool first_in_list)
+{
+    /* 13 values of at most 21 bytes, the id, the mask and the punctuation. */
+    if (!proto_buf_reserve(b, 340))
+        return;
+    int n = proto_q_count(dim);
+    uint64_t mask = 0;
+    for (int i = 0; i < n; i++)
+        if (q[i] != pred[i])
+            mask |= (uint64_t)1 << i;
+    char *p = b->data + b->len;
+    if (!first_in_list)
+        *p++ = ',';
+    *p++ = '[';
+    p = put_i64(p, id_delta);
+    if (mask) {
+        *p++ = ',';
+        p = proto_put_u64(p, mask);
+        for (int i = 0; i < n; i++) {
+            if (!(mask >> i & 1))
+                continue;
+            *p++ = ',';
+            p = put_i64(p, q[i] - pred[i]);
+        }
+    }
+    *p++ = ']';
+    b->len = (size_t)(p - b->data);
+}
+
+bool proto_delta_apply(int dim, const int64_t *pred, uint64_t mask, const int64_t *vals,
+                       int nvals, int64_t *q)
+{
+    int n = proto_q_count(dim);
+    if (mask >> n)
+        return false;
+    int k = 0;
+    for (int i = 0; i < n; i++) {
+        q[i] = pred[i];
+        if (!(mask >> i & 1))
+            continue;
+        if (k >= nvals)
+            return false;
+        /* Both within 2^53: the sum cannot overflow. */
+        if (!(vals[k] >= -(int64_t)Q_LIMIT && vals[k] <= (int64_t)Q_LIMIT) ||
+            !(pred[i] >= -(int64_t)Q_LIMIT && pred[i] <= (int64_t)Q_LIMIT))
+            return false;
+        q[i] = pred[i] + vals[k++];
+        if (!(q[i] >= -(int64_t)Q_LIMIT && q[i] <= (int64_t)Q_LIMIT))
+            return false;
+    }
+    return k == nvals;
+}
