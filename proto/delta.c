@@ -3,7 +3,8 @@
  * the receiver has ("Snapshot Compression", Fiedler, Gaffer on Games), with the baseline
  * moved along its own velocity first (dead reckoning, as in DIS, IEEE 1278.1), so that a
  * body moving steadily costs its id and nothing else; TCP delivers every state in order, so
- * the last state written to the socket is the receiver's baseline without acknowledgements. */
+ * the last state written to the socket is the receiver's baseline without acknowledgements.
+ * A 3D orientation's w is predicted from its x, y and z once those are known (derive_qw). */
 #include <math.h>
 #include <string.h>
 
@@ -104,6 +105,19 @@ static int64_t advance(int64_t rate, int64_t units_per_rate, uint64_t dticks, ui
     return num < 0 ? -r : r;
 }
 
+/* A 3D orientation's w from its x, y and z: a unit quaternion's w is
+ * +-sqrt(1 - x^2 - y^2 - z^2), with the sign of the baseline's w (the "smallest three"
+ * encoding of "Snapshot Compression", Gaffer on Games, where the sign is known). Only *, -,
+ * / and sqrt, which IEEE 754 rounds exactly: every client derives the same integer. The
+ * quantised w may differ from it by a unit or two; then the difference is sent. */
+static int64_t derive_qw(const int64_t *q, int64_t sign_of)
+{
+    double x = (double)q[3] / 1e4, y = (double)q[4] / 1e4, z = (double)q[5] / 1e4;
+    double r = 1.0 - (x * x + y * y + z * z);
+    double w = r > 0 ? sqrt(r) : 0.0;
+    return quant(sign_of < 0 ? -w : w, 1e4);
+}
+
 void proto_delta_predict(int dim, const int64_t *base, uint64_t dticks, uint32_t tick_hz,
                          int64_t *pred)
 {
@@ -138,39 +152,41 @@ void proto_state_body_delta(proto_buf *b, int dim, int64_t id_delta, const int64
     if (!proto_buf_reserve(b, 340))
         return;
     int n = proto_q_count(dim);
-    uint64_t mask = 0;
+    int64_t p6 = dim == 3 ? derive_qw(q, pred[6]) : 0;
+    uint64_t keep = 0, all = ((uint64_t)1 << n) - 1;
     for (int i = 0; i < n; i++)
-        if (q[i] != pred[i])
-            mask |= (uint64_t)1 << i;
+        if (q[i] == (dim == 3 && i == 6 ? p6 : pred[i]))
+            keep |= (uint64_t)1 << i;
     char *p = b->data + b->len;
     if (!first_in_list)
         *p++ = ',';
     *p++ = '[';
     p = put_i64(p, id_delta);
-    if (mask) {
+    if (keep != all) {
         *p++ = ',';
-        p = proto_put_u64(p, mask);
+        p = proto_put_u64(p, keep);
         for (int i = 0; i < n; i++) {
-            if (!(mask >> i & 1))
+            if (keep >> i & 1)
                 continue;
             *p++ = ',';
-            p = put_i64(p, q[i] - pred[i]);
+            p = put_i64(p, q[i] - (dim == 3 && i == 6 ? p6 : pred[i]));
         }
     }
     *p++ = ']';
     b->len = (size_t)(p - b->data);
 }
 
-bool proto_delta_apply(int dim, const int64_t *pred, uint64_t mask, const int64_t *vals,
+bool proto_delta_apply(int dim, const int64_t *pred, uint64_t keep, const int64_t *vals,
                        int nvals, int64_t *q)
 {
     int n = proto_q_count(dim);
-    if (mask >> n)
+    if (keep >> n)
         return false;
     int k = 0;
     for (int i = 0; i < n; i++) {
-        q[i] = pred[i];
-        if (!(mask >> i & 1))
+        /* A 3D w is predicted from the x, y and z just read. */
+        q[i] = dim == 3 && i == 6 ? derive_qw(q, pred[6]) : pred[i];
+        if (keep >> i & 1)
             continue;
         if (k >= nvals)
             return false;
@@ -178,7 +194,7 @@ bool proto_delta_apply(int dim, const int64_t *pred, uint64_t mask, const int64_
         if (!(vals[k] >= -(int64_t)Q_LIMIT && vals[k] <= (int64_t)Q_LIMIT) ||
             !(pred[i] >= -(int64_t)Q_LIMIT && pred[i] <= (int64_t)Q_LIMIT))
             return false;
-        q[i] = pred[i] + vals[k++];
+        q[i] += vals[k++];
         if (!(q[i] >= -(int64_t)Q_LIMIT && q[i] <= (int64_t)Q_LIMIT))
             return false;
     }

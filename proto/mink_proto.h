@@ -333,12 +333,13 @@ void proto_state_body_compact(proto_buf *b, int dim, const proto_body_state *s);
  * and angular velocities), 1 mm/s, rounded half away from zero as the writer rounds its
  * digits (so that a client reading the decimal form of the same state gets the same
  * integers). 2D: x, y, rot, vx, vy, w (6); 3D: x, y, z, qx, qy, qz, qw, vx, vy, vz, wx, wy, wz
- * (13). A delta entry is `,[d]` or `,[d,mask,v...]`: d the id minus the id of the entry
- * before it in `bodies` (0 before the first), mask the fields whose value is not the
- * prediction, each v the value minus the prediction, in field order. The prediction is the
- * baseline (the last state of the body the client received) with its position moved along
- * its velocity (and a 2D angle along its angular velocity) over the ticks since then, in
- * integers, so that both sides compute it alike. */
+ * (13). A delta entry is `,[d]` or `,[d,keep,v...]`: d the id minus the id of the entry
+ * before it in `bodies` (0 before the first), keep the bits of the fields whose value is the
+ * prediction (`[d]`: all of them), each v the value minus the prediction for the others, in
+ * field order. The prediction is the baseline (the last state of the body the client
+ * received) with its position moved along its velocity (a 2D angle along its angular
+ * velocity) over the ticks since then, in integers; a 3D quaternion's w is predicted from its
+ * x, y and z as read (the unit length) with the baseline's sign (proto/delta.c). */
 #define PROTO_Q_MAX 13
 int proto_q_count(int dim);
 void proto_quantise(int dim, const proto_body_state *s, int64_t *q);
@@ -351,9 +352,10 @@ void proto_delta_predict(int dim, const int64_t *base, uint64_t dticks, uint32_t
  * unless first_in_list. */
 void proto_state_body_delta(proto_buf *b, int dim, int64_t id_delta, const int64_t *pred,
                             const int64_t *q, bool first_in_list);
-/* A delta entry's mask and values back onto the prediction: false when the mask has bits past
- * the dim's fields, nvals does not match it, or a value leaves the range a state can hold. */
-bool proto_delta_apply(int dim, const int64_t *pred, uint64_t mask, const int64_t *vals,
+/* A delta entry's keep bits and values back onto the prediction: false when keep has bits
+ * past the dim's fields, nvals does not match it, or a value leaves the range a state can
+ * hold. */
+bool proto_delta_apply(int dim, const int64_t *pred, uint64_t keep, const int64_t *vals,
                        int nvals, int64_t *q);
 
 /* Appends `,"shape":..,"kind":..,"owner":..,"tag":..`. */
