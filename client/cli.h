@@ -11,6 +11,7 @@
 
 #include "interp.h"
 #include "mink_proto.h"
+#include "predict.h"
 #include "render.h"
 #include "world.h"
 
@@ -202,6 +203,7 @@ typedef struct cli_app {
     FILE *record;
     double zoom;
     cli_interp interp;
+    cli_predict predict;
     cli_body *drawn; /* this frame's bodies where they are drawn */
     size_t drawn_cap, drawn_count;
     uint64_t spawn_req;

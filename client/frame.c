@@ -72,7 +72,10 @@ void cli_frame_compose(cli_app *app, double now_ms)
     for (size_t i = 0; i < w->count; i++) {
         cli_body *d = &app->drawn[i];
         *d = w->bodies[i]; /* the shape is shared with the world: drawn, never freed here */
-        if (!app->no_interp)
+        bool mine = app->has_avatar && d->id == app->avatar;
+        if (mine && !app->no_predict && cli_predict_active(&app->predict))
+            cli_predict_drawn(&app->predict, now_ms, d);
+        else if (!app->no_interp)
             cli_interp_sample(&app->interp, d->id, t, d);
         measure(app, d, now_ms);
     }

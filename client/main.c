@@ -85,6 +85,7 @@ static void send_input(cli_app *app, bool jump)
     cli_write_input(&b, ++app->seq, app->dim, move, jump);
     app->stats.inputs++;
     send_buf(app, &b);
+    cli_predict_input(&app->predict, app->seq, move, jump, cli_now_ms());
 }
 
 /* ---- ending ---- */
@@ -231,6 +232,14 @@ static void on_welcome(cli_app *app, const cJSON *msg)
     app->world.tick_hz = (uint32_t)app->tick_hz;
     cli_interp_free(&app->interp);
     cli_interp_init(&app->interp, app->tick_hz);
+    double gravity[3] = {0, -10, 0};
+    const cJSON *g = cJSON_GetObjectItemCaseSensitive(msg, "gravity");
+    for (int i = 0; i < app->dim && cJSON_IsArray(g); i++) {
+        const cJSON *c = cJSON_GetArrayItem(g, i);
+        if (cJSON_IsNumber(c) && isfinite(c->valuedouble) && fabs(c->valuedouble) <= 1e4)
+            gravity[i] = c->valuedouble;
+    }
+    cli_predict_init(&app->predict, app->dim, app->tick_hz, gravity, app->kinematic);
     uint64_t client = 0, avatar = 0;
     cli_json_uint(cJSON_GetObjectItemCaseSensitive(msg, "client"), &client);
     app->welcomed = true;
@@ -274,6 +283,14 @@ static void on_state(cli_app *app, const cJSON *msg)
         s->first_tick = app->world.tick;
     s->last_tick = app->world.tick;
     s->window_states++;
+    if (app->has_avatar) {
+        double err = cli_predict_state(&app->predict, &app->world, app->avatar, cli_now_ms());
+        s->pred_error = err;
+        if (err >= CLI_PRED_COUNTED) {
+            s->corrections++;
+            s->largest_correction = fmax(s->largest_correction, err);
+        }
+    }
     if (cli_interp_push(&app->interp, &app->world, cli_now_ms()) != 0) {
         s->errors++;
         snprintf(s->last_error, sizeof s->last_error, "client: out of memory");
