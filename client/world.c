@@ -364,8 +364,10 @@ static bool read_kind(cli_body *b, const cJSON *kind)
     return false;
 }
 
-/* The body's state as the server quantised it (the numbers came at its precision). */
-static void set_baseline(const cli_world *w, cli_body *b, uint64_t tick)
+/* The body's state as the server quantised it (the numbers came at its precision); raw_quat
+ * is the quaternion as sent, before the client normalised it. */
+static void set_baseline(const cli_world *w, cli_body *b, const double raw_quat[4],
+                         uint64_t tick)
 {
     proto_body_state st;
     memset(&st, 0, sizeof st);
@@ -373,7 +375,7 @@ static void set_baseline(const cli_world *w, cli_body *b, uint64_t tick)
     memcpy(st.vel, b->vel, sizeof st.vel);
     memcpy(st.w, b->spin, sizeof st.w);
     if (w->dim == 3)
-        memcpy(st.rot, b->quat, sizeof st.rot);
+        memcpy(st.rot, raw_quat, sizeof st.rot);
     else
         st.rot[0] = b->rot;
     proto_quantise(w->dim, &st, b->q);
@@ -471,7 +473,7 @@ static bool apply_compact(cli_world *w, const cJSON *e, uint64_t tick, uint64_t 
         memcpy(b->vel, &v[4], 2 * sizeof v[0]);
         b->spin[0] = v[6];
     }
-    set_baseline(w, b, tick);
+    set_baseline(w, b, q, tick);
     *prev = id;
     return true;
 }
@@ -517,8 +519,9 @@ static bool apply_body(cli_world *w, const cJSON *e, bool delta, uint64_t tick, 
             ok = false;
     }
     /* A baseline for delta entries only from a whole state. */
-    if (ok && vel && rot && spin)
-        set_baseline(w, b, tick);
+    double raw[4] = {0, 0, 0, 1};
+    if (ok && vel && rot && spin && (dim == 2 || read_vec(rot, 4, raw)))
+        set_baseline(w, b, raw, tick);
     else
         b->has_q = false;
     *prev = id;
