@@ -62,6 +62,7 @@ typedef struct net_session {
     double radius; /* interest radius in m around the avatar (`subscribe`); 0: every body */
     bool compact;  /* seen bodies as arrays (`subscribe {compact}`) */
     bool delta;    /* seen bodies relative to their last state sent (`subscribe {delta}`) */
+    bool delta_reset; /* delta was just turned on: the next state sends every body whole */
     uint32_t hash_every; /* ticks between world hashes in `state` (`subscribe {hash}`), 0 off */
     uint64_t hash_sent_tick; /* the tick of the last state that carried the hash */
     bool hash_sent;

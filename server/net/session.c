@@ -422,8 +422,11 @@ static void handle_line(net_session *s, const char *line, size_t len)
             s->radius = m->u.subscribe.radius;
         if (m->u.subscribe.has_compact)
             s->compact = m->u.subscribe.compact;
-        if (m->u.subscribe.has_delta)
+        if (m->u.subscribe.has_delta) {
+            /* Baselines begin with the next state: it sends every body whole. */
+            s->delta_reset = m->u.subscribe.delta && !s->delta;
             s->delta = m->u.subscribe.delta;
+        }
         if (m->u.subscribe.has_hash)
             s->hash_every = (uint32_t)m->u.subscribe.hash;
         break;

@@ -309,7 +309,7 @@ static bool interest_centre(net_server *srv, const net_session *s, mk_vec3 *cent
 static bool add_body(net_server *srv, net_session *s, const sim_body *body, uint32_t slot,
                      bool *first)
 {
-    if (!seen_get(s, slot)) {
+    if (!seen_get(s, slot) || s->delta_reset) {
         net_piece p = full_piece(srv, body, slot);
         seen_set(s, slot);
         if (s->delta)
@@ -431,6 +431,7 @@ static bool build_state(net_server *srv, net_session *s, const sim_body *bodies,
     s->own_end = own->len;
     s->range_end = srv->ranges_len;
     s->removed_len = 0;
+    s->delta_reset = false;
     return ok;
 }
 
