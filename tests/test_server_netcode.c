@@ -2,7 +2,8 @@
  * mink-client's world give the same bodies as compact states at the same ticks;
  * `subscribe {hash}` puts the world hash in the state every N ticks, the same for every
  * client; mink-client under a simulated 100 ms link, in tmux, moves its avatar on screen
- * before the server can have heard of the key. */
+ * before the server can have heard of the key; its f key drops a box, --record keeps what it
+ * received and --replay shows it again without a server. */
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
@@ -255,9 +256,70 @@ START_TEST(client_in_tmux_moves_at_once_under_latency)
 }
 END_TEST
 
+/* Waits up to `ms` for the view (without its two last lines) to hold `text`. */
+static bool screen_shows(const char *text, int ms, char *now, size_t cap)
+{
+    long long end = h_now_ms() + ms;
+    do {
+        screen(now, cap);
+        if (strstr(now, text))
+            return true;
+        h_sleep_ms(50);
+    } while (h_now_ms() < end);
+    return false;
+}
+
+START_TEST(client_drops_shapes_records_and_replays)
+{
+    char out[8192];
+    ck_assert_msg(run_command("tmux -V", out, sizeof out) == 0,
+                  "tmux is not installed (Debian package tmux, `make deps`)");
+    snprintf(tmux_socket, sizeof tmux_socket, "mink-test-%d", (int)getpid());
+    char scene[64], record[64];
+    snprintf(scene, sizeof scene, "/tmp/mink-posts-%d.json", (int)getpid());
+    snprintf(record, sizeof record, "/tmp/mink-record-%d.txt", (int)getpid());
+    write_scene(scene);
+    const char *args[] = {"--scene", scene, NULL};
+    start(args);
+    /* The f key drops a box (the posts' scene has no dynamic body: an `o` is the box). */
+    char cmd[1024];
+    snprintf(cmd, sizeof cmd,
+             "new-session -d -s mk -x 80 -y 24 '%s --port %d --record %s; sleep 5'",
+             MINK_CLIENT_PATH, srv.port, record);
+    tmux(cmd, NULL, 0);
+    ck_assert_msg(screen_shows("@", 5000, out, sizeof out), "no avatar:\n%s", out);
+    ck_assert_msg(!strchr(out, 'o'), "a dynamic body before any was dropped:\n%s", out);
+    tmux("send-keys -t mk f", NULL, 0);
+    ck_assert_msg(screen_shows("o", 5000, out, sizeof out), "no dropped box:\n%s", out);
+    h_sleep_ms(1500); /* it falls and lands */
+    tmux("send-keys -t mk q", NULL, 0);
+    h_sleep_ms(300);
+    tmux("kill-session -t mk", NULL, 0);
+    stop();
+    /* The record: the welcome first, then states, each line after its arrival time. */
+    ck_assert(file_has(record, "\t{\"type\":\"welcome\""));
+    ck_assert(file_has(record, "\t{\"type\":\"state\""));
+    ck_assert(file_has(record, "\"type\":\"spawned\""));
+    /* Replayed without a server: the same world, the box included, and the REPLAY mark. */
+    snprintf(cmd, sizeof cmd, "new-session -d -s mk -x 80 -y 24 '%s --replay %s; sleep 5'",
+             MINK_CLIENT_PATH, record);
+    tmux(cmd, NULL, 0);
+    ck_assert_msg(screen_shows("@", 5000, out, sizeof out), "replay: no avatar:\n%s", out);
+    ck_assert_msg(screen_shows("o", 5000, out, sizeof out), "replay: no box:\n%s", out);
+    tmux("capture-pane -p -t mk", out, sizeof out);
+    ck_assert_msg(strstr(out, "REPLAY"), "replay: no REPLAY in the status bar:\n%s", out);
+    tmux("send-keys -t mk q", NULL, 0);
+    h_sleep_ms(300);
+    tmux("kill-server", NULL, 0);
+    unlink(scene);
+    unlink(record);
+}
+END_TEST
+
 void server_netcode_tests(TCase *tc)
 {
     tcase_add_test(tc, delta_states_match_compact_states);
     tcase_add_test(tc, subscribe_hash_every_n_ticks);
     tcase_add_test(tc, client_in_tmux_moves_at_once_under_latency);
+    tcase_add_test(tc, client_drops_shapes_records_and_replays);
 }
