@@ -222,8 +222,8 @@ typedef struct cli_app {
     bool response_pending;
     double response_ms, response_from[3], response_dir[3];
 
-    uv_timer_t input_timer, ping_timer, deadline_timer, draw_timer, frame_timer;
-    uv_signal_t sigint, sigterm, sigwinch;
+    uv_timer_t input_timer, ping_timer, deadline_timer, frame_timer;
+    uv_signal_t sigint, sigterm; /* a resize is ncurses' KEY_RESIZE */
 
     /* the terminal (view.c): ncurses on stdin/stdout, keys read when fd 0 is readable */
     uv_poll_t key_poll;
@@ -231,7 +231,6 @@ typedef struct cli_app {
     bool tty_raw;
     int cols, rows;
     cli_canvas canvas;
-    proto_buf frame;
     cli_keys keys;
 
     cli_stats stats;

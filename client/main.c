@@ -511,7 +511,7 @@ static void on_signal(uv_signal_t *h, int signum)
 static void start(cli_app *app)
 {
     uv_timer_t *timers[] = {&app->input_timer, &app->ping_timer, &app->deadline_timer,
-                            &app->draw_timer, &app->frame_timer};
+                            &app->frame_timer};
     for (size_t i = 0; i < sizeof timers / sizeof timers[0]; i++) {
         uv_timer_init(app->loop, timers[i]);
         timers[i]->data = app;
@@ -575,7 +575,6 @@ int main(int argc, char **argv)
     app.zoom = 1.0;
     app.loop = uv_default_loop();
     cli_world_init(&app.world);
-    proto_buf_init(&app.frame);
 
     start(&app);
     uv_run(app.loop, UV_RUN_DEFAULT);
@@ -587,7 +586,6 @@ int main(int argc, char **argv)
     cli_canvas_free(&app.canvas);
     free(app.drawn);
     cli_replay_free(&app);
-    proto_buf_free(&app.frame);
     int rc = uv_loop_close(app.loop);
     assert(rc == 0 && "every handle is closed when the loop ends");
     (void)rc;
