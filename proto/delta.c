@@ -23,42 +23,38 @@ int proto_q_count(int dim)
     return dim == 3 ? 13 : 6;
 }
 
-/* Rounded half away from zero, as the state writer rounds its last digit. */
-static int64_t quant(double v, double scale)
+/* Rounded half away from zero, as the state writer rounds its last digit. Branch-free where
+ * the data is random (the rounding, the sign): a mispredicted branch per field costs more
+ * than the arithmetic. */
+static inline int64_t quant(double v, double scale)
 {
     double a = fabs(v) * scale;
     if (!(a < Q_LIMIT))
         return 0; /* not finite or past any state's range: never sent by the server */
     int64_t m = (int64_t)a;
-    if (a - (double)m >= 0.5)
-        m++;
-    return v < 0 ? -m : m;
-}
-
-static void fields(int dim, const proto_body_state *s, double *v)
-{
-    if (dim == 3) {
-        memcpy(v, s->pos, 3 * sizeof *v);
-        memcpy(v + 3, s->rot, 4 * sizeof *v);
-        memcpy(v + 7, s->vel, 3 * sizeof *v);
-        memcpy(v + 10, s->w, 3 * sizeof *v);
-    } else {
-        v[0] = s->pos[0];
-        v[1] = s->pos[1];
-        v[2] = s->rot[0];
-        v[3] = s->vel[0];
-        v[4] = s->vel[1];
-        v[5] = s->w[0];
-    }
+    m += (int64_t)(a - (double)m >= 0.5);
+    int64_t neg = -(int64_t)(v < 0);
+    return (m ^ neg) - neg;
 }
 
 void proto_quantise(int dim, const proto_body_state *s, int64_t *q)
 {
-    double v[PROTO_Q_MAX];
-    fields(dim, s, v);
-    const double *scale = dim == 3 ? scale3 : scale2;
-    for (int i = 0; i < proto_q_count(dim); i++)
-        q[i] = quant(v[i], scale[i]);
+    q[0] = quant(s->pos[0], 1e4);
+    q[1] = quant(s->pos[1], 1e4);
+    if (dim == 3) {
+        q[2] = quant(s->pos[2], 1e4);
+        for (int i = 0; i < 4; i++)
+            q[3 + i] = quant(s->rot[i], 1e4);
+        for (int i = 0; i < 3; i++) {
+            q[7 + i] = quant(s->vel[i], 1e3);
+            q[10 + i] = quant(s->w[i], 1e4);
+        }
+    } else {
+        q[2] = quant(s->rot[0], 1e4);
+        q[3] = quant(s->vel[0], 1e3);
+        q[4] = quant(s->vel[1], 1e3);
+        q[5] = quant(s->w[0], 1e4);
+    }
 }
 
 void proto_dequantise(int dim, const int64_t *q, proto_body_state *s)
@@ -93,7 +89,7 @@ void proto_dequantise(int dim, const int64_t *q, proto_body_state *s)
 static int64_t advance(int64_t rate, int64_t units_per_rate, uint64_t dticks, uint32_t tick_hz)
 {
     const int64_t max_rate = 1000000000;
-    if (tick_hz == 0)
+    if (tick_hz == 0 || rate == 0)
         return 0;
     if (dticks > (1u << 24))
         dticks = 1u << 24;
@@ -101,7 +97,15 @@ static int64_t advance(int64_t rate, int64_t units_per_rate, uint64_t dticks, ui
     int64_t num = rate * units_per_rate * (int64_t)dticks;
     int64_t den = (int64_t)tick_hz;
     int64_t mag = num < 0 ? -num : num;
-    int64_t r = (mag + den / 2) / den;
+    /* r = floor((2 mag + den) / (2 den)): the quotient rounded half away from zero. A double
+     * division gives it within one (both operands are below 2^58), and two exact integer
+     * comparisons settle it: a divide instruction costs more than the rest of the entry. */
+    int64_t top = 2 * mag + den, step = 2 * den;
+    int64_t r = (int64_t)((double)top / (double)step);
+    if (r * step > top)
+        r--;
+    else if ((r + 1) * step <= top)
+        r++;
     return num < 0 ? -r : r;
 }
 
@@ -135,14 +139,37 @@ void proto_delta_predict(int dim, const int64_t *base, uint64_t dticks, uint32_t
     }
 }
 
-/* A signed integer at p. */
+static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233"
+                            "34353637383940414243444546474849505152535455565758596061626364656667"
+                            "6869707172737475767778798081828384858687888990919293949596979899";
+
+/* A signed integer at p; the small ones a delta is made of without a loop or a call. */
 static char *put_i64(char *p, int64_t v)
 {
+    uint64_t u = (uint64_t)v;
     if (v < 0) {
         *p++ = '-';
-        return proto_put_u64(p, (uint64_t)0 - (uint64_t)v);
+        u = (uint64_t)0 - u;
     }
-    return proto_put_u64(p, (uint64_t)v);
+    if (u < 10) {
+        *p = (char)('0' + u);
+        return p + 1;
+    }
+    if (u < 100) {
+        memcpy(p, pairs + 2 * u, 2);
+        return p + 2;
+    }
+    if (u < 1000) {
+        *p = (char)('0' + u / 100);
+        memcpy(p + 1, pairs + 2 * (u % 100), 2);
+        return p + 3;
+    }
+    if (u < 10000) {
+        memcpy(p, pairs + 2 * (u / 100), 2);
+        memcpy(p + 2, pairs + 2 * (u % 100), 2);
+        return p + 4;
+    }
+    return proto_put_u64(p, u);
 }
 
 void proto_state_body_delta(proto_buf *b, int dim, int64_t id_delta, const int64_t *pred,
@@ -164,7 +191,7 @@ void proto_state_body_delta(proto_buf *b, int dim, int64_t id_delta, const int64
     p = put_i64(p, id_delta);
     if (keep != all) {
         *p++ = ',';
-        p = proto_put_u64(p, keep);
+        p = put_i64(p, (int64_t)keep);
         for (int i = 0; i < n; i++) {
             if (keep >> i & 1)
                 continue;
