@@ -286,7 +286,7 @@ static void on_state(cli_app *app, const cJSON *msg)
     if (app->has_avatar) {
         double err = cli_predict_state(&app->predict, &app->world, app->avatar, cli_now_ms());
         s->pred_error = err;
-        if (err >= CLI_PRED_COUNTED) {
+        if (!app->no_predict && err >= CLI_PRED_COUNTED) { /* only what the screen shows */
             s->corrections++;
             s->largest_correction = fmax(s->largest_correction, err);
         }
