@@ -4,7 +4,7 @@
 FROM debian:bookworm-slim AS build
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      gcc libc6-dev make cmake pkg-config libuv1-dev libcjson-dev check \
+      gcc libc6-dev make cmake pkg-config libuv1-dev libcjson-dev check libncurses-dev tmux \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
@@ -14,7 +14,7 @@ RUN cmake --preset release \
 
 FROM debian:bookworm-slim
 RUN apt-get update \
- && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libuv1 libcjson1 \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libuv1 libcjson1 libncursesw6 \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10001 --no-create-home --shell /usr/sbin/nologin mink
 COPY --from=build /src/build/mink-server /src/build/mink-client /usr/local/bin/

@@ -6,7 +6,8 @@
 #   make valgrind  every Check suite and corpus replay of the debug build under valgrind
 # Flags for the server: make run ARGS="--port 7800 --log-level debug"
 
-DEB_PACKAGES := gcc make cmake pkg-config libuv1-dev libcjson-dev check
+# libncurses-dev: mink-client's view; tmux: the client's integration test drives it in one.
+DEB_PACKAGES := gcc make cmake pkg-config libuv1-dev libcjson-dev check libncurses-dev tmux
 # The peer libraries mink-bench compares against (optional for every other target).
 BENCH_PACKAGES := libchipmunk-dev libccd-dev
 # libFuzzer comes with clang's runtime libraries (a recommendation apt would skip here).

@@ -24,21 +24,39 @@ static void usage(FILE *out)
             "  --bot SECONDS      play by itself for SECONDS, then print a summary (the default,\n"
             "                     for 10 s, when stdin or stdout is not a terminal)\n"
             "  --ping             send one ping, print the round trip, exit 0 on a pong\n"
+            "  --latency MS       hold back what is sent and received by MS ms each way (a\n"
+            "                     latency simulator: 100 feels like a distant server)\n"
+            "  --jitter MS        vary that delay by up to +-MS ms, line by line, in order\n"
+            "  --no-predict       draw the avatar where the server last said it was, instead\n"
+            "                     of moving it at once by the inputs not yet acknowledged\n"
+            "  --no-interp        draw other bodies as each state arrives, instead of\n"
+            "                     smoothly between the states around now minus a delay\n"
+            "  --spawn SHAPE      what the f key drops in front of the avatar: box (default),\n"
+            "                     aabb, circle, triangle in 2D; box, sphere, capsule,\n"
+            "                     cylinder, cone, ellipsoid in 3D\n"
+            "  --record FILE      keep every line received, with its arrival time, in FILE\n"
+            "  --replay FILE      play a record in the view without a server (p pause,\n"
+            "                     ] faster, [ slower, . one line on while paused)\n"
+            "  --json             with --bot: the summary as one JSON object, with the feel\n"
+            "                     figures response_ms, jitter_mm and corrections\n"
             "  --full-states      ask for states with every body as an object, as every\n"
             "                     version 1 client reads them (default: the bodies already\n"
-            "                     seen as compact arrays, the protocol's `compact` extension)\n"
+            "                     seen as deltas, the protocol's `delta` extension; with\n"
+            "                     --bots: as compact arrays, the `compact` extension)\n"
+            "  --compact-states   the bodies already seen as compact arrays (`compact`)\n"
+            "  --delta            with --bots: the bodies already seen as deltas (`delta`)\n"
             "load generator:\n"
             "  --bots N           run N players at once (1..10000): each joins with an avatar,\n"
             "                     sends inputs at 30 Hz and a ping a second, reads every state;\n"
             "                     a progress line a second on stderr, a summary on stdout\n"
             "  --duration S       how long the players play (default 10)\n"
-            "  --spawn K          bodies each player spawns, one every 100 ms (default 0):\n"
+            "  --spawn K          (a number, with --bots) bodies each player spawns, one every 100 ms (default 0):\n"
             "                     boxes in 2D, boxes and spheres in 3D\n"
             "  --radius R         each player subscribes to the bodies within R m (default: all)\n"
             "  --json             the summary as one JSON object\n"
             "  --help             this text\n"
-            "keys: arrows/WASD move, space jump, q quit; in 3D the view looks down on x-z\n"
-            "(x right, z down the screen) and up/down move along -z/+z\n");
+            "keys: arrows/WASD move, space jump, f drop a shape, +/- zoom, q quit; in 3D the\n"
+            "view looks down on x-z (x right, z down the screen) and up/down move along -z/+z\n");
 }
 
 static double number_arg(const char *flag, const char *text, double lo, double hi)
@@ -65,7 +83,9 @@ static double whole_arg(const char *flag, const char *text, double lo, double hi
 void cli_parse_args(cli_app *app, cli_bots_opts *bots, int argc, char **argv)
 {
     enum { OPT_HOST = 256, OPT_PORT, OPT_NAME, OPT_KIND, OPT_BOT, OPT_PING, OPT_HELP, OPT_BOTS,
-           OPT_DURATION, OPT_SPAWN, OPT_RADIUS, OPT_JSON, OPT_DIM, OPT_FULL };
+           OPT_DURATION, OPT_SPAWN, OPT_RADIUS, OPT_JSON, OPT_DIM, OPT_FULL, OPT_LATENCY,
+           OPT_JITTER, OPT_NO_PREDICT, OPT_NO_INTERP, OPT_RECORD, OPT_REPLAY, OPT_COMPACT,
+           OPT_DELTA };
     static const struct option opts[] = {
         {"host", required_argument, NULL, OPT_HOST}, {"port", required_argument, NULL, OPT_PORT},
         {"name", required_argument, NULL, OPT_NAME}, {"kind", required_argument, NULL, OPT_KIND},
@@ -76,6 +96,14 @@ void cli_parse_args(cli_app *app, cli_bots_opts *bots, int argc, char **argv)
         {"radius", required_argument, NULL, OPT_RADIUS},
         {"json", no_argument, NULL, OPT_JSON},       {"dim", required_argument, NULL, OPT_DIM},
         {"full-states", no_argument, NULL, OPT_FULL},
+        {"latency", required_argument, NULL, OPT_LATENCY},
+        {"jitter", required_argument, NULL, OPT_JITTER},
+        {"no-predict", no_argument, NULL, OPT_NO_PREDICT},
+        {"no-interp", no_argument, NULL, OPT_NO_INTERP},
+        {"record", required_argument, NULL, OPT_RECORD},
+        {"replay", required_argument, NULL, OPT_REPLAY},
+        {"compact-states", no_argument, NULL, OPT_COMPACT},
+        {"delta", no_argument, NULL, OPT_DELTA},
         {NULL, 0, NULL, 0},
     };
     bots->duration = DEFAULT_BOT_S;
@@ -135,13 +163,53 @@ void cli_parse_args(cli_app *app, cli_bots_opts *bots, int argc, char **argv)
             bots->duration = number_arg("--duration", optarg, 0.1, 1e6);
             break;
         case OPT_SPAWN:
-            bots->spawn = (int)whole_arg("--spawn", optarg, 0, 1000);
+            /* A count for the load generator, a shape's name for a player. */
+            if (optarg[0] != '\0' && strspn(optarg, "0123456789") == strlen(optarg)) {
+                bots->spawn = (int)whole_arg("--spawn", optarg, 0, 1000);
+            } else if (strlen(optarg) < sizeof app->spawn_shape &&
+                       (cli_spawn_shape_valid(optarg, 2) || cli_spawn_shape_valid(optarg, 3))) {
+                snprintf(app->spawn_shape, sizeof app->spawn_shape, "%s", optarg);
+            } else {
+                fprintf(stderr, "mink-client: --spawn: '%s' is neither a count nor one of %s "
+                                "(2D), %s (3D); try --help\n",
+                        optarg, cli_spawn_shapes(2), cli_spawn_shapes(3));
+                exit(2);
+            }
             break;
+        case OPT_LATENCY:
+            app->latency_ms = number_arg("--latency", optarg, 0, 10000);
+            break;
+        case OPT_JITTER:
+            app->jitter_ms = number_arg("--jitter", optarg, 0, 10000);
+            break;
+        case OPT_COMPACT:
+            app->compact_states = true;
+            break;
+        case OPT_DELTA:
+            bots->delta = true;
+            break;
+        case OPT_NO_PREDICT:
+            app->no_predict = true;
+            break;
+        case OPT_NO_INTERP:
+            app->no_interp = true;
+            break;
+        case OPT_RECORD:
+        case OPT_REPLAY: {
+            char *dst = c == OPT_RECORD ? app->record_path : app->replay_path;
+            if (optarg[0] == '\0' || strlen(optarg) >= sizeof app->record_path) {
+                fprintf(stderr, "mink-client: %s: '%s' is not a file name; try --help\n",
+                        c == OPT_RECORD ? "--record" : "--replay", optarg);
+                exit(2);
+            }
+            snprintf(dst, sizeof app->record_path, "%s", optarg);
+            break;
+        }
         case OPT_RADIUS:
             bots->radius = number_arg("--radius", optarg, 0.001, PROTO_MAX_RADIUS);
             break;
         case OPT_JSON:
-            bots->json = true;
+            bots->json = app->json = true;
             break;
         case OPT_FULL:
             app->full_states = bots->full_states = true;
@@ -174,9 +242,17 @@ void cli_parse_args(cli_app *app, cli_bots_opts *bots, int argc, char **argv)
         snprintf(bots->host, sizeof bots->host, "%s", app->host);
         bots->port = app->port;
         bots->dim = app->dim;
-    } else if (bots->spawn || bots->radius > 0 || bots->json) {
-        fprintf(stderr, "mink-client: --spawn, --radius and --json go with --bots N\n");
+    } else if (bots->spawn || bots->radius > 0 || bots->delta) {
+        fprintf(stderr, "mink-client: --spawn K, --radius and --delta go with --bots N\n");
         exit(2);
+    } else if (app->replay_path[0]) {
+        if (ping || bot || app->record_path[0]) {
+            fprintf(stderr, "mink-client: --replay goes with neither --bot, --ping nor "
+                            "--record\n");
+            exit(2);
+        }
+        app->mode = CLI_MODE_INTERACTIVE;
+        app->replaying = true;
     } else if (ping) {
         app->mode = CLI_MODE_PING;
     } else if (bot) {
@@ -186,5 +262,14 @@ void cli_parse_args(cli_app *app, cli_bots_opts *bots, int argc, char **argv)
     } else {
         app->mode = CLI_MODE_BOT;
         app->bot_seconds = DEFAULT_BOT_S;
+    }
+    if (app->json && app->mode != CLI_MODE_BOT && app->mode != CLI_MODE_BOTS) {
+        fprintf(stderr, "mink-client: --json goes with --bot S or --bots N\n");
+        exit(2);
+    }
+    if (app->spawn_shape[0] && !cli_spawn_shape_valid(app->spawn_shape, app->dim)) {
+        fprintf(stderr, "mink-client: --spawn: '%s' is not a %dD shape (%s); try --help\n",
+                app->spawn_shape, app->dim, cli_spawn_shapes(app->dim));
+        exit(2);
     }
 }

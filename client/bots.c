@@ -184,7 +184,9 @@ static void on_welcome(bot *b, const cJSON *msg, double now)
             proto_buf_append_str(&line, ",\"radius\":");
             proto_buf_append_fixed(&line, r->o.radius, 3);
         }
-        if (!r->o.full_states)
+        if (r->o.delta)
+            proto_buf_append_str(&line, ",\"delta\":true");
+        else if (!r->o.full_states)
             proto_buf_append_str(&line, ",\"compact\":true");
         proto_buf_append_str(&line, "}\n");
         send_line(b, &line);

@@ -9,7 +9,10 @@
 #include <stdio.h>
 #include <uv.h>
 
+#include "interp.h"
 #include "mink_proto.h"
+#include "predict.h"
+#include "render.h"
 #include "world.h"
 
 struct cJSON;
@@ -64,6 +67,13 @@ typedef enum cli_key {
     CLI_KEY_DOWN,
     CLI_KEY_JUMP,
     CLI_KEY_QUIT,
+    CLI_KEY_ZOOM_IN,  /* + */
+    CLI_KEY_ZOOM_OUT, /* - */
+    CLI_KEY_SPAWN,    /* f: drop a shape in front of the avatar */
+    CLI_KEY_PAUSE,    /* p: replay paused / running */
+    CLI_KEY_FASTER,   /* ] */
+    CLI_KEY_SLOWER,   /* [ */
+    CLI_KEY_STEP,     /* .: one state on, while paused */
 } cli_key;
 
 typedef struct cli_keys {
@@ -73,6 +83,46 @@ typedef struct cli_keys {
 
 /* Decodes bytes into keys; returns how many were written to out (at most max). */
 size_t cli_keys_decode(cli_keys *k, const char *data, size_t n, cli_key *out, size_t max);
+
+/* ---- lag.c: the latency simulator ---- */
+
+/* Bytes a direction may hold back: a megabyte is seconds of states of a large world. */
+#define CLI_LAG_MAX_BYTES ((size_t)64 * 1024 * 1024)
+
+typedef void (*cli_lag_deliver)(void *ud, const char *data, size_t len);
+typedef struct lag_item lag_item;
+typedef struct cli_lag_dir {
+    uv_timer_t timer;
+    lag_item *head, *tail;
+    size_t bytes;
+    bool open;
+    cli_lag_deliver deliver;
+    void *ud;
+} cli_lag_dir;
+
+typedef struct cli_lag {
+    double latency_ms, jitter_ms; /* one way */
+    uint64_t rng;
+    cli_lag_dir out, in;
+} cli_lag;
+
+void cli_lag_dir_init(cli_lag_dir *q, uv_loop_t *loop, cli_lag_deliver deliver, void *ud);
+/* Queues a copy of data, delivered after latency +- jitter, in order. -1 when the direction
+ * holds too much or memory ran out (the data is dropped). */
+int cli_lag_push(cli_lag *lag, cli_lag_dir *q, const char *data, size_t len);
+/* Drops what is queued; nothing more is delivered (the timer is closed with the loop). */
+void cli_lag_dir_drop(cli_lag_dir *q);
+
+/* ---- replay.c: the state of a --replay ---- */
+typedef struct cli_replay {
+    char *data; /* the whole record */
+    size_t len, pos;
+    double first_at, last_at; /* ms in the record: its first line, the last line read */
+    double start_ms;          /* local time at which the record's first line plays */
+    double speed;
+    bool paused, ended;
+    double paused_at; /* ms in the record where it was paused */
+} cli_replay;
 
 /* ---- the application ---- */
 
@@ -89,6 +139,18 @@ typedef struct cli_stats {
     double rtts[CLI_MAX_RTTS]; /* ms, the first CLI_MAX_RTTS pongs */
     size_t nrtts;
     double last_rtt; /* ms, NAN before the first pong */
+    /* The last second's traffic, for the status bar. */
+    uint64_t bytes_in, window_bytes, window_states;
+    double window_start_ms, kb_per_s, states_per_s;
+    /* Feel (bot.c, --bot --json): how soon an input shows, how steadily a body moving at
+     * constant speed is drawn, how often and how far reconciliation corrected the avatar. */
+    double response_sum_ms;
+    uint64_t responses;
+    double jitter_sq_sum; /* m^2 */
+    uint64_t jitter_frames;
+    uint64_t corrections;
+    double largest_correction; /* m */
+    double pred_error;         /* m: the last correction, shown in the status bar */
     uint64_t errors;
     char last_error[PROTO_MAX_MESSAGE + 32]; /* "code: message", empty before the first */
 } cli_stats;
@@ -106,7 +168,8 @@ typedef struct cli_app {
     int port;
     char name[PROTO_MAX_NAME + 1];
     bool kinematic;
-    bool full_states; /* no `subscribe {compact}`: every body as an object */
+    bool full_states; /* no `subscribe {delta}`: every body as an object */
+    bool compact_states; /* `subscribe {compact}` instead of delta */
     double bot_seconds;
     /* The world this client joins, 2 or 3: the avatar in `hello` goes out before the welcome
      * tells the server's dim, so the user says it (--dim) and a mismatch ends the run. */
@@ -129,17 +192,45 @@ typedef struct cli_app {
     double held_x_until, held_y_until, jump_until; /* ms */
     int bot_jumps;
 
-    uv_timer_t input_timer, ping_timer, deadline_timer, draw_timer;
-    uv_signal_t sigint, sigterm, sigwinch;
+    /* feel and view options */
+    bool no_predict, no_interp;
+    double latency_ms, jitter_ms;
+    char record_path[1024], replay_path[1024];
+    char spawn_shape[16]; /* --spawn SHAPE in interactive mode: box, circle, sphere... */
+    double tick_hz;
+    cli_lag lag;
+    bool lagged;
+    FILE *record;
+    double zoom;
+    cli_interp interp;
+    cli_predict predict;
+    cli_body *drawn; /* this frame's bodies where they are drawn */
+    size_t drawn_cap, drawn_count;
+    uint64_t spawn_req;
+    bool replaying;
+    cli_replay replay;
+    uv_timer_t replay_timer;
+    double record_start_ms;
+    bool json;              /* --bot --json: the summary as one JSON object */
+    int facing_x, facing_z; /* the way the avatar last moved: where a dropped shape goes */
+    /* feel measurements (frame.c): the probe is a kinematic body the bot spawns to move at
+     * a constant velocity; a response is timed from an input that starts the avatar moving */
+    uint64_t probe_id;
+    double probe_vel[3];
+    bool probe_seen;
+    double probe_last_ms, probe_last[3], probe_first_ms;
+    bool response_pending;
+    double response_ms, response_from[3], response_dir[3];
 
-    /* the terminal (view.c) */
-    uv_tty_t tty_in, tty_out;
+    uv_timer_t input_timer, ping_timer, deadline_timer, frame_timer;
+    uv_signal_t sigint, sigterm; /* a resize is ncurses' KEY_RESIZE */
+
+    /* the terminal (view.c): ncurses on stdin/stdout, keys read when fd 0 is readable */
+    uv_poll_t key_poll;
+    bool key_poll_open;
     bool tty_raw;
     int cols, rows;
-    bool clear_screen; /* the next frame starts from a blank screen (after a resize) */
-    bool draw_pending;
-    double last_draw_ms;
-    proto_buf frame;
+    cli_canvas canvas;
     cli_keys keys;
 
     cli_stats stats;
@@ -155,11 +246,21 @@ void cli_quit(cli_app *app, int code);
 typedef struct cli_bots_opts cli_bots_opts;
 void cli_parse_args(cli_app *app, cli_bots_opts *bots, int argc, char **argv);
 
-/* view.c */
-int cli_view_start(cli_app *app);    /* raw mode, alternate screen; 0 or a uv error */
+/* view.c: ncurses */
+int cli_view_start(cli_app *app);    /* ncurses on the terminal; 0 or a uv error */
 void cli_view_restore(cli_app *app); /* safe to call more than once */
-void cli_view_resized(cli_app *app); /* SIGWINCH: re-reads the size, redraws */
-void cli_view_request_draw(cli_app *app); /* draws soon, at most ~30 frames a second */
+void cli_view_draw(cli_app *app, double now_ms); /* one frame, from cli_frame_compose */
+/* Called for each key read while the view runs (main.c). */
+void cli_on_key(cli_app *app, cli_key key);
+
+/* frame.c: what a frame shows, without a terminal */
+#define CLI_FRAME_MS 33.0 /* ~30 frames a second */
+/* Places every body where this frame draws it (app->drawn): interpolated, predicted or as
+ * last received, and measures the feel figures. */
+void cli_frame_compose(cli_app *app, double now_ms);
+/* The status bar and the help line. */
+void cli_frame_status(const cli_app *app, char *out, size_t size);
+const char *cli_frame_help(const cli_app *app);
 
 /* msgs.c: the lines this client sends, '\n' included */
 /* hello with an avatar for a world of dim 2 or 3 at pos (dim components read) */
@@ -179,6 +280,7 @@ typedef struct cli_bots_opts {
     int dim;            /* 2 or 3: the world the players join */
     double radius;      /* m: subscribe {radius} when > 0 */
     bool full_states;   /* no `subscribe {compact}` */
+    bool delta;         /* `subscribe {delta}` instead of compact */
     bool json;          /* the summary as one JSON object */
 } cli_bots_opts;
 /* Runs the players on `loop` until the duration ends or SIGINT/SIGTERM; prints a progress
@@ -186,8 +288,25 @@ typedef struct cli_bots_opts {
  * player was welcomed and received states without an error. */
 int cli_bots_run(uv_loop_t *loop, const cli_bots_opts *opts);
 
+/* main.c */
+/* Sends bytes to the server (through the latency simulator when it runs). */
+void cli_send(cli_app *app, const char *data, size_t len);
+/* Handles one line from the server (or from a record being replayed). */
+void cli_handle_line(cli_app *app, const char *line, size_t len);
+
 /* bot.c */
 void cli_bot_controls(cli_app *app, double now_ms);
 void cli_bot_summary(const cli_app *app, FILE *out);
+void cli_bot_start(cli_app *app);                      /* the probe of --bot */
+void cli_bot_spawned(cli_app *app, const struct cJSON *msg); /* a `spawned` answer */
+void cli_spawn_drop(cli_app *app); /* the spawn key: a shape in front of the avatar */
+bool cli_spawn_shape_valid(const char *name, int dim);
+const char *cli_spawn_shapes(int dim); /* the names, for messages */
+
+/* replay.c */
+void cli_record_line(cli_app *app, const char *line, size_t len);
+int cli_replay_start(cli_app *app); /* 0 or -1 (said on stderr) */
+void cli_replay_key(cli_app *app, cli_key key);
+void cli_replay_free(cli_app *app);
 
 #endif

@@ -13,6 +13,13 @@ static cli_key letter(unsigned char c)
     case 's': case 'S': case 'j': return CLI_KEY_DOWN;
     case ' ': return CLI_KEY_JUMP;
     case 'q': case 'Q': case 3 /* Ctrl-C */: case 4 /* Ctrl-D */: return CLI_KEY_QUIT;
+    case '+': case '=': return CLI_KEY_ZOOM_IN;
+    case '-': case '_': return CLI_KEY_ZOOM_OUT;
+    case 'f': case 'F': return CLI_KEY_SPAWN;
+    case 'p': case 'P': return CLI_KEY_PAUSE;
+    case ']': return CLI_KEY_FASTER;
+    case '[': return CLI_KEY_SLOWER;
+    case '.': return CLI_KEY_STEP;
     default: return CLI_KEY_NONE;
     }
 }

@@ -25,10 +25,28 @@ double cli_now_ms(void)
 
 /* ---- sending ---- */
 
+/* Everything the client sends goes through here: straight to the socket, or held back by
+ * the latency simulator first. */
+void cli_send(cli_app *app, const char *data, size_t len)
+{
+    if (app->replaying)
+        return;
+    if (app->lagged)
+        cli_lag_push(&app->lag, &app->lag.out, data, len);
+    else
+        cli_conn_send(&app->conn, data, len);
+}
+
+static void deliver_out(void *ud, const char *data, size_t len)
+{
+    cli_app *app = ud;
+    cli_conn_send(&app->conn, data, len);
+}
+
 static void send_buf(cli_app *app, proto_buf *b)
 {
     if (!b->failed)
-        cli_conn_send(&app->conn, b->data, b->len);
+        cli_send(app, b->data, b->len);
     proto_buf_free(b);
 }
 
@@ -67,6 +85,7 @@ static void send_input(cli_app *app, bool jump)
     cli_write_input(&b, ++app->seq, app->dim, move, jump);
     app->stats.inputs++;
     send_buf(app, &b);
+    cli_predict_input(&app->predict, app->seq, move, jump, cli_now_ms());
 }
 
 /* ---- ending ---- */
@@ -87,6 +106,14 @@ void cli_quit(cli_app *app, int code)
     cli_view_restore(app);
     /* A joined client says bye and closes gracefully; before the welcome there is no one to
      * say it to (the server would answer not_joined). */
+    if (app->lagged) {
+        cli_lag_dir_drop(&app->lag.out);
+        cli_lag_dir_drop(&app->lag.in);
+    }
+    if (app->record) {
+        fclose(app->record);
+        app->record = NULL;
+    }
     if (app->welcomed && app->conn.connected) {
         static const char bye[] = "{\"type\":\"bye\"}\n";
         cli_conn_send(&app->conn, bye, sizeof bye - 1);
@@ -118,6 +145,30 @@ static void on_input_timer(uv_timer_t *t)
     }
     if (app->has_avatar)
         send_input(app, now < app->jump_until);
+}
+
+/* The last second's traffic, for the status bar. */
+static void roll_window(cli_app *app, double now)
+{
+    cli_stats *s = &app->stats;
+    double span = now - s->window_start_ms;
+    if (span < 1000.0)
+        return;
+    s->kb_per_s = (double)s->window_bytes / span; /* bytes per ms = kB/s */
+    s->states_per_s = (double)s->window_states * 1000.0 / span;
+    s->window_bytes = s->window_states = 0;
+    s->window_start_ms = now;
+}
+
+static void on_frame_timer(uv_timer_t *t)
+{
+    cli_app *app = t->data;
+    double now = cli_now_ms();
+    roll_window(app, now);
+    if (app->mode == CLI_MODE_INTERACTIVE)
+        cli_view_draw(app, now);
+    else
+        cli_frame_compose(app, now);
 }
 
 static void on_ping_timer(uv_timer_t *t)
@@ -155,6 +206,8 @@ static void on_welcome(cli_app *app, const cJSON *msg)
         return;
     }
     const cJSON *dim = cJSON_GetObjectItemCaseSensitive(msg, "dim");
+    if (app->replaying && cJSON_IsNumber(dim) && (dim->valuedouble == 2 || dim->valuedouble == 3))
+        app->dim = (int)dim->valuedouble; /* a record shows the world it was made in */
     if (!cJSON_IsNumber(dim) || dim->valuedouble != app->dim) {
         /* A server that took our avatar has our dim; one that says otherwise cannot be drawn
          * or steered with what this client assumed. */
@@ -172,6 +225,21 @@ static void on_welcome(cli_app *app, const cJSON *msg)
         return;
     }
     app->world.dim = app->dim;
+    const cJSON *hz = cJSON_GetObjectItemCaseSensitive(msg, "tick_hz");
+    app->tick_hz = cJSON_IsNumber(hz) && hz->valuedouble >= 1 && hz->valuedouble <= 10000
+                       ? hz->valuedouble
+                       : 60.0;
+    app->world.tick_hz = (uint32_t)app->tick_hz;
+    cli_interp_free(&app->interp);
+    cli_interp_init(&app->interp, app->tick_hz);
+    double gravity[3] = {0, -10, 0};
+    const cJSON *g = cJSON_GetObjectItemCaseSensitive(msg, "gravity");
+    for (int i = 0; i < app->dim && cJSON_IsArray(g); i++) {
+        const cJSON *c = cJSON_GetArrayItem(g, i);
+        if (cJSON_IsNumber(c) && isfinite(c->valuedouble) && fabs(c->valuedouble) <= 1e4)
+            gravity[i] = c->valuedouble;
+    }
+    cli_predict_init(&app->predict, app->dim, app->tick_hz, gravity, app->kinematic);
     uint64_t client = 0, avatar = 0;
     cli_json_uint(cJSON_GetObjectItemCaseSensitive(msg, "client"), &client);
     app->welcomed = true;
@@ -182,12 +250,19 @@ static void on_welcome(cli_app *app, const cJSON *msg)
     uv_timer_stop(&app->deadline_timer);
     if (app->mode == CLI_MODE_BOT)
         uv_timer_start(&app->deadline_timer, on_deadline, (uint64_t)(app->bot_seconds * 1000), 0);
-    if (!app->full_states) {
+    if (app->compact_states) {
         static const char compact[] = "{\"type\":\"subscribe\",\"compact\":true}\n";
-        cli_conn_send(&app->conn, compact, sizeof compact - 1);
+        cli_send(app, compact, sizeof compact - 1);
+    } else if (!app->full_states) {
+        static const char delta[] = "{\"type\":\"subscribe\",\"delta\":true}\n";
+        cli_send(app, delta, sizeof delta - 1);
     }
-    uv_timer_start(&app->input_timer, on_input_timer, 0, INPUT_MS);
-    uv_timer_start(&app->ping_timer, on_ping_timer, 0, PING_MS);
+    cli_bot_start(app);
+    if (!app->replaying) {
+        uv_timer_start(&app->input_timer, on_input_timer, 0, INPUT_MS);
+        uv_timer_start(&app->ping_timer, on_ping_timer, 0, PING_MS);
+    }
+    uv_timer_start(&app->frame_timer, on_frame_timer, 0, (uint64_t)CLI_FRAME_MS);
     if (app->mode == CLI_MODE_INTERACTIVE) {
         int rc = cli_view_start(app);
         if (rc != 0) {
@@ -207,6 +282,19 @@ static void on_state(cli_app *app, const cJSON *msg)
     if (s->states++ == 0)
         s->first_tick = app->world.tick;
     s->last_tick = app->world.tick;
+    s->window_states++;
+    if (app->has_avatar) {
+        double err = cli_predict_state(&app->predict, &app->world, app->avatar, cli_now_ms());
+        s->pred_error = err;
+        if (!app->no_predict && err >= CLI_PRED_COUNTED) { /* only what the screen shows */
+            s->corrections++;
+            s->largest_correction = fmax(s->largest_correction, err);
+        }
+    }
+    if (cli_interp_push(&app->interp, &app->world, cli_now_ms()) != 0) {
+        s->errors++;
+        snprintf(s->last_error, sizeof s->last_error, "client: out of memory");
+    }
     const cli_body *me = app->has_avatar ? cli_world_find(&app->world, app->avatar) : NULL;
     if (me) {
         if (!s->seen_avatar) {
@@ -220,7 +308,6 @@ static void on_state(cli_app *app, const cJSON *msg)
         }
         memcpy(s->last_pos, me->pos, sizeof s->last_pos);
     }
-    cli_view_request_draw(app);
 }
 
 static void on_pong(cli_app *app, const cJSON *msg)
@@ -274,19 +361,18 @@ static void on_error_msg(cli_app *app, const cJSON *msg)
     }
     if (app->mode != CLI_MODE_INTERACTIVE)
         fprintf(stderr, "mink-client: server error %s\n", s->last_error);
-    cli_view_request_draw(app);
 }
 
-static void on_line(cli_conn *c, const char *line, size_t len)
+void cli_handle_line(cli_app *app, const char *line, size_t len)
 {
-    cli_app *app = c->ud;
+    app->stats.bytes_in += len + 1;
+    app->stats.window_bytes += len + 1;
     cJSON *msg = proto_utf8_valid(line, len) ? cJSON_ParseWithLength(line, len) : NULL;
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(msg, "type");
     if (!cJSON_IsObject(msg) || !cJSON_IsString(type)) {
         app->stats.errors++;
         snprintf(app->stats.last_error, sizeof app->stats.last_error,
                  "client: a line from the server is not a message");
-        cli_view_request_draw(app);
     } else if (strcmp(type->valuestring, "state") == 0) {
         on_state(app, msg);
     } else if (strcmp(type->valuestring, "welcome") == 0) {
@@ -295,10 +381,30 @@ static void on_line(cli_conn *c, const char *line, size_t len)
         on_pong(app, msg);
     } else if (strcmp(type->valuestring, "error") == 0) {
         on_error_msg(app, msg);
+    } else if (strcmp(type->valuestring, "spawned") == 0) {
+        cli_bot_spawned(app, msg);
     }
     /* spawned, despawned, result: this client asks for none of them; types added to the
      * protocol later are ignored too. */
     cJSON_Delete(msg);
+}
+
+static void deliver_in(void *ud, const char *line, size_t len)
+{
+    cli_app *app = ud;
+    if (!app->quitting)
+        cli_handle_line(app, line, len);
+}
+
+static void on_line(cli_conn *c, const char *line, size_t len)
+{
+    cli_app *app = c->ud;
+    if (app->record)
+        cli_record_line(app, line, len);
+    if (app->lagged)
+        cli_lag_push(&app->lag, &app->lag.in, line, len);
+    else
+        cli_handle_line(app, line, len);
 }
 
 static void on_closed(cli_conn *c, const char *why)
@@ -333,15 +439,7 @@ static void on_connect(cli_conn *c, int status)
 
 /* ---- keyboard and signals ---- */
 
-static void on_key_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
-{
-    static char keybuf[256];
-    (void)h;
-    (void)suggested;
-    *buf = uv_buf_init(keybuf, sizeof keybuf);
-}
-
-static void on_key(cli_app *app, cli_key key)
+void cli_on_key(cli_app *app, cli_key key)
 {
     double now = cli_now_ms();
     switch (key) {
@@ -350,6 +448,8 @@ static void on_key(cli_app *app, cli_key key)
         /* The newest direction wins: pressing the opposite one replaces a held one. */
         app->move_x = key == CLI_KEY_LEFT ? -1 : 1;
         app->held_x_until = now + HOLD_MS;
+        app->facing_x = app->move_x;
+        app->facing_z = 0;
         break;
     case CLI_KEY_UP:
     case CLI_KEY_DOWN:
@@ -357,6 +457,8 @@ static void on_key(cli_app *app, cli_key key)
         if (app->kinematic || app->dim == 3) {
             app->move_y = key == CLI_KEY_UP ? 1 : -1;
             app->held_y_until = now + HOLD_MS;
+            app->facing_z = -app->move_y;
+            app->facing_x = 0;
         } else if (key == CLI_KEY_UP) {
             app->jump_until = now + JUMP_MS;
         }
@@ -366,31 +468,39 @@ static void on_key(cli_app *app, cli_key key)
         break;
     case CLI_KEY_QUIT:
         cli_quit(app, 0);
+        return;
+    case CLI_KEY_ZOOM_IN:
+        app->zoom = fmax(app->zoom / 2, CLI_ZOOM_MIN);
+        break;
+    case CLI_KEY_ZOOM_OUT:
+        app->zoom = fmin(app->zoom * 2, CLI_ZOOM_MAX);
+        break;
+    case CLI_KEY_SPAWN:
+        cli_spawn_drop(app);
+        break;
+    case CLI_KEY_PAUSE:
+    case CLI_KEY_FASTER:
+    case CLI_KEY_SLOWER:
+    case CLI_KEY_STEP:
+        cli_replay_key(app, key);
         break;
     case CLI_KEY_NONE:
         break;
     }
-}
-
-static void on_key_read(uv_stream_t *s, ssize_t nread, const uv_buf_t *buf)
-{
-    cli_app *app = s->data;
-    if (nread < 0) {
-        cli_quit(app, 0); /* the terminal went away */
-        return;
+    /* A key that starts a move shows at once when the avatar is predicted: the input goes
+     * out now instead of at the next input tick. */
+    if ((key == CLI_KEY_LEFT || key == CLI_KEY_RIGHT || key == CLI_KEY_UP ||
+         key == CLI_KEY_DOWN || key == CLI_KEY_JUMP) &&
+        app->has_avatar && !app->replaying) {
+        send_input(app, now < app->jump_until);
     }
-    cli_key keys[64];
-    size_t n = cli_keys_decode(&app->keys, buf->base, (size_t)nread, keys, 64);
-    for (size_t i = 0; i < n && !app->quitting; i++)
-        on_key(app, keys[i]);
 }
 
 static void on_signal(uv_signal_t *h, int signum)
 {
     cli_app *app = h->data;
-    if (signum == SIGWINCH)
-        cli_view_resized(app);
-    else if (app->mode == CLI_MODE_BOT && app->welcomed)
+    (void)signum;
+    if (app->mode == CLI_MODE_BOT && app->welcomed)
         finish_bot(app, 0);
     else
         cli_quit(app, app->mode == CLI_MODE_PING ? 1 : 0);
@@ -401,13 +511,13 @@ static void on_signal(uv_signal_t *h, int signum)
 static void start(cli_app *app)
 {
     uv_timer_t *timers[] = {&app->input_timer, &app->ping_timer, &app->deadline_timer,
-                            &app->draw_timer};
+                            &app->frame_timer};
     for (size_t i = 0; i < sizeof timers / sizeof timers[0]; i++) {
         uv_timer_init(app->loop, timers[i]);
         timers[i]->data = app;
     }
-    uv_signal_t *sigs[] = {&app->sigint, &app->sigterm, &app->sigwinch};
-    const int signums[] = {SIGINT, SIGTERM, SIGWINCH};
+    uv_signal_t *sigs[] = {&app->sigint, &app->sigterm};
+    const int signums[] = {SIGINT, SIGTERM};
     for (size_t i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
         uv_signal_init(app->loop, sigs[i]);
         sigs[i]->data = app;
@@ -417,17 +527,26 @@ static void start(cli_app *app)
     uv_timer_start(&app->deadline_timer, on_deadline,
                    app->mode == CLI_MODE_PING ? PONG_TIMEOUT_MS : WELCOME_TIMEOUT_MS, 0);
 
-    if (app->mode == CLI_MODE_INTERACTIVE) {
-        int rc = uv_tty_init(app->loop, &app->tty_in, 0, 1);
-        if (rc == 0) {
-            app->tty_in.data = app;
-            rc = uv_read_start((uv_stream_t *)&app->tty_in, on_key_alloc, on_key_read);
-        }
-        if (rc != 0) {
-            fprintf(stderr, "mink-client: cannot read the terminal: %s\n", uv_strerror(rc));
-            cli_quit(app, 1);
+    if (app->latency_ms > 0 || app->jitter_ms > 0) {
+        app->lagged = true;
+        app->lag.latency_ms = app->latency_ms;
+        app->lag.jitter_ms = app->jitter_ms;
+        app->lag.rng = uv_hrtime() | 1;
+        cli_lag_dir_init(&app->lag.out, app->loop, deliver_out, app);
+        cli_lag_dir_init(&app->lag.in, app->loop, deliver_in, app);
+    }
+    if (app->record_path[0]) {
+        app->record = fopen(app->record_path, "w");
+        if (!app->record) {
+            fprintf(stderr, "mink-client: --record: cannot write %s\n", app->record_path);
+            cli_quit(app, 2);
             return;
         }
+    }
+    if (app->replaying) {
+        if (cli_replay_start(app) != 0)
+            cli_quit(app, 1);
+        return;
     }
 
     app->conn.on_connect = on_connect;
@@ -453,9 +572,9 @@ int main(int argc, char **argv)
         return code;
     }
     app.stats.last_rtt = NAN;
+    app.zoom = 1.0;
     app.loop = uv_default_loop();
     cli_world_init(&app.world);
-    proto_buf_init(&app.frame);
 
     start(&app);
     uv_run(app.loop, UV_RUN_DEFAULT);
@@ -463,7 +582,10 @@ int main(int argc, char **argv)
     cli_view_restore(&app);
     cli_conn_free(&app.conn);
     cli_world_free(&app.world);
-    proto_buf_free(&app.frame);
+    cli_interp_free(&app.interp);
+    cli_canvas_free(&app.canvas);
+    free(app.drawn);
+    cli_replay_free(&app);
     int rc = uv_loop_close(app.loop);
     assert(rc == 0 && "every handle is closed when the loop ends");
     (void)rc;

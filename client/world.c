@@ -364,9 +364,84 @@ static bool read_kind(cli_body *b, const cJSON *kind)
     return false;
 }
 
+/* The body's state as the server quantised it (the numbers came at its precision); raw_quat
+ * is the quaternion as sent, before the client normalised it. */
+static void set_baseline(const cli_world *w, cli_body *b, const double raw_quat[4],
+                         uint64_t tick)
+{
+    proto_body_state st;
+    memset(&st, 0, sizeof st);
+    memcpy(st.pos, b->pos, sizeof st.pos);
+    memcpy(st.vel, b->vel, sizeof st.vel);
+    memcpy(st.w, b->spin, sizeof st.w);
+    if (w->dim == 3)
+        memcpy(st.rot, raw_quat, sizeof st.rot);
+    else
+        st.rot[0] = b->rot;
+    proto_quantise(w->dim, &st, b->q);
+    b->q_tick = tick;
+    b->has_q = true;
+}
+
+/* A whole number within +-2^53 (a delta entry's items). */
+static bool read_int(const cJSON *j, int64_t *out)
+{
+    const double limit = 9007199254740992.0;
+    if (!cJSON_IsNumber(j) || !(fabs(j->valuedouble) <= limit) ||
+        j->valuedouble != floor(j->valuedouble))
+        return false;
+    *out = (int64_t)j->valuedouble;
+    return true;
+}
+
+/* A delta entry (`subscribe {delta}`): [d] or [d, keep, values...] against the body's
+ * baseline moved along its velocity (proto_delta_predict). Nothing changes unless all of it
+ * reads and the body is one this client has a baseline of. */
+static bool apply_delta(cli_world *w, const cJSON *e, uint64_t tick, uint64_t *prev)
+{
+    int n = cJSON_GetArraySize(e), dim = w->dim;
+    int64_t v[2 + PROTO_Q_MAX];
+    if (n < 1 || n > 2 + proto_q_count(dim))
+        return false;
+    for (int i = 0; i < n; i++)
+        if (!read_int(cJSON_GetArrayItem(e, i), &v[i]))
+            return false;
+    int64_t id = (int64_t)*prev + v[0];
+    if (id < 1 || id > ((int64_t)1 << 53))
+        return false;
+    cli_body *b = cli_world_find(w, (uint64_t)id);
+    if (!b || !b->has_q || tick < b->q_tick || (n >= 2 && v[1] < 0))
+        return false;
+    int64_t pred[PROTO_Q_MAX], q[PROTO_Q_MAX];
+    uint64_t all = ((uint64_t)1 << proto_q_count(dim)) - 1; /* [d]: every field predicted */
+    proto_delta_predict(dim, b->q, tick - b->q_tick, w->tick_hz, pred);
+    if (!proto_delta_apply(dim, pred, n >= 2 ? (uint64_t)v[1] : all, v + 2, n >= 2 ? n - 2 : 0, q))
+        return false;
+    proto_body_state st;
+    proto_dequantise(dim, q, &st);
+    if (dim == 3) {
+        double qn = sqrt(st.rot[0] * st.rot[0] + st.rot[1] * st.rot[1] +
+                         st.rot[2] * st.rot[2] + st.rot[3] * st.rot[3]);
+        if (!(qn > 1e-9))
+            return false;
+        for (int i = 0; i < 4; i++)
+            b->quat[i] = st.rot[i] / qn;
+    } else {
+        b->rot = st.rot[0];
+    }
+    memcpy(b->pos, st.pos, sizeof b->pos);
+    memcpy(b->vel, st.vel, sizeof b->vel);
+    memcpy(b->spin, st.w, sizeof b->spin);
+    memcpy(b->q, q, sizeof q);
+    b->q_tick = tick;
+    *prev = (uint64_t)id;
+    return true;
+}
+
 /* A compact entry (`subscribe {compact}`): [id, pos, rot, vel, w] flattened, 7 numbers in 2D
  * and 14 in 3D, for a body already seen. Nothing changes unless all of them read. */
-static bool apply_compact(cli_world *w, const cJSON *e, bool *no_memory)
+static bool apply_compact(cli_world *w, const cJSON *e, uint64_t tick, uint64_t *prev,
+                          bool *no_memory)
 {
     int dim = w->dim, n = dim == 3 ? 14 : 7;
     double v[14];
@@ -396,15 +471,19 @@ static bool apply_compact(cli_world *w, const cJSON *e, bool *no_memory)
     } else {
         b->rot = v[3];
         memcpy(b->vel, &v[4], 2 * sizeof v[0]);
+        b->spin[0] = v[6];
     }
+    set_baseline(w, b, q, tick);
+    *prev = id;
     return true;
 }
 
 /* One entry of `bodies`; false when some of it could not be read. */
-static bool apply_body(cli_world *w, const cJSON *e, bool *no_memory)
+static bool apply_body(cli_world *w, const cJSON *e, bool delta, uint64_t tick, uint64_t *prev,
+                       bool *no_memory)
 {
     if (cJSON_IsArray(e))
-        return apply_compact(w, e, no_memory);
+        return delta ? apply_delta(w, e, tick, prev) : apply_compact(w, e, tick, prev, no_memory);
     uint64_t id;
     if (!cli_json_uint(cJSON_GetObjectItemCaseSensitive(e, "id"), &id))
         return false;
@@ -421,9 +500,9 @@ static bool apply_body(cli_world *w, const cJSON *e, bool *no_memory)
     const cJSON *rot = cJSON_GetObjectItemCaseSensitive(e, "rot");
     if (rot && !(dim == 3 ? read_quat(rot, b->quat) : read_number(rot, &b->rot)))
         ok = false;
-    /* w in 2D (a number) is not drawn and not read; in 3D it is a vector. */
+    /* w: a number in 2D, a vector in 3D. */
     const cJSON *spin = cJSON_GetObjectItemCaseSensitive(e, "w");
-    if (dim == 3 && spin && !read_vec(spin, 3, b->spin))
+    if (spin && !(dim == 3 ? read_vec(spin, 3, b->spin) : read_number(spin, &b->spin[0])))
         ok = false;
     const cJSON *shape = cJSON_GetObjectItemCaseSensitive(e, "shape");
     if (shape && !(dim == 3 ? read_solid(b, shape) : read_shape(b, shape)))
@@ -439,6 +518,13 @@ static bool apply_body(cli_world *w, const cJSON *e, bool *no_memory)
         else
             ok = false;
     }
+    /* A baseline for delta entries only from a whole state. */
+    double raw[4] = {0, 0, 0, 1};
+    if (ok && vel && rot && spin && (dim == 2 || read_vec(rot, 4, raw)))
+        set_baseline(w, b, raw, tick);
+    else
+        b->has_q = false;
+    *prev = id;
     return ok;
 }
 
@@ -462,11 +548,13 @@ bool cli_world_apply(cli_world *w, const cJSON *state)
     if (removed && (!cJSON_IsArray(removed) || !remove_bodies(w, removed)))
         ok = false;
 
+    bool delta = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(state, "delta"));
+    uint64_t prev = 0; /* a delta entry's id is relative to the entry before it */
     const cJSON *e;
     cJSON_ArrayForEach(e, bodies)
     {
         bool no_memory = false;
-        if (!apply_body(w, e, &no_memory))
+        if (!apply_body(w, e, delta, tick, &prev, &no_memory))
             ok = false;
         if (no_memory)
             return false;

@@ -68,7 +68,7 @@ typedef struct cli_body {
     double pos[3], vel[3]; /* m, m/s; z is 0 in a 2D world */
     double rot;            /* 2D: rad, counter-clockwise */
     double quat[4];        /* 3D: the orientation, a unit quaternion [x, y, z, w] */
-    double spin[3];        /* 3D: the angular velocity, rad/s */
+    double spin[3];        /* angular velocity, rad/s: 3D a vector, 2D spin[0] */
     /* 2D: the shape's bounds in body coordinates, m, what the view draws; a box or a polygon
      * is turned by rot first, an aabb or a circle is not. */
     double lo[2], hi[2];
@@ -81,6 +81,11 @@ typedef struct cli_body {
     cli_solid solid; /* 3D: the shape */
     proto_body_kind kind;
     uint32_t owner;
+    /* The last state received, quantised (proto_quantise): the baseline a delta entry
+     * (`subscribe {delta}`) is relative to, and its tick. */
+    int64_t q[PROTO_Q_MAX];
+    uint64_t q_tick;
+    bool has_q;
 } cli_body;
 
 typedef struct cli_world {
@@ -90,6 +95,7 @@ typedef struct cli_world {
     uint32_t *index; /* open addressing: id -> bodies slot + 1, 0 empty */
     size_t index_cap;
     uint64_t tick, ack;
+    uint32_t tick_hz; /* from the welcome: the ticks a delta body is extrapolated over */
 } cli_world;
 
 void cli_world_init(cli_world *w);

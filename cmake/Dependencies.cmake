@@ -16,6 +16,8 @@ endfunction()
 
 mink_require_pkg(LIBUV libuv libuv1-dev)
 mink_require_pkg(CJSON libcjson libcjson-dev)
+# mink-client's terminal view (wide-character ncurses, as Debian builds it).
+mink_require_pkg(NCURSES ncursesw libncurses-dev)
 if(MINK_TESTS)
   mink_require_pkg(CHECK check check)
 endif()

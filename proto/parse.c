@@ -117,8 +117,21 @@ static proto_error_code parse_subscribe(const cJSON *root, proto_msg *out, proto
     if (out->u.subscribe.has_radius && !(out->u.subscribe.radius > 0))
         return proto_fail(err, PROTO_ERR_BAD_REQUEST, "radius: must be greater than 0");
     out->u.subscribe.compact = false;
-    return proto_get_bool(root, "compact", &out->u.subscribe.has_compact, &out->u.subscribe.compact,
-                          err);
+    if ((rc = proto_get_bool(root, "compact", &out->u.subscribe.has_compact,
+                             &out->u.subscribe.compact, err)))
+        return rc;
+    out->u.subscribe.delta = false;
+    if ((rc = proto_get_bool(root, "delta", &out->u.subscribe.has_delta, &out->u.subscribe.delta,
+                             err)))
+        return rc;
+    out->u.subscribe.has_hash = cJSON_GetObjectItemCaseSensitive(root, "hash") != NULL;
+    out->u.subscribe.hash = 0;
+    if ((rc = proto_get_number(root, "hash", "", false, 0, PROTO_MAX_HASH_EVERY,
+                               &out->u.subscribe.hash, err)))
+        return rc;
+    if (out->u.subscribe.hash != floor(out->u.subscribe.hash))
+        return proto_fail(err, PROTO_ERR_BAD_REQUEST, "hash: must be a whole number of ticks");
+    return PROTO_OK;
 }
 
 static proto_error_code parse_fields(const char *line, size_t len, const cJSON *root, int dim,

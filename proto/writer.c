@@ -186,6 +186,27 @@ void proto_state_begin(proto_buf *b, uint64_t tick, uint64_t ack)
     LIT(b, ",\"bodies\":[");
 }
 
+void proto_state_begin_ext(proto_buf *b, uint64_t tick, uint64_t ack, bool delta,
+                           bool has_hash, uint64_t hash)
+{
+    LIT(b, "{\"type\":\"state\",\"tick\":");
+    proto_buf_append_u64(b, tick);
+    LIT(b, ",\"ack\":");
+    proto_buf_append_u64(b, ack);
+    if (delta)
+        LIT(b, ",\"delta\":true");
+    if (has_hash) {
+        static const char hex[] = "0123456789abcdef";
+        char h[16];
+        for (int i = 0; i < 16; i++)
+            h[i] = hex[(hash >> (60 - 4 * i)) & 15u];
+        LIT(b, ",\"hash\":\"");
+        proto_buf_append(b, h, sizeof h);
+        proto_buf_append_char(b, '"');
+    }
+    LIT(b, ",\"bodies\":[");
+}
+
 /* Literal text at p; returns the end. */
 #define PUT(p, lit) (memcpy((p), (lit), sizeof(lit) - 1), (p) + sizeof(lit) - 1)
 

@@ -39,6 +39,7 @@ cJSON *state_with(h_conn *c, double id, int timeout_ms);
 /* Each file's tests, added to the suite by test_server.c. */
 void server_limit_tests(TCase *tc);
 void server_world_tests(TCase *tc);
+void server_netcode_tests(TCase *tc);
 void server_3d_tests(TCase *tc);
 
 #endif

@@ -442,6 +442,11 @@ static Suite *server_suite(void)
     tcase_set_timeout(world, 30);
     suite_add_tcase(s, world);
 
+    TCase *net = tcase_create("netcode");
+    server_netcode_tests(net);
+    tcase_set_timeout(net, 60);
+    suite_add_tcase(s, net);
+
     TCase *tc3 = tcase_create("3d");
     server_3d_tests(tc3);
     tcase_set_timeout(tc3, 30);

@@ -21,6 +21,7 @@
 #define PROTO_MAX_POINTS 256       /* points of a polygon or hull, as sent */
 #define PROTO_MAX_TAG 64           /* bytes of a body's tag */
 #define PROTO_MAX_NAME 64          /* bytes of a client's name */
+#define PROTO_MAX_HASH_EVERY 1000000 /* ticks: `subscribe {hash}` at most */
 #define PROTO_MAX_ECHO 1024        /* bytes of an echoed `req` or ping `t`, as compact JSON */
 #define PROTO_MAX_MESSAGE MK_ERROR_MESSAGE /* bytes of an error message, terminator included */
 
@@ -206,6 +207,10 @@ typedef struct proto_msg {
             double radius;
             bool has_compact; /* extension: seen bodies as arrays in `state` */
             bool compact;
+            bool has_delta; /* extension: seen bodies relative to what was last sent */
+            bool delta;
+            bool has_hash; /* extension: the world hash every `hash` ticks, 0 off */
+            double hash;
         } subscribe;
         struct {
             char t[PROTO_MAX_ECHO + 1]; /* compact JSON of `t` */
@@ -311,6 +316,10 @@ typedef struct proto_body_state {
 } proto_body_state;
 
 void proto_state_begin(proto_buf *b, uint64_t tick, uint64_t ack);
+/* The same with the extensions' header fields: `"delta":true` when the state's arrays are
+ * delta entries (`subscribe {delta}`), `"hash":"<16 hex digits>"` (`subscribe {hash}`). */
+void proto_state_begin_ext(proto_buf *b, uint64_t tick, uint64_t ack, bool delta,
+                           bool has_hash, uint64_t hash);
 /* Appends `{"id":..,"pos":..,"rot":..,"vel":..,"w":..` without the closing brace, preceded by
  * a comma unless `first_in_list`. Bodies can be encoded once into a shared buffer with this
  * and copied into each client's state. */
@@ -318,6 +327,37 @@ void proto_state_body(proto_buf *b, int dim, const proto_body_state *s, bool fir
 /* Appends `,[id,pos...,rot...,vel...,w...]`: the same body state as a bare array (7 numbers
  * in 2D, 14 in 3D), for clients that subscribed with `compact` (an extension). */
 void proto_state_body_compact(proto_buf *b, int dim, const proto_body_state *s);
+/* ---- delta.c: `subscribe {delta}` (an extension) ----
+ *
+ * A body's state quantised to the protocol's precision, as integers: 0.1 mm, 1e-4 (rotations
+ * and angular velocities), 1 mm/s, rounded half away from zero as the writer rounds its
+ * digits (so that a client reading the decimal form of the same state gets the same
+ * integers). 2D: x, y, rot, vx, vy, w (6); 3D: x, y, z, qx, qy, qz, qw, vx, vy, vz, wx, wy, wz
+ * (13). A delta entry is `,[d]` or `,[d,keep,v...]`: d the id minus the id of the entry
+ * before it in `bodies` (0 before the first), keep the bits of the fields whose value is the
+ * prediction (`[d]`: all of them), each v the value minus the prediction for the others, in
+ * field order. The prediction is the baseline (the last state of the body the client
+ * received) with its position moved along its velocity (a 2D angle along its angular
+ * velocity) over the ticks since then, in integers; a 3D quaternion's w is predicted from its
+ * x, y and z as read (the unit length) with the baseline's sign (proto/delta.c). */
+#define PROTO_Q_MAX 13
+int proto_q_count(int dim);
+void proto_quantise(int dim, const proto_body_state *s, int64_t *q);
+/* The state a quantised one stands for (positions in m and so on). */
+void proto_dequantise(int dim, const int64_t *q, proto_body_state *s);
+/* The baseline moved over dticks ticks of a world stepping tick_hz times a second. */
+void proto_delta_predict(int dim, const int64_t *base, uint64_t dticks, uint32_t tick_hz,
+                         int64_t *pred);
+/* Appends the entry of a body whose state is q against the prediction, preceded by a comma
+ * unless first_in_list. */
+void proto_state_body_delta(proto_buf *b, int dim, int64_t id_delta, const int64_t *pred,
+                            const int64_t *q, bool first_in_list);
+/* A delta entry's keep bits and values back onto the prediction: false when keep has bits
+ * past the dim's fields, nvals does not match it, or a value leaves the range a state can
+ * hold. */
+bool proto_delta_apply(int dim, const int64_t *pred, uint64_t keep, const int64_t *vals,
+                       int nvals, int64_t *q);
+
 /* Appends `,"shape":..,"kind":..,"owner":..,"tag":..`. */
 void proto_state_body_first(proto_buf *b, int dim, const proto_shape *shape,
                             proto_body_kind kind, uint32_t owner, const char *tag);

@@ -66,6 +66,17 @@ typedef struct net_session {
     bool contacts; /* subscribed to contact manifolds */
     double radius; /* interest radius in m around the avatar (`subscribe`); 0: every body */
     bool compact;  /* seen bodies as arrays (`subscribe {compact}`) */
+    bool delta;    /* seen bodies relative to their last state sent (`subscribe {delta}`) */
+    bool delta_reset; /* delta was just turned on: the next state sends every body whole */
+    uint32_t hash_every; /* ticks between world hashes in `state` (`subscribe {hash}`), 0 off */
+    uint64_t hash_sent_tick; /* the tick of the last state that carried the hash */
+    bool hash_sent;
+    /* With delta: per slot, the last state of the body sent to this client (quantised,
+     * proto_q_count values) and its tick; valid while the slot's seen bit is set. */
+    int64_t *base;
+    uint64_t *base_tick;
+    size_t base_slots;
+    uint64_t delta_prev_id; /* the id of the entry before, in the state being built */
     proto_framer framer;
     uint64_t connected_ns;
 
@@ -144,10 +155,26 @@ struct net_server {
     uint32_t *near_mark;     /* per slot: near_round when the client at hand has it near */
     uint32_t near_round;
     net_piece contacts;      /* `,"contacts":[...]`, encoded on demand */
+    int64_t *q;              /* with a delta client: per slot, the sent body's quantised state */
+    size_t q_cap;
+    uint32_t world_tick_hz;  /* the ticks a delta entry's prediction counts in */
+    bool hash_valid;         /* this snapshot's world hash is computed */
+    uint64_t hash;
     net_range *ranges;       /* every session's pieces of this snapshot */
     size_t ranges_len, ranges_cap;
     proto_buf own;           /* every session's own bytes of this snapshot */
 };
+
+/* snapshot_delta.c: `subscribe {delta}` */
+bool net_delta_reserve_server(net_server *srv, size_t slots);
+bool net_delta_reserve(net_server *srv, net_session *s, size_t slots);
+/* Quantises every body sent this snapshot, once (after the pieces are encoded). */
+void net_delta_encode(net_server *srv, const sim_body *bodies, size_t slots);
+/* A first sighting sent to a delta client: its state is the client's baseline. */
+void net_delta_first(net_server *srv, net_session *s, const sim_body *body, uint32_t slot);
+/* Writes the body's entry into srv->own; false when it is not sent (at rest). */
+bool net_delta_body(net_server *srv, net_session *s, const sim_body *body, uint32_t slot,
+                    bool first_in_list);
 
 /* session.c */
 void net_on_connection(uv_stream_t *listener, int status);

@@ -24,6 +24,8 @@ static void on_close(uv_handle_t *h)
     proto_framer_free(&s->framer);
     free(s->seen);
     free(s->view);
+    free(s->base);
+    free(s->base_tick);
     free(s->removed);
     free(s);
 }
@@ -463,6 +465,13 @@ static void handle_line(net_session *s, const char *line, size_t len)
             s->radius = m->u.subscribe.radius;
         if (m->u.subscribe.has_compact)
             s->compact = m->u.subscribe.compact;
+        if (m->u.subscribe.has_delta) {
+            /* Baselines begin with the next state: it sends every body whole. */
+            s->delta_reset = m->u.subscribe.delta && !s->delta;
+            s->delta = m->u.subscribe.delta;
+        }
+        if (m->u.subscribe.has_hash)
+            s->hash_every = (uint32_t)m->u.subscribe.hash;
         break;
     case PROTO_MSG_PING:
         handle_ping(s, m);

@@ -313,10 +313,21 @@ static bool interest_centre(net_server *srv, const net_session *s, mk_vec3 *cent
 static bool add_body(net_server *srv, net_session *s, const sim_body *body, uint32_t slot,
                      bool *first)
 {
-    if (!seen_get(s, slot)) {
+    if (!seen_get(s, slot) || s->delta_reset) {
         net_piece p = full_piece(srv, body, slot);
         seen_set(s, slot);
+        if (s->delta)
+            net_delta_first(srv, s, body, slot);
         return add_piece(srv, s, p.off, p.end, first);
+    }
+    if (s->delta) { /* the client's own bytes: relative to its baseline */
+        if (srv->body_off[slot] == srv->body_off[slot + 1])
+            return true;
+        size_t mark = srv->own.len;
+        if (!net_delta_body(srv, s, body, slot, *first))
+            return true;
+        *first = false;
+        return add_own(srv, s, mark);
     }
     const size_t *off = s->compact ? srv->compact_off : srv->body_off;
     if (off[slot] == off[slot + 1])
@@ -384,7 +395,23 @@ static bool build_state(net_server *srv, net_session *s, const sim_body *bodies,
     bool near = interest_centre(srv, s, &centre);
 
     size_t mark = own->len;
-    proto_state_begin(own, srv->tick->tick, s->ack);
+    s->delta_prev_id = 0;
+    /* The world hash on the first state at or past each multiple of hash_every ticks. */
+    uint64_t now = srv->tick->tick;
+    bool hash = s->hash_every > 0 &&
+                (!s->hash_sent || now / s->hash_every > s->hash_sent_tick / s->hash_every);
+    if (hash) {
+        if (!srv->hash_valid) {
+            srv->hash = sim_world_hash(srv->world);
+            srv->hash_valid = true;
+        }
+        s->hash_sent = true;
+        s->hash_sent_tick = now;
+    }
+    if (hash || s->delta)
+        proto_state_begin_ext(own, now, s->ack, s->delta, hash, srv->hash);
+    else
+        proto_state_begin(own, now, s->ack);
     bool ok = add_own(srv, s, mark), first = true;
     if (near) {
         ok = ok && add_near_bodies(srv, s, bodies, slots, centre, &first);
@@ -408,6 +435,7 @@ static bool build_state(net_server *srv, net_session *s, const sim_body *bodies,
     s->own_end = own->len;
     s->range_end = srv->ranges_len;
     s->removed_len = 0;
+    s->delta_reset = false;
     return ok;
 }
 
@@ -423,10 +451,22 @@ int net_snapshot_build(net_server *srv, uint64_t since)
         return -1;
     }
     srv->tick->tick = sim_world_tick(srv->world);
-    bool compact = false;
-    for (const net_session *s = srv->sessions; s; s = s->next)
-        compact = compact || (s->joined && s->compact);
+    bool compact = false, delta = false;
+    for (const net_session *s = srv->sessions; s; s = s->next) {
+        compact = compact || (s->joined && s->compact && !s->delta);
+        delta = delta || (s->joined && s->delta);
+    }
     encode_bodies(srv, bodies, slots, compact);
+    srv->hash_valid = false;
+    srv->world_tick_hz = (uint32_t)srv->cfg.tick_hz;
+    if (delta) {
+        if (!net_delta_reserve_server(srv, slots)) {
+            LOG_ERROR("snapshot: out of memory for %zu bodies", slots);
+            net_snapshot_discard(srv);
+            return -1;
+        }
+        net_delta_encode(srv, bodies, slots);
+    }
     srv->contacts.off = SIZE_MAX;
     srv->ranges_len = 0;
     proto_buf_clear(&srv->own);
@@ -444,7 +484,8 @@ int net_snapshot_build(net_server *srv, uint64_t since)
             srv->stats.states_dropped++;
             continue;
         }
-        if (!seen_reserve(s, slots) || !build_state(srv, s, bodies, slots)) {
+        if (!seen_reserve(s, slots) || (s->delta && !net_delta_reserve(srv, s, slots)) ||
+            !build_state(srv, s, bodies, slots)) {
             net_session_close(s, "out of memory building a state");
             continue;
         }
@@ -479,6 +520,9 @@ void net_snapshot_free(net_server *srv)
     free(srv->near_mark);
     free(srv->compact_off);
     free(srv->ranges);
+    free(srv->q);
+    srv->q = NULL;
+    srv->q_cap = 0;
     proto_buf_free(&srv->own);
     srv->body_off = NULL;
     srv->full = NULL;

@@ -3,6 +3,8 @@
 #define MINK_SIM_BODY_RULES_H
 
 #include <math.h>
+
+#include "mink_character.h"
 #include "mink_sim.h"
 
 /* The step's limits and character rules (step.c, step3.c). */
@@ -10,10 +12,7 @@
 #define SIM_MAX_SPEED 1000.0f
 /* rad/s: no body spins faster (a quarter turn per step at 60 Hz), as Box2D bounds rotation. */
 #define SIM_MAX_SPIN 94.0f
-/* How fast an input brings a body to its target velocity: it gets there in this many seconds
- * from rest (a short ramp that feels immediate at 60 Hz but never teleports). */
-#define SIM_RAMP_TIME_GROUND 0.08f /* s */
-#define SIM_RAMP_TIME_AIR 0.25f    /* s */
+/* The input's ramp, the jump and the push-out are mink_character's (CHR_*). */
 /* Ground snapping: a character follows slopes down to this steepness (a steeper max_slope
  * still lets it stand there, but it runs off such a slope into the air), and steps down
  * this much without falling. */
@@ -21,10 +20,6 @@
 #define SIM_SNAP_STEP 0.05f     /* m */
 /* m: pushes smaller than this count as converged and end the passes early. */
 #define SIM_CONVERGED 1e-6f
-
-/* Below this cosine (about 72 degrees) a vertical exit would be longer than 3 depths: the
- * character is pushed out along the normal instead. */
-#define SIM_STAND_MIN_COS 0.3f
 
 /* Contacts (solver.c) and swept impacts (sweep.c). */
 #define SIM_PUSH_SPEED 3.0f /* m/s: the fastest an overlap is pushed apart */
@@ -98,11 +93,11 @@ static inline bool sim_body_resting(const sim_body *b)
  * its max_slope of up. */
 static inline bool sim_is_ground(const sim_body *b, mk_vec2 push_dir, mk_vec2 up)
 {
-    return b->kind == SIM_CHARACTER && mk_v2_dot(push_dir, up) >= cosf(b->max_slope);
+    return b->kind == SIM_CHARACTER && chr_is_ground2(push_dir, up, b->max_slope);
 }
 static inline bool sim_is_ground3(const sim_body *b, mk_vec3 push_dir, mk_vec3 up)
 {
-    return b->kind == SIM_CHARACTER && mk_v3_dot(push_dir, up) >= cosf(b->max_slope);
+    return b->kind == SIM_CHARACTER && chr_is_ground3(push_dir, up, b->max_slope);
 }
 
 /* Static and kinematic bodies: contacts never move them. */

@@ -15,25 +15,16 @@
 
 static mk_vec2 up_of(mk_vec2 gravity)
 {
-    return mk_v2_neg(mk_v2_norm(gravity));
-}
-
-/* Moves `vel` toward `target` by at most `max_dv`. */
-static mk_vec2 approach(mk_vec2 vel, mk_vec2 target, float max_dv)
-{
-    mk_vec2 dv = mk_v2_sub(target, vel);
-    float len = mk_v2_len(dv);
-    if (len > max_dv && len > 0.0f)
-        dv = mk_v2_scale(dv, max_dv / len);
-    return mk_v2_add(vel, dv);
+    return chr_up2(gravity);
 }
 
 /* The part of `v` across `up` (all of it when there is no up: a world without gravity). */
 static mk_vec2 horizontal(mk_vec2 v, mk_vec2 up)
 {
-    return mk_v2_mad(v, -mk_v2_dot(v, up), up);
+    return chr_horizontal2(v, up);
 }
 
+/* The steering and the jump are the character rules of mink_character. */
 static void apply_controls(sim_body *b, const sim_config *cfg, mk_vec2 up)
 {
     float dt = cfg->dt;
@@ -46,76 +37,32 @@ static void apply_controls(sim_body *b, const sim_config *cfg, mk_vec2 up)
         return;
     case SIM_CHARACTER:
     case SIM_DYNAMIC: {
-        if (b->has_input && b->max_speed > 0.0f) {
-            /* The input sets the target velocity across gravity; along gravity the body falls. */
-            mk_vec2 target = mk_v2_scale(horizontal(b->move, up), b->max_speed);
-            mk_vec2 vel_h = horizontal(b->vel, up);
-            float ramp = b->grounded || (up.x == 0.0f && up.y == 0.0f) ? SIM_RAMP_TIME_GROUND
-                                                                       : SIM_RAMP_TIME_AIR;
-            mk_vec2 new_h = approach(vel_h, target, b->max_speed * dt / ramp);
-            b->vel = mk_v2_add(b->vel, mk_v2_sub(new_h, vel_h));
-        }
-        if (b->kind == SIM_CHARACTER && b->jump && b->grounded) {
-            /* v = sqrt(2 g h) rises h metres against gravity g. */
-            float g = mk_v2_len(cfg->gravity);
-            float v_up = sqrtf(2.0f * g * b->jump_height);
-            b->vel = mk_v2_mad(horizontal(b->vel, up), v_up, up);
-        }
+        if (b->has_input && b->max_speed > 0.0f)
+            b->vel = chr_steer2(b->vel, b->move, b->max_speed, up, b->grounded, dt);
+        if (b->kind == SIM_CHARACTER && b->jump && b->grounded)
+            b->vel = chr_jump2(b->vel, up, chr_jump_speed(mk_v2_len(cfg->gravity), b->jump_height));
         b->jump = false; /* gravity is the solver's, substep by substep */
         return;
     }
     }
 }
 
-/* A character on walkable ground that it alone is pushed out of. The exit vector of "2D
- * Collisions with Minkowski Differences" for a body moving along a slope is the velocity
- * projected onto the hit edge; for a character the useful exit is straight up by
- * depth / cos(slope), which takes it out of a planar slope exactly and keeps its horizontal
- * run. It walks up and down slopes at its running speed and does not slide down them (or
- * jitter) while standing. The relative velocity into the ground along up is removed, so it
- * rides what it stands on. */
-static float stand(sim_body *c, const sim_body *ground, mk_vec2 push_dir, float depth, mk_vec2 up)
-{
-    float cos_slope = mk_v2_dot(push_dir, up);
-    c->pos = mk_v2_mad(c->pos, depth / cos_slope, up);
-    float v_up = mk_v2_dot(mk_v2_sub(c->vel, ground->vel), up);
-    if (v_up < 0.0f)
-        c->vel = mk_v2_mad(c->vel, -v_up, up);
-    return depth;
-}
-
-/* Resolves one touching pair of a character: normal n from a to b, moving b by n * depth
- * separates them; a and b move in proportion to their inverse masses. Returns the push
- * applied, m. */
+/* Resolves one touching pair of a character by the push-out of mink_character
+ * (chr_push_out2): normal n from a to b, moving b by n * depth separates them. Returns the
+ * push applied, m. */
 static float resolve(sim_body *a, sim_body *b, const col_manifold2 *m, mk_vec2 up)
 {
-    float wa = a->inv_mass, wb = b->inv_mass;
-    float wsum = wa + wb;
     bool a_ground = sim_is_ground(a, mk_v2_neg(m->normal), up);
     bool b_ground = sim_is_ground(b, m->normal, up);
     a->grounded |= a_ground;
     b->grounded |= b_ground;
-    if (wsum <= 0.0f)
-        return 0.0f;
-    mk_vec2 n = m->normal;
-    float depth = m->depth;
-    if (b_ground && wa == 0.0f && mk_v2_dot(n, up) >= SIM_STAND_MIN_COS)
-        return stand(b, a, n, depth, up);
-    if (a_ground && wb == 0.0f && -mk_v2_dot(n, up) >= SIM_STAND_MIN_COS)
-        return stand(a, b, mk_v2_neg(n), depth, up);
-    a->pos = mk_v2_mad(a->pos, -depth * wa / wsum, n);
-    b->pos = mk_v2_mad(b->pos, depth * wb / wsum, n);
-
-    /* Remove the velocity into the contact (a perfectly inelastic normal impulse). Characters
-     * steer themselves, so no friction slows them. */
-    mk_vec2 rel = mk_v2_sub(b->vel, a->vel);
-    float vn = mk_v2_dot(rel, n);
-    if (vn < 0.0f) {
-        float jn = -vn / wsum;
-        a->vel = mk_v2_mad(a->vel, -jn * wa, n);
-        b->vel = mk_v2_mad(b->vel, jn * wb, n);
-    }
-    return depth;
+    chr_mover2 ma = {a->pos, a->vel, a->inv_mass}, mb = {b->pos, b->vel, b->inv_mass};
+    float push = chr_push_out2(&ma, &mb, m->normal, m->depth, up, a_ground, b_ground);
+    a->pos = ma.pos;
+    a->vel = ma.vel;
+    b->pos = mb.pos;
+    b->vel = mb.vel;
+    return push;
 }
 
 static int by_height(const void *pa, const void *pb)

@@ -12,25 +12,16 @@
 
 static mk_vec3 up_of3(mk_vec3 gravity)
 {
-    float len = mk_v3_len(gravity);
-    return len > 0.0f ? mk_v3_scale(gravity, -1.0f / len) : mk_v3(0.0f, 0.0f, 0.0f);
+    return chr_up3(gravity);
 }
 
 /* The part of v across up (all of it without gravity). */
 static mk_vec3 horizontal3(mk_vec3 v, mk_vec3 up)
 {
-    return mk_v3_mad(v, -mk_v3_dot(v, up), up);
+    return chr_horizontal3(v, up);
 }
 
-static mk_vec3 approach3(mk_vec3 vel, mk_vec3 target, float max_dv)
-{
-    mk_vec3 dv = mk_v3_sub(target, vel);
-    float len = mk_v3_len(dv);
-    if (len > max_dv && len > 0.0f)
-        dv = mk_v3_scale(dv, max_dv / len);
-    return mk_v3_add(vel, dv);
-}
-
+/* The steering and the jump are the character rules of mink_character. */
 static void apply_controls3(sim_body *b, sim_body3 *b3, const sim_config *cfg, mk_vec3 up)
 {
     float dt = cfg->dt;
@@ -41,62 +32,29 @@ static void apply_controls3(sim_body *b, sim_body3 *b3, const sim_config *cfg, m
             b3->vel = mk_v3_scale(b3->move, b->max_speed);
         return;
     }
-    bool weightless = up.x == 0.0f && up.y == 0.0f && up.z == 0.0f;
-    if (b->has_input && b->max_speed > 0.0f) {
-        /* The input sets the target velocity across gravity; along gravity the body falls. */
-        mk_vec3 target = mk_v3_scale(horizontal3(b3->move, up), b->max_speed);
-        mk_vec3 vel_h = horizontal3(b3->vel, up);
-        float ramp = b->grounded || weightless ? SIM_RAMP_TIME_GROUND : SIM_RAMP_TIME_AIR;
-        mk_vec3 new_h = approach3(vel_h, target, b->max_speed * dt / ramp);
-        b3->vel = mk_v3_add(b3->vel, mk_v3_sub(new_h, vel_h));
-    }
-    if (b->kind == SIM_CHARACTER && b->jump && b->grounded) {
-        float v_up = sqrtf(2.0f * mk_v3_len(cfg->gravity3) * b->jump_height);
-        b3->vel = mk_v3_mad(horizontal3(b3->vel, up), v_up, up);
-    }
+    if (b->has_input && b->max_speed > 0.0f)
+        b3->vel = chr_steer3(b3->vel, b3->move, b->max_speed, up, b->grounded, dt);
+    if (b->kind == SIM_CHARACTER && b->jump && b->grounded)
+        b3->vel = chr_jump3(b3->vel, up, chr_jump_speed(mk_v3_len(cfg->gravity3), b->jump_height));
     b->jump = false;
 }
 
-/* A character on walkable ground that it alone is pushed out of: lifted straight up by
- * depth / cos(slope), so it neither slides down slopes nor loses its run (step.c's stand). */
-static float stand3(sim_body3 *c, const sim_body3 *ground, mk_vec3 push_dir, float depth,
-                    mk_vec3 up)
-{
-    float cos_slope = mk_v3_dot(push_dir, up);
-    c->pos = mk_v3_mad(c->pos, depth / cos_slope, up);
-    float v_up = mk_v3_dot(mk_v3_sub(c->vel, ground->vel), up);
-    if (v_up < 0.0f)
-        c->vel = mk_v3_mad(c->vel, -v_up, up);
-    return depth;
-}
-
-/* Resolves one touching pair of a character ("2D Collisions with Minkowski Differences"'
- * push-out along the penetration vector, in 3D); returns the push applied, m. */
+/* Resolves one touching pair of a character by the push-out of mink_character
+ * (chr_push_out3); returns the push applied, m. */
 static float resolve3(sim_body *a, sim_body3 *a3, sim_body *b, sim_body3 *b3,
                       const col_manifold3 *m, mk_vec3 up)
 {
-    float wa = a->inv_mass, wb = b->inv_mass, wsum = wa + wb;
     bool a_ground = sim_is_ground3(a, mk_v3_neg(m->normal), up);
     bool b_ground = sim_is_ground3(b, m->normal, up);
     a->grounded |= a_ground;
     b->grounded |= b_ground;
-    if (wsum <= 0.0f)
-        return 0.0f;
-    mk_vec3 n = m->normal;
-    float depth = m->depth;
-    if (b_ground && wa == 0.0f && mk_v3_dot(n, up) >= SIM_STAND_MIN_COS)
-        return stand3(b3, a3, n, depth, up);
-    if (a_ground && wb == 0.0f && -mk_v3_dot(n, up) >= SIM_STAND_MIN_COS)
-        return stand3(a3, b3, mk_v3_neg(n), depth, up);
-    a3->pos = mk_v3_mad(a3->pos, -depth * wa / wsum, n);
-    b3->pos = mk_v3_mad(b3->pos, depth * wb / wsum, n);
-    float vn = mk_v3_dot(mk_v3_sub(b3->vel, a3->vel), n);
-    if (vn < 0.0f) {
-        float jn = -vn / wsum;
-        a3->vel = mk_v3_mad(a3->vel, -jn * wa, n);
-        b3->vel = mk_v3_mad(b3->vel, jn * wb, n);
-    }
-    return depth;
+    chr_mover3 ma = {a3->pos, a3->vel, a->inv_mass}, mb = {b3->pos, b3->vel, b->inv_mass};
+    float push = chr_push_out3(&ma, &mb, m->normal, m->depth, up, a_ground, b_ground);
+    a3->pos = ma.pos;
+    a3->vel = ma.vel;
+    b3->pos = mb.pos;
+    b3->vel = mb.vel;
+    return push;
 }
 
 static int by_height(const void *pa, const void *pb)

@@ -3,7 +3,10 @@
  * printed, the way the writer avoids. The 3D bodies are those of the pile3d:1000 scene half a
  * second into its fall, as the server reads them (wio_body_state); a third row turns them
  * every way, so that every quaternion and angular velocity component has all its digits. The
- * compact rows write the same bodies as arrays (`subscribe {compact}`). */
+ * compact rows write the same bodies as arrays (`subscribe {compact}`); the delta rows write
+ * them as `subscribe {delta}` entries against the same bodies one snapshot period (3 ticks at
+ * 60 Hz) earlier: the 2D bodies falling freely for those 50 ms, the pile3d cubes as the world
+ * stepped them. */
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdio.h>
@@ -55,16 +58,16 @@ static void make_states(proto_body_state *s, size_t n)
     }
 }
 
-/* The dynamic bodies of the pile3d scene of n cubes after PILE3_STEPS steps, as the server
+/* The dynamic bodies of the pile3d scene of n cubes after `steps` steps, as the server
  * encodes them. */
-static void make_states3(proto_body_state *s, size_t n)
+static void pile3_at(proto_body_state *s, size_t n, int steps)
 {
     sim_config cfg = sim_config_default();
     mk_error err = {0};
     sim_world *w = wio_scene_pile3((int)n, &cfg, &err);
     if (!w)
         die(err.message);
-    for (int i = 0; i < PILE3_STEPS; i++)
+    for (int i = 0; i < steps; i++)
         sim_world_step(w);
     size_t slots, k = 0;
     sim_body *bodies = sim_world_slots(w, &slots);
@@ -74,6 +77,12 @@ static void make_states3(proto_body_state *s, size_t n)
     sim_world_free(w);
     if (k != n)
         die("pile3d: fewer cubes than asked for");
+}
+
+/* Half a second into the fall. */
+static void make_states3(proto_body_state *s, size_t n)
+{
+    pile3_at(s, n, PILE3_STEPS);
 }
 
 /* The same bodies turned every way: a uniform random unit quaternion (Shoemake, "Uniform
@@ -212,6 +221,137 @@ static void compact_row(const bench_opts *o, const char *name, int dim,
                (double)objects.len / SNAP_BODIES);
     proto_buf_free(&b);
     proto_buf_free(&objects);
+    free(s);
+    bench_row_print(&r);
+}
+
+/* ---- delta rows ---- */
+
+#define DELTA_TICKS 3 /* one snapshot period: 60 Hz ticks, 20 states a second */
+#define DELTA_HZ 60
+
+/* make_states one snapshot period later: falling freely under gravity of 10 m/s^2. */
+static void make_states_later(proto_body_state *s, size_t n)
+{
+    make_states(s, n);
+    double dt = (double)DELTA_TICKS / DELTA_HZ, g = -10.0;
+    for (size_t i = 0; i < n; i++) {
+        s[i].pos[0] += s[i].vel[0] * dt;
+        s[i].pos[1] += s[i].vel[1] * dt + 0.5 * g * dt * dt;
+        s[i].vel[1] += g * dt;
+    }
+}
+
+static void make_states3_earlier(proto_body_state *s, size_t n)
+{
+    pile3_at(s, n, PILE3_STEPS - DELTA_TICKS);
+}
+
+/* A state of delta entries: each body quantised, its baseline moved along its velocity, the
+ * fields that differ written; as the server does for one client (net_delta_body), the shared
+ * quantisation included. */
+static void encode_delta(proto_buf *b, int dim, const proto_body_state *s, const int64_t *base,
+                         size_t n)
+{
+    int k = proto_q_count(dim);
+    proto_buf_clear(b);
+    proto_state_begin_ext(b, SNAP_TICK, SNAP_ACK, true, false, 0);
+    uint64_t prev = 0;
+    bool first = true;
+    for (size_t i = 0; i < n; i++) {
+        int64_t q[PROTO_Q_MAX], pred[PROTO_Q_MAX];
+        proto_quantise(dim, &s[i], q);
+        proto_delta_predict(dim, &base[i * (size_t)k], DELTA_TICKS, DELTA_HZ, pred);
+        if (memcmp(q, &base[i * (size_t)k], (size_t)k * sizeof *q) == 0 &&
+            memcmp(pred, q, (size_t)k * sizeof *q) == 0)
+            continue;
+        proto_state_body_delta(b, dim, (int64_t)(s[i].id - prev), pred, q, first);
+        first = false;
+        prev = s[i].id;
+    }
+    proto_state_bodies_end(b);
+    proto_state_end(b);
+}
+
+/* NULL when the line reads back with cJSON and every entry, applied to its baseline, gives the
+ * body's quantised state. */
+static const char *check_delta(const proto_buf *b, int dim, const proto_body_state *s,
+                               const int64_t *base, size_t n)
+{
+    const char *bad = NULL;
+    int k = proto_q_count(dim);
+    cJSON *root = cJSON_ParseWithLength(b->data, b->len);
+    const cJSON *bodies = cJSON_GetObjectItemCaseSensitive(root, "bodies");
+    if (!cJSON_IsArray(bodies) || (size_t)cJSON_GetArraySize(bodies) != n)
+        bad = "delta line: not every body, or does not parse";
+    uint64_t prev = 0;
+    size_t i = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, bodies)
+    {
+        if (bad)
+            break;
+        int m = cJSON_GetArraySize(e);
+        int64_t v[2 + PROTO_Q_MAX], pred[PROTO_Q_MAX], q[PROTO_Q_MAX], want[PROTO_Q_MAX];
+        for (int j = 0; j < m && j < 2 + PROTO_Q_MAX; j++)
+            v[j] = (int64_t)cJSON_GetArrayItem(e, j)->valuedouble;
+        uint64_t id = prev + (uint64_t)v[0];
+        prev = id;
+        proto_delta_predict(dim, &base[i * (size_t)k], DELTA_TICKS, DELTA_HZ, pred);
+        proto_quantise(dim, &s[i], want);
+        if (id != s[i].id || m > 2 + PROTO_Q_MAX ||
+            !proto_delta_apply(dim, pred, m > 1 ? (uint64_t)v[1] : ((uint64_t)1 << k) - 1, v + 2,
+                               m > 1 ? m - 2 : 0,
+                               q) ||
+            memcmp(q, want, (size_t)k * sizeof *q) != 0)
+            bad = "delta line: an entry does not give its body's state";
+        i++;
+    }
+    cJSON_Delete(root);
+    return bad;
+}
+
+/* One row of delta entries against the compact entries of the same bodies, in the same run. */
+static void delta_row(const bench_opts *o, const char *name, int dim,
+                      void (*make_base)(proto_body_state *, size_t),
+                      void (*make_now)(proto_body_state *, size_t))
+{
+    bench_row r;
+    proto_body_state *s = row_states(&r, name, make_now, false);
+    proto_body_state *before = malloc(SNAP_BODIES * sizeof *before);
+    int k = proto_q_count(dim);
+    int64_t *base = malloc(SNAP_BODIES * (size_t)k * sizeof *base);
+    if (!before || !base)
+        die("out of memory");
+    make_base(before, SNAP_BODIES);
+    for (size_t i = 0; i < SNAP_BODIES; i++)
+        proto_quantise(dim, &before[i], &base[i * (size_t)k]);
+    int reps = o->quick ? QUICK_REPS : SNAP_REPS;
+    proto_buf b, compact;
+    proto_buf_init(&b);
+    proto_buf_init(&compact);
+    encode_delta(&b, dim, s, base, SNAP_BODIES);
+    uint64_t t = bench_now_ns();
+    for (int j = 0; j < reps; j++)
+        encode_delta(&b, dim, s, base, SNAP_BODIES);
+    r.ns_op = (double)(bench_now_ns() - t) / ((double)reps * SNAP_BODIES);
+    r.bytes_op = (double)b.len / SNAP_BODIES;
+    encode_compact(&compact, dim, s, SNAP_BODIES);
+    t = bench_now_ns();
+    for (int j = 0; j < reps; j++)
+        encode_compact(&compact, dim, s, SNAP_BODIES);
+    double ns_compact = (double)(bench_now_ns() - t) / ((double)reps * SNAP_BODIES);
+    const char *bad = check_delta(&b, dim, s, base, SNAP_BODIES);
+    snprintf(r.peer, sizeof r.peer, "compact");
+    snprintf(r.peer_time, sizeof r.peer_time, "%.1f ns", ns_compact);
+    r.ratio = r.ns_op / ns_compact;
+    bench_note(&r, "%d lines of %zu bytes; %s; the compact form of the same bodies: %.1f "
+               "bytes/body", reps, b.len, bad ? bad : "reads back onto the baselines",
+               (double)compact.len / SNAP_BODIES);
+    proto_buf_free(&b);
+    proto_buf_free(&compact);
+    free(base);
+    free(before);
     free(s);
     bench_row_print(&r);
 }
@@ -358,5 +498,7 @@ void bench_scene_snapshot(const bench_opts *o)
     snapshot_row(o, "snapshot 3d turned", 3, make_states3, true, false);
     compact_row(o, "snapshot 2d compact", 2, make_states);
     compact_row(o, "snapshot 3d compact", 3, make_states3);
+    delta_row(o, "snapshot 2d delta", 2, make_states, make_states_later);
+    delta_row(o, "snapshot 3d delta", 3, make_states3_earlier, make_states3);
     bench_scene_snapshot_clients(o);
 }

@@ -1,0 +1,97 @@
+/* `subscribe {delta}`: each body a client has seen is sent relative to the last state of it
+ * written to that client's socket (proto/delta.c: quantised, predicted along its velocity,
+ * only the fields that differ). TCP delivers in order and a state is never dropped once
+ * queued (a slow reader skips whole states, which then never were its baseline), so the
+ * server knows each client's baseline without acknowledgements.
+ *
+ * What is shared is done once per snapshot: each sent body's state is quantised once into
+ * srv->q (net_delta_encode). What is the client's own is its baseline per slot (the quantised
+ * state and the tick it is from) and the few bytes of each entry, written into the session's
+ * own bytes of the state. A body whose quantised state is its baseline and does not move is
+ * not sent. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "net_internal.h"
+
+static size_t q_stride(const net_server *srv)
+{
+    return (size_t)proto_q_count(sim_world_dim(srv->world));
+}
+
+bool net_delta_reserve_server(net_server *srv, size_t slots)
+{
+    size_t need = (slots + 1) * q_stride(srv);
+    if (need <= srv->q_cap)
+        return true;
+    size_t cap = need + need / 2 + 64;
+    int64_t *q = realloc(srv->q, cap * sizeof *q);
+    if (!q)
+        return false;
+    srv->q = q;
+    srv->q_cap = cap;
+    return true;
+}
+
+bool net_delta_reserve(net_server *srv, net_session *s, size_t slots)
+{
+    if (slots <= s->base_slots)
+        return true;
+    size_t n = slots + slots / 2 + 64, stride = q_stride(srv);
+    int64_t *base = realloc(s->base, n * stride * sizeof *base);
+    if (!base)
+        return false;
+    s->base = base;
+    uint64_t *tick = realloc(s->base_tick, n * sizeof *tick);
+    if (!tick)
+        return false;
+    s->base_tick = tick;
+    s->base_slots = n;
+    return true;
+}
+
+void net_delta_encode(net_server *srv, const sim_body *bodies, size_t slots)
+{
+    size_t stride = q_stride(srv);
+    int dim = sim_world_dim(srv->world);
+    proto_body_state st;
+    for (size_t i = 0; i < slots; i++) {
+        if (srv->body_off[i] == srv->body_off[i + 1])
+            continue; /* not sent this snapshot */
+        wio_body_state(srv->world, &bodies[i], &st);
+        proto_quantise(dim, &st, &srv->q[i * stride]);
+    }
+}
+
+void net_delta_first(net_server *srv, net_session *s, const sim_body *body, uint32_t slot)
+{
+    /* The first sighting's object carries the same numbers at the same precision: it is the
+     * baseline. */
+    proto_body_state st;
+    wio_body_state(srv->world, body, &st);
+    proto_quantise(sim_world_dim(srv->world), &st, &s->base[slot * q_stride(srv)]);
+    s->base_tick[slot] = srv->tick->tick;
+    s->delta_prev_id = body->id;
+}
+
+bool net_delta_body(net_server *srv, net_session *s, const sim_body *body, uint32_t slot,
+                    bool first_in_list)
+{
+    size_t stride = q_stride(srv);
+    int dim = sim_world_dim(srv->world);
+    int n = proto_q_count(dim);
+    int64_t *base = &s->base[slot * stride];
+    const int64_t *q = &srv->q[slot * stride];
+    int64_t pred[PROTO_Q_MAX];
+    uint64_t tick = srv->tick->tick;
+    proto_delta_predict(dim, base, tick - s->base_tick[slot], srv->world_tick_hz, pred);
+    if (memcmp(q, base, (size_t)n * sizeof *q) == 0 &&
+        memcmp(pred, base, (size_t)n * sizeof *q) == 0)
+        return false; /* at rest where the client has it */
+    proto_state_body_delta(&srv->own, dim, (int64_t)(body->id - s->delta_prev_id), pred, q,
+                           first_in_list);
+    memcpy(base, q, (size_t)n * sizeof *q);
+    s->base_tick[slot] = tick;
+    s->delta_prev_id = body->id;
+    return true;
+}

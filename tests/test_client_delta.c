@@ -1,0 +1,306 @@
+/* `subscribe {delta}` end to end without a server: random worlds (fixed seed) of 2D and 3D
+ * bodies that appear, move, sleep (their state stays), wake and leave are written state after
+ * state as the server writes them for one client (proto_quantise, proto_delta_predict,
+ * proto_state_body_delta against a baseline per body), read by mink-client's world
+ * (cli_world_apply), and compared with the same world read from compact states: every body's
+ * numbers equal to the protocol's precision, after every state. Bad delta entries are refused. */
+#include <check.h>
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "world.h"
+
+#define BODIES 40
+#define STATES 300
+#define TICKS_PER_STATE 3
+#define HZ 60
+
+typedef struct model {
+    bool alive, seen, asleep;
+    uint64_t id;
+    proto_body_state s;
+    int64_t base[PROTO_Q_MAX];
+    uint64_t base_tick;
+} model;
+
+static uint64_t rng_state = 0x243F6A8885A308D3ULL;
+static double rnd(void) /* [0, 1) */
+{
+    rng_state ^= rng_state << 13;
+    rng_state ^= rng_state >> 7;
+    rng_state ^= rng_state << 17;
+    return (double)(rng_state >> 11) / 9007199254740992.0;
+}
+
+static double range(double lo, double hi)
+{
+    return lo + (hi - lo) * rnd();
+}
+
+static void random_state(model *m, int dim)
+{
+    for (int i = 0; i < dim; i++) {
+        m->s.pos[i] = range(-100, 100);
+        m->s.vel[i] = range(-8, 8);
+    }
+    if (dim == 3) {
+        double q[4], n = 0;
+        for (int i = 0; i < 4; i++) {
+            q[i] = range(-1, 1);
+            n += q[i] * q[i];
+        }
+        for (int i = 0; i < 4; i++)
+            m->s.rot[i] = q[i] / sqrt(n);
+        for (int i = 0; i < 3; i++)
+            m->s.w[i] = range(-3, 3);
+    } else {
+        m->s.rot[0] = range(-3, 3);
+        m->s.w[0] = range(-3, 3);
+    }
+}
+
+/* One snapshot period of motion: along the velocity, with gravity, a kick now and then. */
+static void move(model *m, int dim)
+{
+    double dt = (double)TICKS_PER_STATE / HZ;
+    for (int i = 0; i < dim; i++)
+        m->s.pos[i] += m->s.vel[i] * dt;
+    m->s.vel[1] -= 10 * dt;
+    if (rnd() < 0.2)
+        m->s.vel[0] += range(-1, 1);
+    if (dim == 3) {
+        m->s.rot[0] += 0.01 * m->s.w[1];
+        double n = 0;
+        for (int i = 0; i < 4; i++)
+            n += m->s.rot[i] * m->s.rot[i];
+        for (int i = 0; i < 4; i++)
+            m->s.rot[i] /= sqrt(n);
+    } else {
+        m->s.rot[0] += m->s.w[0] * dt;
+    }
+}
+
+static void first_fields(char *out, size_t size, int dim)
+{
+    snprintf(out, size, ",\"shape\":%s,\"kind\":\"dynamic\",\"owner\":0,\"tag\":\"\"}",
+             dim == 3 ? "{\"type\":\"sphere\",\"radius\":0.5}"
+                      : "{\"type\":\"circle\",\"radius\":0.5}");
+}
+
+static void apply_line(cli_world *w, const proto_buf *b)
+{
+    cJSON *j = cJSON_ParseWithLength(b->data, b->len);
+    ck_assert_msg(j != NULL, "a state line does not parse");
+    ck_assert_msg(cli_world_apply(w, j), "a state is refused: %.*s", (int)b->len, b->data);
+    cJSON_Delete(j);
+}
+
+static void run(int dim)
+{
+    model m[BODIES];
+    memset(m, 0, sizeof m);
+    cli_world wd, wc;
+    cli_world_init(&wd);
+    cli_world_init(&wc);
+    wd.dim = wc.dim = dim;
+    wd.tick_hz = wc.tick_hz = HZ;
+    proto_buf bd, bc;
+    proto_buf_init(&bd);
+    proto_buf_init(&bc);
+    uint64_t next_gen = 1;
+    int sent_delta = 0, left_out = 0;
+    char first[160];
+    first_fields(first, sizeof first, dim);
+    for (int k = 1; k <= STATES; k++) {
+        uint64_t tick = (uint64_t)k * TICKS_PER_STATE;
+        uint64_t removed[BODIES];
+        size_t nremoved = 0;
+        for (int i = 0; i < BODIES; i++) {
+            model *b = &m[i];
+            if (!b->alive) {
+                if (rnd() < 0.1) { /* appears */
+                    b->alive = true;
+                    b->seen = false;
+                    b->asleep = false;
+                    b->id = (next_gen++ << 24) | (uint64_t)(i + 1);
+                    random_state(b, dim);
+                    b->s.id = b->id;
+                }
+                continue;
+            }
+            if (rnd() < 0.02) { /* leaves */
+                b->alive = false;
+                if (b->seen)
+                    removed[nremoved++] = b->id;
+                continue;
+            }
+            if (b->asleep) {
+                if (rnd() < 0.1) /* wakes */
+                    b->asleep = false;
+            } else if (rnd() < 0.05) { /* falls asleep: at rest, its state stays */
+                b->asleep = true;
+                for (int c = 0; c < 3; c++)
+                    b->s.vel[c] = b->s.w[c] = 0;
+            } else {
+                move(b, dim);
+            }
+        }
+        proto_buf_clear(&bd);
+        proto_buf_clear(&bc);
+        proto_state_begin_ext(&bd, tick, 0, true, false, 0);
+        proto_state_begin(&bc, tick, 0);
+        bool fd = true, fc = true;
+        uint64_t prev = 0;
+        for (int i = 0; i < BODIES; i++) {
+            model *b = &m[i];
+            if (!b->alive)
+                continue;
+            int64_t q[PROTO_Q_MAX], pred[PROTO_Q_MAX];
+            proto_quantise(dim, &b->s, q);
+            if (!b->seen) {
+                proto_state_body(&bd, dim, &b->s, fd);
+                proto_buf_append_str(&bd, first);
+                proto_state_body(&bc, dim, &b->s, fc);
+                proto_buf_append_str(&bc, first);
+                fd = fc = false;
+                memcpy(b->base, q, sizeof q);
+                b->base_tick = tick;
+                b->seen = true;
+                prev = b->id;
+                continue;
+            }
+            proto_delta_predict(dim, b->base, tick - b->base_tick, HZ, pred);
+            int n = proto_q_count(dim);
+            if (memcmp(q, b->base, (size_t)n * sizeof *q) == 0 &&
+                memcmp(pred, b->base, (size_t)n * sizeof *q) == 0) {
+                left_out++;
+                continue;
+            }
+            proto_state_body_delta(&bd, dim, (int64_t)(b->id - prev), pred, q, fd);
+            fd = false;
+            sent_delta++;
+            memcpy(b->base, q, sizeof q);
+            b->base_tick = tick;
+            prev = b->id;
+            if (!fc)
+                proto_buf_append_char(&bc, ',');
+            fc = false;
+            proto_buf_append_char(&bc, '[');
+            proto_buf_append_u64(&bc, b->id);
+            proto_buf tmp;
+            proto_buf_init(&tmp);
+            /* The compact writer's ",[id,..." from the first number after the id (it always
+             * writes a leading comma, which the first entry of a list must not have). */
+            proto_state_body_compact(&tmp, dim, &b->s);
+            const char *comma = memchr(tmp.data + 2, ',', tmp.len - 2);
+            ck_assert_ptr_nonnull(comma);
+            proto_buf_append(&bc, comma, tmp.len - (size_t)(comma - tmp.data));
+            proto_buf_free(&tmp);
+        }
+        proto_state_bodies_end(&bd);
+        proto_state_bodies_end(&bc);
+        proto_state_removed(&bd, removed, nremoved);
+        proto_state_removed(&bc, removed, nremoved);
+        proto_state_end(&bd);
+        proto_state_end(&bc);
+        apply_line(&wd, &bd);
+        apply_line(&wc, &bc);
+        ck_assert_uint_eq(wd.count, wc.count);
+        for (size_t i = 0; i < wc.count; i++) {
+            const cli_body *c = &wc.bodies[i];
+            cli_body *d = cli_world_find(&wd, c->id);
+            ck_assert_msg(d != NULL, "state %d: body %llu missing from the delta world", k,
+                          (unsigned long long)c->id);
+            for (int j = 0; j < 3; j++) {
+                ck_assert_double_eq_tol(d->pos[j], c->pos[j], 1e-9);
+                ck_assert_double_eq_tol(d->vel[j], c->vel[j], 1e-9);
+            }
+            if (dim == 3)
+                for (int j = 0; j < 4; j++)
+                    ck_assert_msg(fabs(d->quat[j] - c->quat[j]) < 1e-9, "state %d body %llu q %g %g %g %g vs %g %g %g %g; %.*s", k, (unsigned long long)c->id, d->quat[0], d->quat[1], d->quat[2], d->quat[3], c->quat[0], c->quat[1], c->quat[2], c->quat[3], (int)bd.len, bd.data);
+            else
+                ck_assert_double_eq_tol(d->rot, c->rot, 1e-9);
+        }
+    }
+    /* The run exercised what it claims: many deltas, bodies at rest left out. */
+    ck_assert_int_gt(sent_delta, 1000);
+    ck_assert_int_gt(left_out, 100);
+    proto_buf_free(&bd);
+    proto_buf_free(&bc);
+    cli_world_free(&wd);
+    cli_world_free(&wc);
+}
+
+START_TEST(delta_2d_matches_compact)
+{
+    run(2);
+}
+END_TEST
+
+START_TEST(delta_3d_matches_compact)
+{
+    run(3);
+}
+END_TEST
+
+/* A body at (1, 2) moving at (2, 0) m/s, seen at tick 3; then one entry at tick 6. */
+static bool apply_entry(const char *entry)
+{
+    cli_world w;
+    cli_world_init(&w);
+    w.tick_hz = HZ;
+    cJSON *a = cJSON_Parse("{\"type\":\"state\",\"tick\":3,\"ack\":0,\"bodies\":[{\"id\":7,"
+                           "\"pos\":[1,2],\"rot\":0,\"vel\":[2,0],\"w\":0,\"shape\":{\"type\":"
+                           "\"circle\",\"radius\":0.5},\"kind\":\"dynamic\",\"owner\":0,"
+                           "\"tag\":\"\"}]}");
+    ck_assert(cli_world_apply(&w, a));
+    char line[256];
+    snprintf(line, sizeof line,
+             "{\"type\":\"state\",\"tick\":6,\"ack\":0,\"delta\":true,\"bodies\":[%s]}", entry);
+    cJSON *b = cJSON_Parse(line);
+    ck_assert_ptr_nonnull(b);
+    bool ok = cli_world_apply(&w, b);
+    if (ok) { /* 3 ticks at 60 Hz along 2 m/s: 0.1 m on */
+        const cli_body *body = cli_world_find(&w, 7);
+        ck_assert_double_eq_tol(body->pos[0], strcmp(entry, "[7]") == 0 ? 1.1 : 1.1 + 0.0005,
+                                1e-9);
+    }
+    cJSON_Delete(a);
+    cJSON_Delete(b);
+    cli_world_free(&w);
+    return ok;
+}
+
+START_TEST(delta_entries_read_and_refused)
+{
+    ck_assert(apply_entry("[7]"));             /* moved as predicted */
+    ck_assert(apply_entry("[7,62,5]"));        /* x 5 units (0.5 mm) past the prediction */
+    ck_assert(!apply_entry("[8]"));            /* no body 8 */
+    ck_assert(!apply_entry("[7,64]"));         /* a field 2D does not have */
+    ck_assert(!apply_entry("[7,62]"));         /* the value is missing */
+    ck_assert(!apply_entry("[7,62,5,6]"));     /* one value too many */
+    ck_assert(!apply_entry("[7,62,0.5]"));     /* not whole */
+    ck_assert(!apply_entry("[7,-1,5]"));       /* a negative keep */
+    ck_assert(!apply_entry("[7,62,1e300]"));   /* past any state's range */
+    ck_assert(!apply_entry("[\"7\"]"));        /* not a number */
+}
+END_TEST
+
+int main(void)
+{
+    Suite *s = suite_create("client_delta");
+    TCase *tc = tcase_create("delta");
+    tcase_set_timeout(tc, 60);
+    tcase_add_test(tc, delta_2d_matches_compact);
+    tcase_add_test(tc, delta_3d_matches_compact);
+    tcase_add_test(tc, delta_entries_read_and_refused);
+    suite_add_tcase(s, tc);
+    SRunner *sr = srunner_create(s);
+    srunner_run_all(sr, CK_NORMAL);
+    int failed = srunner_ntests_failed(sr);
+    srunner_free(sr);
+    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
