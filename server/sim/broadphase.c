@@ -1,7 +1,7 @@
 /* Broadphase by sort and sweep on the x axis (Baraff's "sweep and prune", one axis): the bodies
- * that can move stay in an array sorted by the left edge of their fattened bounds; from one step to the next
- * the order barely changes, so insertion sort re-sorts it in near-linear time, and the sweep
- * only looks at bodies whose x intervals overlap.
+ * that can move stay in an array sorted by the left edge of their fattened bounds; from one
+ * step to the next the order barely changes, so insertion sort re-sorts it in near-linear time,
+ * and the sweep only looks at bodies whose x intervals overlap.
  *
  * The fattened bounds persist, as Box2D's proxies do: each step a body's tight bounds (the
  * shape grown by half the speculative distance and by what it can move this step) are

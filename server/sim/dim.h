@@ -253,6 +253,11 @@ typedef float dang;
 typedef mk_vec2 drot;
 typedef sim_constraint_point dconstraint_point;
 static inline dvec dim_gravity(const sim_world *w) { return w->cfg.gravity; }
+/* Whether a position lies within `bounds` m of the origin on every axis. */
+static inline bool dim_within(dvec p, float bounds)
+{
+    return fabsf(p.x) <= bounds && fabsf(p.y) <= bounds;
+}
 /* v turned by q = (cos, sin). */
 static inline dvec dim_rotate(drot q, dvec v)
 {
@@ -263,6 +268,10 @@ typedef mk_vec3 dang;
 typedef mk_quat drot;
 typedef sim_constraint_point3 dconstraint_point;
 static inline dvec dim_gravity(const sim_world *w) { return w->cfg.gravity3; }
+static inline bool dim_within(dvec p, float bounds)
+{
+    return fabsf(p.x) <= bounds && fabsf(p.y) <= bounds && fabsf(p.z) <= bounds;
+}
 static inline dvec dim_rotate(drot q, dvec v) { return mk_quat_rotate(q, v); }
 #endif
 

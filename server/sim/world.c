@@ -65,6 +65,7 @@ sim_world *sim_world_new(const sim_config *cfg)
     if (!w)
         return NULL;
     w->cfg = *cfg;
+    w->step = cfg->dim == 3 ? sim_world_step3 : sim_world_step2;
     w->free_slots.item = sizeof(uint32_t);
     w->pending_slots.item = sizeof(uint32_t);
     w->removed.item = sizeof(sim_id);
@@ -584,3 +585,5 @@ uint32_t sim_world_slot_generation(const sim_world *w, uint32_t slot)
 {
     return slot < w->slot_count ? w->generation[slot] : 0;
 }
+
+void sim_world_step(sim_world *w) { w->step(w); }

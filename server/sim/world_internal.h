@@ -12,6 +12,7 @@
 struct sim_world {
     sim_config cfg;
     uint64_t tick;
+    void (*step)(sim_world *w); /* the dimension's step: sim_world_step2 or sim_world_step3 */
 
     sim_body *bodies; /* slots */
     uint32_t *generation;
@@ -114,6 +115,11 @@ bool sim_sweep3(sim_world *w, sim_body *b, mk_vec3 d, float dt);
 bool sim_snap_to_ground2(sim_world *w, sim_body *b, mk_vec2 up, float reach);
 bool sim_snap_to_ground3(sim_world *w, sim_body *b, mk_vec3 up, float reach);
 
+/* The fixed step of each dimension (step.c compiled for it); a world takes its dimension's
+ * when it is created (sim_world.step). */
+void sim_world_step2(sim_world *w);
+void sim_world_step3(sim_world *w);
+
 /* Reports a change made from outside the step to the world's listener, if any (world.c). */
 void sim_report_change(sim_world *w, sim_change_kind kind, const sim_body *body, uint32_t owner,
                        mk_vec3 move, bool jump);
@@ -125,11 +131,8 @@ void sim_world3_init(sim_world *w);
 /* Fills slot's 3D part from the definition (a hull is copied); false when memory runs out. */
 bool sim_place_body3(sim_world *w, const sim_body_def *def, uint32_t slot);
 col_aabb3 sim_body3_bounds(const sim_body3 *b3);
-/* The step of a 3D world (step3.c) and its parts: the broadphase (broad3.c), the narrowphase
- * (contacts.c) and the solver (solver.c), in the 2D step's design. */
-void sim_world_step3(sim_world *w);
+/* The centre of mass in world space, m. */
 mk_vec3 sim_body3_center(const sim_body3 *b3);
-void sim_solve3(sim_world *w, float dt);
 
 /* Removes a body as sim_world_remove does, but unrecorded: the step's own removals follow from
  * the recorded inputs. */
