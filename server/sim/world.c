@@ -56,6 +56,43 @@ sim_config sim_config_default(void)
     };
 }
 
+/* Every growable array of the world with the size of its items: one list that sim_world_new
+ * and sim_world_free both walk, so that none is left unsized or unfreed. */
+typedef struct world_vec {
+    sim_vec *v;
+    size_t item;
+} world_vec;
+#define WORLD_VECS 48
+
+static size_t world_vecs(sim_world *w, world_vec out[WORLD_VECS])
+{
+    const world_vec list[] = {
+        {&w->free_slots, sizeof(uint32_t)},    {&w->pending_slots, sizeof(uint32_t)},
+        {&w->removed, sizeof(sim_id)},         {&w->order, sizeof(uint32_t)},
+        {&w->movers, sizeof(uint32_t)},        {&w->statics, sizeof(uint32_t)},
+        {&w->tree.nodes, sizeof(sim_tree_node)}, {&w->tree.items, sizeof(uint32_t)},
+        {&w->shape_box, sizeof(col_aabb3)},    {&w->hits, sizeof(uint32_t)},
+        {&w->near_bits, sizeof(uint64_t)},     {&w->bounds, sizeof(col_aabb)},
+        {&w->pairs, sizeof(sim_pair)},         {&w->sweep, sizeof(float)},
+        {&w->tight, sizeof(col_aabb)},         {&w->contacts, sizeof(sim_contact2)},
+        {&w->solver_bodies, sizeof(sim_solver_body)},
+        {&w->solver_info, sizeof(sim_solver_info)},
+        {&w->wide_groups, sim_wide_group_size2()}, {&w->wide_cold, sim_wide_cold_size2()},
+        {&w->wide_bits, sizeof(uint64_t)},     {&w->wide_order, sizeof(uint32_t)},
+        {&w->wide_overflow, sizeof(uint32_t)}, {&w->wide_colors, sizeof(uint8_t)},
+        {&w->wide_ends, sizeof(uint32_t)},     {&w->wide_groups3, sim_wide_group_size3()},
+        {&w->constraints, sizeof(sim_constraint)}, {&w->push_pairs, sizeof(sim_pair)},
+        {&w->solved, sizeof(uint32_t)},        {&w->bounds3, sizeof(col_aabb3)},
+        {&w->tight3, sizeof(col_aabb3)},       {&w->contacts3, sizeof(sim_contact3)},
+        {&w->constraints3, sizeof(sim_constraint3)}, {&w->rows3, sizeof(sim_rows3)},
+        {&w->solver_bodies3, sizeof(sim_solver_body3)},
+        {&w->solver_info3, sizeof(sim_solver_info3)},
+    };
+    _Static_assert(sizeof list / sizeof *list <= WORLD_VECS, "room for every array");
+    memcpy(out, list, sizeof list);
+    return sizeof list / sizeof *list;
+}
+
 sim_world *sim_world_new(const sim_config *cfg)
 {
     assert(cfg->dt > 0.0f && cfg->iterations > 0);
@@ -66,40 +103,10 @@ sim_world *sim_world_new(const sim_config *cfg)
         return NULL;
     w->cfg = *cfg;
     w->step = cfg->dim == 3 ? sim_world_step3 : sim_world_step2;
-    w->free_slots.item = sizeof(uint32_t);
-    w->pending_slots.item = sizeof(uint32_t);
-    w->removed.item = sizeof(sim_id);
-    w->order.item = sizeof(uint32_t);
-    w->movers.item = sizeof(uint32_t);
-    w->statics.item = sizeof(uint32_t);
-    w->tree.nodes.item = sizeof(sim_tree_node);
-    w->tree.items.item = sizeof(uint32_t);
-    w->shape_box.item = sizeof(col_aabb3);
-    w->hits.item = sizeof(uint32_t);
-    w->near_bits.item = sizeof(uint64_t);
-    w->bounds.item = sizeof(col_aabb);
-    w->pairs.item = sizeof(sim_pair);
-    w->sweep.item = sizeof(float);
-    w->tight.item = sizeof(col_aabb);
-    w->contacts.item = sizeof(sim_contact2);
-    w->solver_bodies.item = sizeof(sim_solver_body);
-    w->solver_info.item = sizeof(sim_solver_info);
-    w->wide_groups.item = sim_wide_group_size2();
-    w->wide_cold.item = sim_wide_cold_size2();
-    w->wide_bits.item = sizeof(uint64_t);
-    w->wide_order.item = sizeof(uint32_t);
-    w->wide_overflow.item = sizeof(uint32_t);
-    w->wide_colors.item = sizeof(uint8_t);
-    w->wide_ends.item = sizeof(uint32_t);
-    w->wide_groups3.item = sim_wide_group_size3();
-    w->constraints.item = sizeof(sim_constraint);
-    w->push_pairs.item = sizeof(sim_pair);
-    w->solved.item = sizeof(uint32_t);
+    world_vec vecs[WORLD_VECS];
+    for (size_t i = 0, n = world_vecs(w, vecs); i < n; i++)
+        vecs[i].v->item = vecs[i].item;
     w->cache.entries.item = cfg->dim == 3 ? sizeof(sim_cache_entry3) : sizeof(sim_cache_entry);
-    w->bounds3.item = sizeof(col_aabb3);
-    w->tight3.item = sizeof(col_aabb3);
-    w->contacts3.item = sizeof(sim_contact3);
-    sim_world3_init(w);
     return w;
 }
 
@@ -115,45 +122,12 @@ void sim_world_free(sim_world *w)
             free(w->bodies3[i].hull);
     }
     free(w->bodies3);
-    sim_vec_free(&w->bounds3);
-    sim_vec_free(&w->tight3);
-    sim_vec_free(&w->contacts3);
-    sim_vec_free(&w->constraints3);
-    sim_vec_free(&w->rows3);
-    sim_vec_free(&w->solver_bodies3);
-    sim_vec_free(&w->solver_info3);
     free(w->bodies);
     free(w->generation);
-    sim_vec_free(&w->free_slots);
-    sim_vec_free(&w->pending_slots);
-    sim_vec_free(&w->removed);
-    sim_vec_free(&w->order);
-    sim_vec_free(&w->movers);
-    sim_vec_free(&w->statics);
-    sim_vec_free(&w->tree.nodes);
-    sim_vec_free(&w->tree.items);
-    sim_vec_free(&w->shape_box);
-    sim_vec_free(&w->hits);
-    sim_vec_free(&w->near_bits);
-    sim_vec_free(&w->bounds);
-    sim_vec_free(&w->pairs);
-    sim_vec_free(&w->sweep);
-    sim_vec_free(&w->tight);
-    sim_vec_free(&w->contacts);
+    world_vec vecs[WORLD_VECS];
+    for (size_t i = 0, n = world_vecs(w, vecs); i < n; i++)
+        sim_vec_free(vecs[i].v);
     sim_cache_free(&w->cache);
-    sim_vec_free(&w->solved);
-    sim_vec_free(&w->solver_bodies);
-    sim_vec_free(&w->solver_info);
-    sim_vec_free(&w->wide_groups);
-    sim_vec_free(&w->wide_cold);
-    sim_vec_free(&w->wide_bits);
-    sim_vec_free(&w->wide_order);
-    sim_vec_free(&w->wide_overflow);
-    sim_vec_free(&w->wide_colors);
-    sim_vec_free(&w->wide_ends);
-    sim_vec_free(&w->wide_groups3);
-    sim_vec_free(&w->constraints);
-    sim_vec_free(&w->push_pairs);
     free(w->solver_index);
     free(w->island);
     free(w->island_sleep);

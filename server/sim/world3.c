@@ -3,16 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "solver.h"
 #include "world_internal.h"
-
-void sim_world3_init(sim_world *w)
-{
-    w->constraints3.item = sizeof(sim_constraint3);
-    w->rows3.item = sizeof(sim_rows3);
-    w->solver_bodies3.item = sizeof(sim_solver_body3);
-    w->solver_info3.item = sizeof(sim_solver_info3);
-}
 
 bool sim_place_body3(sim_world *w, const sim_body_def *def, uint32_t slot)
 {

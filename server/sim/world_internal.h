@@ -127,7 +127,6 @@ void sim_report_change(sim_world *w, sim_change_kind kind, const sim_body *body,
 /* ---- 3D worlds ---- */
 
 /* The 3D world's bodies (world3.c). */
-void sim_world3_init(sim_world *w);
 /* Fills slot's 3D part from the definition (a hull is copied); false when memory runs out. */
 bool sim_place_body3(sim_world *w, const sim_body_def *def, uint32_t slot);
 col_aabb3 sim_body3_bounds(const sim_body3 *b3);
