@@ -13,8 +13,12 @@
  *   dcontact, dcache_entry, dconstraint,  the narrowphase's reported contact, contact cache
  *   dsolver_body, dsolver_info            entry, solver constraint and solver body (the 2D
  *                                         sim_* types or their sim_*3 twins)
- * Each helper does exactly the arithmetic the dimension's own code did, so that a world steps
- * bit for bit as before. */
+ *   dang, drot, dconstraint_point         an angular velocity (a number in 2D, a vector in 3D),
+ *                                         a rotation ((cos, sin) or a unit quaternion), a
+ *                                         solver constraint's point
+ * DIM_PICK(two, three) chooses between the two dimensions' forms side by side; #if blocks
+ * remain only where a helper's arithmetic differs. Each helper does exactly the arithmetic the
+ * dimension's own code did, so that a world steps bit for bit as before. */
 #ifndef MINK_SIM_DIM_H
 #define MINK_SIM_DIM_H
 
@@ -27,33 +31,90 @@
 #endif
 
 #if MK_DIM == 2
+#define DIM_PICK(two, three) two
 #define DIM_NAME(f) f##2
-typedef mk_vec2 dvec;
-typedef col_aabb daabb;
-typedef col_shape2 dshape;
-typedef col_xf2 dxf;
-typedef col_manifold2 dmanifold;
-typedef sim_body dpart;
-#define dv_add mk_v2_add
-#define dv_sub mk_v2_sub
-#define dv_scale mk_v2_scale
-#define dv_neg mk_v2_neg
-#define dv_dot mk_v2_dot
-#define dv_len mk_v2_len
-#define dv_mad mk_v2_mad
-#define dv_norm mk_v2_norm
+#else
+#define DIM_PICK(two, three) three
+#define DIM_NAME(f) f##3
+#endif
 
-static inline dpart *dim_part(const sim_world *w, uint32_t slot) { return &w->bodies[slot]; }
+typedef DIM_PICK(mk_vec2, mk_vec3) dvec;
+typedef DIM_PICK(col_aabb, col_aabb3) daabb;
+typedef DIM_PICK(col_shape2, col_shape3) dshape;
+typedef DIM_PICK(col_xf2, col_xf3) dxf;
+typedef DIM_PICK(col_manifold2, col_manifold3) dmanifold;
+typedef DIM_PICK(sim_body, sim_body3) dpart;
+typedef DIM_PICK(sim_contact2, sim_contact3) dcontact;
+typedef DIM_PICK(sim_cache_entry, sim_cache_entry3) dcache_entry;
+typedef DIM_PICK(sim_constraint, sim_constraint3) dconstraint;
+typedef DIM_PICK(sim_constraint_point, sim_constraint_point3) dconstraint_point;
+typedef DIM_PICK(sim_solver_body, sim_solver_body3) dsolver_body;
+typedef DIM_PICK(sim_solver_info, sim_solver_info3) dsolver_info;
+typedef DIM_PICK(float, mk_vec3) dang;
+typedef DIM_PICK(mk_vec2, mk_quat) drot;
+
+#define dv_add DIM_PICK(mk_v2_add, mk_v3_add)
+#define dv_sub DIM_PICK(mk_v2_sub, mk_v3_sub)
+#define dv_scale DIM_PICK(mk_v2_scale, mk_v3_scale)
+#define dv_neg DIM_PICK(mk_v2_neg, mk_v3_neg)
+#define dv_dot DIM_PICK(mk_v2_dot, mk_v3_dot)
+#define dv_len DIM_PICK(mk_v2_len, mk_v3_len)
+#define dv_mad DIM_PICK(mk_v2_mad, mk_v3_mad)
+#define dv_norm DIM_PICK(mk_v2_norm, mk_v3_norm)
+#define dim_collide DIM_PICK(col_collide2, col_collide3)
+#define dim_tight_overlap DIM_PICK(sim_tight_overlap, sim_tight_overlap3)
+#define dim_is_ground DIM_PICK(sim_is_ground, sim_is_ground3)
+
+/* The world's arrays of the dimension: the parts of the bodies, fat and tight bounds per slot
+ * (broadphase.c), the contacts, constraints and solver bodies of the step (contacts.c,
+ * solver.c). */
+static inline dpart *dim_part(const sim_world *w, uint32_t slot)
+{
+    return &DIM_PICK(w->bodies, w->bodies3)[slot];
+}
+static inline daabb *dim_fat_bounds(const sim_world *w)
+{
+    return DIM_PICK(w->bounds, w->bounds3).data;
+}
+static inline daabb *dim_tight_bounds(const sim_world *w)
+{
+    return DIM_PICK(w->tight, w->tight3).data;
+}
+static inline sim_vec *dim_contacts(sim_world *w) { return &DIM_PICK(w->contacts, w->contacts3); }
+static inline sim_vec *dim_constraints(sim_world *w)
+{
+    return &DIM_PICK(w->constraints, w->constraints3);
+}
+static inline sim_vec *dim_solver_bodies(sim_world *w)
+{
+    return &DIM_PICK(w->solver_bodies, w->solver_bodies3);
+}
+static inline sim_vec *dim_solver_info(sim_world *w)
+{
+    return &DIM_PICK(w->solver_info, w->solver_info3);
+}
+/* The moving bodies in the order each dimension's passes walk them: slot order in 2D, by
+ * bounds min x in 3D. */
+static inline const sim_vec *dim_movers(const sim_world *w)
+{
+    return &DIM_PICK(w->movers, w->order);
+}
+static inline dvec dim_gravity(const sim_world *w)
+{
+    return DIM_PICK(w->cfg.gravity, w->cfg.gravity3);
+}
+
+/* The placement of a body's part at position p. */
+static inline dxf dim_xf_at(const dpart *p, dvec pos)
+{
+    return (dxf){pos, DIM_PICK(p->angle, p->rot)};
+}
+
+#if MK_DIM == 2
 static inline dpart *dim_part_of(const sim_world *w, const sim_body *b)
 {
     (void)w;
     return (dpart *)b;
-}
-/* The placement of a body's part at position p. */
-static inline dxf dim_xf_at(const dpart *p, dvec pos) { return (col_xf2){pos, p->angle}; }
-static inline dmanifold dim_collide(const dshape *a, dxf xa, const dshape *b, dxf xb)
-{
-    return col_collide2(a, xa, b, xb);
 }
 static inline daabb dim_shape_bounds(const dpart *p)
 {
@@ -66,9 +127,6 @@ static inline col_aabb3 dim_aabb3(daabb b)
 {
     return (col_aabb3){mk_v3(b.center.x, b.center.y, 0.0f), mk_v3(b.half.x, b.half.y, 0.0f)};
 }
-/* The world's fat and tight bounds per slot (broadphase.c). */
-static inline daabb *dim_fat_bounds(const sim_world *w) { return w->bounds.data; }
-static inline daabb *dim_tight_bounds(const sim_world *w) { return w->tight.data; }
 /* A box of the world's 3D form (region.c) in the dimension's own. */
 static inline daabb dim_aabb_of3(col_aabb3 b)
 {
@@ -89,30 +147,9 @@ static inline void dim_aabb_edges(const daabb *b, float *lo[2], float *hi[2], si
     lo[1][i] = b->center.y - b->half.y;
     hi[1][i] = b->center.y + b->half.y;
 }
-
-/* The narrowphase's and the solver's types (contacts.c). */
-typedef sim_contact2 dcontact;
-typedef sim_cache_entry dcache_entry;
-typedef sim_constraint dconstraint;
-typedef sim_solver_body dsolver_body;
-typedef sim_solver_info dsolver_info;
-static inline sim_vec *dim_contacts(sim_world *w) { return &w->contacts; }
-static inline sim_vec *dim_constraints(sim_world *w) { return &w->constraints; }
-static inline sim_vec *dim_solver_bodies(sim_world *w) { return &w->solver_bodies; }
-static inline sim_vec *dim_solver_info(sim_world *w) { return &w->solver_info; }
-/* The moving bodies in the order the 2D passes walk them: slot order. */
-static inline const sim_vec *dim_movers(const sim_world *w) { return &w->movers; }
 /* Whether the pair list may hold a pair with a sleeping body (kept by the 2D broadphase). */
 static inline bool dim_pairs_may_sleep(const sim_world *w) { return w->pairs_sleeper; }
-static inline bool dim_tight_overlap(const sim_world *w, uint32_t a, uint32_t b)
-{
-    return sim_tight_overlap(w, a, b);
-}
 static inline bool dv_nonzero(dvec v) { return v.x != 0.0f || v.y != 0.0f; }
-static inline bool dim_is_ground(const sim_body *b, dvec push_dir, dvec up)
-{
-    return sim_is_ground(b, push_dir, up);
-}
 /* The solver's body at rest, and the rest of it (no mass, no inertia). */
 static inline dsolver_body dim_solver_rest(void) { return (sim_solver_body){.dq = {1.0f, 0.0f}}; }
 static inline dsolver_info dim_solver_info_rest(void) { return (sim_solver_info){0.0f, 0.0f, 0}; }
@@ -135,33 +172,21 @@ static inline bool dim_touching(const dpart *a, const dpart *b)
 {
     return dim_collide_within(a, b, b->pos, 0.0f).count > 0;
 }
+/* Whether a position lies within `bounds` m of the origin on every axis. */
+static inline bool dim_within(dvec p, float bounds)
+{
+    return fabsf(p.x) <= bounds && fabsf(p.y) <= bounds;
+}
+/* v turned by q = (cos, sin). */
+static inline dvec dim_rotate(drot q, dvec v)
+{
+    return mk_v2(q.x * v.x - q.y * v.y, q.y * v.x + q.x * v.y);
+}
 
 #else /* MK_DIM == 3 */
-#define DIM_NAME(f) f##3
-typedef mk_vec3 dvec;
-typedef col_aabb3 daabb;
-typedef col_shape3 dshape;
-typedef col_xf3 dxf;
-typedef col_manifold3 dmanifold;
-typedef sim_body3 dpart;
-#define dv_add mk_v3_add
-#define dv_sub mk_v3_sub
-#define dv_scale mk_v3_scale
-#define dv_neg mk_v3_neg
-#define dv_dot mk_v3_dot
-#define dv_len mk_v3_len
-#define dv_mad mk_v3_mad
-#define dv_norm mk_v3_norm
-
-static inline dpart *dim_part(const sim_world *w, uint32_t slot) { return &w->bodies3[slot]; }
 static inline dpart *dim_part_of(const sim_world *w, const sim_body *b)
 {
     return sim_body3_of(w, b);
-}
-static inline dxf dim_xf_at(const dpart *p, dvec pos) { return (col_xf3){pos, p->rot}; }
-static inline dmanifold dim_collide(const dshape *a, dxf xa, const dshape *b, dxf xb)
-{
-    return col_collide3(a, xa, b, xb);
 }
 static inline daabb dim_shape_bounds(const dpart *p) { return sim_body3_bounds(p); }
 static inline dvec dim_half_abs(dvec v)
@@ -169,8 +194,6 @@ static inline dvec dim_half_abs(dvec v)
     return mk_v3(0.5f * fabsf(v.x), 0.5f * fabsf(v.y), 0.5f * fabsf(v.z));
 }
 static inline col_aabb3 dim_aabb3(daabb b) { return b; }
-static inline daabb *dim_fat_bounds(const sim_world *w) { return w->bounds3.data; }
-static inline daabb *dim_tight_bounds(const sim_world *w) { return w->tight3.data; }
 static inline daabb dim_aabb_of3(col_aabb3 b) { return b; }
 static inline dvec dim_splat(float s) { return mk_v3(s, s, s); }
 static inline bool dim_aabb_contains(const daabb *outer, const daabb *inner)
@@ -179,41 +202,20 @@ static inline bool dim_aabb_contains(const daabb *outer, const daabb *inner)
 }
 static inline void dim_aabb_edges(const daabb *b, float *lo[3], float *hi[3], size_t i)
 {
-    lo[0][i] = b->center.x - b->half.x;
-    hi[0][i] = b->center.x + b->half.x;
-    lo[1][i] = b->center.y - b->half.y;
-    hi[1][i] = b->center.y + b->half.y;
-    lo[2][i] = b->center.z - b->half.z;
-    hi[2][i] = b->center.z + b->half.z;
+    for (int k = 0; k < 3; k++) {
+        float c = k == 0 ? b->center.x : k == 1 ? b->center.y : b->center.z;
+        float h = k == 0 ? b->half.x : k == 1 ? b->half.y : b->half.z;
+        lo[k][i] = c - h;
+        hi[k][i] = c + h;
+    }
 }
-
-/* The narrowphase's and the solver's types (contacts.c). */
-typedef sim_contact3 dcontact;
-typedef sim_cache_entry3 dcache_entry;
-typedef sim_constraint3 dconstraint;
-typedef sim_solver_body3 dsolver_body;
-typedef sim_solver_info3 dsolver_info;
-static inline sim_vec *dim_contacts(sim_world *w) { return &w->contacts3; }
-static inline sim_vec *dim_constraints(sim_world *w) { return &w->constraints3; }
-static inline sim_vec *dim_solver_bodies(sim_world *w) { return &w->solver_bodies3; }
-static inline sim_vec *dim_solver_info(sim_world *w) { return &w->solver_info3; }
-/* The moving bodies in the order the 3D passes walk them: by bounds min x. */
-static inline const sim_vec *dim_movers(const sim_world *w) { return &w->order; }
 /* The 3D broadphase keeps no note of sleepers in its pairs: any pair may have one. */
 static inline bool dim_pairs_may_sleep(const sim_world *w)
 {
     (void)w;
     return true;
 }
-static inline bool dim_tight_overlap(const sim_world *w, uint32_t a, uint32_t b)
-{
-    return sim_tight_overlap3(w, a, b);
-}
 static inline bool dv_nonzero(dvec v) { return v.x != 0.0f || v.y != 0.0f || v.z != 0.0f; }
-static inline bool dim_is_ground(const sim_body *b, dvec push_dir, dvec up)
-{
-    return sim_is_ground3(b, push_dir, up);
-}
 static inline dsolver_body dim_solver_rest(void)
 {
     return (sim_solver_body3){.dq = mk_quat_identity()};
@@ -241,33 +243,6 @@ static inline bool dim_touching(const dpart *a, const dpart *b)
     return dim_collide(&a->shape, dim_xf_at(a, a->pos), &b->shape, dim_xf_at(b, b->pos)).count >
            0;
 }
-#endif
-
-/* The contact solver's view of the dimension (solver.h):
- *   dang                     an angular velocity: a number in 2D, a vector in 3D
- *   drot                     a rotation: (cos, sin) in 2D, a unit quaternion in 3D
- *   dconstraint_point        sim_constraint_point or its 3D form (dsolver_body and
- *                            dconstraint are above) */
-#if MK_DIM == 2
-typedef float dang;
-typedef mk_vec2 drot;
-typedef sim_constraint_point dconstraint_point;
-static inline dvec dim_gravity(const sim_world *w) { return w->cfg.gravity; }
-/* Whether a position lies within `bounds` m of the origin on every axis. */
-static inline bool dim_within(dvec p, float bounds)
-{
-    return fabsf(p.x) <= bounds && fabsf(p.y) <= bounds;
-}
-/* v turned by q = (cos, sin). */
-static inline dvec dim_rotate(drot q, dvec v)
-{
-    return mk_v2(q.x * v.x - q.y * v.y, q.y * v.x + q.x * v.y);
-}
-#else
-typedef mk_vec3 dang;
-typedef mk_quat drot;
-typedef sim_constraint_point3 dconstraint_point;
-static inline dvec dim_gravity(const sim_world *w) { return w->cfg.gravity3; }
 static inline bool dim_within(dvec p, float bounds)
 {
     return fabsf(p.x) <= bounds && fabsf(p.y) <= bounds && fabsf(p.z) <= bounds;

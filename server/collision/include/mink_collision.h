@@ -39,22 +39,27 @@ mk_vec2 col_aabb_closest_boundary_point(col_aabb box, mk_vec2 p);
 
 #define COL_MAX_POINTS2 2
 
-typedef struct col_contact_point2 {
-    mk_vec2 point; /* world space, midway between the two surfaces, m */
-    float depth;   /* m, >= 0 while touching */
-    uint32_t id;   /* feature id: the same while the same features touch (warm starting) */
-} col_contact_point2;
+/* A contact point and a manifold, one definition for both dimensions (mink_collision3.h makes
+ * the 3D ones). The manifold of A and B: `normal` is the unit vector from A toward B such that
+ * moving B by normal * depth separates them (the minimum translation). count == 0 when they do
+ * not touch; `distance` is then the gap between them, m, with `normal` along it. Each point is
+ * in world space, midway between the two surfaces, with its depth (m, >= 0 while touching) and
+ * a feature id that stays the same while the same features touch (warm starting). */
+#define COL_MANIFOLD_TYPES(dim, vec)                                                           \
+    typedef struct col_contact_point##dim {                                                    \
+        vec point;                                                                             \
+        float depth;                                                                           \
+        uint32_t id;                                                                           \
+    } col_contact_point##dim;                                                                  \
+    typedef struct col_manifold##dim {                                                         \
+        vec normal;                                                                            \
+        int count;                                                                             \
+        col_contact_point##dim points[COL_MAX_POINTS##dim];                                    \
+        float depth;    /* the minimum translation distance, m; >= every point's depth */     \
+        float distance; /* when count == 0 */                                                 \
+    } col_manifold##dim;
 
-/* The contact between A and B: `normal` is the unit vector from A toward B such that moving B
- * by normal * depth separates them (the minimum translation). count == 0 when they do not
- * touch; `distance` is then the gap between them, m. */
-typedef struct col_manifold2 {
-    mk_vec2 normal;
-    int count;
-    col_contact_point2 points[COL_MAX_POINTS2];
-    float depth;    /* the minimum translation distance, m; >= every point's depth */
-    float distance; /* when count == 0 */
-} col_manifold2;
+COL_MANIFOLD_TYPES(2, mk_vec2)
 
 /* AABB against AABB, from the Minkowski difference and its closest boundary point to the
  * origin. Contact points are the two ends of the overlap along the contact face. */

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "mk_error.h"
+#include "mink_collision.h" /* the shared definitions (COL_MANIFOLD_TYPES) */
 #include "mk_math3.h"
 
 /* ---- bounds ---- */
@@ -137,22 +138,7 @@ col_distance3 col_gjk3_distance(const col_shape3 *a, col_xf3 xa, const col_shape
 
 #define COL_MAX_POINTS3 4
 
-typedef struct col_contact_point3 {
-    mk_vec3 point; /* world space, midway between the two surfaces, m */
-    float depth;   /* m, >= 0 while touching */
-    uint32_t id;   /* feature id: the same while the same features touch (warm starting) */
-} col_contact_point3;
-
-/* As col_manifold2: `normal` is the unit vector from A toward B such that moving B by
- * normal * depth separates them (the minimum translation); count == 0 when they do not
- * touch, and `distance` is then the gap, with `normal` along it. */
-typedef struct col_manifold3 {
-    mk_vec3 normal;
-    int count;
-    col_contact_point3 points[COL_MAX_POINTS3];
-    float depth;    /* the minimum translation distance, m; >= every point's depth */
-    float distance; /* when count == 0 */
-} col_manifold3;
+COL_MANIFOLD_TYPES(3, mk_vec3) /* as col_manifold2 (mink_collision.h) */
 
 /* Collides any pair of 3D shapes, in either order, through a table indexed by the shape pair.
  * Polytope pairs (box, hull) get a one-shot manifold of up to 4 points (the incident face
