@@ -23,23 +23,17 @@ static const char *const shape_names[PROTO_SHAPE_COUNT] = {
 
 const char *proto_shape_name(proto_shape_type type)
 {
-    if ((unsigned)type >= PROTO_SHAPE_COUNT)
-        return "?";
-    return shape_names[type];
+    return PROTO_NAME_AT(shape_names, type, "?");
 }
 
 static const char *const kind_names[] = {
-    [PROTO_KIND_DYNAMIC] = "dynamic",
-    [PROTO_KIND_STATIC] = "static",
-    [PROTO_KIND_KINEMATIC] = "kinematic",
-    [PROTO_KIND_CHARACTER] = "character",
+    [PROTO_KIND_DYNAMIC] = "dynamic",     [PROTO_KIND_STATIC] = "static",
+    [PROTO_KIND_KINEMATIC] = "kinematic", [PROTO_KIND_CHARACTER] = "character",
 };
 
 const char *proto_kind_name(proto_body_kind kind)
 {
-    if ((unsigned)kind >= sizeof kind_names / sizeof kind_names[0])
-        return "?";
-    return kind_names[kind];
+    return PROTO_NAME_AT(kind_names, kind, "?");
 }
 
 /* ---- shapes and specs ---- */

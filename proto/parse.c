@@ -16,25 +16,17 @@
 /* ---- names ---- */
 
 static const char *const error_names[] = {
-    [PROTO_OK] = "ok",
-    [PROTO_ERR_BAD_JSON] = "bad_json",
-    [PROTO_ERR_BAD_REQUEST] = "bad_request",
-    [PROTO_ERR_UNKNOWN_TYPE] = "unknown_type",
-    [PROTO_ERR_NOT_JOINED] = "not_joined",
-    [PROTO_ERR_NOT_OWNER] = "not_owner",
-    [PROTO_ERR_NOT_FOUND] = "not_found",
-    [PROTO_ERR_QUOTA] = "quota",
-    [PROTO_ERR_RATE_LIMITED] = "rate_limited",
-    [PROTO_ERR_LINE_TOO_LONG] = "line_too_long",
-    [PROTO_ERR_SERVER_FULL] = "server_full",
-    [PROTO_ERR_SHUTDOWN] = "shutdown",
+    [PROTO_OK] = "ok",                         [PROTO_ERR_BAD_JSON] = "bad_json",
+    [PROTO_ERR_BAD_REQUEST] = "bad_request",   [PROTO_ERR_UNKNOWN_TYPE] = "unknown_type",
+    [PROTO_ERR_NOT_JOINED] = "not_joined",     [PROTO_ERR_NOT_OWNER] = "not_owner",
+    [PROTO_ERR_NOT_FOUND] = "not_found",       [PROTO_ERR_QUOTA] = "quota",
+    [PROTO_ERR_RATE_LIMITED] = "rate_limited", [PROTO_ERR_LINE_TOO_LONG] = "line_too_long",
+    [PROTO_ERR_SERVER_FULL] = "server_full",   [PROTO_ERR_SHUTDOWN] = "shutdown",
 };
 
 const char *proto_error_name(proto_error_code code)
 {
-    if ((unsigned)code >= sizeof error_names / sizeof error_names[0])
-        return "bad_request";
-    return error_names[code];
+    return PROTO_NAME_AT(error_names, code, "bad_request");
 }
 
 /* ---- messages ---- */

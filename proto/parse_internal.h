@@ -14,6 +14,11 @@
 #define PROTO_PRINTF(f, a)
 #endif
 
+/* The name at index i of a table of names (designated initialisers), or `none` past its end
+ * or in a gap of it. */
+#define PROTO_NAME_AT(table, i, none)                                                          \
+    ((unsigned)(i) < sizeof(table) / sizeof *(table) && (table)[i] ? (table)[i] : (none))
+
 proto_error_code proto_fail(proto_error *err, proto_error_code code, const char *fmt, ...)
     PROTO_PRINTF(3, 4);
 
