@@ -63,9 +63,9 @@ int net_ops_start(net_server *srv)
 {
     srv->last_step_ns = uv_hrtime();
     if (srv->cfg.http_port > 0) {
-        srv->http = net_http_start(srv);
-        if (!srv->http)
-            return UV_EADDRINUSE;
+        int rc = net_http_start(srv, &srv->http);
+        if (rc != 0)
+            return rc;
     }
     const char *port = getenv("AGONES_SDK_HTTP_PORT");
     if (port && *port) {

@@ -140,6 +140,10 @@ static int on_http(struct lws *wsi, enum lws_callback_reasons reason, void *user
             return 1;
         }
         break;
+    case LWS_CALLBACK_SERVER_NEW_CLIENT_INSTANTIATED:
+        if (h)
+            lws_set_timeout(wsi, PENDING_TIMEOUT_USER_OK, h->srv->cfg.http_timeout);
+        break;
     case LWS_CALLBACK_HTTP: {
         bool get = lws_hdr_total_length(wsi, WSI_TOKEN_GET_URI) > 0;
         char path[128];
@@ -180,12 +184,13 @@ static const struct lws_protocols protocols[] = {
     {NULL, NULL, 0, 0, 0, NULL, 0},
 };
 
-net_http *net_http_start(net_server *srv)
+int net_http_start(net_server *srv, net_http **out)
 {
     net_http *h = calloc(1, sizeof *h);
+    *out = NULL;
     if (!h) {
         LOG_ERROR("http: out of memory");
-        return NULL;
+        return UV_ENOMEM;
     }
     h->srv = srv;
     proto_buf_init(&h->body);
@@ -197,26 +202,41 @@ net_http *net_http_start(net_server *srv)
     info.port = srv->cfg.http_port;
     info.iface = srv->cfg.host;
     info.protocols = protocols;
-    info.options = LWS_SERVER_OPTION_LIBUV | LWS_SERVER_OPTION_UV_NO_SIGSEGV_SIGFPE_SPIN;
+    /* An explicit vhost: libwebsockets' default one would leave a context without a
+     * listener when the port cannot be bound; lws_create_vhost says so instead. */
+    info.options = LWS_SERVER_OPTION_LIBUV | LWS_SERVER_OPTION_UV_NO_SIGSEGV_SIGFPE_SPIN |
+                   LWS_SERVER_OPTION_EXPLICIT_VHOSTS;
     info.foreign_loops = loops;
     info.user = h;
     info.pcontext = &h->ctx;
     info.max_http_header_data = (unsigned short)srv->cfg.http_max_header;
     info.max_http_header_pool = (unsigned short)srv->cfg.http_max_connections;
+    /* A request's headers must be complete, and a kept-alive connection must ask again,
+     * within the timeout (libwebsockets' timeout_secs_ah_idle, keepalive_timeout); a
+     * connection that sends nothing at all gets the same (LWS_CALLBACK_SERVER_NEW_CLIENT_
+     * INSTANTIATED below). */
     info.timeout_secs = (unsigned)srv->cfg.http_timeout;
+    info.timeout_secs_ah_idle = (unsigned)srv->cfg.http_timeout;
+    info.keepalive_timeout = srv->cfg.http_timeout;
     info.server_string = "mink";
     h->ctx = lws_create_context(&info);
     if (!h->ctx) {
-        LOG_ERROR("cannot serve HTTP on %s:%d (is the port in use? --http-port 0 turns it off)",
-                  srv->cfg.host, srv->cfg.http_port);
+        LOG_ERROR("http: cannot start libwebsockets");
         proto_buf_free(&h->body);
         free(h);
-        return NULL;
+        return UV_ENOMEM;
+    }
+    /* From here the context lives on the loop: on failure too it is closed through it. */
+    *out = h;
+    if (!lws_create_vhost(h->ctx, &info)) {
+        LOG_ERROR("cannot serve HTTP on %s:%d (is the port in use? --http-port 0 turns it off)",
+                  srv->cfg.host, srv->cfg.http_port);
+        return UV_EADDRINUSE;
     }
     h->wsi_base = h->wsi_live;
     LOG_INFO("http on %s:%d: GET /metrics, /livez, /healthz, /readyz", srv->cfg.host,
              srv->cfg.http_port);
-    return h;
+    return 0;
 }
 
 void net_http_close(net_http *h)

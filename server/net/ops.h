@@ -32,8 +32,9 @@ uint32_t net_health_players(const net_server *srv);
 
 /* http.c */
 typedef struct net_http net_http;
-/* Serves the HTTP port on srv->loop; NULL after logging why. */
-net_http *net_http_start(net_server *srv);
+/* Serves the HTTP port on srv->loop. Returns 0, or a negative libuv error code after logging
+ * why; *out is then NULL or a context to be closed like a running one. */
+int net_http_start(net_server *srv, net_http **out);
 /* Starts closing (libwebsockets closes its handles on the loop); net_http_done tells when the
  * context is gone, and net_http_free then frees what is left. */
 void net_http_close(net_http *h);
