@@ -234,7 +234,15 @@ int net_http_start(net_server *srv, net_http **out)
         return UV_EADDRINUSE;
     }
     h->wsi_base = h->wsi_live;
-    LOG_INFO("http on %s:%d: GET /metrics, /livez, /healthz, /readyz", srv->cfg.host,
+    /* The URL an operator can paste: a wildcard address is reached on loopback. */
+    const char *host = srv->cfg.host;
+    bool v6 = strchr(host, ':') != NULL;
+    if (strcmp(host, "0.0.0.0") == 0)
+        host = "127.0.0.1";
+    else if (strcmp(host, "::") == 0)
+        host = "::1";
+    LOG_INFO("http on %s:%d: http://%s%s%s:%d/metrics (and /livez, /healthz, /readyz)",
+             srv->cfg.host, srv->cfg.http_port, v6 ? "[" : "", host, v6 ? "]" : "",
              srv->cfg.http_port);
     return 0;
 }
