@@ -71,7 +71,7 @@ static void *run(void *arg)
     fake_agones *f = arg;
     conn conns[MAX_CONNS];
     int n = 0;
-    while (!f->quit) {
+    while (!atomic_load(&f->quit)) {
         struct pollfd p[MAX_CONNS + 1];
         p[0] = (struct pollfd){.fd = f->listen_fd, .events = POLLIN};
         for (int i = 0; i < n; i++)
@@ -133,7 +133,7 @@ bool fake_agones_start(fake_agones *f, int port, fake_agones_mode mode)
 
 void fake_agones_stop(fake_agones *f)
 {
-    f->quit = true;
+    atomic_store(&f->quit, true);
     pthread_join(f->thread, NULL);
     close(f->listen_fd);
     pthread_mutex_destroy(&f->mu);

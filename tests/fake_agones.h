@@ -5,6 +5,7 @@
 #define MINK_TESTS_FAKE_AGONES_H
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdbool.h>
 
 #define FAKE_AGONES_MAX_CALLS 256
@@ -22,7 +23,7 @@ typedef struct fake_agones {
     fake_agones_mode mode;
     pthread_t thread;
     pthread_mutex_t mu;
-    volatile bool quit;
+    atomic_bool quit; /* set by the test, read by the thread */
     int ncalls;
     char calls[FAKE_AGONES_MAX_CALLS][FAKE_AGONES_CALL_LEN];
 } fake_agones;
