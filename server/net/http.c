@@ -1,8 +1,9 @@
 /* The HTTP port: GET /metrics, /livez, /healthz and /readyz, served by libwebsockets on the
  * server's own libuv loop (a "foreign loop", LWS_SERVER_OPTION_LIBUV with
  * lws_context_creation_info.foreign_loops), so a request reads the world and the counters
- * between two ticks without a lock. libwebsockets parses HTTP/1.1, answers malformed requests
- * with 400 and closes, and gives WebSocket and TLS on the same port.
+ * between two ticks without a lock. libwebsockets parses HTTP/1.1, answers a request it cannot
+ * parse (or whose headers are over the limit) with its own 403 and closes, and gives WebSocket
+ * and TLS on the same port.
  *
  * Limits, as on the game port: a request's headers fit in http_max_header bytes (longer is
  * refused by the parser), at most http_max_connections connections at once (more are closed at
