@@ -84,7 +84,8 @@ bool http_raw(int port, const char *raw, size_t len, http_resp *r, int timeout_m
     if (body && strncmp(buf, "HTTP/1.", 7) == 0) {
         r->status = atoi(buf + 9);
         size_t hl = (size_t)(body - buf);
-        snprintf(r->head, sizeof r->head, "%.*s", (int)(hl < sizeof r->head ? hl : sizeof r->head - 1), buf);
+        size_t keep = hl < sizeof r->head ? hl : sizeof r->head - 1;
+        snprintf(r->head, sizeof r->head, "%.*s", (int)keep, buf);
         r->body_len = got - hl - 4;
         r->body = malloc(r->body_len + 1);
         memcpy(r->body, body + 4, r->body_len + 1);

@@ -11,6 +11,9 @@
 #include "fake_agones.h"
 #include "ops_fixture.h"
 
+/* The call that labels the GameServer with its player count. */
+#define LABEL(n) "PUT /metadata/label {\"key\":\"players\",\"value\":\"" n "\"}"
+
 static fake_agones fake;
 static char calls[FAKE_AGONES_MAX_CALLS][FAKE_AGONES_CALL_LEN];
 
@@ -30,13 +33,13 @@ START_TEST(calls_in_order)
     start_http(args);
     /* Ready first, then the player count (nobody yet) and the health pings. */
     ck_assert_int_eq(fake_agones_wait(&fake, "POST /ready {}", 5000), 0);
-    ck_assert_int_gt(fake_agones_wait(&fake, "PUT /metadata/label {\"key\":\"players\",\"value\":\"0\"}", 5000), 0);
+    ck_assert_int_gt(fake_agones_wait(&fake, LABEL("0"), 5000), 0);
     ck_assert_int_gt(fake_agones_wait(&fake, "POST /health {}", 5000), 0);
     /* A player joins: the GameServer is allocated and labelled. */
     h_conn c;
     cJSON_Delete(join(&c, HELLO));
     int allocate = fake_agones_wait(&fake, "POST /allocate {}", 5000);
-    int one = fake_agones_wait(&fake, "PUT /metadata/label {\"key\":\"players\",\"value\":\"1\"}", 5000);
+    int one = fake_agones_wait(&fake, LABEL("1"), 5000);
     ck_assert_int_gt(allocate, 0);
     ck_assert_int_gt(one, 0);
     ck_assert(h_send_line(&c, "{\"type\":\"bye\"}"));
@@ -48,7 +51,7 @@ START_TEST(calls_in_order)
     while (zero_after < 0 && h_now_ms() < end) {
         n = fake_agones_calls(&fake, calls, FAKE_AGONES_MAX_CALLS);
         for (int i = one + 1; i < n; i++)
-            if (strcmp(calls[i], "PUT /metadata/label {\"key\":\"players\",\"value\":\"0\"}") == 0)
+            if (strcmp(calls[i], LABEL("0")) == 0)
                 zero_after = i;
         h_sleep_ms(50);
     }
@@ -80,7 +83,7 @@ START_TEST(no_allocation_without_the_flag)
     ck_assert_int_eq(fake_agones_wait(&fake, "POST /ready {}", 5000), 0);
     h_conn c;
     cJSON_Delete(join(&c, HELLO));
-    ck_assert_int_gt(fake_agones_wait(&fake, "PUT /metadata/label {\"key\":\"players\",\"value\":\"1\"}", 5000), 0);
+    ck_assert_int_gt(fake_agones_wait(&fake, LABEL("1"), 5000), 0);
     ck_assert_int_eq(fake_agones_wait(&fake, "POST /allocate {}", 1500), -1);
     h_close(&c);
     stop();
