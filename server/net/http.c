@@ -21,6 +21,7 @@ struct net_http {
     struct lws_context *ctx; /* NULL once libwebsockets has destroyed it (info.pcontext) */
     uint32_t wsi_live;       /* connections and listeners libwebsockets holds */
     uint32_t wsi_base;       /* of those, the listeners and the context's own */
+    uint64_t refused;        /* connections closed at accept */
     bool closing;
     proto_buf body; /* scratch for building an answer */
 };
@@ -136,8 +137,11 @@ static int on_http(struct lws *wsi, enum lws_callback_reasons reason, void *user
         /* The new connection has no wsi yet: those counted are the ones already open. */
         if (h && (h->closing ||
                   h->wsi_live - h->wsi_base >= h->srv->cfg.http_max_connections)) {
-            LOG_WARN("http: %u connections open, the limit: one more closed at accept",
-                     h->wsi_live - h->wsi_base);
+            /* Logged at the 1st, 2nd, 4th, 8th... refusal: a flood does not flood the log. */
+            h->refused++;
+            if ((h->refused & (h->refused - 1)) == 0)
+                LOG_WARN("http: %u connections open, the limit: closed at accept (%llu so far)",
+                         h->wsi_live - h->wsi_base, (unsigned long long)h->refused);
             return 1;
         }
         break;
