@@ -1,10 +1,14 @@
 # Mink in a container: the build stage compiles and runs the whole test suite; the runtime
 # stage holds only the two binaries and their runtime libraries, and runs as a non-root user.
+# Ports: 7777 the game (TCP), 7778 HTTP (GET /metrics, /livez, /healthz, /readyz).
+# A save survives the container on a volume: docker run -v mink-data:/data mink \
+#   mink-server --save /data/world.json (and --scene /data/world.json to load it back).
 
 FROM debian:bookworm-slim AS build
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       gcc libc6-dev make cmake pkg-config libuv1-dev libcjson-dev check libncurses-dev tmux \
+      libwebsockets-dev libwebsockets-evlib-uv libcurl4-openssl-dev python3 python3-yaml \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
@@ -14,13 +18,16 @@ RUN cmake --preset release \
 
 FROM debian:bookworm-slim
 RUN apt-get update \
- && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libuv1 libcjson1 libncursesw6 \
+ && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libuv1 libcjson1 \
+      libncursesw6 libwebsockets17 libwebsockets-evlib-uv libcurl4 curl \
  && rm -rf /var/lib/apt/lists/* \
- && useradd --system --uid 10001 --no-create-home --shell /usr/sbin/nologin mink
+ && useradd --system --uid 10001 --no-create-home --shell /usr/sbin/nologin mink \
+ && mkdir /data && chown mink /data
 COPY --from=build /src/build/mink-server /src/build/mink-client /usr/local/bin/
 USER mink
-EXPOSE 7777
-# A real round trip: mink-client connects, sends a ping and waits for the pong.
+VOLUME /data
+EXPOSE 7777 7778
+# /livez: 200 while the world's clock keeps time, 503 once it has stalled (--stall-seconds).
 HEALTHCHECK --interval=10s --timeout=4s --start-period=3s --retries=3 \
-  CMD ["mink-client", "--ping", "--host", "127.0.0.1", "--port", "7777"]
+  CMD ["curl", "-fsS", "-o", "/dev/null", "http://127.0.0.1:7778/livez"]
 CMD ["mink-server"]

@@ -18,6 +18,11 @@ mink_require_pkg(LIBUV libuv libuv1-dev)
 mink_require_pkg(CJSON libcjson libcjson-dev)
 # mink-client's terminal view (wide-character ncurses, as Debian builds it).
 mink_require_pkg(NCURSES ncursesw libncurses-dev)
+# The HTTP port (metrics, health) runs libwebsockets on the server's libuv loop: Debian's
+# libwebsockets-dev loads its libuv event library from the libwebsockets-evlib-uv plugin.
+mink_require_pkg(LIBWEBSOCKETS libwebsockets libwebsockets-dev)
+# The Agones SDK client: libcurl's multi interface, driven by the same loop.
+mink_require_pkg(LIBCURL libcurl libcurl4-openssl-dev)
 if(MINK_TESTS)
   mink_require_pkg(CHECK check check)
 endif()

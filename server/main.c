@@ -58,11 +58,20 @@ static void usage(FILE *out)
             "  --replay FILE            replay a recording on the scene offline, check its hash\n"
             "  --stats S                log tick, step and snapshot figures every S seconds\n"
             "  --no-sleep               bodies at rest never sleep (stress tests at full price)\n"
+            "  --http-port N            HTTP port on --host for GET /metrics, /livez, /healthz,\n"
+            "                           /readyz; 0 turns it off (default %d)\n"
+            "  --http-max-connections N  HTTP connections at once (default %u)\n"
+            "  --stall-seconds S        /livez answers 503 when the world has not stepped for S\n"
+            "                           seconds, or did not within the last S (default %g)\n"
+            "  --drain-seconds S        a stop (SIGTERM) ends within S seconds (default %g)\n"
+            "  --agones-allocate        with AGONES_SDK_HTTP_PORT set: the first player to join\n"
+            "                           marks the GameServer Allocated\n"
             "  --help                   this text\n",
             d.host, d.port, d.tick_hz, d.snapshot_hz, d.max_clients, d.bodies_per_client,
             s.max_bodies, s.bounds, d.msg_rate, d.spawn_rate, d.hello_timeout, d.max_line,
             d.out_soft_limit,
-            d.out_soft_seconds, d.out_hard_limit);
+            d.out_soft_seconds, d.out_hard_limit, d.http_port, d.http_max_connections,
+            d.stall_seconds, d.drain_seconds);
 }
 
 /* Parses a number in [lo, hi] or exits with a message naming the flag. */
@@ -164,7 +173,8 @@ int main(int argc, char **argv)
 
     enum { O_HOST = 256, O_PORT, O_TICK, O_SNAP, O_SCENE, O_LOG, O_CLIENTS, O_QUOTA, O_BODIES,
            O_BOUNDS, O_SAVE, O_MSG_RATE, O_SPAWN_RATE, O_HELLO_TIMEOUT, O_MAX_LINE, O_SOFT, O_SOFT_S, O_HARD,
-           O_HASH_EVERY, O_RECORD, O_REPLAY, O_STATS, O_NO_SLEEP, O_DIM, O_HELP };
+           O_HASH_EVERY, O_RECORD, O_REPLAY, O_STATS, O_NO_SLEEP, O_DIM, O_HTTP_PORT, O_HTTP_CONNS,
+           O_STALL, O_DRAIN, O_AGONES_ALLOCATE, O_HELP };
     static const struct option opts[] = {
         {"host", required_argument, NULL, O_HOST},
         {"port", required_argument, NULL, O_PORT},
@@ -190,6 +200,11 @@ int main(int argc, char **argv)
         {"stats", required_argument, NULL, O_STATS},
         {"no-sleep", no_argument, NULL, O_NO_SLEEP},
         {"dim", required_argument, NULL, O_DIM},
+        {"http-port", required_argument, NULL, O_HTTP_PORT},
+        {"http-max-connections", required_argument, NULL, O_HTTP_CONNS},
+        {"stall-seconds", required_argument, NULL, O_STALL},
+        {"drain-seconds", required_argument, NULL, O_DRAIN},
+        {"agones-allocate", no_argument, NULL, O_AGONES_ALLOCATE},
         {"help", no_argument, NULL, O_HELP},
         {NULL, 0, NULL, 0},
     };
@@ -281,6 +296,22 @@ int main(int argc, char **argv)
             }
             dim = optarg[0] - '0';
             break;
+        case O_HTTP_PORT:
+            cfg.http_port = (int)integer_arg("--http-port", optarg, 0, 65535);
+            break;
+        case O_HTTP_CONNS:
+            cfg.http_max_connections =
+                (uint32_t)integer_arg("--http-max-connections", optarg, 1, 10000);
+            break;
+        case O_STALL:
+            cfg.stall_seconds = number_arg("--stall-seconds", optarg, 0.1, 86400);
+            break;
+        case O_DRAIN:
+            cfg.drain_seconds = number_arg("--drain-seconds", optarg, 0.1, 86400);
+            break;
+        case O_AGONES_ALLOCATE:
+            cfg.agones_allocate = true;
+            break;
         case O_HELP:
             usage(stdout);
             return 0;
@@ -301,6 +332,10 @@ int main(int argc, char **argv)
     if (cfg.out_soft_limit > cfg.out_hard_limit) {
         fprintf(stderr, "mink-server: --out-soft-limit %zu is above --out-hard-limit %zu\n",
                 cfg.out_soft_limit, cfg.out_hard_limit);
+        return 2;
+    }
+    if (cfg.http_port != 0 && cfg.http_port == cfg.port) {
+        fprintf(stderr, "mink-server: --http-port %d is the game port\n", cfg.http_port);
         return 2;
     }
     if (cfg.snapshot_hz > cfg.tick_hz) {

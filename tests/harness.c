@@ -74,8 +74,10 @@ bool h_server_start(h_server *srv, const char *const *args)
     int log_fd = mkstemp(srv->log_path);
     if (log_fd < 0)
         return false;
-    const char *argv[64] = {MINK_SERVER_PATH, "--host", "127.0.0.1", "--port", "0"};
-    int argc = 5;
+    /* No HTTP port unless a test asks for one (its default, 7778, is one port for all). */
+    const char *argv[64] = {MINK_SERVER_PATH, "--host", "127.0.0.1", "--port", "0",
+                            "--http-port", "0"};
+    int argc = 7;
     for (int i = 0; args && args[i] && argc < 62; i++)
         argv[argc++] = args[i];
     argv[argc] = NULL;

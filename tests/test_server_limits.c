@@ -304,8 +304,10 @@ START_TEST(slow_reader_does_not_grow_memory_or_slow_others)
     ck_assert_ptr_nonnull(w);
     cJSON_Delete(w);
     double prev = -1, max_gap = 0, last = 0;
-    long long end = h_now_ms() + 1500;
-    while (h_now_ms() < end) {
+    /* Until the jump shows: what the sockets held can take seconds to read and parse in a
+     * sanitizer build on a busy machine. */
+    long long end = h_now_ms() + 10000;
+    while (h_now_ms() < end && max_gap <= 30) {
         cJSON *s = h_recv_type(&slow, "state", 2000);
         ck_assert_ptr_nonnull(s);
         last = h_num(s, "tick");

@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <uv.h>
 
+#include "metrics.h"
 #include "mink_net.h"
 
 typedef struct net_server net_server;
@@ -15,6 +16,7 @@ typedef struct net_stats {
     uint64_t step_ns, step_max_ns; /* time in sim_world_step */
     uint64_t snapshots, snap_ns, snap_max_ns; /* time building and writing the states */
     uint64_t states, states_dropped; /* sent, and not sent to a client still writing one */
+    net_counters c; /* the rest of the metrics (metrics.h) */
 } net_stats;
 
 /* A token bucket (the leaky-bucket rate limit of traffic shaping): refills at `rate` tokens a
@@ -138,7 +140,17 @@ struct net_server {
     uint64_t last_ns, acc_ns;
     uint64_t ticks_dropped;
     uv_timer_t stats_timer;
-    net_stats stats; /* since the last stats line */
+    net_stats stats; /* since the start: --stats logs the change since stats_line */
+    net_stats stats_line;
+
+    /* Operations (http.c, health.c, agones.c): the HTTP port, the clock's health, the Agones
+     * SDK. */
+    struct net_http *http;
+    struct net_agones *agones;
+    uint64_t last_step_ns;  /* when the world last stepped */
+    uint64_t stall_ns;      /* the longest gap between steps that ended at stall_end_ns */
+    uint64_t stall_end_ns;
+    uint64_t stop_ns;       /* when the stop began */
 
     proto_msg *msg;   /* scratch for parsing: a message can hold two 256-point shapes */
     proto_buf out;    /* scratch for building one message */

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "net_internal.h"
+#include "ops.h"
 
 #define STOP_GRACE_MS 500 /* after this, clients that have not drained are closed hard */
 
@@ -29,6 +30,12 @@ net_config net_config_default(void)
         .hello_timeout = 10.0,
         .msg_rate = 200.0,
         .spawn_rate = 20.0,
+        .http_port = 7778,
+        .http_max_connections = 64,
+        .http_max_header = 4096,
+        .http_timeout = 5,
+        .stall_seconds = 5.0,
+        .drain_seconds = 10.0,
     };
 }
 
@@ -121,6 +128,10 @@ static void on_tick(uv_timer_t *t)
         st->snap_ns += t2 - t1;
         st->snap_max_ns = t2 - t1 > st->snap_max_ns ? t2 - t1 : st->snap_max_ns;
     }
+    if (steps > 0) {
+        net_metrics_observe_tick(&st->c, uv_hrtime() - now);
+        net_health_stepped(srv, now);
+    }
     if (srv->acc_ns >= srv->dt_ns) {
         uint64_t dropped = srv->acc_ns / srv->dt_ns;
         srv->ticks_dropped += dropped;
@@ -135,10 +146,21 @@ static void on_tick(uv_timer_t *t)
     uv_timer_start(&srv->tick_timer, on_tick, (wait_ns + 999999) / 1000000, 0);
 }
 
+/* The counters only grow (they are also the metrics): a line shows what changed since the
+ * last one, and the maxima start again. */
 static void on_stats(uv_timer_t *t)
 {
     net_server *srv = t->data;
-    net_stats *st = &srv->stats;
+    net_stats *all = &srv->stats, *last = &srv->stats_line, line = *all;
+    net_stats *st = &line;
+    st->steps -= last->steps;
+    st->late -= last->late;
+    st->dropped -= last->dropped;
+    st->step_ns -= last->step_ns;
+    st->snapshots -= last->snapshots;
+    st->snap_ns -= last->snap_ns;
+    st->states -= last->states;
+    st->states_dropped -= last->states_dropped;
     LOG_INFO("stats: %u clients, %llu steps (%llu late, %llu dropped; %llu dropped in all), "
              "step %.3f ms mean %.3f max, %llu snapshots %.3f ms mean %.3f max, %llu states "
              "sent, %llu not sent to slow readers",
@@ -149,7 +171,8 @@ static void on_stats(uv_timer_t *t)
              st->snapshots ? (double)st->snap_ns / (double)st->snapshots / 1e6 : 0.0,
              (double)st->snap_max_ns / 1e6, (unsigned long long)st->states,
              (unsigned long long)st->states_dropped);
-    memset(st, 0, sizeof *st);
+    all->step_max_ns = all->snap_max_ns = 0;
+    *last = *all;
 }
 
 static void close_handle(uv_handle_t *h, void *arg)
@@ -166,6 +189,12 @@ static void close_handle(uv_handle_t *h, void *arg)
 static void on_stop_grace(uv_timer_t *t)
 {
     net_server *srv = t->data;
+    /* The HTTP port and the Agones SDK client close their own handles first (health.c): until
+     * they have, the loop holds handles that are not ours to close. */
+    if (!net_ops_closed(srv)) {
+        uv_timer_start(&srv->stop_timer, on_stop_grace, 10, 0);
+        return;
+    }
     /* Whatever has not drained by now is closed: the stop must not wait on a slow reader. */
     uv_walk(srv->loop, close_handle, srv);
 }
@@ -195,20 +224,27 @@ static void stop(net_server *srv, const char *why)
         return;
     srv->stopping = true;
     LOG_INFO("stopping (%s): %u clients", why, srv->session_count);
-    save_world(srv, why);
+    /* A drain: no new players (the listener closes, /readyz says 503), every client is told,
+     * the world is saved with their bodies still in it, then they are let go. */
     uv_close((uv_handle_t *)&srv->listener, NULL);
+    net_ops_stopping(srv);
+    net_session *next;
+    for (net_session *s = srv->sessions; s; s = next) {
+        next = s->next; /* a failed write closes s */
+        net_session_error(s, PROTO_ERR_SHUTDOWN, "the server is stopping", NULL);
+    }
+    save_world(srv, why);
     uv_timer_stop(&srv->tick_timer);
     uv_close((uv_handle_t *)&srv->tick_timer, NULL);
     uv_close((uv_handle_t *)&srv->stats_timer, NULL);
     uv_close((uv_handle_t *)&srv->sig_int, NULL);
     uv_close((uv_handle_t *)&srv->sig_term, NULL);
     uv_close((uv_handle_t *)&srv->sig_hup, NULL);
-    while (srv->sessions) {
-        net_session *s = srv->sessions;
-        net_session_error(s, PROTO_ERR_SHUTDOWN, "the server is stopping", NULL);
-        net_session_close_after_flush(s, "server stopping");
-    }
-    uv_timer_start(&srv->stop_timer, on_stop_grace, STOP_GRACE_MS, 0);
+    while (srv->sessions)
+        net_session_close_after_flush(srv->sessions, "server stopping");
+    double grace_ms = srv->cfg.drain_seconds * 1000.0;
+    uv_timer_start(&srv->stop_timer, on_stop_grace,
+                   grace_ms < STOP_GRACE_MS ? (uint64_t)grace_ms : STOP_GRACE_MS, 0);
     uv_unref((uv_handle_t *)&srv->stop_timer);
 }
 
@@ -270,6 +306,8 @@ int net_serve(const net_config *cfg, sim_world *world)
     proto_buf_init(&srv->own);
 
     int rc = start_listening(srv);
+    if (rc == 0)
+        rc = net_ops_start(srv);
     if (rc == 0) {
         uv_timer_init(loop, &srv->tick_timer);
         uv_timer_init(loop, &srv->stop_timer);
@@ -294,7 +332,10 @@ int net_serve(const net_config *cfg, sim_world *world)
                  (unsigned long long)sim_world_tick(world),
                  (unsigned long long)srv->ticks_dropped);
     }
-    /* Close what is left (on a failed start: the listener) and let the callbacks run. */
+    /* The HTTP port and the SDK client first (on a failed start they may be open), then what
+     * is left (on a failed start: the listener), and let the callbacks run. */
+    while (!net_ops_closed(srv))
+        uv_run(loop, UV_RUN_ONCE);
     uv_walk(loop, close_handle, srv);
     uv_run(loop, UV_RUN_DEFAULT);
     uv_loop_close(loop);

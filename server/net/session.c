@@ -51,6 +51,7 @@ static bool begin_close(net_session *s, const char *reason)
     s->closing = true;
     size_t n = sim_world_remove_owned(s->srv->world, s->client);
     LOG_INFO("client %u (%s) left: %s; %zu bodies removed", s->client, s->peer, reason, n);
+    net_metrics_count_disconnect(&s->srv->stats.c, reason);
     unlink_session(s);
     uv_read_stop((uv_stream_t *)&s->tcp);
     return true;
@@ -154,6 +155,8 @@ void net_session_send(net_session *s, const char *data, size_t len)
 {
     if (s->closing || len == 0)
         return;
+    s->srv->stats.c.bytes_out += len;
+    s->srv->stats.c.msgs_out++;
     /* Try to write at once (libuv refuses while earlier bytes wait, so the order holds), and
      * copy only what the socket did not take. */
     uv_buf_t b = uv_buf_init((char *)data, (unsigned)len);
@@ -199,6 +202,7 @@ void net_session_error(net_session *s, proto_error_code code, const char *messag
     proto_buf *b = &s->srv->out;
     proto_buf_clear(b);
     proto_write_error(b, code, message, req);
+    s->srv->stats.c.errors[code]++;
     LOG_DEBUG("client %u: %s: %s", s->client, proto_error_name(code), message);
     send_buf(s, b);
 }
@@ -485,6 +489,7 @@ static void handle_line(net_session *s, const char *line, size_t len)
 static int on_line(void *ud, const char *line, size_t len)
 {
     net_session *s = ud;
+    s->srv->stats.c.msgs_in++;
     handle_line(s, line, len);
     return s->closing ? 1 : 0;
 }
@@ -503,6 +508,7 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
         net_session_close(s, nread == UV_EOF ? "connection closed" : uv_strerror((int)nread));
         return;
     }
+    s->srv->stats.c.bytes_in += (uint64_t)nread;
     int rc = proto_framer_feed(&s->framer, buf->base, (size_t)nread, on_line, s);
     if (rc == PROTO_ERR_LINE_TOO_LONG) {
         char msg[96];
@@ -562,6 +568,7 @@ void net_on_connection(uv_stream_t *listener, int status)
         srv->sessions->prev = s;
     srv->sessions = s;
     srv->session_count++;
+    srv->stats.c.accepted++;
 
     if (srv->stopping || srv->session_count > srv->cfg.max_clients) {
         char msg[96];

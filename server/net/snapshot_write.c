@@ -118,6 +118,9 @@ static void write_state(net_server *srv, net_session *s)
     }
     s->state_in_flight = true;
     srv->stats.states++;
+    srv->stats.c.msgs_out++;
+    for (size_t i = s->range_begin; i < s->range_end; i++)
+        srv->stats.c.bytes_out += srv->ranges[i].len;
     /* What the socket did not take counts against the client's output limit. */
     net_session_check_hard_limit(s, 0);
 }

@@ -3,6 +3,7 @@
 #ifndef MINK_NET_H
 #define MINK_NET_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -35,6 +36,19 @@ typedef struct net_config {
                                   never), to compare two runs bit for bit */
     double stats_seconds;      /* --stats: a line of tick and snapshot figures this often (info
                                   level); 0, the default: none */
+    /* The HTTP port (http.c): metrics, health, on the same loop as the game port. */
+    int http_port;             /* --http-port, default 7778 on --host; 0: no HTTP port */
+    uint32_t http_max_connections; /* default 64: an operator's scrapers and probes need a
+                                      handful; beyond it a connection is closed at accept */
+    size_t http_max_header;    /* bytes, default 4096: a request's headers; longer is refused */
+    int http_timeout;          /* s, default 5: a request not complete by then is closed (slow
+                                  clients hold no connection for long) */
+    double stall_seconds;      /* --stall-seconds, default 5: /livez is 503 when the world has
+                                  not stepped for this long, or did not within the last this
+                                  long */
+    double drain_seconds;      /* --drain-seconds, default 10: a stop (SIGTERM) ends by then */
+    bool agones_allocate;      /* --agones-allocate: the first player to join marks the Agones
+                                  GameServer Allocated */
 } net_config;
 
 net_config net_config_default(void);
