@@ -7,7 +7,7 @@
 #include "mink_character.h"
 #include "mink_sim.h"
 
-/* The step's limits and character rules (step.c, step3.c). */
+/* The step's limits and rules (step.c). */
 /* m/s: no body moves faster; keeps a runaway body finite and inside float precision. */
 #define SIM_MAX_SPEED 1000.0f
 /* rad/s: no body spins faster (a quarter turn per step at 60 Hz), as Box2D bounds rotation. */
@@ -29,24 +29,24 @@
 
 #define SIM_SPECULATIVE 0.02f /* m: pairs this close get contact points before they touch */
 /* A body (not a character: step.c's needs_sweep) that moves farther than this in a step is swept
- * (sweep.c, sweep3.c) against static and kinematic bodies: a gap wider than SIM_SPECULATIVE at
+ * (sweep.c) against static and kinematic bodies: a gap wider than SIM_SPECULATIVE at
  * the start of the step has no contact point in the solver, so a body moving farther could close
  * it and sink into what it lands on (by up to its motion less this distance). */
 #define SIM_SWEEP_MIN SIM_SPECULATIVE /* m */
 
 /* (cos, sin) of the body's angle: the kept pair when it is for this angle, else worked out. */
-static inline mk_vec2 sim_body_rot(const sim_body *b)
+static inline mk_vec2 sim_body_rot2(const sim_body *b)
 {
     if (b->rot_angle == b->angle && (b->rot.x != 0.0f || b->rot.y != 0.0f))
         return b->rot;
     return mk_v2(cosf(b->angle), sinf(b->angle));
 }
 /* The centre of mass in world space, m. */
-static inline mk_vec2 sim_body_center(const sim_body *b)
+static inline mk_vec2 sim_body_center2(const sim_body *b)
 {
     if (b->local_center.x == 0.0f && b->local_center.y == 0.0f)
         return b->pos;
-    mk_vec2 q = sim_body_rot(b), r = b->local_center;
+    mk_vec2 q = sim_body_rot2(b), r = b->local_center;
     return mk_v2_add(b->pos, mk_v2(q.x * r.x - q.y * r.y, q.y * r.x + q.x * r.y));
 }
 
@@ -91,7 +91,7 @@ static inline bool sim_body_resting(const sim_body *b)
 
 /* A contact is ground for a character when the direction it is pushed out along is within
  * its max_slope of up. */
-static inline bool sim_is_ground(const sim_body *b, mk_vec2 push_dir, mk_vec2 up)
+static inline bool sim_is_ground2(const sim_body *b, mk_vec2 push_dir, mk_vec2 up)
 {
     return b->kind == SIM_CHARACTER && chr_is_ground2(push_dir, up, b->max_slope);
 }

@@ -1,4 +1,4 @@
-/* Bounds, the broadphase's pairs and bodies by region (broadphase.c, broad3.c, region.c). */
+/* Bounds, the broadphase's pairs and bodies by region (broadphase.c, region.c). */
 #ifndef MINK_SIM_BROADPHASE_H
 #define MINK_SIM_BROADPHASE_H
 
@@ -58,7 +58,7 @@ static inline bool sim_aabb3_overlap(const col_aabb3 *a, const col_aabb3 *b)
 }
 
 /* Whether the tight bounds of two slots overlap (the narrowphase's first test). */
-static inline bool sim_tight_overlap(const sim_world *w, uint32_t a, uint32_t b)
+static inline bool sim_tight_overlap2(const sim_world *w, uint32_t a, uint32_t b)
 {
     const col_aabb *t = w->tight.data;
     return fabsf(t[a].center.x - t[b].center.x) <= t[a].half.x + t[b].half.x &&

@@ -53,7 +53,7 @@ static void relative_pose(const sim_body *a, mk_vec2 qa, const sim_body *b, mk_v
  * angle (col_collide2_near_q). */
 static mk_vec2 shape_rot(const sim_body *b)
 {
-    return b->shape.type == COL_SHAPE_AABB ? mk_v2(1.0f, 0.0f) : sim_body_rot(b);
+    return b->shape.type == COL_SHAPE_AABB ? mk_v2(1.0f, 0.0f) : sim_body_rot2(b);
 }
 
 /* The farthest point of the shape from its body's origin is at most this far, m. */
@@ -130,7 +130,7 @@ static bool fill_points(sim_world *w, sim_constraint *c, sim_cache_entry *next, 
     c->ib = si[c->b].inv_inertia;
     c->normal = m->normal;
     c->count = m->count;
-    mk_vec2 ca = sim_body_center(a), cb = sim_body_center(b);
+    mk_vec2 ca = sim_body_center2(a), cb = sim_body_center2(b);
     if (kept) {
         for (int i = 0; i < m->count; i++) {
             sim_constraint_point *p = &c->points[i];
@@ -203,7 +203,7 @@ static void store_point(sim_cache_entry *e, int i, const sim_constraint_point *p
 /* Jolt's body pair cache's turn: 2 degrees, as the cosine of half the angle. */
 #define SIM_KEEP_COS_HALF 0.99984770f
 
-mk_vec3 sim_body3_center(const sim_body3 *b3)
+mk_vec3 sim_body_center3(const sim_body3 *b3)
 {
     if (b3->local_center.x == 0.0f && b3->local_center.y == 0.0f && b3->local_center.z == 0.0f)
         return b3->pos;
@@ -430,7 +430,7 @@ static bool fill_points(sim_world *w, sim_constraint3 *c, sim_cache_entry3 *entr
     c->normal = pm->normal;
     tangents(c->normal, c->tangent);
     c->count = pm->count;
-    mk_vec3 ca = sim_body3_center(a3), cb = sim_body3_center(b3);
+    mk_vec3 ca = sim_body_center3(a3), cb = sim_body_center3(b3);
     col_xf3 xa = xf_of(a3), xb = xf_of(b3);
     for (int i = 0; i < pm->count; i++) {
         sim_constraint_point3 *p = &c->points[i];
@@ -461,7 +461,7 @@ static bool reserve_constraints(sim_world *w, size_t n)
     return sim_vec_reserve(&w->constraints3, n);
 }
 
-/* The 3D solver prepares its constraints itself (solver3.c). */
+/* The 3D solver prepares its constraints itself (solver.c). */
 static void finish_constraint(sim_world *w, sim_constraint3 *c)
 {
     (void)c;

@@ -62,8 +62,8 @@ typedef DIM_PICK(mk_vec2, mk_quat) drot;
 #define dv_mad DIM_PICK(mk_v2_mad, mk_v3_mad)
 #define dv_norm DIM_PICK(mk_v2_norm, mk_v3_norm)
 #define dim_collide DIM_PICK(col_collide2, col_collide3)
-#define dim_tight_overlap DIM_PICK(sim_tight_overlap, sim_tight_overlap3)
-#define dim_is_ground DIM_PICK(sim_is_ground, sim_is_ground3)
+#define dim_tight_overlap DIM_PICK(sim_tight_overlap2, sim_tight_overlap3)
+#define dim_is_ground DIM_PICK(sim_is_ground2, sim_is_ground3)
 
 /* The world's arrays of the dimension: the parts of the bodies, fat and tight bounds per slot
  * (broadphase.c), the contacts, constraints and solver bodies of the step (contacts.c,
@@ -164,8 +164,8 @@ static inline float dim_solver_inv_inertia(const sim_body *b, const dpart *p)
 static inline dmanifold dim_collide_within(const dpart *a, const dpart *b, dvec bpos,
                                            float margin)
 {
-    return col_collide2_near_q(&a->shape, (col_xf2){a->pos, a->angle}, sim_body_rot(a),
-                               &b->shape, (col_xf2){bpos, b->angle}, sim_body_rot(b), margin);
+    return col_collide2_near_q(&a->shape, (col_xf2){a->pos, a->angle}, sim_body_rot2(a),
+                               &b->shape, (col_xf2){bpos, b->angle}, sim_body_rot2(b), margin);
 }
 /* Whether a and b touch (a pair apart needs no exact gap). */
 static inline bool dim_touching(const dpart *a, const dpart *b)
@@ -188,7 +188,7 @@ static inline dpart *dim_part_of(const sim_world *w, const sim_body *b)
 {
     return sim_body3_of(w, b);
 }
-static inline daabb dim_shape_bounds(const dpart *p) { return sim_body3_bounds(p); }
+static inline daabb dim_shape_bounds(const dpart *p) { return sim_body_bounds3(p); }
 static inline dvec dim_half_abs(dvec v)
 {
     return mk_v3(0.5f * fabsf(v.x), 0.5f * fabsf(v.y), 0.5f * fabsf(v.z));

@@ -23,9 +23,9 @@ static col_aabb3 from2(col_aabb b)
 col_aabb3 sim_shape_bounds_now(const sim_world *w, uint32_t slot)
 {
     if (w->bodies3)
-        return sim_body3_bounds(&w->bodies3[slot]);
+        return sim_body_bounds3(&w->bodies3[slot]);
     const sim_body *b = &w->bodies[slot];
-    return from2(col_shape_bounds_q(&b->shape, (col_xf2){b->pos, b->angle}, sim_body_rot(b)));
+    return from2(col_shape_bounds_q(&b->shape, (col_xf2){b->pos, b->angle}, sim_body_rot2(b)));
 }
 
 col_aabb3 sim_fat_box(const sim_world *w, uint32_t slot)

@@ -157,7 +157,7 @@ static void finish_bodies(sim_world *w, float dt)
     const sim_solver_info *info = w->solver_info.data;
     for (size_t i = 1; i < w->solver_bodies.len; i++) {
         sim_body *b = &w->bodies[info[i].slot];
-        mk_vec2 center = mk_v2_add(sim_body_center(b), sb[i].dp);
+        mk_vec2 center = mk_v2_add(sim_body_center2(b), sb[i].dp);
         float angle = wrap_angle(b->angle + atan2f(sb[i].dq.y, sb[i].dq.x));
         float c = cosf(angle), s = sinf(angle);
         mk_vec2 r = b->local_center;
@@ -189,7 +189,7 @@ static void finish_bodies(sim_world *w, float dt)
     for (size_t i = 1; i < w->solver_bodies3.len; i++) {
         sim_body *b = &w->bodies[info[i].slot];
         sim_body3 *b3 = &w->bodies3[info[i].slot];
-        mk_vec3 center = mk_v3_add(sim_body3_center(b3), sb[i].dp);
+        mk_vec3 center = mk_v3_add(sim_body_center3(b3), sb[i].dp);
         mk_quat rot;
         if (!mk_quat_normalize_checked(mk_quat_mul(sb[i].dq, b3->rot), &rot))
             rot = b3->rot;

@@ -25,7 +25,7 @@ bool sim_place_body3(sim_world *w, const sim_body_def *def, uint32_t slot)
     return true;
 }
 
-col_aabb3 sim_body3_bounds(const sim_body3 *b3)
+col_aabb3 sim_body_bounds3(const sim_body3 *b3)
 {
     return col_shape3_bounds(&b3->shape, (col_xf3){b3->pos, b3->rot});
 }

@@ -129,9 +129,9 @@ void sim_report_change(sim_world *w, sim_change_kind kind, const sim_body *body,
 /* The 3D world's bodies (world3.c). */
 /* Fills slot's 3D part from the definition (a hull is copied); false when memory runs out. */
 bool sim_place_body3(sim_world *w, const sim_body_def *def, uint32_t slot);
-col_aabb3 sim_body3_bounds(const sim_body3 *b3);
+col_aabb3 sim_body_bounds3(const sim_body3 *b3);
 /* The centre of mass in world space, m. */
-mk_vec3 sim_body3_center(const sim_body3 *b3);
+mk_vec3 sim_body_center3(const sim_body3 *b3);
 
 /* Removes a body as sim_world_remove does, but unrecorded: the step's own removals follow from
  * the recorded inputs. */

@@ -77,7 +77,7 @@ typedef struct sim_body {
     /* cos and sin of rot_angle, kept by the step with each angle it sets so that the
      * narrowphase does not work them out again for every pair (Box2D v3 keeps a body's
      * rotation as a unit vector, b2Rot); they stand for `angle` only while rot_angle equals
-     * it (sim_body_rot), so any other code may set the angle alone. */
+     * it (sim_body_rot2), so any other code may set the angle alone. */
     mk_vec2 rot;
     float rot_angle;
     float inv_mass;   /* 1/kg; 0 for static and kinematic bodies */

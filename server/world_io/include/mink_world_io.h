@@ -11,7 +11,7 @@
 #include "mink_proto.h"
 #include "mink_sim.h"
 
-/* ---- the protocol's view of bodies and shapes (convert.c, convert3.c) ---- */
+/* ---- the protocol's view of bodies and shapes (shape.c, body.c, query.c) ---- */
 
 /* Converts a validated body spec to a body definition for a world of `dim` dimensions.
  * Returns 0, or -1 with `err` saying why the world cannot hold it (a shape type of the other
