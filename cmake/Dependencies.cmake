@@ -28,3 +28,14 @@ if(MINK_TESTS)
 endif()
 
 find_library(MATH_LIB m REQUIRED)
+
+# A Mink library: a folder whose public header is under include/ and whose internals stay
+# private to it (Box2D's `target_include_directories(box2d PUBLIC include PRIVATE src)`).
+# USES are the libraries its public header exposes, LINKS those only its sources use: the
+# arrows of docs/ARCHITECTURE.md.
+function(mink_library name)
+  cmake_parse_arguments(L "" "" "SOURCES;USES;LINKS" ${ARGN})
+  add_library(${name} STATIC ${L_SOURCES})
+  target_include_directories(${name} PUBLIC include PRIVATE ${CMAKE_CURRENT_SOURCE_DIR})
+  target_link_libraries(${name} PUBLIC ${L_USES} PRIVATE ${L_LINKS})
+endfunction()
