@@ -47,6 +47,17 @@ col_manifold2 col_manifold_swap(col_manifold2 m);
 
 #define COL_ID_SWAPPED 0x80000000u
 
+/* A shape builder's count of points, checked: 0 when it is in [lo, hi], else -1 with `err`
+ * saying what a `what` needs (col_polygon_make, col_hull3_make). */
+static inline int col_check_point_count(int n, int lo, int hi, const char *what, mk_error *err)
+{
+    if (n < lo)
+        return mk_fail(err, MK_ERR_INVALID, "a %s needs at least %d points (got %d)", what, lo, n);
+    if (n > hi)
+        return mk_fail(err, MK_ERR_INVALID, "a %s takes at most %d points (got %d)", what, hi, n);
+    return 0;
+}
+
 /* The collide functions of the table that are not in the public header. */
 col_manifold2 col_collide_polygons(const col_shape2 *a, col_xf2 xa, const col_shape2 *b,
                                    col_xf2 xb);

@@ -159,11 +159,8 @@ typedef struct plane {
 
 int col_hull3_make(const mk_vec3 *points, int n, col_hull3 *out, mk_error *err)
 {
-    if (n < 4)
-        return mk_fail(err, MK_ERR_INVALID, "a hull needs at least 4 points (got %d)", n);
-    if (n > COL_MAX_HULL3_INPUT)
-        return mk_fail(err, MK_ERR_INVALID, "a hull takes at most %d points (got %d)",
-                      COL_MAX_HULL3_INPUT, n);
+    if (col_check_point_count(n, 4, COL_MAX_HULL3_INPUT, "hull", err) != 0)
+        return -1;
     double big = 0.0;
     col_d3 lo = d3_of(points[0]), hi = lo;
     for (int i = 0; i < n; i++) {

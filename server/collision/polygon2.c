@@ -73,11 +73,8 @@ static int remove_collinear(mk_vec2 *v, int count, float tol)
 
 int col_polygon_make(const mk_vec2 *points, int n, col_polygon *out, mk_error *err)
 {
-    if (n < 3)
-        return mk_fail(err, MK_ERR_INVALID, "a polygon needs at least 3 points (got %d)", n);
-    if (n > COL_MAX_HULL_INPUT)
-        return mk_fail(err, MK_ERR_INVALID, "a polygon takes at most %d points (got %d)",
-                      COL_MAX_HULL_INPUT, n);
+    if (col_check_point_count(n, 3, COL_MAX_HULL_INPUT, "polygon", err) != 0)
+        return -1;
     for (int i = 0; i < n; i++)
         if (!mk_v2_finite(points[i]))
             return mk_fail(err, MK_ERR_INVALID, "point %d is not finite", i);

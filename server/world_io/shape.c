@@ -122,44 +122,30 @@ void wio_shape2_to_proto(const col_shape2 *s, proto_shape *out)
 
 void wio_shape3_to_proto(const col_shape3 *s, proto_shape *out)
 {
+    static const proto_shape_type types[COL_SHAPE3_COUNT] = {
+        [COL_SHAPE3_SPHERE] = PROTO_SHAPE_SPHERE,     [COL_SHAPE3_BOX] = PROTO_SHAPE_BOX,
+        [COL_SHAPE3_ELLIPSOID] = PROTO_SHAPE_ELLIPSOID, [COL_SHAPE3_CAPSULE] = PROTO_SHAPE_CAPSULE,
+        [COL_SHAPE3_CYLINDER] = PROTO_SHAPE_CYLINDER, [COL_SHAPE3_CONE] = PROTO_SHAPE_CONE,
+        [COL_SHAPE3_HULL] = PROTO_SHAPE_HULL,
+    };
     memset(out, 0, offsetof(proto_shape, points));
+    out->type = types[s->type];
     out->radius = s->radius;
     out->half_height = s->half_height;
-    switch (s->type) {
-    case COL_SHAPE3_SPHERE:
-        out->type = PROTO_SHAPE_SPHERE;
-        return;
-    case COL_SHAPE3_BOX:
-    case COL_SHAPE3_ELLIPSOID: {
-        /* A box's half extents and an ellipsoid's radii are the shape's `half`. */
-        bool box = s->type == COL_SHAPE3_BOX;
-        double *out3 = box ? out->half : out->radii;
-        out->type = box ? PROTO_SHAPE_BOX : PROTO_SHAPE_ELLIPSOID;
-        out3[0] = s->half.x;
-        out3[1] = s->half.y;
-        out3[2] = s->half.z;
-        return;
+    /* A box's half extents and an ellipsoid's radii are the shape's `half`. */
+    double *half = s->type == COL_SHAPE3_BOX ? out->half : out->radii;
+    if (s->type == COL_SHAPE3_BOX || s->type == COL_SHAPE3_ELLIPSOID) {
+        half[0] = s->half.x;
+        half[1] = s->half.y;
+        half[2] = s->half.z;
     }
-    case COL_SHAPE3_CAPSULE:
-        out->type = PROTO_SHAPE_CAPSULE;
-        return;
-    case COL_SHAPE3_CYLINDER:
-        out->type = PROTO_SHAPE_CYLINDER;
-        return;
-    case COL_SHAPE3_CONE:
-        out->type = PROTO_SHAPE_CONE;
-        return;
-    case COL_SHAPE3_HULL:
+    if (s->type == COL_SHAPE3_HULL) {
         /* The hull's vertices: what the world collides, not the points as sent. */
-        out->type = PROTO_SHAPE_HULL;
         out->npoints = s->hull->vert_count;
         for (int i = 0; i < s->hull->vert_count; i++) {
             out->points[i][0] = s->hull->verts[i].x;
             out->points[i][1] = s->hull->verts[i].y;
             out->points[i][2] = s->hull->verts[i].z;
         }
-        return;
-    case COL_SHAPE3_COUNT:
-        break;
     }
 }
