@@ -260,55 +260,45 @@ static inline bool fixed_units(double v, double scale, uint32_t *m)
     return true;
 }
 
-/* 4 decimals: positions, rotations, angular velocities. */
-static char *put_fixed4(char *p, double v)
+/* v with `digits` decimals (3 or 4), trailing zeros dropped, from whole units of 10^-digits
+ * (put_u32 and the digit pairs; proto_put_fixed past their range). Inlined with a constant
+ * `digits`, each caller gets its own straight-line code. */
+static inline char *put_fixed_units(char *p, double v, int digits)
 {
-    uint32_t m;
-    if (!fixed_units(v, 1e4, &m))
-        return proto_put_fixed(p, v, 4);
+    uint32_t unit = digits == 4 ? 10000u : 1000u, m;
+    if (!fixed_units(v, (double)unit, &m))
+        return proto_put_fixed(p, v, digits);
     if (m == 0) {
         *p++ = '0';
         return p;
     }
     if (v < 0)
         *p++ = '-';
-    p = put_u32(p, m / 10000u);
-    uint32_t frac = m % 10000u;
+    p = put_u32(p, m / unit);
+    uint32_t frac = m % unit;
     if (frac == 0)
         return p;
     *p = '.';
-    memcpy(p + 1, pairs + 2 * (frac / 100u), 2);
-    memcpy(p + 3, pairs + 2 * (frac % 100u), 2);
-    char *end = p + 5;
+    char *end;
+    if (digits == 4) {
+        memcpy(p + 1, pairs + 2 * (frac / 100u), 2);
+        memcpy(p + 3, pairs + 2 * (frac % 100u), 2);
+        end = p + 5;
+    } else {
+        p[1] = (char)('0' + frac / 100u);
+        memcpy(p + 2, pairs + 2 * (frac % 100u), 2);
+        end = p + 4;
+    }
     while (end[-1] == '0')
         end--;
     return end;
 }
 
+/* 4 decimals: positions, rotations, angular velocities. */
+static char *put_fixed4(char *p, double v) { return put_fixed_units(p, v, 4); }
+
 /* 3 decimals: velocities. */
-static char *put_fixed3(char *p, double v)
-{
-    uint32_t m;
-    if (!fixed_units(v, 1e3, &m))
-        return proto_put_fixed(p, v, 3);
-    if (m == 0) {
-        *p++ = '0';
-        return p;
-    }
-    if (v < 0)
-        *p++ = '-';
-    p = put_u32(p, m / 1000u);
-    uint32_t frac = m % 1000u;
-    if (frac == 0)
-        return p;
-    p[0] = '.';
-    p[1] = (char)('0' + frac / 100u);
-    memcpy(p + 2, pairs + 2 * (frac % 100u), 2);
-    char *end = p + 4;
-    while (end[-1] == '0')
-        end--;
-    return end;
-}
+static char *put_fixed3(char *p, double v) { return put_fixed_units(p, v, 3); }
 
 /* n numbers as a JSON array at p. */
 static char *put_vec4(char *p, const double *v, int n)
