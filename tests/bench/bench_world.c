@@ -206,22 +206,24 @@ static void scene_boxes(const bench_opts *o, const char *name, const bench_boxes
     bench_row_print(&r);
 }
 
-void bench_scene_pile(const bench_opts *o, int n)
+/* A 2D scene of boxes laid out by `layout`, named by `fmt` with its size. */
+static void scene_laid_out(const bench_opts *o, const char *fmt, int size,
+                           void (*layout)(int, bench_boxes *))
 {
     char name[32];
-    snprintf(name, sizeof name, "pile2d %d", n);
+    snprintf(name, sizeof name, fmt, size);
     bench_boxes b;
-    bench_layout_pile(n, &b);
+    layout(size, &b);
     scene_boxes(o, name, &b);
     bench_boxes_free(&b);
 }
 
+void bench_scene_pile(const bench_opts *o, int n)
+{
+    scene_laid_out(o, "pile2d %d", n, bench_layout_pile);
+}
+
 void bench_scene_pyramid(const bench_opts *o, int base)
 {
-    char name[32];
-    snprintf(name, sizeof name, "pyramid %d", base);
-    bench_boxes b;
-    bench_layout_pyramid(base, &b);
-    scene_boxes(o, name, &b);
-    bench_boxes_free(&b);
+    scene_laid_out(o, "pyramid %d", base, bench_layout_pyramid);
 }
