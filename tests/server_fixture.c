@@ -109,6 +109,25 @@ void send_moves(h_conn *c, const char *const moves[3])
     }
 }
 
+double send_inputs_to_ack(h_conn *c, const char *move, int n)
+{
+    for (int seq = 1; seq <= n; seq++) {
+        char line[128];
+        snprintf(line, sizeof line, "{\"type\":\"input\",\"seq\":%d,\"move\":%s}", seq, move);
+        ck_assert(h_send_line(c, line));
+        h_sleep_ms(33);
+    }
+    double ack = 0;
+    long long deadline = h_now_ms() + 3000;
+    while (ack < n && h_now_ms() < deadline) {
+        cJSON *s = h_recv_type(c, "state", 2000);
+        ck_assert_ptr_nonnull(s);
+        ack = h_num(s, "ack");
+        cJSON_Delete(s);
+    }
+    return ack;
+}
+
 /* Spawns `body` (a body spec) with req `req`; returns its id. */
 double spawn_ok(h_conn *c, int req, const char *body)
 {

@@ -33,6 +33,10 @@ int run_command(const char *cmd, char *out, size_t cap);
 bool file_has(const char *path, const char *text);
 /* Fifteen inputs 33 ms apart, five of each of three moves (`move` and what follows it). */
 void send_moves(h_conn *c, const char *const moves[3]);
+/* Inputs 1 to n, 33 ms apart, each with `move` (a JSON vector); then skips the states queued
+ * meanwhile, up to the first that acknowledges input n (3 s at most). Returns the last ack
+ * seen. */
+double send_inputs_to_ack(h_conn *c, const char *move, int n);
 /* Spawns `body` (a body spec) with req `req`; returns its id. */
 double spawn_ok(h_conn *c, int req, const char *body);
 /* Sends `line` and returns the next message of type `type` (caller deletes); fails the test

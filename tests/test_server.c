@@ -97,23 +97,9 @@ START_TEST(input_moves_kinematic_avatar)
     start(NULL);
     h_conn c;
     double avatar = join_kinematic(&c, 0.5, 0.5, 10, 3);
-    char line[128];
-    int seq;
-    for (seq = 1; seq <= 30; seq++) {
-        snprintf(line, sizeof line, "{\"type\":\"input\",\"seq\":%d,\"move\":[1,0]}", seq);
-        ck_assert(h_send_line(&c, line));
-        h_sleep_ms(33);
-    }
     /* States sent while the inputs went out are still queued: skip to the first one that
      * acknowledges the last input, then it moves at exactly max_speed. */
-    double ack = 0;
-    long long deadline = h_now_ms() + 3000;
-    while (ack < 30 && h_now_ms() < deadline) {
-        cJSON *s = h_recv_type(&c, "state", 2000);
-        ck_assert_ptr_nonnull(s);
-        ack = h_num(s, "ack");
-        cJSON_Delete(s);
-    }
+    double ack = send_inputs_to_ack(&c, "[1,0]", 30);
     double x0 = NAN, t0 = NAN;
     for (int i = 0; i < 4; i++) {
         cJSON *s = h_recv_type(&c, "state", 2000);
