@@ -4,6 +4,7 @@
 #ifndef MINK_TEST_SIM_FIXTURE_H
 #define MINK_TEST_SIM_FIXTURE_H
 
+#include <stdbool.h>
 #include <string.h>
 
 #include "mink_sim.h"
@@ -40,6 +41,28 @@ static inline sim_body_def *fixture_body3(sim_body_def *d, col_shape3 shape, sim
     d->d3.rot = mk_quat_identity();
     fixture_defaults(d, kind);
     return d;
+}
+
+/* Steps the world `steps` times, following body `id` (in either dimension): true when it moved
+ * up at some step, and then *peak is the highest its centre rose, less `radius`. */
+static inline bool fixture_bounce(sim_world *w, sim_id id, float radius, int steps, float *peak)
+{
+    bool bounced = false;
+    *peak = 0.0f;
+    for (int i = 0; i < steps; i++) {
+        sim_world_step(w);
+        const sim_body *b = sim_world_get(w, id);
+        float y = b->pos.y, vy = b->vel.y;
+        if (sim_world_dim(w) == 3) {
+            const sim_body3 *b3 = sim_body3_of(w, b);
+            y = b3->pos.y;
+            vy = b3->vel.y;
+        }
+        bounced |= vy > 0.0f;
+        if (bounced)
+            *peak = mk_maxf(*peak, y - radius);
+    }
+    return bounced;
 }
 
 #endif

@@ -208,16 +208,8 @@ START_TEST(ball_bounces_to_restitution_squared_height)
     sim_id id = sim_world_add(w, &d, 0);
     /* Dropped from 1 m, it meets the ground at 4.47 m/s and leaves at 0.8 of that, which
      * rises 0.8^2 * 1 = 0.64 m. */
-    float peak = 0.0f;
-    bool bounced = false;
-    for (int i = 0; i < 120; i++) {
-        sim_world_step(w);
-        const sim_body *b = sim_world_get(w, id);
-        if (b->vel.y > 0.0f)
-            bounced = true;
-        if (bounced)
-            peak = mk_maxf(peak, b->pos.y - 0.25f);
-    }
+    float peak;
+    bool bounced = fixture_bounce(w, id, 0.25f, 120, &peak);
     printf("bounce height %.4f m (0.64 expected)\n", (double)peak);
     ck_assert(bounced);
     ck_assert_float_eq_tol(peak, 0.64f, 0.032f);

@@ -111,13 +111,19 @@ START_TEST(mass_and_inertia_3d)
 }
 END_TEST
 
+/* n unit cubes stacked on the floor at the origin, ids[0] the lowest. */
+static void stack_cubes(sim_world *w, int n, sim_id *ids)
+{
+    for (int i = 0; i < n; i++)
+        ids[i] = sim_world_add(w, def3(box3(0.5f, 0.5f, 0.5f), SIM_DYNAMIC,
+                                       mk_v3(0, 0.5f + (float)i, 0)), 0);
+}
+
 START_TEST(tower_of_ten_cubes_settles_and_sleeps)
 {
     sim_world *w = world_with_floor();
     sim_id ids[10];
-    for (int i = 0; i < 10; i++)
-        ids[i] = sim_world_add(w, def3(box3(0.5f, 0.5f, 0.5f), SIM_DYNAMIC,
-                                       mk_v3(0, 0.5f + 1.0f * (float)i, 0)), 0);
+    stack_cubes(w, 10, ids);
     int steps = steps_to_sleep(w, 300);
     printf("10-cube tower asleep after %d steps\n", steps);
     ck_assert_int_le(steps, 300); /* within 5 s */
@@ -213,15 +219,8 @@ START_TEST(ball_bounces_to_restitution_squared_height_3d)
     d->restitution = 0.8f;
     sim_id id = sim_world_add(w, d, 0);
     /* From 1 m it lands at 4.47 m/s and leaves at 0.8 of that: it rises 0.8^2 = 0.64 m. */
-    float peak = 0.0f;
-    bool bounced = false;
-    for (int i = 0; i < 120; i++) {
-        sim_world_step(w);
-        sim_body3 *b = body3(w, id);
-        bounced |= b->vel.y > 0.0f;
-        if (bounced)
-            peak = mk_maxf(peak, b->pos.y - 0.25f);
-    }
+    float peak;
+    bool bounced = fixture_bounce(w, id, 0.25f, 120, &peak);
     printf("3D bounce height %.4f m (0.64 expected)\n", (double)peak);
     ck_assert(bounced);
     ck_assert_float_eq_tol(peak, 0.64f, 0.032f);
@@ -371,9 +370,7 @@ START_TEST(sleepers_wake_when_their_support_goes_3d)
 {
     sim_world *w = world_with_floor();
     sim_id ids[3];
-    for (int i = 0; i < 3; i++)
-        ids[i] = sim_world_add(w, def3(box3(0.5f, 0.5f, 0.5f), SIM_DYNAMIC,
-                                       mk_v3(0, 0.5f + (float)i, 0)), 0);
+    stack_cubes(w, 3, ids);
     ck_assert_int_le(steps_to_sleep(w, 300), 300);
     size_t ncontacts;
     sim_world_step(w);
@@ -460,11 +457,8 @@ END_TEST
 
 START_TEST(shapes_of_the_other_dim_are_refused)
 {
-    proto_body_spec spec;
-    memset(&spec, 0, sizeof spec);
-    spec.shape.type = PROTO_SHAPE_CIRCLE;
-    spec.shape.radius = 1;
-    spec.rot[3] = 1;
+    proto_body_spec spec = {.shape = {.type = PROTO_SHAPE_CIRCLE, .radius = 1},
+                            .rot = {0, 0, 0, 1}};
     sim_body_def *d = def3(box3(1, 1, 1), SIM_DYNAMIC, mk_v3(0, 0, 0));
     mk_error err = {0};
     ck_assert_int_eq(wio_body_def_from_spec(&spec, 3, d, &err), -1);

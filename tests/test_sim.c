@@ -387,16 +387,10 @@ END_TEST
 
 START_TEST(degenerate_polygon_spec_is_refused)
 {
-    proto_body_spec spec;
-    memset(&spec, 0, sizeof spec);
-    spec.shape.type = PROTO_SHAPE_POLYGON;
-    spec.shape.npoints = 3;
-    double pts[3][2] = {{0, 0}, {1, 1}, {2, 2}};
-    for (int i = 0; i < 3; i++) {
-        spec.shape.points[i][0] = pts[i][0];
-        spec.shape.points[i][1] = pts[i][1];
-    }
-    spec.density = 1;
+    proto_body_spec spec = {
+        .shape = {.type = PROTO_SHAPE_POLYGON, .npoints = 3, .points = {{0, 0}, {1, 1}, {2, 2}}},
+        .density = 1,
+    };
     static sim_body_def def;
     mk_error err = {0};
     ck_assert_int_eq(wio_body_def_from_spec(&spec, 2, &def, &err), -1);
