@@ -43,26 +43,53 @@ static inline sim_body_def *fixture_body3(sim_body_def *d, col_shape3 shape, sim
     return d;
 }
 
-/* Steps the world `steps` times, following body `id` (in either dimension): true when it moved
- * up at some step, and then *peak is the highest its centre rose, less `radius`. */
+/* The height of body `id`'s centre and its vertical speed, in either dimension. */
+static inline void fixture_height(sim_world *w, sim_id id, float *y, float *vy)
+{
+    const sim_body *b = sim_world_get(w, id);
+    if (sim_world_dim(w) == 3) {
+        const sim_body3 *b3 = sim_body3_of(w, b);
+        *y = b3->pos.y;
+        *vy = b3->vel.y;
+    } else {
+        *y = b->pos.y;
+        *vy = b->vel.y;
+    }
+}
+
+/* Steps the world `steps` times, following body `id`: true when it moved up at some step, and
+ * then *peak is the highest its centre rose, less `radius`. */
 static inline bool fixture_bounce(sim_world *w, sim_id id, float radius, int steps, float *peak)
 {
     bool bounced = false;
     *peak = 0.0f;
     for (int i = 0; i < steps; i++) {
         sim_world_step(w);
-        const sim_body *b = sim_world_get(w, id);
-        float y = b->pos.y, vy = b->vel.y;
-        if (sim_world_dim(w) == 3) {
-            const sim_body3 *b3 = sim_body3_of(w, b);
-            y = b3->pos.y;
-            vy = b3->vel.y;
-        }
+        float y, vy;
+        fixture_height(w, id, &y, &vy);
         bounced |= vy > 0.0f;
         if (bounced)
             *peak = mk_maxf(*peak, y - radius);
     }
     return bounced;
+}
+
+/* Steps the world `steps` times, following body `id`, whose centre rests at y = 0.5: true when
+ * it came within a centimetre of that; *deepest grows to the most it went below it and, when
+ * hop is not NULL, *hop to the most it rose above it once landed. */
+static inline bool fixture_landing(sim_world *w, sim_id id, int steps, float *deepest, float *hop)
+{
+    bool landed = false;
+    for (int i = 0; i < steps; i++) {
+        sim_world_step(w);
+        float y, vy;
+        fixture_height(w, id, &y, &vy);
+        *deepest = mk_maxf(*deepest, 0.5f - y);
+        landed |= y < 0.51f;
+        if (landed && hop)
+            *hop = mk_maxf(*hop, y - 0.5f);
+    }
+    return landed;
 }
 
 #endif

@@ -238,15 +238,7 @@ START_TEST(fast_landings_neither_sink_nor_hop)
             }
             d.vel = mk_v2(0.0f, -speed);
             sim_id id = sim_world_add(w, &d, 0);
-            bool landed = false;
-            for (int i = 0; i < 90; i++) {
-                sim_world_step(w);
-                const sim_body *b = sim_world_get(w, id);
-                deepest = mk_maxf(deepest, 0.5f - b->pos.y);
-                landed |= b->pos.y < 0.51f;
-                if (landed && shape == 0)
-                    highest = mk_maxf(highest, b->pos.y - 0.5f);
-            }
+            bool landed = fixture_landing(w, id, 90, &deepest, shape == 0 ? &highest : NULL);
             ck_assert(landed);
             ck_assert_float_eq_tol(sim_world_get(w, id)->pos.y, 0.5f, 2e-3f);
             sim_world_free(w);

@@ -242,15 +242,7 @@ START_TEST(fast_landings_neither_sink_nor_hop_3d)
             sim_body_def *d = def3(s, SIM_DYNAMIC, mk_v3(0, 0.8f + 0.0137f * (float)k, 0));
             d->d3.vel = mk_v3(0, -1.0f - (float)k, 0);
             sim_id id = sim_world_add(w, d, 0);
-            bool landed = false;
-            for (int i = 0; i < 90; i++) {
-                sim_world_step(w);
-                float y = body3(w, id)->pos.y;
-                deepest = mk_maxf(deepest, 0.5f - y);
-                landed |= y < 0.51f;
-                if (landed && shape == 0)
-                    highest = mk_maxf(highest, y - 0.5f);
-            }
+            bool landed = fixture_landing(w, id, 90, &deepest, shape == 0 ? &highest : NULL);
             ck_assert(landed);
             ck_assert_float_eq_tol(body3(w, id)->pos.y, 0.5f, 2e-3f);
             sim_world_free(w);
