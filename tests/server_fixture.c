@@ -208,3 +208,13 @@ int server_exit_code(const char *fmt, ...)
     ck_assert_msg(WIFEXITED(status), "%s did not exit", cmd);
     return WEXITSTATUS(status);
 }
+
+void stop_and_replay(h_conn *c, const char *path, const char *flags, char *log)
+{
+    close_and_stop(c);
+    ck_assert(file_has(path, "\"type\":\"input\""));
+    ck_assert(file_has(path, "\"end\":"));
+    make_temp_file(log);
+    ck_assert_int_eq(server_exit_code("%s--replay %s --hash-every 30 2> %s", flags, path, log), 0);
+    ck_assert(file_has(log, "as recorded"));
+}

@@ -51,6 +51,10 @@ void expect_miss(h_conn *c, const char *query, double distance, double tol);
 void make_temp_file(char *path_template);
 /* Closes `c`, leaves the server 100 ms to read what it sent, then stop()s it. */
 void close_and_stop(h_conn *c);
+/* Ends a recorded session: closes `c` and stops the server recording to `path`, which must
+ * hold inputs and an end; then replays it offline (after `flags`, "" or "--dim 3 ") into a new
+ * log from the template `log`, which must say the session replayed as recorded. */
+void stop_and_replay(h_conn *c, const char *path, const char *flags, char *log);
 /* Runs mink-server with the arguments `fmt` formats (shell words, redirections allowed) and
  * waits for it; returns its exit code, failing the test when it did not exit. */
 int server_exit_code(const char *fmt, ...);

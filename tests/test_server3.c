@@ -460,14 +460,8 @@ START_TEST(dim3_recorded_session_replays)
     const char *moves[] = {"[1,0,0],\"jump\":false", "[1,0,0.5],\"jump\":true",
                            "[-1,0,-1],\"jump\":false"};
     send_moves(&c, moves);
-    close_and_stop(&c);
-    ck_assert(file_has(path, "\"type\":\"input\""));
-    ck_assert(file_has(path, "\"end\":"));
-
     char log[] = "/tmp/mink-replay3-XXXXXX";
-    make_temp_file(log);
-    ck_assert_int_eq(server_exit_code("--dim 3 --replay %s --hash-every 30 2> %s", path, log), 0);
-    ck_assert(file_has(log, "as recorded"));
+    stop_and_replay(&c, path, "--dim 3 ", log);
     /* On the 2D demo it does not replay. */
     ck_assert_int_eq(server_exit_code("--replay %s 2> %s", path, log), 1);
     unlink(path);
