@@ -218,40 +218,29 @@ START_TEST(ball_bounces_to_restitution_squared_height_3d)
                            mk_v3(0, 1.25f, 0));
     d->restitution = 0.8f;
     sim_id id = sim_world_add(w, d, 0);
-    /* From 1 m it lands at 4.47 m/s and leaves at 0.8 of that: it rises 0.8^2 = 0.64 m. */
-    float peak;
-    bool bounced = fixture_bounce(w, id, 0.25f, 120, &peak);
-    printf("3D bounce height %.4f m (0.64 expected)\n", (double)peak);
-    ck_assert(bounced);
-    ck_assert_float_eq_tol(peak, 0.64f, 0.032f);
+    fixture_expect_bounce(w, id, "3D ");
     sim_world_free(w);
 }
 END_TEST
+
+/* A fixture_landing_world: the box or ball dropped at 1 + k m/s from a height that puts the
+ * ground at another point of the step for each k. */
+static sim_world *landing_world(int shape, int k, sim_id *id)
+{
+    sim_world *w = world_with_floor();
+    col_shape3 s = shape == 0 ? box3(0.5f, 0.5f, 0.5f) : round3(COL_SHAPE3_SPHERE, 0.5f, 0);
+    sim_body_def *d = def3(s, SIM_DYNAMIC, mk_v3(0, 0.8f + 0.0137f * (float)k, 0));
+    d->d3.vel = mk_v3(0, -1.0f - (float)k, 0);
+    *id = sim_world_add(w, d, 0);
+    return w;
+}
 
 /* test_dynamics.c's fast landings in 3D: a cube and a ball landing at 1 to 30 m/s, from start
  * heights that put the floor at other points of the step, go no deeper than their resting
  * depth, and the cube does not bounce. */
 START_TEST(fast_landings_neither_sink_nor_hop_3d)
 {
-    float deepest = 0.0f, highest = 0.0f;
-    for (int shape = 0; shape < 2; shape++) {
-        for (int k = 0; k < 30; k++) {
-            sim_world *w = world_with_floor();
-            col_shape3 s = shape == 0 ? box3(0.5f, 0.5f, 0.5f)
-                                      : round3(COL_SHAPE3_SPHERE, 0.5f, 0);
-            sim_body_def *d = def3(s, SIM_DYNAMIC, mk_v3(0, 0.8f + 0.0137f * (float)k, 0));
-            d->d3.vel = mk_v3(0, -1.0f - (float)k, 0);
-            sim_id id = sim_world_add(w, d, 0);
-            bool landed = fixture_landing(w, id, 90, &deepest, shape == 0 ? &highest : NULL);
-            ck_assert(landed);
-            ck_assert_float_eq_tol(body3(w, id)->pos.y, 0.5f, 2e-3f);
-            sim_world_free(w);
-        }
-    }
-    printf("3D fast landings: deepest %.4f m, cube hop %.4f m\n", (double)deepest,
-           (double)highest);
-    ck_assert_float_lt(deepest, 3e-3f);
-    ck_assert_float_lt(highest, 2e-2f);
+    fixture_expect_fast_landings(landing_world, "3D ", "cube");
 }
 END_TEST
 
