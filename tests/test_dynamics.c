@@ -403,17 +403,25 @@ START_TEST(bodies_come_and_go_while_piles_sleep_and_wake)
 }
 END_TEST
 
+/* A world where body d has come to sleep in 90 steps on a static shelf (4 m wide, half a metre
+ * thick, its top at y = 3.25) above the ground; the ids of the shelf and of the body. */
+static sim_world *asleep_on_a_shelf(sim_body_def d, sim_id *shelf_id, sim_id *id)
+{
+    sim_world *w = world_with_ground();
+    sim_body_def shelf = box_def(SIM_STATIC, 0, 3, 2, 0.25f);
+    *shelf_id = sim_world_add(w, &shelf, 0);
+    *id = sim_world_add(w, &d, 0);
+    run(w, 90);
+    ck_assert(sim_world_get(w, *id)->sleeping);
+    return w;
+}
+
 START_TEST(a_sleeping_character_wakes_when_its_shelf_goes)
 {
     /* A character is held up by push-out, not by the solver's contacts: no contact of it is on
      * record while it sleeps, and it must wake all the same. */
-    sim_world *w = world_with_ground();
-    sim_body_def shelf = box_def(SIM_STATIC, 0, 3, 2, 0.25f);
-    sim_id shelf_id = sim_world_add(w, &shelf, 0);
-    sim_body_def c = box_def(SIM_CHARACTER, 0, 4.0f, 0.3f, 0.75f);
-    sim_id cid = sim_world_add(w, &c, 0);
-    run(w, 90);
-    ck_assert(sim_world_get(w, cid)->sleeping);
+    sim_id shelf_id, cid;
+    sim_world *w = asleep_on_a_shelf(box_def(SIM_CHARACTER, 0, 4.0f, 0.3f, 0.75f), &shelf_id, &cid);
     ck_assert(sim_world_remove(w, shelf_id));
     ck_assert(!sim_world_get(w, cid)->sleeping);
     run(w, 90);
@@ -424,13 +432,8 @@ END_TEST
 
 START_TEST(a_saved_sleeper_wakes_when_its_support_goes)
 {
-    sim_world *w = world_with_ground();
-    sim_body_def shelf = box_def(SIM_STATIC, 0, 3, 2, 0.25f);
-    sim_id shelf_id = sim_world_add(w, &shelf, 0);
-    sim_body_def d = box_def(SIM_DYNAMIC, 0, 3.75f, 0.5f, 0.5f);
-    sim_id box = sim_world_add(w, &d, 0);
-    run(w, 90);
-    ck_assert(sim_world_get(w, box)->sleeping);
+    sim_id shelf_id, box;
+    sim_world *w = asleep_on_a_shelf(box_def(SIM_DYNAMIC, 0, 3.75f, 0.5f, 0.5f), &shelf_id, &box);
     char path[] = "/tmp/mink-sleeper-XXXXXX";
     int fd = mkstemp(path);
     ck_assert_int_ge(fd, 0);
