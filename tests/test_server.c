@@ -376,8 +376,6 @@ START_TEST(bad_flags_and_scenes_exit_cleanly)
 }
 END_TEST
 
-/* n pings in one write. */
-
 static Suite *server_suite(void)
 {
     Suite *s = suite_create("server");

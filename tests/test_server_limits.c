@@ -135,8 +135,6 @@ START_TEST(silent_connection_is_closed_after_hello_timeout)
 }
 END_TEST
 
-/* The bodies of a saved world file, as JSON (the caller deletes it). */
-
 START_TEST(max_line_flag_lowers_the_limit)
 {
     static const char *const args[] = {"--max-line", "1000", NULL};
