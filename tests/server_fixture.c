@@ -4,9 +4,11 @@
 
 #include <check.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 h_server srv;
@@ -31,6 +33,12 @@ cJSON *join(h_conn *c, const char *hello)
     cJSON *w = h_recv_type(c, "welcome", 3000);
     ck_assert_msg(w != NULL, "no welcome");
     return w;
+}
+
+void start_and_join(h_conn *c, const char *const *args)
+{
+    start(args);
+    cJSON_Delete(join(c, HELLO));
 }
 
 /* Joins with a kinematic avatar (half extents hx, hy) at (0, y); returns the avatar's id. */
@@ -101,6 +109,25 @@ void send_moves(h_conn *c, const char *const moves[3])
     }
 }
 
+double send_inputs_to_ack(h_conn *c, const char *move, int n)
+{
+    for (int seq = 1; seq <= n; seq++) {
+        char line[128];
+        snprintf(line, sizeof line, "{\"type\":\"input\",\"seq\":%d,\"move\":%s}", seq, move);
+        ck_assert(h_send_line(c, line));
+        h_sleep_ms(33);
+    }
+    double ack = 0;
+    long long deadline = h_now_ms() + 3000;
+    while (ack < n && h_now_ms() < deadline) {
+        cJSON *s = h_recv_type(c, "state", 2000);
+        ck_assert_ptr_nonnull(s);
+        ack = h_num(s, "ack");
+        cJSON_Delete(s);
+    }
+    return ack;
+}
+
 /* Spawns `body` (a body spec) with req `req`; returns its id. */
 double spawn_ok(h_conn *c, int req, const char *body)
 {
@@ -128,4 +155,66 @@ cJSON *state_with(h_conn *c, double id, int timeout_ms)
         cJSON_Delete(s);
     }
     return NULL;
+}
+
+cJSON *request(h_conn *c, const char *line, const char *type)
+{
+    ck_assert(h_send_line(c, line));
+    cJSON *r = h_recv_type(c, type, 3000);
+    ck_assert_msg(r != NULL, "no %s for %s", type, line);
+    return r;
+}
+
+cJSON *expect_hit(h_conn *c, const char *query, const char *req, double depth, double tol)
+{
+    cJSON *r = request(c, query, "result");
+    ck_assert_str_eq(h_str(r, "req"), req);
+    ck_assert_msg(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "hit")), "no hit: %s", query);
+    ck_assert_double_eq_tol(h_num(r, "depth"), depth, tol);
+    return r;
+}
+
+void expect_miss(h_conn *c, const char *query, double distance, double tol)
+{
+    cJSON *r = request(c, query, "result");
+    ck_assert_msg(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(r, "hit")), "hit: %s", query);
+    ck_assert_double_eq_tol(h_num(r, "distance"), distance, tol);
+    cJSON_Delete(r);
+}
+
+void make_temp_file(char *path_template)
+{
+    int fd = mkstemp(path_template);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+}
+
+void close_and_stop(h_conn *c)
+{
+    h_close(c);
+    h_sleep_ms(100);
+    stop();
+}
+
+int server_exit_code(const char *fmt, ...)
+{
+    char cmd[1024];
+    int n = snprintf(cmd, sizeof cmd, "%s ", MINK_SERVER_PATH);
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(cmd + n, sizeof cmd - (size_t)n, fmt, ap);
+    va_end(ap);
+    int status = system(cmd);
+    ck_assert_msg(WIFEXITED(status), "%s did not exit", cmd);
+    return WEXITSTATUS(status);
+}
+
+void stop_and_replay(h_conn *c, const char *path, const char *flags, char *log)
+{
+    close_and_stop(c);
+    ck_assert(file_has(path, "\"type\":\"input\""));
+    ck_assert(file_has(path, "\"end\":"));
+    make_temp_file(log);
+    ck_assert_int_eq(server_exit_code("%s--replay %s --hash-every 30 2> %s", flags, path, log), 0);
+    ck_assert(file_has(log, "as recorded"));
 }

@@ -20,6 +20,8 @@ void start(const char *const *args);
 void stop(void);
 /* Connects and joins; returns the welcome (caller deletes). */
 cJSON *join(h_conn *c, const char *hello);
+/* start(args), then joins `c` with HELLO. */
+void start_and_join(h_conn *c, const char *const *args);
 /* Joins with a kinematic avatar (half extents hx, hy) at (0, y); returns the avatar's id. */
 double join_kinematic(h_conn *c, double hx, double hy, double y, double max_speed);
 void expect_error(h_conn *c, const char *code);
@@ -31,8 +33,31 @@ int run_command(const char *cmd, char *out, size_t cap);
 bool file_has(const char *path, const char *text);
 /* Fifteen inputs 33 ms apart, five of each of three moves (`move` and what follows it). */
 void send_moves(h_conn *c, const char *const moves[3]);
+/* Inputs 1 to n, 33 ms apart, each with `move` (a JSON vector); then skips the states queued
+ * meanwhile, up to the first that acknowledges input n (3 s at most). Returns the last ack
+ * seen. */
+double send_inputs_to_ack(h_conn *c, const char *move, int n);
 /* Spawns `body` (a body spec) with req `req`; returns its id. */
 double spawn_ok(h_conn *c, int req, const char *body);
+/* Sends `line` and returns the next message of type `type` (caller deletes); fails the test
+ * when none comes within 3 s. */
+cJSON *request(h_conn *c, const char *line, const char *type);
+/* Sends `query` (two shapes that overlap) and expects a hit answering `req` at `depth`;
+ * returns the result (caller deletes). */
+cJSON *expect_hit(h_conn *c, const char *query, const char *req, double depth, double tol);
+/* Sends `query` (two shapes apart) and expects a result with no hit, at `distance`. */
+void expect_miss(h_conn *c, const char *query, double distance, double tol);
+/* Creates an empty file from a mkstemp template, which becomes its path. */
+void make_temp_file(char *path_template);
+/* Closes `c`, leaves the server 100 ms to read what it sent, then stop()s it. */
+void close_and_stop(h_conn *c);
+/* Ends a recorded session: closes `c` and stops the server recording to `path`, which must
+ * hold inputs and an end; then replays it offline (after `flags`, "" or "--dim 3 ") into a new
+ * log from the template `log`, which must say the session replayed as recorded. */
+void stop_and_replay(h_conn *c, const char *path, const char *flags, char *log);
+/* Runs mink-server with the arguments `fmt` formats (shell words, redirections allowed) and
+ * waits for it; returns its exit code, failing the test when it did not exit. */
+int server_exit_code(const char *fmt, ...);
 /* The next state that has body `id`, skipping the others; NULL after timeout_ms. */
 cJSON *state_with(h_conn *c, double id, int timeout_ms);
 

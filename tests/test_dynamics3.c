@@ -111,13 +111,19 @@ START_TEST(mass_and_inertia_3d)
 }
 END_TEST
 
+/* n unit cubes stacked on the floor at the origin, ids[0] the lowest. */
+static void stack_cubes(sim_world *w, int n, sim_id *ids)
+{
+    for (int i = 0; i < n; i++)
+        ids[i] = sim_world_add(w, def3(box3(0.5f, 0.5f, 0.5f), SIM_DYNAMIC,
+                                       mk_v3(0, 0.5f + (float)i, 0)), 0);
+}
+
 START_TEST(tower_of_ten_cubes_settles_and_sleeps)
 {
     sim_world *w = world_with_floor();
     sim_id ids[10];
-    for (int i = 0; i < 10; i++)
-        ids[i] = sim_world_add(w, def3(box3(0.5f, 0.5f, 0.5f), SIM_DYNAMIC,
-                                       mk_v3(0, 0.5f + 1.0f * (float)i, 0)), 0);
+    stack_cubes(w, 10, ids);
     int steps = steps_to_sleep(w, 300);
     printf("10-cube tower asleep after %d steps\n", steps);
     ck_assert_int_le(steps, 300); /* within 5 s */
@@ -212,55 +218,29 @@ START_TEST(ball_bounces_to_restitution_squared_height_3d)
                            mk_v3(0, 1.25f, 0));
     d->restitution = 0.8f;
     sim_id id = sim_world_add(w, d, 0);
-    /* From 1 m it lands at 4.47 m/s and leaves at 0.8 of that: it rises 0.8^2 = 0.64 m. */
-    float peak = 0.0f;
-    bool bounced = false;
-    for (int i = 0; i < 120; i++) {
-        sim_world_step(w);
-        sim_body3 *b = body3(w, id);
-        bounced |= b->vel.y > 0.0f;
-        if (bounced)
-            peak = mk_maxf(peak, b->pos.y - 0.25f);
-    }
-    printf("3D bounce height %.4f m (0.64 expected)\n", (double)peak);
-    ck_assert(bounced);
-    ck_assert_float_eq_tol(peak, 0.64f, 0.032f);
+    fixture_expect_bounce(w, id, "3D ");
     sim_world_free(w);
 }
 END_TEST
+
+/* A fixture_landing_world: the box or ball dropped at 1 + k m/s from a height that puts the
+ * ground at another point of the step for each k. */
+static sim_world *landing_world(int shape, int k, sim_id *id)
+{
+    sim_world *w = world_with_floor();
+    col_shape3 s = shape == 0 ? box3(0.5f, 0.5f, 0.5f) : round3(COL_SHAPE3_SPHERE, 0.5f, 0);
+    sim_body_def *d = def3(s, SIM_DYNAMIC, mk_v3(0, 0.8f + 0.0137f * (float)k, 0));
+    d->d3.vel = mk_v3(0, -1.0f - (float)k, 0);
+    *id = sim_world_add(w, d, 0);
+    return w;
+}
 
 /* test_dynamics.c's fast landings in 3D: a cube and a ball landing at 1 to 30 m/s, from start
  * heights that put the floor at other points of the step, go no deeper than their resting
  * depth, and the cube does not bounce. */
 START_TEST(fast_landings_neither_sink_nor_hop_3d)
 {
-    float deepest = 0.0f, highest = 0.0f;
-    for (int shape = 0; shape < 2; shape++) {
-        for (int k = 0; k < 30; k++) {
-            sim_world *w = world_with_floor();
-            col_shape3 s = shape == 0 ? box3(0.5f, 0.5f, 0.5f)
-                                      : round3(COL_SHAPE3_SPHERE, 0.5f, 0);
-            sim_body_def *d = def3(s, SIM_DYNAMIC, mk_v3(0, 0.8f + 0.0137f * (float)k, 0));
-            d->d3.vel = mk_v3(0, -1.0f - (float)k, 0);
-            sim_id id = sim_world_add(w, d, 0);
-            bool landed = false;
-            for (int i = 0; i < 90; i++) {
-                sim_world_step(w);
-                float y = body3(w, id)->pos.y;
-                deepest = mk_maxf(deepest, 0.5f - y);
-                landed |= y < 0.51f;
-                if (landed && shape == 0)
-                    highest = mk_maxf(highest, y - 0.5f);
-            }
-            ck_assert(landed);
-            ck_assert_float_eq_tol(body3(w, id)->pos.y, 0.5f, 2e-3f);
-            sim_world_free(w);
-        }
-    }
-    printf("3D fast landings: deepest %.4f m, cube hop %.4f m\n", (double)deepest,
-           (double)highest);
-    ck_assert_float_lt(deepest, 3e-3f);
-    ck_assert_float_lt(highest, 2e-2f);
+    fixture_expect_fast_landings(landing_world, "3D ", "cube");
 }
 END_TEST
 
@@ -371,9 +351,7 @@ START_TEST(sleepers_wake_when_their_support_goes_3d)
 {
     sim_world *w = world_with_floor();
     sim_id ids[3];
-    for (int i = 0; i < 3; i++)
-        ids[i] = sim_world_add(w, def3(box3(0.5f, 0.5f, 0.5f), SIM_DYNAMIC,
-                                       mk_v3(0, 0.5f + (float)i, 0)), 0);
+    stack_cubes(w, 3, ids);
     ck_assert_int_le(steps_to_sleep(w, 300), 300);
     size_t ncontacts;
     sim_world_step(w);
@@ -460,11 +438,8 @@ END_TEST
 
 START_TEST(shapes_of_the_other_dim_are_refused)
 {
-    proto_body_spec spec;
-    memset(&spec, 0, sizeof spec);
-    spec.shape.type = PROTO_SHAPE_CIRCLE;
-    spec.shape.radius = 1;
-    spec.rot[3] = 1;
+    proto_body_spec spec = {.shape = {.type = PROTO_SHAPE_CIRCLE, .radius = 1},
+                            .rot = {0, 0, 0, 1}};
     sim_body_def *d = def3(box3(1, 1, 1), SIM_DYNAMIC, mk_v3(0, 0, 0));
     mk_error err = {0};
     ck_assert_int_eq(wio_body_def_from_spec(&spec, 3, d, &err), -1);

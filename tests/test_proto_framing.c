@@ -11,8 +11,9 @@
 #include "mink_proto.h"
 #include "check_main.h"
 
-/* What the callback saw: every line copied, in order. */
+/* A framer under test and what its callback saw: every line copied, in order. */
 typedef struct seen {
+    proto_framer f;   /* the framer under test */
     size_t count;
     size_t cap;
     char **lines;
@@ -24,9 +25,10 @@ typedef struct seen {
     size_t in_place;  /* lines whose pointer lay inside the current feed's bytes */
 } seen;
 
-static void seen_init(seen *s)
+static void seen_init(seen *s, size_t max_line)
 {
     memset(s, 0, sizeof *s);
+    proto_framer_init(&s->f, max_line);
 }
 
 static void seen_free(seen *s)
@@ -34,6 +36,7 @@ static void seen_free(seen *s)
     for (size_t i = 0; i < s->count; i++) free(s->lines[i]);
     free(s->lines);
     free(s->lens);
+    proto_framer_free(&s->f);
     memset(s, 0, sizeof *s);
 }
 
@@ -62,20 +65,20 @@ static int on_line(void *ud, const char *line, size_t len)
     return 0;
 }
 
-static int feed(proto_framer *f, seen *s, const char *data, size_t n)
+static int feed(seen *s, const char *data, size_t n)
 {
     s->data = data;
     s->data_len = n;
-    int rc = proto_framer_feed(f, data, n, on_line, s);
+    int rc = proto_framer_feed(&s->f, data, n, on_line, s);
     s->data = NULL;
     s->data_len = 0;
     return rc;
 }
 
 /* Feeds a NUL-terminated string. */
-static int feed_str(proto_framer *f, seen *s, const char *str)
+static int feed_str(seen *s, const char *str)
 {
-    return feed(f, s, str, strlen(str));
+    return feed(s, str, strlen(str));
 }
 
 static void assert_line(const seen *s, size_t i, const char *expect)
@@ -87,37 +90,31 @@ static void assert_line(const seen *s, size_t i, const char *expect)
 
 START_TEST(one_line_in_one_feed)
 {
-    proto_framer f;
-    proto_framer_init(&f, PROTO_MAX_LINE);
     seen s;
-    seen_init(&s);
+    seen_init(&s, PROTO_MAX_LINE);
     const char *data = "{\"type\":\"ping\",\"t\":1}\n";
-    ck_assert_int_eq(feed_str(&f, &s, data), 0);
+    ck_assert_int_eq(feed_str(&s, data), 0);
     ck_assert_uint_eq(s.count, 1);
     assert_line(&s, 0, "{\"type\":\"ping\",\"t\":1}");
     /* A line wholly inside the fed bytes is handed over in place, not copied. */
     ck_assert_uint_eq(s.in_place, 1);
     /* Nothing buffered: feeding nothing delivers nothing. */
-    ck_assert_int_eq(feed(&f, &s, "", 0), 0);
+    ck_assert_int_eq(feed(&s, "", 0), 0);
     ck_assert_uint_eq(s.count, 1);
     seen_free(&s);
-    proto_framer_free(&f);
 }
 END_TEST
 
 START_TEST(line_without_newline_waits)
 {
-    proto_framer f;
-    proto_framer_init(&f, PROTO_MAX_LINE);
     seen s;
-    seen_init(&s);
-    ck_assert_int_eq(feed_str(&f, &s, "{\"type\":\"bye\"}"), 0);
+    seen_init(&s, PROTO_MAX_LINE);
+    ck_assert_int_eq(feed_str(&s, "{\"type\":\"bye\"}"), 0);
     ck_assert_uint_eq(s.count, 0); /* no '\n' yet: not a line */
-    ck_assert_int_eq(feed_str(&f, &s, "\n"), 0);
+    ck_assert_int_eq(feed_str(&s, "\n"), 0);
     ck_assert_uint_eq(s.count, 1);
     assert_line(&s, 0, "{\"type\":\"bye\"}");
     seen_free(&s);
-    proto_framer_free(&f);
 }
 END_TEST
 
@@ -129,11 +126,9 @@ START_TEST(ten_thousand_lines_in_one_feed)
     size_t n = 0;
     for (int i = 0; i < N; i++) n += (size_t)sprintf(data + n, "{\"seq\":%d}\n", i);
 
-    proto_framer f;
-    proto_framer_init(&f, PROTO_MAX_LINE);
     seen s;
-    seen_init(&s);
-    ck_assert_int_eq(feed(&f, &s, data, n), 0);
+    seen_init(&s, PROTO_MAX_LINE);
+    ck_assert_int_eq(feed(&s, data, n), 0);
     ck_assert_uint_eq(s.count, N);
     ck_assert_uint_eq(s.in_place, N);
     char expect[32];
@@ -143,7 +138,6 @@ START_TEST(ten_thousand_lines_in_one_feed)
                       "line %d: expected %s, got %s", i, expect, s.lines[i]);
     }
     seen_free(&s);
-    proto_framer_free(&f);
     free(data);
 }
 END_TEST
@@ -169,31 +163,25 @@ START_TEST(line_split_at_every_position)
     char how[64];
     /* Two reads, cut at every position (0 and n included: one read is empty). */
     for (size_t cut = 0; cut <= n; cut++) {
-        proto_framer f;
-        proto_framer_init(&f, PROTO_MAX_LINE);
         seen s;
-        seen_init(&s);
-        ck_assert_int_eq(feed(&f, &s, split_stream, cut), 0);
-        ck_assert_int_eq(feed(&f, &s, split_stream + cut, n - cut), 0);
+        seen_init(&s, PROTO_MAX_LINE);
+        ck_assert_int_eq(feed(&s, split_stream, cut), 0);
+        ck_assert_int_eq(feed(&s, split_stream + cut, n - cut), 0);
         snprintf(how, sizeof how, "cut at %zu", cut);
         assert_split_lines(&s, how);
         seen_free(&s);
-        proto_framer_free(&f);
     }
     /* Three reads, cut at every pair of positions. */
     for (size_t i = 0; i <= n; i++) {
         for (size_t j = i; j <= n; j++) {
-            proto_framer f;
-            proto_framer_init(&f, PROTO_MAX_LINE);
             seen s;
-            seen_init(&s);
-            ck_assert_int_eq(feed(&f, &s, split_stream, i), 0);
-            ck_assert_int_eq(feed(&f, &s, split_stream + i, j - i), 0);
-            ck_assert_int_eq(feed(&f, &s, split_stream + j, n - j), 0);
+            seen_init(&s, PROTO_MAX_LINE);
+            ck_assert_int_eq(feed(&s, split_stream, i), 0);
+            ck_assert_int_eq(feed(&s, split_stream + i, j - i), 0);
+            ck_assert_int_eq(feed(&s, split_stream + j, n - j), 0);
             snprintf(how, sizeof how, "cuts at %zu and %zu", i, j);
             assert_split_lines(&s, how);
             seen_free(&s);
-            proto_framer_free(&f);
         }
     }
 }
@@ -202,14 +190,11 @@ END_TEST
 START_TEST(one_byte_reads)
 {
     const size_t n = sizeof split_stream - 1;
-    proto_framer f;
-    proto_framer_init(&f, PROTO_MAX_LINE);
     seen s;
-    seen_init(&s);
-    for (size_t i = 0; i < n; i++) ck_assert_int_eq(feed(&f, &s, split_stream + i, 1), 0);
+    seen_init(&s, PROTO_MAX_LINE);
+    for (size_t i = 0; i < n; i++) ck_assert_int_eq(feed(&s, split_stream + i, 1), 0);
     assert_split_lines(&s, "one-byte reads");
     seen_free(&s);
-    proto_framer_free(&f);
 }
 END_TEST
 
@@ -224,15 +209,13 @@ START_TEST(random_reads_of_many_lines)
         n += (size_t)sprintf(data + n, "{\"i\":%d,\"pad\":\"%.*s\"}%s", i, i % 23,
                              "xxxxxxxxxxxxxxxxxxxxxxx", (i % 3 == 0) ? "\r\n" : "\n");
     }
-    proto_framer f;
-    proto_framer_init(&f, 100);
     seen s;
-    seen_init(&s);
+    seen_init(&s, 100);
     srand(12345);
     for (size_t at = 0; at < n;) {
         size_t k = 1 + (size_t)(rand() % 300);
         if (k > n - at) k = n - at;
-        ck_assert_int_eq(feed(&f, &s, data + at, k), 0);
+        ck_assert_int_eq(feed(&s, data + at, k), 0);
         at += k;
     }
     ck_assert_uint_eq(s.count, N);
@@ -244,89 +227,77 @@ START_TEST(random_reads_of_many_lines)
                       "line %d: expected %s, got %s", i, expect, s.lines[i]);
     }
     seen_free(&s);
-    proto_framer_free(&f);
     free(data);
 }
 END_TEST
 
 START_TEST(crlf_is_stripped)
 {
-    proto_framer f;
-    proto_framer_init(&f, PROTO_MAX_LINE);
     seen s;
-    seen_init(&s);
-    ck_assert_int_eq(feed_str(&f, &s, "abc\r\nx\r\n"), 0);
+    seen_init(&s, PROTO_MAX_LINE);
+    ck_assert_int_eq(feed_str(&s, "abc\r\nx\r\n"), 0);
     ck_assert_uint_eq(s.count, 2);
     assert_line(&s, 0, "abc");
     assert_line(&s, 1, "x");
     /* '\r' and '\n' in different reads. */
-    ck_assert_int_eq(feed_str(&f, &s, "def\r"), 0);
+    ck_assert_int_eq(feed_str(&s, "def\r"), 0);
     ck_assert_uint_eq(s.count, 2);
-    ck_assert_int_eq(feed_str(&f, &s, "\n"), 0);
+    ck_assert_int_eq(feed_str(&s, "\n"), 0);
     ck_assert_uint_eq(s.count, 3);
     assert_line(&s, 2, "def");
     /* Only a '\r' right before the '\n' is a line ending; one inside the line stays. */
-    ck_assert_int_eq(feed_str(&f, &s, "a\rb\n"), 0);
+    ck_assert_int_eq(feed_str(&s, "a\rb\n"), 0);
     ck_assert_uint_eq(s.count, 4);
     assert_line(&s, 3, "a\rb");
     seen_free(&s);
-    proto_framer_free(&f);
 }
 END_TEST
 
 START_TEST(blank_lines_are_skipped)
 {
-    proto_framer f;
-    proto_framer_init(&f, PROTO_MAX_LINE);
     seen s;
-    seen_init(&s);
-    ck_assert_int_eq(feed_str(&f, &s, "\n\n\r\n\n"), 0);
+    seen_init(&s, PROTO_MAX_LINE);
+    ck_assert_int_eq(feed_str(&s, "\n\n\r\n\n"), 0);
     ck_assert_uint_eq(s.count, 0);
-    ck_assert_int_eq(feed_str(&f, &s, "\r"), 0);
-    ck_assert_int_eq(feed_str(&f, &s, "\n"), 0);
+    ck_assert_int_eq(feed_str(&s, "\r"), 0);
+    ck_assert_int_eq(feed_str(&s, "\n"), 0);
     ck_assert_uint_eq(s.count, 0);
-    ck_assert_int_eq(feed_str(&f, &s, "\nA\n\r\n\nB\n\n"), 0);
+    ck_assert_int_eq(feed_str(&s, "\nA\n\r\n\nB\n\n"), 0);
     ck_assert_uint_eq(s.count, 2);
     assert_line(&s, 0, "A");
     assert_line(&s, 1, "B");
     seen_free(&s);
-    proto_framer_free(&f);
 }
 END_TEST
 
 START_TEST(callback_stop_returns_its_value_and_drops_the_rest)
 {
-    proto_framer f;
-    proto_framer_init(&f, PROTO_MAX_LINE);
     seen s;
-    seen_init(&s);
+    seen_init(&s, PROTO_MAX_LINE);
     s.stop_at = 2;
     s.stop_value = 42;
-    ck_assert_int_eq(feed_str(&f, &s, "one\ntwo\nthree\nfour\npart"), 42);
+    ck_assert_int_eq(feed_str(&s, "one\ntwo\nthree\nfour\npart"), 42);
     ck_assert_uint_eq(s.count, 2);
     assert_line(&s, 0, "one");
     assert_line(&s, 1, "two");
     /* The rest was dropped: nothing of it comes out of a later (empty) feed. */
-    ck_assert_int_eq(feed(&f, &s, "", 0), 0);
+    ck_assert_int_eq(feed(&s, "", 0), 0);
     ck_assert_uint_eq(s.count, 2);
     seen_free(&s);
-    proto_framer_free(&f);
 
     /* The stopping line was partly buffered from an earlier read; a negative value is
      * returned as it is too. */
-    proto_framer_init(&f, PROTO_MAX_LINE);
-    seen_init(&s);
+    seen_init(&s, PROTO_MAX_LINE);
     s.stop_at = 1;
     s.stop_value = -7;
-    ck_assert_int_eq(feed_str(&f, &s, "{\"type\":"), 0);
+    ck_assert_int_eq(feed_str(&s, "{\"type\":"), 0);
     ck_assert_uint_eq(s.count, 0);
-    ck_assert_int_eq(feed_str(&f, &s, "\"bye\"}\n{\"type\":\"ping\"}\n"), -7);
+    ck_assert_int_eq(feed_str(&s, "\"bye\"}\n{\"type\":\"ping\"}\n"), -7);
     ck_assert_uint_eq(s.count, 1);
     assert_line(&s, 0, "{\"type\":\"bye\"}");
-    ck_assert_int_eq(feed(&f, &s, "", 0), 0);
+    ck_assert_int_eq(feed(&s, "", 0), 0);
     ck_assert_uint_eq(s.count, 1);
     seen_free(&s);
-    proto_framer_free(&f);
 }
 END_TEST
 
@@ -345,29 +316,24 @@ START_TEST(line_of_exactly_max_line_is_accepted)
     enum { MAX = 16 };
     char *line = repeat('x', MAX, "\n");
 
-    proto_framer f;
-    proto_framer_init(&f, MAX);
     seen s;
-    seen_init(&s);
-    ck_assert_int_eq(feed(&f, &s, line, MAX + 1), 0);
+    seen_init(&s, MAX);
+    ck_assert_int_eq(feed(&s, line, MAX + 1), 0);
     ck_assert_uint_eq(s.count, 1);
     ck_assert_uint_eq(s.lens[0], MAX);
     seen_free(&s);
-    proto_framer_free(&f);
 
     /* The same line one byte at a time, buffered whole. */
-    proto_framer_init(&f, MAX);
-    seen_init(&s);
-    for (size_t i = 0; i < MAX + 1; i++) ck_assert_int_eq(feed(&f, &s, line + i, 1), 0);
+    seen_init(&s, MAX);
+    for (size_t i = 0; i < MAX + 1; i++) ck_assert_int_eq(feed(&s, line + i, 1), 0);
     ck_assert_uint_eq(s.count, 1);
     ck_assert_uint_eq(s.lens[0], MAX);
     ck_assert_str_eq(s.lines[0], "xxxxxxxxxxxxxxxx");
     /* The framer goes on after a line at the limit. */
-    ck_assert_int_eq(feed_str(&f, &s, "next\n"), 0);
+    ck_assert_int_eq(feed_str(&s, "next\n"), 0);
     ck_assert_uint_eq(s.count, 2);
     assert_line(&s, 1, "next");
     seen_free(&s);
-    proto_framer_free(&f);
     free(line);
 }
 END_TEST
@@ -382,15 +348,12 @@ START_TEST(line_over_max_line_in_one_feed_is_refused)
     strcpy(stream, "ok\n");
     strcat(stream, data);
 
-    proto_framer f;
-    proto_framer_init(&f, MAX);
     seen s;
-    seen_init(&s);
-    ck_assert_int_eq(feed_str(&f, &s, stream), PROTO_ERR_LINE_TOO_LONG);
+    seen_init(&s, MAX);
+    ck_assert_int_eq(feed_str(&s, stream), PROTO_ERR_LINE_TOO_LONG);
     ck_assert_uint_eq(s.count, 1);
     assert_line(&s, 0, "ok");
     seen_free(&s);
-    proto_framer_free(&f);
     free(stream);
     free(data);
 }
@@ -403,15 +366,12 @@ START_TEST(line_over_max_line_refused_on_the_first_byte_past_it)
 
     /* One byte at a time with no '\n' ever: the line is known to be too long on the byte that
      * makes it MAX + 1 (a 'z' cannot be the '\r' of a line ending). */
-    proto_framer f;
-    proto_framer_init(&f, MAX);
     seen s;
-    seen_init(&s);
-    for (size_t i = 0; i < MAX; i++) ck_assert_int_eq(feed(&f, &s, data + i, 1), 0);
-    ck_assert_int_eq(feed(&f, &s, data + MAX, 1), PROTO_ERR_LINE_TOO_LONG);
+    seen_init(&s, MAX);
+    for (size_t i = 0; i < MAX; i++) ck_assert_int_eq(feed(&s, data + i, 1), 0);
+    ck_assert_int_eq(feed(&s, data + MAX, 1), PROTO_ERR_LINE_TOO_LONG);
     ck_assert_uint_eq(s.count, 0);
     seen_free(&s);
-    proto_framer_free(&f);
     free(data);
 }
 END_TEST
@@ -420,29 +380,24 @@ START_TEST(line_over_max_line_in_small_reads_is_refused)
 {
     enum { MAX = 16 };
     char *data = repeat('z', 64, "");
-    proto_framer f;
     seen s;
 
     /* Reads of 5 bytes: 5, 10, 15 are fine, 20 is over. */
-    proto_framer_init(&f, MAX);
-    seen_init(&s);
-    ck_assert_int_eq(feed(&f, &s, data, 5), 0);
-    ck_assert_int_eq(feed(&f, &s, data + 5, 5), 0);
-    ck_assert_int_eq(feed(&f, &s, data + 10, 5), 0);
-    ck_assert_int_eq(feed(&f, &s, data + 15, 5), PROTO_ERR_LINE_TOO_LONG);
+    seen_init(&s, MAX);
+    ck_assert_int_eq(feed(&s, data, 5), 0);
+    ck_assert_int_eq(feed(&s, data + 5, 5), 0);
+    ck_assert_int_eq(feed(&s, data + 10, 5), 0);
+    ck_assert_int_eq(feed(&s, data + 15, 5), PROTO_ERR_LINE_TOO_LONG);
     ck_assert_uint_eq(s.count, 0);
     seen_free(&s);
-    proto_framer_free(&f);
 
     /* A buffered start plus a read that completes the line with its '\n': MAX + 1 bytes in
      * all is still too long, and the line after it never arrives. */
-    proto_framer_init(&f, MAX);
-    seen_init(&s);
-    ck_assert_int_eq(feed(&f, &s, data, 10), 0);
-    ck_assert_int_eq(feed_str(&f, &s, "1234567\nafter\n"), PROTO_ERR_LINE_TOO_LONG);
+    seen_init(&s, MAX);
+    ck_assert_int_eq(feed(&s, data, 10), 0);
+    ck_assert_int_eq(feed_str(&s, "1234567\nafter\n"), PROTO_ERR_LINE_TOO_LONG);
     ck_assert_uint_eq(s.count, 0);
     seen_free(&s);
-    proto_framer_free(&f);
     free(data);
 }
 END_TEST
@@ -454,54 +409,45 @@ START_TEST(protocol_limit_of_64_kib)
     char *exact = repeat('a', PROTO_MAX_LINE, "\n");
     char *over = repeat('b', PROTO_MAX_LINE + 1, "\nafter\n");
 
-    proto_framer f;
-    proto_framer_init(&f, PROTO_MAX_LINE);
     seen s;
-    seen_init(&s);
-    ck_assert_int_eq(feed(&f, &s, exact, PROTO_MAX_LINE + 1), 0);
+    seen_init(&s, PROTO_MAX_LINE);
+    ck_assert_int_eq(feed(&s, exact, PROTO_MAX_LINE + 1), 0);
     ck_assert_uint_eq(s.count, 1);
     ck_assert_uint_eq(s.lens[0], PROTO_MAX_LINE);
     seen_free(&s);
-    proto_framer_free(&f);
 
     /* The 64 KiB line in reads of 1000 bytes (the last one short). */
-    proto_framer_init(&f, PROTO_MAX_LINE);
-    seen_init(&s);
+    seen_init(&s, PROTO_MAX_LINE);
     for (size_t at = 0; at < PROTO_MAX_LINE + 1; at += 1000) {
         size_t k = PROTO_MAX_LINE + 1 - at < 1000 ? PROTO_MAX_LINE + 1 - at : 1000;
-        ck_assert_int_eq(feed(&f, &s, exact + at, k), 0);
+        ck_assert_int_eq(feed(&s, exact + at, k), 0);
     }
     ck_assert_uint_eq(s.count, 1);
     ck_assert_uint_eq(s.lens[0], PROTO_MAX_LINE);
     ck_assert_int_eq(s.lines[0][0], 'a');
     ck_assert_int_eq(s.lines[0][PROTO_MAX_LINE - 1], 'a');
     seen_free(&s);
-    proto_framer_free(&f);
 
     /* 64 KiB + 1 in one read, with a line after it that is never delivered. */
-    proto_framer_init(&f, PROTO_MAX_LINE);
-    seen_init(&s);
-    ck_assert_int_eq(feed_str(&f, &s, over), PROTO_ERR_LINE_TOO_LONG);
+    seen_init(&s, PROTO_MAX_LINE);
+    ck_assert_int_eq(feed_str(&s, over), PROTO_ERR_LINE_TOO_LONG);
     ck_assert_uint_eq(s.count, 0);
     seen_free(&s);
-    proto_framer_free(&f);
 
     /* 64 KiB + 1 in reads of 1000 bytes, no '\n': refused on the read that passes the limit
      * (bytes 65001..66000), the buffer never past the limit. */
     char *endless = repeat('c', 70000, "");
-    proto_framer_init(&f, PROTO_MAX_LINE);
-    seen_init(&s);
+    seen_init(&s, PROTO_MAX_LINE);
     int rc = 0;
     size_t at = 0;
     while (rc == 0 && at < 70000) {
-        rc = feed(&f, &s, endless + at, 1000);
+        rc = feed(&s, endless + at, 1000);
         at += 1000;
     }
     ck_assert_int_eq(rc, PROTO_ERR_LINE_TOO_LONG);
     ck_assert_uint_eq(at, 66000);
     ck_assert_uint_eq(s.count, 0);
     seen_free(&s);
-    proto_framer_free(&f);
     free(endless);
     free(exact);
     free(over);
@@ -515,53 +461,46 @@ START_TEST(buffer_never_grows_past_max_line)
     enum { MAX = 16 };
     char *exact = repeat('x', MAX, "\n");
     char *endless = repeat('z', 64, "");
-    proto_framer f;
     seen s;
 
     /* A line of exactly MAX bytes, one byte at a time. */
-    proto_framer_init(&f, MAX);
-    seen_init(&s);
+    seen_init(&s, MAX);
     for (size_t i = 0; i < MAX + 1; i++) {
-        ck_assert_int_eq(feed(&f, &s, exact + i, 1), 0);
-        ck_assert_msg(f.cap <= MAX, "after %zu bytes of a %d-byte line: cap %zu > max_line %d",
-                      i + 1, MAX, f.cap, MAX);
+        ck_assert_int_eq(feed(&s, exact + i, 1), 0);
+        ck_assert_msg(s.f.cap <= MAX, "after %zu bytes of a %d-byte line: cap %zu > max_line %d",
+                      i + 1, MAX, s.f.cap, MAX);
     }
     ck_assert_uint_eq(s.count, 1);
     seen_free(&s);
-    proto_framer_free(&f);
 
     /* A line that never ends, one byte at a time, until it is refused. */
-    proto_framer_init(&f, MAX);
-    seen_init(&s);
+    seen_init(&s, MAX);
     int rc = 0;
     for (size_t i = 0; i < 64 && rc == 0; i++) {
-        rc = feed(&f, &s, endless + i, 1);
-        ck_assert_msg(f.cap <= MAX, "after %zu bytes with no '\\n': cap %zu > max_line %d",
-                      i + 1, f.cap, MAX);
+        rc = feed(&s, endless + i, 1);
+        ck_assert_msg(s.f.cap <= MAX, "after %zu bytes with no '\\n': cap %zu > max_line %d",
+                      i + 1, s.f.cap, MAX);
     }
     ck_assert_int_eq(rc, PROTO_ERR_LINE_TOO_LONG);
     seen_free(&s);
-    proto_framer_free(&f);
 
     /* The protocol's limit, in reads of 1000 bytes, a line that fits and one that does not. */
     char *big = repeat('a', PROTO_MAX_LINE, "\n");
     char *huge = repeat('c', 70000, "");
-    proto_framer_init(&f, PROTO_MAX_LINE);
-    seen_init(&s);
+    seen_init(&s, PROTO_MAX_LINE);
     for (size_t at = 0; at < PROTO_MAX_LINE + 1; at += 1000) {
         size_t k = PROTO_MAX_LINE + 1 - at < 1000 ? PROTO_MAX_LINE + 1 - at : 1000;
-        ck_assert_int_eq(feed(&f, &s, big + at, k), 0);
-        ck_assert_uint_le(f.cap, PROTO_MAX_LINE);
+        ck_assert_int_eq(feed(&s, big + at, k), 0);
+        ck_assert_uint_le(s.f.cap, PROTO_MAX_LINE);
     }
     ck_assert_uint_eq(s.count, 1);
     rc = 0;
     for (size_t at = 0; at < 70000 && rc == 0; at += 1000) {
-        rc = feed(&f, &s, huge + at, 1000);
-        ck_assert_uint_le(f.cap, PROTO_MAX_LINE);
+        rc = feed(&s, huge + at, 1000);
+        ck_assert_uint_le(s.f.cap, PROTO_MAX_LINE);
     }
     ck_assert_int_eq(rc, PROTO_ERR_LINE_TOO_LONG);
     seen_free(&s);
-    proto_framer_free(&f);
     free(big);
     free(huge);
     free(exact);
@@ -571,17 +510,14 @@ END_TEST
 
 START_TEST(init_and_free_without_use)
 {
-    proto_framer f;
-    proto_framer_init(&f, 128);
-    ck_assert_uint_eq(f.max_line, 128);
-    ck_assert_uint_eq(f.len, 0);
-    ck_assert_uint_le(f.cap, 128);
     seen s;
-    seen_init(&s);
-    ck_assert_int_eq(feed(&f, &s, "", 0), 0);
+    seen_init(&s, 128);
+    ck_assert_uint_eq(s.f.max_line, 128);
+    ck_assert_uint_eq(s.f.len, 0);
+    ck_assert_uint_le(s.f.cap, 128);
+    ck_assert_int_eq(feed(&s, "", 0), 0);
     ck_assert_uint_eq(s.count, 0);
     seen_free(&s);
-    proto_framer_free(&f);
 }
 END_TEST
 

@@ -211,16 +211,21 @@ START_TEST(a_box_knocked_away_is_found_where_it_went)
 }
 END_TEST
 
+/* n static squares of half side `half` in a row at height y, their centres dx apart from x0. */
+static void add_static_row(sim_world *w, int n, float x0, float dx, float y, float half)
+{
+    for (int i = 0; i < n; i++) {
+        sim_body_def s = fixture_rect(COL_SHAPE_BOX, SIM_STATIC, x0 + dx * (float)i, y, half, half);
+        ck_assert_uint_ne(sim_world_add(w, &s, 0), 0);
+    }
+}
+
 START_TEST(boxes_rest_on_a_floor_of_many_static_tiles)
 {
     /* 400 static tiles of 0.5 m side by side make the floor; 100 boxes dropped in two layers
      * come to rest on it, their bottoms at y = 0, none through a seam. */
     sim_world *w = world2();
-    for (int i = 0; i < 400; i++) {
-        sim_body_def t = fixture_rect(COL_SHAPE_BOX, SIM_STATIC, -100.0f + 0.5f * (float)i, -0.25f,
-                                      0.25f, 0.25f);
-        ck_assert_uint_ne(sim_world_add(w, &t, 0), 0);
-    }
+    add_static_row(w, 400, -100.0f, 0.5f, -0.25f, 0.25f);
     sim_id ids[100];
     for (int i = 0; i < 100; i++) {
         sim_body_def d = fixture_rect(COL_SHAPE_BOX, SIM_DYNAMIC, -90.0f + 1.8f * (float)(i % 50),
@@ -249,11 +254,7 @@ START_TEST(fast_box_stops_at_a_thin_static_wall)
     /* 300 m/s toward a 2 cm wall among 500 other static pieces: the sweep finds it through
      * the statics' tree. */
     sim_world *w = weightless_world();
-    for (int i = 0; i < 500; i++) {
-        sim_body_def s = fixture_rect(COL_SHAPE_BOX, SIM_STATIC, -200.0f + 0.8f * (float)i, -5.0f,
-                                      0.3f, 0.3f);
-        ck_assert_uint_ne(sim_world_add(w, &s, 0), 0);
-    }
+    add_static_row(w, 500, -200.0f, 0.8f, -5.0f, 0.3f);
     sim_body_def wall = fixture_rect(COL_SHAPE_BOX, SIM_STATIC, 20, 0, 0.01f, 3);
     ck_assert_uint_ne(sim_world_add(w, &wall, 0), 0);
     sim_body_def d = fixture_rect(COL_SHAPE_BOX, SIM_DYNAMIC, 0, 0, 0.25f, 0.25f);

@@ -54,13 +54,11 @@ END_TEST
 
 START_TEST(spawned_box_rests_on_ground)
 {
-    start(NULL);
     h_conn c;
-    cJSON_Delete(join(&c, HELLO));
-    ck_assert(h_send_line(&c, "{\"type\":\"spawn\",\"req\":7,\"body\":{\"shape\":{\"type\":"
-                              "\"aabb\",\"half\":[0.5,0.5]},\"pos\":[-2,4],\"tag\":\"mine\"}}"));
-    cJSON *sp = h_recv_type(&c, "spawned", 3000);
-    ck_assert_ptr_nonnull(sp);
+    start_and_join(&c, NULL);
+    cJSON *sp = request(&c, "{\"type\":\"spawn\",\"req\":7,\"body\":{\"shape\":{\"type\":"
+                            "\"aabb\",\"half\":[0.5,0.5]},\"pos\":[-2,4],\"tag\":\"mine\"}}",
+                            "spawned");
     ck_assert_double_eq(h_num(sp, "req"), 7);
     double id = h_num(sp, "id");
     cJSON_Delete(sp);
@@ -99,23 +97,9 @@ START_TEST(input_moves_kinematic_avatar)
     start(NULL);
     h_conn c;
     double avatar = join_kinematic(&c, 0.5, 0.5, 10, 3);
-    char line[128];
-    int seq;
-    for (seq = 1; seq <= 30; seq++) {
-        snprintf(line, sizeof line, "{\"type\":\"input\",\"seq\":%d,\"move\":[1,0]}", seq);
-        ck_assert(h_send_line(&c, line));
-        h_sleep_ms(33);
-    }
     /* States sent while the inputs went out are still queued: skip to the first one that
      * acknowledges the last input, then it moves at exactly max_speed. */
-    double ack = 0;
-    long long deadline = h_now_ms() + 3000;
-    while (ack < 30 && h_now_ms() < deadline) {
-        cJSON *s = h_recv_type(&c, "state", 2000);
-        ck_assert_ptr_nonnull(s);
-        ack = h_num(s, "ack");
-        cJSON_Delete(s);
-    }
+    double ack = send_inputs_to_ack(&c, "[1,0]", 30);
     double x0 = NAN, t0 = NAN;
     for (int i = 0; i < 4; i++) {
         cJSON *s = h_recv_type(&c, "state", 2000);
@@ -141,18 +125,15 @@ END_TEST
 
 START_TEST(bad_json_keeps_connection)
 {
-    start(NULL);
     h_conn c;
-    cJSON_Delete(join(&c, HELLO));
+    start_and_join(&c, NULL);
     ck_assert(h_send_line(&c, "{not json"));
     expect_error(&c, "bad_json");
     ck_assert(h_send_line(&c, "{\"type\":\"spawn\",\"req\":\"r1\",\"body\":{\"shape\":{\"type\":"
                               "\"aabb\",\"half\":[0.5,0.5]},\"pos\":[0,NaN]}}"));
     expect_error(&c, "bad_json");
-    ck_assert(h_send_line(&c, "{\"type\":\"spawn\",\"req\":\"r2\",\"body\":{\"shape\":{\"type\":"
-                              "\"aabb\",\"half\":[0.5,0.5]},\"pos\":[0,1e999]}}"));
-    cJSON *e = h_recv_type(&c, "error", 3000);
-    ck_assert_ptr_nonnull(e);
+    cJSON *e = request(&c, "{\"type\":\"spawn\",\"req\":\"r2\",\"body\":{\"shape\":{\"type\":"
+                           "\"aabb\",\"half\":[0.5,0.5]},\"pos\":[0,1e999]}}", "error");
     ck_assert_str_eq(h_str(e, "code"), "bad_request");
     ck_assert_str_eq(h_str(e, "req"), "r2");
     cJSON_Delete(e);
@@ -205,10 +186,8 @@ START_TEST(order_and_ownership_errors)
     cJSON_Delete(h_recv_type(&a, "welcome", 3000));
     ck_assert(h_send_line(&a, HELLO));
     expect_error(&a, "bad_request"); /* already joined */
-    ck_assert(h_send_line(&a, "{\"type\":\"spawn\",\"body\":{\"shape\":{\"type\":\"aabb\","
-                              "\"half\":[0.5,0.5]},\"pos\":[3,4]}}"));
-    cJSON *sp = h_recv_type(&a, "spawned", 3000);
-    ck_assert_ptr_nonnull(sp);
+    cJSON *sp = request(&a, "{\"type\":\"spawn\",\"body\":{\"shape\":{\"type\":\"aabb\","
+                            "\"half\":[0.5,0.5]},\"pos\":[3,4]}}", "spawned");
     double id = h_num(sp, "id");
     cJSON_Delete(sp);
 
@@ -304,28 +283,18 @@ END_TEST
 
 START_TEST(query_over_the_wire)
 {
-    start(NULL);
     h_conn c;
-    cJSON_Delete(join(&c, HELLO));
-    ck_assert(h_send_line(&c, "{\"type\":\"query\",\"req\":\"q\",\"a\":{\"shape\":{\"type\":"
+    start_and_join(&c, NULL);
+    cJSON *r = expect_hit(&c, "{\"type\":\"query\",\"req\":\"q\",\"a\":{\"shape\":{\"type\":"
                               "\"aabb\",\"half\":[1,1]},\"pos\":[0,0]},\"b\":{\"shape\":{"
-                              "\"type\":\"aabb\",\"half\":[0.5,0.5]},\"pos\":[0.25,1.25]}}"));
-    cJSON *r = h_recv_type(&c, "result", 3000);
-    ck_assert_ptr_nonnull(r);
-    ck_assert_str_eq(h_str(r, "req"), "q");
-    ck_assert(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "hit")));
-    ck_assert_double_eq_tol(h_num(r, "depth"), 0.25, 1e-6);
+                              "\"type\":\"aabb\",\"half\":[0.5,0.5]},\"pos\":[0.25,1.25]}}",
+                              "q", 0.25, 1e-6);
     ck_assert_double_eq_tol(h_vec(r, "normal", 1), 1.0, 1e-6);
     ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r, "points")), 2);
     cJSON_Delete(r);
-    ck_assert(h_send_line(&c, "{\"type\":\"query\",\"a\":{\"shape\":{\"type\":\"aabb\",\"half\":"
-                              "[1,1]},\"pos\":[0,0]},\"b\":{\"shape\":{\"type\":\"aabb\","
-                              "\"half\":[1,1]},\"pos\":[5,0]}}"));
-    r = h_recv_type(&c, "result", 3000);
-    ck_assert_ptr_nonnull(r);
-    ck_assert(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(r, "hit")));
-    ck_assert_double_eq_tol(h_num(r, "distance"), 3.0, 1e-6);
-    cJSON_Delete(r);
+    expect_miss(&c, "{\"type\":\"query\",\"a\":{\"shape\":{\"type\":\"aabb\",\"half\":"
+                    "[1,1]},\"pos\":[0,0]},\"b\":{\"shape\":{\"type\":\"aabb\","
+                    "\"half\":[1,1]},\"pos\":[5,0]}}", 3.0, 1e-6);
     h_close(&c);
     stop();
 }
@@ -333,9 +302,8 @@ END_TEST
 
 START_TEST(subscribe_contacts)
 {
-    start(NULL);
     h_conn c;
-    cJSON_Delete(join(&c, HELLO));
+    start_and_join(&c, NULL);
     ck_assert(h_send_line(&c, "{\"type\":\"subscribe\",\"contacts\":true}"));
     /* The demo's crates rest on the ground (id 1): contacts carry its normal pointing up. */
     bool found = false;
@@ -365,9 +333,8 @@ END_TEST
 
 START_TEST(sigterm_stops_cleanly)
 {
-    start(NULL);
     h_conn c;
-    cJSON_Delete(join(&c, HELLO));
+    start_and_join(&c, NULL);
     long long t0 = h_now_ms();
     ck_assert_int_eq(h_server_stop(&srv, SIGTERM, 1000), 0);
     ck_assert_int_lt(h_now_ms() - t0, 1000);
@@ -399,28 +366,15 @@ END_TEST
 
 START_TEST(bad_flags_and_scenes_exit_cleanly)
 {
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "%s --port 99999 2>/dev/null", MINK_SERVER_PATH);
-    int status = system(cmd);
-    ck_assert(WIFEXITED(status));
-    ck_assert_int_eq(WEXITSTATUS(status), 2);
-    snprintf(cmd, sizeof cmd, "%s --frobnicate 2>/dev/null", MINK_SERVER_PATH);
-    status = system(cmd);
-    ck_assert_int_eq(WEXITSTATUS(status), 2);
-    snprintf(cmd, sizeof cmd, "%s --scene /nonexistent.json 2>/dev/null", MINK_SERVER_PATH);
-    status = system(cmd);
-    ck_assert_int_eq(WEXITSTATUS(status), 1);
+    ck_assert_int_eq(server_exit_code("--port 99999 2>/dev/null"), 2);
+    ck_assert_int_eq(server_exit_code("--frobnicate 2>/dev/null"), 2);
+    ck_assert_int_eq(server_exit_code("--scene /nonexistent.json 2>/dev/null"), 1);
     /* A port in use: the second server cannot listen and says so. */
     start(NULL);
-    snprintf(cmd, sizeof cmd, "%s --host 127.0.0.1 --port %d 2>/dev/null", MINK_SERVER_PATH,
-             srv.port);
-    status = system(cmd);
-    ck_assert_int_eq(WEXITSTATUS(status), 1);
+    ck_assert_int_eq(server_exit_code("--host 127.0.0.1 --port %d 2>/dev/null", srv.port), 1);
     stop();
 }
 END_TEST
-
-/* n pings in one write. */
 
 static Suite *server_suite(void)
 {
@@ -432,25 +386,23 @@ static Suite *server_suite(void)
                subscribe_contacts, sigterm_stops_cleanly, client_bot_mode,
                bad_flags_and_scenes_exit_cleanly);
 
-    TCase *limits = tcase_create("limits");
-    server_limit_tests(limits);
-    tcase_set_timeout(limits, 30);
-    suite_add_tcase(s, limits);
-
-    TCase *world = tcase_create("world");
-    server_world_tests(world);
-    tcase_set_timeout(world, 30);
-    suite_add_tcase(s, world);
-
-    TCase *net = tcase_create("netcode");
-    server_netcode_tests(net);
-    tcase_set_timeout(net, 60);
-    suite_add_tcase(s, net);
-
-    TCase *tc3 = tcase_create("3d");
-    server_3d_tests(tc3);
-    tcase_set_timeout(tc3, 30);
-    suite_add_tcase(s, tc3);
+    /* The other files' test cases and their timeouts. */
+    static const struct {
+        const char *name;
+        void (*add)(TCase *tc);
+        int timeout;
+    } files[] = {
+        {"limits", server_limit_tests, 30},
+        {"world", server_world_tests, 30},
+        {"netcode", server_netcode_tests, 60},
+        {"3d", server_3d_tests, 30},
+    };
+    for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
+        TCase *tc = tcase_create(files[i].name);
+        files[i].add(tc);
+        tcase_set_timeout(tc, files[i].timeout);
+        suite_add_tcase(s, tc);
+    }
     return s;
 }
 

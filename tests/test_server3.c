@@ -28,14 +28,17 @@ static int array_size(const cJSON *obj, const char *key)
     return cJSON_IsArray(a) ? cJSON_GetArraySize(a) : -1;
 }
 
-/* The error answering a message; its message must contain `text`. */
-static void expect_error_saying(h_conn *c, const char *code, const char *text)
+/* Sends `line`; the answer must be error `code`, its message containing `text`. */
+static void expect_refusal(h_conn *c, const char *line, const char *code, const char *text)
 {
+    ck_assert(h_send_line(c, line));
     cJSON *e = h_recv_type(c, "error", 3000);
-    ck_assert_msg(e != NULL, "no error %s", code);
-    ck_assert_str_eq(h_str(e, "code"), code);
-    ck_assert_msg(strstr(h_str(e, "message"), text) != NULL, "'%s' does not say '%s'",
-                  h_str(e, "message"), text);
+    ck_assert_msg(e != NULL, "no error %s for %s", code, line);
+    const char *got = h_str(e, "code"), *message = h_str(e, "message");
+    ck_assert_msg(got && strcmp(got, code) == 0, "%s: code %s, not %s", line,
+                  got ? got : "(none)", code);
+    ck_assert_msg(message && strstr(message, text), "%s: '%s' does not say '%s'", line,
+                  message ? message : "(none)", text);
     cJSON_Delete(e);
 }
 
@@ -100,22 +103,26 @@ END_TEST
 
 START_TEST(dim3_spawns_and_refusals)
 {
-    start(DIM3);
     h_conn c;
-    cJSON_Delete(join(&c, HELLO));
+    start_and_join(&c, DIM3);
     /* Shapes and vectors of the other dim, and a zero quaternion, are refused. */
-    ck_assert(h_send_line(&c, "{\"type\":\"spawn\",\"req\":5,\"body\":{\"shape\":{\"type\":"
-                              "\"aabb\",\"half\":[1,1]},\"pos\":[0,5,0]}}"));
-    expect_error_saying(&c, "bad_request", "2D shape");
-    ck_assert(h_send_line(&c, "{\"type\":\"spawn\",\"req\":6,\"body\":{\"shape\":{\"type\":"
-                              "\"circle\",\"radius\":1},\"pos\":[0,5,0]}}"));
-    expect_error_saying(&c, "bad_request", "2D shape");
-    ck_assert(h_send_line(&c, "{\"type\":\"spawn\",\"req\":7,\"body\":{\"shape\":{\"type\":"
-                              "\"sphere\",\"radius\":1},\"pos\":[0,5]}}"));
-    expect_error_saying(&c, "bad_request", "3 numbers");
-    ck_assert(h_send_line(&c, "{\"type\":\"spawn\",\"req\":8,\"body\":{\"shape\":{\"type\":"
-                              "\"sphere\",\"radius\":1},\"pos\":[0,5,0],\"rot\":[0,0,0,0]}}"));
-    expect_error_saying(&c, "bad_request", "zero quaternion");
+    static const char *const refused[][2] = {
+        {"{\"type\":\"spawn\",\"req\":5,\"body\":{\"shape\":{\"type\":\"aabb\",\"half\":[1,1]},"
+         "\"pos\":[0,5,0]}}",
+         "2D shape"},
+        {"{\"type\":\"spawn\",\"req\":6,\"body\":{\"shape\":{\"type\":\"circle\",\"radius\":1},"
+         "\"pos\":[0,5,0]}}",
+         "2D shape"},
+        {"{\"type\":\"spawn\",\"req\":7,\"body\":{\"shape\":{\"type\":\"sphere\",\"radius\":1},"
+         "\"pos\":[0,5]}}",
+         "3 numbers"},
+        {"{\"type\":\"spawn\",\"req\":8,\"body\":{\"shape\":{\"type\":\"sphere\",\"radius\":1},"
+         "\"pos\":[0,5,0],\"rot\":[0,0,0,0]}}",
+         "zero quaternion"},
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof refused[0]; i++) {
+        expect_refusal(&c, refused[i][0], "bad_request", refused[i][1]);
+    }
     ck_assert(h_send_line(&c, "{\"type\":\"spawn\",\"req\":9,\"body\":{\"shape\":{\"type\":"
                               "\"hull\",\"points\":[[0,0,0],[1,0,0],[0,1,0],[2,2,0]]},"
                               "\"pos\":[0,5,0]}}"));
@@ -214,24 +221,11 @@ START_TEST(dim3_input_walks_the_character_on_the_floor)
     double avatar = h_num(w, "avatar");
     cJSON_Delete(w);
     /* A 2D move is refused in a 3D world. */
-    ck_assert(h_send_line(&c, "{\"type\":\"input\",\"seq\":1,\"move\":[1,0]}"));
-    expect_error_saying(&c, "bad_request", "3 numbers");
-    char line[128];
-    for (int seq = 1; seq <= 30; seq++) {
-        snprintf(line, sizeof line, "{\"type\":\"input\",\"seq\":%d,\"move\":[1,0,0]}", seq);
-        ck_assert(h_send_line(&c, line));
-        h_sleep_ms(33);
-    }
+    expect_refusal(&c, "{\"type\":\"input\",\"seq\":1,\"move\":[1,0]}", "bad_request",
+                   "3 numbers");
     /* Skip to the states after the last input: it runs at max_speed (3 m/s) along +x, on the
      * floor (its centre 0.9 m up), not drifting in z. */
-    double ack = 0;
-    long long deadline = h_now_ms() + 3000;
-    while (ack < 30 && h_now_ms() < deadline) {
-        cJSON *s = h_recv_type(&c, "state", 2000);
-        ck_assert_ptr_nonnull(s);
-        ack = h_num(s, "ack");
-        cJSON_Delete(s);
-    }
+    double ack = send_inputs_to_ack(&c, "[1,0,0]", 30);
     ck_assert_double_eq(ack, 30);
     double x0 = NAN, t0 = NAN;
     for (int i = 0; i < 4; i++) {
@@ -259,9 +253,8 @@ END_TEST
 
 START_TEST(dim3_dropped_sphere_rests_then_sleeps)
 {
-    start(DIM3);
     h_conn c;
-    cJSON_Delete(join(&c, HELLO));
+    start_and_join(&c, DIM3);
     ck_assert(h_send_line(&c, "{\"type\":\"subscribe\",\"contacts\":true}"));
     double ball = spawn_ok(&c, 1, "{\"shape\":{\"type\":\"sphere\",\"radius\":0.5},"
                                   "\"pos\":[14,3,-14]}");
@@ -318,19 +311,14 @@ END_TEST
 
 START_TEST(dim3_query_over_the_wire)
 {
-    start(DIM3);
     h_conn c;
-    cJSON_Delete(join(&c, HELLO));
+    start_and_join(&c, DIM3);
     /* Two unit spheres 1.5 m apart overlap by 0.5 m along +x; the contact point is midway
      * between the surfaces (x = 1 of a, x = 0.5 of b): x = 0.75. */
-    ck_assert(h_send_line(&c, "{\"type\":\"query\",\"req\":\"q1\",\"a\":{\"shape\":{\"type\":"
+    cJSON *r = expect_hit(&c, "{\"type\":\"query\",\"req\":\"q1\",\"a\":{\"shape\":{\"type\":"
                               "\"sphere\",\"radius\":1},\"pos\":[0,0,0]},\"b\":{\"shape\":{"
-                              "\"type\":\"sphere\",\"radius\":1},\"pos\":[1.5,0,0]}}"));
-    cJSON *r = h_recv_type(&c, "result", 3000);
-    ck_assert_ptr_nonnull(r);
-    ck_assert_str_eq(h_str(r, "req"), "q1");
-    ck_assert(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(r, "hit")));
-    ck_assert_double_eq_tol(h_num(r, "depth"), 0.5, 1e-4);
+                              "\"type\":\"sphere\",\"radius\":1},\"pos\":[1.5,0,0]}}",
+                              "q1", 0.5, 1e-4);
     ck_assert_int_eq(array_size(r, "normal"), 3);
     ck_assert_double_eq_tol(h_vec(r, "normal", 0), 1, 1e-4);
     ck_assert_double_eq_tol(h_vec(r, "normal", 1), 0, 1e-4);
@@ -341,27 +329,17 @@ START_TEST(dim3_query_over_the_wire)
     cJSON_Delete(r);
     /* Apart: 3 m between centres, 1 m between surfaces. Then along z: the half-metre cube at
      * the origin reaches z = 0.5, the unit sphere at z = 2.5 down to z = 1.5: a 1 m gap. */
-    ck_assert(h_send_line(&c, "{\"type\":\"query\",\"req\":2,\"a\":{\"shape\":{\"type\":"
-                              "\"sphere\",\"radius\":1},\"pos\":[0,0,0]},\"b\":{\"shape\":{"
-                              "\"type\":\"sphere\",\"radius\":1},\"pos\":[3,0,0]}}"));
-    r = h_recv_type(&c, "result", 3000);
-    ck_assert_ptr_nonnull(r);
-    ck_assert(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(r, "hit")));
-    ck_assert_double_eq_tol(h_num(r, "distance"), 1.0, 1e-4);
-    cJSON_Delete(r);
-    ck_assert(h_send_line(&c, "{\"type\":\"query\",\"req\":3,\"a\":{\"shape\":{\"type\":"
-                              "\"box\",\"half\":[0.5,0.5,0.5]},\"pos\":[0,0,0]},\"b\":{\"shape\":{"
-                              "\"type\":\"sphere\",\"radius\":1},\"pos\":[0,0,2.5]}}"));
-    r = h_recv_type(&c, "result", 3000);
-    ck_assert_ptr_nonnull(r);
-    ck_assert(cJSON_IsFalse(cJSON_GetObjectItemCaseSensitive(r, "hit")));
-    ck_assert_double_eq_tol(h_num(r, "distance"), 1.0, 1e-3);
-    cJSON_Delete(r);
+    expect_miss(&c, "{\"type\":\"query\",\"req\":2,\"a\":{\"shape\":{\"type\":"
+                    "\"sphere\",\"radius\":1},\"pos\":[0,0,0]},\"b\":{\"shape\":{"
+                    "\"type\":\"sphere\",\"radius\":1},\"pos\":[3,0,0]}}", 1.0, 1e-4);
+    expect_miss(&c, "{\"type\":\"query\",\"req\":3,\"a\":{\"shape\":{\"type\":"
+                    "\"box\",\"half\":[0.5,0.5,0.5]},\"pos\":[0,0,0]},\"b\":{\"shape\":{"
+                    "\"type\":\"sphere\",\"radius\":1},\"pos\":[0,0,2.5]}}", 1.0, 1e-3);
     /* A 2D shape is refused, the connection stays. */
-    ck_assert(h_send_line(&c, "{\"type\":\"query\",\"req\":4,\"a\":{\"shape\":{\"type\":"
-                              "\"circle\",\"radius\":1},\"pos\":[0,0]},\"b\":{\"shape\":{"
-                              "\"type\":\"circle\",\"radius\":1},\"pos\":[1,0]}}"));
-    expect_error_saying(&c, "bad_request", "2D shape");
+    expect_refusal(&c, "{\"type\":\"query\",\"req\":4,\"a\":{\"shape\":{\"type\":"
+                       "\"circle\",\"radius\":1},\"pos\":[0,0]},\"b\":{\"shape\":{"
+                       "\"type\":\"circle\",\"radius\":1},\"pos\":[1,0]}}",
+                   "bad_request", "2D shape");
     expect_alive(&c);
     h_close(&c);
     stop();
@@ -469,9 +447,7 @@ END_TEST
 START_TEST(dim3_recorded_session_replays)
 {
     char path[] = "/tmp/mink-record3-XXXXXX";
-    int fd = mkstemp(path);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
+    make_temp_file(path);
     const char *const args[] = {"--dim", "3", "--record", path, "--hash-every", "30", NULL};
     start(args);
     h_conn c;
@@ -484,29 +460,10 @@ START_TEST(dim3_recorded_session_replays)
     const char *moves[] = {"[1,0,0],\"jump\":false", "[1,0,0.5],\"jump\":true",
                            "[-1,0,-1],\"jump\":false"};
     send_moves(&c, moves);
-    h_close(&c);
-    h_sleep_ms(100);
-    ck_assert_int_eq(h_server_stop(&srv, SIGTERM, 3000), 0);
-    unlink(srv.log_path);
-    ck_assert(file_has(path, "\"type\":\"input\""));
-    ck_assert(file_has(path, "\"end\":"));
-
     char log[] = "/tmp/mink-replay3-XXXXXX";
-    fd = mkstemp(log);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "%s --dim 3 --replay %s --hash-every 30 2> %s", MINK_SERVER_PATH,
-             path, log);
-    int status = system(cmd);
-    ck_assert(WIFEXITED(status));
-    ck_assert_int_eq(WEXITSTATUS(status), 0);
-    ck_assert(file_has(log, "as recorded"));
+    stop_and_replay(&c, path, "--dim 3 ", log);
     /* On the 2D demo it does not replay. */
-    snprintf(cmd, sizeof cmd, "%s --replay %s 2> %s", MINK_SERVER_PATH, path, log);
-    status = system(cmd);
-    ck_assert(WIFEXITED(status));
-    ck_assert_int_eq(WEXITSTATUS(status), 1);
+    ck_assert_int_eq(server_exit_code("--replay %s 2> %s", path, log), 1);
     unlink(path);
     unlink(log);
 }

@@ -25,9 +25,8 @@ static void send_pings(h_conn *c, size_t n)
 
 START_TEST(messages_over_the_rate_are_dropped)
 {
-    start(NULL);
     h_conn c;
-    cJSON_Delete(join(&c, HELLO));
+    start_and_join(&c, NULL);
     /* 450 pings at once: a burst is 2 s at 200 a second, 400 messages, the hello among them.
      * The rest are dropped; the first dropped one is answered with rate_limited. */
     send_pings(&c, 450);
@@ -57,9 +56,8 @@ END_TEST
 
 START_TEST(message_flood_is_cut_off)
 {
-    start(NULL);
     h_conn c, other;
-    cJSON_Delete(join(&c, HELLO));
+    start_and_join(&c, NULL);
     cJSON_Delete(join(&other, HELLO));
     /* Ten thousand pings in one write: past a burst of drops the client is cut off (its
      * unread bytes make the close a reset, so it may not see all its answers). */
@@ -85,9 +83,8 @@ END_TEST
 START_TEST(spawns_are_rate_limited)
 {
     static const char *const args[] = {"--max-spawn-rate", "5", NULL};
-    start(args);
     h_conn c;
-    cJSON_Delete(join(&c, HELLO));
+    start_and_join(&c, args);
     /* Fifteen spawns at once: a burst of 10 at 5 a second, then rate_limited with each req. */
     char batch[4096] = "";
     for (int i = 1; i <= 15; i++) {
@@ -138,14 +135,11 @@ START_TEST(silent_connection_is_closed_after_hello_timeout)
 }
 END_TEST
 
-/* The bodies of a saved world file, as JSON (the caller deletes it). */
-
 START_TEST(max_line_flag_lowers_the_limit)
 {
     static const char *const args[] = {"--max-line", "1000", NULL};
-    start(args);
     h_conn c;
-    cJSON_Delete(join(&c, HELLO));
+    start_and_join(&c, args);
     /* A ping padded to 999 bytes passes; one of 1001 bytes ends the connection. */
     char line[1100];
     int n = snprintf(line, sizeof line, "{\"type\":\"ping\",\"t\":\"");
@@ -205,12 +199,8 @@ START_TEST(limit_flags_and_save_path_are_checked)
         {"--save", "/nonexistent/dir/world.json"},
     };
     for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
-        char cmd[512];
-        snprintf(cmd, sizeof cmd, "%s %s %s 2>/dev/null", MINK_SERVER_PATH, cases[i][0],
-                 cases[i][1]);
-        int status = system(cmd);
-        ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 2, "mink-server %s %s: %d",
-                      cases[i][0], cases[i][1], status);
+        int code = server_exit_code("%s %s 2>/dev/null", cases[i][0], cases[i][1]);
+        ck_assert_msg(code == 2, "mink-server %s %s: %d", cases[i][0], cases[i][1], code);
     }
 }
 END_TEST

@@ -38,9 +38,7 @@ static const cJSON *body_by_id(const cJSON *bodies, double id)
 START_TEST(a_recorded_session_replays_to_the_same_hash)
 {
     char path[] = "/tmp/mink-record-XXXXXX";
-    int fd = mkstemp(path);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
+    make_temp_file(path);
     const char *const args[] = {"--record", path, "--hash-every", "30", NULL};
     start(args);
     h_conn c;
@@ -49,42 +47,23 @@ START_TEST(a_recorded_session_replays_to_the_same_hash)
     cJSON *w = join(&c, "{\"type\":\"hello\",\"protocol\":1,\"avatar\":{\"shape\":{\"type\":"
                         "\"aabb\",\"half\":[0.4,0.9]},\"pos\":[3.6,1],\"kind\":\"character\"}}");
     cJSON_Delete(w);
-    ck_assert(h_send_line(&c, "{\"type\":\"spawn\",\"req\":1,\"body\":{\"shape\":{\"type\":"
-                              "\"box\",\"half\":[0.3,0.3]},\"pos\":[1,5],\"rot\":0.4}}"));
-    cJSON *sp = h_recv_type(&c, "spawned", 3000);
-    ck_assert_ptr_nonnull(sp);
-    cJSON_Delete(sp);
+    cJSON_Delete(request(&c, "{\"type\":\"spawn\",\"req\":1,\"body\":{\"shape\":{\"type\":"
+                             "\"box\",\"half\":[0.3,0.3]},\"pos\":[1,5],\"rot\":0.4}}",
+                         "spawned"));
     /* Inputs over half a second: run right, jump, run left. */
     const char *moves[] = {"[1,0],\"jump\":false", "[1,0],\"jump\":true", "[-1,0],\"jump\":false"};
     send_moves(&c, moves);
-    h_close(&c);
-    h_sleep_ms(100);
-    ck_assert_int_eq(h_server_stop(&srv, SIGTERM, 3000), 0);
-    unlink(srv.log_path);
-    ck_assert(file_has(path, "\"type\":\"spawn\""));
-    ck_assert(file_has(path, "\"type\":\"input\""));
-    ck_assert(file_has(path, "\"type\":\"bye\""));
-    ck_assert(file_has(path, "\"end\":"));
-
     /* Offline, on the same scene: the same ids and the same final hash. */
     char log[] = "/tmp/mink-replay-XXXXXX";
-    fd = mkstemp(log);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
-    char cmd[512];
-    snprintf(cmd, sizeof cmd, "%s --replay %s --hash-every 30 2> %s", MINK_SERVER_PATH, path, log);
-    int status = system(cmd);
-    ck_assert(WIFEXITED(status));
-    ck_assert_int_eq(WEXITSTATUS(status), 0);
-    ck_assert(file_has(log, "as recorded"));
+    stop_and_replay(&c, path, "", log);
+    ck_assert(file_has(path, "\"type\":\"spawn\""));
+    ck_assert(file_has(path, "\"type\":\"bye\""));
 
     /* A recording with a line changed no longer replays: the hash tells. */
+    char cmd[512];
     snprintf(cmd, sizeof cmd, "sed -i 's/\"move\":\\[1,0\\]/\"move\":[0.5,0]/' %s", path);
     ck_assert_int_eq(system(cmd), 0);
-    snprintf(cmd, sizeof cmd, "%s --replay %s 2> %s", MINK_SERVER_PATH, path, log);
-    status = system(cmd);
-    ck_assert(WIFEXITED(status));
-    ck_assert_int_eq(WEXITSTATUS(status), 1);
+    ck_assert_int_eq(server_exit_code("--replay %s 2> %s", path, log), 1);
     ck_assert(file_has(log, "the end hash is"));
     unlink(log);
     unlink(path);
@@ -94,9 +73,7 @@ END_TEST
 START_TEST(save_on_stop_and_restart_from_it)
 {
     char path[] = "/tmp/mink-world-XXXXXX";
-    int fd = mkstemp(path);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
+    make_temp_file(path);
     const char *const args[] = {"--save", path, NULL};
     start(args);
     h_conn c;
@@ -104,11 +81,9 @@ START_TEST(save_on_stop_and_restart_from_it)
                         "\"aabb\",\"half\":[0.4,0.9]},\"pos\":[0,1],\"kind\":\"character\"}}");
     double avatar = h_num(w, "avatar");
     cJSON_Delete(w);
-    ck_assert(h_send_line(&c, "{\"type\":\"spawn\",\"req\":1,\"body\":{\"shape\":{\"type\":"
-                              "\"polygon\",\"points\":[[0,0],[1,0],[0.5,0.8]]},\"pos\":[-4,3],"
-                              "\"tag\":\"gem\"}}"));
-    cJSON *sp = h_recv_type(&c, "spawned", 3000);
-    ck_assert_ptr_nonnull(sp);
+    cJSON *sp = request(&c, "{\"type\":\"spawn\",\"req\":1,\"body\":{\"shape\":{\"type\":"
+                            "\"polygon\",\"points\":[[0,0],[1,0],[0.5,0.8]]},\"pos\":[-4,3],"
+                            "\"tag\":\"gem\"}}", "spawned");
     double gem = h_num(sp, "id");
     cJSON_Delete(sp);
     h_sleep_ms(300);
@@ -167,9 +142,8 @@ END_TEST
 START_TEST(sleeping_bodies_leave_the_states_at_rest)
 {
     const char *args[] = {"--scene", "pile:25", NULL};
-    start(args);
     h_conn c;
-    cJSON_Delete(join(&c, HELLO));
+    start_and_join(&c, args);
     /* The 25 boxes settle and fall asleep within a couple of seconds; each is in the states
      * until every client has seen it at rest, then no more. */
     double last_speed[27];
@@ -210,9 +184,8 @@ END_TEST
 START_TEST(pile_scene_is_served)
 {
     const char *args[] = {"--scene", "pile:25", NULL};
-    start(args);
     h_conn c;
-    cJSON_Delete(join(&c, HELLO));
+    start_and_join(&c, args);
     cJSON *s = h_recv_type(&c, "state", 3000);
     ck_assert_ptr_nonnull(s);
     const cJSON *bodies = cJSON_GetObjectItemCaseSensitive(s, "bodies");

@@ -623,16 +623,30 @@ static void expect_normal(col_manifold2 m, mk_vec2 n, double tol)
     NEAR(m.normal.y, n.y, tol);
 }
 
+/* One contact point, at `at`, of depth `depth` along n. */
+static void expect_one_point(col_manifold2 m, double depth, mk_vec2 n, mk_vec2 at)
+{
+    ck_assert_int_eq(m.count, 1);
+    NEAR(m.depth, depth, 1e-6);
+    expect_normal(m, n, 1e-6);
+    expect_point(m, at, depth);
+}
+
+/* Apart: no contact point, a gap of `distance` along n. */
+static void expect_gap(col_manifold2 m, double distance, mk_vec2 n)
+{
+    ck_assert_int_eq(m.count, 0);
+    NEAR(m.distance, distance, 1e-6);
+    expect_normal(m, n, 1e-6);
+}
+
 START_TEST(circle_circle_exact)
 {
     col_shape2 a = circle_shape(1.0f), b = circle_shape(0.5f);
     /* Centres 1 apart along (0.6, 0.8): depth 1 + 0.5 - 1 = 0.5; the surfaces are at
      * (0.6, 0.8) (A) and (0.3, 0.4) (B): the point is midway, (0.45, 0.6). */
     col_manifold2 m = col_collide2(&a, xf(0, 0, 0), &b, xf(0.6f, 0.8f, 1.0f));
-    ck_assert_int_eq(m.count, 1);
-    NEAR(m.depth, 0.5, 1e-6);
-    expect_normal(m, mk_v2(0.6f, 0.8f), 1e-6);
-    expect_point(m, mk_v2(0.45f, 0.6f), 0.5);
+    expect_one_point(m, 0.5, mk_v2(0.6f, 0.8f), mk_v2(0.45f, 0.6f));
     /* Swapped: the normal turns around. */
     m = col_collide2(&b, xf(0.6f, 0.8f, 1.0f), &a, xf(0, 0, 0));
     NEAR(m.depth, 0.5, 1e-6);
@@ -670,10 +684,7 @@ START_TEST(circle_box_exact)
         col_shape2 c = circle_shape(0.25f);
         col_xf2 xc = (col_xf2){place(xb, 0.3, 0.7), 0.3f};
         col_manifold2 m = col_collide2(&box, xb, &c, xc);
-        ck_assert_int_eq(m.count, 1);
-        NEAR(m.depth, 0.05, 1e-6);
-        expect_normal(m, turn(xb, 0, 1), 1e-6);
-        expect_point(m, place(xb, 0.3, 0.475), 0.05);
+        expect_one_point(m, 0.05, turn(xb, 0, 1), place(xb, 0.3, 0.475));
         m = col_collide2(&c, xc, &box, xb);
         NEAR(m.depth, 0.05, 1e-6);
         expect_normal(m, turn(xb, 0, -1), 1e-6);
@@ -684,19 +695,12 @@ START_TEST(circle_box_exact)
         c = circle_shape(0.6f);
         xc = (col_xf2){place(xb, 1.3, 0.9), 0};
         m = col_collide2(&box, xb, &c, xc);
-        ck_assert_int_eq(m.count, 1);
-        NEAR(m.depth, 0.1, 1e-6);
-        expect_normal(m, turn(xb, 0.6, 0.8), 1e-6);
-        expect_point(m, place(xb, 0.97, 0.46), 0.1);
+        expect_one_point(m, 0.1, turn(xb, 0.6, 0.8), place(xb, 0.97, 0.46));
         c = circle_shape(0.4f);
         m = col_collide2(&box, xb, &c, xc);
-        ck_assert_int_eq(m.count, 0);
-        NEAR(m.distance, 0.1, 1e-6);
-        expect_normal(m, turn(xb, 0.6, 0.8), 1e-6);
+        expect_gap(m, 0.1, turn(xb, 0.6, 0.8));
         m = col_collide2(&c, xc, &box, xb);
-        ck_assert_int_eq(m.count, 0);
-        NEAR(m.distance, 0.1, 1e-6);
-        expect_normal(m, turn(xb, -0.6, -0.8), 1e-6);
+        expect_gap(m, 0.1, turn(xb, -0.6, -0.8));
 
         /* Centre inside: a circle of 0.2 at (0.5, 0.3) is 0.2 below the top face and 0.5 from
          * the right one. Out through the top: 0.2 + 0.2 = 0.4; the circle's lowest point is at
@@ -704,10 +708,7 @@ START_TEST(circle_box_exact)
         c = circle_shape(0.2f);
         xc = (col_xf2){place(xb, 0.5, 0.3), 0};
         m = col_collide2(&box, xb, &c, xc);
-        ck_assert_int_eq(m.count, 1);
-        NEAR(m.depth, 0.4, 1e-6);
-        expect_normal(m, turn(xb, 0, 1), 1e-6);
-        expect_point(m, place(xb, 0.5, 0.3), 0.4);
+        expect_one_point(m, 0.4, turn(xb, 0, 1), place(xb, 0.5, 0.3));
     }
 }
 END_TEST
@@ -771,17 +772,12 @@ START_TEST(aabb_polygon_exact)
      * (2, 1)/sqrt(5) and (-2, 1)/sqrt(5) give 1.7/sqrt(5) and 2.5/sqrt(5), x 1.3 and 1.7:
      * depth 0.1 along +y, one point, (0.2, 0.95). */
     m = col_collide2(&a, xf(0, 0, 0), &t, xf(0.2f, 1.4f, (float)PI));
-    ck_assert_int_eq(m.count, 1);
-    NEAR(m.depth, 0.1, 1e-6);
-    expect_normal(m, mk_v2(0, 1), 1e-6);
-    expect_point(m, mk_v2(0.2f, 0.95f), 0.1);
+    expect_one_point(m, 0.1, mk_v2(0, 1), mk_v2(0.2f, 0.95f));
 
     /* The triangle to the right, apex toward the box: its apex turned by -pi/2 is at
      * (x - 0.5, 0); at x = 1.8 it is 0.3 from the face x = 1. */
     m = col_collide2(&t, xf(1.8f, 0, (float)(PI / 2)), &a, xf(0, 0, 2.0f));
-    ck_assert_int_eq(m.count, 0);
-    NEAR(m.distance, 0.3, 1e-6);
-    expect_normal(m, mk_v2(-1, 0), 1e-6);
+    expect_gap(m, 0.3, mk_v2(-1, 0));
 }
 END_TEST
 
@@ -800,9 +796,7 @@ START_TEST(polygon_polygon_exact)
     expect_point(m, mk_v2(0.45f, 0.5f), 0.1);
     /* Offset (1.2, 0.3): a gap of 0.2 along x. */
     m = col_collide2(&s, xf(0, 0, 0), &s, xf(1.2f, 0.3f, 0));
-    ck_assert_int_eq(m.count, 0);
-    NEAR(m.distance, 0.2, 1e-6);
-    expect_normal(m, mk_v2(1, 0), 1e-6);
+    expect_gap(m, 0.2, mk_v2(1, 0));
 
     /* A hexagon of circumradius 1 (flat top: vertices at 0, 60, ... degrees), and the square
      * turned 45 degrees below it, its top corner 0.05 into the bottom face y = -sqrt(3)/2. */
@@ -844,15 +838,11 @@ START_TEST(apart_distances_exact)
     col_shape2 g = aabb_shape(1.0f, 0.5f);
     col_manifold2 m = col_collide2(&g, xf(0, 0, 0.9f), &a,
                                    xf((float)(1.3 + SQRT2 / 2), 0, (float)(PI / 4)));
-    ck_assert_int_eq(m.count, 0);
-    NEAR(m.distance, 0.3, 1e-6);
-    expect_normal(m, mk_v2(1, 0), 1e-6);
+    expect_gap(m, 0.3, mk_v2(1, 0));
     /* AABB corner to AABB corner: gaps 1.5 and 2 → 2.5. */
     col_shape2 u = aabb_shape(0.5f, 0.5f);
     m = col_collide2(&u, xf(0, 0, 0), &u, xf(-2.5f, -3.0f, 0.3f));
-    ck_assert_int_eq(m.count, 0);
-    NEAR(m.distance, 2.5, 1e-6);
-    expect_normal(m, mk_v2(-0.6f, -0.8f), 1e-6);
+    expect_gap(m, 2.5, mk_v2(-0.6f, -0.8f));
     /* A circle of radius 0.5 at (3, 4) and the unit square turned by pi (the same corners):
      * the centre is in the region of the corner (0.5, 0.5), |(2.5, 3.5)| - 0.5 away. */
     const mk_vec2 unit[4] = {{-0.5f, -0.5f}, {0.5f, -0.5f}, {0.5f, 0.5f}, {-0.5f, 0.5f}};

@@ -266,6 +266,13 @@ static int cube_points(float h, bool extra, mk_vec3 *pts)
     return n;
 }
 
+/* The cube of cube_points as a hull in *h. */
+static void cube_hull(float half, bool extra, col_hull3 *h)
+{
+    mk_vec3 pts[32];
+    make_hull(pts, cube_points(half, extra, pts), h);
+}
+
 /* ---- 1. exact cases ---- */
 
 /* The manifold's normal is (nx, ny, nz) and its depth `depth`, both ways round. */
@@ -439,10 +446,8 @@ END_TEST
 
 START_TEST(hull_cube_equals_box)
 {
-    mk_vec3 pts[32];
-    int n = cube_points(0.5f, true, pts);
     static col_hull3 h;
-    make_hull(pts, n, &h);
+    cube_hull(0.5f, true, &h);
     ck_assert_int_eq(h.vert_count, 8);
     ck_assert_int_eq(h.face_count, 6);
     for (int f = 0; f < 6; f++)
@@ -488,12 +493,9 @@ START_TEST(tiny_against_huge)
 {
     /* 1:1000: shapes of 0.1 m against a box and a hull of 100 m half extent, 5 cm deep. */
     col_shape3 ground = box(100, 100, 100);
-    mk_vec3 pts[32];
-    int n = cube_points(100.0f, false, pts);
     static col_hull3 big, small;
-    make_hull(pts, n, &big);
-    n = cube_points(0.1f, true, pts);
-    make_hull(pts, n, &small);
+    cube_hull(100.0f, false, &big);
+    cube_hull(0.1f, true, &small);
     col_shape3 hb = hull_shape(&big);
     col_shape3 tiny[6] = {sphere(0.1f), box(0.1f, 0.1f, 0.1f), ellipsoid(0.1f, 0.1f, 0.1f),
                           cylinder(0.1f, 0.1f), cone(0.1f, 0.1f), hull_shape(&small)};
@@ -514,10 +516,8 @@ END_TEST
 START_TEST(deep_overlap)
 {
     /* Cube hulls nearly on top of each other: the least overlap is along x (0.9). */
-    mk_vec3 pts[32];
-    int n = cube_points(0.5f, false, pts);
     static col_hull3 c;
-    make_hull(pts, n, &c);
+    cube_hull(0.5f, false, &c);
     col_shape3 hc = hull_shape(&c), bx = box(0.5f, 0.5f, 0.5f);
     check_contact(&hc, at(0, 0, 0), &hc, at(0.1, 0.05, 0.02), 0.9, dv(1, 0, 0), 1e-5,
                   "hull in hull");
@@ -986,9 +986,8 @@ END_TEST
 START_TEST(resting_box_keeps_feature_ids)
 {
     col_shape3 ground = box(5, 0.5f, 5), cube = box(0.5f, 0.5f, 0.5f);
-    mk_vec3 pts[32];
     static col_hull3 hc;
-    make_hull(pts, cube_points(0.5f, false, pts), &hc);
+    cube_hull(0.5f, false, &hc);
     col_shape3 hull_cube = hull_shape(&hc);
     const col_shape3 *cubes[2] = {&cube, &hull_cube};
     for (int c = 0; c < 2; c++)

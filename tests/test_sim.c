@@ -42,6 +42,14 @@ static sim_world *world_with_ground(sim_id *ground)
     return w;
 }
 
+/* A world with the default configuration but no gravity. */
+static sim_world *weightless_world(void)
+{
+    sim_config cfg = sim_config_default();
+    cfg.gravity = mk_v2(0, 0);
+    return sim_world_new(&cfg);
+}
+
 static void run(sim_world *w, int steps)
 {
     for (int i = 0; i < steps; i++)
@@ -87,9 +95,7 @@ END_TEST
 
 START_TEST(overlapping_pair_is_pushed_apart_keeping_momentum)
 {
-    sim_config cfg = sim_config_default();
-    cfg.gravity = mk_v2(0, 0);
-    sim_world *w = sim_world_new(&cfg);
+    sim_world *w = weightless_world();
     sim_body_def a = box_def(SIM_DYNAMIC, 0, 0, 0.5f, 0.5f);
     sim_body_def b = box_def(SIM_DYNAMIC, 0.9f, 0, 0.5f, 0.5f);
     b.density = 3.0f; /* 3 kg against 1 kg */
@@ -121,9 +127,7 @@ END_TEST
 
 START_TEST(closing_velocity_removed_momentum_kept)
 {
-    sim_config cfg = sim_config_default();
-    cfg.gravity = mk_v2(0, 0);
-    sim_world *w = sim_world_new(&cfg);
+    sim_world *w = weightless_world();
     sim_body_def a = box_def(SIM_DYNAMIC, 0, 0, 0.5f, 0.5f);
     sim_body_def b = box_def(SIM_DYNAMIC, 1.05f, 0, 0.5f, 0.5f);
     a.vel = mk_v2(6, 0); /* 1 kg at 6 m/s meets 1 kg at rest */
@@ -331,9 +335,7 @@ END_TEST
 
 START_TEST(fast_small_circle_does_not_tunnel)
 {
-    sim_config cfg = sim_config_default();
-    cfg.gravity = mk_v2(0, 0);
-    sim_world *w = sim_world_new(&cfg);
+    sim_world *w = weightless_world();
     /* A wall 0.05 m thick at x = 10, and a 0.1 m circle at 200 m/s: 3.3 m per step. */
     sim_body_def wall = box_def(SIM_STATIC, 10.0f, 0, 0.025f, 2.0f);
     wall.shape.type = COL_SHAPE_BOX;
@@ -387,16 +389,10 @@ END_TEST
 
 START_TEST(degenerate_polygon_spec_is_refused)
 {
-    proto_body_spec spec;
-    memset(&spec, 0, sizeof spec);
-    spec.shape.type = PROTO_SHAPE_POLYGON;
-    spec.shape.npoints = 3;
-    double pts[3][2] = {{0, 0}, {1, 1}, {2, 2}};
-    for (int i = 0; i < 3; i++) {
-        spec.shape.points[i][0] = pts[i][0];
-        spec.shape.points[i][1] = pts[i][1];
-    }
-    spec.density = 1;
+    proto_body_spec spec = {
+        .shape = {.type = PROTO_SHAPE_POLYGON, .npoints = 3, .points = {{0, 0}, {1, 1}, {2, 2}}},
+        .density = 1,
+    };
     static sim_body_def def;
     mk_error err = {0};
     ck_assert_int_eq(wio_body_def_from_spec(&spec, 2, &def, &err), -1);

@@ -108,6 +108,24 @@ static void count_resting(sim_world *w, size_t *dynamic, size_t *resting, double
     }
 }
 
+/* What a world holds after its timed steps. */
+typedef struct {
+    size_t dynamic, resting, contacts;
+    double top;
+} world_end;
+
+/* Steps the world o->steps times into r's step times, then counts what rests and touches. */
+static world_end run_timed(const bench_opts *o, sim_world *w, bench_row *r)
+{
+    bench_step_stats s = time_steps(w, o->steps);
+    r->step_mean_ms = s.mean_ms;
+    r->step_p99_ms = s.p99_ms;
+    world_end e;
+    count_resting(w, &e.dynamic, &e.resting, &e.top);
+    sim_world_contacts2(w, &e.contacts);
+    return e;
+}
+
 void bench_scene_demo(const bench_opts *o)
 {
     bench_row r;
@@ -121,16 +139,10 @@ void bench_scene_demo(const bench_opts *o)
         return;
     }
     r.bodies = (long)sim_world_body_count(w);
-    bench_step_stats s = time_steps(w, o->steps);
-    r.step_mean_ms = s.mean_ms;
-    r.step_p99_ms = s.p99_ms;
-    size_t dynamic, resting, ncontacts;
-    double top;
-    count_resting(w, &dynamic, &resting, &top);
-    sim_world_contacts2(w, &ncontacts);
+    world_end e = run_timed(o, w, &r);
     bench_note(&r, "embedded demo scene; at the end %zu/%zu dynamic bodies resting "
-               "(|v| < %.2g m/s), %zu contacts", resting, dynamic, BENCH_REST_SPEED,
-               ncontacts);
+               "(|v| < %.2g m/s), %zu contacts", e.resting, e.dynamic, BENCH_REST_SPEED,
+               e.contacts);
     bench_row_print(&r);
     sim_world_free(w);
 }
@@ -171,18 +183,12 @@ static void scene_boxes(const bench_opts *o, const char *name, const bench_boxes
         sim_world_free(w);
         return;
     }
-    bench_step_stats s = time_steps(w, o->steps);
-    r.step_mean_ms = s.mean_ms;
-    r.step_p99_ms = s.p99_ms;
-    size_t dynamic, resting, ncontacts;
-    double top;
-    count_resting(w, &dynamic, &resting, &top);
-    sim_world_contacts2(w, &ncontacts);
+    world_end e = run_timed(o, w, &r);
     bench_note(&r, "sleep %s; mink: %zu awake at the end, %zu/%d resting, top y %.2f m, %zu "
-               "contacts", o->no_sleep ? "off" : "on", awake_count(w), resting, n, top,
-               ncontacts);
-    if (dynamic != (size_t)n)
-        bench_note(&r, ", %zu left the world", (size_t)n - dynamic);
+               "contacts", o->no_sleep ? "off" : "on", awake_count(w), e.resting, n, e.top,
+               e.contacts);
+    if (e.dynamic != (size_t)n)
+        bench_note(&r, ", %zu left the world", (size_t)n - e.dynamic);
     sim_world_free(w);
 
     snprintf(r.peer, sizeof r.peer, "chipmunk");
@@ -206,22 +212,24 @@ static void scene_boxes(const bench_opts *o, const char *name, const bench_boxes
     bench_row_print(&r);
 }
 
-void bench_scene_pile(const bench_opts *o, int n)
+/* A 2D scene of boxes laid out by `layout`, named by `fmt` with its size. */
+static void scene_laid_out(const bench_opts *o, const char *fmt, int size,
+                           void (*layout)(int, bench_boxes *))
 {
     char name[32];
-    snprintf(name, sizeof name, "pile2d %d", n);
+    snprintf(name, sizeof name, fmt, size);
     bench_boxes b;
-    bench_layout_pile(n, &b);
+    layout(size, &b);
     scene_boxes(o, name, &b);
     bench_boxes_free(&b);
 }
 
+void bench_scene_pile(const bench_opts *o, int n)
+{
+    scene_laid_out(o, "pile2d %d", n, bench_layout_pile);
+}
+
 void bench_scene_pyramid(const bench_opts *o, int base)
 {
-    char name[32];
-    snprintf(name, sizeof name, "pyramid %d", base);
-    bench_boxes b;
-    bench_layout_pyramid(base, &b);
-    scene_boxes(o, name, &b);
-    bench_boxes_free(&b);
+    scene_laid_out(o, "pyramid %d", base, bench_layout_pyramid);
 }

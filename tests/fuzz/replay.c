@@ -16,22 +16,10 @@ static int run_file(const char *path)
         perror(path);
         return -1;
     }
-    size_t cap = 1 << 16, len = 0;
-    uint8_t *buf = malloc(cap);
-    size_t n;
-    while (buf && (n = fread(buf + len, 1, cap - len, f)) > 0) {
-        len += n;
-        if (len == cap) {
-            uint8_t *bigger = realloc(buf, cap * 2);
-            if (!bigger) {
-                free(buf);
-                buf = NULL;
-                break;
-            }
-            buf = bigger;
-            cap *= 2;
-        }
-    }
+    /* The whole file in one read: corpus inputs are regular files of known size. */
+    long size = fseek(f, 0, SEEK_END) == 0 ? ftell(f) : -1;
+    uint8_t *buf = size >= 0 && fseek(f, 0, SEEK_SET) == 0 ? malloc((size_t)size + 1) : NULL;
+    size_t len = buf ? fread(buf, 1, (size_t)size, f) : 0;
     fclose(f);
     if (!buf)
         return -1;
