@@ -90,6 +90,28 @@ START_TEST(side_view_picture)
 }
 END_TEST
 
+START_TEST(an_edge_millimetres_off_a_border_keeps_its_cell)
+{
+    /* The avatar 2 mm lower (a predicted position eased onto the server's) still stands on the
+     * ground's row, not in it; 10 mm lower it reaches into it. */
+    cli_body bodies[3];
+    scene3(bodies);
+    cli_canvas cv;
+    ck_assert_int_eq(cli_canvas_init(&cv, 20, 6), 0);
+    cli_scene sc = {.dim = 2, .bodies = bodies, .count = 3, .has_avatar = true, .avatar = 2,
+                    .client = 7, .centre = {0, 1, 0}, .zoom = 1};
+    bodies[1].pos[1] = 1 - 0.002;
+    cli_render(&cv, 6, &sc);
+    ck_assert_int_eq(cv.ch[5 * 20 + 8], '#');
+    ck_assert_int_eq(cv.ch[4 * 20 + 8], '@');
+    cli_canvas_clear(&cv);
+    bodies[1].pos[1] = 1 - 0.010;
+    cli_render(&cv, 6, &sc);
+    ck_assert_int_eq(cv.ch[5 * 20 + 8], '@');
+    cli_canvas_free(&cv);
+}
+END_TEST
+
 START_TEST(side_view_zoomed_out)
 {
     /* Zoom 2: 0.5 m by 1 m cells; left at -5 m, top at 4 m. The avatar is columns 9..10,
@@ -252,6 +274,7 @@ static Suite *suite(void)
     TCase *view = tcase_create("render");
     tcase_add_test(view, side_view_picture);
     tcase_add_test(view, side_view_zoomed_out);
+    tcase_add_test(view, an_edge_millimetres_off_a_border_keeps_its_cell);
     tcase_add_test(view, rows_past_the_view_are_left_for_the_status_bar);
     suite_add_tcase(s, view);
     TCase *interp = tcase_create("interp");
