@@ -134,7 +134,10 @@ static bool covers_cell(const cli_body *b, double x, double y, double chh)
 static void fill(const frame *f, double left, double top, const cli_body *b, char ch,
                  cli_paint p)
 {
-    const double eps = 1e-6; /* an edge on a cell border does not spill into the next cell */
+    /* An edge within a hundredth of a cell of a cell border (2.5 mm across, 5 mm up at zoom 1)
+     * does not spill into the next cell: a predicted or eased position is that far off the
+     * state's now and then. */
+    const double eps = 0.01;
     int cols = f->cv->cols;
     double lo[2], hi[2];
     cli_body_bounds(b, lo, hi);
@@ -213,7 +216,7 @@ static bool covers_ground_cell(const frame *f, const cli_footprint *fp, double x
 static void fill_footprint(const frame *f, double left, double near, const cli_footprint *fp,
                            char ch, cli_paint p)
 {
-    const double eps = 1e-6;
+    const double eps = 0.01; /* as in fill */
     int cols = f->cv->cols;
     double c0 = floor((fp->lo[0] - left) / f->cw + eps);
     double c1 = ceil((fp->hi[0] - left) / f->cw - eps) - 1;

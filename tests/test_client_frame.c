@@ -90,6 +90,28 @@ START_TEST(side_view_picture)
 }
 END_TEST
 
+START_TEST(an_edge_millimetres_off_a_border_keeps_its_cell)
+{
+    /* The avatar 2 mm lower (a predicted position eased onto the server's) still stands on the
+     * ground's row, not in it; 10 mm lower it reaches into it. */
+    cli_body bodies[3];
+    scene3(bodies);
+    cli_canvas cv;
+    ck_assert_int_eq(cli_canvas_init(&cv, 20, 6), 0);
+    cli_scene sc = {.dim = 2, .bodies = bodies, .count = 3, .has_avatar = true, .avatar = 2,
+                    .client = 7, .centre = {0, 1, 0}, .zoom = 1};
+    bodies[1].pos[1] = 1 - 0.002;
+    cli_render(&cv, 6, &sc);
+    ck_assert_int_eq(cv.ch[5 * 20 + 8], '#');
+    ck_assert_int_eq(cv.ch[4 * 20 + 8], '@');
+    cli_canvas_clear(&cv);
+    bodies[1].pos[1] = 1 - 0.010;
+    cli_render(&cv, 6, &sc);
+    ck_assert_int_eq(cv.ch[5 * 20 + 8], '@');
+    cli_canvas_free(&cv);
+}
+END_TEST
+
 START_TEST(side_view_zoomed_out)
 {
     /* Zoom 2: 0.5 m by 1 m cells; left at -5 m, top at 4 m. The avatar is columns 9..10,
@@ -126,6 +148,53 @@ START_TEST(rows_past_the_view_are_left_for_the_status_bar)
     };
     assert_rows(&cv, expected, 6);
     ck_assert_int_eq(cv.paint[5 * 20 + 0], CLI_PAINT_BAR);
+    cli_canvas_free(&cv);
+}
+END_TEST
+
+static cli_body solid_body(uint64_t id, double x, double y, double z, cli_solid solid,
+                           proto_body_kind kind)
+{
+    cli_body b;
+    memset(&b, 0, sizeof b);
+    b.id = id;
+    b.pos[0] = x;
+    b.pos[1] = y;
+    b.pos[2] = z;
+    b.quat[3] = 1;
+    b.has_shape = true;
+    b.solid = solid;
+    b.kind = kind;
+    return b;
+}
+
+START_TEST(view_from_above_picture)
+{
+    /* A 10 m floor (top at y 0), the avatar (a capsule of radius 0.4 standing on it: feet at
+     * 0) and a 1 m crate at x 2 (its top 1 m above the feet: '1'). 20 x 6 cells around the
+     * avatar: x from -2.5 m, z from -1.5 m. The capsule's disc of 0.4 m covers columns 8..11
+     * (x -0.5..0.5) in rows 2..3 (z -0.5..0.5); the crate columns 16..19, rows 2..3. */
+    cli_body bodies[3];
+    bodies[0] = solid_body(1, 0, -0.5, 0, (cli_solid){.type = CLI_SOLID_BOX, .half = {5, 0.5, 5}},
+                           PROTO_KIND_STATIC);
+    bodies[1] = solid_body(2, 0, 0.9, 0,
+                           (cli_solid){.type = CLI_SOLID_CAPSULE, .radius = 0.4, .half_height = 0.5},
+                           PROTO_KIND_CHARACTER);
+    bodies[2] = solid_body(3, 2, 0.5, 0, (cli_solid){.type = CLI_SOLID_BOX, .half = {0.5, 0.5, 0.5}},
+                           PROTO_KIND_DYNAMIC);
+    cli_canvas cv;
+    ck_assert_int_eq(cli_canvas_init(&cv, 20, 6), 0);
+    cli_scene sc = {.dim = 3, .bodies = bodies, .count = 3, .has_avatar = true, .avatar = 2,
+                    .client = 7, .centre = {0, 0.9, 0}, .zoom = 1};
+    cli_render(&cv, 6, &sc);
+    static const char *const expected[] = {
+        "....................", "....................", "........@@@@....1111",
+        "........@@@@....1111", "....................", "....................",
+    };
+    assert_rows(&cv, expected, 6);
+    ck_assert_int_eq(cv.paint[2 * 20 + 8], CLI_PAINT_AVATAR);
+    ck_assert_int_eq(cv.paint[2 * 20 + 16], CLI_PAINT_DYNAMIC);
+    ck_assert_int_eq(cv.paint[0], CLI_PAINT_STATIC);
     cli_canvas_free(&cv);
 }
 END_TEST
@@ -252,6 +321,8 @@ static Suite *suite(void)
     TCase *view = tcase_create("render");
     tcase_add_test(view, side_view_picture);
     tcase_add_test(view, side_view_zoomed_out);
+    tcase_add_test(view, an_edge_millimetres_off_a_border_keeps_its_cell);
+    tcase_add_test(view, view_from_above_picture);
     tcase_add_test(view, rows_past_the_view_are_left_for_the_status_bar);
     suite_add_tcase(s, view);
     TCase *interp = tcase_create("interp");
