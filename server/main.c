@@ -164,6 +164,35 @@ static sim_world *load_world(const char *scene, int dim, const sim_config *wc, i
     return world;
 }
 
+/* A flag that sets a number in a range: its name without the dashes, its range and the field it
+ * sets. The field's type says whether the number must be whole. */
+typedef enum { NUM_DOUBLE, NUM_FLOAT, NUM_INT, NUM_U32, NUM_U64, NUM_SIZE } num_type;
+typedef struct {
+    const char *name;
+    num_type type;
+    double lo, hi;
+    void *field;
+} num_flag;
+
+/* getopt_long's value for the numeric flag at index i of the table. */
+#define O_NUMBER 1024
+
+static void set_number(const num_flag *f, const char *text)
+{
+    char flag[64];
+    snprintf(flag, sizeof flag, "--%s", f->name);
+    bool real = f->type == NUM_DOUBLE || f->type == NUM_FLOAT;
+    double v = real ? number_arg(flag, text, f->lo, f->hi) : integer_arg(flag, text, f->lo, f->hi);
+    switch (f->type) {
+    case NUM_DOUBLE: *(double *)f->field = v; break;
+    case NUM_FLOAT: *(float *)f->field = (float)v; break;
+    case NUM_INT: *(int *)f->field = (int)v; break;
+    case NUM_U32: *(uint32_t *)f->field = (uint32_t)v; break;
+    case NUM_U64: *(uint64_t *)f->field = (uint64_t)v; break;
+    case NUM_SIZE: *(size_t *)f->field = (size_t)v; break;
+    }
+}
+
 int main(int argc, char **argv)
 {
     net_config cfg = net_config_default();
@@ -171,58 +200,59 @@ int main(int argc, char **argv)
     const char *scene = NULL, *record = NULL, *replay = NULL;
     int dim = 0; /* 0: not given; the scene decides, and the default world is 2D */
 
-    enum { O_HOST = 256, O_PORT, O_TICK, O_SNAP, O_SCENE, O_LOG, O_CLIENTS, O_QUOTA, O_BODIES,
-           O_BOUNDS, O_SAVE, O_MSG_RATE, O_SPAWN_RATE, O_HELLO_TIMEOUT, O_MAX_LINE, O_SOFT, O_SOFT_S, O_HARD,
-           O_HASH_EVERY, O_RECORD, O_REPLAY, O_STATS, O_NO_SLEEP, O_DIM, O_HTTP_PORT, O_HTTP_CONNS,
-           O_STALL, O_DRAIN, O_AGONES_ALLOCATE, O_HELP };
-    static const struct option opts[] = {
+    const num_flag nums[] = {
+        {"port", NUM_INT, 0, 65535, &cfg.port},
+        {"tick-hz", NUM_DOUBLE, 1, 1000, &cfg.tick_hz},
+        {"snapshot-hz", NUM_DOUBLE, 0.1, 1000, &cfg.snapshot_hz},
+        {"max-clients", NUM_U32, 1, 100000, &cfg.max_clients},
+        {"max-bodies-per-client", NUM_U32, 1, 1e6, &cfg.bodies_per_client},
+        {"max-bodies", NUM_U32, 1, SIM_MAX_BODIES, &wc.max_bodies},
+        {"bounds", NUM_FLOAT, 1, 1e6, &wc.bounds},
+        {"max-msg-rate", NUM_DOUBLE, 1, 1e6, &cfg.msg_rate},
+        {"max-spawn-rate", NUM_DOUBLE, 0.01, 1e6, &cfg.spawn_rate},
+        {"hello-timeout", NUM_DOUBLE, 0.1, 86400, &cfg.hello_timeout},
+        {"max-line", NUM_SIZE, 256, PROTO_MAX_LINE, &cfg.max_line},
+        {"out-soft-limit", NUM_SIZE, 4096, 1e10, &cfg.out_soft_limit},
+        {"out-soft-seconds", NUM_DOUBLE, 0.1, 86400, &cfg.out_soft_seconds},
+        {"out-hard-limit", NUM_SIZE, 65536, 1e10, &cfg.out_hard_limit},
+        {"hash-every", NUM_U64, 0, 1e15, &cfg.hash_every},
+        {"stats", NUM_DOUBLE, 0.1, 86400, &cfg.stats_seconds},
+        {"http-port", NUM_INT, 0, 65535, &cfg.http_port},
+        {"http-max-connections", NUM_U32, 1, 10000, &cfg.http_max_connections},
+        {"stall-seconds", NUM_DOUBLE, 0.1, 86400, &cfg.stall_seconds},
+        {"drain-seconds", NUM_DOUBLE, 0.1, 86400, &cfg.drain_seconds},
+    };
+    enum { NUMS = sizeof nums / sizeof nums[0] };
+    enum { O_HOST = 256, O_SCENE, O_LOG, O_SAVE, O_RECORD, O_REPLAY, O_NO_SLEEP, O_DIM,
+           O_AGONES_ALLOCATE, O_HELP };
+    static const struct option other[] = {
         {"host", required_argument, NULL, O_HOST},
-        {"port", required_argument, NULL, O_PORT},
-        {"tick-hz", required_argument, NULL, O_TICK},
-        {"snapshot-hz", required_argument, NULL, O_SNAP},
         {"scene", required_argument, NULL, O_SCENE},
         {"log-level", required_argument, NULL, O_LOG},
-        {"max-clients", required_argument, NULL, O_CLIENTS},
-        {"max-bodies-per-client", required_argument, NULL, O_QUOTA},
-        {"max-bodies", required_argument, NULL, O_BODIES},
-        {"bounds", required_argument, NULL, O_BOUNDS},
         {"save", required_argument, NULL, O_SAVE},
-        {"max-msg-rate", required_argument, NULL, O_MSG_RATE},
-        {"max-spawn-rate", required_argument, NULL, O_SPAWN_RATE},
-        {"hello-timeout", required_argument, NULL, O_HELLO_TIMEOUT},
-        {"max-line", required_argument, NULL, O_MAX_LINE},
-        {"out-soft-limit", required_argument, NULL, O_SOFT},
-        {"out-soft-seconds", required_argument, NULL, O_SOFT_S},
-        {"out-hard-limit", required_argument, NULL, O_HARD},
-        {"hash-every", required_argument, NULL, O_HASH_EVERY},
         {"record", required_argument, NULL, O_RECORD},
         {"replay", required_argument, NULL, O_REPLAY},
-        {"stats", required_argument, NULL, O_STATS},
         {"no-sleep", no_argument, NULL, O_NO_SLEEP},
         {"dim", required_argument, NULL, O_DIM},
-        {"http-port", required_argument, NULL, O_HTTP_PORT},
-        {"http-max-connections", required_argument, NULL, O_HTTP_CONNS},
-        {"stall-seconds", required_argument, NULL, O_STALL},
-        {"drain-seconds", required_argument, NULL, O_DRAIN},
         {"agones-allocate", no_argument, NULL, O_AGONES_ALLOCATE},
         {"help", no_argument, NULL, O_HELP},
-        {NULL, 0, NULL, 0},
     };
+    enum { OTHER = sizeof other / sizeof other[0] };
+    struct option opts[NUMS + OTHER + 1];
+    for (int i = 0; i < NUMS; i++)
+        opts[i] = (struct option){nums[i].name, required_argument, NULL, O_NUMBER + i};
+    memcpy(opts + NUMS, other, sizeof other);
+    opts[NUMS + OTHER] = (struct option){NULL, 0, NULL, 0};
     int c;
     opterr = 0;
     while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
+        if (c >= O_NUMBER && c < O_NUMBER + NUMS) {
+            set_number(&nums[c - O_NUMBER], optarg);
+            continue;
+        }
         switch (c) {
         case O_HOST:
             cfg.host = optarg;
-            break;
-        case O_PORT:
-            cfg.port = (int)integer_arg("--port", optarg, 0, 65535);
-            break;
-        case O_TICK:
-            cfg.tick_hz = number_arg("--tick-hz", optarg, 1, 1000);
-            break;
-        case O_SNAP:
-            cfg.snapshot_hz = number_arg("--snapshot-hz", optarg, 0.1, 1000);
             break;
         case O_SCENE:
             scene = optarg;
@@ -237,54 +267,14 @@ int main(int argc, char **argv)
             net_log_set_level((net_log_level)level);
             break;
         }
-        case O_CLIENTS:
-            cfg.max_clients = (uint32_t)integer_arg("--max-clients", optarg, 1, 100000);
-            break;
-        case O_QUOTA:
-            cfg.bodies_per_client =
-                (uint32_t)integer_arg("--max-bodies-per-client", optarg, 1, 1e6);
-            break;
-        case O_BODIES:
-            wc.max_bodies = (uint32_t)integer_arg("--max-bodies", optarg, 1, SIM_MAX_BODIES);
-            break;
-        case O_BOUNDS:
-            wc.bounds = (float)number_arg("--bounds", optarg, 1, 1e6);
-            break;
         case O_SAVE:
             cfg.save_path = optarg;
-            break;
-        case O_MSG_RATE:
-            cfg.msg_rate = number_arg("--max-msg-rate", optarg, 1, 1e6);
-            break;
-        case O_SPAWN_RATE:
-            cfg.spawn_rate = number_arg("--max-spawn-rate", optarg, 0.01, 1e6);
-            break;
-        case O_HELLO_TIMEOUT:
-            cfg.hello_timeout = number_arg("--hello-timeout", optarg, 0.1, 86400);
-            break;
-        case O_MAX_LINE:
-            cfg.max_line = (size_t)integer_arg("--max-line", optarg, 256, PROTO_MAX_LINE);
-            break;
-        case O_SOFT:
-            cfg.out_soft_limit = (size_t)integer_arg("--out-soft-limit", optarg, 4096, 1e10);
-            break;
-        case O_SOFT_S:
-            cfg.out_soft_seconds = number_arg("--out-soft-seconds", optarg, 0.1, 86400);
-            break;
-        case O_HARD:
-            cfg.out_hard_limit = (size_t)integer_arg("--out-hard-limit", optarg, 65536, 1e10);
-            break;
-        case O_HASH_EVERY:
-            cfg.hash_every = (uint64_t)integer_arg("--hash-every", optarg, 0, 1e15);
             break;
         case O_RECORD:
             record = optarg;
             break;
         case O_REPLAY:
             replay = optarg;
-            break;
-        case O_STATS:
-            cfg.stats_seconds = number_arg("--stats", optarg, 0.1, 86400);
             break;
         case O_NO_SLEEP:
             wc.sleep = false;
@@ -295,19 +285,6 @@ int main(int argc, char **argv)
                 return 2;
             }
             dim = optarg[0] - '0';
-            break;
-        case O_HTTP_PORT:
-            cfg.http_port = (int)integer_arg("--http-port", optarg, 0, 65535);
-            break;
-        case O_HTTP_CONNS:
-            cfg.http_max_connections =
-                (uint32_t)integer_arg("--http-max-connections", optarg, 1, 10000);
-            break;
-        case O_STALL:
-            cfg.stall_seconds = number_arg("--stall-seconds", optarg, 0.1, 86400);
-            break;
-        case O_DRAIN:
-            cfg.drain_seconds = number_arg("--drain-seconds", optarg, 0.1, 86400);
             break;
         case O_AGONES_ALLOCATE:
             cfg.agones_allocate = true;

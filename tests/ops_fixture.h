@@ -19,6 +19,18 @@ double scrape(const char *series);
  * did not exit within timeout_ms (it is then killed). */
 int wait_exit(int timeout_ms);
 
-void ops_agones_tests(TCase *tc);
+/* The game port's tick figures at a moment, to check later that its loop kept time. */
+typedef struct tick_mark {
+    double ticks, dropped;
+    long long t0;
+} tick_mark;
+tick_mark tick_mark_now(void);
+/* Fails the test unless the world stepped since `m` at least half the 60 Hz it should have (a
+ * loop blocked for a while would have lost seconds) and dropped few ticks (a stall of a busy
+ * test machine may drop some). */
+void expect_ticks_kept(tick_mark m);
+
+/* The Agones tests (test_ops_agones.c) as a test case of the suite. */
+void ops_agones_tests(Suite *s);
 
 #endif

@@ -14,6 +14,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "check_main.h"
 #include "ops_fixture.h"
 
 int http_port;
@@ -70,6 +71,22 @@ double scrape(const char *series)
     double v = http_metric(body, series);
     free(body);
     return v;
+}
+
+tick_mark tick_mark_now(void)
+{
+    tick_mark m = {scrape("mink_ticks_total"), scrape("mink_ticks_dropped_total"), 0};
+    m.t0 = h_now_ms();
+    return m;
+}
+
+void expect_ticks_kept(tick_mark m)
+{
+    double ticks = scrape("mink_ticks_total") - m.ticks;
+    double seconds = (double)(h_now_ms() - m.t0) / 1000.0;
+    ck_assert_msg(ticks >= 30.0 * seconds, "%g ticks in %.2f s", ticks, seconds);
+    double dropped = scrape("mink_ticks_dropped_total") - m.dropped;
+    ck_assert_msg(dropped <= 0.1 * ticks, "%g ticks dropped, %g run", dropped, ticks);
 }
 
 /* ---- metrics ---- */
@@ -154,13 +171,15 @@ START_TEST(health_answers)
 {
     const char *args[] = {"--max-clients", "1", NULL};
     start_http(args);
-    free(get_ok("/livez", 200));
-    free(get_ok("/healthz", 200));
+    static const struct {
+        const char *path;
+        int status;
+    } answers[] = {{"/livez", 200}, {"/healthz", 200}, {"/", 200}, {"/nothing-here", 404}};
+    for (size_t i = 0; i < sizeof answers / sizeof answers[0]; i++)
+        free(get_ok(answers[i].path, answers[i].status));
     char *b = get_ok("/readyz", 200);
     ck_assert_str_eq(b, "ready\n");
     free(b);
-    free(get_ok("/", 200));
-    free(get_ok("/nothing-here", 404));
     /* Full: the one client the server takes is there. */
     h_conn c;
     cJSON_Delete(join(&c, HELLO));
@@ -262,8 +281,7 @@ START_TEST(bad_requests_get_400_or_a_close)
     start_http(NULL);
     h_conn c;
     cJSON_Delete(join(&c, HELLO));
-    double tick0 = scrape("mink_ticks_total"), dropped0 = scrape("mink_ticks_dropped_total");
-    long long t0 = h_now_ms();
+    tick_mark mark = tick_mark_now();
 
     /* Garbage. */
     http_resp r;
@@ -317,15 +335,8 @@ START_TEST(bad_requests_get_400_or_a_close)
     free(get_ok("/livez", 200));
     expect_alive(&c);
 
-    /* The game port kept its tick rate throughout: the world stepped at least half the
-     * 60 Hz it should have (a loop blocked by any of the above would have lost seconds), and
-     * dropped few ticks (a stall of a busy test machine may drop some). */
-    double tick1 = scrape("mink_ticks_total");
-    double seconds = (double)(h_now_ms() - t0) / 1000.0;
-    ck_assert_msg(tick1 - tick0 >= 30.0 * seconds, "%g ticks in %.2f s", tick1 - tick0, seconds);
-    double dropped = scrape("mink_ticks_dropped_total") - dropped0;
-    ck_assert_msg(dropped <= 0.1 * (tick1 - tick0), "%g ticks dropped, %g run", dropped,
-                  tick1 - tick0);
+    /* The game port kept its tick rate throughout: none of the above blocked its loop. */
+    expect_ticks_kept(mark);
     h_close(&c);
     stop();
 }
@@ -349,25 +360,13 @@ START_TEST(http_port_in_use_is_an_error)
 }
 END_TEST
 
-int main(void)
+static Suite *ops_suite(void)
 {
     Suite *s = suite_create("ops");
-    TCase *http = tcase_create("http");
-    tcase_set_timeout(http, 60);
-    tcase_add_test(http, metrics_count_what_happened);
-    tcase_add_test(http, health_answers);
-    tcase_add_test(http, livez_reports_a_stall);
-    tcase_add_test(http, sigterm_drains);
-    tcase_add_test(http, bad_requests_get_400_or_a_close);
-    tcase_add_test(http, http_port_in_use_is_an_error);
-    suite_add_tcase(s, http);
-    TCase *agones = tcase_create("agones");
-    tcase_set_timeout(agones, 60);
-    ops_agones_tests(agones);
-    suite_add_tcase(s, agones);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed == 0 ? EXIT_SUCCESS : EXIT_FAILURE;
+    MINK_TCASE(s, "http", 60, metrics_count_what_happened, health_answers, livez_reports_a_stall,
+               sigterm_drains, bad_requests_get_400_or_a_close, http_port_in_use_is_an_error);
+    ops_agones_tests(s);
+    return s;
 }
+
+MINK_CHECK_MAIN(ops_suite)

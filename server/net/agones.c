@@ -34,12 +34,15 @@ typedef enum call_kind {
     CALLS
 } call_kind;
 
-static const char *const call_paths[CALLS] = {
-    [CALL_READY] = "/ready",
-    [CALL_ALLOCATE] = "/allocate",
-    [CALL_LABEL] = "/metadata/label",
-    [CALL_HEALTH] = "/health",
-    [CALL_SHUTDOWN] = "/shutdown",
+/* The SDK's method and path of each call; every call sends a JSON body. */
+static const struct {
+    const char *method, *path;
+} calls[CALLS] = {
+    [CALL_READY] = {"POST", "/ready"},
+    [CALL_ALLOCATE] = {"POST", "/allocate"},
+    [CALL_LABEL] = {"PUT", "/metadata/label"},
+    [CALL_HEALTH] = {"POST", "/health"},
+    [CALL_SHUTDOWN] = {"POST", "/shutdown"},
 };
 
 struct net_agones {
@@ -48,7 +51,7 @@ struct net_agones {
     CURLM *multi;
     uv_timer_t curl_timer; /* libcurl's timeout */
     uv_timer_t beat;
-    struct agones_socket *sockets; /* being watched */
+    struct agones_socket *sockets; /* being watched: one call at a time opens one or two */
     unsigned open_handles; /* uv handles not yet closed: the struct goes with the last */
     bool closing;
 
@@ -73,17 +76,15 @@ typedef struct agones_socket {
     uv_poll_t poll;
     curl_socket_t fd;
     net_agones *a;
-    struct agones_socket *prev, *next;
+    struct agones_socket *next;
 } agones_socket;
 
 static void unwatch(net_agones *a, agones_socket *s)
 {
-    if (s->prev)
-        s->prev->next = s->next;
-    else
-        a->sockets = s->next;
-    if (s->next)
-        s->next->prev = s->prev;
+    agones_socket **p = &a->sockets;
+    while (*p != s)
+        p = &(*p)->next;
+    *p = s->next;
     uv_poll_stop(&s->poll);
     uv_close((uv_handle_t *)&s->poll, on_handle_closed);
 }
@@ -134,11 +135,11 @@ static void finished(net_agones *a, CURLcode result)
     } else {
         if (a->failures[k]++ == 0) {
             if (result != CURLE_OK)
-                LOG_WARN("agones: %s: %s (made again until the SDK answers)", call_paths[k],
+                LOG_WARN("agones: %s: %s (made again until the SDK answers)", calls[k].path,
                          a->error[0] ? a->error : curl_easy_strerror(result));
             else
                 LOG_WARN("agones: %s: HTTP %ld (made again until the SDK answers)",
-                         call_paths[k], status);
+                         calls[k].path, status);
         }
         /* Ready, allocate and shutdown must get through; a label is worked out again on the
          * next beat and a health ping is due again anyway. */
@@ -196,13 +197,12 @@ static int on_socket(CURL *easy, curl_socket_t fd, int what, void *ud, void *soc
         s->a = a;
         s->poll.data = a;
         s->next = a->sockets;
-        if (a->sockets)
-            a->sockets->prev = s;
         a->sockets = s;
         a->open_handles++;
         curl_multi_assign(a->multi, fd, s);
     }
-    int events = (what & CURL_POLL_IN ? UV_READABLE : 0) | (what & CURL_POLL_OUT ? UV_WRITABLE : 0);
+    int events =
+        (what & CURL_POLL_IN ? UV_READABLE : 0) | (what & CURL_POLL_OUT ? UV_WRITABLE : 0);
     uv_poll_start(&s->poll, events, on_poll);
     return 0;
 }
@@ -244,7 +244,7 @@ static void start_next(net_agones *a)
     a->pending[k] = false;
     a->in_flight = (call_kind)k;
     a->error[0] = '\0';
-    snprintf(a->url, sizeof a->url, "http://127.0.0.1:%d%s", a->port, call_paths[k]);
+    snprintf(a->url, sizeof a->url, "http://127.0.0.1:%d%s", a->port, calls[k].path);
     if (k == CALL_LABEL)
         snprintf(a->body, sizeof a->body, "{\"key\":\"players\",\"value\":\"%u\"}",
                  a->label_value);
@@ -252,8 +252,8 @@ static void start_next(net_agones *a)
         snprintf(a->body, sizeof a->body, "{}");
     curl_easy_setopt(e, CURLOPT_URL, a->url);
     curl_easy_setopt(e, CURLOPT_POSTFIELDS, a->body);
-    if (k == CALL_LABEL)
-        curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, "PUT");
+    if (strcmp(calls[k].method, "POST") != 0)
+        curl_easy_setopt(e, CURLOPT_CUSTOMREQUEST, calls[k].method);
     curl_easy_setopt(e, CURLOPT_HTTPHEADER, a->headers);
     curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, discard);
     curl_easy_setopt(e, CURLOPT_ERRORBUFFER, a->error);

@@ -15,27 +15,17 @@
 
 net_config net_config_default(void)
 {
+    /* Grouped by concern: where, how often, what a client may ask and leave unread, and the
+     * HTTP port with its health and stop times. */
     return (net_config){
-        .host = "0.0.0.0",
-        .port = 7777,
-        .tick_hz = 60.0,
-        .snapshot_hz = 20.0,
-        .max_catchup = 5,
-        .max_clients = 256,
-        .bodies_per_client = 64,
-        .out_soft_limit = 1u << 20,
-        .out_soft_seconds = 10.0,
-        .out_hard_limit = 4u << 20,
-        .max_line = PROTO_MAX_LINE,
-        .hello_timeout = 10.0,
-        .msg_rate = 200.0,
-        .spawn_rate = 20.0,
-        .http_port = 7778,
-        .http_max_connections = 64,
-        .http_max_header = 4096,
-        .http_timeout = 5,
-        .stall_seconds = 5.0,
-        .drain_seconds = 10.0,
+        .host = "0.0.0.0", .port = 7777,
+        .tick_hz = 60.0, .snapshot_hz = 20.0, .max_catchup = 5,
+        .max_clients = 256, .bodies_per_client = 64,
+        .out_soft_limit = 1u << 20, .out_soft_seconds = 10.0, .out_hard_limit = 4u << 20,
+        .max_line = PROTO_MAX_LINE, .hello_timeout = 10.0,
+        .msg_rate = 200.0, .spawn_rate = 20.0,
+        .http_port = 7778, .http_max_connections = 64, .http_max_header = 4096,
+        .http_timeout = 5, .stall_seconds = 5.0, .drain_seconds = 10.0,
     };
 }
 

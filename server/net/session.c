@@ -428,6 +428,39 @@ static bool within_rate(net_session *s)
     return false;
 }
 
+static void handle_subscribe(net_session *s, proto_msg *m)
+{
+    if (m->u.subscribe.has_contacts)
+        s->contacts = m->u.subscribe.contacts;
+    if (m->u.subscribe.has_radius)
+        s->radius = m->u.subscribe.radius;
+    if (m->u.subscribe.has_compact)
+        s->compact = m->u.subscribe.compact;
+    if (m->u.subscribe.has_delta) {
+        /* Baselines begin with the next state: it sends every body whole. */
+        s->delta_reset = m->u.subscribe.delta && !s->delta;
+        s->delta = m->u.subscribe.delta;
+    }
+    if (m->u.subscribe.has_hash)
+        s->hash_every = (uint32_t)m->u.subscribe.hash;
+}
+
+static void handle_bye(net_session *s, proto_msg *m)
+{
+    (void)m;
+    net_session_close_after_flush(s, "said bye");
+}
+
+/* One handler for each message type proto_parse gives. */
+static void (*const handlers[])(net_session *, proto_msg *) = {
+    [PROTO_MSG_HELLO] = handle_hello,         [PROTO_MSG_SPAWN] = handle_spawn,
+    [PROTO_MSG_DESPAWN] = handle_despawn,     [PROTO_MSG_INPUT] = handle_input,
+    [PROTO_MSG_QUERY] = handle_query,         [PROTO_MSG_SUBSCRIBE] = handle_subscribe,
+    [PROTO_MSG_PING] = handle_ping,           [PROTO_MSG_BYE] = handle_bye,
+};
+_Static_assert(sizeof handlers / sizeof handlers[0] == PROTO_MSG_BYE + 1,
+               "a handler for every message type");
+
 static void handle_line(net_session *s, const char *line, size_t len)
 {
     net_server *srv = s->srv;
@@ -446,44 +479,7 @@ static void handle_line(net_session *s, const char *line, size_t len)
         net_session_error(s, PROTO_ERR_NOT_JOINED, "say hello first", req_of(m));
         return;
     }
-    switch (m->type) {
-    case PROTO_MSG_HELLO:
-        handle_hello(s, m);
-        break;
-    case PROTO_MSG_SPAWN:
-        handle_spawn(s, m);
-        break;
-    case PROTO_MSG_DESPAWN:
-        handle_despawn(s, m);
-        break;
-    case PROTO_MSG_INPUT:
-        handle_input(s, m);
-        break;
-    case PROTO_MSG_QUERY:
-        handle_query(s, m);
-        break;
-    case PROTO_MSG_SUBSCRIBE:
-        if (m->u.subscribe.has_contacts)
-            s->contacts = m->u.subscribe.contacts;
-        if (m->u.subscribe.has_radius)
-            s->radius = m->u.subscribe.radius;
-        if (m->u.subscribe.has_compact)
-            s->compact = m->u.subscribe.compact;
-        if (m->u.subscribe.has_delta) {
-            /* Baselines begin with the next state: it sends every body whole. */
-            s->delta_reset = m->u.subscribe.delta && !s->delta;
-            s->delta = m->u.subscribe.delta;
-        }
-        if (m->u.subscribe.has_hash)
-            s->hash_every = (uint32_t)m->u.subscribe.hash;
-        break;
-    case PROTO_MSG_PING:
-        handle_ping(s, m);
-        break;
-    case PROTO_MSG_BYE:
-        net_session_close_after_flush(s, "said bye");
-        break;
-    }
+    handlers[m->type](s, m);
 }
 
 static int on_line(void *ud, const char *line, size_t len)

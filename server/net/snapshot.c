@@ -81,13 +81,22 @@ static bool grow_for_one(void **items, size_t len, size_t *cap, size_t item, siz
     return true;
 }
 
+/* Appends one item of `size` bytes to a growable array of `*len` items. */
+static bool push_one(void **items, size_t *len, size_t *cap, const void *item, size_t size,
+                     size_t first)
+{
+    if (!grow_for_one(items, *len, cap, size, first))
+        return false;
+    memcpy((unsigned char *)*items + *len * size, item, size);
+    (*len)++;
+    return true;
+}
+
 static bool removed_push(net_session *s, sim_id id)
 {
     void *items = s->removed;
-    bool ok = grow_for_one(&items, s->removed_len, &s->removed_cap, sizeof *s->removed, 16);
+    bool ok = push_one(&items, &s->removed_len, &s->removed_cap, &id, sizeof id, 16);
     s->removed = items;
-    if (ok)
-        s->removed[s->removed_len++] = id;
     return ok;
 }
 
@@ -157,7 +166,8 @@ static void encode_bodies(net_server *srv, const sim_body *bodies, size_t slots,
     const sim_world *w = srv->world;
     int dim = sim_world_dim(w);
     uint64_t tick = sim_world_tick(w);
-    uint64_t grace = (uint64_t)ceil(2.0 * srv->cfg.tick_hz / srv->cfg.snapshot_hz + srv->cfg.tick_hz);
+    uint64_t grace =
+        (uint64_t)ceil(2.0 * srv->cfg.tick_hz / srv->cfg.snapshot_hz + srv->cfg.tick_hz);
     for (size_t i = 0; i < slots; i++) {
         srv->body_off[i] = b->len;
         srv->full[i].off = SIZE_MAX;
@@ -200,45 +210,42 @@ static net_piece full_piece(net_server *srv, const sim_body *body, size_t slot)
     return *p;
 }
 
-/* The contacts of a 2D world's last step, and of a 3D world's. */
-static void contacts2(proto_buf *b, const sim_world *w)
+/* The protocol keeps every vector in three coordinates; a 2D world's z is 0 and
+ * proto_state_contact writes only the world's dim of them. */
+static void set_xyz(double out[3], double x, double y, double z)
 {
-    size_t n;
-    const sim_contact2 *cs = sim_world_contacts2(w, &n);
-    for (size_t i = 0; i < n; i++) {
-        const col_manifold2 *m = &cs[i].m;
-        proto_contact c = {.a = cs[i].a, .b = cs[i].b, .npoints = m->count};
-        c.normal[0] = m->normal.x;
-        c.normal[1] = m->normal.y;
-        for (int k = 0; k < m->count; k++) {
-            c.points[k][0] = m->points[k].point.x;
-            c.points[k][1] = m->points[k].point.y;
-            c.depths[k] = m->points[k].depth;
-            c.ids[k] = m->points[k].id;
-        }
-        proto_state_contact(b, 2, &c, i == 0);
-    }
+    out[0] = x;
+    out[1] = y;
+    out[2] = z;
 }
 
-static void contacts3(proto_buf *b, const sim_world *w)
+/* One contact of a 2D world's last step in the protocol's terms, and of a 3D world's. */
+static proto_contact contact2(const sim_contact2 *sc)
 {
-    size_t n;
-    const sim_contact3 *cs = sim_world_contacts3(w, &n);
-    for (size_t i = 0; i < n; i++) {
-        const col_manifold3 *m = &cs[i].m;
-        proto_contact c = {.a = cs[i].a, .b = cs[i].b, .npoints = m->count};
-        c.normal[0] = m->normal.x;
-        c.normal[1] = m->normal.y;
-        c.normal[2] = m->normal.z;
-        for (int k = 0; k < m->count; k++) {
-            c.points[k][0] = m->points[k].point.x;
-            c.points[k][1] = m->points[k].point.y;
-            c.points[k][2] = m->points[k].point.z;
-            c.depths[k] = m->points[k].depth;
-            c.ids[k] = m->points[k].id;
-        }
-        proto_state_contact(b, 3, &c, i == 0);
+    const col_manifold2 *m = &sc->m;
+    proto_contact c = {.a = sc->a, .b = sc->b, .npoints = m->count};
+    set_xyz(c.normal, m->normal.x, m->normal.y, 0);
+    for (int k = 0; k < m->count; k++) {
+        const col_contact_point2 *q = &m->points[k];
+        set_xyz(c.points[k], q->point.x, q->point.y, 0);
+        c.depths[k] = q->depth;
+        c.ids[k] = q->id;
     }
+    return c;
+}
+
+static proto_contact contact3(const sim_contact3 *sc)
+{
+    const col_manifold3 *m = &sc->m;
+    proto_contact c = {.a = sc->a, .b = sc->b, .npoints = m->count};
+    set_xyz(c.normal, m->normal.x, m->normal.y, m->normal.z);
+    for (int k = 0; k < m->count; k++) {
+        const col_contact_point3 *q = &m->points[k];
+        set_xyz(c.points[k], q->point.x, q->point.y, q->point.z);
+        c.depths[k] = q->depth;
+        c.ids[k] = q->id;
+    }
+    return c;
 }
 
 /* `,"contacts":[...]` of the last step, encoded the first time a subscriber needs it. */
@@ -250,10 +257,14 @@ static net_piece contacts_piece(net_server *srv)
     proto_buf *b = &srv->tick->data;
     p->off = b->len;
     proto_state_contacts_begin(b);
-    if (sim_world_dim(srv->world) == 3)
-        contacts3(b, srv->world);
-    else
-        contacts2(b, srv->world);
+    int dim = sim_world_dim(srv->world);
+    size_t n = 0;
+    const sim_contact2 *c2 = dim == 2 ? sim_world_contacts2(srv->world, &n) : NULL;
+    const sim_contact3 *c3 = dim == 3 ? sim_world_contacts3(srv->world, &n) : NULL;
+    for (size_t i = 0; i < n; i++) {
+        proto_contact c = c2 ? contact2(&c2[i]) : contact3(&c3[i]);
+        proto_state_contact(b, dim, &c, i == 0);
+    }
     proto_state_contacts_end(b);
     p->end = b->len;
     return *p;
@@ -338,10 +349,8 @@ static bool add_body(net_server *srv, net_session *s, const sim_body *body, uint
 static bool view_push(net_session *s, uint32_t slot)
 {
     void *items = s->view;
-    bool ok = grow_for_one(&items, s->view_len, &s->view_cap, sizeof *s->view, 64);
+    bool ok = push_one(&items, &s->view_len, &s->view_cap, &slot, sizeof slot, 64);
     s->view = items;
-    if (ok)
-        s->view[s->view_len++] = slot;
     return ok;
 }
 
