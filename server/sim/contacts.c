@@ -481,7 +481,7 @@ static bool active(const sim_world *w, const sim_body *b)
 {
     if (b->sleeping || b->kind == SIM_STATIC)
         return false;
-    return b->kind != SIM_KINEMATIC || dv_nonzero(dim_part(w, (uint32_t)(b - w->bodies))->vel);
+    return b->kind != SIM_KINEMATIC || !dv_is_zero(dim_part(w, (uint32_t)(b - w->bodies))->vel);
 }
 
 /* The manifold of a pair, with speculative points when they are apart by less than

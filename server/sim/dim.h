@@ -16,29 +16,17 @@
  *   dang, drot, dconstraint_point         an angular velocity (a number in 2D, a vector in 3D),
  *                                         a rotation ((cos, sin) or a unit quaternion), a
  *                                         solver constraint's point
- * DIM_PICK(two, three) chooses between the two dimensions' forms side by side; #if blocks
- * remain only where a helper's arithmetic differs. Each helper does exactly the arithmetic the
- * dimension's own code did, so that a world steps bit for bit as before. */
+ * DIM_PICK(two, three) (mk_dim.h, with dvec and dv_*) chooses between the two dimensions'
+ * forms; #if blocks remain only where a helper's arithmetic differs. Each helper does exactly
+ * the arithmetic the dimension's own code did, so that a world steps bit for bit as before. */
 #ifndef MINK_SIM_DIM_H
 #define MINK_SIM_DIM_H
 
 #include "broadphase.h"
+#include "mk_dim.h"
 #include "solver.h"
 #include "world_internal.h"
 
-#if !defined(MK_DIM) || (MK_DIM != 2 && MK_DIM != 3)
-#error "dim.h: compile with MK_DIM=2 or MK_DIM=3"
-#endif
-
-#if MK_DIM == 2
-#define DIM_PICK(two, three) two
-#define DIM_NAME(f) f##2
-#else
-#define DIM_PICK(two, three) three
-#define DIM_NAME(f) f##3
-#endif
-
-typedef DIM_PICK(mk_vec2, mk_vec3) dvec;
 typedef DIM_PICK(col_aabb, col_aabb3) daabb;
 typedef DIM_PICK(col_shape2, col_shape3) dshape;
 typedef DIM_PICK(col_xf2, col_xf3) dxf;
@@ -53,14 +41,6 @@ typedef DIM_PICK(sim_solver_info, sim_solver_info3) dsolver_info;
 typedef DIM_PICK(float, mk_vec3) dang;
 typedef DIM_PICK(mk_vec2, mk_quat) drot;
 
-#define dv_add DIM_PICK(mk_v2_add, mk_v3_add)
-#define dv_sub DIM_PICK(mk_v2_sub, mk_v3_sub)
-#define dv_scale DIM_PICK(mk_v2_scale, mk_v3_scale)
-#define dv_neg DIM_PICK(mk_v2_neg, mk_v3_neg)
-#define dv_dot DIM_PICK(mk_v2_dot, mk_v3_dot)
-#define dv_len DIM_PICK(mk_v2_len, mk_v3_len)
-#define dv_mad DIM_PICK(mk_v2_mad, mk_v3_mad)
-#define dv_norm DIM_PICK(mk_v2_norm, mk_v3_norm)
 #define dim_collide DIM_PICK(col_collide2, col_collide3)
 #define dim_tight_overlap DIM_PICK(sim_tight_overlap2, sim_tight_overlap3)
 #define dim_is_ground DIM_PICK(sim_is_ground2, sim_is_ground3)
@@ -149,7 +129,6 @@ static inline void dim_aabb_edges(const daabb *b, float *lo[2], float *hi[2], si
 }
 /* Whether the pair list may hold a pair with a sleeping body (kept by the 2D broadphase). */
 static inline bool dim_pairs_may_sleep(const sim_world *w) { return w->pairs_sleeper; }
-static inline bool dv_nonzero(dvec v) { return v.x != 0.0f || v.y != 0.0f; }
 /* The solver's body at rest, and the rest of it (no mass, no inertia). */
 static inline dsolver_body dim_solver_rest(void) { return (sim_solver_body){.dq = {1.0f, 0.0f}}; }
 static inline dsolver_info dim_solver_info_rest(void) { return (sim_solver_info){0.0f, 0.0f, 0}; }
@@ -215,7 +194,6 @@ static inline bool dim_pairs_may_sleep(const sim_world *w)
     (void)w;
     return true;
 }
-static inline bool dv_nonzero(dvec v) { return v.x != 0.0f || v.y != 0.0f || v.z != 0.0f; }
 static inline dsolver_body dim_solver_rest(void)
 {
     return (sim_solver_body3){.dq = mk_quat_identity()};
