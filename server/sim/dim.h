@@ -27,23 +27,26 @@
 #include "solver.h"
 #include "world_internal.h"
 
+/* Geometry and bodies. */
 typedef DIM_PICK(col_aabb, col_aabb3) daabb;
 typedef DIM_PICK(col_shape2, col_shape3) dshape;
 typedef DIM_PICK(col_xf2, col_xf3) dxf;
 typedef DIM_PICK(col_manifold2, col_manifold3) dmanifold;
 typedef DIM_PICK(sim_body, sim_body3) dpart;
+#define dim_collide DIM_PICK(col_collide2, col_collide3)
+#define dim_tight_overlap DIM_PICK(sim_tight_overlap2, sim_tight_overlap3)
+#define dim_is_ground DIM_PICK(sim_is_ground2, sim_is_ground3)
+
+/* The narrowphase's contacts and cache entries, the solver's constraints and bodies. */
 typedef DIM_PICK(sim_contact2, sim_contact3) dcontact;
 typedef DIM_PICK(sim_cache_entry, sim_cache_entry3) dcache_entry;
 typedef DIM_PICK(sim_constraint, sim_constraint3) dconstraint;
 typedef DIM_PICK(sim_constraint_point, sim_constraint_point3) dconstraint_point;
 typedef DIM_PICK(sim_solver_body, sim_solver_body3) dsolver_body;
 typedef DIM_PICK(sim_solver_info, sim_solver_info3) dsolver_info;
+/* An angular velocity (a number in 2D, a vector in 3D) and a rotation ((cos, sin) in 2D). */
 typedef DIM_PICK(float, mk_vec3) dang;
 typedef DIM_PICK(mk_vec2, mk_quat) drot;
-
-#define dim_collide DIM_PICK(col_collide2, col_collide3)
-#define dim_tight_overlap DIM_PICK(sim_tight_overlap2, sim_tight_overlap3)
-#define dim_is_ground DIM_PICK(sim_is_ground2, sim_is_ground3)
 
 /* The world's arrays of the dimension: the parts of the bodies, fat and tight bounds per slot
  * (broadphase.c), the contacts, constraints and solver bodies of the step (contacts.c,
