@@ -66,28 +66,26 @@ typedef struct world_vec {
 
 static size_t world_vecs(sim_world *w, world_vec out[WORLD_VECS])
 {
+#define V(field, size) {&w->field, size}
     const world_vec list[] = {
-        {&w->free_slots, sizeof(uint32_t)},    {&w->pending_slots, sizeof(uint32_t)},
-        {&w->removed, sizeof(sim_id)},         {&w->order, sizeof(uint32_t)},
-        {&w->movers, sizeof(uint32_t)},        {&w->statics, sizeof(uint32_t)},
-        {&w->tree.nodes, sizeof(sim_tree_node)}, {&w->tree.items, sizeof(uint32_t)},
-        {&w->shape_box, sizeof(col_aabb3)},    {&w->hits, sizeof(uint32_t)},
-        {&w->near_bits, sizeof(uint64_t)},     {&w->bounds, sizeof(col_aabb)},
-        {&w->pairs, sizeof(sim_pair)},         {&w->sweep, sizeof(float)},
-        {&w->tight, sizeof(col_aabb)},         {&w->contacts, sizeof(sim_contact2)},
-        {&w->solver_bodies, sizeof(sim_solver_body)},
-        {&w->solver_info, sizeof(sim_solver_info)},
-        {&w->wide_groups, sim_wide_group_size2()}, {&w->wide_cold, sim_wide_cold_size2()},
-        {&w->wide_bits, sizeof(uint64_t)},     {&w->wide_order, sizeof(uint32_t)},
-        {&w->wide_overflow, sizeof(uint32_t)}, {&w->wide_colors, sizeof(uint8_t)},
-        {&w->wide_ends, sizeof(uint32_t)},     {&w->wide_groups3, sim_wide_group_size3()},
-        {&w->constraints, sizeof(sim_constraint)}, {&w->push_pairs, sizeof(sim_pair)},
-        {&w->solved, sizeof(uint32_t)},        {&w->bounds3, sizeof(col_aabb3)},
-        {&w->tight3, sizeof(col_aabb3)},       {&w->contacts3, sizeof(sim_contact3)},
-        {&w->constraints3, sizeof(sim_constraint3)}, {&w->rows3, sizeof(sim_rows3)},
-        {&w->solver_bodies3, sizeof(sim_solver_body3)},
-        {&w->solver_info3, sizeof(sim_solver_info3)},
+        V(free_slots, sizeof(uint32_t)), V(pending_slots, sizeof(uint32_t)),
+        V(removed, sizeof(sim_id)), V(order, sizeof(uint32_t)), V(movers, sizeof(uint32_t)),
+        V(statics, sizeof(uint32_t)), V(tree.nodes, sizeof(sim_tree_node)),
+        V(tree.items, sizeof(uint32_t)), V(shape_box, sizeof(col_aabb3)), V(hits, sizeof(uint32_t)),
+        V(near_bits, sizeof(uint64_t)), V(bounds, sizeof(col_aabb)), V(pairs, sizeof(sim_pair)),
+        V(sweep, sizeof(float)), V(tight, sizeof(col_aabb)), V(contacts, sizeof(sim_contact2)),
+        V(solver_bodies, sizeof(sim_solver_body)), V(solver_info, sizeof(sim_solver_info)),
+        V(wide_groups, sim_wide_group_size2()), V(wide_cold, sim_wide_cold_size2()),
+        V(wide_bits, sizeof(uint64_t)), V(wide_order, sizeof(uint32_t)),
+        V(wide_overflow, sizeof(uint32_t)), V(wide_colors, sizeof(uint8_t)),
+        V(wide_ends, sizeof(uint32_t)), V(wide_groups3, sim_wide_group_size3()),
+        V(constraints, sizeof(sim_constraint)), V(push_pairs, sizeof(sim_pair)),
+        V(solved, sizeof(uint32_t)), V(bounds3, sizeof(col_aabb3)), V(tight3, sizeof(col_aabb3)),
+        V(contacts3, sizeof(sim_contact3)), V(constraints3, sizeof(sim_constraint3)),
+        V(rows3, sizeof(sim_rows3)), V(solver_bodies3, sizeof(sim_solver_body3)),
+        V(solver_info3, sizeof(sim_solver_info3)),
     };
+#undef V
     _Static_assert(sizeof list / sizeof *list <= WORLD_VECS, "room for every array");
     memcpy(out, list, sizeof list);
     return sizeof list / sizeof *list;
