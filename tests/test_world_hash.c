@@ -49,27 +49,15 @@ static col_shape3 shape3(col_shape3_type type, float a, float b, float c)
     return s;
 }
 
-/* 2,000 ticks of a 2D world: a character (client 1) turns every 97 ticks and jumps every
- * third turn; client 2 drops a tilted crate every 300 ticks from tick 150 at x0 + 0.7 k, and
- * its crates leave at tick 1500. */
-static uint64_t run2(sim_world *w, float x0, float y0)
+/* What a script does at tick t of a run, before the step: inputs and dropped bodies. */
+typedef void (*script_fn)(sim_world *w, int t, const void *ctx);
+
+/* 2,000 ticks of a world: the script's changes at each tick, client 2's bodies removed at
+ * tick 1500, then the step. Returns the world hash at the end. */
+static uint64_t run(sim_world *w, script_fn script, const void *ctx)
 {
-    sim_body_def c = box2(SIM_CHARACTER, x0, y0, 0.4f, 0.9f);
-    sim_id chr = sim_world_add(w, &c, 1);
-    ck_assert_uint_ne(chr, 0);
     for (int t = 0; t < 2000; t++) {
-        if (t % 97 == 0) {
-            float dir = (t / 97) % 2 ? -1.0f : 1.0f;
-            sim_body *b = sim_world_get(w, chr);
-            ck_assert_ptr_nonnull(b);
-            sim_body_set_input2(w, b, mk_v2(dir, 0), (t / 97) % 3 == 0);
-        }
-        if (t % 300 == 150) {
-            sim_body_def crate = box2(SIM_DYNAMIC, x0 + 0.7f * (float)(t / 300), y0 + 8, 0.3f,
-                                      0.3f);
-            crate.angle = 0.3f;
-            ck_assert_uint_ne(sim_world_add(w, &crate, 2), 0);
-        }
+        script(w, t, ctx);
         if (t == 1500)
             sim_world_remove_owned(w, 2);
         sim_world_step(w);
@@ -78,42 +66,83 @@ static uint64_t run2(sim_world *w, float x0, float y0)
     return sim_world_hash(w);
 }
 
-/* The same in 3D: every 50 ticks the character takes a new heading (a turning one, or, with
- * `to_and_fro`, +x and -x in turn at 0.7 of its speed, so that it stays on a pile's top) and
- * jumps every 150 ticks; client 2 drops a ball every 200 ticks from tick 100 and a box every 400 from tick 300,
- * and its bodies leave at tick 1500. */
+static sim_body *character(sim_world *w, sim_id id)
+{
+    sim_body *b = sim_world_get(w, id);
+    ck_assert_ptr_nonnull(b);
+    return b;
+}
+
+typedef struct script2 {
+    sim_id chr;
+    float x0, y0;
+} script2;
+
+/* A 2D world's script: the character (client 1) turns every 97 ticks and jumps every third
+ * turn; client 2 drops a tilted crate every 300 ticks from tick 150 at x0 + 0.7 k. */
+static void script_2d(sim_world *w, int t, const void *ctx)
+{
+    const script2 *s = ctx;
+    if (t % 97 == 0) {
+        float dir = (t / 97) % 2 ? -1.0f : 1.0f;
+        sim_body_set_input2(w, character(w, s->chr), mk_v2(dir, 0), (t / 97) % 3 == 0);
+    }
+    if (t % 300 == 150) {
+        sim_body_def crate = box2(SIM_DYNAMIC, s->x0 + 0.7f * (float)(t / 300), s->y0 + 8, 0.3f,
+                                  0.3f);
+        crate.angle = 0.3f;
+        ck_assert_uint_ne(sim_world_add(w, &crate, 2), 0);
+    }
+}
+
+static uint64_t run2(sim_world *w, float x0, float y0)
+{
+    sim_body_def c = box2(SIM_CHARACTER, x0, y0, 0.4f, 0.9f);
+    script2 s = {sim_world_add(w, &c, 1), x0, y0};
+    ck_assert_uint_ne(s.chr, 0);
+    return run(w, script_2d, &s);
+}
+
+typedef struct script3 {
+    sim_id chr;
+    mk_vec3 at;
+    bool to_and_fro;
+} script3;
+
+/* A 3D world's script: every 50 ticks the character takes a new heading (a turning one, or,
+ * with `to_and_fro`, +x and -x in turn at 0.7 of its speed, so that it stays on a pile's top)
+ * and jumps every 150 ticks; client 2 drops a ball every 200 ticks from tick 100 and a box
+ * every 400 from tick 300. */
+static void script_3d(sim_world *w, int t, const void *ctx)
+{
+    const script3 *s = ctx;
+    mk_vec3 at = s->at;
+    if (t % 50 == 0) {
+        float a = 0.37f * (float)t;
+        mk_vec3 move = mk_v3(cosf(a), 0, sinf(a));
+        if (s->to_and_fro)
+            move = mk_v3((t / 50) % 2 ? -0.7f : 0.7f, 0, 0);
+        sim_body_set_input3(w, character(w, s->chr), move, t % 150 == 0);
+    }
+    if (t % 200 == 100) {
+        sim_body_def ball = body3(shape3(COL_SHAPE3_SPHERE, 0.3f, 0, 0), SIM_DYNAMIC,
+                                  mk_v3(at.x + 0.01f * (float)t - 5, at.y + 6, at.z + 1));
+        ck_assert_uint_ne(sim_world_add(w, &ball, 2), 0);
+    }
+    if (t % 400 == 300) {
+        sim_body_def box = body3(shape3(COL_SHAPE3_BOX, 0.3f, 0.2f, 0.4f), SIM_DYNAMIC,
+                                 mk_v3(at.x + 1, at.y + 7, at.z - 0.5f));
+        box.d3.rot = mk_quat_axis_angle(mk_v3(0.6f, 0, 0.8f), 0.4f);
+        ck_assert_uint_ne(sim_world_add(w, &box, 2), 0);
+    }
+}
+
 static uint64_t run3(sim_world *w, mk_vec3 at, bool to_and_fro)
 {
     sim_body_def c = body3(shape3(COL_SHAPE3_CAPSULE, 0.4f, 0.5f, 0), SIM_CHARACTER, at);
-    sim_id chr = sim_world_add(w, &c, 1);
-    ck_assert_uint_ne(chr, 0);
-    for (int t = 0; t < 2000; t++) {
-        if (t % 50 == 0) {
-            float a = 0.37f * (float)t;
-            sim_body *b = sim_world_get(w, chr);
-            ck_assert_ptr_nonnull(b);
-            mk_vec3 move = mk_v3(cosf(a), 0, sinf(a));
-            if (to_and_fro)
-                move = mk_v3((t / 50) % 2 ? -0.7f : 0.7f, 0, 0);
-            sim_body_set_input3(w, b, move, t % 150 == 0);
-        }
-        if (t % 200 == 100) {
-            sim_body_def ball = body3(shape3(COL_SHAPE3_SPHERE, 0.3f, 0, 0), SIM_DYNAMIC,
-                                      mk_v3(at.x + 0.01f * (float)t - 5, at.y + 6, at.z + 1));
-            ck_assert_uint_ne(sim_world_add(w, &ball, 2), 0);
-        }
-        if (t % 400 == 300) {
-            sim_body_def box = body3(shape3(COL_SHAPE3_BOX, 0.3f, 0.2f, 0.4f), SIM_DYNAMIC,
-                                     mk_v3(at.x + 1, at.y + 7, at.z - 0.5f));
-            box.d3.rot = mk_quat_axis_angle(mk_v3(0.6f, 0, 0.8f), 0.4f);
-            ck_assert_uint_ne(sim_world_add(w, &box, 2), 0);
-        }
-        if (t == 1500)
-            sim_world_remove_owned(w, 2);
-        sim_world_step(w);
-    }
-    ck_assert_uint_eq(sim_world_tick(w), 2000);
-    return sim_world_hash(w);
+    script3 s = {sim_world_add(w, &c, 1), at, to_and_fro};
+    ck_assert_uint_ne(s.chr, 0);
+    return run(w, script_3d, &s);
 }
 
 static sim_world *load(const char *scene, const char *name, int dim)
