@@ -183,16 +183,13 @@ void cli_parse_args(cli_app *app, cli_bots_opts *bots, int argc, char **argv)
             app->jitter_ms = number_arg("--jitter", optarg, 0, 10000);
             break;
         case OPT_COMPACT:
-            app->compact_states = true;
-            break;
         case OPT_DELTA:
-            bots->delta = true;
-            break;
         case OPT_NO_PREDICT:
-            app->no_predict = true;
-            break;
-        case OPT_NO_INTERP:
-            app->no_interp = true;
+        case OPT_NO_INTERP: /* switches: each sets its own flag */
+            *(c == OPT_COMPACT      ? &app->compact_states
+              : c == OPT_DELTA      ? &bots->delta
+              : c == OPT_NO_PREDICT ? &app->no_predict
+                                    : &app->no_interp) = true;
             break;
         case OPT_RECORD:
         case OPT_REPLAY: {

@@ -94,6 +94,15 @@ static proto_error_code parse_query(const cJSON *root, int dim, proto_msg *out, 
     return PROTO_OK;
 }
 
+/* An optional number in [0, max] (0 when absent); *has says whether the message had it. */
+static proto_error_code get_optional_number(const cJSON *root, const char *key, double max,
+                                            bool *has, double *value, proto_error *err)
+{
+    *has = cJSON_GetObjectItemCaseSensitive(root, key) != NULL;
+    *value = 0;
+    return proto_get_number(root, key, "", false, 0, max, value, err);
+}
+
 static proto_error_code parse_subscribe(const cJSON *root, proto_msg *out, proto_error *err)
 {
     out->u.subscribe.contacts = false;
@@ -101,10 +110,8 @@ static proto_error_code parse_subscribe(const cJSON *root, proto_msg *out, proto
                                          &out->u.subscribe.contacts, err);
     if (rc)
         return rc;
-    out->u.subscribe.has_radius = cJSON_GetObjectItemCaseSensitive(root, "radius") != NULL;
-    out->u.subscribe.radius = 0;
-    if ((rc = proto_get_number(root, "radius", "", false, 0, PROTO_MAX_RADIUS,
-                               &out->u.subscribe.radius, err)))
+    if ((rc = get_optional_number(root, "radius", PROTO_MAX_RADIUS, &out->u.subscribe.has_radius,
+                                  &out->u.subscribe.radius, err)))
         return rc;
     if (out->u.subscribe.has_radius && !(out->u.subscribe.radius > 0))
         return proto_fail(err, PROTO_ERR_BAD_REQUEST, "radius: must be greater than 0");
@@ -116,10 +123,8 @@ static proto_error_code parse_subscribe(const cJSON *root, proto_msg *out, proto
     if ((rc = proto_get_bool(root, "delta", &out->u.subscribe.has_delta, &out->u.subscribe.delta,
                              err)))
         return rc;
-    out->u.subscribe.has_hash = cJSON_GetObjectItemCaseSensitive(root, "hash") != NULL;
-    out->u.subscribe.hash = 0;
-    if ((rc = proto_get_number(root, "hash", "", false, 0, PROTO_MAX_HASH_EVERY,
-                               &out->u.subscribe.hash, err)))
+    if ((rc = get_optional_number(root, "hash", PROTO_MAX_HASH_EVERY, &out->u.subscribe.has_hash,
+                                  &out->u.subscribe.hash, err)))
         return rc;
     if (out->u.subscribe.hash != floor(out->u.subscribe.hash))
         return proto_fail(err, PROTO_ERR_BAD_REQUEST, "hash: must be a whole number of ticks");
