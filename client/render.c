@@ -131,30 +131,49 @@ static bool covers_cell(const cli_body *b, double x, double y, double chh)
            cli_body_contains(b, x, y - chh / 3);
 }
 
-static void fill(const frame *f, double left, double top, const cli_body *b, char ch,
-                 cli_paint p)
+/* The cells a box covers, clipped to the frame. The box is given by its offsets from the
+ * first column's left edge, [x0, x1], and from the first row's edge, [y0, y1], in metres. An
+ * edge within a hundredth of a cell of a cell border (2.5 mm across, 5 mm up at zoom 1) does
+ * not spill into the next cell: a predicted or eased position is that far off the state's now
+ * and then. `tiny` when it spans fewer than two cells each way. False when it is off the
+ * frame. */
+typedef struct cell_span {
+    int ca, cb, ra, rb;
+    bool tiny;
+} cell_span;
+
+static bool span_of(const frame *f, double x0, double x1, double y0, double y1, cell_span *s)
 {
-    /* An edge within a hundredth of a cell of a cell border (2.5 mm across, 5 mm up at zoom 1)
-     * does not spill into the next cell: a predicted or eased position is that far off the
-     * state's now and then. */
     const double eps = 0.01;
     int cols = f->cv->cols;
-    double lo[2], hi[2];
-    cli_body_bounds(b, lo, hi);
-    double c0 = floor((lo[0] - left) / f->cw + eps), c1 = ceil((hi[0] - left) / f->cw - eps) - 1;
-    double r0 = floor((top - hi[1]) / f->chh + eps), r1 = ceil((top - lo[1]) / f->chh - eps) - 1;
+    double c0 = floor(x0 / f->cw + eps), c1 = ceil(x1 / f->cw - eps) - 1;
+    double r0 = floor(y0 / f->chh + eps), r1 = ceil(y1 / f->chh - eps) - 1;
     if (c1 < c0)
         c1 = c0;
     if (r1 < r0)
         r1 = r0;
     if (!(c1 >= 0 && r1 >= 0 && c0 < cols && r0 < f->rows))
+        return false;
+    s->ca = (int)fmax(c0, 0);
+    s->cb = (int)fmin(c1, cols - 1);
+    s->ra = (int)fmax(r0, 0);
+    s->rb = (int)fmin(r1, f->rows - 1);
+    s->tiny = c1 - c0 < 2 && r1 - r0 < 2;
+    return true;
+}
+
+/* Fills a body's cells in the side view; top is the y of the first row's upper edge. */
+static void fill(const frame *f, double left, double top, const cli_body *b, char ch,
+                 cli_paint p)
+{
+    double lo[2], hi[2];
+    cli_body_bounds(b, lo, hi);
+    cell_span s;
+    if (!span_of(f, lo[0] - left, hi[0] - left, top - hi[1], top - lo[1], &s))
         return;
-    int ca = (int)fmax(c0, 0), cb = (int)fmin(c1, cols - 1);
-    int ra = (int)fmax(r0, 0), rb = (int)fmin(r1, f->rows - 1);
-    bool tiny = c1 - c0 < 2 && r1 - r0 < 2;
-    bool exact = !tiny && (b->shape != CLI_SHAPE_BOX || (b->turns && b->rot != 0));
-    for (int r = ra; r <= rb; r++)
-        for (int c = ca; c <= cb; c++)
+    bool exact = !s.tiny && (b->shape != CLI_SHAPE_BOX || (b->turns && b->rot != 0));
+    for (int r = s.ra; r <= s.rb; r++)
+        for (int c = s.ca; c <= s.cb; c++)
             if (!exact ||
                 covers_cell(b, left + (c + 0.5) * f->cw, top - (r + 0.5) * f->chh, f->chh))
                 put(f, r, c, ch, p);
@@ -216,23 +235,12 @@ static bool covers_ground_cell(const frame *f, const cli_footprint *fp, double x
 static void fill_footprint(const frame *f, double left, double near, const cli_footprint *fp,
                            char ch, cli_paint p)
 {
-    const double eps = 0.01; /* as in fill */
-    int cols = f->cv->cols;
-    double c0 = floor((fp->lo[0] - left) / f->cw + eps);
-    double c1 = ceil((fp->hi[0] - left) / f->cw - eps) - 1;
-    double r0 = floor((fp->lo[1] - near) / f->chh + eps);
-    double r1 = ceil((fp->hi[1] - near) / f->chh - eps) - 1;
-    if (c1 < c0)
-        c1 = c0;
-    if (r1 < r0)
-        r1 = r0;
-    if (!(c1 >= 0 && r1 >= 0 && c0 < cols && r0 < f->rows))
+    cell_span s;
+    if (!span_of(f, fp->lo[0] - left, fp->hi[0] - left, fp->lo[1] - near, fp->hi[1] - near, &s))
         return;
-    int ca = (int)fmax(c0, 0), cb = (int)fmin(c1, cols - 1);
-    int ra = (int)fmax(r0, 0), rb = (int)fmin(r1, f->rows - 1);
-    bool tiny = (c1 - c0 < 2 && r1 - r0 < 2) || fp->n < 3;
-    for (int r = ra; r <= rb; r++)
-        for (int c = ca; c <= cb; c++)
+    bool tiny = s.tiny || fp->n < 3;
+    for (int r = s.ra; r <= s.rb; r++)
+        for (int c = s.ca; c <= s.cb; c++)
             if (tiny || covers_ground_cell(f, fp, left + (c + 0.5) * f->cw,
                                            near + (r + 0.5) * f->chh))
                 put(f, r, c, ch, p);
