@@ -13,6 +13,8 @@
 
 #include "world.h"
 
+#include "check_main.h"
+
 #define BODIES 40
 #define STATES 300
 #define TICKS_PER_STATE 3
@@ -289,18 +291,5 @@ START_TEST(delta_entries_read_and_refused)
 }
 END_TEST
 
-int main(void)
-{
-    Suite *s = suite_create("client_delta");
-    TCase *tc = tcase_create("delta");
-    tcase_set_timeout(tc, 60);
-    tcase_add_test(tc, delta_2d_matches_compact);
-    tcase_add_test(tc, delta_3d_matches_compact);
-    tcase_add_test(tc, delta_entries_read_and_refused);
-    suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+MINK_CHECK_TESTS("client_delta", 60, delta_2d_matches_compact, delta_3d_matches_compact,
+                 delta_entries_read_and_refused)

@@ -13,6 +13,9 @@
 #include "render.h"
 #include "world.h"
 
+#include "check_main.h"
+#include "client_fixture.h"
+
 #define TICK_MS (1000.0 / 60.0)
 
 static cli_body box_body(uint64_t id, double x, double y, double hx, double hy,
@@ -53,17 +56,24 @@ static void scene3(cli_body bodies[3])
     bodies[2] = box_body(3, -1.5, 0.25, 0.25, 0.25, PROTO_KIND_DYNAMIC, 7);
 }
 
+/* The three bodies seen from the side by client 7, whose avatar is body 2, on a 20 x 6
+ * canvas centred on (0, 1) at the given zoom. */
+static cli_scene side_scene(cli_body bodies[3], cli_canvas *cv, double zoom)
+{
+    scene3(bodies);
+    ck_assert_int_eq(cli_canvas_init(cv, 20, 6), 0);
+    return (cli_scene){.dim = 2, .bodies = bodies, .count = 3, .has_avatar = true, .avatar = 2,
+                       .client = 7, .centre = {0, 1, 0}, .zoom = zoom};
+}
+
 START_TEST(side_view_picture)
 {
     /* 20 x 6 cells around (0, 1): the left edge at -2.5 m, the top at 2.5 m. The avatar's
      * x [-0.5, 0.5] is columns 8..11, its y [0, 2] rows 1..4; the crate's x [-1.75, -1.25]
      * columns 3..4, y [0, 0.5] row 4; the ground's top at 0 starts row 5. */
     cli_body bodies[3];
-    scene3(bodies);
     cli_canvas cv;
-    ck_assert_int_eq(cli_canvas_init(&cv, 20, 6), 0);
-    cli_scene sc = {.dim = 2, .bodies = bodies, .count = 3, .has_avatar = true, .avatar = 2,
-                    .client = 7, .centre = {0, 1, 0}, .zoom = 1};
+    cli_scene sc = side_scene(bodies, &cv, 1);
     cli_render(&cv, 6, &sc);
     static const char *const expected[] = {
         "",
@@ -95,11 +105,8 @@ START_TEST(an_edge_millimetres_off_a_border_keeps_its_cell)
     /* The avatar 2 mm lower (a predicted position eased onto the server's) still stands on the
      * ground's row, not in it; 10 mm lower it reaches into it. */
     cli_body bodies[3];
-    scene3(bodies);
     cli_canvas cv;
-    ck_assert_int_eq(cli_canvas_init(&cv, 20, 6), 0);
-    cli_scene sc = {.dim = 2, .bodies = bodies, .count = 3, .has_avatar = true, .avatar = 2,
-                    .client = 7, .centre = {0, 1, 0}, .zoom = 1};
+    cli_scene sc = side_scene(bodies, &cv, 1);
     bodies[1].pos[1] = 1 - 0.002;
     cli_render(&cv, 6, &sc);
     ck_assert_int_eq(cv.ch[5 * 20 + 8], '#');
@@ -117,11 +124,8 @@ START_TEST(side_view_zoomed_out)
     /* Zoom 2: 0.5 m by 1 m cells; left at -5 m, top at 4 m. The avatar is columns 9..10,
      * rows 2..3; the crate columns 6..7, row 3; the ground row 4. */
     cli_body bodies[3];
-    scene3(bodies);
     cli_canvas cv;
-    ck_assert_int_eq(cli_canvas_init(&cv, 20, 6), 0);
-    cli_scene sc = {.dim = 2, .bodies = bodies, .count = 3, .has_avatar = true, .avatar = 2,
-                    .client = 7, .centre = {0, 1, 0}, .zoom = 2};
+    cli_scene sc = side_scene(bodies, &cv, 2);
     cli_render(&cv, 6, &sc);
     static const char *const expected[] = {
         "", "", "         @@", "      oo @@", "####################", "",
@@ -134,11 +138,8 @@ END_TEST
 START_TEST(rows_past_the_view_are_left_for_the_status_bar)
 {
     cli_body bodies[3];
-    scene3(bodies);
     cli_canvas cv;
-    ck_assert_int_eq(cli_canvas_init(&cv, 20, 6), 0);
-    cli_scene sc = {.dim = 2, .bodies = bodies, .count = 3, .has_avatar = true, .avatar = 2,
-                    .client = 7, .centre = {0, 1, 0}, .zoom = 1};
+    cli_scene sc = side_scene(bodies, &cv, 1);
     /* Four rows around y = 1: the top at 2 m, so the avatar fills rows 0..3 and the crate
      * row 3; the ground is below the view and rows 4 and 5 are left alone. */
     cli_render(&cv, 4, &sc);
@@ -213,10 +214,7 @@ static void apply_state(cli_world *w, uint64_t tick, bool first)
              first ? ",\"shape\":{\"type\":\"aabb\",\"half\":[0.5,0.5]},\"kind\":\"kinematic\","
                      "\"owner\":0,\"tag\":\"\""
                    : "");
-    cJSON *j = cJSON_Parse(line);
-    ck_assert_ptr_nonnull(j);
-    ck_assert(cli_world_apply(w, j));
-    cJSON_Delete(j);
+    ck_assert(client_apply(w, line));
 }
 
 /* States every 3 ticks (20 a second at 60 Hz), each arriving 50 ms after its tick plus
@@ -333,11 +331,4 @@ static Suite *suite(void)
     return s;
 }
 
-int main(void)
-{
-    SRunner *sr = srunner_create(suite());
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+MINK_CHECK_MAIN(suite)

@@ -11,6 +11,9 @@
 #include "predict.h"
 #include "world.h"
 
+#include "check_main.h"
+#include "client_fixture.h"
+
 #define TICK_MS (1000.0 / 60.0)
 
 /* A ground whose top is y = 0 and the avatar (id 2) standing on it at x, moving at vx. */
@@ -29,14 +32,22 @@ static void state(cli_world *w, uint64_t tick, uint64_t ack, double x, double vx
              first ? ",\"shape\":{\"type\":\"aabb\",\"half\":[0.4,0.9]},\"kind\":\"character\","
                      "\"owner\":1,\"tag\":\"\""
                    : "");
-    cJSON *j = cJSON_Parse(line);
-    ck_assert_ptr_nonnull(j);
-    ck_assert(cli_world_apply(w, j));
-    cJSON_Delete(j);
+    ck_assert(client_apply(w, line));
 }
 
 static const double gravity[3] = {0, -10, 0};
 static const double right[3] = {1, 0, 0};
+
+/* A 60 Hz world whose state of tick 60 has the avatar (body 2) at rest at x 0 on a ground,
+ * received at 1000 ms, and a predictor of that avatar in it. */
+static void start(cli_world *w, cli_predict *p)
+{
+    cli_world_init(w);
+    w->tick_hz = 60;
+    cli_predict_init(p, 2, 60, gravity, false);
+    state(w, 60, 0, 0, 0, true);
+    cli_predict_state(p, w, 2, 1000.0);
+}
 
 static double drawn_x(cli_predict *p, double now)
 {
@@ -70,12 +81,8 @@ END_TEST
 START_TEST(reconciliation_replays_and_smooths)
 {
     cli_world w;
-    cli_world_init(&w);
-    w.tick_hz = 60;
     cli_predict p;
-    cli_predict_init(&p, 2, 60, gravity, false);
-    state(&w, 60, 0, 0, 0, true);
-    cli_predict_state(&p, &w, 2, 1000.0);
+    start(&w, &p);
     cli_predict_input(&p, 1, right, false, 1000.0);
     double now = 1000.0 + 5 * TICK_MS + 0.01;
     ck_assert_double_eq_tol(drawn_x(&p, now), 18.5 / 60, 1e-5);
@@ -104,12 +111,8 @@ END_TEST
 START_TEST(acknowledged_inputs_are_dropped)
 {
     cli_world w;
-    cli_world_init(&w);
-    w.tick_hz = 60;
     cli_predict p;
-    cli_predict_init(&p, 2, 60, gravity, false);
-    state(&w, 60, 0, 0, 0, true);
-    cli_predict_state(&p, &w, 2, 1000.0);
+    start(&w, &p);
     for (uint64_t s = 1; s <= 5; s++)
         cli_predict_input(&p, s, right, false, 1000.0 + (double)s * 2 * TICK_MS);
     ck_assert_uint_eq(p.n, 5);
@@ -122,17 +125,5 @@ START_TEST(acknowledged_inputs_are_dropped)
 }
 END_TEST
 
-int main(void)
-{
-    Suite *s = suite_create("client_predict");
-    TCase *tc = tcase_create("predict");
-    tcase_add_test(tc, input_moves_the_avatar_at_once);
-    tcase_add_test(tc, reconciliation_replays_and_smooths);
-    tcase_add_test(tc, acknowledged_inputs_are_dropped);
-    suite_add_tcase(s, tc);
-    SRunner *sr = srunner_create(s);
-    srunner_run_all(sr, CK_NORMAL);
-    int failed = srunner_ntests_failed(sr);
-    srunner_free(sr);
-    return failed ? EXIT_FAILURE : EXIT_SUCCESS;
-}
+MINK_CHECK_TESTS("client_predict", 0, input_moves_the_avatar_at_once,
+                 reconciliation_replays_and_smooths, acknowledged_inputs_are_dropped)

@@ -9,6 +9,7 @@
 
 #include "world.h"
 #include "check_main.h"
+#include "client_fixture.h"
 
 #define EPS 1e-9
 #define S45 0.70710678118654752 /* sin 45 deg = cos 45 deg: the half angle of a 90 deg turn */
@@ -213,14 +214,7 @@ END_TEST
 
 /* ---- states ---- */
 
-static bool apply(cli_world *w, const char *json)
-{
-    cJSON *j = cJSON_Parse(json);
-    ck_assert_ptr_nonnull(j);
-    bool ok = cli_world_apply(w, j);
-    cJSON_Delete(j);
-    return ok;
-}
+static bool apply(cli_world *w, const char *json) { return client_apply(w, json); }
 
 START_TEST(compact_entries_update_seen_bodies)
 {
