@@ -51,10 +51,8 @@ uint32_t net_state_phases(const net_config *cfg)
 /* Per-tick bookkeeping of the sessions: acks, the hello timeout, the soft output limit. */
 static void check_sessions(net_server *srv, uint64_t now)
 {
-    net_session *next;
     net_walk_begin(srv);
-    for (net_session *s = srv->sessions; s; s = next) {
-        next = s->next;
+    for (net_session *s = srv->sessions; s; s = s->next) {
         /* Every input received before this step has now been applied. */
         if (s->has_seq)
             s->ack = s->last_seq;
@@ -218,11 +216,10 @@ static void stop(net_server *srv, const char *why)
      * the world is saved with their bodies still in it, then they are let go. */
     uv_close((uv_handle_t *)&srv->listener, NULL);
     net_ops_stopping(srv);
-    net_session *next;
-    for (net_session *s = srv->sessions; s; s = next) {
-        next = s->next; /* a failed write closes s */
+    net_walk_begin(srv); /* a failed write closes its session when the pass ends */
+    for (net_session *s = srv->sessions; s; s = s->next)
         net_session_error(s, PROTO_ERR_SHUTDOWN, "the server is stopping", NULL);
-    }
+    net_walk_end(srv);
     save_world(srv, why);
     uv_timer_stop(&srv->tick_timer);
     uv_close((uv_handle_t *)&srv->tick_timer, NULL);

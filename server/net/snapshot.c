@@ -104,12 +104,10 @@ void net_snapshot_collect_removed(net_server *srv)
 {
     size_t n;
     const sim_id *ids = sim_world_removed(srv->world, &n);
-    net_session *next;
     /* A session closed here leaves the world after the removed list is cleared: its bodies
      * are then the next snapshot's removals, told to everyone who saw them. */
     net_walk_begin(srv);
-    for (net_session *s = srv->sessions; s; s = next) {
-        next = s->next;
+    for (net_session *s = srv->sessions; s; s = s->next) {
         for (size_t i = 0; i < n; i++) {
             uint32_t slot = sim_id_slot(ids[i]);
             if (!seen_get(s, slot))
@@ -481,10 +479,8 @@ int net_snapshot_build(net_server *srv, uint64_t since)
     proto_buf_clear(&srv->own);
 
     int ready = 0;
-    net_session *next;
     net_walk_begin(srv); /* a failure closes s when the pass ends */
-    for (net_session *s = srv->sessions; s; s = next) {
-        next = s->next;
+    for (net_session *s = srv->sessions; s; s = s->next) {
         s->state_ready = false;
         if (!s->joined || s->close_reason || !net_state_due(srv, s, since, srv->tick->tick))
             continue;

@@ -127,10 +127,8 @@ static void write_state(net_server *srv, net_session *s)
 
 void net_snapshot_write(net_server *srv)
 {
-    net_session *next;
     net_walk_begin(srv); /* a failed write closes s when the pass ends */
-    for (net_session *s = srv->sessions; s; s = next) {
-        next = s->next;
+    for (net_session *s = srv->sessions; s; s = s->next) {
         if (s->state_ready && !s->closing && !s->close_reason)
             write_state(srv, s);
         s->state_ready = false;
