@@ -395,7 +395,7 @@ static bool read_int(const cJSON *j, int64_t *out)
 }
 
 /* A delta entry (`subscribe {delta}`): [d] or [d, keep, values...] against the body's
- * baseline moved along its velocity (proto_delta_predict). Nothing changes unless all of it
+ * baseline moved along its velocity (proto_delta_apply). Nothing changes unless all of it
  * reads and the body is one this client has a baseline of. */
 static bool apply_delta(cli_world *w, const cJSON *e, uint64_t tick, uint64_t *prev)
 {
@@ -410,12 +410,10 @@ static bool apply_delta(cli_world *w, const cJSON *e, uint64_t tick, uint64_t *p
     if (id < 1 || id > ((int64_t)1 << 53))
         return false;
     cli_body *b = cli_world_find(w, (uint64_t)id);
-    if (!b || !b->has_q || tick < b->q_tick || (n >= 2 && v[1] < 0))
+    if (!b || !b->has_q || tick < b->q_tick)
         return false;
-    int64_t pred[PROTO_Q_MAX], q[PROTO_Q_MAX];
-    uint64_t all = ((uint64_t)1 << proto_q_count(dim)) - 1; /* [d]: every field predicted */
-    proto_delta_predict(dim, b->q, tick - b->q_tick, w->tick_hz, pred);
-    if (!proto_delta_apply(dim, pred, n >= 2 ? (uint64_t)v[1] : all, v + 2, n >= 2 ? n - 2 : 0, q))
+    int64_t q[PROTO_Q_MAX];
+    if (!proto_delta_apply(dim, b->q, tick - b->q_tick, w->tick_hz, v + 1, n - 1, q))
         return false;
     proto_body_state st;
     proto_dequantise(dim, q, &st);

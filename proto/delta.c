@@ -23,6 +23,11 @@ int proto_q_count(int dim)
     return dim == 3 ? 13 : 6;
 }
 
+uint64_t proto_delta_qw_bit(int dim)
+{
+    return dim == 3 ? (uint64_t)1 << 6 : 0;
+}
+
 /* Rounded half away from zero, as the state writer rounds its last digit. Branch-free where
  * the data is random (the rounding, the sign): a mispredicted branch per field costs more
  * than the arithmetic. */
@@ -80,110 +85,146 @@ void proto_dequantise(int dim, const int64_t *q, proto_body_state *s)
     }
 }
 
-/* rate * dticks / tick_hz in the position's units, rounded half away from zero: a velocity
- * of 1 mm/s moves the position 10 units (0.1 mm) a second; an angular velocity and an angle
- * share their unit. The ticks are capped at 2^24 (three days at 60 Hz: a body asleep that
- * long is extrapolated by the same amount on both sides and corrected) and the rate at
- * +-1e9 (1000 km/s; the world clamps speeds to 1 km/s), so that the product stays under
- * 2^58. */
-static int64_t advance(int64_t rate, int64_t units_per_rate, uint64_t dticks, uint32_t tick_hz)
+static int64_t round_units(double v)
 {
-    const int64_t max_rate = 1000000000;
-    if (tick_hz == 0 || rate == 0)
-        return 0;
-    if (dticks > (1u << 24))
-        dticks = 1u << 24;
-    rate = rate > max_rate ? max_rate : rate < -max_rate ? -max_rate : rate;
-    int64_t num = rate * units_per_rate * (int64_t)dticks;
-    int64_t den = (int64_t)tick_hz;
-    int64_t mag = num < 0 ? -num : num;
-    /* r = floor((2 mag + den) / (2 den)): the quotient rounded half away from zero. A double
-     * division gives it within one (both operands are below 2^58), and two exact integer
-     * comparisons settle it: a divide instruction costs more than the rest of the entry. */
-    int64_t top = 2 * mag + den, step = 2 * den;
-    int64_t r = (int64_t)((double)top / (double)step);
-    if (r * step > top)
-        r--;
-    else if ((r + 1) * step <= top)
-        r++;
-    return num < 0 ? -r : r;
+    return quant(v, 1.0);
 }
 
-/* A 3D orientation's w from its x, y and z: a unit quaternion's w is
- * +-sqrt(1 - x^2 - y^2 - z^2), with the sign of the baseline's w (the "smallest three"
- * encoding of "Snapshot Compression", Gaffer on Games, where the sign is known). Only *, -,
- * / and sqrt, which IEEE 754 rounds exactly: every client derives the same integer. The
- * quantised w may differ from it by a unit or two; then the difference is sent. */
+/* A 3D orientation's w from its x, y and z, in units (1e4 per unit): a unit quaternion's w is
+ * +-sqrt(1e8 - x^2 - y^2 - z^2), with the sign of the prediction's w (the "smallest three"
+ * encoding of "Snapshot Compression", Gaffer on Games, where the sign is known). The squares
+ * of whole numbers below 2^26 and their sum are exact in a double, and sqrt is rounded
+ * exactly by IEEE 754: every client derives the same integer. The quantised w may differ from
+ * it by a unit or two; then the difference is sent. */
 static int64_t derive_qw(const int64_t *q, int64_t sign_of)
 {
-    double x = (double)q[3] / 1e4, y = (double)q[4] / 1e4, z = (double)q[5] / 1e4;
-    double r = 1.0 - (x * x + y * y + z * z);
+    double x = (double)q[3], y = (double)q[4], z = (double)q[5];
+    double r = 1e8 - (x * x + y * y + z * z);
     double w = r > 0 ? sqrt(r) : 0.0;
-    return quant(sign_of < 0 ? -w : w, 1e4);
+    return round_units(sign_of < 0 ? -w : w);
+}
+
+/* The baseline's orientation turned by the mean of the baseline's and the new angular
+ * velocity over t seconds: one step of q' = q + h/2 (0, w) q (the integration the world's
+ * solver uses), then brought back to unit length to second order (times 1 - |dq|^2 / 2, as
+ * dq is perpendicular to q), in the quantised units (1e4 per unit, 1e-4 rad/s). */
+static void turn_quat(const int64_t *base, const int64_t *q, double t, int64_t *pred)
+{
+    double wx = (double)(base[10] + q[10]), wy = (double)(base[11] + q[11]),
+           wz = (double)(base[12] + q[12]);
+    if (wx == 0 && wy == 0 && wz == 0)
+        return;
+    /* t / 2 for the derivative's half, / 2 for the mean of two, 1e-4 for w's unit. */
+    double c = t * 2.5e-5;
+    double x = (double)base[3], y = (double)base[4], z = (double)base[5], w = (double)base[6];
+    double dx = c * (wx * w + wy * z - wz * y);
+    double dy = c * (wy * w + wz * x - wx * z);
+    double dz = c * (wz * w + wx * y - wy * x);
+    double dw = -c * (wx * x + wy * y + wz * z);
+    double s = 1.0 - (dx * dx + dy * dy + dz * dz + dw * dw) * 5e-9;
+    pred[3] = round_units((x + dx) * s);
+    pred[4] = round_units((y + dy) * s);
+    pred[5] = round_units((z + dz) * s);
+    pred[6] = round_units((w + dw) * s);
+}
+
+/* Every field but a 3D w, from the baseline and q's velocities (the only fields of q read):
+ * the velocities unchanged, the positions moved by the mean of the baseline's and q's
+ * velocities over t = dticks / tick_hz seconds. A position moves 10 units (0.1 mm) a second
+ * for each unit of velocity (1 mm/s), so by (vb + vq) * (5 t); an angle shares its angular
+ * velocity's unit: (wb + wq) * (0.5 t). Every operation is one IEEE 754 double operation in
+ * the order written, rounded half away from zero at the end (round_units): every client gets
+ * the same integers. The ticks are capped at 2^24 (three days at 60 Hz); a product past 2^53
+ * units (never a state of a world, which clamps speeds) rounds to 0. */
+static void predict_motion(int dim, const int64_t *base, uint64_t dticks, uint32_t tick_hz,
+                           const int64_t *q, int64_t *pred)
+{
+    if (dim == 3)
+        memcpy(pred, base, 13 * sizeof *pred);
+    else
+        memcpy(pred, base, 6 * sizeof *pred);
+    if (dticks == 0 || tick_hz == 0)
+        return;
+    if (dticks > (1u << 24))
+        dticks = 1u << 24;
+    /* The division is the slowest operation of the prediction, and the entries of a state
+     * nearly all share it: the last one is kept (per thread, so that threads never see each
+     * other's). */
+    static _Thread_local uint64_t last_dticks;
+    static _Thread_local uint32_t last_hz;
+    static _Thread_local double last_t;
+    if (dticks != last_dticks || tick_hz != last_hz) {
+        last_t = (double)dticks / (double)tick_hz;
+        last_dticks = dticks;
+        last_hz = tick_hz;
+    }
+    double t = last_t, k = 5.0 * t;
+    if (dim == 3) {
+        for (int i = 0; i < 3; i++)
+            pred[i] += round_units((double)(base[7 + i] + q[7 + i]) * k);
+        turn_quat(base, q, t, pred);
+    } else {
+        pred[0] += round_units((double)(base[3] + q[3]) * k);
+        pred[1] += round_units((double)(base[4] + q[4]) * k);
+        pred[2] += round_units((double)(base[5] + q[5]) * (0.5 * t));
+    }
 }
 
 void proto_delta_predict(int dim, const int64_t *base, uint64_t dticks, uint32_t tick_hz,
-                         int64_t *pred)
+                         const int64_t *q, int64_t *pred)
 {
-    int n = proto_q_count(dim);
-    memcpy(pred, base, (size_t)n * sizeof *pred);
-    if (dticks == 0)
-        return;
-    if (dim == 3) {
-        for (int i = 0; i < 3; i++)
-            pred[i] += advance(base[7 + i], 10, dticks, tick_hz);
-    } else {
-        pred[0] += advance(base[3], 10, dticks, tick_hz);
-        pred[1] += advance(base[4], 10, dticks, tick_hz);
-        pred[2] += advance(base[5], 1, dticks, tick_hz);
-    }
+    predict_motion(dim, base, dticks, tick_hz, q, pred);
+    if (dim == 3)
+        pred[6] = derive_qw(q, pred[6]);
 }
 
 static const char pairs[] = "00010203040506070809101112131415161718192021222324252627282930313233"
                             "34353637383940414243444546474849505152535455565758596061626364656667"
                             "6869707172737475767778798081828384858687888990919293949596979899";
 
-/* A signed integer at p; the small ones a delta is made of without a loop or a call. */
-static char *put_i64(char *p, int64_t v)
+/* A signed integer at p; the small ones a delta is made of (below 10,000) without a branch:
+ * four digits from the pairs table as one little- or big-endian word, shifted past the
+ * leading zeros, stored whole and the end moved by the digits kept. The values of a delta are
+ * noise to a branch predictor; a mispredicted branch per value would cost more than the rest. */
+static inline char *put_i64(char *p, int64_t v)
 {
-    uint64_t u = (uint64_t)v;
-    if (v < 0) {
-        *p++ = '-';
-        u = (uint64_t)0 - u;
+    uint64_t neg = (uint64_t)(v < 0);
+    uint64_t u = ((uint64_t)v ^ (0 - neg)) + neg;
+    if (u >= 10000) {
+        if (neg)
+            *p++ = '-';
+        return proto_put_u64(p, u);
     }
-    if (u < 10) {
-        *p = (char)('0' + u);
-        return p + 1;
-    }
-    if (u < 100) {
-        memcpy(p, pairs + 2 * u, 2);
-        return p + 2;
-    }
-    if (u < 1000) {
-        *p = (char)('0' + u / 100);
-        memcpy(p + 1, pairs + 2 * (u % 100), 2);
-        return p + 3;
-    }
-    if (u < 10000) {
-        memcpy(p, pairs + 2 * (u / 100), 2);
-        memcpy(p + 2, pairs + 2 * (u % 100), 2);
-        return p + 4;
-    }
-    return proto_put_u64(p, u);
+    *p = '-';
+    p += neg;
+    uint16_t hi, lo;
+    memcpy(&hi, pairs + 2 * ((uint32_t)u / 100u), 2);
+    memcpy(&lo, pairs + 2 * ((uint32_t)u % 100u), 2);
+    unsigned n = 1u + (u >= 10) + (u >= 100) + (u >= 1000);
+    /* Built in a register from the table's bytes: a word loaded from two fresh 2-byte stores
+     * would stall on store forwarding. */
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+    uint32_t word = (uint32_t)hi << 16 | lo;
+    word <<= 8 * (4 - n);
+#else
+    uint32_t word = (uint32_t)lo << 16 | hi;
+    word >>= 8 * (4 - n);
+#endif
+    memcpy(p, &word, 4);
+    return p + n;
 }
 
 void proto_state_body_delta(proto_buf *b, int dim, int64_t id_delta, const int64_t *pred,
                             const int64_t *q, bool first_in_list)
 {
-    /* 13 values of at most 21 bytes, the id, the mask and the punctuation. */
-    if (!proto_buf_reserve(b, 340))
+    /* 13 values of at most 21 bytes, the id, the mask and the punctuation, and the 4 bytes a
+     * small value stores whole. */
+    if (!proto_buf_reserve(b, 344))
         return;
     int n = proto_q_count(dim);
-    int64_t p6 = dim == 3 ? derive_qw(q, pred[6]) : 0;
     uint64_t keep = 0, all = ((uint64_t)1 << n) - 1;
     for (int i = 0; i < n; i++)
-        if (q[i] == (dim == 3 && i == 6 ? p6 : pred[i]))
-            keep |= (uint64_t)1 << i;
+        keep |= (uint64_t)(q[i] == pred[i]) << i; /* no branch: whether a field moved is noise */
     char *p = b->data + b->len;
     if (!first_in_list)
         *p++ = ',';
@@ -191,39 +232,70 @@ void proto_state_body_delta(proto_buf *b, int dim, int64_t id_delta, const int64
     p = put_i64(p, id_delta);
     if (keep != all) {
         *p++ = ',';
-        p = put_i64(p, (int64_t)keep);
-        for (int i = 0; i < n; i++) {
-            if (keep >> i & 1)
-                continue;
+        p = put_i64(p, (int64_t)(keep ^ proto_delta_qw_bit(dim)));
+        for (uint64_t sent = all & ~keep; sent; sent &= sent - 1) {
+            int i = __builtin_ctzll(sent);
             *p++ = ',';
-            p = put_i64(p, q[i] - (dim == 3 && i == 6 ? p6 : pred[i]));
+            p = put_i64(p, q[i] - pred[i]);
         }
     }
     *p++ = ']';
     b->len = (size_t)(p - b->data);
 }
 
-bool proto_delta_apply(int dim, const int64_t *pred, uint64_t keep, const int64_t *vals,
-                       int nvals, int64_t *q)
+/* One field back from the entry's value and its prediction: false when a value or the sum
+ * leaves the range a state can hold (both within 2^53, the sum cannot overflow). */
+static bool apply_field(int i, int64_t pred, uint64_t keep, const int64_t *vals, int *k,
+                        int nvals, int64_t *q)
 {
-    int n = proto_q_count(dim);
-    if (keep >> n)
+    q[i] = pred;
+    if (keep >> i & 1)
+        return true;
+    if (*k >= nvals)
         return false;
+    int64_t v = vals[*k];
+    (*k)++;
+    if (!(v >= -(int64_t)Q_LIMIT && v <= (int64_t)Q_LIMIT) ||
+        !(pred >= -(int64_t)Q_LIMIT && pred <= (int64_t)Q_LIMIT))
+        return false;
+    q[i] += v;
+    return q[i] >= -(int64_t)Q_LIMIT && q[i] <= (int64_t)Q_LIMIT;
+}
+
+bool proto_delta_apply(int dim, const int64_t *base, uint64_t dticks, uint32_t tick_hz,
+                       const int64_t *items, int nitems, int64_t *q)
+{
+    int n = proto_q_count(dim), first_rate = dim == 3 ? 7 : 3;
+    uint64_t keep = ((uint64_t)1 << n) - 1; /* [d]: every field is its prediction */
+    const int64_t *vals = items + 1;
+    int nvals = nitems - 1;
+    if (nitems > 0) {
+        if (items[0] < 0 || (uint64_t)items[0] >> n)
+            return false;
+        keep = (uint64_t)items[0] ^ proto_delta_qw_bit(dim);
+    } else {
+        nvals = 0;
+    }
+    /* The values are in field order; the velocities are read first, since the positions'
+     * prediction uses them, and a 3D w last, from the x, y and z just read. */
     int k = 0;
-    for (int i = 0; i < n; i++) {
-        /* A 3D w is predicted from the x, y and z just read. */
-        q[i] = dim == 3 && i == 6 ? derive_qw(q, pred[6]) : pred[i];
-        if (keep >> i & 1)
-            continue;
-        if (k >= nvals)
+    for (int i = 0; i < first_rate; i++)
+        if (!(keep >> i & 1))
+            k++;
+    int rates_at = k;
+    for (int i = first_rate; i < n; i++)
+        if (!apply_field(i, base[i], keep, vals, &k, nvals, q))
             return false;
-        /* Both within 2^53: the sum cannot overflow. */
-        if (!(vals[k] >= -(int64_t)Q_LIMIT && vals[k] <= (int64_t)Q_LIMIT) ||
-            !(pred[i] >= -(int64_t)Q_LIMIT && pred[i] <= (int64_t)Q_LIMIT))
-            return false;
-        q[i] += vals[k++];
-        if (!(q[i] >= -(int64_t)Q_LIMIT && q[i] <= (int64_t)Q_LIMIT))
+    if (k != nvals)
+        return false;
+    int64_t pred[PROTO_Q_MAX];
+    predict_motion(dim, base, dticks, tick_hz, q, pred);
+    k = 0;
+    for (int i = 0; i < first_rate; i++) {
+        if (dim == 3 && i == 6)
+            pred[6] = derive_qw(q, pred[6]);
+        if (!apply_field(i, pred[i], keep, vals, &k, rates_at, q))
             return false;
     }
-    return k == nvals;
+    return true;
 }

@@ -174,7 +174,7 @@ static void run(int dim)
                 prev = b->id;
                 continue;
             }
-            proto_delta_predict(dim, b->base, tick - b->base_tick, HZ, pred);
+            proto_delta_predict(dim, b->base, tick - b->base_tick, HZ, q, pred);
             int n = proto_q_count(dim);
             if (memcmp(q, b->base, (size_t)n * sizeof *q) == 0 &&
                 memcmp(pred, b->base, (size_t)n * sizeof *q) == 0) {
@@ -291,5 +291,59 @@ START_TEST(delta_entries_read_and_refused)
 }
 END_TEST
 
+/* A 3D cube at the origin turning about z at 1 rad/s, seen at tick 3; then `entry` at tick 6
+ * (50 ms on). The body's orientation is written to quat. */
+static bool apply_entry3(const char *entry, double quat[4], double pos[3])
+{
+    cli_world w;
+    cli_world_init(&w);
+    w.dim = 3;
+    w.tick_hz = HZ;
+    cJSON *a = cJSON_Parse("{\"type\":\"state\",\"tick\":3,\"ack\":0,\"bodies\":[{\"id\":7,"
+                           "\"pos\":[0,0,1],\"rot\":[0,0,0,1],\"vel\":[0,0,-1],\"w\":[0,0,1],"
+                           "\"shape\":{\"type\":\"box\",\"half\":[0.5,0.5,0.5]},"
+                           "\"kind\":\"dynamic\",\"owner\":0,\"tag\":\"\"}]}");
+    ck_assert(cli_world_apply(&w, a));
+    char line[256];
+    snprintf(line, sizeof line,
+             "{\"type\":\"state\",\"tick\":6,\"ack\":0,\"delta\":true,\"bodies\":[%s]}", entry);
+    cJSON *b = cJSON_Parse(line);
+    ck_assert_ptr_nonnull(b);
+    bool ok = cli_world_apply(&w, b);
+    if (ok) {
+        const cli_body *body = cli_world_find(&w, 7);
+        memcpy(quat, body->quat, 4 * sizeof *quat);
+        memcpy(pos, body->pos, 3 * sizeof *pos);
+    }
+    cJSON_Delete(a);
+    cJSON_Delete(b);
+    cli_world_free(&w);
+    return ok;
+}
+
+/* The prediction by hand: 1 rad/s about z for 50 ms turns the cube by 0.05 rad, the
+ * quaternion (0, 0, sin 0.025, cos 0.025) = (0, 0, 0.0250, 0.9997) at 1e-4; a fall at 1 m/s
+ * that slows to 0.5 m/s moves it by the mean, 0.75 m/s, 37.5 mm. */
+START_TEST(delta_3d_turns_and_moves_by_the_mean)
+{
+    double q[4], p[3];
+    ck_assert(apply_entry3("[7]", q, p));
+    ck_assert_double_eq_tol(q[2], 0.0250, 1e-4);
+    ck_assert_double_eq_tol(q[3], 0.9997, 1e-4);
+    ck_assert_double_eq_tol(q[0], 0.0, 1e-12);
+    ck_assert_double_eq_tol(p[2], 1.0 - 0.05, 1e-12); /* kept at -1 m/s */
+    /* vz sent as +500 (mm/s) past -1000: the new velocity is -0.5 m/s. The mask as written:
+     * every field kept but vz (bit 9), with qw's bit (6) flipped: 8191 - 512 - 64. */
+    ck_assert(apply_entry3("[7,7615,500]", q, p));
+    ck_assert_double_eq_tol(p[2], 1.0 - 0.0375, 1e-12);
+    ck_assert_double_eq_tol(q[2], 0.0250, 1e-4);
+    /* qw sent: its flipped bit set means a value follows (0 here: the prediction). */
+    ck_assert(apply_entry3("[7,8191,0]", q, p));
+    ck_assert_double_eq_tol(q[3], 0.9997, 1e-4);
+    ck_assert(!apply_entry3("[7,8191]", q, p));  /* the value qw's bit promises is missing */
+    ck_assert(!apply_entry3("[7,8192,0]", q, p)); /* a field 3D does not have */
+}
+END_TEST
+
 MINK_CHECK_TESTS("client_delta", 60, delta_2d_matches_compact, delta_3d_matches_compact,
-                 delta_entries_read_and_refused)
+                 delta_entries_read_and_refused, delta_3d_turns_and_moves_by_the_mean)

@@ -166,7 +166,7 @@ static char tmux_socket[64];
 
 static void tmux(const char *args, char *out, size_t cap)
 {
-    char cmd[1024];
+    char cmd[1200]; /* the socket name, the arguments (callers keep them under 1 kB) */
     snprintf(cmd, sizeof cmd, "tmux -L %s %s 2>&1", tmux_socket, args);
     char scratch[256];
     run_command(cmd, out ? out : scratch, out ? cap : sizeof scratch);

@@ -337,26 +337,33 @@ void proto_state_body_compact(proto_buf *b, int dim, const proto_body_state *s);
  * before it in `bodies` (0 before the first), keep the bits of the fields whose value is the
  * prediction (`[d]`: all of them), each v the value minus the prediction for the others, in
  * field order. The prediction is the baseline (the last state of the body the client
- * received) with its position moved along its velocity (a 2D angle along its angular
- * velocity) over the ticks since then, in integers; a 3D quaternion's w is predicted from its
- * x, y and z as read (the unit length) with the baseline's sign (proto/delta.c). */
+ * received) with its velocities unchanged and its position moved by the mean of the
+ * baseline's and the new velocity over the ticks since then, in integers (a 2D angle the same
+ * way; a 3D orientation turned by the mean angular velocity); a 3D quaternion's w is
+ * predicted from its x, y and z as read (the unit length) with the sign of the turned
+ * baseline's (proto/delta.c). */
 #define PROTO_Q_MAX 13
 int proto_q_count(int dim);
+/* A 3D w is nearly always its prediction while the other fields are not: its bit in a written
+ * keep mask is flipped (set when w is sent), so that the common mask is 0. */
+uint64_t proto_delta_qw_bit(int dim);
 void proto_quantise(int dim, const proto_body_state *s, int64_t *q);
 /* The state a quantised one stands for (positions in m and so on). */
 void proto_dequantise(int dim, const int64_t *q, proto_body_state *s);
-/* The baseline moved over dticks ticks of a world stepping tick_hz times a second. */
+/* The prediction of a body whose state is now q from its baseline dticks ticks of a world
+ * stepping tick_hz times a second before: it reads q's velocities (and a 3D q's x, y, z). */
 void proto_delta_predict(int dim, const int64_t *base, uint64_t dticks, uint32_t tick_hz,
-                         int64_t *pred);
+                         const int64_t *q, int64_t *pred);
 /* Appends the entry of a body whose state is q against the prediction, preceded by a comma
  * unless first_in_list. */
 void proto_state_body_delta(proto_buf *b, int dim, int64_t id_delta, const int64_t *pred,
                             const int64_t *q, bool first_in_list);
-/* A delta entry's keep bits and values back onto the prediction: false when keep has bits
- * past the dim's fields, nvals does not match it, or a value leaves the range a state can
+/* A delta entry's items after d (none, or the keep mask as written and the values) back onto
+ * the baseline, dticks ticks later, into q: false when the mask is negative or has bits past
+ * the dim's fields, the values do not match it, or a value leaves the range a state can
  * hold. */
-bool proto_delta_apply(int dim, const int64_t *pred, uint64_t keep, const int64_t *vals,
-                       int nvals, int64_t *q);
+bool proto_delta_apply(int dim, const int64_t *base, uint64_t dticks, uint32_t tick_hz,
+                       const int64_t *items, int nitems, int64_t *q);
 
 /* Appends `,"shape":..,"kind":..,"owner":..,"tag":..`. */
 void proto_state_body_first(proto_buf *b, int dim, const proto_shape *shape,

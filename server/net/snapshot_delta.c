@@ -84,7 +84,7 @@ bool net_delta_body(net_server *srv, net_session *s, const sim_body *body, uint3
     const int64_t *q = &srv->q[slot * stride];
     int64_t pred[PROTO_Q_MAX];
     uint64_t tick = srv->tick->tick;
-    proto_delta_predict(dim, base, tick - s->base_tick[slot], srv->world_tick_hz, pred);
+    proto_delta_predict(dim, base, tick - s->base_tick[slot], srv->world_tick_hz, q, pred);
     if (memcmp(q, base, (size_t)n * sizeof *q) == 0 &&
         memcmp(pred, base, (size_t)n * sizeof *q) == 0)
         return false; /* at rest where the client has it */

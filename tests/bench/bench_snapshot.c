@@ -261,7 +261,7 @@ static void encode_delta(proto_buf *b, int dim, const proto_body_state *s, const
     for (size_t i = 0; i < n; i++) {
         int64_t q[PROTO_Q_MAX], pred[PROTO_Q_MAX];
         proto_quantise(dim, &s[i], q);
-        proto_delta_predict(dim, &base[i * (size_t)k], DELTA_TICKS, DELTA_HZ, pred);
+        proto_delta_predict(dim, &base[i * (size_t)k], DELTA_TICKS, DELTA_HZ, q, pred);
         if (memcmp(q, &base[i * (size_t)k], (size_t)k * sizeof *q) == 0 &&
             memcmp(pred, q, (size_t)k * sizeof *q) == 0)
             continue;
@@ -292,17 +292,14 @@ static const char *check_delta(const proto_buf *b, int dim, const proto_body_sta
         if (bad)
             break;
         int m = cJSON_GetArraySize(e);
-        int64_t v[2 + PROTO_Q_MAX], pred[PROTO_Q_MAX], q[PROTO_Q_MAX], want[PROTO_Q_MAX];
+        int64_t v[2 + PROTO_Q_MAX], q[PROTO_Q_MAX], want[PROTO_Q_MAX];
         for (int j = 0; j < m && j < 2 + PROTO_Q_MAX; j++)
             v[j] = (int64_t)cJSON_GetArrayItem(e, j)->valuedouble;
         uint64_t id = prev + (uint64_t)v[0];
         prev = id;
-        proto_delta_predict(dim, &base[i * (size_t)k], DELTA_TICKS, DELTA_HZ, pred);
         proto_quantise(dim, &s[i], want);
         if (id != s[i].id || m > 2 + PROTO_Q_MAX ||
-            !proto_delta_apply(dim, pred, m > 1 ? (uint64_t)v[1] : ((uint64_t)1 << k) - 1, v + 2,
-                               m > 1 ? m - 2 : 0,
-                               q) ||
+            !proto_delta_apply(dim, &base[i * (size_t)k], DELTA_TICKS, DELTA_HZ, v + 1, m - 1, q) ||
             memcmp(q, want, (size_t)k * sizeof *q) != 0)
             bad = "delta line: an entry does not give its body's state";
         i++;
@@ -330,23 +327,34 @@ static void delta_row(const bench_opts *o, const char *name, int dim,
     proto_buf b, compact;
     proto_buf_init(&b);
     proto_buf_init(&compact);
+    /* The two encoders take turns in rounds, and each keeps its fastest round: on a machine
+     * shared with other work, a burst of load then lands on both or is left out of both. */
     encode_delta(&b, dim, s, base, SNAP_BODIES);
-    uint64_t t = bench_now_ns();
-    for (int j = 0; j < reps; j++)
-        encode_delta(&b, dim, s, base, SNAP_BODIES);
-    r.ns_op = (double)(bench_now_ns() - t) / ((double)reps * SNAP_BODIES);
-    r.bytes_op = (double)b.len / SNAP_BODIES;
     encode_compact(&compact, dim, s, SNAP_BODIES);
-    t = bench_now_ns();
-    for (int j = 0; j < reps; j++)
-        encode_compact(&compact, dim, s, SNAP_BODIES);
-    double ns_compact = (double)(bench_now_ns() - t) / ((double)reps * SNAP_BODIES);
+    int rounds = 10, per = reps / rounds > 0 ? reps / rounds : 1;
+    double best = 0, best_compact = 0;
+    for (int round = 0; round < rounds; round++) {
+        uint64_t t = bench_now_ns();
+        for (int j = 0; j < per; j++)
+            encode_delta(&b, dim, s, base, SNAP_BODIES);
+        double d = (double)(bench_now_ns() - t) / ((double)per * SNAP_BODIES);
+        t = bench_now_ns();
+        for (int j = 0; j < per; j++)
+            encode_compact(&compact, dim, s, SNAP_BODIES);
+        double c = (double)(bench_now_ns() - t) / ((double)per * SNAP_BODIES);
+        best = round == 0 || d < best ? d : best;
+        best_compact = round == 0 || c < best_compact ? c : best_compact;
+    }
+    r.ns_op = best;
+    r.bytes_op = (double)b.len / SNAP_BODIES;
+    double ns_compact = best_compact;
     const char *bad = check_delta(&b, dim, s, base, SNAP_BODIES);
     snprintf(r.peer, sizeof r.peer, "compact");
     snprintf(r.peer_time, sizeof r.peer_time, "%.1f ns", ns_compact);
     r.ratio = r.ns_op / ns_compact;
-    bench_note(&r, "%d lines of %zu bytes; %s; the compact form of the same bodies: %.1f "
-               "bytes/body", reps, b.len, bad ? bad : "reads back onto the baselines",
+    bench_note(&r, "%d lines of %zu bytes (the fastest of %d rounds, taking turns with "
+               "compact); %s; the compact form of the same bodies: %.1f "
+               "bytes/body", reps, b.len, rounds, bad ? bad : "reads back onto the baselines",
                (double)compact.len / SNAP_BODIES);
     proto_buf_free(&b);
     proto_buf_free(&compact);
