@@ -214,13 +214,13 @@ static inline char *put_i64(char *p, int64_t v)
     return p + n;
 }
 
-void proto_state_body_delta(proto_buf *b, int dim, int64_t id_delta, const int64_t *pred,
-                            const int64_t *q, bool first_in_list)
+size_t proto_state_body_delta(proto_buf *b, int dim, int64_t id_delta, const int64_t *pred,
+                              const int64_t *q, bool first_in_list)
 {
     /* 13 values of at most 21 bytes, the id, the mask and the punctuation, and the 4 bytes a
      * small value stores whole. */
     if (!proto_buf_reserve(b, 344))
-        return;
+        return b->len;
     int n = proto_q_count(dim);
     uint64_t keep = 0, all = ((uint64_t)1 << n) - 1;
     for (int i = 0; i < n; i++)
@@ -230,6 +230,7 @@ void proto_state_body_delta(proto_buf *b, int dim, int64_t id_delta, const int64
         *p++ = ',';
     *p++ = '[';
     p = put_i64(p, id_delta);
+    size_t tail = (size_t)(p - b->data);
     if (keep != all) {
         *p++ = ',';
         p = put_i64(p, (int64_t)(keep ^ proto_delta_qw_bit(dim)));
@@ -241,6 +242,7 @@ void proto_state_body_delta(proto_buf *b, int dim, int64_t id_delta, const int64
     }
     *p++ = ']';
     b->len = (size_t)(p - b->data);
+    return tail;
 }
 
 /* One field back from the entry's value and its prediction: false when a value or the sum

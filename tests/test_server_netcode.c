@@ -14,10 +14,12 @@
 #include "server_fixture.h"
 #include "world.h"
 
-/* Reads states into a client world until one of tick >= `tick` has been applied; returns its
- * tick (0 on a timeout). */
+/* Reads states into a client world until one of tick >= `tick` has been applied (none when
+ * the world is there already); returns its tick (0 on a timeout). */
 static uint64_t read_until(h_conn *c, cli_world *w, uint64_t tick)
 {
+    if (tick > 0 && w->tick >= tick)
+        return w->tick;
     long long end = h_now_ms() + 5000;
     while (h_now_ms() < end) {
         cJSON *s = h_recv_type(c, "state", 2000);
@@ -39,12 +41,14 @@ START_TEST(delta_states_match_compact_states)
     /* Every tick a state (60 Hz), so that both clients get the same ticks. */
     const char *args[] = {"--snapshot-hz", "60", NULL};
     start(args);
-    h_conn a, b, c;
+    h_conn a, b, c, d;
     join_kinematic(&a, 0.5, 0.5, 30, 5);
     join_kinematic(&b, 0.5, 0.5, 40, 5);
     join_kinematic(&c, 0.5, 0.5, 50, 5);
+    join_kinematic(&d, 0.5, 0.5, 60, 5);
     ck_assert(h_send_line(&a, "{\"type\":\"subscribe\",\"delta\":true}"));
     ck_assert(h_send_line(&b, "{\"type\":\"subscribe\",\"compact\":true}"));
+    ck_assert(h_send_line(&d, "{\"type\":\"subscribe\",\"compact\":true}"));
     /* Crates falling, sliding and turning on the ground, spawned by a third client (waiting
      * for `spawned` skips states, which a and b must all read). */
     for (int i = 0; i < 6; i++) {
@@ -55,23 +59,33 @@ START_TEST(delta_states_match_compact_states)
                  i * 2 - 5, 3 + i, i % 3 - 1);
         spawn_ok(&c, i + 1, body);
     }
-    cli_world wa, wb;
+    /* d asks for delta states later than a (below): its baselines are its own at first, then
+     * from the same ticks as a's, when the server copies the entries it encoded for a. */
+    cli_world wa, wb, wc;
     cli_world_init(&wa);
     cli_world_init(&wb);
-    wa.tick_hz = wb.tick_hz = 60;
+    cli_world_init(&wc);
+    wa.tick_hz = wb.tick_hz = wc.tick_hz = 60;
     int compared = 0;
     uint64_t tick = read_until(&a, &wa, 0);
     for (int k = 0; k < 60 && tick; k++) {
         uint64_t ta = read_until(&a, &wa, tick + 1);
         uint64_t tb = read_until(&b, &wb, ta);
-        ck_assert_msg(ta && tb, "no states");
-        tick = ta;
-        if (ta != tb)
-            continue; /* a state dropped for one of them: the next tick compares */
+        uint64_t tc = read_until(&d, &wc, ta);
+        if (k == 10)
+            ck_assert(h_send_line(&d, "{\"type\":\"subscribe\",\"delta\":true}"));
+        ck_assert_msg(ta && tb && tc, "no states");
+        tick = ta > tb ? ta : tb;
+        tick = tick > tc ? tick : tc;
+        if (ta != tb || ta != tc) {
+            tick--; /* a state dropped for one of them: they meet again at the latest */
+            continue;
+        }
         ck_assert_uint_eq(wa.count, wb.count);
-        for (size_t i = 0; i < wb.count; i++) {
-            const cli_body *y = &wb.bodies[i];
-            const cli_body *x = cli_world_find(&wa, y->id);
+        ck_assert_uint_eq(wc.count, wb.count);
+        for (size_t i = 0; i < 2 * wb.count; i++) {
+            const cli_body *y = &wb.bodies[i % wb.count];
+            const cli_body *x = cli_world_find(i < wb.count ? &wa : &wc, y->id);
             ck_assert_ptr_nonnull(x);
             for (int j = 0; j < 2; j++) {
                 ck_assert_msg(fabs(x->pos[j] - y->pos[j]) < 1e-9,
@@ -87,9 +101,11 @@ START_TEST(delta_states_match_compact_states)
     ck_assert_int_gt(compared, 40);
     cli_world_free(&wa);
     cli_world_free(&wb);
+    cli_world_free(&wc);
     h_close(&a);
     h_close(&b);
     h_close(&c);
+    h_close(&d);
     stop();
 }
 END_TEST

@@ -355,9 +355,10 @@ void proto_dequantise(int dim, const int64_t *q, proto_body_state *s);
 void proto_delta_predict(int dim, const int64_t *base, uint64_t dticks, uint32_t tick_hz,
                          const int64_t *q, int64_t *pred);
 /* Appends the entry of a body whose state is q against the prediction, preceded by a comma
- * unless first_in_list. */
-void proto_state_body_delta(proto_buf *b, int dim, int64_t id_delta, const int64_t *pred,
-                            const int64_t *q, bool first_in_list);
+ * unless first_in_list. Returns the offset in b where the entry's tail (what follows the id,
+ * the same for every client with the same baseline) begins. */
+size_t proto_state_body_delta(proto_buf *b, int dim, int64_t id_delta, const int64_t *pred,
+                              const int64_t *q, bool first_in_list);
 /* A delta entry's items after d (none, or the keep mask as written and the values) back onto
  * the baseline, dticks ticks later, into q: false when the mask is negative or has bits past
  * the dim's fields, the values do not match it, or a value leaves the range a state can

@@ -9,6 +9,7 @@
 #include "mink_net.h"
 
 typedef struct net_server net_server;
+typedef struct net_delta_memo net_delta_memo;
 
 /* Figures for the --stats line: how the clock kept up and what the steps and snapshots cost. */
 typedef struct net_stats {
@@ -169,6 +170,9 @@ struct net_server {
     net_piece contacts;      /* `,"contacts":[...]`, encoded on demand */
     int64_t *q;              /* with a delta client: per slot, the sent body's quantised state */
     size_t q_cap;
+    net_delta_memo *memo;    /* per slot: its delta entry's tail this snapshot, by baseline */
+    size_t memo_cap;
+    uint64_t delta_round;    /* counts the snapshots with a delta client: a memo's stamp */
     uint32_t world_tick_hz;  /* the ticks a delta entry's prediction counts in */
     bool hash_valid;         /* this snapshot's world hash is computed */
     uint64_t hash;
@@ -178,6 +182,13 @@ struct net_server {
 };
 
 /* snapshot_delta.c: `subscribe {delta}` */
+/* A body's delta entry after its id, for the clients whose baseline of it is from base_tick:
+ * every such client gets the same bytes, encoded once a snapshot ([off, off + len) of
+ * srv->own; len 0: not sent). */
+struct net_delta_memo {
+    uint64_t round, base_tick;
+    size_t off, len;
+};
 bool net_delta_reserve_server(net_server *srv, size_t slots);
 bool net_delta_reserve(net_server *srv, net_session *s, size_t slots);
 /* Quantises every body sent this snapshot, once (after the pieces are encoded). */

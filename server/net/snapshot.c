@@ -528,6 +528,9 @@ void net_snapshot_free(net_server *srv)
     free(srv->q);
     srv->q = NULL;
     srv->q_cap = 0;
+    free(srv->memo);
+    srv->memo = NULL;
+    srv->memo_cap = 0;
     proto_buf_free(&srv->own);
     srv->body_off = NULL;
     srv->full = NULL;

@@ -8,7 +8,9 @@
  * srv->q (net_delta_encode). What is the client's own is its baseline per slot (the quantised
  * state and the tick it is from) and the few bytes of each entry, written into the session's
  * own bytes of the state. A body whose quantised state is its baseline and does not move is
- * not sent. */
+ * not sent. Clients whose baseline of a body is from the same tick have the same baseline
+ * (the body's state at that tick), and so the same entry but for the id's step: the entry's
+ * tail is encoded for the first of them and copied for the others (srv->memo). */
 #include <stdlib.h>
 #include <string.h>
 
@@ -22,7 +24,7 @@ static size_t q_stride(const net_server *srv)
 bool net_delta_reserve_server(net_server *srv, size_t slots)
 {
     size_t need = (slots + 1) * q_stride(srv);
-    if (need <= srv->q_cap)
+    if (need <= srv->q_cap && slots + 1 <= srv->memo_cap)
         return true;
     size_t cap = need + need / 2 + 64;
     int64_t *q = realloc(srv->q, cap * sizeof *q);
@@ -30,6 +32,15 @@ bool net_delta_reserve_server(net_server *srv, size_t slots)
         return false;
     srv->q = q;
     srv->q_cap = cap;
+    if (slots + 1 > srv->memo_cap) {
+        size_t n = cap / q_stride(srv);
+        net_delta_memo *memo = realloc(srv->memo, n * sizeof *memo);
+        if (!memo)
+            return false;
+        memset(memo + srv->memo_cap, 0, (n - srv->memo_cap) * sizeof *memo);
+        srv->memo = memo;
+        srv->memo_cap = n;
+    }
     return true;
 }
 
@@ -55,6 +66,7 @@ void net_delta_encode(net_server *srv, const sim_body *bodies, size_t slots)
     size_t stride = q_stride(srv);
     int dim = sim_world_dim(srv->world);
     proto_body_state st;
+    srv->delta_round++; /* every memo of the last snapshot is stale */
     for (size_t i = 0; i < slots; i++) {
         if (srv->body_off[i] == srv->body_off[i + 1])
             continue; /* not sent this snapshot */
@@ -74,6 +86,25 @@ void net_delta_first(net_server *srv, net_session *s, const sim_body *body, uint
     s->delta_prev_id = body->id;
 }
 
+/* The entry of a body from its memo: the id's step, then the tail as the first client with
+ * this baseline got it. */
+static bool copy_entry(net_server *srv, const net_delta_memo *m, int64_t id_delta, bool first)
+{
+    proto_buf *own = &srv->own;
+    if (!proto_buf_reserve(own, m->len + 24))
+        return false;
+    char *p = own->data + own->len;
+    if (!first)
+        *p++ = ',';
+    *p++ = '[';
+    if (id_delta < 0)
+        *p++ = '-';
+    p = proto_put_u64(p, id_delta < 0 ? (uint64_t)0 - (uint64_t)id_delta : (uint64_t)id_delta);
+    memcpy(p, own->data + m->off, m->len);
+    own->len = (size_t)(p + m->len - own->data);
+    return true;
+}
+
 bool net_delta_body(net_server *srv, net_session *s, const sim_body *body, uint32_t slot,
                     bool first_in_list)
 {
@@ -82,14 +113,27 @@ bool net_delta_body(net_server *srv, net_session *s, const sim_body *body, uint3
     int n = proto_q_count(dim);
     int64_t *base = &s->base[slot * stride];
     const int64_t *q = &srv->q[slot * stride];
-    int64_t pred[PROTO_Q_MAX];
     uint64_t tick = srv->tick->tick;
-    proto_delta_predict(dim, base, tick - s->base_tick[slot], srv->world_tick_hz, q, pred);
-    if (memcmp(q, base, (size_t)n * sizeof *q) == 0 &&
-        memcmp(pred, base, (size_t)n * sizeof *q) == 0)
-        return false; /* at rest where the client has it */
-    proto_state_body_delta(&srv->own, dim, (int64_t)(body->id - s->delta_prev_id), pred, q,
-                           first_in_list);
+    int64_t id_delta = (int64_t)(body->id - s->delta_prev_id);
+    net_delta_memo *m = &srv->memo[slot];
+    if (m->round == srv->delta_round && m->base_tick == s->base_tick[slot]) {
+        if (m->len == 0 || !copy_entry(srv, m, id_delta, first_in_list))
+            return false;
+    } else {
+        int64_t pred[PROTO_Q_MAX];
+        proto_delta_predict(dim, base, tick - s->base_tick[slot], srv->world_tick_hz, q, pred);
+        m->round = srv->delta_round;
+        m->base_tick = s->base_tick[slot];
+        m->len = 0;
+        if (memcmp(q, base, (size_t)n * sizeof *q) == 0 &&
+            memcmp(pred, base, (size_t)n * sizeof *q) == 0)
+            return false; /* at rest where the client has it */
+        size_t mark = srv->own.len;
+        m->off = proto_state_body_delta(&srv->own, dim, id_delta, pred, q, first_in_list);
+        if (srv->own.len == mark)
+            return false; /* out of memory: nothing written, the baseline stays */
+        m->len = srv->own.len - m->off;
+    }
     memcpy(base, q, (size_t)n * sizeof *q);
     s->base_tick[slot] = tick;
     s->delta_prev_id = body->id;
