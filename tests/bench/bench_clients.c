@@ -82,6 +82,8 @@ static void teardown(clients_bench *cb, int n)
         free(cb->sessions[i].seen);
         free(cb->sessions[i].view);
         free(cb->sessions[i].removed);
+        free(cb->sessions[i].base);
+        free(cb->sessions[i].base_tick);
     }
     free(cb->sessions);
     net_snapshot_free(&cb->srv);
@@ -258,8 +260,70 @@ static void clients_row(const bench_opts *o, double radius, int bodies)
     teardown(&cb, n);
 }
 
+/* One snapshot period of the pile (untimed), then one state for every client (timed): ns. */
+static double period_then_build(clients_bench *cb, int n, size_t *bytes)
+{
+    uint64_t phases = net_state_phases(&cb->srv.cfg);
+    for (uint64_t i = 0; i < phases; i++)
+        sim_world_step(cb->world);
+    uint64_t t = bench_now_ns();
+    if (net_snapshot_build(&cb->srv, sim_world_tick(cb->world) - phases) != n)
+        die("a state was not built");
+    double ns = (double)(bench_now_ns() - t);
+    *bytes = 0;
+    for (const net_range *r = cb->srv.ranges; r < cb->srv.ranges + cb->srv.ranges_len; r++)
+        *bytes += r->len;
+    net_snapshot_discard(&cb->srv);
+    return ns;
+}
+
+/* 200 clients with delta states against 200 with compact states, the same pile stepped the
+ * same way between states (each world its own copy), taking turns: what the server spends a
+ * snapshot, and the bytes it queues. The delta clients share their entries' tails (all are in
+ * one phase here, as a third of a server's clients are each tick). */
+static void delta_clients_row(const bench_opts *o)
+{
+    int n = CLIENTS_N, reps = o->quick ? CLIENTS_QUICK_REPS : CLIENTS_REPS / 2;
+    bench_row r;
+    bench_row_init(&r, "snapshot 2d 200 clients delta");
+    clients_bench d, c;
+    setup(&d, n, 0, CLIENTS_BODIES);
+    setup(&c, n, 0, CLIENTS_BODIES);
+    for (int i = 0; i < n; i++) {
+        d.sessions[i].delta = true;
+        c.sessions[i].compact = true;
+    }
+    r.bodies = (long)sim_world_body_count(d.world);
+    size_t bytes_d = 0, bytes_c = 0;
+    period_then_build(&d, n, &bytes_d); /* first sightings */
+    period_then_build(&c, n, &bytes_c);
+    double ns_d = 0, ns_c = 0, sum_bd = 0, sum_bc = 0;
+    for (int k = 0; k < reps; k++) {
+        ns_d += period_then_build(&d, n, &bytes_d);
+        ns_c += period_then_build(&c, n, &bytes_c);
+        sum_bd += (double)bytes_d;
+        sum_bc += (double)bytes_c;
+    }
+    if (sim_world_hash(d.world) != sim_world_hash(c.world))
+        die("the two piles went different ways");
+    double per = (double)r.bodies * n;
+    r.ns_op = ns_d / reps / per;
+    r.bytes_op = sum_bd / reps / per;
+    snprintf(r.peer, sizeof r.peer, "compact clients");
+    snprintf(r.peer_time, sizeof r.peer_time, "%.2f ns", ns_c / reps / per);
+    r.ratio = ns_d / ns_c;
+    bench_note(&r, "%.3f ms a snapshot for %d delta clients, %.0f bytes a client; compact "
+               "clients: %.3f ms, %.0f bytes a client (%d states each, the pile settling)",
+               ns_d / reps / 1e6, n, sum_bd / reps / n, ns_c / reps / 1e6, sum_bc / reps / n,
+               reps);
+    bench_row_print(&r);
+    teardown(&d, n);
+    teardown(&c, n);
+}
+
 void bench_scene_snapshot_clients(const bench_opts *o)
 {
+    delta_clients_row(o);
     clients_row(o, 0, CLIENTS_BODIES);
     clients_row(o, CLIENTS_RADIUS, CLIENTS_BODIES);
     clients_row(o, CLIENTS_RADIUS, CLIENTS_BIG);
