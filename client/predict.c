@@ -249,15 +249,19 @@ double cli_predict_state(cli_predict *p, const cli_world *w, uint64_t avatar, do
     }
     /* Inputs the server has applied are done with, but for the newest of them: the server
      * goes on applying it until the next one arrives, as the prediction did until it sent
-     * the next one. It started at about the middle of the states' interval in which `ack`
-     * first named it. */
+     * the next one. The server says at which tick it took it up (`ack_tick`: that tick's step
+     * was its first); a server that does not say started it at about the middle of the
+     * states' interval in which `ack` first named it. */
     size_t k = 0;
     while (k + 1 < p->n && p->in[k + 1].seq <= w->ack)
         k++;
     memmove(p->in, p->in + k, (p->n - k) * sizeof *p->in);
     p->n -= k;
     bool acked = p->n > 0 && p->in[0].seq <= w->ack;
-    if (acked && p->in[0].seq != p->acked_seq) {
+    if (acked && w->ack_tick > 0) {
+        p->acked_seq = p->in[0].seq;
+        p->acked_start = (double)w->ack_tick - 1.0;
+    } else if (acked && p->in[0].seq != p->acked_seq) {
         p->acked_seq = p->in[0].seq;
         p->acked_start = p->state_tick ? 0.5 * (double)(p->state_tick + w->tick) : (double)w->tick;
     }

@@ -539,6 +539,11 @@ bool cli_world_apply(cli_world *w, const cJSON *state)
         w->ack = ack;
     else
         ok = false;
+    /* `ack_tick` (an extension): the tick whose step first applied input `ack`; 0 without. */
+    uint64_t ack_tick;
+    bool has_ack_tick =
+        cli_json_uint(cJSON_GetObjectItemCaseSensitive(state, "ack_tick"), &ack_tick);
+    w->ack_tick = has_ack_tick && ack_tick <= tick ? ack_tick : 0;
 
     /* `removed` names bodies gone since the last state; a body listed in `bodies` is current,
      * so removals are applied first. */

@@ -95,6 +95,7 @@ typedef struct cli_world {
     uint32_t *index; /* open addressing: id -> bodies slot + 1, 0 empty */
     size_t index_cap;
     uint64_t tick, ack;
+    uint64_t ack_tick; /* the tick whose step first applied input `ack` (0: not said) */
     uint32_t tick_hz; /* from the welcome: the ticks a delta body is extrapolated over */
 } cli_world;
 

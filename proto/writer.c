@@ -186,13 +186,17 @@ void proto_state_begin(proto_buf *b, uint64_t tick, uint64_t ack)
     LIT(b, ",\"bodies\":[");
 }
 
-void proto_state_begin_ext(proto_buf *b, uint64_t tick, uint64_t ack, bool delta,
-                           bool has_hash, uint64_t hash)
+void proto_state_begin_ext(proto_buf *b, uint64_t tick, uint64_t ack, uint64_t ack_tick,
+                           bool delta, bool has_hash, uint64_t hash)
 {
     LIT(b, "{\"type\":\"state\",\"tick\":");
     proto_buf_append_u64(b, tick);
     LIT(b, ",\"ack\":");
     proto_buf_append_u64(b, ack);
+    if (ack_tick > 0) {
+        LIT(b, ",\"ack_tick\":");
+        proto_buf_append_u64(b, ack_tick);
+    }
     if (delta)
         LIT(b, ",\"delta\":true");
     if (has_hash) {

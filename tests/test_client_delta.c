@@ -152,7 +152,7 @@ static void run(int dim)
         }
         proto_buf_clear(&bd);
         proto_buf_clear(&bc);
-        proto_state_begin_ext(&bd, tick, 0, true, false, 0);
+        proto_state_begin_ext(&bd, tick, 0, 0, true, false, 0);
         proto_state_begin(&bc, tick, 0);
         bool fd = true, fc = true;
         uint64_t prev = 0;

@@ -110,6 +110,49 @@ START_TEST(delta_states_match_compact_states)
 }
 END_TEST
 
+/* The x of body id in a state (objects), or NAN when it is not there. */
+static double x_of(const cJSON *state, double id)
+{
+    const cJSON *e;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(state, "bodies"))
+    {
+        if (h_num(e, "id") == id)
+            return cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(e, "pos"), 0)->valuedouble;
+    }
+    return NAN;
+}
+
+/* `ack_tick` says which step first applied the acknowledged input: a kinematic avatar at
+ * 5 m/s has gone 5 m/s times the steps since then, exactly where the state shows it. */
+START_TEST(ack_tick_names_the_first_step_of_an_input)
+{
+    const char *args[] = {"--snapshot-hz", "60", NULL};
+    start(args);
+    h_conn a;
+    double avatar = join_kinematic(&a, 0.5, 0.5, 30, 5);
+    cJSON *s = h_recv_type(&a, "state", 2000);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_ptr_null(cJSON_GetObjectItemCaseSensitive(s, "ack_tick")); /* no input yet */
+    cJSON_Delete(s);
+    ck_assert(h_send_line(&a, "{\"type\":\"input\",\"seq\":1,\"move\":[1,0]}"));
+    int checked = 0;
+    for (int k = 0; k < 120 && checked < 20; k++) {
+        s = h_recv_type(&a, "state", 2000);
+        ck_assert_ptr_nonnull(s);
+        if (h_num(s, "ack") == 1) {
+            double tick = h_num(s, "tick"), first = h_num(s, "ack_tick");
+            ck_assert(first >= 1 && first <= tick);
+            ck_assert_double_eq_tol(x_of(s, avatar), 5.0 * (tick - first + 1) / 60.0, 1e-3);
+            checked++;
+        }
+        cJSON_Delete(s);
+    }
+    ck_assert_int_eq(checked, 20);
+    h_close(&a);
+    stop();
+}
+END_TEST
+
 START_TEST(subscribe_hash_every_n_ticks)
 {
     const char *args[] = {"--snapshot-hz", "60", NULL}; /* both clients get every tick */
@@ -335,6 +378,7 @@ END_TEST
 void server_netcode_tests(TCase *tc)
 {
     tcase_add_test(tc, delta_states_match_compact_states);
+    tcase_add_test(tc, ack_tick_names_the_first_step_of_an_input);
     tcase_add_test(tc, subscribe_hash_every_n_ticks);
     tcase_add_test(tc, client_in_tmux_moves_at_once_under_latency);
     tcase_add_test(tc, client_drops_shapes_records_and_replays);

@@ -316,10 +316,11 @@ typedef struct proto_body_state {
 } proto_body_state;
 
 void proto_state_begin(proto_buf *b, uint64_t tick, uint64_t ack);
-/* The same with the extensions' header fields: `"delta":true` when the state's arrays are
+/* The same with the extensions' header fields: `"ack_tick":T` when ack_tick > 0 (the tick
+ * whose step first applied the input `ack` names), `"delta":true` when the state's arrays are
  * delta entries (`subscribe {delta}`), `"hash":"<16 hex digits>"` (`subscribe {hash}`). */
-void proto_state_begin_ext(proto_buf *b, uint64_t tick, uint64_t ack, bool delta,
-                           bool has_hash, uint64_t hash);
+void proto_state_begin_ext(proto_buf *b, uint64_t tick, uint64_t ack, uint64_t ack_tick,
+                           bool delta, bool has_hash, uint64_t hash);
 /* Appends `{"id":..,"pos":..,"rot":..,"vel":..,"w":..` without the closing brace, preceded by
  * a comma unless `first_in_list`. Bodies can be encoded once into a shared buffer with this
  * and copied into each client's state. */

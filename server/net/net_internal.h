@@ -87,6 +87,7 @@ typedef struct net_session {
     bool has_seq;
     uint64_t last_seq;
     uint64_t ack;
+    uint64_t ack_tick; /* the tick whose step first applied the input `ack` names (0: none) */
 
     /* Snapshots: which bodies this client has seen (one bit per world slot), and what it has
      * to be told is gone. */

@@ -415,8 +415,8 @@ static bool build_state(net_server *srv, net_session *s, const sim_body *bodies,
         s->hash_sent = true;
         s->hash_sent_tick = now;
     }
-    if (hash || s->delta)
-        proto_state_begin_ext(own, now, s->ack, s->delta, hash, srv->hash);
+    if (hash || s->delta || s->ack_tick > 0)
+        proto_state_begin_ext(own, now, s->ack, s->ack_tick, s->delta, hash, srv->hash);
     else
         proto_state_begin(own, now, s->ack);
     bool ok = add_own(srv, s, mark), first = true;

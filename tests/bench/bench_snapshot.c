@@ -255,7 +255,7 @@ static void encode_delta(proto_buf *b, int dim, const proto_body_state *s, const
 {
     int k = proto_q_count(dim);
     proto_buf_clear(b);
-    proto_state_begin_ext(b, SNAP_TICK, SNAP_ACK, true, false, 0);
+    proto_state_begin_ext(b, SNAP_TICK, SNAP_ACK, 0, true, false, 0);
     uint64_t prev = 0;
     bool first = true;
     for (size_t i = 0; i < n; i++) {
