@@ -165,6 +165,7 @@ struct net_server {
     size_t *body_off;        /* per slot, plus one: the slot's state piece in the tick buffer
                                 is [body_off[i], body_off[i + 1]), empty when it is not sent */
     size_t *compact_off;     /* the same for the compact pieces, when a client wants them */
+    bool *sent;              /* per slot: its body's state is sent this snapshot */
     net_piece *full;         /* per slot: its first-sighting piece, encoded on demand */
     uint32_t *near_mark;     /* per slot: near_round when the client at hand has it near */
     uint32_t near_round;

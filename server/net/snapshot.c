@@ -140,6 +140,9 @@ static bool reserve_slots(net_server *srv, size_t slots)
     size_t *compact_off = realloc(srv->compact_off, cap * sizeof *compact_off);
     if (compact_off)
         srv->compact_off = compact_off;
+    bool *sent = realloc(srv->sent, cap * sizeof *sent);
+    if (sent)
+        srv->sent = sent;
     uint32_t *mark = realloc(srv->near_mark, cap * sizeof *mark);
     if (mark) {
         /* New slots carry no round: they are near for no client yet. */
@@ -147,17 +150,19 @@ static bool reserve_slots(net_server *srv, size_t slots)
             mark[i] = 0;
         srv->near_mark = mark;
     }
-    if (!off || !compact_off || !full || !mark)
+    if (!off || !compact_off || !full || !sent || !mark)
         return false;
     srv->slot_cap = cap;
     return true;
 }
 
-/* Each body whose state changes, as `,{...}`: slot i's piece is
- * tick[body_off[i], body_off[i + 1]); the others' pieces are empty. With `compact`, then each
- * again as `,[...]` in compact_off, in a run of its own so that a client's pieces stay next to
- * each other. */
-static void encode_bodies(net_server *srv, const sim_body *bodies, size_t slots, bool compact)
+/* Each body whose state changes is sent this snapshot (srv->sent). With `objects`, each as
+ * `,{...}`: slot i's piece is tick[body_off[i], body_off[i + 1]); the others' pieces are empty.
+ * With `compact`, then each again as `,[...]` in compact_off, in a run of its own so that a
+ * client's pieces stay next to each other. A form no client reads is not written (delta
+ * clients read neither). */
+static void encode_bodies(net_server *srv, const sim_body *bodies, size_t slots, bool objects,
+                          bool compact)
 {
     proto_buf *b = &srv->tick->data;
     proto_body_state st;
@@ -170,7 +175,8 @@ static void encode_bodies(net_server *srv, const sim_body *bodies, size_t slots,
         srv->body_off[i] = b->len;
         srv->full[i].off = SIZE_MAX;
         const sim_body *body = &bodies[i];
-        if (body->id == 0 || !body_changes(body, tick, grace))
+        srv->sent[i] = body->id != 0 && body_changes(body, tick, grace);
+        if (!srv->sent[i] || !objects)
             continue;
         wio_body_state(w, body, &st);
         proto_state_body(b, dim, &st, false);
@@ -179,8 +185,8 @@ static void encode_bodies(net_server *srv, const sim_body *bodies, size_t slots,
     srv->body_off[slots] = b->len;
     for (size_t i = 0; compact && i < slots; i++) {
         srv->compact_off[i] = b->len;
-        if (srv->body_off[i] == srv->body_off[i + 1])
-            continue; /* not sent */
+        if (!srv->sent[i])
+            continue;
         wio_body_state(w, &bodies[i], &st);
         proto_state_body_compact(b, dim, &st);
     }
@@ -330,7 +336,7 @@ static bool add_body(net_server *srv, net_session *s, const sim_body *body, uint
         return add_piece(srv, s, p.off, p.end, first);
     }
     if (s->delta) { /* the client's own bytes: relative to its baseline */
-        if (srv->body_off[slot] == srv->body_off[slot + 1])
+        if (!srv->sent[slot])
             return true;
         size_t mark = srv->own.len;
         if (!net_delta_body(srv, s, body, slot, *first))
@@ -458,12 +464,13 @@ int net_snapshot_build(net_server *srv, uint64_t since)
         return -1;
     }
     srv->tick->tick = sim_world_tick(srv->world);
-    bool compact = false, delta = false;
+    bool objects = false, compact = false, delta = false;
     for (const net_session *s = srv->sessions; s; s = s->next) {
+        objects = objects || (s->joined && !s->compact && !s->delta);
         compact = compact || (s->joined && s->compact && !s->delta);
         delta = delta || (s->joined && s->delta);
     }
-    encode_bodies(srv, bodies, slots, compact);
+    encode_bodies(srv, bodies, slots, objects, compact);
     srv->hash_valid = false;
     srv->world_tick_hz = (uint32_t)srv->cfg.tick_hz;
     if (delta) {
@@ -521,6 +528,8 @@ void net_snapshot_free(net_server *srv)
     net_snapshot_discard(srv);
     net_tick_pool_free(srv);
     free(srv->body_off);
+    free(srv->sent);
+    srv->sent = NULL;
     free(srv->full);
     free(srv->near_mark);
     free(srv->compact_off);

@@ -68,7 +68,7 @@ void net_delta_encode(net_server *srv, const sim_body *bodies, size_t slots)
     proto_body_state st;
     srv->delta_round++; /* every memo of the last snapshot is stale */
     for (size_t i = 0; i < slots; i++) {
-        if (srv->body_off[i] == srv->body_off[i + 1])
+        if (!srv->sent[i])
             continue; /* not sent this snapshot */
         wio_body_state(srv->world, &bodies[i], &st);
         proto_quantise(dim, &st, &srv->q[i * stride]);
