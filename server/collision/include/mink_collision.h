@@ -69,7 +69,8 @@ col_manifold2 col_collide_aabb(col_aabb a, col_aabb b);
 
 #define COL_MAX_POLYGON 64     /* vertices of a hull */
 #define COL_MAX_HULL_INPUT 256 /* points given to col_polygon_make */
-#define COL_MIN_HALF 1e-3f     /* m: the thinnest half width of a hull */
+#define COL_MIN_HALF 1e-3f     /* m: the smallest size (half extent, radius) of a shape */
+#define COL_WELD_DISTANCE 1e-5 /* m: polygon points closer than this are one point */
 #define COL_MAX_HALF 1e4f      /* m: the largest half extent of a hull */
 
 /* A convex polygon in its body's frame: counter-clockwise, no two vertices equal, no three
@@ -82,12 +83,15 @@ typedef struct col_polygon {
     float area; /* m^2 */
 } col_polygon;
 
-/* The convex hull of n points by gift wrapping, as "Minkowski Collisions - I Want My Game To
- * Have Slopes!" builds its Minkowski polygon: duplicates dropped, the highest (then leftmost)
- * point as the start, each edge the line that leaves no point on its outer side, collinear
- * points removed. Returns 0, or -1 with `err` saying what is wrong: too few or too many
- * points, a non-finite coordinate, all points on one line, more than COL_MAX_POLYGON hull
- * vertices, or a hull thinner than COL_MIN_HALF or larger than COL_MAX_HALF. */
+/* The convex hull of n points by Andrew's monotone chain (1979), in double: points closer than
+ * COL_WELD_DISTANCE on both axes (or 8 float ulps of the largest coordinate, where coarser)
+ * are welded into one, and hull vertices closer than that to the line through their
+ * neighbours are dropped; otherwise it is the textbook hull of the points, for any order,
+ * duplicates and interior points. Counter-clockwise from the highest (then leftmost) vertex.
+ * Returns 0, or -1 with `err` saying what is wrong: too few or too many points, a
+ * non-finite coordinate, all points on one line (zero area after welding), more than
+ * COL_MAX_POLYGON hull vertices, or a hull larger than COL_MAX_HALF. Thin is fine: a
+ * 10 mm x 2 mm triangle is a polygon. */
 int col_polygon_make(const mk_vec2 *points, int n, col_polygon *out, mk_error *err);
 
 /* ---- shapes, placed in the world, and the collide table ---- */
