@@ -144,6 +144,36 @@ col_manifold2 col_collide2_near(const col_shape2 *a, col_xf2 xa, const col_shape
 col_manifold2 col_collide2_near_q(const col_shape2 *a, col_xf2 xa, mk_vec2 qa, const col_shape2 *b,
                                   col_xf2 xb, mk_vec2 qb, float margin);
 
+/* ---- rays and shape casts ---- */
+
+/* The gap at which a shape cast counts as touching, m, and its most steps. */
+#define COL_CAST_TOLERANCE 1e-5f
+#define COL_CAST_MAX_ITERATIONS 100
+
+/* Where a ray or a cast first meets a shape: `fraction` in [0, 1] of the way from its start
+ * to its end, the point in the world, and the unit normal of the shape's surface there
+ * (facing the ray). A ray that starts inside the shape hits it at fraction 0 with the normal
+ * against the ray's direction. */
+#define COL_RAY_TYPES(dim, vec)                                                                \
+    typedef struct col_ray_hit##dim {                                                          \
+        bool hit;                                                                              \
+        float fraction;                                                                        \
+        vec point;                                                                             \
+        vec normal;                                                                            \
+    } col_ray_hit##dim;
+
+COL_RAY_TYPES(2, mk_vec2)
+
+/* The first point of the segment from -> to (not of zero length) on the placed shape, exact
+ * up to rounding (closed form: the circle's quadratic, the polygon's edges clipped). */
+col_ray_hit2 col_ray2(const col_shape2 *s, col_xf2 xf, mk_vec2 from, mk_vec2 to);
+/* Shape A at xa moved by `translation` against B at xb: the first fraction where they touch
+ * (within COL_CAST_TOLERANCE m; conservative advancement on the exact distance), the contact
+ * point and B's surface normal there (from B toward A). A that already overlaps B hits at
+ * fraction 0 with the manifold's normal. */
+col_ray_hit2 col_cast2(const col_shape2 *a, col_xf2 xa, mk_vec2 translation,
+                       const col_shape2 *b, col_xf2 xb);
+
 #include "mink_collision3.h"
 
 #endif
