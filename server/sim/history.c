@@ -50,6 +50,10 @@ struct sim_history {
     size_t slot_cap;
     uint32_t mark;
     sim_vec candidates, keys;
+    /* The bodies at past_t, made at world tick past_now and change count past_changes. */
+    sim_vec past;
+    uint64_t past_t, past_now, changes, past_changes;
+    bool past_valid;
 };
 
 sim_history *sim_history_of(sim_world *w)
@@ -60,6 +64,7 @@ sim_history *sim_history_of(sim_world *w)
             return NULL;
         w->history->floats = w->bodies3 || w->cfg.dim == 3 ? 7 : 3;
         w->history->candidates.item = sizeof(sim_qbody);
+        w->history->past.item = sizeof(sim_qbody);
         w->history->keys.item = sizeof(float) + sizeof(uint32_t);
     }
     return w->history;
@@ -90,6 +95,7 @@ void sim_history_free(sim_history *h)
     free(h->slot_pose);
     free(h->slot_mark);
     sim_vec_free(&h->candidates);
+    sim_vec_free(&h->past);
     sim_vec_free(&h->keys);
     free(h);
 }
@@ -232,6 +238,7 @@ void sim_history_note_added(sim_world *w, uint32_t slot)
     sim_history *h = w->history;
     if (!h || h->ticks == 0)
         return;
+    h->changes++;
     if (slot >= h->born_cap) {
         size_t cap = h->born_cap ? h->born_cap : 1024;
         while (cap <= slot)
@@ -258,6 +265,7 @@ void sim_history_note_removed(sim_world *w, const sim_body *b)
     sim_history *h = w->history;
     if (!h || h->ticks == 0)
         return;
+    h->changes++;
     if (h->gone_len == h->gone_cap) {
         size_t cap = h->gone_cap ? 2 * h->gone_cap : 16;
         gone_body *g = realloc(h->gone, cap * sizeof *g);
@@ -296,6 +304,14 @@ void sim_history_note_removed(sim_world *w, const sim_body *b)
     h->gone[h->gone_len++] = g;
 }
 
+static col_aabb3 bounds_of(const sim_qbody *q)
+{
+    if (q->s3)
+        return col_shape3_bounds(q->s3, q->x3);
+    col_aabb b = col_shape_bounds(q->s2, q->x2);
+    return (col_aabb3){mk_v3(b.center.x, b.center.y, 0), mk_v3(b.half.x, b.half.y, 0)};
+}
+
 static sim_qbody qbody_of(const sim_history *h, sim_id id, sim_kind kind, const col_shape2 *s2,
                           const col_shape3 *s3, const float *p)
 {
@@ -306,12 +322,19 @@ static sim_qbody qbody_of(const sim_history *h, sim_id id, sim_kind kind, const 
         q.x2 = (col_xf2){mk_v2(p[0], p[1]), p[2]};
     else
         q.x3 = (col_xf3){mk_v3(p[0], p[1], p[2]), (mk_quat){p[3], p[4], p[5], p[6]}};
+    q.box = bounds_of(&q);
     return q;
 }
 
-bool sim_history_bodies_at(sim_world *w, uint64_t t, sim_vec *out)
+const sim_vec *sim_history_bodies_at(sim_world *w, uint64_t t)
 {
     sim_history *h = w->history;
+    sim_vec *out = &h->past;
+    if (h->past_valid && h->past_t == t && h->past_now == w->tick &&
+        h->past_changes == h->changes)
+        return out;
+    h->past_valid = false;
+    out->len = 0;
     if (w->slot_count > h->slot_cap) {
         size_t cap = w->slot_cap;
         float *pose = realloc(h->slot_pose, cap * 7 * sizeof *pose);
@@ -321,7 +344,7 @@ bool sim_history_bodies_at(sim_world *w, uint64_t t, sim_vec *out)
         if (mark)
             h->slot_mark = mark;
         if (!pose || !mark)
-            return false;
+            return NULL;
         memset(mark + h->slot_cap, 0, (cap - h->slot_cap) * sizeof *mark);
         h->slot_cap = cap;
     }
@@ -363,15 +386,20 @@ bool sim_history_bodies_at(sim_world *w, uint64_t t, sim_vec *out)
         if (h->slot_mark[slot] == h->mark) {
             q = qbody_of(h, b->id, b->kind, &b->shape,
                          w->bodies3 ? &w->bodies3[slot].shape : NULL, &h->slot_pose[slot * 7]);
-        } else if (w->bodies3) {
-            const sim_body3 *b3 = &w->bodies3[slot];
-            q = (sim_qbody){b->id, b->kind, NULL, {{0, 0}, 0}, &b3->shape, {b3->pos, b3->rot}};
         } else {
-            q = (sim_qbody){b->id, b->kind, &b->shape, {b->pos, b->angle}, NULL,
-                            {{0, 0, 0}, {0, 0, 0, 1}}};
+            /* Not moved since t: where it is now, its bounds those after the last step. */
+            q = (sim_qbody){b->id, b->kind, NULL, {{0, 0}, 0}, NULL, {{0, 0, 0}, {0, 0, 0, 1}},
+                            ((const col_aabb3 *)w->shape_box.data)[slot]};
+            if (w->bodies3) {
+                q.s3 = &w->bodies3[slot].shape;
+                q.x3 = (col_xf3){w->bodies3[slot].pos, w->bodies3[slot].rot};
+            } else {
+                q.s2 = &b->shape;
+                q.x2 = (col_xf2){b->pos, b->angle};
+            }
         }
         if (!sim_vec_push(out, &q))
-            return false;
+            return NULL;
     }
     for (size_t g = 0; g < h->gone_len; g++) {
         const gone_body *gb = &h->gone[g];
@@ -379,7 +407,11 @@ bool sim_history_bodies_at(sim_world *w, uint64_t t, sim_vec *out)
             continue;
         sim_qbody q = qbody_of(h, gb->id, gb->kind, &gb->s2, &gb->s3, gb->pose);
         if (!sim_vec_push(out, &q))
-            return false;
+            return NULL;
     }
-    return true;
+    h->past_valid = true;
+    h->past_t = t;
+    h->past_now = w->tick;
+    h->past_changes = h->changes;
+    return out;
 }

@@ -13,6 +13,7 @@ typedef struct sim_qbody {
     col_xf2 x2;
     const col_shape3 *s3;
     col_xf3 x3;
+    col_aabb3 box; /* its bounds then (z 0 in 2D) */
 } sim_qbody;
 
 /* The world's query state, made on first use: the history (when kept) and scratch arrays. */
@@ -30,9 +31,11 @@ void sim_history_note_removed(sim_world *w, const sim_body *b);
 /* Whether a body of this slot existed at tick t (it was added before it). */
 bool sim_history_born_by(const sim_world *w, uint32_t slot, uint64_t t);
 
-/* Appends to `out` (sim_qbody) every body that is not static and existed at tick t, where it
- * was then, and every body removed since t (static ones too) that existed then. False when
- * memory runs out. t must be within the history and before the current tick. */
-bool sim_history_bodies_at(sim_world *w, uint64_t t, sim_vec *out);
+/* Every body that is not static and existed at tick t, where it was then (with its bounds),
+ * and every body removed since t (static ones too) that existed then: an array of sim_qbody
+ * the history owns, kept for further queries at t until the world steps or a body comes or
+ * goes. NULL when memory runs out. t must be within the history and before the current
+ * tick. */
+const sim_vec *sim_history_bodies_at(sim_world *w, uint64_t t);
 
 #endif

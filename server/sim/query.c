@@ -28,23 +28,18 @@ static bool wanted(const sim_query_filter *f, sim_id id, sim_kind kind)
     return true;
 }
 
+/* A body now: its bounds are those taken after the last step (region.c), which it has not
+ * left since. */
 static sim_qbody live_body(const sim_world *w, uint32_t slot)
 {
     const sim_body *b = &w->bodies[slot];
+    col_aabb3 box = ((const col_aabb3 *)w->shape_box.data)[slot];
     if (w->bodies3) {
         const sim_body3 *b3 = &w->bodies3[slot];
-        return (sim_qbody){b->id, b->kind, NULL, {{0, 0}, 0}, &b3->shape, {b3->pos, b3->rot}};
+        return (sim_qbody){b->id, b->kind, NULL, {{0, 0}, 0}, &b3->shape, {b3->pos, b3->rot}, box};
     }
     return (sim_qbody){b->id, b->kind, &b->shape, {b->pos, b->angle}, NULL,
-                       {{0, 0, 0}, {0, 0, 0, 1}}};
-}
-
-static col_aabb3 qbody_bounds(const sim_qbody *q)
-{
-    if (q->s3)
-        return col_shape3_bounds(q->s3, q->x3);
-    col_aabb b = col_shape_bounds(q->s2, q->x2);
-    return (col_aabb3){mk_v3(b.center.x, b.center.y, 0), mk_v3(b.half.x, b.half.y, 0)};
+                       {{0, 0, 0}, {0, 0, 0, 1}}, box};
 }
 
 /* The bodies whose bounds may meet `box` at tick t, filtered, into the candidates. */
@@ -90,18 +85,15 @@ static sim_vec *gather(sim_world *w, uint64_t t, const col_aabb3 *box, const sim
         if (!sim_vec_push(out, &q))
             return NULL;
     }
-    size_t from = out->len;
-    if (!sim_history_bodies_at(w, t, out))
-        return NULL;
     /* The moving bodies then: kept where their bounds then meet the box. */
-    sim_qbody *qs = out->data;
-    size_t n = from;
-    for (size_t i = from; i < out->len; i++) {
-        col_aabb3 b = qbody_bounds(&qs[i]);
-        if (wanted(f, qs[i].id, qs[i].kind) && sim_aabb3_overlap(&b, box))
-            qs[n++] = qs[i];
-    }
-    out->len = n;
+    const sim_vec *past = sim_history_bodies_at(w, t);
+    if (!past)
+        return NULL;
+    const sim_qbody *ps = past->data;
+    for (size_t i = 0; i < past->len; i++)
+        if (wanted(f, ps[i].id, ps[i].kind) && sim_aabb3_overlap(&ps[i].box, box) &&
+            !sim_vec_push(out, &ps[i]))
+            return NULL;
     *rc = 0;
     return out;
 }
@@ -198,9 +190,8 @@ int sim_world_raycast(sim_world *w, uint64_t at_tick, mk_vec3 from, mk_vec3 to,
     ray_key *k = keys->data;
     mk_vec3 d = mk_v3_sub(to, from);
     for (size_t i = 0; i < cand->len; i++) {
-        col_aabb3 b = qbody_bounds(&qs[i]);
         float enter;
-        if (slab_enter(&b, from, d, &enter))
+        if (slab_enter(&qs[i].box, from, d, &enter))
             k[keys->len++] = (ray_key){enter, (uint32_t)i};
     }
     qsort(k, keys->len, sizeof *k, by_enter);
