@@ -305,5 +305,40 @@ START_TEST(sleeping_pile_records_nothing)
 }
 END_TEST
 
-MINK_CHECK_TESTS("queries", 120, ray2_first_and_all, rays_match_a_scan2, rays_match_a_scan3,
+/* A box asleep on the ground is pushed by a kinematic box: it wakes inside a step and moves
+ * in that step. At a tick while it slept it is where it slept, exactly, not where the step
+ * that woke it took it. */
+START_TEST(woken_in_a_step_is_where_it_slept)
+{
+    sim_world *w = world(2, true);
+    ck_assert(sim_world_set_history(w, 120));
+    sim_body_def d = fixture_rect(COL_SHAPE_BOX, SIM_STATIC, 0, -1, 20, 1);
+    sim_world_add(w, &d, 0);
+    d = fixture_rect(COL_SHAPE_BOX, SIM_DYNAMIC, 2, 0.5f, 0.5f, 0.5f);
+    sim_id sleeper = sim_world_add(w, &d, 0);
+    for (int t = 0; t < 100; t++)
+        sim_world_step(w);
+    sim_body *b = sim_world_get(w, sleeper);
+    ck_assert(b->sleeping);
+    float x0 = b->pos.x, y0 = b->pos.y;
+    uint64_t asleep = sim_world_tick(w);
+    d = fixture_rect(COL_SHAPE_BOX, SIM_KINEMATIC, 0.5f, 0.5f, 0.5f, 0.4f);
+    d.vel = mk_v2(3, 0);
+    sim_world_add(w, &d, 0);
+    for (int t = 0; t < 40; t++)
+        sim_world_step(w);
+    ck_assert(sim_world_get(w, sleeper)->pos.x > x0 + 0.5f); /* pushed along */
+    sim_query_filter f = {.kinds = 1u << SIM_DYNAMIC};
+    sim_hit h;
+    size_t total;
+    ck_assert_int_eq(sim_world_raycast(w, asleep + 1, mk_v3(-5, y0, 0), mk_v3(5, y0, 0), &f, false,
+                                       &h, 1, &total),
+                     1);
+    ck_assert_uint_eq(h.id, sleeper);
+    NEAR(h.point.x, x0 - 0.5, 1e-5);
+    sim_world_free(w);
+}
+END_TEST
+
+MINK_CHECK_TESTS("queries", 120, woken_in_a_step_is_where_it_slept, ray2_first_and_all, rays_match_a_scan2, rays_match_a_scan3,
                  history2, history3, sleeping_pile_records_nothing)

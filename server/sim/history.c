@@ -39,9 +39,11 @@ struct sim_history {
     uint32_t frame_head, frame_count;
     sim_id *ids;     /* the records: a ring of rec_cap, sequence numbers rec_first.. */
     float *poses;
+    uint8_t *opens;  /* 1: the body's first record after a tick without one (see record) */
     size_t rec_cap;
     uint64_t rec_first, rec_end;
     uint64_t *born; /* per slot: the first tick its body existed at */
+    uint64_t *last; /* per slot: 1 + the tick of its body's last record, 0 for none */
     size_t born_cap;
     gone_body *gone;
     size_t gone_len, gone_cap;
@@ -53,6 +55,7 @@ struct sim_history {
     /* The bodies at past_t, made at world tick past_now and change count past_changes. */
     sim_vec past;
     uint64_t past_t, past_now, changes, past_changes;
+    float past_widest;
     bool past_valid;
 };
 
@@ -92,6 +95,8 @@ void sim_history_free(sim_history *h)
     free(h->ids);
     free(h->poses);
     free(h->born);
+    free(h->last);
+    free(h->opens);
     free(h->slot_pose);
     free(h->slot_mark);
     sim_vec_free(&h->candidates);
@@ -131,8 +136,8 @@ size_t sim_world_history_bytes(const sim_world *w)
     const sim_history *h = w->history;
     if (!h)
         return 0;
-    size_t bytes = h->rec_cap * (sizeof(sim_id) + (size_t)h->floats * sizeof(float)) +
-                   (h->ticks + 1u) * sizeof(frame) + h->born_cap * sizeof(uint64_t) +
+    size_t bytes = h->rec_cap * (sizeof(sim_id) + (size_t)h->floats * sizeof(float) + 1) +
+                   (h->ticks + 1u) * sizeof(frame) + 2 * h->born_cap * sizeof(uint64_t) +
                    h->gone_cap * sizeof(gone_body);
     for (size_t i = 0; i < h->gone_len; i++)
         bytes += h->gone[i].s2.type == COL_SHAPE_POLYGON && h->floats == 3 ? sizeof(col_polygon)
@@ -146,21 +151,26 @@ static bool grow_records(sim_history *h)
     size_t cap = h->rec_cap ? 2 * h->rec_cap : 1024;
     sim_id *ids = malloc(cap * sizeof *ids);
     float *poses = malloc(cap * (size_t)h->floats * sizeof *poses);
-    if (!ids || !poses) {
+    uint8_t *opens = malloc(cap);
+    if (!ids || !poses || !opens) {
         free(ids);
         free(poses);
+        free(opens);
         return false;
     }
     for (uint64_t s = h->rec_first; s < h->rec_end; s++) {
         size_t from = (size_t)(s % h->rec_cap), to = (size_t)(s % cap);
         ids[to] = h->ids[from];
+        opens[to] = h->opens[from];
         memcpy(&poses[to * (size_t)h->floats], &h->poses[from * (size_t)h->floats],
                (size_t)h->floats * sizeof(float));
     }
     free(h->ids);
     free(h->poses);
+    free(h->opens);
     h->ids = ids;
     h->poses = poses;
+    h->opens = opens;
     h->rec_cap = cap;
     return true;
 }
@@ -197,14 +207,23 @@ static frame *open_frame(sim_world *w, sim_history *h, uint64_t t)
     return f;
 }
 
-/* Appends a body's placement to the frame of the world's tick. */
+/* Appends a body's placement to the frame of the world's tick, once a tick. A record is
+ * `open` when the body has none at the tick before (it was asleep, or new): a query at an
+ * earlier tick finds a body that did not move then by its open records alone. */
 static bool record(sim_world *w, sim_history *h, const sim_body *b)
 {
+    uint32_t slot = sim_id_slot(b->id);
+    uint64_t last = slot < h->born_cap ? h->last[slot] : 0;
+    if (last == w->tick + 1)
+        return true; /* recorded at this tick already (woken, then stepped) */
     if (h->rec_end - h->rec_first == h->rec_cap && !grow_records(h))
         return false;
     frame *f = open_frame(w, h, w->tick);
     size_t at = (size_t)(h->rec_end % h->rec_cap);
     h->ids[at] = b->id;
+    h->opens[at] = last != w->tick;
+    if (slot < h->born_cap)
+        h->last[slot] = w->tick + 1;
     float *p = &h->poses[at * (size_t)h->floats];
     if (h->floats == 3) {
         p[0] = b->pos.x;
@@ -218,6 +237,13 @@ static bool record(sim_world *w, sim_history *h, const sim_body *b)
     h->rec_end++;
     f->count++;
     return true;
+}
+
+void sim_history_note_woken(sim_world *w, const sim_body *b)
+{
+    sim_history *h = w->history;
+    if (h && h->ticks > 0 && b->kind != SIM_STATIC)
+        record(w, h, b);
 }
 
 void sim_history_before_step(sim_world *w)
@@ -244,12 +270,18 @@ void sim_history_note_added(sim_world *w, uint32_t slot)
         while (cap <= slot)
             cap *= 2;
         uint64_t *born = realloc(h->born, cap * sizeof *born);
-        if (!born)
+        if (born)
+            h->born = born;
+        uint64_t *last = realloc(h->last, cap * sizeof *last);
+        if (last)
+            h->last = last;
+        if (!born || !last)
             return;
         memset(born + h->born_cap, 0, (cap - h->born_cap) * sizeof *born);
-        h->born = born;
+        memset(last + h->born_cap, 0, (cap - h->born_cap) * sizeof *last);
         h->born_cap = cap;
     }
+    h->last[slot] = 0;
     /* Added while the world is at tick t: the state of tick t did not have it. */
     h->born[slot] = w->tick + 1;
 }
@@ -326,13 +358,24 @@ static sim_qbody qbody_of(const sim_history *h, sim_id id, sim_kind kind, const 
     return q;
 }
 
-const sim_vec *sim_history_bodies_at(sim_world *w, uint64_t t)
+static int by_min_x(const void *a, const void *b)
+{
+    const sim_qbody *p = a, *q = b;
+    float x = p->box.center.x - p->box.half.x, y = q->box.center.x - q->box.half.x;
+    if (x != y)
+        return x < y ? -1 : 1;
+    return p->id < q->id ? -1 : p->id > q->id;
+}
+
+const sim_vec *sim_history_bodies_at(sim_world *w, uint64_t t, float *widest)
 {
     sim_history *h = w->history;
     sim_vec *out = &h->past;
     if (h->past_valid && h->past_t == t && h->past_now == w->tick &&
-        h->past_changes == h->changes)
+        h->past_changes == h->changes) {
+        *widest = h->past_widest;
         return out;
+    }
     h->past_valid = false;
     out->len = 0;
     if (w->slot_count > h->slot_cap) {
@@ -354,13 +397,17 @@ const sim_vec *sim_history_bodies_at(sim_world *w, uint64_t t)
             h->gone[i].mark = 0;
         h->mark = 1;
     }
-    /* Newest frame to the oldest at or after t: the earliest record of each body wins. */
+    /* Newest frame to the oldest at or after t: the earliest record of each body wins. A
+     * body with a record at t has it in frame t; one without moved after t only from an open
+     * record, so the frames after t are read for their open records only. */
     for (uint32_t i = h->frame_count; i-- > 0;) {
         const frame *f = frame_at(h, i);
         if (f->tick < t)
             break;
         for (uint64_t s = f->first; s < f->first + f->count; s++) {
             size_t at = (size_t)(s % h->rec_cap);
+            if (f->tick > t && !h->opens[at])
+                continue;
             sim_id id = h->ids[at];
             const float *p = &h->poses[at * (size_t)h->floats];
             uint32_t slot = sim_id_slot(id);
@@ -389,7 +436,7 @@ const sim_vec *sim_history_bodies_at(sim_world *w, uint64_t t)
         } else {
             /* Not moved since t: where it is now, its bounds those after the last step. */
             q = (sim_qbody){b->id, b->kind, NULL, {{0, 0}, 0}, NULL, {{0, 0, 0}, {0, 0, 0, 1}},
-                            ((const col_aabb3 *)w->shape_box.data)[slot]};
+                            ((const col_aabb3 *)w->shape_box.data)[slot], 0.0f};
             if (w->bodies3) {
                 q.s3 = &w->bodies3[slot].shape;
                 q.x3 = (col_xf3){w->bodies3[slot].pos, w->bodies3[slot].rot};
@@ -409,6 +456,14 @@ const sim_vec *sim_history_bodies_at(sim_world *w, uint64_t t)
         if (!sim_vec_push(out, &q))
             return NULL;
     }
+    /* Sorted on x as the broadphase's order is, so that a query reads only the bodies near
+     * its box on x. */
+    qsort(out->data, out->len, sizeof(sim_qbody), by_min_x);
+    h->past_widest = 0.0f;
+    const sim_qbody *qs = out->data;
+    for (size_t i = 0; i < out->len; i++)
+        h->past_widest = qs[i].box.half.x > h->past_widest ? qs[i].box.half.x : h->past_widest;
+    *widest = h->past_widest;
     h->past_valid = true;
     h->past_t = t;
     h->past_now = w->tick;

@@ -14,6 +14,7 @@ typedef struct sim_qbody {
     const col_shape3 *s3;
     col_xf3 x3;
     col_aabb3 box; /* its bounds then (z 0 in 2D) */
+    float enter;   /* query.c: where a ray or a sweep enters the bounds, a fraction */
 } sim_qbody;
 
 /* The world's query state, made on first use: the history (when kept) and scratch arrays. */
@@ -28,14 +29,16 @@ sim_vec *sim_history_keys(sim_history *h);
 void sim_history_before_step(sim_world *w);
 void sim_history_note_added(sim_world *w, uint32_t slot);
 void sim_history_note_removed(sim_world *w, const sim_body *b);
+/* A body woken (sleep.c), in a step or between steps: its placement now, before it moves. */
+void sim_history_note_woken(sim_world *w, const sim_body *b);
 /* Whether a body of this slot existed at tick t (it was added before it). */
 bool sim_history_born_by(const sim_world *w, uint32_t slot, uint64_t t);
 
 /* Every body that is not static and existed at tick t, where it was then (with its bounds),
  * and every body removed since t (static ones too) that existed then: an array of sim_qbody
- * the history owns, kept for further queries at t until the world steps or a body comes or
- * goes. NULL when memory runs out. t must be within the history and before the current
- * tick. */
-const sim_vec *sim_history_bodies_at(sim_world *w, uint64_t t);
+ * the history owns, sorted by the bounds' min x (*widest gets the largest half width on x),
+ * kept for further queries at t until the world steps or a body comes or goes. NULL when
+ * memory runs out. t must be within the history and before the current tick. */
+const sim_vec *sim_history_bodies_at(sim_world *w, uint64_t t, float *widest);
 
 #endif

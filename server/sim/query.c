@@ -36,71 +36,10 @@ static sim_qbody live_body(const sim_world *w, uint32_t slot)
     col_aabb3 box = ((const col_aabb3 *)w->shape_box.data)[slot];
     if (w->bodies3) {
         const sim_body3 *b3 = &w->bodies3[slot];
-        return (sim_qbody){b->id, b->kind, NULL, {{0, 0}, 0}, &b3->shape, {b3->pos, b3->rot}, box};
+        return (sim_qbody){b->id, b->kind, NULL, {{0, 0}, 0}, &b3->shape, {b3->pos, b3->rot}, box, 0.0f};
     }
     return (sim_qbody){b->id, b->kind, &b->shape, {b->pos, b->angle}, NULL,
-                       {{0, 0, 0}, {0, 0, 0, 1}}, box};
-}
-
-/* The bodies whose bounds may meet `box` at tick t, filtered, into the candidates. */
-static sim_vec *gather(sim_world *w, uint64_t t, const col_aabb3 *box, const sim_query_filter *f,
-                       int *rc)
-{
-    sim_history *h = sim_history_of(w);
-    *rc = SIM_QUERY_NOMEM;
-    if (!h)
-        return NULL;
-    sim_vec *out = sim_history_candidates(h);
-    out->len = 0;
-    if (t == w->tick) {
-        if (!sim_query_box(w, box, true))
-            return NULL;
-        const uint32_t *hits = w->hits.data;
-        for (size_t i = 0; i < w->hits.len; i++) {
-            const sim_body *b = &w->bodies[hits[i]];
-            if (b->id == 0 || !wanted(f, b->id, b->kind))
-                continue;
-            sim_qbody q = live_body(w, hits[i]);
-            if (!sim_vec_push(out, &q))
-                return NULL;
-        }
-        *rc = 0;
-        return out;
-    }
-    if (t > w->tick || t < sim_world_history_oldest(w)) {
-        *rc = SIM_QUERY_NO_HISTORY;
-        return NULL;
-    }
-    /* Statics never move: the tree has them, less those added since t (removed ones are in
-     * the history). */
-    w->hits.len = 0;
-    if (!sim_statics_refresh(w) || !sim_tree_query(&w->tree, w->shape_box.data, box, &w->hits))
-        return NULL;
-    const uint32_t *hits = w->hits.data;
-    for (size_t i = 0; i < w->hits.len; i++) {
-        const sim_body *b = &w->bodies[hits[i]];
-        if (b->id == 0 || !sim_history_born_by(w, hits[i], t) || !wanted(f, b->id, b->kind))
-            continue;
-        sim_qbody q = live_body(w, hits[i]);
-        if (!sim_vec_push(out, &q))
-            return NULL;
-    }
-    /* The moving bodies then: kept where their bounds then meet the box. */
-    const sim_vec *past = sim_history_bodies_at(w, t);
-    if (!past)
-        return NULL;
-    const sim_qbody *ps = past->data;
-    for (size_t i = 0; i < past->len; i++)
-        if (wanted(f, ps[i].id, ps[i].kind) && sim_aabb3_overlap(&ps[i].box, box) &&
-            !sim_vec_push(out, &ps[i]))
-            return NULL;
-    *rc = 0;
-    return out;
-}
-
-static col_aabb3 box_of(mk_vec3 lo, mk_vec3 hi)
-{
-    return (col_aabb3){mk_v3_scale(mk_v3_add(lo, hi), 0.5f), mk_v3_scale(mk_v3_sub(hi, lo), 0.5f)};
+                       {{0, 0, 0}, {0, 0, 0, 1}}, box, 0.0f};
 }
 
 /* Where the segment p + t d, t in [0, 1], enters the box (slab test), or false. */
@@ -132,6 +71,98 @@ static bool slab_enter(const col_aabb3 *b, mk_vec3 p, mk_vec3 d, float *enter)
     return true;
 }
 
+/* A segment a query moves along: from `from` by `d`, a box of half extents `grow` swept along
+ * it (zero for a ray). A body whose bounds the swept box never enters is no candidate. */
+typedef struct sweep_path {
+    mk_vec3 from, d, grow;
+} sweep_path;
+
+/* Whether the path enters the body's bounds, and where (q->enter). */
+static bool on_path(const sweep_path *p, sim_qbody *q)
+{
+    if (!p)
+        return true;
+    col_aabb3 b = {q->box.center, mk_v3_add(q->box.half, p->grow)};
+    return slab_enter(&b, p->from, p->d, &q->enter);
+}
+
+/* The bodies whose bounds may meet `box` at tick t, filtered, into the candidates. */
+static sim_vec *gather(sim_world *w, uint64_t t, const col_aabb3 *box, const sim_query_filter *f,
+                       const sweep_path *path, int *rc)
+{
+    sim_history *h = sim_history_of(w);
+    *rc = SIM_QUERY_NOMEM;
+    if (!h)
+        return NULL;
+    sim_vec *out = sim_history_candidates(h);
+    out->len = 0;
+    if (t == w->tick) {
+        if (!sim_query_box(w, box, true))
+            return NULL;
+        const uint32_t *hits = w->hits.data;
+        for (size_t i = 0; i < w->hits.len; i++) {
+            const sim_body *b = &w->bodies[hits[i]];
+            if (b->id == 0 || !wanted(f, b->id, b->kind))
+                continue;
+            sim_qbody q = live_body(w, hits[i]);
+            if (on_path(path, &q) && !sim_vec_push(out, &q))
+                return NULL;
+        }
+        *rc = 0;
+        return out;
+    }
+    if (t > w->tick || t < sim_world_history_oldest(w)) {
+        *rc = SIM_QUERY_NO_HISTORY;
+        return NULL;
+    }
+    /* Statics never move: the tree has them, less those added since t (removed ones are in
+     * the history). */
+    w->hits.len = 0;
+    if (!sim_statics_refresh(w) || !sim_tree_query(&w->tree, w->shape_box.data, box, &w->hits))
+        return NULL;
+    const uint32_t *hits = w->hits.data;
+    for (size_t i = 0; i < w->hits.len; i++) {
+        const sim_body *b = &w->bodies[hits[i]];
+        if (b->id == 0 || !sim_history_born_by(w, hits[i], t) || !wanted(f, b->id, b->kind))
+            continue;
+        sim_qbody q = live_body(w, hits[i]);
+        if (on_path(path, &q) && !sim_vec_push(out, &q))
+            return NULL;
+    }
+    /* The moving bodies then: kept where their bounds then meet the box. */
+    float widest;
+    const sim_vec *past = sim_history_bodies_at(w, t, &widest);
+    if (!past)
+        return NULL;
+    /* Sorted by min x: a body whose bounds reach the box on x starts at most twice the widest
+     * half width left of it (as sim_query_box reads the order). */
+    const sim_qbody *ps = past->data;
+    float left = box->center.x - box->half.x - 2.0f * widest, right = box->center.x + box->half.x;
+    size_t lo = 0, hi = past->len;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ps[mid].box.center.x - ps[mid].box.half.x < left)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i < past->len; i++) {
+        if (ps[i].box.center.x - ps[i].box.half.x > right)
+            break;
+        sim_qbody q = ps[i];
+        if (wanted(f, q.id, q.kind) && sim_aabb3_overlap(&q.box, box) && on_path(path, &q) &&
+            !sim_vec_push(out, &q))
+            return NULL;
+    }
+    *rc = 0;
+    return out;
+}
+
+static col_aabb3 box_of(mk_vec3 lo, mk_vec3 hi)
+{
+    return (col_aabb3){mk_v3_scale(mk_v3_add(lo, hi), 0.5f), mk_v3_scale(mk_v3_sub(hi, lo), 0.5f)};
+}
+
 typedef struct ray_key {
     float enter;
     uint32_t index;
@@ -141,6 +172,21 @@ static int by_enter(const void *a, const void *b)
 {
     const ray_key *p = a, *q = b;
     return p->enter < q->enter ? -1 : p->enter > q->enter;
+}
+
+/* The candidates in order of where the path enters their bounds: w's keys array. */
+static ray_key *by_entry(sim_world *w, const sim_vec *cand)
+{
+    sim_vec *keys = sim_history_keys(w->history);
+    keys->len = 0;
+    if (!sim_vec_reserve(keys, cand->len))
+        return NULL;
+    const sim_qbody *qs = cand->data;
+    ray_key *k = keys->data;
+    for (size_t i = 0; i < cand->len; i++)
+        k[keys->len++] = (ray_key){qs[i].enter, (uint32_t)i};
+    qsort(k, keys->len, sizeof *k, by_enter);
+    return k;
 }
 
 static int by_fraction(const void *a, const void *b)
@@ -179,22 +225,15 @@ int sim_world_raycast(sim_world *w, uint64_t at_tick, mk_vec3 from, mk_vec3 to,
     *total = 0;
     col_aabb3 box = box_of(mk_v3_min(from, to), mk_v3_max(from, to));
     int rc;
-    sim_vec *cand = gather(w, at_tick, &box, f, &rc);
+    sweep_path path = {from, mk_v3_sub(to, from), mk_v3(0, 0, 0)};
+    sim_vec *cand = gather(w, at_tick, &box, f, &path, &rc);
     if (!cand)
         return rc;
-    sim_vec *keys = sim_history_keys(w->history);
-    keys->len = 0;
-    if (!sim_vec_reserve(keys, cand->len))
-        return SIM_QUERY_NOMEM;
     const sim_qbody *qs = cand->data;
-    ray_key *k = keys->data;
-    mk_vec3 d = mk_v3_sub(to, from);
-    for (size_t i = 0; i < cand->len; i++) {
-        float enter;
-        if (slab_enter(&qs[i].box, from, d, &enter))
-            k[keys->len++] = (ray_key){enter, (uint32_t)i};
-    }
-    qsort(k, keys->len, sizeof *k, by_enter);
+    ray_key *k = by_entry(w, cand);
+    if (!k)
+        return SIM_QUERY_NOMEM;
+    sim_vec *keys = sim_history_keys(w->history);
     size_t n = 0;
     sim_hit best = {0};
     bool have = false;
@@ -250,16 +289,27 @@ int sim_world_cast(sim_world *w, uint64_t at_tick, const sim_query_shape *s, mk_
     if (!w->bodies3)
         translation.z = 0.0f;
     col_aabb3 box = shape_bounds(w, s, translation);
+    /* The shape's bounds at its start swept along the translation: where they first meet a
+     * body's bounds is a lower bound of where the shapes meet. */
+    col_aabb3 start = shape_bounds(w, s, mk_v3(0, 0, 0));
+    sweep_path path = {start.center, translation, start.half};
     int rc;
-    sim_vec *cand = gather(w, at_tick, &box, f, &rc);
+    sim_vec *cand = gather(w, at_tick, &box, f, &path, &rc);
     if (!cand)
         return rc;
     const sim_qbody *qs = cand->data;
+    ray_key *k = by_entry(w, cand);
+    if (!k)
+        return SIM_QUERY_NOMEM;
+    size_t nk = sim_history_keys(w->history)->len;
     bool have = false;
-    for (size_t i = 0; i < cand->len; i++) {
-        sim_hit h = {.id = qs[i].id};
-        if (qs[i].s3) {
-            col_ray_hit3 r = col_cast3(&s->shape3, s->xf3, translation, qs[i].s3, qs[i].x3);
+    for (size_t j = 0; j < nk; j++) {
+        if (have && k[j].enter > hit->fraction)
+            break; /* every later body's bounds are met past the nearest hit */
+        const sim_qbody *q = &qs[k[j].index];
+        sim_hit h = {.id = q->id};
+        if (q->s3) {
+            col_ray_hit3 r = col_cast3(&s->shape3, s->xf3, translation, q->s3, q->x3);
             if (!r.hit)
                 continue;
             h.fraction = r.fraction;
@@ -267,7 +317,7 @@ int sim_world_cast(sim_world *w, uint64_t at_tick, const sim_query_shape *s, mk_
             h.normal = r.normal;
         } else {
             col_ray_hit2 r = col_cast2(&s->shape2, s->xf2, mk_v2(translation.x, translation.y),
-                                       qs[i].s2, qs[i].x2);
+                                       q->s2, q->x2);
             if (!r.hit)
                 continue;
             h.fraction = r.fraction;
@@ -293,7 +343,7 @@ int sim_world_overlap(sim_world *w, uint64_t at_tick, const sim_query_shape *s,
     *total = 0;
     col_aabb3 box = shape_bounds(w, s, mk_v3(0, 0, 0));
     int rc;
-    sim_vec *cand = gather(w, at_tick, &box, f, &rc);
+    sim_vec *cand = gather(w, at_tick, &box, f, NULL, &rc);
     if (!cand)
         return rc;
     const sim_qbody *qs = cand->data;

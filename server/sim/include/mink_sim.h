@@ -291,7 +291,7 @@ bool sim_world_set_history(sim_world *w, uint32_t ticks);
 uint64_t sim_world_history_oldest(const sim_world *w);
 /* Bytes the history holds now (records, frames, removed bodies' shapes). */
 size_t sim_world_history_bytes(const sim_world *w);
-#define SIM_HISTORY_RECORD_BYTES2 20 /* id 8, x and y 8, angle 4 */
-#define SIM_HISTORY_RECORD_BYTES3 36 /* id 8, position 12, quaternion 16 */
+#define SIM_HISTORY_RECORD_BYTES2 21 /* id 8, x and y 8, angle 4, a flag 1 */
+#define SIM_HISTORY_RECORD_BYTES3 37 /* id 8, position 12, quaternion 16, a flag 1 */
 
 #endif
