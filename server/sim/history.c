@@ -31,6 +31,12 @@ typedef struct gone_body {
     uint32_t mark;
 } gone_body;
 
+/* A body of the past list by its bounds' min x, for the sort. */
+typedef struct x_key {
+    float x;
+    uint32_t index;
+} x_key;
+
 struct sim_history {
     uint32_t ticks;  /* the window; 0: no history is kept */
     uint64_t since;  /* the tick the window started at */
@@ -52,8 +58,9 @@ struct sim_history {
     size_t slot_cap;
     uint32_t mark;
     sim_vec candidates, keys;
-    /* The bodies at past_t, made at world tick past_now and change count past_changes. */
-    sim_vec past;
+    /* The bodies at past_t, made at world tick past_now and change count past_changes;
+     * `unsorted` and `order` (x_key) the scratch of their sort. */
+    sim_vec past, unsorted, order;
     uint64_t past_t, past_now, changes, past_changes;
     float past_widest;
     bool past_valid;
@@ -68,6 +75,8 @@ sim_history *sim_history_of(sim_world *w)
         w->history->floats = w->bodies3 || w->cfg.dim == 3 ? 7 : 3;
         w->history->candidates.item = sizeof(sim_qbody);
         w->history->past.item = sizeof(sim_qbody);
+        w->history->unsorted.item = sizeof(sim_qbody);
+        w->history->order.item = sizeof(x_key);
         w->history->keys.item = sizeof(float) + sizeof(uint32_t);
     }
     return w->history;
@@ -101,8 +110,32 @@ void sim_history_free(sim_history *h)
     free(h->slot_mark);
     sim_vec_free(&h->candidates);
     sim_vec_free(&h->past);
+    sim_vec_free(&h->unsorted);
+    sim_vec_free(&h->order);
     sim_vec_free(&h->keys);
     free(h);
+}
+
+/* Grows the per-slot arrays to hold `slot`; new slots: a body there existed all along. */
+static bool hold_slot(sim_history *h, size_t slot)
+{
+    if (slot < h->born_cap)
+        return true;
+    size_t cap = h->born_cap ? h->born_cap : 1024;
+    while (cap <= slot)
+        cap *= 2;
+    uint64_t *born = realloc(h->born, cap * sizeof *born);
+    if (born)
+        h->born = born;
+    uint64_t *last = realloc(h->last, cap * sizeof *last);
+    if (last)
+        h->last = last;
+    if (!born || !last)
+        return false;
+    memset(born + h->born_cap, 0, (cap - h->born_cap) * sizeof *born);
+    memset(last + h->born_cap, 0, (cap - h->born_cap) * sizeof *last);
+    h->born_cap = cap;
+    return true;
 }
 
 bool sim_world_set_history(sim_world *w, uint32_t ticks)
@@ -111,8 +144,10 @@ bool sim_world_set_history(sim_world *w, uint32_t ticks)
     if (!h)
         return false;
     frame *frames = calloc((size_t)ticks + 1, sizeof *frames);
-    if (!frames)
+    if (!frames || (w->slot_count > 0 && !hold_slot(h, w->slot_count - 1))) {
+        free(frames);
         return false;
+    }
     free(h->frames);
     h->frames = frames;
     h->frame_head = h->frame_count = 0;
@@ -265,22 +300,8 @@ void sim_history_note_added(sim_world *w, uint32_t slot)
     if (!h || h->ticks == 0)
         return;
     h->changes++;
-    if (slot >= h->born_cap) {
-        size_t cap = h->born_cap ? h->born_cap : 1024;
-        while (cap <= slot)
-            cap *= 2;
-        uint64_t *born = realloc(h->born, cap * sizeof *born);
-        if (born)
-            h->born = born;
-        uint64_t *last = realloc(h->last, cap * sizeof *last);
-        if (last)
-            h->last = last;
-        if (!born || !last)
-            return;
-        memset(born + h->born_cap, 0, (cap - h->born_cap) * sizeof *born);
-        memset(last + h->born_cap, 0, (cap - h->born_cap) * sizeof *last);
-        h->born_cap = cap;
-    }
+    if (!hold_slot(h, slot))
+        return;
     h->last[slot] = 0;
     /* Added while the world is at tick t: the state of tick t did not have it. */
     h->born[slot] = w->tick + 1;
@@ -360,11 +381,10 @@ static sim_qbody qbody_of(const sim_history *h, sim_id id, sim_kind kind, const 
 
 static int by_min_x(const void *a, const void *b)
 {
-    const sim_qbody *p = a, *q = b;
-    float x = p->box.center.x - p->box.half.x, y = q->box.center.x - q->box.half.x;
-    if (x != y)
-        return x < y ? -1 : 1;
-    return p->id < q->id ? -1 : p->id > q->id;
+    const x_key *p = a, *q = b;
+    if (p->x != q->x)
+        return p->x < q->x ? -1 : 1;
+    return p->index < q->index ? -1 : p->index > q->index;
 }
 
 const sim_vec *sim_history_bodies_at(sim_world *w, uint64_t t, float *widest)
@@ -377,6 +397,8 @@ const sim_vec *sim_history_bodies_at(sim_world *w, uint64_t t, float *widest)
         return out;
     }
     h->past_valid = false;
+    h->past.len = 0;
+    out = &h->unsorted;
     out->len = 0;
     if (w->slot_count > h->slot_cap) {
         size_t cap = w->slot_cap;
@@ -404,8 +426,9 @@ const sim_vec *sim_history_bodies_at(sim_world *w, uint64_t t, float *widest)
         const frame *f = frame_at(h, i);
         if (f->tick < t)
             break;
-        for (uint64_t s = f->first; s < f->first + f->count; s++) {
-            size_t at = (size_t)(s % h->rec_cap);
+        /* One division a frame, none a record. */
+        size_t at = (size_t)(f->first % h->rec_cap);
+        for (size_t k = 0; k < f->count; k++, at = at + 1 == h->rec_cap ? 0 : at + 1) {
             if (f->tick > t && !h->opens[at])
                 continue;
             sim_id id = h->ids[at];
@@ -457,12 +480,22 @@ const sim_vec *sim_history_bodies_at(sim_world *w, uint64_t t, float *widest)
             return NULL;
     }
     /* Sorted on x as the broadphase's order is, so that a query reads only the bodies near
-     * its box on x. */
-    qsort(out->data, out->len, sizeof(sim_qbody), by_min_x);
-    h->past_widest = 0.0f;
+     * its box on x: small keys sorted, then the bodies laid out in their order. */
+    if (!sim_vec_reserve(&h->order, out->len) || !sim_vec_reserve(&h->past, out->len))
+        return NULL;
     const sim_qbody *qs = out->data;
-    for (size_t i = 0; i < out->len; i++)
+    x_key *keys = h->order.data;
+    h->past_widest = 0.0f;
+    for (size_t i = 0; i < out->len; i++) {
+        keys[i] = (x_key){qs[i].box.center.x - qs[i].box.half.x, (uint32_t)i};
         h->past_widest = qs[i].box.half.x > h->past_widest ? qs[i].box.half.x : h->past_widest;
+    }
+    qsort(keys, out->len, sizeof *keys, by_min_x);
+    sim_qbody *sorted = h->past.data;
+    for (size_t i = 0; i < out->len; i++)
+        sorted[i] = qs[keys[i].index];
+    h->past.len = out->len;
+    out = &h->past;
     *widest = h->past_widest;
     h->past_valid = true;
     h->past_t = t;
