@@ -118,7 +118,9 @@ void proto_write_hits(proto_buf *b, const char *req, int dim, uint64_t tick, boo
     LIT(b, ",\"hits\":[");
     for (size_t i = 0; i < n; i++) {
         const proto_hit *h = &hits[i];
-        LIT(b, i ? ",{\"id\":" : "{\"id\":");
+        if (i)
+            proto_buf_append_char(b, ',');
+        LIT(b, "{\"id\":");
         proto_buf_append_u64(b, h->id);
         if (overlap) {
             LIT(b, ",\"depth\":");

@@ -177,6 +177,27 @@ END_TEST
 /* Lag compensation: a kinematic box moving at 2 m/s along x is hit at a past tick where it
  * was then; a body spawned after that tick is not hit at it; a removed one still is while
  * its tick is within the history; a tick before the history is refused. */
+/* A world's first query, which finds nothing: no hits, not a failure. */
+START_TEST(first_query_of_a_world_finds_nothing)
+{
+    for (int dim = 2; dim <= 3; dim++) {
+        sim_world *w = world(dim, true);
+        sim_hit h;
+        size_t total = 7;
+        ck_assert_int_eq(sim_world_raycast(w, 0, mk_v3(0, 1, 0), mk_v3(1, 1, 0), NULL, false, &h,
+                                           1, &total),
+                         0);
+        ck_assert_uint_eq(total, 0);
+        sim_query_shape q = {.shape2 = {.type = COL_SHAPE_CIRCLE, .radius = 1},
+                             .shape3 = {.type = COL_SHAPE3_SPHERE, .radius = 1},
+                             .xf3 = {{0, 0, 0}, {0, 0, 0, 1}}};
+        ck_assert_int_eq(sim_world_cast(w, 0, &q, mk_v3(1, 0, 0), NULL, &h), 0);
+        ck_assert_int_eq(sim_world_overlap(w, 0, &q, NULL, &h, 1, &total), 0);
+        sim_world_free(w);
+    }
+}
+END_TEST
+
 static void check_history(int dim)
 {
     sim_world *w = world(dim, true);
@@ -340,5 +361,6 @@ START_TEST(woken_in_a_step_is_where_it_slept)
 }
 END_TEST
 
-MINK_CHECK_TESTS("queries", 120, woken_in_a_step_is_where_it_slept, ray2_first_and_all, rays_match_a_scan2, rays_match_a_scan3,
+MINK_CHECK_TESTS("queries", 120, first_query_of_a_world_finds_nothing,
+                 woken_in_a_step_is_where_it_slept, ray2_first_and_all, rays_match_a_scan2, rays_match_a_scan3,
                  history2, history3, sleeping_pile_records_nothing)

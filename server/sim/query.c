@@ -229,6 +229,8 @@ int sim_world_raycast(sim_world *w, uint64_t at_tick, mk_vec3 from, mk_vec3 to,
     sim_vec *cand = gather(w, at_tick, &box, f, &path, &rc);
     if (!cand)
         return rc;
+    if (cand->len == 0)
+        return 0;
     const sim_qbody *qs = cand->data;
     ray_key *k = by_entry(w, cand);
     if (!k)
@@ -297,6 +299,8 @@ int sim_world_cast(sim_world *w, uint64_t at_tick, const sim_query_shape *s, mk_
     sim_vec *cand = gather(w, at_tick, &box, f, &path, &rc);
     if (!cand)
         return rc;
+    if (cand->len == 0)
+        return 0;
     const sim_qbody *qs = cand->data;
     ray_key *k = by_entry(w, cand);
     if (!k)
