@@ -166,8 +166,54 @@ START_TEST(at_tick_answers_as_the_client_saw_it)
 }
 END_TEST
 
+/* A 3D world: a static box hit by a ray from above, a sphere overlapping it and a sphere cast
+ * down onto it; a 2D vector is refused naming the field. */
+START_TEST(world_queries_in_3d)
+{
+    const char *args[] = {"--dim", "3", NULL};
+    h_conn c;
+    start_and_join(&c, args);
+    double box = spawn_ok(&c, 1, "{\"shape\":{\"type\":\"box\",\"half\":[1,0.5,2]},"
+                                 "\"pos\":[300,50,300],\"kind\":\"static\"}");
+    cJSON *r = request(&c, "{\"type\":\"raycast\",\"req\":1,\"from\":[300.5,60,301],"
+                           "\"to\":[300.5,40,301]}",
+                       "hits");
+    const cJSON *h = hits_of(r);
+    ck_assert_int_eq(cJSON_GetArraySize(h), 1);
+    ck_assert_double_eq(h_num(cJSON_GetArrayItem(h, 0), "id"), box);
+    ck_assert_double_eq_tol(h_vec(cJSON_GetArrayItem(h, 0), "point", 1), 50.5, 1e-4);
+    ck_assert_double_eq_tol(h_vec(cJSON_GetArrayItem(h, 0), "point", 2), 301.0, 1e-4);
+    ck_assert_double_eq_tol(h_vec(cJSON_GetArrayItem(h, 0), "normal", 1), 1.0, 1e-6);
+    ck_assert_double_eq_tol(h_num(cJSON_GetArrayItem(h, 0), "fraction"), 9.5 / 20.0, 1e-6);
+    cJSON_Delete(r);
+    r = request(&c, "{\"type\":\"overlap\",\"req\":2,\"shape\":{\"type\":\"sphere\","
+                    "\"radius\":0.5},\"pos\":[300,50.8,300]}",
+                "hits");
+    h = hits_of(r);
+    ck_assert_int_eq(cJSON_GetArraySize(h), 1);
+    ck_assert_double_eq_tol(h_num(cJSON_GetArrayItem(h, 0), "depth"), 0.2, 1e-5);
+    ck_assert_double_eq_tol(h_vec(cJSON_GetArrayItem(h, 0), "normal", 1), -1.0, 1e-5);
+    cJSON_Delete(r);
+    r = request(&c, "{\"type\":\"cast\",\"req\":3,\"shape\":{\"type\":\"sphere\","
+                    "\"radius\":0.5},\"pos\":[300,60,300],\"to\":[300,40,300]}",
+                "hits");
+    h = hits_of(r);
+    ck_assert_int_eq(cJSON_GetArraySize(h), 1);
+    /* The sphere's centre stops 0.5 m above the top at 50.5: 9 of the 20 m. */
+    ck_assert_double_eq_tol(h_num(cJSON_GetArrayItem(h, 0), "fraction"), 9.0 / 20.0, 2e-6);
+    ck_assert_double_eq_tol(h_vec(cJSON_GetArrayItem(h, 0), "point", 1), 50.5, 1e-4);
+    cJSON_Delete(r);
+    expect_bad(&c, "{\"type\":\"raycast\",\"req\":\"bad\",\"from\":[1,2],\"to\":[1,3]}",
+               "from");
+    expect_alive(&c);
+    h_close(&c);
+    stop();
+}
+END_TEST
+
 void server_query_tests(TCase *tc)
 {
+    tcase_add_test(tc, world_queries_in_3d);
     tcase_add_test(tc, world_queries_over_the_wire);
     tcase_add_test(tc, at_tick_answers_as_the_client_saw_it);
 }
