@@ -161,6 +161,14 @@ proto_error_code proto_parse_placed(const cJSON *json, int dim, const char *path
     return parse_rot(json, dim, path, rot, err);
 }
 
+int proto_kind_of(const char *name)
+{
+    for (int k = 0; k < (int)(sizeof kind_names / sizeof kind_names[0]); k++)
+        if (strcmp(kind_names[k], name) == 0)
+            return k;
+    return -1;
+}
+
 proto_error_code proto_parse_spec(const cJSON *json, int dim, const char *path,
                                   proto_body_spec *out, proto_error *err)
 {

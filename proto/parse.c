@@ -35,6 +35,7 @@ static const char *const msg_names[] = {
     [PROTO_MSG_HELLO] = "hello", [PROTO_MSG_SPAWN] = "spawn", [PROTO_MSG_DESPAWN] = "despawn",
     [PROTO_MSG_INPUT] = "input", [PROTO_MSG_QUERY] = "query", [PROTO_MSG_SUBSCRIBE] = "subscribe",
     [PROTO_MSG_PING] = "ping",   [PROTO_MSG_BYE] = "bye",
+    [PROTO_MSG_RAYCAST] = "raycast", [PROTO_MSG_CAST] = "cast", [PROTO_MSG_OVERLAP] = "overlap",
 };
 
 static proto_error_code parse_hello(const cJSON *root, int dim, proto_msg *out, proto_error *err)
@@ -158,6 +159,10 @@ static proto_error_code parse_fields(const char *line, size_t len, const cJSON *
         return proto_get_echo(line, len, v, "t", out->u.ping.t, err);
     case PROTO_MSG_BYE:
         return PROTO_OK;
+    case PROTO_MSG_RAYCAST:
+    case PROTO_MSG_CAST:
+    case PROTO_MSG_OVERLAP:
+        return proto_parse_world_query(root, dim, out->type, &out->u.wq, err);
     }
     return PROTO_OK;
 }

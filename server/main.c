@@ -58,6 +58,9 @@ static void usage(FILE *out)
             "  --replay FILE            replay a recording on the scene offline, check its hash\n"
             "  --stats S                log tick, step and snapshot figures every S seconds\n"
             "  --no-sleep               bodies at rest never sleep (stress tests at full price)\n"
+            "  --history-ms MS          keep the moving bodies' placements of the last MS ms for\n"
+            "                           queries with at_tick (lag compensation); 0 keeps none\n"
+            "                           (default 1000)\n"
             "  --http-port N            HTTP port on --host for GET /metrics, /livez, /healthz,\n"
             "                           /readyz; 0 turns it off (default %d)\n"
             "  --http-max-connections N  HTTP connections at once (default %u)\n"
@@ -198,6 +201,7 @@ int main(int argc, char **argv)
     net_config cfg = net_config_default();
     sim_config wc = sim_config_default();
     const char *scene = NULL, *record = NULL, *replay = NULL;
+    double history_ms = 1000.0;
     int dim = 0; /* 0: not given; the scene decides, and the default world is 2D */
 
     const num_flag nums[] = {
@@ -221,6 +225,7 @@ int main(int argc, char **argv)
         {"http-max-connections", NUM_U32, 1, 10000, &cfg.http_max_connections},
         {"stall-seconds", NUM_DOUBLE, 0.1, 86400, &cfg.stall_seconds},
         {"drain-seconds", NUM_DOUBLE, 0.1, 86400, &cfg.drain_seconds},
+        {"history-ms", NUM_DOUBLE, 0, 60000, &history_ms},
     };
     enum { NUMS = sizeof nums / sizeof nums[0] };
     enum { O_HOST = 256, O_SCENE, O_LOG, O_SAVE, O_RECORD, O_REPLAY, O_NO_SLEEP, O_DIM,
@@ -329,6 +334,14 @@ int main(int argc, char **argv)
     LOG_INFO("scene %s: %d-dimensional world, %zu bodies",
              scene ? scene : sim_world_dim(world) == 3 ? "demo3d" : "demo",
              sim_world_dim(world), sim_world_body_count(world));
+
+    /* The window in whole ticks, rounded up: a query at any tick of the last history_ms. */
+    uint32_t history_ticks = (uint32_t)ceil(history_ms * cfg.tick_hz / 1000.0);
+    if (history_ticks > 0 && !sim_world_set_history(world, history_ticks)) {
+        fprintf(stderr, "mink-server: no memory for a history of %u ticks\n", history_ticks);
+        sim_world_free(world);
+        return 1;
+    }
 
     if (replay) {
         int replayed = mink_replay(world, replay, cfg.hash_every);

@@ -1471,6 +1471,76 @@ START_TEST(wire_names)
 }
 END_TEST
 
+/* raycast, cast, overlap (world queries): fields, defaults, and each bad input naming its
+ * field. */
+START_TEST(world_queries)
+{
+    EXPECT_OK(2, "{\"type\":\"raycast\",\"req\":7,\"from\":[1,2],\"to\":[3,-4]}");
+    ck_assert_int_eq(msg.type, PROTO_MSG_RAYCAST);
+    const proto_world_query *q = &msg.u.wq;
+    ck_assert_double_eq(q->from[0], 1.0);
+    ck_assert_double_eq(q->to[1], -4.0);
+    ck_assert(!q->all && !q->has_at_tick);
+    ck_assert_int_eq(q->nignore, 0);
+    ck_assert_uint_eq(q->kinds, 0);
+    EXPECT_OK(3, "{\"type\":\"raycast\",\"from\":[1,2,3],\"to\":[1,2,4],\"all\":true,"
+                 "\"at_tick\":120,\"ignore\":[5,16777217],\"kinds\":[\"character\",\"static\"]}");
+    q = &msg.u.wq;
+    ck_assert(q->all && q->has_at_tick);
+    ck_assert_uint_eq(q->at_tick, 120);
+    ck_assert_int_eq(q->nignore, 2);
+    ck_assert_uint_eq(q->ignore[1], 16777217u);
+    ck_assert_uint_eq(q->kinds, (1u << PROTO_KIND_CHARACTER) | (1u << PROTO_KIND_STATIC));
+    EXPECT_OK(2, "{\"type\":\"cast\",\"shape\":{\"type\":\"circle\",\"radius\":0.5},"
+                 "\"pos\":[0,1],\"rot\":0.25,\"to\":[10,1]}");
+    ck_assert_int_eq(msg.type, PROTO_MSG_CAST);
+    ck_assert_int_eq(msg.u.wq.shape.shape.type, PROTO_SHAPE_CIRCLE);
+    ck_assert_double_eq(msg.u.wq.shape.rot[0], 0.25);
+    ck_assert_double_eq(msg.u.wq.to[0], 10.0);
+    EXPECT_OK(3, "{\"type\":\"overlap\",\"shape\":{\"type\":\"capsule\",\"radius\":0.5,"
+                 "\"half_height\":1},\"pos\":[0,1,2]}");
+    ck_assert_int_eq(msg.type, PROTO_MSG_OVERLAP);
+    ck_assert_double_eq(msg.u.wq.shape.rot[3], 1.0);
+
+    EXPECT_ERR(2, "{\"type\":\"raycast\",\"from\":[1,2],\"to\":[1,2]}", PROTO_ERR_BAD_REQUEST,
+               "to: the ray has zero length");
+    EXPECT_ERR(2, "{\"type\":\"raycast\",\"to\":[1,2]}", PROTO_ERR_BAD_REQUEST, "from");
+    EXPECT_ERR(2, "{\"type\":\"raycast\",\"from\":[1,2,3],\"to\":[1,2]}",
+               PROTO_ERR_BAD_REQUEST, "from");
+    EXPECT_ERR(2, "{\"type\":\"raycast\",\"from\":[1e999,2],\"to\":[1,2]}",
+               PROTO_ERR_BAD_REQUEST, "from");
+    EXPECT_ERR(2, "{\"type\":\"raycast\",\"from\":[0,0],\"to\":[1,2],\"all\":1}",
+               PROTO_ERR_BAD_REQUEST, "all");
+    EXPECT_ERR(2, "{\"type\":\"raycast\",\"from\":[0,0],\"to\":[1,2],\"at_tick\":1.5}",
+               PROTO_ERR_BAD_REQUEST, "at_tick");
+    EXPECT_ERR(2, "{\"type\":\"raycast\",\"from\":[0,0],\"to\":[1,2],\"ignore\":5}",
+               PROTO_ERR_BAD_REQUEST, "ignore");
+    EXPECT_ERR(2, "{\"type\":\"raycast\",\"from\":[0,0],\"to\":[1,2],\"ignore\":[1,-2]}",
+               PROTO_ERR_BAD_REQUEST, "ignore[1]");
+    EXPECT_ERR(2, "{\"type\":\"raycast\",\"from\":[0,0],\"to\":[1,2],\"kinds\":[]}",
+               PROTO_ERR_BAD_REQUEST, "kinds");
+    EXPECT_ERR(2, "{\"type\":\"raycast\",\"from\":[0,0],\"to\":[1,2],\"kinds\":[\"static\",3]}",
+               PROTO_ERR_BAD_REQUEST, "kinds[1]");
+    char many[1024];
+    int at = snprintf(many, sizeof many, "{\"type\":\"raycast\",\"from\":[0,0],\"to\":[1,2],"
+                                         "\"ignore\":[");
+    for (int i = 0; i <= PROTO_MAX_IGNORE; i++)
+        at += snprintf(many + at, sizeof many - (size_t)at, "%s%d", i ? "," : "", i);
+    snprintf(many + at, sizeof many - (size_t)at, "]}");
+    EXPECT_ERR(2, many, PROTO_ERR_BAD_REQUEST, "ignore: at most 64");
+    EXPECT_ERR(2, "{\"type\":\"cast\",\"shape\":{\"type\":\"circle\",\"radius\":0.5},"
+                  "\"pos\":[0,1],\"to\":[0,1]}",
+               PROTO_ERR_BAD_REQUEST, "to: the cast has zero length");
+    EXPECT_ERR(2, "{\"type\":\"cast\",\"shape\":{\"type\":\"circle\",\"radius\":0.5},"
+                  "\"pos\":[0,1]}",
+               PROTO_ERR_BAD_REQUEST, "to");
+    EXPECT_ERR(2, "{\"type\":\"overlap\",\"shape\":{\"type\":\"sphere\",\"radius\":0.5},"
+                  "\"pos\":[0,1]}",
+               PROTO_ERR_BAD_REQUEST, "shape");
+    EXPECT_ERR(3, "{\"type\":\"overlap\",\"pos\":[0,1,2]}", PROTO_ERR_BAD_REQUEST, "shape");
+}
+END_TEST
+
 static Suite *parse_suite(void)
 {
     Suite *s = suite_create("proto_parse");
@@ -1482,7 +1552,7 @@ static Suite *parse_suite(void)
                ping_keeps_t_as_compact_json, bye, req_is_any_json_value_as_compact_json,
                unknown_fields_are_ignored, tag_of_max_length_is_kept,
                echo_keeps_numbers_a_double_cannot_hold,
-               strings_longer_than_their_field_are_refused);
+               strings_longer_than_their_field_are_refused, world_queries);
 
     MINK_TCASE(s, "bad_json", 60, bad_json_syntax, bad_json_trailing_garbage,
                parser_reads_only_len_bytes, bad_json_invalid_utf8, bad_json_nesting_depth,

@@ -1202,6 +1202,40 @@ START_TEST(shapes_3d)
 }
 END_TEST
 
+/* `hits`: ray hits with point, normal and fraction, overlap hits with depth, normal and
+ * points; the exact line for a 2D ray. */
+START_TEST(hits_for_rays_and_overlaps)
+{
+    proto_buf b;
+    proto_buf_init(&b);
+    proto_hit h[2] = {{.id = 3, .fraction = 0.25, .point = {1.5, -2, 0}, .normal = {0, 1, 0}},
+                      {.id = 16777218, .fraction = 0.5, .point = {3, 0.125, 0},
+                       .normal = {-1, 0, 0}}};
+    proto_write_hits(&b, "\"r\"", 2, 77, false, h, 2);
+    ck_assert_str_eq(contents(&b),
+                     "{\"type\":\"hits\",\"req\":\"r\",\"tick\":77,\"hits\":[{\"id\":3,"
+                     "\"point\":[1.5,-2],\"normal\":[0,1],\"fraction\":0.25},{\"id\":16777218,"
+                     "\"point\":[3,0.125],\"normal\":[-1,0],\"fraction\":0.5}]}\n");
+    proto_buf_clear(&b);
+    proto_write_hits(&b, NULL, 3, 5, false, NULL, 0);
+    ck_assert_str_eq(contents(&b), "{\"type\":\"hits\",\"tick\":5,\"hits\":[]}\n");
+    proto_buf_clear(&b);
+    proto_hit o = {.id = 9, .depth = 0.1, .normal = {0, 0, -1}, .npoints = 2,
+                   .points = {{1, 2, 3}, {4, 5, 6}}};
+    proto_write_hits(&b, "1", 3, 8, true, &o, 1);
+    cJSON *j = parse_line(&b);
+    ck_assert_str_eq(str(j, "type"), "hits");
+    const cJSON *hit = cJSON_GetArrayItem(field(j, "hits"), 0);
+    ck_assert_double_eq(num(hit, "id"), 9);
+    ck_assert_double_eq(num(hit, "depth"), 0.1);
+    assert_vec(hit, "normal", 3, (double[]){0, 0, -1}, 0);
+    assert_points(field(hit, "points"), 2, 3, (const double[][3]){{1, 2, 3}, {4, 5, 6}}, 0);
+    ck_assert_ptr_null(cJSON_GetObjectItemCaseSensitive(hit, "fraction"));
+    cJSON_Delete(j);
+    proto_buf_free(&b);
+}
+END_TEST
+
 static Suite *writer_suite(void)
 {
     Suite *s = suite_create("proto_writer");
@@ -1212,7 +1246,7 @@ static Suite *writer_suite(void)
                fixed_huge_values_round_trip, fixed_random_values, integers, json_strings);
 
     MINK_TCASE(s, "messages", 60, welcome, error_line, spawned_and_despawned, pong_echoes_t,
-               result_hit_and_miss, shapes_2d, shapes_3d);
+               result_hit_and_miss, shapes_2d, shapes_3d, hits_for_rays_and_overlaps);
 
     MINK_TCASE(s, "state", 60, state_2d_with_everything, state_3d_vectors_and_quaternions,
                compact_body_entries, state_without_bodies_removed_or_contacts,

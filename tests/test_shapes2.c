@@ -363,7 +363,7 @@ static void check_hull(const mk_vec2 *pts, int n, const col_polygon *p)
         NEAR(p->normals[i].x, e.y / l, 1e-5);
         NEAR(p->normals[i].y, -e.x / l, 1e-5);
         for (int k = 0; k < n; k++)
-            EXPECT(dcross(e, dsub(dof(pts[k]), a)) >= -1e-6 * l,
+            EXPECT(dcross(e, dsub(dof(pts[k]), a)) >= -(COL_WELD_DISTANCE + 1e-6) * l,
                    "input point %d (%g, %g) outside the hull edge %d", k,
                    (double)pts[k].x, (double)pts[k].y, i);
         double cr = dcross(a, b);
@@ -489,6 +489,159 @@ START_TEST(hull_start_point_irrelevant)
 }
 END_TEST
 
+/* ---- the textbook hull, in double: Andrew's monotone chain over the distinct points ---- */
+
+typedef struct ref_pt {
+    double x, y;
+} ref_pt;
+
+static int ref_cmp(const void *a, const void *b)
+{
+    const ref_pt *p = a, *q = b;
+    if (p->x != q->x)
+        return p->x < q->x ? -1 : 1;
+    return p->y < q->y ? -1 : p->y > q->y;
+}
+
+static double ref_cross(ref_pt o, ref_pt a, ref_pt b)
+{
+    return (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x);
+}
+
+/* The hull of pts, counter-clockwise, into out (room for 2 n); returns its vertex count. */
+static int ref_hull(const mk_vec2 *pts, int n, mk_vec2 *out)
+{
+    ref_pt p[COL_MAX_HULL_INPUT], h[2 * COL_MAX_HULL_INPUT];
+    for (int i = 0; i < n; i++)
+        p[i] = (ref_pt){pts[i].x, pts[i].y};
+    qsort(p, (size_t)n, sizeof p[0], ref_cmp);
+    int m = 0;
+    for (int i = 0; i < n; i++)
+        if (m == 0 || p[i].x != p[m - 1].x || p[i].y != p[m - 1].y)
+            p[m++] = p[i];
+    int k = 0;
+    for (int i = 0; i < m; i++) {
+        while (k >= 2 && ref_cross(h[k - 2], h[k - 1], p[i]) <= 0)
+            k--;
+        h[k++] = p[i];
+    }
+    for (int i = m - 2, t = k + 1; i >= 0; i--) {
+        while (k >= t && ref_cross(h[k - 2], h[k - 1], p[i]) <= 0)
+            k--;
+        h[k++] = p[i];
+    }
+    for (int i = 0; i < k - 1; i++)
+        out[i] = mk_v2((float)h[i].x, (float)h[i].y);
+    return k - 1;
+}
+
+/* Random sets of points with interior points, points given two or three times and points on
+ * the hull's edges, shuffled: Mink's hull is the textbook hull, vertex for vertex, in the
+ * same counter-clockwise cycle, and so are its area and its normals (check_hull). */
+START_TEST(hull_is_the_textbook_monotone_chain)
+{
+    rng_state = 0x0c7a90a1ull;
+    int compared = 0;
+    for (int set = 0; set < 2000; set++) {
+        mk_vec2 pts[64];
+        int n = 3 + rnd_int(24);
+        for (int i = 0; i < n; i++)
+            pts[i] = mk_v2((float)rnd(-1, 1), (float)rnd(-1, 1));
+        int extra = rnd_int(12);
+        for (int e = 0; e < extra; e++) {
+            int kind = rnd_int(3);
+            mk_vec2 a = pts[rnd_int(n)], b = pts[rnd_int(n)];
+            if (kind == 0) /* a point again (some three times) */
+                pts[n++] = a;
+            else if (kind == 1) /* a point inside, near the centre */
+                pts[n++] = mk_v2((float)rnd(-0.2, 0.2), (float)rnd(-0.2, 0.2));
+            else /* between two points: inside, or on an edge when they are hull neighbours */
+                pts[n++] = mk_v2(0.5f * (a.x + b.x), 0.5f * (a.y + b.y));
+        }
+        /* Random points closer than the weld distance, or three nearly on a line, would make
+         * Mink's hull differ from the textbook's on purpose: such sets are not compared. */
+        bool close = false;
+        for (int i = 0; i < n && !close; i++)
+            for (int j = i + 1; j < n && !close; j++)
+                close = (pts[i].x != pts[j].x || pts[i].y != pts[j].y) &&
+                        fabs(pts[i].x - pts[j].x) <= 2e-4 && fabs(pts[i].y - pts[j].y) <= 2e-4;
+        mk_vec2 want[2 * 64];
+        int nw = ref_hull(pts, n, want);
+        for (int i = 0; i < nw && !close; i++) {
+            mk_vec2 a = want[(i + nw - 1) % nw], b = want[i], c = want[(i + 1) % nw];
+            double len = hypot(c.x - a.x, c.y - a.y);
+            close = fabs((c.x - a.x) * ((double)b.y - a.y) - (c.y - a.y) * ((double)b.x - a.x)) /
+                        len <= 2e-4;
+        }
+        if (close || nw < 3)
+            continue;
+        for (int i = n - 1; i > 0; i--) {
+            int j = rnd_int(i + 1);
+            mk_vec2 t = pts[i];
+            pts[i] = pts[j];
+            pts[j] = t;
+        }
+        mk_error why = {0};
+        col_polygon p;
+        EXPECT(col_polygon_make(pts, n, &p, &why) == 0, "set %d refused: %s", set, why.message);
+        check_hull(pts, n, &p);
+        EXPECT(same_cycle(p.verts, p.count, want, nw),
+               "set %d: %d vertices, the textbook hull has %d", set, p.count, nw);
+        compared++;
+    }
+    EXPECT(compared >= 1800, "only %d of 2000 sets compared", compared);
+}
+END_TEST
+
+/* A fine octagon given with a repeated point and interior points, which gift wrapping in
+ * float refused ("could not be wrapped into a convex hull"). */
+START_TEST(hull_octagon_with_repeats_and_interior)
+{
+    const mk_vec2 pts[] = {{-0.043526f, -0.012811f}, {0.54002f, 0.87961f},
+                           {-0.138839f, -1.050899f}, {-0.601282f, 0.66037f},
+                           {0.616045f, -0.215166f},  {0.213951f, 0.874344f},
+                           {-0.091769f, -0.357767f}, {-0.000227f, 0.053406f},
+                           {-0.82439f, -0.271784f},  {-0.138839f, -1.050899f},
+                           {-0.049598f, -1.104252f}, {0.28322349999999996f, -0.659709f},
+                           {-0.602866f, -0.637459f}};
+    int n = (int)(sizeof pts / sizeof pts[0]);
+    col_polygon p = make_poly(pts, n);
+    check_hull(pts, n, &p);
+    /* The nine distinct points' hull has eight corners (checked by hand on a plot):
+     * (-0.043526, -0.012811), (-0.091769, -0.357767), (-0.000227, 0.053406) and
+     * (0.2832235, -0.659709) are inside, and (-0.138839, -1.050899) is given twice. */
+    const mk_vec2 octagon[8] = {{-0.82439f, -0.271784f}, {-0.602866f, -0.637459f},
+                                {-0.138839f, -1.050899f}, {-0.049598f, -1.104252f},
+                                {0.616045f, -0.215166f},  {0.54002f, 0.87961f},
+                                {0.213951f, 0.874344f},   {-0.601282f, 0.66037f}};
+    ck_assert_int_eq(p.count, 8);
+    EXPECT(same_cycle(p.verts, p.count, octagon, 8), "not the octagon, CCW");
+    /* The textbook hull of the points as floats: (0.2832235, -0.659709) is the midpoint of the
+     * edge (-0.049598, -1.104252) - (0.616045, -0.215166), rounded to float a hair outside it,
+     * where the textbook keeps it as a ninth corner and Mink welds it onto the edge. */
+    mk_vec2 want[32];
+    int nw = ref_hull(pts, n, want);
+    ck_assert_int_eq(nw, 9);
+    mk_vec2 a = octagon[3], b = octagon[4], mid = pts[11];
+    double off = ((double)b.x - a.x) * ((double)mid.y - a.y) - ((double)b.y - a.y) * ((double)mid.x - a.x);
+    EXPECT(fabs(off) / hypot((double)b.x - a.x, (double)b.y - a.y) < COL_WELD_DISTANCE,
+           "the midpoint is %g m off the edge", fabs(off));
+}
+END_TEST
+
+/* Box2D's ShortEdge shape: a 10 mm x 2 mm triangle is a polygon, with its area. */
+START_TEST(hull_small_triangle)
+{
+    const mk_vec2 tri[3] = {{0, 0}, {0.01f, 0}, {0.005f, 0.002f}};
+    col_polygon p = make_poly(tri, 3);
+    check_hull(tri, 3, &p);
+    ck_assert_int_eq(p.count, 3);
+    NEAR(p.area, 1e-5, 1e-10);
+    NEAR(p.centroid.x, 0.005, 1e-7);
+    NEAR(p.centroid.y, 0.002 / 3.0, 1e-7);
+}
+END_TEST
+
 /* `s` contains one of the words (case-insensitive). */
 static bool mentions(const char *s, const char *const *words)
 {
@@ -572,15 +725,19 @@ START_TEST(hull_refusals)
     ck_assert_int_eq(col_polygon_make(pts, COL_MAX_POLYGON, &p, &why), 0);
     ck_assert_int_eq(p.count, COL_MAX_POLYGON);
 
-    /* A 4 m x 1.9 mm rectangle: half width 0.95 mm < 1 mm. 2.1 mm (1.05 mm) is accepted. */
-    const char *thin[] = {"thin", "width", "narrow", NULL};
+    /* Thin is not degenerate: a 4 m x 1.9 mm rectangle and a triangle 1.5 mm high over its
+     * 3 m side are polygons. Points within the weld distance (0.01 mm) of a line are on it:
+     * a 4 m x 0.005 mm rectangle has no area. */
     const mk_vec2 sliver[4] = {{-2, 0}, {2, 0}, {2, 0.0019f}, {-2, 0.0019f}};
-    expect_refusal(sliver, 4, thin, "a 1.9 mm sliver");
-    const mk_vec2 slab[4] = {{-2, 0}, {2, 0}, {2, 0.0021f}, {-2, 0.0021f}};
-    ck_assert_int_eq(col_polygon_make(slab, 4, &p, &why), 0);
-    /* A thin triangle: its height over the long side is 1.5 mm, half width 0.75 mm. */
+    ck_assert_int_eq(col_polygon_make(sliver, 4, &p, &why), 0);
+    NEAR(p.area, 4 * 0.0019, 1e-7);
     const mk_vec2 needle[3] = {{0, 0}, {3, 0}, {1, 0.0015f}};
-    expect_refusal(needle, 3, thin, "a needle triangle");
+    ck_assert_int_eq(col_polygon_make(needle, 3, &p, &why), 0);
+    ck_assert_int_eq(p.count, 3);
+    const mk_vec2 hair[4] = {{-2, 0}, {2, 0}, {2, 0.000005f}, {-2, 0.000005f}};
+    expect_refusal(hair, 4, few_or_line, "a 0.005 mm hair");
+    const mk_vec2 bent[3] = {{-2, 0}, {2, 0}, {0, 0.000005f}};
+    expect_refusal(bent, 3, line, "a 0.005 mm bend");
 
     /* A square 40 km across (half extent 2e4 m from its centre and from the origin) is too
      * large; one 8 km across is fine. */
@@ -1342,7 +1499,9 @@ static Suite *shapes2_suite(void)
 {
     Suite *s = suite_create("shapes2");
     MINK_TCASE(s, "hull", 0, seed_minkowski_hexagon, hull_drops_duplicates_collinear_and_interior,
-               hull_start_point_irrelevant, hull_refusals);
+               hull_start_point_irrelevant, hull_refusals,
+               hull_is_the_textbook_monotone_chain, hull_octagon_with_repeats_and_interior,
+               hull_small_triangle);
 
     MINK_TCASE(s, "exact", 0, circle_circle_exact, circle_box_exact, box45_vertex_on_flat_box,
                aabb_polygon_exact, polygon_polygon_exact, apart_distances_exact,

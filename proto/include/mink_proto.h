@@ -171,7 +171,26 @@ typedef enum proto_msg_type {
     PROTO_MSG_SUBSCRIBE,
     PROTO_MSG_PING,
     PROTO_MSG_BYE,
+    PROTO_MSG_RAYCAST, /* extension: world queries (world_query.c) */
+    PROTO_MSG_CAST,
+    PROTO_MSG_OVERLAP,
 } proto_msg_type;
+#define PROTO_MSG_COUNT (PROTO_MSG_OVERLAP + 1)
+
+/* A world query: `raycast {from, to, all?}`, `cast {shape, pos, rot?, to}`, `overlap {shape,
+ * pos, rot?}`, each with `at_tick?`, `ignore?` and `kinds?` (docs/PROTOCOL.md). */
+#define PROTO_MAX_IGNORE 64 /* ids in `ignore` */
+typedef struct proto_world_query {
+    proto_placed_shape shape; /* cast, overlap */
+    double from[3];           /* raycast */
+    double to[3];             /* raycast, cast: where the ray ends, where the shape moves to */
+    bool all;                 /* raycast: every hit, not only the first */
+    bool has_at_tick;
+    uint64_t at_tick;
+    int nignore;
+    uint64_t ignore[PROTO_MAX_IGNORE];
+    unsigned kinds; /* a bit (1 << proto_body_kind) for each kind asked for; 0: every kind */
+} proto_world_query;
 
 typedef struct proto_msg {
     proto_msg_type type;
@@ -215,6 +234,7 @@ typedef struct proto_msg {
         struct {
             char t[PROTO_MAX_ECHO + 1]; /* compact JSON of `t` */
         } ping;
+        proto_world_query wq; /* raycast, cast, overlap */
     } u;
 } proto_msg;
 
@@ -299,6 +319,23 @@ typedef struct proto_result {
 } proto_result;
 
 void proto_write_result(proto_buf *b, const char *req, int dim, const proto_result *r);
+
+/* A body hit by a world query: rays and casts give fraction, point and normal; overlaps
+ * depth, normal and points. */
+typedef struct proto_hit {
+    uint64_t id;
+    double fraction;
+    double point[3];
+    double normal[3];
+    double depth;
+    int npoints;
+    double points[4][3];
+} proto_hit;
+
+/* `{"type":"hits","req":..,"tick":..,"hits":[...]}`: each hit `{id, point, normal, fraction}`,
+ * or for an overlap `{id, depth, normal, points}`. */
+void proto_write_hits(proto_buf *b, const char *req, int dim, uint64_t tick, bool overlap,
+                      const proto_hit *hits, size_t n);
 
 /* ---- the state writer (no cJSON, no printf) ----
  * A state line is written as:

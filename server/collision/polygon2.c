@@ -1,65 +1,75 @@
-/* Convex polygons from point sets: the gift wrapping of "Minkowski Collisions - I Want My Game
- * To Have Slopes!" (the seed builds the Minkowski polygon of two shapes this way; Mink builds
- * every polygon shape with it). */
+/* Convex polygons from point sets by Andrew's monotone chain (A. M. Andrew, "Another efficient
+ * algorithm for convex hulls in two dimensions", 1979): the points sorted by x then y, the
+ * lower and the upper chain each kept turning left. It replaces the seed's gift wrapping
+ * ("Minkowski Collisions - I Want My Game To Have Slopes!"), whose float turn test could lose
+ * its way around a repeated or nearly collinear point and refuse a fine polygon or close on
+ * the wrong one. Orientation is decided in double, where the cross product of float
+ * differences is exact to the last bit of the inputs, so the hull is the textbook one for
+ * any order of the points, with duplicates and interior points. */
 #include <float.h>
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "collide2_internal.h"
 
-/* The distance under which two points are one and a vertex counts as lying on the line of its
- * neighbours: relative to the polygon's extent, plus a few rounding steps of its largest
- * coordinate. */
-static float weld_tolerance(const mk_vec2 *p, int n)
+typedef struct hull_pt {
+    double x, y;
+} hull_pt;
+
+/* The weld distance: COL_WELD_DISTANCE, or the float rounding of the largest coordinate where
+ * that is coarser (8 ulps: a polygon 10 km from its origin rounds its points to ~1 mm). */
+static double weld_distance(const mk_vec2 *p, int n)
 {
-    mk_vec2 lo = p[0], hi = p[0];
     float big = 0.0f;
-    for (int i = 0; i < n; i++) {
-        lo = mk_v2_min(lo, p[i]);
-        hi = mk_v2_max(hi, p[i]);
+    for (int i = 0; i < n; i++)
         big = mk_maxf(big, mk_maxf(fabsf(p[i].x), fabsf(p[i].y)));
-    }
-    float extent = mk_maxf(hi.x - lo.x, hi.y - lo.y);
-    return 1e-6f * extent + 8.0f * FLT_EPSILON * big;
+    return fmax(COL_WELD_DISTANCE, 8.0 * FLT_EPSILON * big);
 }
 
-/* Gift wrapping: from a point known to be on the hull, the next vertex is the point q such that
- * the line p -> q leaves no point on its right (the seed's "line that does not subdivide the
- * points"); of collinear candidates the farthest is taken, so points along an edge are
- * skipped. Writes the hull's indices counter-clockwise; returns their count, or -1 when the
- * wrap does not close (only possible with non-convex rounding, which the caller reports). */
-static int gift_wrap(const mk_vec2 *p, int n, int start, int *hull, int max_hull)
+static int by_x_then_y(const void *a, const void *b)
 {
-    int count = 0, cur = start;
-    do {
-        if (count == max_hull)
-            return -1;
-        hull[count++] = cur;
-        int next = cur == 0 ? 1 : 0;
-        for (int r = 0; r < n; r++) {
-            if (r == cur)
-                continue;
-            mk_vec2 e = mk_v2_sub(p[next], p[cur]), f = mk_v2_sub(p[r], p[cur]);
-            float c = mk_v2_cross(e, f);
-            if (c < 0.0f || (c == 0.0f && mk_v2_dot(f, f) > mk_v2_dot(e, e)))
-                next = r;
-        }
-        cur = next;
-    } while (cur != start);
-    return count;
+    const hull_pt *p = a, *q = b;
+    if (p->x != q->x)
+        return p->x < q->x ? -1 : 1;
+    return p->y < q->y ? -1 : p->y > q->y;
 }
 
-/* Drops vertices that lie within tol of the line through their neighbours, until none does. */
-static int remove_collinear(mk_vec2 *v, int count, float tol)
+static double cross3(hull_pt o, hull_pt a, hull_pt b)
+{
+    return (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x);
+}
+
+/* Andrew's monotone chain over m sorted distinct points: the hull counter-clockwise from the
+ * lowest of the leftmost points, collinear points dropped (a turn that is not strictly left
+ * pops). hull has room for 2 m. */
+static int monotone_chain(const hull_pt *p, int m, hull_pt *hull)
+{
+    int k = 0;
+    for (int i = 0; i < m; i++) {
+        while (k >= 2 && cross3(hull[k - 2], hull[k - 1], p[i]) <= 0.0)
+            k--;
+        hull[k++] = p[i];
+    }
+    for (int i = m - 2, lower = k + 1; i >= 0; i--) {
+        while (k >= lower && cross3(hull[k - 2], hull[k - 1], p[i]) <= 0.0)
+            k--;
+        hull[k++] = p[i];
+    }
+    return k - 1; /* the last point is the first again */
+}
+
+/* Drops hull vertices closer than `weld` to the line through their neighbours, until none is:
+ * such a corner is a bend the welding cannot see. */
+static int remove_collinear(hull_pt *v, int count, double weld)
 {
     bool removed = true;
     while (removed && count >= 3) {
         removed = false;
         for (int i = 0; i < count; i++) {
-            mk_vec2 a = v[(i + count - 1) % count], b = v[i], c = v[(i + 1) % count];
-            mk_vec2 ac = mk_v2_sub(c, a);
-            float len = mk_v2_len(ac);
-            if (len > 0.0f && fabsf(mk_v2_cross(ac, mk_v2_sub(b, a))) / len > tol)
+            hull_pt a = v[(i + count - 1) % count], b = v[i], c = v[(i + 1) % count];
+            double len = hypot(c.x - a.x, c.y - a.y);
+            if (len > 0.0 && fabs(cross3(a, c, b)) / len > weld)
                 continue;
             for (int j = i; j + 1 < count; j++)
                 v[j] = v[j + 1];
@@ -79,38 +89,45 @@ int col_polygon_make(const mk_vec2 *points, int n, col_polygon *out, mk_error *e
         if (!mk_v2_finite(points[i]))
             return mk_fail(err, MK_ERR_INVALID, "point %d is not finite", i);
 
-    /* Duplicates (within the weld tolerance) are dropped; the start is the highest point,
-     * the leftmost of the highest, as the seed chooses it. */
-    float tol = weld_tolerance(points, n);
-    mk_vec2 p[COL_MAX_HULL_INPUT];
-    int m = 0, start = 0;
+    /* Sorted first, then welded: a point closer than the weld distance (on both axes) to one
+     * kept before it is that point, and the sort makes which one is kept independent of the
+     * order the points came in. */
+    double weld = weld_distance(points, n);
+    hull_pt sorted[COL_MAX_HULL_INPUT], p[COL_MAX_HULL_INPUT];
+    for (int i = 0; i < n; i++)
+        sorted[i] = (hull_pt){points[i].x, points[i].y};
+    qsort(sorted, (size_t)n, sizeof sorted[0], by_x_then_y);
+    int m = 0;
     for (int i = 0; i < n; i++) {
         bool dup = false;
-        for (int j = 0; j < m && !dup; j++)
-            dup = fabsf(p[j].x - points[i].x) <= tol && fabsf(p[j].y - points[i].y) <= tol;
-        if (dup)
-            continue;
-        p[m] = points[i];
-        if (p[m].y > p[start].y || (p[m].y == p[start].y && p[m].x < p[start].x))
-            start = m;
-        m++;
+        for (int j = m - 1; j >= 0 && !dup && sorted[i].x - p[j].x <= weld; j--)
+            dup = fabs(p[j].y - sorted[i].y) <= weld;
+        if (!dup)
+            p[m++] = sorted[i];
     }
     if (m < 3)
-        return mk_fail(err, MK_ERR_INVALID, "fewer than 3 distinct points");
+        return mk_fail(err, MK_ERR_INVALID, "fewer than 3 distinct points (points closer than "
+                                            "%g m are one)", weld);
 
-    int hull[COL_MAX_HULL_INPUT];
-    int count = gift_wrap(p, m, start, hull, COL_MAX_HULL_INPUT);
-    if (count < 0)
-        return mk_fail(err, MK_ERR_INVALID, "the points could not be wrapped into a convex hull");
-    mk_vec2 v[COL_MAX_HULL_INPUT];
-    for (int i = 0; i < count; i++)
-        v[i] = p[hull[i]];
-    count = remove_collinear(v, count, tol);
+    hull_pt h[2 * COL_MAX_HULL_INPUT];
+    int count = remove_collinear(h, monotone_chain(p, m, h), weld);
     if (count < 3)
         return mk_fail(err, MK_ERR_INVALID, "all points lie on one line (collinear): zero area");
     if (count > COL_MAX_POLYGON)
         return mk_fail(err, MK_ERR_INVALID, "the convex hull has %d vertices; at most %d", count,
                       COL_MAX_POLYGON);
+
+    /* The first vertex is the highest, the leftmost of the highest: the order Mink's hulls
+     * have always had, so a polygon keeps its vertex (and feature) numbering. */
+    int start = 0;
+    for (int i = 1; i < count; i++)
+        if (h[i].y > h[start].y || (h[i].y == h[start].y && h[i].x < h[start].x))
+            start = i;
+    mk_vec2 v[COL_MAX_POLYGON];
+    for (int i = 0; i < count; i++) {
+        hull_pt q = h[(start + i) % count];
+        v[i] = mk_v2((float)q.x, (float)q.y);
+    }
 
     out->count = count;
     mk_vec2 lo = v[0], hi = v[0];
@@ -138,17 +155,8 @@ int col_polygon_make(const mk_vec2 *points, int n, col_polygon *out, mk_error *e
     out->area = area;
     out->centroid = mk_v2_mad(v[0], 1.0f / area, c);
 
-    /* Sizes: the thinnest width (across the edge it is measured from) and the extent. */
-    float thinnest = INFINITY;
-    for (int i = 0; i < count; i++) {
-        float width = 0.0f;
-        for (int j = 0; j < count; j++)
-            width = mk_maxf(width, -mk_v2_dot(out->normals[i], mk_v2_sub(v[j], v[i])));
-        thinnest = mk_minf(thinnest, width);
-    }
-    if (0.5f * thinnest < COL_MIN_HALF)
-        return mk_fail(err, MK_ERR_INVALID, "the polygon is thinner than %g m (half width %g m)",
-                      2.0 * COL_MIN_HALF, 0.5 * thinnest);
+    /* Any hull with area is accepted, however thin (Box2D takes a 10 mm x 2 mm triangle); only
+     * its extent is limited. */
     if (0.5f * (hi.x - lo.x) > COL_MAX_HALF || 0.5f * (hi.y - lo.y) > COL_MAX_HALF)
         return mk_fail(err, MK_ERR_INVALID, "the polygon is larger than %g m across",
                       2.0 * COL_MAX_HALF);

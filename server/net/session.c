@@ -380,6 +380,19 @@ static void handle_query(net_session *s, proto_msg *m)
     send_buf(s, b);
 }
 
+/* raycast, cast, overlap: the world asked, never changed. */
+static void handle_world_query(net_session *s, proto_msg *m)
+{
+    mk_error why = {0};
+    proto_buf *b = &s->srv->out;
+    proto_buf_clear(b);
+    if (wio_world_query(s->srv->world, m->type, &m->u.wq, req_of(m), b, &why) != 0) {
+        net_session_error(s, PROTO_ERR_BAD_REQUEST, why.message, req_of(m));
+        return;
+    }
+    send_buf(s, b);
+}
+
 static void handle_ping(net_session *s, proto_msg *m)
 {
     proto_buf *b = &s->srv->out;
@@ -457,8 +470,10 @@ static void (*const handlers[])(net_session *, proto_msg *) = {
     [PROTO_MSG_DESPAWN] = handle_despawn,     [PROTO_MSG_INPUT] = handle_input,
     [PROTO_MSG_QUERY] = handle_query,         [PROTO_MSG_SUBSCRIBE] = handle_subscribe,
     [PROTO_MSG_PING] = handle_ping,           [PROTO_MSG_BYE] = handle_bye,
+    [PROTO_MSG_RAYCAST] = handle_world_query, [PROTO_MSG_CAST] = handle_world_query,
+    [PROTO_MSG_OVERLAP] = handle_world_query,
 };
-_Static_assert(sizeof handlers / sizeof handlers[0] == PROTO_MSG_BYE + 1,
+_Static_assert(sizeof handlers / sizeof handlers[0] == PROTO_MSG_COUNT,
                "a handler for every message type");
 
 static void handle_line(net_session *s, const char *line, size_t len)

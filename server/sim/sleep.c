@@ -7,6 +7,7 @@
  * their contacts were holding each other up. */
 #include <math.h>
 
+#include "history.h"
 #include "solver.h"
 #include "world_internal.h"
 
@@ -39,6 +40,7 @@ void sim_wake(sim_world *w, sim_body *b)
         o->sleeping = false;
         o->sleep_time = 0.0f;
         o->sleep_next = s;
+        sim_history_note_woken(w, o);
         s = next;
     } while (s != start);
 }

@@ -6,6 +6,7 @@
 
 #include "body_rules.h"
 #include "broadphase.h"
+#include "history.h"
 #include "mass.h"
 #include "solver.h"
 #include "static_tree.h"
@@ -126,6 +127,7 @@ void sim_world_free(sim_world *w)
     for (size_t i = 0, n = world_vecs(w, vecs); i < n; i++)
         sim_vec_free(vecs[i].v);
     sim_cache_free(&w->cache);
+    sim_history_free(w->history);
     free(w->solver_index);
     free(w->island);
     free(w->island_sleep);
@@ -269,6 +271,7 @@ static sim_id place_body(sim_world *w, const sim_body_def *def, uint32_t owner, 
     }
     w->pairs_dirty = true;
     w->body_count++;
+    sim_history_note_added(w, slot);
     return b->id;
 }
 
@@ -411,6 +414,7 @@ static bool remove_body(sim_world *w, sim_id id)
     sim_body *b = sim_world_get(w, id);
     if (!b)
         return false;
+    sim_history_note_removed(w, b);
     wake_neighbours(w, b);
     uint32_t slot = sim_id_slot(id);
     /* The removal must be recorded even when memory is short; reserving first keeps both lists
@@ -558,4 +562,8 @@ uint32_t sim_world_slot_generation(const sim_world *w, uint32_t slot)
     return slot < w->slot_count ? w->generation[slot] : 0;
 }
 
-void sim_world_step(sim_world *w) { w->step(w); }
+void sim_world_step(sim_world *w)
+{
+    sim_history_before_step(w);
+    w->step(w);
+}

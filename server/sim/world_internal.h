@@ -79,6 +79,9 @@ struct sim_world {
     sim_vec solver_bodies3; /* sim_solver_body3, [0] at rest */
     sim_vec solver_info3;   /* sim_solver_info3, at the same indices */
 
+    /* Queries' scratch and the history of placements (history.c), made on first use. */
+    struct sim_history *history;
+
     /* Changes made from outside the step (sim_world_on_change). */
     sim_change_fn on_change;
     void *change_ctx;

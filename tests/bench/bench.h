@@ -100,6 +100,8 @@ void bench_scene_pile3(const bench_opts *o, int n);
 void bench_scene_query(const bench_opts *o);
 void bench_scene_snapshot(const bench_opts *o);
 void bench_scene_query3(const bench_opts *o);
+/* World queries (rays, overlaps, casts, at a past tick) on pile2d and pile3d (bench_rays.c). */
+void bench_scene_rays(const bench_opts *o);
 /* The server's snapshots for 200 clients (bench_clients.c); part of the snapshot scene. */
 void bench_scene_snapshot_clients(const bench_opts *o);
 

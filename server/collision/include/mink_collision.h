@@ -69,7 +69,8 @@ col_manifold2 col_collide_aabb(col_aabb a, col_aabb b);
 
 #define COL_MAX_POLYGON 64     /* vertices of a hull */
 #define COL_MAX_HULL_INPUT 256 /* points given to col_polygon_make */
-#define COL_MIN_HALF 1e-3f     /* m: the thinnest half width of a hull */
+#define COL_MIN_HALF 1e-3f     /* m: the smallest size (half extent, radius) of a shape */
+#define COL_WELD_DISTANCE 1e-5 /* m: polygon points closer than this are one point */
 #define COL_MAX_HALF 1e4f      /* m: the largest half extent of a hull */
 
 /* A convex polygon in its body's frame: counter-clockwise, no two vertices equal, no three
@@ -82,12 +83,15 @@ typedef struct col_polygon {
     float area; /* m^2 */
 } col_polygon;
 
-/* The convex hull of n points by gift wrapping, as "Minkowski Collisions - I Want My Game To
- * Have Slopes!" builds its Minkowski polygon: duplicates dropped, the highest (then leftmost)
- * point as the start, each edge the line that leaves no point on its outer side, collinear
- * points removed. Returns 0, or -1 with `err` saying what is wrong: too few or too many
- * points, a non-finite coordinate, all points on one line, more than COL_MAX_POLYGON hull
- * vertices, or a hull thinner than COL_MIN_HALF or larger than COL_MAX_HALF. */
+/* The convex hull of n points by Andrew's monotone chain (1979), in double: points closer than
+ * COL_WELD_DISTANCE on both axes (or 8 float ulps of the largest coordinate, where coarser)
+ * are welded into one, and hull vertices closer than that to the line through their
+ * neighbours are dropped; otherwise it is the textbook hull of the points, for any order,
+ * duplicates and interior points. Counter-clockwise from the highest (then leftmost) vertex.
+ * Returns 0, or -1 with `err` saying what is wrong: too few or too many points, a
+ * non-finite coordinate, all points on one line (zero area after welding), more than
+ * COL_MAX_POLYGON hull vertices, or a hull larger than COL_MAX_HALF. Thin is fine: a
+ * 10 mm x 2 mm triangle is a polygon. */
 int col_polygon_make(const mk_vec2 *points, int n, col_polygon *out, mk_error *err);
 
 /* ---- shapes, placed in the world, and the collide table ---- */
@@ -139,6 +143,36 @@ col_manifold2 col_collide2_near(const col_shape2 *a, col_xf2 xa, const col_shape
  * the rotation as a unit vector). */
 col_manifold2 col_collide2_near_q(const col_shape2 *a, col_xf2 xa, mk_vec2 qa, const col_shape2 *b,
                                   col_xf2 xb, mk_vec2 qb, float margin);
+
+/* ---- rays and shape casts ---- */
+
+/* The gap at which a shape cast counts as touching, m, and its most steps. */
+#define COL_CAST_TOLERANCE 1e-5f
+#define COL_CAST_MAX_ITERATIONS 100
+
+/* Where a ray or a cast first meets a shape: `fraction` in [0, 1] of the way from its start
+ * to its end, the point in the world, and the unit normal of the shape's surface there
+ * (facing the ray). A ray that starts inside the shape hits it at fraction 0 with the normal
+ * against the ray's direction. */
+#define COL_RAY_TYPES(dim, vec)                                                                \
+    typedef struct col_ray_hit##dim {                                                          \
+        bool hit;                                                                              \
+        float fraction;                                                                        \
+        vec point;                                                                             \
+        vec normal;                                                                            \
+    } col_ray_hit##dim;
+
+COL_RAY_TYPES(2, mk_vec2)
+
+/* The first point of the segment from -> to (not of zero length) on the placed shape, exact
+ * up to rounding (closed form: the circle's quadratic, the polygon's edges clipped). */
+col_ray_hit2 col_ray2(const col_shape2 *s, col_xf2 xf, mk_vec2 from, mk_vec2 to);
+/* Shape A at xa moved by `translation` against B at xb: the first fraction where they touch
+ * (within COL_CAST_TOLERANCE m; conservative advancement on the exact distance), the contact
+ * point and B's surface normal there (from B toward A). A that already overlaps B hits at
+ * fraction 0 with the manifold's normal. */
+col_ray_hit2 col_cast2(const col_shape2 *a, col_xf2 xa, mk_vec2 translation,
+                       const col_shape2 *b, col_xf2 xb);
 
 #include "mink_collision3.h"
 

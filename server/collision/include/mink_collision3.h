@@ -167,6 +167,18 @@ col_manifold3 col_collide3_within(const col_shape3 *a, col_xf3 xa, const col_sha
  * shapes' size of touching. */
 bool col_overlap3(const col_shape3 *a, col_xf3 xa, const col_shape3 *b, col_xf3 xb);
 
+/* ---- rays and shape casts (col_ray_hit3: see COL_RAY_TYPES in mink_collision.h) ---- */
+
+COL_RAY_TYPES(3, mk_vec3)
+
+/* The first point of the segment from -> to (not of zero length) on the placed shape: closed
+ * forms for the sphere, box, ellipsoid, capsule, cylinder and hull (exact up to rounding, in
+ * double); the cone by conservative advancement (within COL_CAST_TOLERANCE m). */
+col_ray_hit3 col_ray3(const col_shape3 *s, col_xf3 xf, mk_vec3 from, mk_vec3 to);
+/* Shape A at xa moved by `translation` against B at xb, as col_cast2. */
+col_ray_hit3 col_cast3(const col_shape3 *a, col_xf3 xa, mk_vec3 translation,
+                       const col_shape3 *b, col_xf3 xb);
+
 /* ---- the persistent manifold of the seed's arbiter ---- */
 
 typedef struct col_cached_point3 {

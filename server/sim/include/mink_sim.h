@@ -123,6 +123,7 @@ typedef struct sim_contact3 {
 } sim_contact3;
 
 typedef struct sim_world sim_world;
+typedef struct sim_history sim_history;
 
 /* Defaults: dim 2, gravity (0, -10) and (0, -10, 0), dt 1/60 s, 8 iterations, 100,000 bodies,
  * bounds 1 km, sleep on. */
@@ -226,5 +227,71 @@ void sim_world_step_order(const sim_world *w, const uint32_t **movers, size_t *m
                           const uint32_t **statics, size_t *static_count);
 /* The generation the next id of a slot will carry (0 for a slot that never held a body). */
 uint32_t sim_world_slot_generation(const sim_world *w, uint32_t slot);
+
+/* ---- world queries: rays, shape casts and overlaps (query.c), now or at a past tick ---- */
+
+/* What a query may hit: not the ids in `ignore`, and only the kinds whose bit (1 << kind) is
+ * in `kinds` (0: every kind). */
+typedef struct sim_query_filter {
+    const sim_id *ignore;
+    size_t ignore_count;
+    unsigned kinds;
+} sim_query_filter;
+
+/* A shape placed for a query: the 2D fields in a 2D world, the 3D ones in a 3D world. */
+typedef struct sim_query_shape {
+    col_shape2 shape2;
+    col_xf2 xf2;
+    col_shape3 shape3;
+    col_xf3 xf3;
+} sim_query_shape;
+
+/* A body a query hit. Rays and casts: `fraction` of the way, `point`, and the body's surface
+ * `normal` there (facing the ray; z 0 in 2D). Overlaps: the manifold of the query shape
+ * against the body (`normal` from the query shape toward the body, `depth`, `points`), as the
+ * stateless `query` gives it. */
+#define SIM_QUERY_MAX_POINTS 4
+typedef struct sim_hit {
+    sim_id id;
+    float fraction;
+    mk_vec3 point, normal;
+    float depth;
+    int npoints;
+    mk_vec3 points[SIM_QUERY_MAX_POINTS];
+} sim_hit;
+
+/* The answer of a query: -1 when memory ran out, -2 when at_tick is outside the history,
+ * else how many hits (at most `max` written, in order of fraction for rays; *total gets how
+ * many there were). `at_tick` is the tick to answer at: the current tick, or one within the
+ * history (sim_world_set_history); a body that did not exist then is not hit, one removed
+ * since is, where it was. A query never changes the world. */
+#define SIM_QUERY_NOMEM -1
+#define SIM_QUERY_NO_HISTORY -2
+/* The bodies the segment from -> to (z ignored in 2D) meets: the first (all false) or all. */
+int sim_world_raycast(sim_world *w, uint64_t at_tick, mk_vec3 from, mk_vec3 to,
+                      const sim_query_filter *f, bool all, sim_hit *hits, size_t max,
+                      size_t *total);
+/* The first body the shape meets when moved by `translation`, or none (returns 0 or 1). */
+int sim_world_cast(sim_world *w, uint64_t at_tick, const sim_query_shape *s, mk_vec3 translation,
+                   const sim_query_filter *f, sim_hit *hit);
+/* Every body the shape overlaps (touching counts), in id order. */
+int sim_world_overlap(sim_world *w, uint64_t at_tick, const sim_query_shape *s,
+                      const sim_query_filter *f, sim_hit *hits, size_t max, size_t *total);
+
+/* ---- the history of transforms, for queries at a past tick (history.c) ---- */
+
+/* Keeps the transforms of the last `ticks` ticks (0: none, the default): before each step the
+ * placement of every body that will move (awake, not static) is recorded, so a sleeping pile
+ * costs nothing; a removed body's shape and last placement are kept while its tick is within
+ * the window. The records are a ring that grows only when more bodies move than before; it
+ * holds at most ticks x (moving bodies + removals) records of SIM_HISTORY_RECORD_BYTES2/3.
+ * False when memory runs out. */
+bool sim_world_set_history(sim_world *w, uint32_t ticks);
+/* The oldest tick a query can be answered at (the current tick when there is no history). */
+uint64_t sim_world_history_oldest(const sim_world *w);
+/* Bytes the history holds now (records, frames, removed bodies' shapes). */
+size_t sim_world_history_bytes(const sim_world *w);
+#define SIM_HISTORY_RECORD_BYTES2 21 /* id 8, x and y 8, angle 4, a flag 1 */
+#define SIM_HISTORY_RECORD_BYTES3 37 /* id 8, position 12, quaternion 16, a flag 1 */
 
 #endif

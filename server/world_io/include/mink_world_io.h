@@ -31,6 +31,13 @@ proto_body_kind wio_kind_to_proto(sim_kind k);
 int wio_query(int dim, const proto_placed_shape *a, const proto_placed_shape *b,
               proto_result *out, mk_error *err);
 
+/* Answers a world query (`raycast`, `cast`, `overlap`) against the world at the current tick
+ * or the one asked for, appending its `hits` line to `out`. Returns 0, or -1 with `err` (a
+ * bad_request naming the field: a tick outside the history, a shape this world does not
+ * collide). Never changes the world. */
+int wio_world_query(sim_world *w, proto_msg_type type, const proto_world_query *q,
+                    const char *req, proto_buf *out, mk_error *err);
+
 /* ---- recording and replay (journal.c) ---- */
 
 /* Receives one JSON line, newline included. */

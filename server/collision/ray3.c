@@ -1,0 +1,222 @@
+/* Rays and shape casts against 3D shapes, in double in the shape's frame. Closed forms where
+ * the surface is a quadric or planes: the sphere's and the ellipsoid's quadratic (the
+ * ellipsoid scaled to the unit sphere), the box's slabs (Kay and Kajiya 1986), the hull's
+ * face planes clipping the segment (Cyrus and Beck 1978), the cylinder as its infinite tube
+ * intersected with the slab of its caps, the capsule as the union of its tube and its two
+ * spheres. The cone, and every shape cast, by conservative advancement on GJK's exact distance
+ * (Mirtich 1996; for a ray the moving shape is a point): each step moves by the gap over the
+ * closing speed along the gap's normal, which never passes the first contact of convex
+ * shapes, until the gap is under COL_CAST_TOLERANCE. */
+#include <math.h>
+
+#include "collide3_internal.h"
+
+/* Where the ray enters a convex piece: t of entry and exit, and the normal (shape frame) at
+ * the entry. empty when the line misses the piece within [0, 1]. */
+typedef struct ray_span {
+    bool empty;
+    double enter, exit;
+    col_d3 normal;
+} ray_span;
+
+static const ray_span EMPTY_SPAN = {true, 0.0, 0.0, {0.0, 0.0, 0.0}};
+
+/* The line p + t d inside the sphere |x - c| <= r: the quadratic's roots. */
+static ray_span sphere_span(col_d3 c, double r, col_d3 p, col_d3 d)
+{
+    col_d3 m = d3_sub(p, c);
+    double a = d3_dot(d, d), b = d3_dot(m, d), k = d3_dot(m, m) - r * r;
+    double disc = b * b - a * k;
+    if (disc < 0.0)
+        return EMPTY_SPAN;
+    double s = sqrt(disc);
+    /* Roots without cancellation: q = -(b + sign(b) s), t = q / a and k / q. */
+    double q = b >= 0.0 ? -(b + s) : -(b - s);
+    double t0 = q / a, t1 = q != 0.0 ? k / q : t0;
+    ray_span sp = {false, fmin(t0, t1), fmax(t0, t1), {0.0, 0.0, 0.0}};
+    sp.normal = d3_scale(d3_sub(d3_mad(p, sp.enter, d), c), 1.0 / r);
+    return sp;
+}
+
+/* The line inside the slab |x_k| <= h on axis k (x_k = p_k + t d_k). */
+static ray_span slab_span(double p, double d, double h, col_d3 axis)
+{
+    if (d == 0.0)
+        return fabs(p) <= h ? (ray_span){false, -INFINITY, INFINITY, axis} : EMPTY_SPAN;
+    double t0 = (-h - p) / d, t1 = (h - p) / d;
+    ray_span sp = {false, fmin(t0, t1), fmax(t0, t1), d3_scale(axis, d > 0.0 ? -1.0 : 1.0)};
+    return sp;
+}
+
+/* The intersection of two spans: the later entry gives the normal. */
+static ray_span span_and(ray_span a, ray_span b)
+{
+    if (a.empty || b.empty)
+        return EMPTY_SPAN;
+    ray_span r = b.enter > a.enter ? b : a;
+    r.exit = fmin(a.exit, b.exit);
+    r.enter = fmax(a.enter, b.enter);
+    if (r.exit < r.enter)
+        return EMPTY_SPAN;
+    return r;
+}
+
+/* The line inside the infinite tube x^2 + z^2 <= r^2 about the y axis. */
+static ray_span tube_span(double r, col_d3 p, col_d3 d)
+{
+    double a = d.x * d.x + d.z * d.z, b = p.x * d.x + p.z * d.z;
+    double k = p.x * p.x + p.z * p.z - r * r;
+    if (a == 0.0)
+        return k <= 0.0 ? (ray_span){false, -INFINITY, INFINITY, {0.0, 0.0, 0.0}} : EMPTY_SPAN;
+    double disc = b * b - a * k;
+    if (disc < 0.0)
+        return EMPTY_SPAN;
+    double s = sqrt(disc);
+    double q = b >= 0.0 ? -(b + s) : -(b - s);
+    double t0 = q / a, t1 = q != 0.0 ? k / q : t0;
+    ray_span sp = {false, fmin(t0, t1), fmax(t0, t1), {0.0, 0.0, 0.0}};
+    col_d3 at = d3_mad(p, sp.enter, d);
+    sp.normal = d3(at.x / r, 0.0, at.z / r);
+    return sp;
+}
+
+static ray_span hull_span(const col_hull3 *h, col_d3 p, col_d3 d)
+{
+    ray_span sp = {false, -INFINITY, INFINITY, {0.0, 0.0, 0.0}};
+    for (int i = 0; i < h->face_count; i++) {
+        col_d3 n = d3_of(h->faces[i].normal);
+        double num = h->faces[i].offset - d3_dot(n, p), den = d3_dot(n, d);
+        if (den == 0.0) {
+            if (num < 0.0)
+                return EMPTY_SPAN;
+        } else if (den < 0.0) {
+            double t = num / den;
+            if (t > sp.enter) {
+                sp.enter = t;
+                sp.normal = n;
+            }
+        } else {
+            sp.exit = fmin(sp.exit, num / den);
+        }
+        if (sp.exit < sp.enter)
+            return EMPTY_SPAN;
+    }
+    return sp;
+}
+
+/* The span of the line in the shape (shape frame); `exact` false for the cone, which is
+ * left to conservative advancement. */
+static ray_span shape_span(const col_shape3 *s, col_d3 p, col_d3 d)
+{
+    switch (s->type) {
+    case COL_SHAPE3_SPHERE:
+        return sphere_span(d3(0.0, 0.0, 0.0), s->radius, p, d);
+    case COL_SHAPE3_BOX: {
+        ray_span sp = slab_span(p.x, d.x, s->half.x, d3(1.0, 0.0, 0.0));
+        sp = span_and(sp, slab_span(p.y, d.y, s->half.y, d3(0.0, 1.0, 0.0)));
+        return span_and(sp, slab_span(p.z, d.z, s->half.z, d3(0.0, 0.0, 1.0)));
+    }
+    case COL_SHAPE3_ELLIPSOID: {
+        col_d3 r = d3_of(s->half);
+        col_d3 ps = d3(p.x / r.x, p.y / r.y, p.z / r.z), ds = d3(d.x / r.x, d.y / r.y, d.z / r.z);
+        ray_span sp = sphere_span(d3(0.0, 0.0, 0.0), 1.0, ps, ds);
+        /* The gradient of x^2/a^2 + ...: the unit sphere's normal divided by the radii. */
+        sp.normal = d3_norm(d3(sp.normal.x / r.x, sp.normal.y / r.y, sp.normal.z / r.z));
+        return sp;
+    }
+    case COL_SHAPE3_CYLINDER:
+        return span_and(tube_span(s->radius, p, d),
+                        slab_span(p.y, d.y, s->half_height, d3(0.0, 1.0, 0.0)));
+    case COL_SHAPE3_CAPSULE: {
+        /* A union of convex pieces: the line enters it where it enters the first piece. */
+        double h = s->half_height;
+        ray_span parts[3] = {
+            span_and(tube_span(s->radius, p, d), slab_span(p.y, d.y, h, d3(0.0, 1.0, 0.0))),
+            sphere_span(d3(0.0, h, 0.0), s->radius, p, d),
+            sphere_span(d3(0.0, -h, 0.0), s->radius, p, d),
+        };
+        ray_span best = EMPTY_SPAN;
+        for (int i = 0; i < 3; i++) {
+            if (parts[i].empty || parts[i].exit < 0.0)
+                continue;
+            if (parts[i].enter <= 0.0)
+                return parts[i]; /* inside a piece: inside the capsule */
+            if (best.empty || parts[i].enter < best.enter)
+                best = parts[i];
+        }
+        return best;
+    }
+    case COL_SHAPE3_HULL:
+        return hull_span(s->hull, p, d);
+    case COL_SHAPE3_CONE:
+    case COL_SHAPE3_COUNT:
+        break;
+    }
+    assert(0 && "no closed form");
+    return EMPTY_SPAN;
+}
+
+static col_ray_hit3 no_hit3(void) { return (col_ray_hit3){.hit = false}; }
+
+/* Conservative advancement of A along `translation` toward B. A point moving is a sphere of
+ * radius 0 (GJK on its centre). */
+static col_ray_hit3 advance(const col_shape3 *a, col_xf3 xa, mk_vec3 translation,
+                            const col_shape3 *b, col_xf3 xb)
+{
+    double t = 0.0;
+    col_d3 start = d3_of(xa.p), v = d3_of(translation);
+    for (int iter = 0; iter < COL_CAST_MAX_ITERATIONS; iter++) {
+        col_xf3 at = {d3_to_f(d3_mad(start, t, v)), xa.q};
+        col_distance3 g = col_gjk3_distance(a, at, b, xb);
+        if (g.overlap || g.distance <= COL_CAST_TOLERANCE) {
+            if (g.overlap) {
+                /* Overlapping (at the start, or within rounding of the contact): the exact
+                 * narrowphase gives the normal and a point. */
+                col_manifold3 m = col_collide3(a, at, b, xb);
+                if (m.count > 0)
+                    return (col_ray_hit3){true, (float)t, m.points[0].point,
+                                          mk_v3_neg(m.normal)};
+                return (col_ray_hit3){true, (float)t, at.p,
+                                      mk_v3_neg(mk_v3_norm(translation))};
+            }
+            return (col_ray_hit3){true, (float)t, g.point_b, mk_v3_neg(g.normal)};
+        }
+        double closing = d3_dot(v, d3_of(g.normal));
+        if (closing <= 0.0)
+            return no_hit3();
+        t += g.distance / closing;
+        if (t > 1.0)
+            return no_hit3();
+    }
+    return no_hit3();
+}
+
+col_ray_hit3 col_ray3(const col_shape3 *s, col_xf3 xf, mk_vec3 from, mk_vec3 to)
+{
+    mk_vec3 dir = mk_v3_sub(to, from);
+    if (s->type == COL_SHAPE3_CONE) {
+        col_shape3 point = {.type = COL_SHAPE3_SPHERE, .radius = 0.0f};
+        col_ray_hit3 h = advance(&point, (col_xf3){from, mk_quat_identity()}, dir, s, xf);
+        if (h.hit && h.fraction == 0.0f)
+            h.normal = mk_v3_neg(mk_v3_norm(dir));
+        h.point = h.hit ? mk_v3_mad(from, h.fraction, dir) : h.point;
+        return h;
+    }
+    col_drot r = col_drot_of(xf.q);
+    col_d3 p = drot_apply_t(&r, d3_sub(d3_of(from), d3_of(xf.p)));
+    col_d3 d = drot_apply_t(&r, d3_of(dir));
+    ray_span sp = shape_span(s, p, d);
+    if (sp.empty || sp.exit < 0.0 || sp.enter > 1.0)
+        return no_hit3();
+    if (sp.enter <= 0.0) /* starts inside */
+        return (col_ray_hit3){true, 0.0f, from, mk_v3_neg(mk_v3_norm(dir))};
+    col_d3 at = d3_mad(d3_of(from), sp.enter, d3_of(dir));
+    return (col_ray_hit3){true, (float)sp.enter, d3_to_f(at),
+                          d3_to_f(d3_norm(drot_apply(&r, sp.normal)))};
+}
+
+col_ray_hit3 col_cast3(const col_shape3 *a, col_xf3 xa, mk_vec3 translation,
+                       const col_shape3 *b, col_xf3 xb)
+{
+    return advance(a, xa, translation, b, xb);
+}

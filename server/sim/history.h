@@ -1,0 +1,44 @@
+/* The history of placements for queries at a past tick (history.c), and the bodies a query
+ * looks at (query.c). */
+#ifndef MINK_SIM_HISTORY_H
+#define MINK_SIM_HISTORY_H
+
+#include "world_internal.h"
+
+/* A body as a query sees it: its shape and its placement then (the 2D or the 3D fields). */
+typedef struct sim_qbody {
+    sim_id id;
+    sim_kind kind;
+    const col_shape2 *s2;
+    col_xf2 x2;
+    const col_shape3 *s3;
+    col_xf3 x3;
+    col_aabb3 box; /* its bounds then (z 0 in 2D) */
+    float enter;   /* query.c: where a ray or a sweep enters the bounds, a fraction */
+} sim_qbody;
+
+/* The world's query state, made on first use: the history (when kept) and scratch arrays. */
+sim_history *sim_history_of(sim_world *w);
+void sim_history_free(sim_history *h);
+/* Scratch arrays for query.c: sim_qbody candidates, and (float, uint32_t) sort keys. */
+sim_vec *sim_history_candidates(sim_history *h);
+sim_vec *sim_history_keys(sim_history *h);
+
+/* Hooks of the world (world.c): before each step, when a body is placed in a slot, and when
+ * a body is about to be removed (its shape still there). Cheap no-ops without a history. */
+void sim_history_before_step(sim_world *w);
+void sim_history_note_added(sim_world *w, uint32_t slot);
+void sim_history_note_removed(sim_world *w, const sim_body *b);
+/* A body woken (sleep.c), in a step or between steps: its placement now, before it moves. */
+void sim_history_note_woken(sim_world *w, const sim_body *b);
+/* Whether a body of this slot existed at tick t (it was added before it). */
+bool sim_history_born_by(const sim_world *w, uint32_t slot, uint64_t t);
+
+/* Every body that is not static and existed at tick t, where it was then (with its bounds),
+ * and every body removed since t (static ones too) that existed then: an array of sim_qbody
+ * the history owns, sorted by the bounds' min x (*widest gets the largest half width on x),
+ * kept for further queries at t until the world steps or a body comes or goes. NULL when
+ * memory runs out. t must be within the history and before the current tick. */
+const sim_vec *sim_history_bodies_at(sim_world *w, uint64_t t, float *widest);
+
+#endif

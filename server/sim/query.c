@@ -1,0 +1,384 @@
+/* World queries: rays, shape casts and overlaps against the bodies, now or at a past tick.
+ *
+ * The candidates come from the broadphase, never from a scan: the box the query covers (the
+ * segment's bounds, the cast shape's swept bounds, the shape's bounds) goes through the
+ * statics' tree and the moving bodies' order on x (sim_query_box); at a past tick the statics
+ * come from the tree and the moving bodies from the history (history.c), where they were
+ * then. Each candidate's own bounds are tested against the segment (the slab test of Kay
+ * and Kajiya), and a first-hit ray tests the shapes in order of where the segment enters
+ * their bounds, stopping once that is past the nearest hit. The exact answers are the
+ * collision library's (col_ray2/3, col_cast2/3, col_collide2/3: the same narrowphase as the
+ * stateless `query`). */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "broadphase.h"
+#include "history.h"
+
+static bool wanted(const sim_query_filter *f, sim_id id, sim_kind kind)
+{
+    if (!f)
+        return true;
+    if (f->kinds && !(f->kinds & (1u << kind)))
+        return false;
+    for (size_t i = 0; i < f->ignore_count; i++)
+        if (f->ignore[i] == id)
+            return false;
+    return true;
+}
+
+/* A body now: its bounds are those taken after the last step (region.c), which it has not
+ * left since. */
+static sim_qbody live_body(const sim_world *w, uint32_t slot)
+{
+    const sim_body *b = &w->bodies[slot];
+    col_aabb3 box = ((const col_aabb3 *)w->shape_box.data)[slot];
+    if (w->bodies3) {
+        const sim_body3 *b3 = &w->bodies3[slot];
+        return (sim_qbody){b->id, b->kind, NULL, {{0, 0}, 0}, &b3->shape, {b3->pos, b3->rot}, box, 0.0f};
+    }
+    return (sim_qbody){b->id, b->kind, &b->shape, {b->pos, b->angle}, NULL,
+                       {{0, 0, 0}, {0, 0, 0, 1}}, box, 0.0f};
+}
+
+/* Where the segment p + t d, t in [0, 1], enters the box (slab test), or false. */
+static bool slab_enter(const col_aabb3 *b, mk_vec3 p, mk_vec3 d, float *enter)
+{
+    float lo = 0.0f, hi = 1.0f;
+    const float pc[3] = {p.x, p.y, p.z}, dc[3] = {d.x, d.y, d.z};
+    const float c[3] = {b->center.x, b->center.y, b->center.z};
+    const float e[3] = {b->half.x, b->half.y, b->half.z};
+    for (int k = 0; k < 3; k++) {
+        float mn = c[k] - e[k], mx = c[k] + e[k];
+        if (dc[k] == 0.0f) {
+            if (pc[k] < mn || pc[k] > mx)
+                return false;
+            continue;
+        }
+        float t0 = (mn - pc[k]) / dc[k], t1 = (mx - pc[k]) / dc[k];
+        if (t0 > t1) {
+            float s = t0;
+            t0 = t1;
+            t1 = s;
+        }
+        lo = t0 > lo ? t0 : lo;
+        hi = t1 < hi ? t1 : hi;
+        if (lo > hi)
+            return false;
+    }
+    *enter = lo;
+    return true;
+}
+
+/* A segment a query moves along: from `from` by `d`, a box of half extents `grow` swept along
+ * it (zero for a ray). A body whose bounds the swept box never enters is no candidate. */
+typedef struct sweep_path {
+    mk_vec3 from, d, grow;
+} sweep_path;
+
+/* Whether the path enters the body's bounds, and where (q->enter). */
+static bool on_path(const sweep_path *p, sim_qbody *q)
+{
+    if (!p)
+        return true;
+    col_aabb3 b = {q->box.center, mk_v3_add(q->box.half, p->grow)};
+    return slab_enter(&b, p->from, p->d, &q->enter);
+}
+
+/* The bodies whose bounds may meet `box` at tick t, filtered, into the candidates. */
+static sim_vec *gather(sim_world *w, uint64_t t, const col_aabb3 *box, const sim_query_filter *f,
+                       const sweep_path *path, int *rc)
+{
+    sim_history *h = sim_history_of(w);
+    *rc = SIM_QUERY_NOMEM;
+    if (!h)
+        return NULL;
+    sim_vec *out = sim_history_candidates(h);
+    out->len = 0;
+    if (t == w->tick) {
+        if (!sim_query_box(w, box, true))
+            return NULL;
+        const uint32_t *hits = w->hits.data;
+        for (size_t i = 0; i < w->hits.len; i++) {
+            const sim_body *b = &w->bodies[hits[i]];
+            if (b->id == 0 || !wanted(f, b->id, b->kind))
+                continue;
+            sim_qbody q = live_body(w, hits[i]);
+            if (on_path(path, &q) && !sim_vec_push(out, &q))
+                return NULL;
+        }
+        *rc = 0;
+        return out;
+    }
+    if (t > w->tick || t < sim_world_history_oldest(w)) {
+        *rc = SIM_QUERY_NO_HISTORY;
+        return NULL;
+    }
+    /* Statics never move: the tree has them, less those added since t (removed ones are in
+     * the history). */
+    w->hits.len = 0;
+    if (!sim_statics_refresh(w) || !sim_tree_query(&w->tree, w->shape_box.data, box, &w->hits))
+        return NULL;
+    const uint32_t *hits = w->hits.data;
+    for (size_t i = 0; i < w->hits.len; i++) {
+        const sim_body *b = &w->bodies[hits[i]];
+        if (b->id == 0 || !sim_history_born_by(w, hits[i], t) || !wanted(f, b->id, b->kind))
+            continue;
+        sim_qbody q = live_body(w, hits[i]);
+        if (on_path(path, &q) && !sim_vec_push(out, &q))
+            return NULL;
+    }
+    /* The moving bodies then: kept where their bounds then meet the box. */
+    float widest;
+    const sim_vec *past = sim_history_bodies_at(w, t, &widest);
+    if (!past)
+        return NULL;
+    /* Sorted by min x: a body whose bounds reach the box on x starts at most twice the widest
+     * half width left of it (as sim_query_box reads the order). */
+    const sim_qbody *ps = past->data;
+    float left = box->center.x - box->half.x - 2.0f * widest, right = box->center.x + box->half.x;
+    size_t lo = 0, hi = past->len;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (ps[mid].box.center.x - ps[mid].box.half.x < left)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    for (size_t i = lo; i < past->len; i++) {
+        if (ps[i].box.center.x - ps[i].box.half.x > right)
+            break;
+        sim_qbody q = ps[i];
+        if (wanted(f, q.id, q.kind) && sim_aabb3_overlap(&q.box, box) && on_path(path, &q) &&
+            !sim_vec_push(out, &q))
+            return NULL;
+    }
+    *rc = 0;
+    return out;
+}
+
+static col_aabb3 box_of(mk_vec3 lo, mk_vec3 hi)
+{
+    return (col_aabb3){mk_v3_scale(mk_v3_add(lo, hi), 0.5f), mk_v3_scale(mk_v3_sub(hi, lo), 0.5f)};
+}
+
+typedef struct ray_key {
+    float enter;
+    uint32_t index;
+} ray_key;
+
+static int by_enter(const void *a, const void *b)
+{
+    const ray_key *p = a, *q = b;
+    return p->enter < q->enter ? -1 : p->enter > q->enter;
+}
+
+/* The candidates in order of where the path enters their bounds: w's keys array. */
+static ray_key *by_entry(sim_world *w, const sim_vec *cand)
+{
+    sim_vec *keys = sim_history_keys(w->history);
+    keys->len = 0;
+    if (!sim_vec_reserve(keys, cand->len))
+        return NULL;
+    const sim_qbody *qs = cand->data;
+    ray_key *k = keys->data;
+    for (size_t i = 0; i < cand->len; i++)
+        k[keys->len++] = (ray_key){qs[i].enter, (uint32_t)i};
+    qsort(k, keys->len, sizeof *k, by_enter);
+    return k;
+}
+
+static int by_fraction(const void *a, const void *b)
+{
+    const sim_hit *p = a, *q = b;
+    if (p->fraction != q->fraction)
+        return p->fraction < q->fraction ? -1 : 1;
+    return p->id < q->id ? -1 : p->id > q->id;
+}
+
+static bool ray_body(const sim_qbody *q, mk_vec3 from, mk_vec3 to, sim_hit *out)
+{
+    if (q->s3) {
+        col_ray_hit3 r = col_ray3(q->s3, q->x3, from, to);
+        if (!r.hit)
+            return false;
+        *out = (sim_hit){.id = q->id, .fraction = r.fraction, .point = r.point,
+                         .normal = r.normal};
+        return true;
+    }
+    col_ray_hit2 r = col_ray2(q->s2, q->x2, mk_v2(from.x, from.y), mk_v2(to.x, to.y));
+    if (!r.hit)
+        return false;
+    *out = (sim_hit){.id = q->id, .fraction = r.fraction,
+                     .point = mk_v3(r.point.x, r.point.y, 0),
+                     .normal = mk_v3(r.normal.x, r.normal.y, 0)};
+    return true;
+}
+
+int sim_world_raycast(sim_world *w, uint64_t at_tick, mk_vec3 from, mk_vec3 to,
+                      const sim_query_filter *f, bool all, sim_hit *hits, size_t max,
+                      size_t *total)
+{
+    if (!w->bodies3)
+        from.z = to.z = 0.0f;
+    *total = 0;
+    col_aabb3 box = box_of(mk_v3_min(from, to), mk_v3_max(from, to));
+    int rc;
+    sweep_path path = {from, mk_v3_sub(to, from), mk_v3(0, 0, 0)};
+    sim_vec *cand = gather(w, at_tick, &box, f, &path, &rc);
+    if (!cand)
+        return rc;
+    if (cand->len == 0)
+        return 0;
+    const sim_qbody *qs = cand->data;
+    ray_key *k = by_entry(w, cand);
+    if (!k)
+        return SIM_QUERY_NOMEM;
+    sim_vec *keys = sim_history_keys(w->history);
+    size_t n = 0;
+    sim_hit best = {0};
+    bool have = false;
+    for (size_t i = 0; i < keys->len; i++) {
+        if (!all && have && k[i].enter > best.fraction)
+            break; /* every later shape begins past the nearest hit */
+        sim_hit hit;
+        if (!ray_body(&qs[k[i].index], from, to, &hit))
+            continue;
+        if (!all) {
+            if (!have || by_fraction(&hit, &best) < 0)
+                best = hit;
+            have = true;
+            continue;
+        }
+        if (n < max)
+            hits[n] = hit;
+        n++;
+    }
+    if (!all) {
+        if (have && max > 0)
+            hits[0] = best;
+        *total = have ? 1 : 0;
+        return have && max > 0 ? 1 : 0;
+    }
+    *total = n;
+    n = n < max ? n : max;
+    /* In order along the ray: only the first `max` are kept, so the order of entry decided
+     * which; sorting by fraction is exact for the kept ones when max covers them all. */
+    qsort(hits, n, sizeof *hits, by_fraction);
+    return (int)n;
+}
+
+/* The shape's bounds at the start and the end of a move, in 3D form. */
+static col_aabb3 shape_bounds(const sim_world *w, const sim_query_shape *s, mk_vec3 move)
+{
+    col_aabb3 a;
+    if (w->bodies3) {
+        a = col_shape3_bounds(&s->shape3, s->xf3);
+    } else {
+        col_aabb b = col_shape_bounds(&s->shape2, s->xf2);
+        a = (col_aabb3){mk_v3(b.center.x, b.center.y, 0), mk_v3(b.half.x, b.half.y, 0)};
+    }
+    mk_vec3 lo = mk_v3_sub(a.center, a.half), hi = mk_v3_add(a.center, a.half);
+    lo = mk_v3_min(lo, mk_v3_add(lo, move));
+    hi = mk_v3_max(hi, mk_v3_add(hi, move));
+    return box_of(lo, hi);
+}
+
+int sim_world_cast(sim_world *w, uint64_t at_tick, const sim_query_shape *s, mk_vec3 translation,
+                   const sim_query_filter *f, sim_hit *hit)
+{
+    if (!w->bodies3)
+        translation.z = 0.0f;
+    col_aabb3 box = shape_bounds(w, s, translation);
+    /* The shape's bounds at its start swept along the translation: where they first meet a
+     * body's bounds is a lower bound of where the shapes meet. */
+    col_aabb3 start = shape_bounds(w, s, mk_v3(0, 0, 0));
+    sweep_path path = {start.center, translation, start.half};
+    int rc;
+    sim_vec *cand = gather(w, at_tick, &box, f, &path, &rc);
+    if (!cand)
+        return rc;
+    if (cand->len == 0)
+        return 0;
+    const sim_qbody *qs = cand->data;
+    ray_key *k = by_entry(w, cand);
+    if (!k)
+        return SIM_QUERY_NOMEM;
+    size_t nk = sim_history_keys(w->history)->len;
+    bool have = false;
+    for (size_t j = 0; j < nk; j++) {
+        if (have && k[j].enter > hit->fraction)
+            break; /* every later body's bounds are met past the nearest hit */
+        const sim_qbody *q = &qs[k[j].index];
+        sim_hit h = {.id = q->id};
+        if (q->s3) {
+            col_ray_hit3 r = col_cast3(&s->shape3, s->xf3, translation, q->s3, q->x3);
+            if (!r.hit)
+                continue;
+            h.fraction = r.fraction;
+            h.point = r.point;
+            h.normal = r.normal;
+        } else {
+            col_ray_hit2 r = col_cast2(&s->shape2, s->xf2, mk_v2(translation.x, translation.y),
+                                       q->s2, q->x2);
+            if (!r.hit)
+                continue;
+            h.fraction = r.fraction;
+            h.point = mk_v3(r.point.x, r.point.y, 0);
+            h.normal = mk_v3(r.normal.x, r.normal.y, 0);
+        }
+        if (!have || by_fraction(&h, hit) < 0)
+            *hit = h;
+        have = true;
+    }
+    return have ? 1 : 0;
+}
+
+static int by_id(const void *a, const void *b)
+{
+    const sim_hit *p = a, *q = b;
+    return p->id < q->id ? -1 : p->id > q->id;
+}
+
+int sim_world_overlap(sim_world *w, uint64_t at_tick, const sim_query_shape *s,
+                      const sim_query_filter *f, sim_hit *hits, size_t max, size_t *total)
+{
+    *total = 0;
+    col_aabb3 box = shape_bounds(w, s, mk_v3(0, 0, 0));
+    int rc;
+    sim_vec *cand = gather(w, at_tick, &box, f, NULL, &rc);
+    if (!cand)
+        return rc;
+    const sim_qbody *qs = cand->data;
+    size_t n = 0;
+    for (size_t i = 0; i < cand->len; i++) {
+        sim_hit h = {.id = qs[i].id};
+        if (qs[i].s3) {
+            col_manifold3 m = col_collide3(&s->shape3, s->xf3, qs[i].s3, qs[i].x3);
+            if (m.count == 0)
+                continue;
+            h.normal = m.normal;
+            h.depth = m.depth;
+            h.npoints = m.count;
+            for (int p = 0; p < m.count; p++)
+                h.points[p] = m.points[p].point;
+        } else {
+            col_manifold2 m = col_collide2(&s->shape2, s->xf2, qs[i].s2, qs[i].x2);
+            if (m.count == 0)
+                continue;
+            h.normal = mk_v3(m.normal.x, m.normal.y, 0);
+            h.depth = m.depth;
+            h.npoints = m.count;
+            for (int p = 0; p < m.count; p++)
+                h.points[p] = mk_v3(m.points[p].point.x, m.points[p].point.y, 0);
+        }
+        if (n < max)
+            hits[n] = h;
+        n++;
+    }
+    *total = n;
+    n = n < max ? n : max;
+    qsort(hits, n, sizeof *hits, by_id);
+    return (int)n;
+}
