@@ -53,6 +53,7 @@ sim_config sim_config_default(void)
         .max_bodies = 100000,
         .bounds = 1000.0f,
         .sleep = true,
+        .workers = 1,
     };
 }
 
@@ -83,7 +84,7 @@ static size_t world_vecs(sim_world *w, world_vec out[WORLD_VECS])
         V(solved, sizeof(uint32_t)), V(bounds3, sizeof(col_aabb3)), V(tight3, sizeof(col_aabb3)),
         V(contacts3, sizeof(sim_contact3)), V(constraints3, sizeof(sim_constraint3)),
         V(rows3, sizeof(sim_rows3)), V(solver_bodies3, sizeof(sim_solver_body3)),
-        V(solver_info3, sizeof(sim_solver_info3)),
+        V(solver_info3, sizeof(sim_solver_info3)), V(narrow, 1),
     };
 #undef V
     _Static_assert(sizeof list / sizeof *list <= WORLD_VECS, "room for every array");
@@ -105,6 +106,7 @@ sim_world *sim_world_new(const sim_config *cfg)
     for (size_t i = 0, n = world_vecs(w, vecs); i < n; i++)
         vecs[i].v->item = vecs[i].item;
     w->cache.entries.item = cfg->dim == 3 ? sizeof(sim_cache_entry3) : sizeof(sim_cache_entry);
+    w->pool = sim_pool_new(cfg->workers);
     return w;
 }
 
@@ -130,6 +132,7 @@ void sim_world_free(sim_world *w)
     free(w->island);
     free(w->island_sleep);
     free(w->ring);
+    sim_pool_free(w->pool);
     free(w);
 }
 

@@ -6,8 +6,11 @@
 
 #include "contact_cache.h"
 #include "mink_sim.h"
+#include "pool.h"
 #include "sim_vec.h"
 #include "static_tree.h"
+
+#define SIM_WIDE_COLORS 16 /* the wide solvers' colors (solver.h, graph_color.c) */
 
 struct sim_world {
     sim_config cfg;
@@ -78,6 +81,12 @@ struct sim_world {
     sim_vec rows3;          /* sim_rows3 of the constraints solved one by one */
     sim_vec solver_bodies3; /* sim_solver_body3, [0] at rest */
     sim_vec solver_info3;   /* sim_solver_info3, at the same indices */
+
+    /* The step's parallel parts (pool.c): the workers, NULL for one. */
+    sim_pool *pool;
+    sim_vec narrow;  /* the narrowphase's per-pair results when it runs on the workers */
+    uint32_t wide_color_groups[SIM_WIDE_COLORS + 1]; /* the first group of each color, and
+                                                         * the end */
 
     /* Changes made from outside the step (sim_world_on_change). */
     sim_change_fn on_change;
