@@ -106,6 +106,7 @@ sim_world *sim_world_new(const sim_config *cfg)
     for (size_t i = 0, n = world_vecs(w, vecs); i < n; i++)
         vecs[i].v->item = vecs[i].item;
     w->cache.entries.item = cfg->dim == 3 ? sizeof(sim_cache_entry3) : sizeof(sim_cache_entry);
+    w->narrow.item = cfg->dim == 3 ? sim_narrow_item_size3() : sim_narrow_item_size2();
     w->pool = sim_pool_new(cfg->workers);
     return w;
 }

@@ -105,6 +105,9 @@ void sim_wake_touched3(sim_world *w);
 void sim_build_solver_bodies3(sim_world *w);
 void sim_collide3(sim_world *w, mk_vec3 up);
 void sim_store_impulses3(sim_world *w);
+/* The size of the narrowphase's per-pair result (w->narrow's item) of each dimension. */
+size_t sim_narrow_item_size2(void);
+size_t sim_narrow_item_size3(void);
 
 /* Wakes a sleeping body and every body that fell asleep with it (sleep.c). */
 void sim_wake(sim_world *w, sim_body *b);
