@@ -73,7 +73,7 @@ static size_t world_vecs(sim_world *w, world_vec out[WORLD_VECS])
         V(removed, sizeof(sim_id)), V(order, sizeof(uint32_t)), V(movers, sizeof(uint32_t)),
         V(statics, sizeof(uint32_t)), V(tree.nodes, sizeof(sim_tree_node)),
         V(tree.items, sizeof(uint32_t)), V(shape_box, sizeof(col_aabb3)), V(hits, sizeof(uint32_t)),
-        V(near_bits, sizeof(uint64_t)), V(bounds, sizeof(col_aabb)), V(pairs, sizeof(sim_pair)),
+        V(near_bits, sizeof(uint64_t)), V(bounds, sizeof(col_aabb)), V(pairs, sizeof(sim_pair)), V(pairs_prev, sizeof(sim_pair)),
         V(sweep, sizeof(float)), V(tight, sizeof(col_aabb)), V(contacts, sizeof(sim_contact2)),
         V(solver_bodies, sizeof(sim_solver_body)), V(solver_info, sizeof(sim_solver_info)),
         V(wide_groups, sim_wide_group_size2()), V(wide_cold, sim_wide_cold_size2()),

@@ -43,6 +43,7 @@ struct sim_world {
     sim_vec tight;  /* col_aabb per slot: the shape grown by what it can reach this step */
     bool pairs_dirty; /* a body came or went: the pairs are computed anew */
     sim_vec pairs;  /* sim_pair */
+    sim_vec pairs_prev; /* sim_pair: the list before the last was made anew (broadphase.c) */
     /* 2D: a pair of the list may have a sleeping body. The list is made anew whenever a body
      * falls asleep or wakes (pairs_dirty), so this holds until then. */
     bool pairs_sleeper;
