@@ -12,6 +12,13 @@
 #include "mink_net.h"
 #include "record.h"
 
+/* The machine's cores online: the default number of step workers. */
+static int machine_cores(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 64 ? 64 : (int)n;
+}
+
 static void usage(FILE *out)
 {
     net_config d = net_config_default();
@@ -61,6 +68,9 @@ static void usage(FILE *out)
             "  --history-ms MS          keep the moving bodies' placements of the last MS ms for\n"
             "                           queries with at_tick (lag compensation); 0 keeps none\n"
             "                           (default 1000)\n"
+            "  --workers N              threads that run the step's parallel parts, 1 to 64\n"
+            "                           (default: this machine's cores, %d); any count steps\n"
+            "                           the world bit for bit the same\n"
             "  --http-port N            HTTP port on --host for GET /metrics, /livez, /healthz,\n"
             "                           /readyz; 0 turns it off (default %d)\n"
             "  --http-max-connections N  HTTP connections at once (default %u)\n"
@@ -73,7 +83,8 @@ static void usage(FILE *out)
             d.host, d.port, d.tick_hz, d.snapshot_hz, d.max_clients, d.bodies_per_client,
             s.max_bodies, s.bounds, d.msg_rate, d.spawn_rate, d.hello_timeout, d.max_line,
             d.out_soft_limit,
-            d.out_soft_seconds, d.out_hard_limit, d.http_port, d.http_max_connections,
+            d.out_soft_seconds, d.out_hard_limit, machine_cores(), d.http_port,
+            d.http_max_connections,
             d.stall_seconds, d.drain_seconds);
 }
 
@@ -200,6 +211,7 @@ int main(int argc, char **argv)
 {
     net_config cfg = net_config_default();
     sim_config wc = sim_config_default();
+    wc.workers = machine_cores();
     const char *scene = NULL, *record = NULL, *replay = NULL;
     double history_ms = 1000.0;
     int dim = 0; /* 0: not given; the scene decides, and the default world is 2D */
@@ -211,6 +223,7 @@ int main(int argc, char **argv)
         {"max-clients", NUM_U32, 1, 100000, &cfg.max_clients},
         {"max-bodies-per-client", NUM_U32, 1, 1e6, &cfg.bodies_per_client},
         {"max-bodies", NUM_U32, 1, SIM_MAX_BODIES, &wc.max_bodies},
+        {"workers", NUM_INT, 1, 64, &wc.workers},
         {"bounds", NUM_FLOAT, 1, 1e6, &wc.bounds},
         {"max-msg-rate", NUM_DOUBLE, 1, 1e6, &cfg.msg_rate},
         {"max-spawn-rate", NUM_DOUBLE, 0.01, 1e6, &cfg.spawn_rate},

@@ -6,7 +6,12 @@
  * reorganised; a change to them is a change of the simulation's arithmetic, which must be
  * deliberate and explained. Hashes hold for builds with the same floating-point code: the
  * debug and sanitizer builds agree (-ffp-contract=off; the collision library is optimised in
- * both). */
+ * both).
+ *
+ * Built three times: with one worker (test_world_hash), and with MINK_HASH_WORKERS 2 and 4
+ * (test_world_hash_w2, _w4), whose worlds run the step's parallel parts on that many threads
+ * and must reach the same pinned hashes bit for bit, so that replays, saves and lag
+ * compensation hold whatever the server's --workers. */
 #include <check.h>
 #include <math.h>
 #include <stdbool.h>
@@ -17,10 +22,15 @@
 #include "check_main.h"
 #include "sim_fixture.h"
 
+#ifndef MINK_HASH_WORKERS
+#define MINK_HASH_WORKERS 1
+#endif
+
 static sim_config config(int dim)
 {
     sim_config c = sim_config_default();
     c.dim = dim;
+    c.workers = MINK_HASH_WORKERS;
     return c;
 }
 
@@ -156,7 +166,8 @@ static sim_world *load(const char *scene, const char *name, int dim)
 
 static void check_hash(const char *what, uint64_t got, uint64_t pinned)
 {
-    printf("%s: world hash after 2000 ticks %016llx\n", what, (unsigned long long)got);
+    printf("%s, %d workers: world hash after 2000 ticks %016llx\n", what, MINK_HASH_WORKERS,
+           (unsigned long long)got);
     ck_assert_msg(got == pinned, "%s: hash %016llx, pinned %016llx", what,
                   (unsigned long long)got, (unsigned long long)pinned);
 }

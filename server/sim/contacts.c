@@ -633,6 +633,80 @@ static void add_constraint(sim_world *w, sim_pair *pair, const sim_body *a, cons
         finish_constraint(w, c);
 }
 
+/* A pair's collision, the part of the narrowphase that reads the bodies and the pair's own
+ * cache entry alone: the pair's entry (UINT32_MAX: none yet), whether it keeps last step's
+ * manifold (kept_manifold), and the manifold. */
+typedef struct narrow_item {
+    dmanifold m;
+    uint32_t found;
+    uint8_t state; /* NARROW_* */
+    bool kept;
+} narrow_item;
+
+enum {
+    NARROW_SKIP,    /* nothing to collide: apart, or resolved by push-out */
+    NARROW_DONE,    /* m, found and kept hold the pair's collision */
+    NARROW_RESTING, /* both resting when collided: a wake later in the pass may change it */
+};
+
+size_t DIM_NAME(sim_narrow_item_size)(void) { return sizeof(narrow_item); }
+
+/* A pair's bodies in one order per pair, so that its normal and feature ids persist. */
+static void pair_bodies(sim_world *w, const sim_pair *pair, sim_body **a, sim_body **b)
+{
+    *a = &w->bodies[pair->a];
+    *b = &w->bodies[pair->b];
+    if ((*a)->id > (*b)->id) {
+        sim_body *t = *a;
+        *a = *b;
+        *b = t;
+    }
+}
+
+static void collide_pair(sim_world *w, sim_pair *pair, narrow_item *it)
+{
+    sim_body *a, *b;
+    pair_bodies(w, pair, &a, &b);
+    it->state = NARROW_SKIP;
+    if (sim_body_resting(a) && sim_body_resting(b)) {
+        it->state = NARROW_RESTING; /* a sleeping pair keeps its cache entry untouched */
+        return;
+    }
+    uint32_t sa = sim_id_slot(a->id), sb = sim_id_slot(b->id);
+    if (sim_is_push_pair(a, b) || !dim_tight_overlap(w, sa, sb))
+        return;
+    const dpart *pa = dim_part(w, sa), *pb = dim_part(w, sb);
+    if (surely_apart(pa, pb))
+        return;
+    it->found = UINT32_MAX;
+    dcache_entry *e =
+        (dcache_entry *)sim_cache_find_hinted(&w->cache, &pair->entry, a->id, b->id, &it->found);
+    it->kept = kept_manifold(w, e, pa, pb);
+    it->m = it->kept ? manifold_of(e, pa, pb) : speculative_collide(pa, pb);
+    it->state = NARROW_DONE;
+}
+
+typedef struct narrow_job {
+    sim_world *w;
+    narrow_item *items;
+} narrow_job;
+
+static void collide_range(void *arg, size_t begin, size_t end)
+{
+    const narrow_job *job = arg;
+    sim_pair *pairs = job->w->pairs.data;
+    for (size_t i = begin; i < end; i++)
+        collide_pair(job->w, &pairs[i], &job->items[i]);
+}
+
+#define SIM_NARROW_GRAIN 64 /* pairs a worker takes at least at once */
+
+/* With more than one worker, every pair is collided on the workers first (collide_pair writes
+ * only the pair, its item and its own cache entry); the pass in the pairs' order then turns
+ * the collisions into contacts, wakes, constraints and cache entries one by one, as the pass
+ * alone does: a pair found resting by the workers that a wake in this pass reached is collided
+ * there, as it would have been. So the constraints, their order and the cache come out the
+ * same with any number of workers. */
 void DIM_NAME(sim_collide)(sim_world *w, dvec up)
 {
     sim_vec *contacts = dim_contacts(w);
@@ -646,15 +720,18 @@ void DIM_NAME(sim_collide)(sim_world *w, dvec up)
         !sim_vec_reserve(contacts, w->pairs.len))
         return; /* out of memory: this step has no contacts */
 
+    narrow_item *items = NULL;
+    if (sim_pool_workers(w->pool) > 1 && w->pairs.len > SIM_NARROW_GRAIN &&
+        sim_vec_reserve(&w->narrow, w->pairs.len)) {
+        items = w->narrow.data;
+        narrow_job job = {w, items};
+        sim_pool_for(w->pool, w->pairs.len, SIM_NARROW_GRAIN, collide_range, &job);
+    }
     size_t first_solved = w->solved.len;
     sim_pair *pairs = w->pairs.data;
     for (size_t i = 0; i < w->pairs.len; i++) {
-        sim_body *a = &w->bodies[pairs[i].a], *b = &w->bodies[pairs[i].b];
-        if (a->id > b->id) { /* one order per pair, so its normal and feature ids persist */
-            sim_body *t = a;
-            a = b;
-            b = t;
-        }
+        sim_body *a, *b;
+        pair_bodies(w, &pairs[i], &a, &b);
         if (sim_body_resting(a) && sim_body_resting(b))
             continue; /* a sleeping pair keeps its cache entry untouched */
         uint32_t sa = sim_id_slot(a->id), sb = sim_id_slot(b->id);
@@ -663,18 +740,13 @@ void DIM_NAME(sim_collide)(sim_world *w, dvec up)
             sim_vec_push(&w->push_pairs, &p);
             continue; /* resolved after the solver, with fresh manifolds */
         }
-        if (!dim_tight_overlap(w, sa, sb))
+        narrow_item here;
+        const narrow_item *it = items ? &items[i] : &here;
+        if (!items || it->state == NARROW_RESTING)
+            collide_pair(w, &pairs[i], &here), it = &here;
+        if (it->state != NARROW_DONE || it->m.count == 0)
             continue;
-        const dpart *pa = dim_part(w, sa), *pb = dim_part(w, sb);
-        if (surely_apart(pa, pb))
-            continue;
-        uint32_t found = UINT32_MAX;
-        dcache_entry *e = (dcache_entry *)sim_cache_find_hinted(&w->cache, &pairs[i].entry,
-                                                                a->id, b->id, &found);
-        bool kept = kept_manifold(w, e, pa, pb);
-        dmanifold m = kept ? manifold_of(e, pa, pb) : speculative_collide(pa, pb);
-        if (m.count == 0)
-            continue;
+        const dmanifold m = it->m;
         bool touching = m.depth >= -SIM_TOUCHING;
         if (touching) {
             dcontact *contact = (dcontact *)contacts->data + contacts->len++;
@@ -691,7 +763,7 @@ void DIM_NAME(sim_collide)(sim_world *w, dvec up)
             b->grounded |= dim_is_ground(b, m.normal, up);
             a->grounded |= dim_is_ground(a, dv_neg(m.normal), up);
         }
-        add_constraint(w, &pairs[i], a, b, &m, found, kept);
+        add_constraint(w, &pairs[i], a, b, &m, it->found, it->kept);
     }
     sim_cache_end_pairs(w, first_solved);
 }

@@ -57,22 +57,65 @@ bool sim_graph_color(sim_world *w, const uint32_t *ends, size_t n, size_t bodies
     return true;
 }
 
+/* Packing, group by group on the workers: a group's four constraints follow from its color's
+ * start alone. */
+typedef struct pack_job {
+    const sim_world *w;
+    const uint32_t *start; /* the constraints of each color (sim_graph_color) */
+    sim_wide_pack_fn *pack;
+    void *ctx;
+} pack_job;
+
+static void pack_range(void *arg, size_t begin, size_t end)
+{
+    const pack_job *j = arg;
+    const uint32_t *first = j->w->wide_color_groups, *order = j->w->wide_order.data;
+    int k = 0;
+    for (size_t g = begin; g < end; g++) {
+        while (g >= first[k + 1])
+            k++;
+        uint32_t i = j->start[k] + 4 * (uint32_t)(g - first[k]);
+        uint32_t ci[4];
+        for (int lane = 0; lane < 4; lane++)
+            ci[lane] = i + (uint32_t)lane < j->start[k + 1] ? order[i + lane] : UINT32_MAX;
+        j->pack(j->ctx, g, ci);
+    }
+}
+
 bool sim_wide_groups(sim_world *w, const uint32_t *ends, size_t n, size_t bodies,
                      sim_wide_pack_fn *pack, void *ctx, size_t *groups)
 {
     uint32_t start[SIM_WIDE_COLORS + 1];
     if (!sim_graph_color(w, ends, n, bodies, start))
         return false;
-    const uint32_t *order = w->wide_order.data;
-    size_t ng = 0;
-    for (int k = 0; k < SIM_WIDE_COLORS; k++) {
-        for (uint32_t i = start[k]; i < start[k + 1]; i += 4) {
-            uint32_t ci[4];
-            for (int lane = 0; lane < 4; lane++)
-                ci[lane] = i + (uint32_t)lane < start[k + 1] ? order[i + lane] : UINT32_MAX;
-            pack(ctx, ng++, ci);
-        }
-    }
-    *groups = ng;
+    uint32_t *first = w->wide_color_groups;
+    first[0] = 0;
+    for (int k = 0; k < SIM_WIDE_COLORS; k++)
+        first[k + 1] = first[k] + (start[k + 1] - start[k] + 3) / 4;
+    pack_job job = {w, start, pack, ctx};
+    sim_pool_for(w->pool, first[SIM_WIDE_COLORS], SIM_WIDE_GRAIN, pack_range, &job);
+    *groups = first[SIM_WIDE_COLORS];
     return true;
+}
+
+/* One color's groups, numbered from the color's first. */
+typedef struct color_job {
+    sim_task_fn *fn;
+    void *ctx;
+    size_t base;
+} color_job;
+
+static void color_range(void *arg, size_t begin, size_t end)
+{
+    const color_job *j = arg;
+    j->fn(j->ctx, j->base + begin, j->base + end);
+}
+
+void sim_wide_for_colors(sim_world *w, sim_task_fn *fn, void *ctx)
+{
+    const uint32_t *first = w->wide_color_groups;
+    for (int k = 0; k < SIM_WIDE_COLORS; k++) {
+        color_job job = {fn, ctx, first[k]};
+        sim_pool_for(w->pool, first[k + 1] - first[k], SIM_WIDE_GRAIN, color_range, &job);
+    }
 }

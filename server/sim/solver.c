@@ -370,6 +370,32 @@ static void restitution(dsolver_body *bodies, dconstraint *c, const drows *rw)
     pair_store(bodies, c, &pv);
 }
 
+/* The passes over the solver bodies, on the workers: each body is its own (index 0, the body
+ * at rest, is never moved). */
+#define SIM_BODY_GRAIN 256
+typedef struct body_job {
+    dsolver_body *bodies;
+    dvec g;
+    float h;
+} body_job;
+
+static void gravity_range(void *arg, size_t begin, size_t end)
+{
+    const body_job *j = arg;
+    for (size_t i = begin + 1; i < end + 1; i++)
+        j->bodies[i].v = dv_mad(j->bodies[i].v, j->h * j->bodies[i].gravity_scale, j->g);
+}
+
+static void integrate_range(void *arg, size_t begin, size_t end)
+{
+    const body_job *j = arg;
+    for (size_t i = begin + 1; i < end + 1; i++) {
+        dsolver_body *b = &j->bodies[i];
+        b->dp = dv_mad(b->dp, j->h, b->v);
+        b->dq = integrate_rotation(b->dq, b->w, j->h);
+    }
+}
+
 void DIM_NAME(sim_solve)(sim_world *w, float dt)
 {
     dsolver_body *bodies = dim_solver_bodies(w)->data;
@@ -379,6 +405,7 @@ void DIM_NAME(sim_solve)(sim_world *w, float dt)
     softness_set soft = softness_of(h);
     dvec g = dim_gravity(w);
 
+    body_job job = {bodies, g, h};
     /* Four at a time where the constraints allow (solver_wide.c, solver3_wide.c); the rest one
      * by one, in 3D with their rows beside them. */
     bool wide = DIM_NAME(sim_wide_build)(w, soft);
@@ -395,8 +422,7 @@ void DIM_NAME(sim_solve)(sim_world *w, float dt)
     EACH_SINGLE(prepare(bodies, w->solver_info3.data, c, rw));
 #endif
     for (int sub = 0; sub < SIM_SUBSTEPS; sub++) {
-        for (size_t i = 1; i < nb; i++)
-            bodies[i].v = dv_mad(bodies[i].v, h * bodies[i].gravity_scale, g);
+        sim_pool_for(w->pool, nb > 0 ? nb - 1 : 0, SIM_BODY_GRAIN, gravity_range, &job);
         if (wide)
             DIM_NAME(sim_wide_warm_start)(w);
         EACH_SINGLE(warm_start(bodies, c, rw));
@@ -404,11 +430,7 @@ void DIM_NAME(sim_solve)(sim_world *w, float dt)
             DIM_NAME(sim_wide_solve)(w, soft, inv_h, true);
         EACH_SINGLE(solve_contact(bodies, c, rw, c->fixed ? soft.fixed : soft.movable, inv_h,
                                   true));
-        for (size_t i = 1; i < nb; i++) {
-            dsolver_body *b = &bodies[i];
-            b->dp = dv_mad(b->dp, h, b->v);
-            b->dq = integrate_rotation(b->dq, b->w, h);
-        }
+        sim_pool_for(w->pool, nb > 0 ? nb - 1 : 0, SIM_BODY_GRAIN, integrate_range, &job);
         if (wide)
             DIM_NAME(sim_wide_solve)(w, soft, inv_h, false);
         EACH_SINGLE(solve_contact(bodies, c, rw, soft.movable, inv_h, false));

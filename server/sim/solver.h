@@ -5,6 +5,7 @@
 
 #include "body_rules.h"
 #include "mink_sim.h"
+#include "pool.h"
 
 /* The solver's view of a moving body (solver.c): velocities and the motion of the step so far
  * in 32 bytes, all that the inner loops touch (Box2D v3's body state). Index 0 is a body at
@@ -71,6 +72,17 @@ bool sim_graph_color(sim_world *w, const uint32_t *ends, size_t n, size_t bodies
 typedef void sim_wide_pack_fn(void *ctx, size_t group, const uint32_t ci[4]);
 bool sim_wide_groups(sim_world *w, const uint32_t *ends, size_t n, size_t bodies,
                      sim_wide_pack_fn *pack, void *ctx, size_t *groups);
+/* Runs fn over the groups of each color in turn (graph_color.c), the groups of one color on
+ * every worker: they share no movable body, so they may be solved in any order at once. A
+ * pass over the groups this way gives what a pass one by one gives, bit for bit. pack is
+ * called the same way, on every worker, and must write only its own group. */
+void sim_wide_for_colors(sim_world *w, sim_task_fn *fn, void *ctx);
+/* Marks a lane's body that contacts never move (a kinematic one) in a group's body indices:
+ * gathered, never scattered back, so that the groups of one color that share it never write
+ * it at once. */
+#define SIM_WIDE_STILL 0x80000000u
+/* Groups of four constraints a worker takes at least at once. */
+#define SIM_WIDE_GRAIN 16
 
 /* The 3D solver's view of a moving body (solver.c): velocities and the motion of the step so
  * far. Index 0 is a body at rest that stands for static and sleeping ones. */

@@ -92,7 +92,7 @@ typedef struct lanes3 {
 
 static inline const float *body_floats(const sim_solver_body3 *bodies, uint32_t i)
 {
-    return &bodies[i].v.x;
+    return &bodies[i & ~SIM_WIDE_STILL].v.x;
 }
 
 /* v and w (and dp.x, dp.y, which share their floats). */
@@ -139,8 +139,8 @@ static inline void scatter(sim_solver_body3 *bodies, const uint32_t *idx, const 
     f4_transpose(&s0, &s1, &s2, &s3);
     f4 lo[4] = {r0, r1, r2, r3}, hi[4] = {s0, s1, s2, s3};
     for (int k = 0; k < 4; k++) {
-        if (idx[k] == 0)
-            continue;
+        if (idx[k] == 0 || (idx[k] & SIM_WIDE_STILL))
+            continue; /* the body at rest stays at rest, a still one as it is */
         float *f = &bodies[idx[k]].v.x;
         f4_store(f, lo[k]);
         f4_store(f + 4, hi[k]);
@@ -227,6 +227,10 @@ static void pack(sim_wide_group3 *g, const sim_solver_body3 *bodies,
         if (!c[k])
             continue;
         const sim_solver_info3 *ia = &info[c[k]->a], *ib = &info[c[k]->b];
+        if (g->a[k] && !movable(ia))
+            g->a[k] |= SIM_WIDE_STILL;
+        if (g->b[k] && !movable(ib))
+            g->b[k] |= SIM_WIDE_STILL;
         const mk_vec3 *d[3] = {&c[k]->normal, &c[k]->tangent[0], &c[k]->tangent[1]};
         for (int r = 0; r < 3; r++) {
             lane[3 * r][k] = d[r]->x;
@@ -334,11 +338,12 @@ bool sim_wide_build3(sim_world *w, softness_set s)
 
 /* ---- solving ---- */
 
-void sim_wide_warm_start3(sim_world *w)
+static void warm_range(void *arg, size_t begin, size_t end)
 {
+    sim_world *w = arg;
     sim_solver_body3 *bodies = w->solver_bodies3.data;
     sim_wide_group3 *groups = w->wide_groups3.data;
-    for (size_t gi = 0; gi < w->wide_groups3.len; gi++) {
+    for (size_t gi = begin; gi < end; gi++) {
         const sim_wide_group3 *g = &groups[gi];
         lanes3 a, b;
         gather_vel(bodies, g->a, &a);
@@ -354,15 +359,29 @@ void sim_wide_warm_start3(sim_world *w)
     }
 }
 
-/* Each lane's softness was packed at build: soft is not read again. */
-void sim_wide_solve3(sim_world *w, softness_set soft, float inv_h, bool use_bias)
+void sim_wide_warm_start3(sim_world *w)
 {
-    (void)soft;
+    sim_wide_for_colors(w, warm_range, w);
+}
+
+/* Each lane's softness was packed at build: soft is not read again. */
+typedef struct solve_job {
+    sim_world *w;
+    float inv_h;
+    bool use_bias;
+} solve_job;
+
+static void solve_range(void *arg, size_t begin, size_t end)
+{
+    const solve_job *job = arg;
+    sim_world *w = job->w;
+    float inv_h = job->inv_h;
+    bool use_bias = job->use_bias;
     sim_solver_body3 *bodies = w->solver_bodies3.data;
     sim_wide_group3 *groups = w->wide_groups3.data;
     f4 zero = f4_set1(0.0f), one = f4_set1(1.0f), ih = f4_set1(inv_h);
     f4 slop = f4_set1(SIM_SLOP), push = f4_set1(-SIM_PUSH_SPEED);
-    for (size_t gi = 0; gi < w->wide_groups3.len; gi++) {
+    for (size_t gi = begin; gi < end; gi++) {
         sim_wide_group3 *g = &groups[gi];
         lanes3 a, b;
         gather_all(bodies, g->a, &a);
@@ -424,12 +443,20 @@ void sim_wide_solve3(sim_world *w, softness_set soft, float inv_h, bool use_bias
     }
 }
 
-void sim_wide_restitution3(sim_world *w)
+void sim_wide_solve3(sim_world *w, softness_set soft, float inv_h, bool use_bias)
 {
+    (void)soft;
+    solve_job j = {w, inv_h, use_bias};
+    sim_wide_for_colors(w, solve_range, &j);
+}
+
+static void restitution_range(void *arg, size_t begin, size_t end)
+{
+    sim_world *w = arg;
     sim_solver_body3 *bodies = w->solver_bodies3.data;
     sim_wide_group3 *groups = w->wide_groups3.data;
     f4 zero = f4_set1(0.0f), slow = f4_set1(-SIM_BOUNCE_SPEED);
-    for (size_t gi = 0; gi < w->wide_groups3.len; gi++) {
+    for (size_t gi = begin; gi < end; gi++) {
         sim_wide_group3 *g = &groups[gi];
         if (!g->bounce)
             continue;
@@ -454,6 +481,11 @@ void sim_wide_restitution3(sim_world *w)
         scatter(bodies, g->a, &a);
         scatter(bodies, g->b, &b);
     }
+}
+
+void sim_wide_restitution3(sim_world *w)
+{
+    sim_wide_for_colors(w, restitution_range, w);
 }
 
 void sim_wide_unpack3(sim_world *w)

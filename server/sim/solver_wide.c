@@ -52,8 +52,10 @@ typedef struct lanes {
  * as Box2D v3's b2GatherBodies does, instead of 28 single-float inserts. */
 static inline lanes gather(const sim_solver_body *bodies, const uint32_t *idx)
 {
-    const float *b0 = (const float *)&bodies[idx[0]], *b1 = (const float *)&bodies[idx[1]],
-                *b2 = (const float *)&bodies[idx[2]], *b3 = (const float *)&bodies[idx[3]];
+    const float *b0 = (const float *)&bodies[idx[0] & ~SIM_WIDE_STILL],
+                *b1 = (const float *)&bodies[idx[1] & ~SIM_WIDE_STILL],
+                *b2 = (const float *)&bodies[idx[2] & ~SIM_WIDE_STILL],
+                *b3 = (const float *)&bodies[idx[3] & ~SIM_WIDE_STILL];
     __m128 r0 = _mm_loadu_ps(b0), r1 = _mm_loadu_ps(b1), r2 = _mm_loadu_ps(b2),
            r3 = _mm_loadu_ps(b3);
     _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
@@ -70,16 +72,18 @@ static inline void scatter(sim_solver_body *bodies, const uint32_t *idx, const l
     _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
     __m128 rows[4] = {r0, r1, r2, r3};
     for (int i = 0; i < 4; i++) {
-        if (idx[i] == 0)
-            continue; /* the body at rest stays at rest */
+        if (idx[i] == 0 || (idx[i] & SIM_WIDE_STILL))
+            continue; /* the body at rest stays at rest, a still one as it is */
         _mm_storeu_ps((float *)&bodies[idx[i]], rows[i]);
     }
 }
 #else
 static inline lanes gather(const sim_solver_body *bodies, const uint32_t *idx)
 {
-    const sim_solver_body *b0 = &bodies[idx[0]], *b1 = &bodies[idx[1]], *b2 = &bodies[idx[2]],
-                          *b3 = &bodies[idx[3]];
+    const sim_solver_body *b0 = &bodies[idx[0] & ~SIM_WIDE_STILL],
+                          *b1 = &bodies[idx[1] & ~SIM_WIDE_STILL],
+                          *b2 = &bodies[idx[2] & ~SIM_WIDE_STILL],
+                          *b3 = &bodies[idx[3] & ~SIM_WIDE_STILL];
     return (lanes){
         f4_set(b0->v.x, b1->v.x, b2->v.x, b3->v.x),
         f4_set(b0->v.y, b1->v.y, b2->v.y, b3->v.y),
@@ -99,8 +103,8 @@ static inline void scatter(sim_solver_body *bodies, const uint32_t *idx, const l
     f4_store(vy, l->vy);
     f4_store(w, l->w);
     for (int i = 0; i < 4; i++) {
-        if (idx[i] == 0)
-            continue; /* the body at rest stays at rest */
+        if (idx[i] == 0 || (idx[i] & SIM_WIDE_STILL))
+            continue; /* the body at rest stays at rest, a still one as it is */
         bodies[idx[i]].v = mk_v2(vx[i], vy[i]);
         bodies[idx[i]].w = w[i];
     }
@@ -123,8 +127,10 @@ static void pack(sim_wide_group *g, sim_wide_cold *cold, const sim_constraint *c
         cold->constraint[k] = ci[k];
         cold->entry[k] = c[k]->cache_entry;
         cold->count[k] = c[k]->count;
-        g->a[k] = c[k]->a;
-        g->b[k] = c[k]->b;
+        bool still_a = !(c[k]->ma > 0.0f || c[k]->ia > 0.0f);
+        bool still_b = !(c[k]->mb > 0.0f || c[k]->ib > 0.0f);
+        g->a[k] = c[k]->a | (still_a && c[k]->a ? SIM_WIDE_STILL : 0);
+        g->b[k] = c[k]->b | (still_b && c[k]->b ? SIM_WIDE_STILL : 0);
     }
 #define LANES(expr) f4_set(c[0]->expr, c[1]->expr, c[2]->expr, c[3]->expr)
     g->nx = LANES(normal.x);
@@ -204,11 +210,12 @@ static void relative(const lanes *a, const lanes *b, f4 rax, f4 ray, f4 rbx, f4 
     *dvy = f4_sub(f4_add(b->vy, f4_mul(b->w, rbx)), f4_add(a->vy, f4_mul(a->w, rax)));
 }
 
-void sim_wide_warm_start2(sim_world *w)
+static void warm_range(void *arg, size_t begin, size_t end)
 {
+    sim_world *w = arg;
     sim_solver_body *bodies = w->solver_bodies.data;
     sim_wide_group *groups = w->wide_groups.data;
-    for (size_t i = 0; i < w->wide_groups.len; i++) {
+    for (size_t i = begin; i < end; i++) {
         sim_wide_group *g = &groups[i];
         lanes a = gather(bodies, g->a), b = gather(bodies, g->b);
         f4 tx = g->ny, ty = f4_sub(f4_set1(0.0f), g->nx);
@@ -222,8 +229,25 @@ void sim_wide_warm_start2(sim_world *w)
     }
 }
 
-void sim_wide_solve2(sim_world *w, softness_set soft, float inv_h, bool use_bias)
+void sim_wide_warm_start2(sim_world *w)
 {
+    sim_wide_for_colors(w, warm_range, w);
+}
+
+typedef struct solve_job {
+    sim_world *w;
+    softness_set soft;
+    float inv_h;
+    bool use_bias;
+} solve_job;
+
+static void solve_range(void *arg, size_t begin, size_t end)
+{
+    const solve_job *job = arg;
+    sim_world *w = job->w;
+    softness_set soft = job->soft;
+    float inv_h = job->inv_h;
+    bool use_bias = job->use_bias;
     sim_solver_body *bodies = w->solver_bodies.data;
     sim_wide_group *groups = w->wide_groups.data;
     sim_wide_cold *cold = w->wide_cold.data;
@@ -235,7 +259,7 @@ void sim_wide_solve2(sim_world *w, softness_set soft, float inv_h, bool use_bias
     f4 mass_movable = f4_set1(soft.movable.mass_scale);
     f4 impulse_fixed = f4_set1(soft.fixed.impulse_scale);
     f4 impulse_movable = f4_set1(soft.movable.impulse_scale);
-    for (size_t i = 0; i < w->wide_groups.len; i++) {
+    for (size_t i = begin; i < end; i++) {
         sim_wide_group *g = &groups[i];
         lanes a = gather(bodies, g->a), b = gather(bodies, g->b);
         f4 dpx = f4_sub(b.dpx, a.dpx), dpy = f4_sub(b.dpy, a.dpy);
@@ -293,6 +317,12 @@ void sim_wide_solve2(sim_world *w, softness_set soft, float inv_h, bool use_bias
         scatter(bodies, g->a, &a);
         scatter(bodies, g->b, &b);
     }
+}
+
+void sim_wide_solve2(sim_world *w, softness_set soft, float inv_h, bool use_bias)
+{
+    solve_job j = {w, soft, inv_h, use_bias};
+    sim_wide_for_colors(w, solve_range, &j);
 }
 
 void sim_wide_unpack2(sim_world *w)

@@ -218,6 +218,7 @@ void DIM_NAME(sim_world_step)(sim_world *w)
     float g = dv_len(dim_gravity(w));
     sim_body *bodies = w->bodies;
     const uint32_t *order = w->order.data, *movers = w->movers.data;
+    sim_pool_begin(w->pool); /* the workers spin for the step's parallel parts */
 
     for (size_t i = 0; i < w->movers.len; i++) {
         sim_body *b = &bodies[movers[i]];
@@ -240,6 +241,7 @@ void DIM_NAME(sim_world_step)(sim_world *w)
 #if MK_DIM == 3
     sim_store_impulses3(w); /* the 2D solver stores its own as it ends */
 #endif
+    sim_pool_end(w->pool);
     finish_bodies(w, cfg->dt);
     push_out_characters(w, up);
 

@@ -54,6 +54,7 @@ sim_config sim_config_default(void)
         .max_bodies = 100000,
         .bounds = 1000.0f,
         .sleep = true,
+        .workers = 1,
     };
 }
 
@@ -73,7 +74,7 @@ static size_t world_vecs(sim_world *w, world_vec out[WORLD_VECS])
         V(removed, sizeof(sim_id)), V(order, sizeof(uint32_t)), V(movers, sizeof(uint32_t)),
         V(statics, sizeof(uint32_t)), V(tree.nodes, sizeof(sim_tree_node)),
         V(tree.items, sizeof(uint32_t)), V(shape_box, sizeof(col_aabb3)), V(hits, sizeof(uint32_t)),
-        V(near_bits, sizeof(uint64_t)), V(bounds, sizeof(col_aabb)), V(pairs, sizeof(sim_pair)),
+        V(near_bits, sizeof(uint64_t)), V(bounds, sizeof(col_aabb)), V(pairs, sizeof(sim_pair)), V(pairs_prev, sizeof(sim_pair)),
         V(sweep, sizeof(float)), V(tight, sizeof(col_aabb)), V(contacts, sizeof(sim_contact2)),
         V(solver_bodies, sizeof(sim_solver_body)), V(solver_info, sizeof(sim_solver_info)),
         V(wide_groups, sim_wide_group_size2()), V(wide_cold, sim_wide_cold_size2()),
@@ -84,7 +85,7 @@ static size_t world_vecs(sim_world *w, world_vec out[WORLD_VECS])
         V(solved, sizeof(uint32_t)), V(bounds3, sizeof(col_aabb3)), V(tight3, sizeof(col_aabb3)),
         V(contacts3, sizeof(sim_contact3)), V(constraints3, sizeof(sim_constraint3)),
         V(rows3, sizeof(sim_rows3)), V(solver_bodies3, sizeof(sim_solver_body3)),
-        V(solver_info3, sizeof(sim_solver_info3)),
+        V(solver_info3, sizeof(sim_solver_info3)), V(narrow, 1),
     };
 #undef V
     _Static_assert(sizeof list / sizeof *list <= WORLD_VECS, "room for every array");
@@ -106,6 +107,8 @@ sim_world *sim_world_new(const sim_config *cfg)
     for (size_t i = 0, n = world_vecs(w, vecs); i < n; i++)
         vecs[i].v->item = vecs[i].item;
     w->cache.entries.item = cfg->dim == 3 ? sizeof(sim_cache_entry3) : sizeof(sim_cache_entry);
+    w->narrow.item = cfg->dim == 3 ? sim_narrow_item_size3() : sim_narrow_item_size2();
+    w->pool = sim_pool_new(cfg->workers);
     return w;
 }
 
@@ -132,6 +135,7 @@ void sim_world_free(sim_world *w)
     free(w->island);
     free(w->island_sleep);
     free(w->ring);
+    sim_pool_free(w->pool);
     free(w);
 }
 

@@ -6,8 +6,11 @@
 
 #include "contact_cache.h"
 #include "mink_sim.h"
+#include "pool.h"
 #include "sim_vec.h"
 #include "static_tree.h"
+
+#define SIM_WIDE_COLORS 16 /* the wide solvers' colors (solver.h, graph_color.c) */
 
 struct sim_world {
     sim_config cfg;
@@ -40,6 +43,7 @@ struct sim_world {
     sim_vec tight;  /* col_aabb per slot: the shape grown by what it can reach this step */
     bool pairs_dirty; /* a body came or went: the pairs are computed anew */
     sim_vec pairs;  /* sim_pair */
+    sim_vec pairs_prev; /* sim_pair: the list before the last was made anew (broadphase.c) */
     /* 2D: a pair of the list may have a sleeping body. The list is made anew whenever a body
      * falls asleep or wakes (pairs_dirty), so this holds until then. */
     bool pairs_sleeper;
@@ -81,6 +85,11 @@ struct sim_world {
 
     /* Queries' scratch and the history of placements (history.c), made on first use. */
     struct sim_history *history;
+    /* The step's parallel parts (pool.c): the workers, NULL for one. */
+    sim_pool *pool;
+    sim_vec narrow;  /* the narrowphase's per-pair results when it runs on the workers */
+    uint32_t wide_color_groups[SIM_WIDE_COLORS + 1]; /* the first group of each color, and
+                                                         * the end */
 
     /* Changes made from outside the step (sim_world_on_change). */
     sim_change_fn on_change;
@@ -99,6 +108,9 @@ void sim_wake_touched3(sim_world *w);
 void sim_build_solver_bodies3(sim_world *w);
 void sim_collide3(sim_world *w, mk_vec3 up);
 void sim_store_impulses3(sim_world *w);
+/* The size of the narrowphase's per-pair result (w->narrow's item) of each dimension. */
+size_t sim_narrow_item_size2(void);
+size_t sim_narrow_item_size3(void);
 
 /* Wakes a sleeping body and every body that fell asleep with it (sleep.c). */
 void sim_wake(sim_world *w, sim_body *b);

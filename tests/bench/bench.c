@@ -128,7 +128,7 @@ static void usage(FILE *f)
 {
     fprintf(f,
             "usage: mink-bench [--steps N] [--scene NAME] [--pile N]... [--no-sleep] [--quick] "
-            "[--pair A-B] [--help]\n"
+            "[--pair A-B] [--workers N] [--no-peer] [--help]\n"
             "  --steps N     steps of every world scene (default %d; %d with --quick)\n"
             "  --scene NAME  run one scene: demo, pyramid, pile2d, pile3d, query, query3, rays, snapshot "
             "(default: all)\n"
@@ -136,6 +136,9 @@ static void usage(FILE *f)
             "  --no-sleep    bodies never sleep (in the peer too): piles cost full price\n"
             "  --quick       a smoke run: fewer steps, queries and snapshots\n"
             "  --pair A-B    query3: only the rows of this pair of 3D shapes (e.g. box-cone)\n"
+            "  --workers N   threads that step the world scenes, 1 to 64 (default 1: the\n"
+            "                peer rows compare one thread with one)\n"
+            "  --no-peer     world scenes: Mink alone (Chipmunk's runs take most of the time)\n"
             "  --help        this text\n"
             "Columns: ms/step mean and p99 over the steps of a world scene; ns/op per query\n"
             "(query rows) or per encoded body (snapshot rows); bytes/op per body of the state\n"
@@ -169,7 +172,7 @@ static void add_pile(bench_opts *o, int n)
 
 int main(int argc, char **argv)
 {
-    bench_opts o = {.steps = 0, .quick = false, .npiles = 0};
+    bench_opts o = {.steps = 0, .quick = false, .npiles = 0, .workers = 1};
     const char *scene = NULL;
     /* The two default sizes come first, so at most BENCH_MAX_PILES - 2 more. */
     int extra[BENCH_MAX_PILES - 2], nextra = 0;
@@ -182,6 +185,16 @@ int main(int argc, char **argv)
             return 0;
         } else if (strcmp(a, "--no-sleep") == 0) {
             o.no_sleep = true;
+        } else if (strcmp(a, "--no-peer") == 0) {
+            o.no_peer = true;
+        } else if (strcmp(a, "--workers") == 0) {
+            long n = parse_count(v, 64);
+            if (n < 0) {
+                fprintf(stderr, "mink-bench: --workers wants an integer in [1, 64]\n");
+                return 2;
+            }
+            o.workers = (int)n;
+            i++;
         } else if (strcmp(a, "--quick") == 0) {
             o.quick = true;
         } else if (strcmp(a, "--pair") == 0) {
@@ -239,8 +252,8 @@ int main(int argc, char **argv)
         add_pile(&o, extra[i]);
 
     uint64_t t0 = bench_now_ns();
-    printf("# mink-bench: %d steps per world scene at 60 Hz%s; chipmunk ", o.steps,
-           o.quick ? ", quick" : "");
+    printf("# mink-bench: %d steps per world scene at 60 Hz, %d worker%s%s; chipmunk ", o.steps,
+           o.workers, o.workers == 1 ? "" : "s", o.quick ? ", quick" : "");
     if (!bench_cp_available())
         printf("not installed\n");
     else if (bench_cp_debug_build())

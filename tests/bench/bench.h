@@ -30,6 +30,8 @@ typedef struct bench_opts {
     int npiles;
     bool no_sleep;              /* bodies never sleep, in Mink and in the peer */
     const char *pair;           /* query3: only the rows of this pair ("box-cone"), or NULL */
+    int workers;                /* threads that step the world scenes (sim_config.workers) */
+    bool no_peer;               /* world scenes: Mink alone, Chipmunk not run */
 } bench_opts;
 
 /* Mean and 99th percentile of per-step times. */

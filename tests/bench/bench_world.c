@@ -131,6 +131,7 @@ void bench_scene_demo(const bench_opts *o)
     bench_row r;
     bench_row_init(&r, "demo");
     sim_config cfg = sim_config_default();
+    cfg.workers = o->workers;
     mk_error err = {0};
     sim_world *w = wio_scene_load(wio_demo_scene2, strlen(wio_demo_scene2), "demo", &cfg, &err);
     if (!w) {
@@ -166,6 +167,7 @@ static void scene_boxes(const bench_opts *o, const char *name, const bench_boxes
 
     sim_config cfg = sim_config_default();
     cfg.sleep = !o->no_sleep;
+    cfg.workers = o->workers;
     cfg.bounds = mk_maxf(cfg.bounds, (float)layout->ground_half + 100.0f);
     if ((uint32_t)n + 1 > cfg.max_bodies)
         cfg.max_bodies = (uint32_t)n + 1;
@@ -192,6 +194,11 @@ static void scene_boxes(const bench_opts *o, const char *name, const bench_boxes
     sim_world_free(w);
 
     snprintf(r.peer, sizeof r.peer, "chipmunk");
+    if (o->no_peer) {
+        snprintf(r.peer_time, sizeof r.peer_time, "not run");
+        bench_row_print(&r);
+        return;
+    }
     bench_cp_boxes_result cp;
     if (!bench_cp_boxes(layout, o->steps, !o->no_sleep, &cp)) {
         snprintf(r.peer_time, sizeof r.peer_time, "not installed");

@@ -16,6 +16,7 @@ void bench_scene_pile3(const bench_opts *o, int n)
     r.bodies = n;
     sim_config cfg = sim_config_default();
     cfg.sleep = !o->no_sleep;
+    cfg.workers = o->workers;
     if ((uint32_t)n + 1 > cfg.max_bodies)
         cfg.max_bodies = (uint32_t)n + 1;
     mk_error err = {0};

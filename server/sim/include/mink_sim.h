@@ -108,6 +108,10 @@ typedef struct sim_config {
     uint32_t max_bodies;
     float bounds; /* m: a body farther than this from the origin on any axis is removed */
     bool sleep;   /* bodies at rest fall asleep (off: benchmarks that compare full price) */
+    /* Threads that run the step's parallel parts, the stepping one included (the pool starts
+     * with the world). Not part of the simulation: any count steps the world bit for bit the
+     * same. */
+    int workers;
 } sim_config;
 
 /* A contact of the last step, for `subscribe {contacts: true}`: normal from a to b. */
@@ -126,7 +130,7 @@ typedef struct sim_world sim_world;
 typedef struct sim_history sim_history;
 
 /* Defaults: dim 2, gravity (0, -10) and (0, -10, 0), dt 1/60 s, 8 iterations, 100,000 bodies,
- * bounds 1 km, sleep on. */
+ * bounds 1 km, sleep on, one worker. */
 sim_config sim_config_default(void);
 sim_world *sim_world_new(const sim_config *cfg);
 void sim_world_free(sim_world *w);
