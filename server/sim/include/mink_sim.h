@@ -204,6 +204,9 @@ typedef enum sim_change_kind {
     SIM_CHANGE_REMOVED, /* body, just before it goes */
     SIM_CHANGE_LEFT,    /* owner: every body of the owner is removed */
     SIM_CHANGE_INPUT,   /* body, move (z is 0 in a 2D world), jump */
+    SIM_CHANGE_REUSE,   /* the slots of the bodies removed so far may be given out again
+                           (sim_world_clear_removed): which slot, and so which id, the next
+                           body gets depends on when this happened */
 } sim_change_kind;
 
 typedef struct sim_change {
@@ -226,5 +229,18 @@ void sim_world_step_order(const sim_world *w, const uint32_t **movers, size_t *m
                           const uint32_t **statics, size_t *static_count);
 /* The generation the next id of a slot will carry (0 for a slot that never held a body). */
 uint32_t sim_world_slot_generation(const sim_world *w, uint32_t slot);
+
+/* ---- the world's image: all of its state, for a snapshot that steps on exactly (image.c) ---- */
+
+/* The bytes of the world's image, and the image itself copied into `dst` (that many bytes):
+ * the whole world (bodies, the broadphase's order and bounds, the contact cache's impulses,
+ * sleep timers: everything the next steps read). Mostly memcpy, cheap enough between two
+ * steps; a caller that keeps its buffer from one image to the next does not even fault pages
+ * in. A world read back from it steps exactly as this one does. The layout is this build's. */
+size_t sim_world_image_size(const sim_world *w);
+void sim_world_image_copy(const sim_world *w, void *dst);
+/* The world of an image, or NULL with `err` naming the byte offset of the first thing wrong
+ * (another build's layout, a length past the end, a slot, id or index out of range). */
+sim_world *sim_world_from_image(const void *data, size_t len, mk_error *err);
 
 #endif
