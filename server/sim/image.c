@@ -67,6 +67,25 @@ static bool kept(const sim_world *w, const sim_vec *v)
     return v != &w->tree.nodes && v != &w->tree.items;
 }
 
+/* Tables indexed by slot, reserved to the slot count with their length left at 0. */
+static bool per_slot(const sim_world *w, const sim_vec *v)
+{
+    return v == &w->shape_box || v == &w->bounds || v == &w->tight || v == &w->bounds3 ||
+           v == &w->tight3;
+}
+
+/* The items of an array an image holds: a per-slot table's up to the slot count (or its
+ * capacity, when it has not grown that far: the other dimension's tables, and slots that
+ * never held a body), the others' up to their length. The rest comes back zeroed: past its
+ * length an array is scratch, and the region queries' bitset (near_bits) is all clear between
+ * queries. */
+static size_t items_kept(const sim_world *w, const sim_vec *v)
+{
+    if (per_slot(w, v))
+        return v->cap < w->slot_count ? v->cap : w->slot_count;
+    return v == &w->near_bits ? 0 : v->len;
+}
+
 static void write_image(sim_world *w, out *o)
 {
     put(o, IMAGE_MAGIC, 8);
@@ -92,7 +111,9 @@ static void write_image(sim_world *w, out *o)
         if (w->bodies3 && w->bodies3[i].hull)
             put(o, w->bodies3[i].hull, sizeof(col_hull3));
     }
-    /* Whole arrays, to their capacity: some are used as per-slot tables past their length. */
+    /* Each array's items up to its length, and its capacity, so that it comes back with the
+     * same room; the per-slot tables (indexed by slot, not filled by length) up to the last
+     * slot. */
     world_vec vecs[WORLD_VECS];
     for (size_t i = 0, n = sim_world_vecs(w, vecs); i < n; i++) {
         const sim_vec *v = vecs[i].v;
@@ -100,7 +121,7 @@ static void write_image(sim_world *w, out *o)
             continue;
         put_u64(o, v->len);
         put_u64(o, v->cap);
-        put(o, v->data, v->cap * v->item);
+        put(o, v->data, items_kept(w, v) * v->item);
     }
     const sim_cache *c = &w->cache;
     put_u64(o, c->entries.len);
@@ -286,12 +307,21 @@ static bool read_vecs(sim_world *w, in *r, size_t at_vecs[WORLD_VECS])
         at_vecs[i] = r->at;
         if (!take_u64(r, &len, "an array's length") || !take_u64(r, &cap, "an array's size"))
             return false;
-        if (len > cap)
+        /* Room beyond what is stored is allocated, not read: bounded by the image's size, so
+         * that a file cannot ask for memory out of all proportion to itself. */
+        if (len > cap || cap > (16 * (uint64_t)r->len + (16u << 20)) / v->item)
             return bad(r, at_vecs[i], "an array's length", len);
-        if (!(v->data = take_array(r, cap, v->item, "an array")))
-            return false;
+        /* The length first: it says how many items items_kept takes. */
         v->len = (size_t)len;
         v->cap = (size_t)cap;
+        uint64_t stored = items_kept(w, v);
+        if (stored > (r->len - r->at) / v->item)
+            return bad(r, at_vecs[i], "an array's length", stored);
+        if (!(v->data = calloc(cap ? (size_t)cap : 1, v->item))) {
+            mk_fail(r->err, MK_ERR_IO, "byte %zu: out of memory", at_vecs[i]);
+            return false;
+        }
+        take(r, v->data, (size_t)stored * v->item, "an array");
     }
     return true;
 }

@@ -92,6 +92,8 @@ static void on_change(void *ctx, const sim_world *w, const sim_change *c)
                      (double)c->move.x, (double)c->move.y, c->jump ? "true" : "false");
         proto_buf_append_str(b, nums);
         break;
+    default:
+        return;
     }
     finish(j, b);
 }

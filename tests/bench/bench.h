@@ -99,6 +99,8 @@ void bench_scene_pyramid(const bench_opts *o, int base);
 void bench_scene_pile3(const bench_opts *o, int n);
 void bench_scene_query(const bench_opts *o);
 void bench_scene_snapshot(const bench_opts *o);
+/* A pile of n stepping at 60 Hz while snapshots of it are written (bench_durable.c). */
+void bench_scene_save(const bench_opts *o, int n);
 void bench_scene_query3(const bench_opts *o);
 /* The server's snapshots for 200 clients (bench_clients.c); part of the snapshot scene. */
 void bench_scene_snapshot_clients(const bench_opts *o);
