@@ -156,4 +156,69 @@ START_TEST(sigkill_ten_times_and_every_restart_matches_the_logged_hash)
 }
 END_TEST
 
-MINK_CHECK_TESTS("durable_kill", 280, sigkill_ten_times_and_every_restart_matches_the_logged_hash)
+/* A damaged snapshot is refused, naming the byte offset, and the one before it is used with
+ * both journals; a record torn off the journal's end is dropped. The world comes back where
+ * the stop flushed it. */
+START_TEST(a_damaged_snapshot_falls_back_to_the_one_before)
+{
+    char path[64];
+    snprintf(path, sizeof path, "/tmp/mink-durable-damage-%d", (int)getpid());
+    const char *const args[] = {"--scene", "pile:300", "--save", path, "--save-every", "0.5",
+                                NULL};
+    h_server srv;
+    ck_assert(h_server_start(&srv, args));
+    unsigned seed = 7;
+    play(srv.port, 1500, &seed);
+    ck_assert_int_eq(h_server_stop(&srv, SIGTERM, 5000), 0);
+    char *log = read_log(srv.log_path);
+    unlink(srv.log_path);
+    ck_assert(strstr(log, "SIGTERM: saved") != NULL);
+    /* The stop's flush: the last "journal: tick T hash H flushed". */
+    unsigned long long tick = 0, hash = 0;
+    for (const char *p = strstr(log, "journal: tick "); p; p = strstr(p + 1, "journal: tick "))
+        ck_assert_int_eq(sscanf(p, "journal: tick %llu hash %llx", &tick, &hash), 2);
+    ck_assert_uint_gt(tick, 0);
+    free(log);
+
+    /* A byte of the newest snapshot's image flipped; half a record added to the journal. */
+    FILE *f = fopen(path, "r+b");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(fseek(f, 48 + 70000, SEEK_SET), 0);
+    int c = fgetc(f);
+    ck_assert_int_eq(fseek(f, 48 + 70000, SEEK_SET), 0);
+    fputc(c ^ 0x10, f);
+    fclose(f);
+    char journal[96];
+    snprintf(journal, sizeof journal, "%s.journal", path);
+    f = fopen(journal, "ab");
+    ck_assert_ptr_nonnull(f);
+    fputs("0badc0de {\"tick\":99999,\"client\":3,\"msg\":{\"type\":\"by", f);
+    fclose(f);
+
+    const char *const again[] = {"--save", path, NULL};
+    ck_assert(h_server_start(&srv, again));
+    log = read_log(srv.log_path);
+    ck_assert_msg(strstr(log, "snapshot refused") != NULL &&
+                  strstr(log, "byte 65584: the block of 65536 bytes there does not match its "
+                              "checksum") != NULL, "%s", log);
+    ck_assert_msg(strstr(log, "does not match its checksum (cut short by a crash): dropped") !=
+                  NULL, "%s", log);
+    char want[128];
+    snprintf(want, sizeof want, "--save: restored %s.prev", path);
+    ck_assert_msg(strstr(log, want) != NULL, "%s", log);
+    snprintf(want, sizeof want, "journal records: tick %llu hash %016llx", tick, hash);
+    ck_assert_msg(strstr(log, want) != NULL, "want %s in\n%s", want, log);
+    free(log);
+    ck_assert_int_eq(h_server_stop(&srv, SIGTERM, 5000), 0);
+    unlink(srv.log_path);
+    const char *suffix[] = {"", ".prev", ".next", ".journal", ".journal.new", ".prev.journal"};
+    char name[128];
+    for (size_t i = 0; i < sizeof suffix / sizeof *suffix; i++) {
+        snprintf(name, sizeof name, "%s%s", path, suffix[i]);
+        unlink(name);
+    }
+}
+END_TEST
+
+MINK_CHECK_TESTS("durable_kill", 280, sigkill_ten_times_and_every_restart_matches_the_logged_hash,
+                 a_damaged_snapshot_falls_back_to_the_one_before)
