@@ -70,6 +70,9 @@ static bool write_pending(net_durable *d)
             continue;
         if (n <= 0) {
             LOG_ERROR("--save: %s: %s", d->journal, strerror(errno));
+            /* What was written stays written: the rest is tried again at the next flush. */
+            memmove(d->pending.data, p, left);
+            d->pending.len = left;
             return false;
         }
         p += n;
@@ -194,11 +197,14 @@ static bool snapshot(net_durable *d, bool wait)
         d->old_fd = d->fd;
     }
     d->fd = open(d->journal_new, O_WRONLY | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC, 0644);
-    if (d->fd < 0)
+    proto_buf_clear(&d->pending);
+    if (d->fd < 0) {
+        /* No journal until the next snapshot opens one: nothing is kept meanwhile. */
         LOG_ERROR("--save: %s: %s", d->journal_new, strerror(errno));
-    wio_journal_start(&d->journal_w, w, on_line, d);
-    if (d->fd >= 0)
+    } else {
+        wio_journal_start(&d->journal_w, w, on_line, d);
         write_pending(d);
+    }
     d->last_flush_ns = t0;
     d->snap_busy = true;
     d->work.data = d;
@@ -246,12 +252,12 @@ int net_durable_start(net_server *srv)
 void net_durable_tick(net_server *srv, uint64_t now)
 {
     net_durable *d = srv->durable;
-    if (!d || d->fd < 0)
+    if (!d)
         return;
     int policy = srv->cfg.fsync_ms;
     uint64_t every_ns = policy > 0 ? (uint64_t)policy * 1000000u : 1000000000u;
-    if (policy == NET_FSYNC_ALWAYS || now - d->last_flush_ns >= every_ns ||
-        d->pending.len > DURABLE_MAX_PENDING)
+    if (d->fd >= 0 && (policy == NET_FSYNC_ALWAYS || now - d->last_flush_ns >= every_ns ||
+                       d->pending.len > DURABLE_MAX_PENDING))
         flush(d, now, false);
     if ((double)(now - d->last_snapshot_ns) >= srv->cfg.save_every * 1e9)
         snapshot(d, false);
