@@ -40,6 +40,8 @@ typedef struct net_durable {
     proto_buf pending;     /* records not yet written */
     int fd;                /* the journal being appended, or -1 */
     uint64_t last_flush_ns, last_snapshot_ns;
+    uint64_t last_flush_tick;
+    uint64_t flush_ticks; /* --fsync-ms in ticks: a flush at least this often in world time */
     uv_fs_t fsync_req;
     bool fsync_busy;
     /* The snapshot being written by a worker. */
@@ -96,6 +98,7 @@ static void on_fsync(uv_fs_t *req)
 static void flush(net_durable *d, uint64_t now, bool sync)
 {
     d->last_flush_ns = now;
+    d->last_flush_tick = sim_world_tick(d->srv->world);
     uint64_t hash = wio_journal_mark(&d->journal_w);
     if (!write_pending(d))
         return;
@@ -206,6 +209,7 @@ static bool snapshot(net_durable *d, bool wait)
         write_pending(d);
     }
     d->last_flush_ns = t0;
+    d->last_flush_tick = d->snap_tick;
     d->snap_busy = true;
     d->work.data = d;
     if (wait) {
@@ -239,6 +243,10 @@ int net_durable_start(net_server *srv)
     set_path(d->journal_new, sizeof d->journal_new, p, ".journal.new");
     set_path(d->prev_journal, sizeof d->prev_journal, p, ".prev.journal");
     proto_buf_init(&d->pending);
+    double ms = srv->cfg.fsync_ms > 0 ? srv->cfg.fsync_ms : 1000.0;
+    d->flush_ticks = (uint64_t)(ms * srv->cfg.tick_hz / 1000.0);
+    if (d->flush_ticks == 0)
+        d->flush_ticks = 1;
     srv->durable = d;
     /* The world as it starts is the first snapshot, written before the first step: from here
      * on a crash always has a snapshot to come back to. */
@@ -256,8 +264,12 @@ void net_durable_tick(net_server *srv, uint64_t now)
         return;
     int policy = srv->cfg.fsync_ms;
     uint64_t every_ns = policy > 0 ? (uint64_t)policy * 1000000u : 1000000000u;
-    if (d->fd >= 0 && (policy == NET_FSYNC_ALWAYS || now - d->last_flush_ns >= every_ns ||
-                       d->pending.len > DURABLE_MAX_PENDING))
+    /* By the clock, and by the ticks, so that a stretch of catch-up steps is no exception: a
+     * crash loses at most --fsync-ms of the world's time. */
+    if (d->fd >= 0 &&
+        (policy == NET_FSYNC_ALWAYS || now - d->last_flush_ns >= every_ns ||
+         sim_world_tick(srv->world) - d->last_flush_tick >= d->flush_ticks ||
+         d->pending.len > DURABLE_MAX_PENDING))
         flush(d, now, false);
     if ((double)(now - d->last_snapshot_ns) >= srv->cfg.save_every * 1e9)
         snapshot(d, false);

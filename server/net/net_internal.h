@@ -180,7 +180,7 @@ struct net_server {
 };
 
 /* durable.c: --save. Writes the first snapshot and opens the journal (0, or a libuv error
- * after logging); at each tick's end, flushes the journal and takes snapshots when due; saves
+ * after logging); after each step, flushes the journal and takes snapshots when due; saves
  * now (SIGHUP, stop: the journal flushed and fsync()ed, a snapshot begun); frees it all once
  * the loop has ended. All do nothing without --save. */
 int net_durable_start(net_server *srv);

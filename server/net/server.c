@@ -104,6 +104,9 @@ static void on_tick(uv_timer_t *t)
         st->step_ns += t1 - t0;
         st->step_max_ns = t1 - t0 > st->step_max_ns ? t1 - t0 : st->step_max_ns;
         net_log_world_hash(srv->world, srv->cfg.hash_every);
+        /* A flush point or a snapshot after each step, before anything else changes the
+         * world (durable.c). */
+        net_durable_tick(srv, t1);
         srv->acc_ns -= srv->dt_ns;
         steps++;
         check_sessions(srv, now);
@@ -118,7 +121,6 @@ static void on_tick(uv_timer_t *t)
         st->snap_max_ns = t2 - t1 > st->snap_max_ns ? t2 - t1 : st->snap_max_ns;
     }
     if (steps > 0) {
-        net_durable_tick(srv, now);
         net_metrics_observe_tick(&st->c, uv_hrtime() - now);
         net_health_stepped(srv, now);
     }
