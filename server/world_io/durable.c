@@ -167,10 +167,10 @@ sim_world *wio_snapshot_parse(const void *file, size_t size, uint64_t *tick, uin
     uint64_t len = get64(p + 32);
     uint64_t blocks = (len + SNAP_BLOCK - 1) / SNAP_BLOCK;
     if (len > size - SNAP_HEADER || blocks * 4 != size - SNAP_HEADER - len) {
+        /* Named by where the file ends: what the header promised is not all there. */
         mk_fail(err, MK_ERR_INVALID,
-                "byte %zu: the file is %zu bytes, its header says %" PRIu64 " of image and %"
-                PRIu64 " checksums (cut short?)", size < SNAP_HEADER + len ? size : SNAP_HEADER + (size_t)len,
-                size, len, blocks);
+                "byte %zu: the file ends there; its header says %" PRIu64 " bytes of image and "
+                "%" PRIu64 " checksums (cut short?)", size, len, blocks);
         return NULL;
     }
     const unsigned char *image = p + SNAP_HEADER, *crcs = image + len;
