@@ -39,8 +39,14 @@ static void usage(FILE *out)
             "                           ground (a 2D world)\n"
             "  --scene pile3d:N         the same in 3D: N 1 m cubes in columns of ten on a square\n"
             "                           grid on a floor\n"
-            "  --save FILE.json         write the world there on SIGTERM/SIGINT and on SIGHUP;\n"
-            "                           --scene FILE.json loads it back\n"
+            "  --save FILE              keep the world in FILE: a snapshot every --save-every\n"
+            "                           seconds, on SIGHUP and on stop, and a journal of every\n"
+            "                           change since (FILE.journal); when FILE exists, the world\n"
+            "                           is brought back from it on start (--scene is not loaded)\n"
+            "  --save-every S           seconds between snapshots (default %.0f)\n"
+            "  --fsync-ms N|always|no   flush the journal to disk every N ms, what a crash may\n"
+            "                           lose (default %d); always: every tick; no: written every\n"
+            "                           second, flushed when the kernel sees fit\n"
             "  --log-level LEVEL        error, warn, info or debug (default info)\n"
             "  --max-clients N          clients at once, then server_full (default %u)\n"
             "  --max-bodies-per-client N  bodies a client may own, avatar included (default %u)\n"
@@ -80,7 +86,7 @@ static void usage(FILE *out)
             "  --agones-allocate        with AGONES_SDK_HTTP_PORT set: the first player to join\n"
             "                           marks the GameServer Allocated\n"
             "  --help                   this text\n",
-            d.host, d.port, d.tick_hz, d.snapshot_hz, d.max_clients, d.bodies_per_client,
+            d.host, d.port, d.tick_hz, d.snapshot_hz, d.save_every, d.fsync_ms, d.max_clients, d.bodies_per_client,
             s.max_bodies, s.bounds, d.msg_rate, d.spawn_rate, d.hello_timeout, d.max_line,
             d.out_soft_limit,
             d.out_soft_seconds, d.out_hard_limit, machine_cores(), d.http_port,
@@ -239,10 +245,11 @@ int main(int argc, char **argv)
         {"stall-seconds", NUM_DOUBLE, 0.1, 86400, &cfg.stall_seconds},
         {"drain-seconds", NUM_DOUBLE, 0.1, 86400, &cfg.drain_seconds},
         {"history-ms", NUM_DOUBLE, 0, 60000, &history_ms},
+        {"save-every", NUM_DOUBLE, 0.1, 86400, &cfg.save_every},
     };
     enum { NUMS = sizeof nums / sizeof nums[0] };
     enum { O_HOST = 256, O_SCENE, O_LOG, O_SAVE, O_RECORD, O_REPLAY, O_NO_SLEEP, O_DIM,
-           O_AGONES_ALLOCATE, O_HELP };
+           O_AGONES_ALLOCATE, O_HELP, O_FSYNC };
     static const struct option other[] = {
         {"host", required_argument, NULL, O_HOST},
         {"scene", required_argument, NULL, O_SCENE},
@@ -254,6 +261,7 @@ int main(int argc, char **argv)
         {"dim", required_argument, NULL, O_DIM},
         {"agones-allocate", no_argument, NULL, O_AGONES_ALLOCATE},
         {"help", no_argument, NULL, O_HELP},
+        {"fsync-ms", required_argument, NULL, O_FSYNC},
     };
     enum { OTHER = sizeof other / sizeof other[0] };
     struct option opts[NUMS + OTHER + 1];
@@ -287,6 +295,14 @@ int main(int argc, char **argv)
         }
         case O_SAVE:
             cfg.save_path = optarg;
+            break;
+        case O_FSYNC:
+            if (strcmp(optarg, "always") == 0)
+                cfg.fsync_ms = NET_FSYNC_ALWAYS;
+            else if (strcmp(optarg, "no") == 0)
+                cfg.fsync_ms = NET_FSYNC_NO;
+            else
+                cfg.fsync_ms = (int)integer_arg("--fsync-ms", optarg, 1, 3600000);
             break;
         case O_RECORD:
             record = optarg;
@@ -324,6 +340,13 @@ int main(int argc, char **argv)
     }
     if (cfg.save_path && !save_path_writable(cfg.save_path))
         return 2;
+    if (cfg.save_path && (record || replay)) {
+        /* The world has one journal: --save's is a recording that restarts with each
+         * snapshot. */
+        fprintf(stderr, "mink-server: --save keeps its own journal; give --record or --replay "
+                        "without it\n");
+        return 2;
+    }
     if (cfg.out_soft_limit > cfg.out_hard_limit) {
         fprintf(stderr, "mink-server: --out-soft-limit %zu is above --out-hard-limit %zu\n",
                 cfg.out_soft_limit, cfg.out_hard_limit);
@@ -341,12 +364,19 @@ int main(int argc, char **argv)
     wc.dt = (float)(1.0 / cfg.tick_hz);
 
     int code;
-    sim_world *world = load_world(scene, dim, &wc, &code);
-    if (!world)
+    bool saved = false;
+    sim_world *world = cfg.save_path ? net_restore(cfg.save_path, &saved) : NULL;
+    if (saved && !world)
+        return 1;
+    if (saved && scene)
+        LOG_WARN("--scene %s is not loaded: the world comes back from --save %s", scene,
+                 cfg.save_path);
+    if (!world && !(world = load_world(scene, dim, &wc, &code)))
         return code;
-    LOG_INFO("scene %s: %d-dimensional world, %zu bodies",
-             scene ? scene : sim_world_dim(world) == 3 ? "demo3d" : "demo",
-             sim_world_dim(world), sim_world_body_count(world));
+    if (!saved)
+        LOG_INFO("scene %s: %d-dimensional world, %zu bodies",
+                 scene ? scene : sim_world_dim(world) == 3 ? "demo3d" : "demo",
+                 sim_world_dim(world), sim_world_body_count(world));
 
     /* The window in whole ticks, rounded up: a query at any tick of the last history_ms. */
     uint32_t history_ticks = (uint32_t)ceil(history_ms * cfg.tick_hz / 1000.0);

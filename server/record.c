@@ -60,7 +60,7 @@ int mink_replay(sim_world *w, const char *path, uint64_t hash_every)
     int rc = 0;
     long number = 0;
     mk_error err = {0};
-    while (rc == 0 && (n = getline(&line, &cap, f)) > 0) {
+    while ((rc == 0 || rc == 2) && (n = getline(&line, &cap, f)) > 0) {
         number++;
         if ((size_t)n > RECORD_MAX_LINE) {
             mk_fail(&err, MK_ERR_INVALID, "longer than %u bytes", RECORD_MAX_LINE);
@@ -75,7 +75,7 @@ int mink_replay(sim_world *w, const char *path, uint64_t hash_every)
         LOG_ERROR("--replay: %s:%ld: %s", path, number, err.message);
         return -1;
     }
-    if (rc == 0) {
+    if (rc == 0 || rc == 2) {
         LOG_ERROR("--replay: %s ends at line %ld without the recording's end line", path,
                   number);
         return -1;

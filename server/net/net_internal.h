@@ -181,7 +181,18 @@ struct net_server {
     net_range *ranges;       /* every session's pieces of this snapshot */
     size_t ranges_len, ranges_cap;
     proto_buf own;           /* every session's own bytes of this snapshot */
+
+    struct net_durable *durable; /* --save: snapshots and the journal (durable.c) */
 };
+
+/* durable.c: --save. Writes the first snapshot and opens the journal (0, or a libuv error
+ * after logging); after each step, flushes the journal and takes snapshots when due; saves
+ * now (SIGHUP, stop: the journal flushed and fsync()ed, a snapshot begun); frees it all once
+ * the loop has ended. All do nothing without --save. */
+int net_durable_start(net_server *srv);
+void net_durable_tick(net_server *srv, uint64_t now);
+bool net_durable_save(net_server *srv, const char *why);
+void net_durable_free(net_server *srv);
 
 /* snapshot_delta.c: `subscribe {delta}` */
 /* A body's delta entry after its id, for the clients whose baseline of it is from base_tick:

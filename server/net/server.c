@@ -26,6 +26,7 @@ net_config net_config_default(void)
         .msg_rate = 200.0, .spawn_rate = 20.0,
         .http_port = 7778, .http_max_connections = 64, .http_max_header = 4096,
         .http_timeout = 5, .stall_seconds = 5.0, .drain_seconds = 10.0,
+        .save_every = 60.0, .fsync_ms = 1000,
     };
 }
 
@@ -107,6 +108,9 @@ static void on_tick(uv_timer_t *t)
         st->step_ns += t1 - t0;
         st->step_max_ns = t1 - t0 > st->step_max_ns ? t1 - t0 : st->step_max_ns;
         net_log_world_hash(srv->world, srv->cfg.hash_every);
+        /* A flush point or a snapshot after each step, before anything else changes the
+         * world (durable.c). */
+        net_durable_tick(srv, t1);
         srv->acc_ns -= srv->dt_ns;
         steps++;
         check_sessions(srv, now);
@@ -191,23 +195,12 @@ static void on_stop_grace(uv_timer_t *t)
     uv_walk(srv->loop, close_handle, srv);
 }
 
-/* Writes the world to --save, with every client's bodies still in it (their owners are not
+/* Saves the world to --save now, with every client's bodies still in it (their owners are not
  * kept: a restarted server gives them to nobody). */
 static void save_world(net_server *srv, const char *why)
 {
-    if (!srv->cfg.save_path) {
-        if (strcmp(why, "SIGHUP") == 0)
-            LOG_WARN("SIGHUP: no --save file was given; nothing written");
-        return;
-    }
-    mk_error err = {0};
-    uint64_t t0 = uv_hrtime();
-    if (wio_world_save(srv->world, srv->cfg.save_path, &err) == 0)
-        LOG_INFO("%s: saved %zu bodies at tick %llu to %s (%.1f ms)", why,
-                 sim_world_body_count(srv->world), (unsigned long long)sim_world_tick(srv->world),
-                 srv->cfg.save_path, (double)(uv_hrtime() - t0) / 1e6);
-    else
-        LOG_ERROR("%s: save failed: %s", why, err.message);
+    if (!net_durable_save(srv, why) && strcmp(why, "SIGHUP") == 0)
+        LOG_WARN("SIGHUP: no --save file was given; nothing written");
 }
 
 static void stop(net_server *srv, const char *why)
@@ -296,7 +289,9 @@ int net_serve(const net_config *cfg, sim_world *world)
     proto_buf_init(&srv->out);
     proto_buf_init(&srv->own);
 
-    int rc = start_listening(srv);
+    int rc = net_durable_start(srv);
+    if (rc == 0)
+        rc = start_listening(srv);
     if (rc == 0)
         rc = net_ops_start(srv);
     if (rc == 0) {
@@ -331,6 +326,7 @@ int net_serve(const net_config *cfg, sim_world *world)
     uv_run(loop, UV_RUN_DEFAULT);
     uv_loop_close(loop);
     free(loop);
+    net_durable_free(srv);
     net_snapshot_free(srv);
     proto_buf_free(&srv->out);
     free(srv->msg);

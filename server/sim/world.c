@@ -60,13 +60,7 @@ sim_config sim_config_default(void)
 
 /* Every growable array of the world with the size of its items: one list that sim_world_new
  * and sim_world_free both walk, so that none is left unsized or unfreed. */
-typedef struct world_vec {
-    sim_vec *v;
-    size_t item;
-} world_vec;
-#define WORLD_VECS 48
-
-static size_t world_vecs(sim_world *w, world_vec out[WORLD_VECS])
+size_t sim_world_vecs(sim_world *w, world_vec out[WORLD_VECS])
 {
 #define V(field, size) {&w->field, size}
     const world_vec list[] = {
@@ -104,7 +98,7 @@ sim_world *sim_world_new(const sim_config *cfg)
     w->cfg = *cfg;
     w->step = cfg->dim == 3 ? sim_world_step3 : sim_world_step2;
     world_vec vecs[WORLD_VECS];
-    for (size_t i = 0, n = world_vecs(w, vecs); i < n; i++)
+    for (size_t i = 0, n = sim_world_vecs(w, vecs); i < n; i++)
         vecs[i].v->item = vecs[i].item;
     w->cache.entries.item = cfg->dim == 3 ? sizeof(sim_cache_entry3) : sizeof(sim_cache_entry);
     w->narrow.item = cfg->dim == 3 ? sim_narrow_item_size3() : sim_narrow_item_size2();
@@ -127,7 +121,7 @@ void sim_world_free(sim_world *w)
     free(w->bodies);
     free(w->generation);
     world_vec vecs[WORLD_VECS];
-    for (size_t i = 0, n = world_vecs(w, vecs); i < n; i++)
+    for (size_t i = 0, n = sim_world_vecs(w, vecs); i < n; i++)
         sim_vec_free(vecs[i].v);
     sim_cache_free(&w->cache);
     sim_history_free(w->history);
@@ -494,6 +488,8 @@ const sim_id *sim_world_removed(const sim_world *w, size_t *n)
 
 void sim_world_clear_removed(sim_world *w)
 {
+    if (w->pending_slots.len > 0)
+        sim_report_change(w, SIM_CHANGE_REUSE, NULL, 0, mk_v3(0, 0, 0), false);
     const uint32_t *slots = w->pending_slots.data;
     for (size_t i = 0; i < w->pending_slots.len; i++) {
         if (w->generation[slots[i]] < (1u << 29))

@@ -96,6 +96,16 @@ struct sim_world {
     void *change_ctx;
 };
 
+/* Every growable array of the world with the size of its items (world.c): one list that
+ * sim_world_new, sim_world_free and the world's image (image.c) all walk, so that none is
+ * left unsized, unfreed or unsaved. */
+typedef struct world_vec {
+    sim_vec *v;
+    size_t item;
+} world_vec;
+#define WORLD_VECS 48
+size_t sim_world_vecs(sim_world *w, world_vec out[WORLD_VECS]);
+
 /* The narrowphase (contacts.c): wakes sleeping bodies that something awake touches, builds
  * the solver's bodies, turns touching pairs into constraints, push-out pairs and contacts,
  * and stores the solved impulses of the constraints only[0..n) (all n when only is NULL) for

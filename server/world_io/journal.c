@@ -6,7 +6,10 @@
  *   {"tick":T,"client":C,"msg":{"type":"despawn","id":ID}}
  *   {"tick":T,"client":C,"msg":{"type":"bye"}}
  *   {"tick":T,"client":C,"msg":{"type":"input","id":ID,"move":[x,y],"jump":false}}
- * framed by {"tick":T,"start":"HASH"} and {"tick":T,"end":"HASH"} with the world hash there.
+ *   {"tick":T,"client":0,"msg":{"type":"reuse"}}  (the removed bodies' slots may be reused)
+ * framed by {"tick":T,"start":"HASH"} and {"tick":T,"end":"HASH"} with the world hash there,
+ * and with {"tick":T,"hash":"HASH"} between them where the writer marks a point it flushed
+ * (a durable save's journal: the world comes back to the last such mark).
  * The step is deterministic, so the same scene with the same lines applied at the same ticks
  * gives the same world bit for bit: replay checks the ids and the hashes as it goes. Numbers
  * carry 9 significant digits, which give every float back exactly. */
@@ -72,6 +75,10 @@ static void on_change(void *ctx, const sim_world *w, const sim_change *c)
         b = begin(j, c->owner, "bye");
         proto_buf_append_char(b, '}');
         break;
+    case SIM_CHANGE_REUSE:
+        b = begin(j, 0, "reuse");
+        proto_buf_append_char(b, '}');
+        break;
     case SIM_CHANGE_INPUT:
         b = begin(j, c->body->owner, "input");
         proto_buf_append_str(b, ",\"id\":");
@@ -101,6 +108,12 @@ void wio_journal_start(wio_journal *j, sim_world *w, wio_line_fn fn, void *ctx)
     sim_world_on_change(w, on_change, j);
 }
 
+uint64_t wio_journal_mark(wio_journal *j)
+{
+    write_mark(j, "hash");
+    return sim_world_hash(j->world);
+}
+
 void wio_journal_stop(wio_journal *j)
 {
     if (!j->world)
@@ -125,7 +138,7 @@ static int check_hash(const sim_world *w, const cJSON *hash, const char *what, m
                 cJSON_IsString(hash) ? hash->valuestring : "missing");
         return -1;
     }
-    return what[0] == 'e' ? 1 : 0;
+    return what[0] == 'e' ? 1 : what[0] == 'h' ? 2 : 0;
 }
 
 static sim_body *body_of(sim_world *w, const cJSON *msg, uint32_t client, mk_error *err)
@@ -176,6 +189,10 @@ static int apply_msg(sim_world *w, const cJSON *msg, uint32_t client, const cJSO
     }
     if (strcmp(t, "bye") == 0) {
         sim_world_remove_owned(w, client);
+        return 0;
+    }
+    if (strcmp(t, "reuse") == 0) {
+        sim_world_clear_removed(w);
         return 0;
     }
     if (strcmp(t, "input") == 0) {
@@ -241,6 +258,11 @@ int wio_journal_apply(sim_world *w, const char *line, size_t len, wio_step_fn on
     const cJSON *end = cJSON_GetObjectItemCaseSensitive(root, "end");
     if (end) {
         rc = check_hash(w, end, "end", err);
+        goto done;
+    }
+    const cJSON *mark = cJSON_GetObjectItemCaseSensitive(root, "hash");
+    if (mark) {
+        rc = check_hash(w, mark, "hash", err);
         goto done;
     }
     const cJSON *client = cJSON_GetObjectItemCaseSensitive(root, "client");

@@ -130,8 +130,10 @@ static void usage(FILE *f)
             "usage: mink-bench [--steps N] [--scene NAME] [--pile N]... [--no-sleep] [--quick] "
             "[--pair A-B] [--workers N] [--no-peer] [--help]\n"
             "  --steps N     steps of every world scene (default %d; %d with --quick)\n"
-            "  --scene NAME  run one scene: demo, pyramid, pile2d, pile3d, query, query3, rays, snapshot "
-            "(default: all)\n"
+            "  --scene NAME  run one scene: demo, pyramid, pile2d, pile3d, query, query3, rays, "
+            "snapshot, save\n"
+            "                (default: all); save: pile2d:20000 at 60 Hz while snapshots of it are\n"
+            "                written (--save), ms/step being the whole tick's\n"
             "  --pile N      add a pile2d scene of N boxes (default list: 1000 5000 20000)\n"
             "  --no-sleep    bodies never sleep (in the peer too): piles cost full price\n"
             "  --quick       a smoke run: fewer steps, queries and snapshots\n"
@@ -217,9 +219,9 @@ int main(int argc, char **argv)
                        strcmp(v, "pile3d") != 0 &&
                        strcmp(v, "pyramid") != 0 && strcmp(v, "query") != 0 &&
                        strcmp(v, "query3") != 0 && strcmp(v, "rays") != 0 &&
-                       strcmp(v, "snapshot") != 0)) {
+                       strcmp(v, "snapshot") != 0 && strcmp(v, "save") != 0)) {
                 fprintf(stderr, "mink-bench: --scene wants demo, pyramid, pile2d, pile3d, query, "
-                                "query3, rays or snapshot\n");
+                                "query3, rays, snapshot or save\n");
                 return 2;
             }
             scene = v;
@@ -283,6 +285,8 @@ int main(int argc, char **argv)
         bench_scene_rays(&o);
     if (!scene || strcmp(scene, "snapshot") == 0)
         bench_scene_snapshot(&o);
+    if (!scene || strcmp(scene, "save") == 0)
+        bench_scene_save(&o, o.quick ? 5000 : 20000);
     printf("# total %.1f s\n", (double)(bench_now_ns() - t0) / 1e9);
     return 0;
 }

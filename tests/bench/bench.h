@@ -101,6 +101,8 @@ void bench_scene_pyramid(const bench_opts *o, int base);
 void bench_scene_pile3(const bench_opts *o, int n);
 void bench_scene_query(const bench_opts *o);
 void bench_scene_snapshot(const bench_opts *o);
+/* A pile of n stepping at 60 Hz while snapshots of it are written (bench_durable.c). */
+void bench_scene_save(const bench_opts *o, int n);
 void bench_scene_query3(const bench_opts *o);
 /* World queries (rays, overlaps, casts, at a past tick) on pile2d and pile3d (bench_rays.c). */
 void bench_scene_rays(const bench_opts *o);

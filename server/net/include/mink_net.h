@@ -29,7 +29,14 @@ typedef struct net_config {
     double msg_rate;           /* messages a second, default 200 (a 60 Hz client sends ~60), with
                                   bursts of twice that: beyond it `rate_limited`, and a client
                                   that goes on sending is cut off */
-    const char *save_path;     /* --save: the world is written here on stop and on SIGHUP */
+    const char *save_path;     /* --save: a snapshot of the world is written here every
+                                  save_every seconds, on SIGHUP and on stop, with a journal of
+                                  the changes since (durable.c) */
+    double save_every;         /* --save-every, s, default 60 */
+    int fsync_ms;              /* --fsync-ms: the journal is flushed and fsync()ed this often,
+                                  default 1000 ms (what a crash may lose); NET_FSYNC_ALWAYS:
+                                  every tick, NET_FSYNC_NO: flushed every second, fsync()ed
+                                  when the kernel sees fit */
     double spawn_rate;         /* spawns a second, default 20, bursts of twice that: world
                                   growth stays paced */
     uint64_t hash_every;       /* --hash-every: log the world hash every this many ticks (0:
@@ -51,7 +58,18 @@ typedef struct net_config {
                                   GameServer Allocated */
 } net_config;
 
+#define NET_FSYNC_ALWAYS (-1)
+#define NET_FSYNC_NO (-2)
+
 net_config net_config_default(void);
+
+/* The world of a durable save (--save FILE) when FILE or its neighbours exist (restore.c): the
+ * newest snapshot that reads back whole (a damaged one is refused, its byte offset logged, and
+ * the one before is used), with the journals after it replayed up to the last flush point, at
+ * whose tick the world hash is what the server that wrote it logged. Bodies come back without
+ * owners (their clients are gone). Returns the world; NULL with *found false when there is no
+ * save; NULL with *found true after logging why none could be brought back. */
+sim_world *net_restore(const char *path, bool *found);
 
 /* Logs "tick T hash H" when the world's tick is a multiple of `every` (0: never). */
 void net_log_world_hash(const sim_world *w, uint64_t every);

@@ -209,6 +209,9 @@ typedef enum sim_change_kind {
     SIM_CHANGE_REMOVED, /* body, just before it goes */
     SIM_CHANGE_LEFT,    /* owner: every body of the owner is removed */
     SIM_CHANGE_INPUT,   /* body, move (z is 0 in a 2D world), jump */
+    SIM_CHANGE_REUSE,   /* the slots of the bodies removed so far may be given out again
+                           (sim_world_clear_removed): which slot, and so which id, the next
+                           body gets depends on when this happened */
 } sim_change_kind;
 
 typedef struct sim_change {
@@ -297,5 +300,17 @@ uint64_t sim_world_history_oldest(const sim_world *w);
 size_t sim_world_history_bytes(const sim_world *w);
 #define SIM_HISTORY_RECORD_BYTES2 21 /* id 8, x and y 8, angle 4, a flag 1 */
 #define SIM_HISTORY_RECORD_BYTES3 37 /* id 8, position 12, quaternion 16, a flag 1 */
+/* ---- the world's image: all of its state, for a snapshot that steps on exactly (image.c) ---- */
+
+/* The bytes of the world's image, and the image itself copied into `dst` (that many bytes):
+ * the whole world (bodies, the broadphase's order and bounds, the contact cache's impulses,
+ * sleep timers: everything the next steps read). Mostly memcpy, cheap enough between two
+ * steps; a caller that keeps its buffer from one image to the next does not even fault pages
+ * in. A world read back from it steps exactly as this one does. The layout is this build's. */
+size_t sim_world_image_size(const sim_world *w);
+void sim_world_image_copy(const sim_world *w, void *dst);
+/* The world of an image, or NULL with `err` naming the byte offset of the first thing wrong
+ * (another build's layout, a length past the end, a slot, id or index out of range). */
+sim_world *sim_world_from_image(const void *data, size_t len, mk_error *err);
 
 #endif

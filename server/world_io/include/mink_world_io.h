@@ -55,16 +55,50 @@ typedef struct wio_journal {
 /* Starts recording the changes of `w` into `fn`: a first line gives the tick and the world
  * hash. The journal must stay where it is until wio_journal_stop. */
 void wio_journal_start(wio_journal *j, sim_world *w, wio_line_fn fn, void *ctx);
+/* Writes a mark, {"tick":T,"hash":"H"}: a point the writer flushed, which replay checks and a
+ * restart comes back to. Returns the hash written. */
+uint64_t wio_journal_mark(wio_journal *j);
 /* Ends a recording with the tick and the world hash, and stops listening to the world. */
 void wio_journal_stop(wio_journal *j);
 
 typedef void (*wio_step_fn)(void *ctx, const sim_world *w);
 /* Replays one recorded line: steps the world up to its tick (calling on_step after each
- * step), then makes its change, or checks the hash of a start or end line. Returns 0, 1 for
- * the end line, or -1 with `err` (a line that is not a recording's, or a world that went
- * another way: a different id, a missing body, a different hash). */
+ * step), then makes its change, or checks the hash of a start, mark or end line. Returns 0, 1
+ * for the end line, 2 for a mark, or -1 with `err` (a line that is not a recording's, or a
+ * world that went another way: a different id, a missing body, a different hash). */
 int wio_journal_apply(sim_world *w, const char *line, size_t len, wio_step_fn on_step,
                       void *ctx, mk_error *err);
+
+/* ---- a durable save's files: snapshots and the journal's records (durable.c) ---- */
+
+/* Writes a snapshot of a world's image (sim_world_image) taken at `tick` with world hash
+ * `hash` to `path` atomically: path.tmp, flushed to disk, renamed over path, the directory
+ * flushed. Checksummed in 64 KiB blocks. Returns 0, or -1 with `err`. Safe off the loop. */
+int wio_snapshot_write(const char *path, uint64_t tick, uint64_t hash, const void *image,
+                       size_t len, mk_error *err);
+/* Reads a snapshot back: the world, its tick and hash; NULL with `err` naming the byte offset
+ * of the first thing wrong (a block that does not match its checksum, a file cut short,
+ * another build's layout, an image that does not give the header's hash). */
+sim_world *wio_snapshot_read(const char *path, uint64_t *tick, uint64_t *hash, mk_error *err);
+sim_world *wio_snapshot_parse(const void *file, size_t size, uint64_t *tick, uint64_t *hash,
+                              mk_error *err);
+/* The whole of a file in memory, NUL-terminated; NULL with `err`. */
+char *wio_read_file(const char *path, size_t *len, mk_error *err);
+/* Flushes the directory of `path` to disk (a rename in it survives a power cut). */
+int wio_fsync_dir(const char *path, mk_error *err);
+
+/* Appends one journal line (newline included) as a record: its CRC-32C in 8 hex digits and a
+ * space before it. */
+void wio_record_frame(proto_buf *out, const char *line, size_t len);
+/* Receives a record's line (newline included) and its byte offset; false stops the scan. */
+typedef bool (*wio_record_fn)(void *ctx, const char *line, size_t len, size_t offset);
+/* Walks the records of a journal file's bytes, handing each whole one to `fn`, and sets *end
+ * to the byte after the last one handed. Returns 0 at the end of the data; 1 when the last
+ * record does not match its checksum or has no newline (cut short by a crash: dropped, `err`
+ * says where); -1 when one before the last does not (`err` says where; nothing after it is
+ * read); 2 when `fn` stopped it. */
+int wio_record_scan(const char *data, size_t len, wio_record_fn fn, void *ctx, size_t *end,
+                    mk_error *err);
 
 /* ---- scenes and saves (scene.c, save.c, scene_pile.c) ---- */
 
