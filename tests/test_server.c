@@ -392,7 +392,7 @@ static Suite *server_suite(void)
         void (*add)(TCase *tc);
         int timeout;
     } files[] = {
-        {"limits", server_limit_tests, 30},
+        {"limits", server_limit_tests, 60},
         {"world", server_world_tests, 30},
         {"netcode", server_netcode_tests, 60},
         {"3d", server_3d_tests, 30},

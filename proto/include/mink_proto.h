@@ -98,6 +98,11 @@ void proto_framer_free(proto_framer *f);
  * stream), or -1 when memory runs out. */
 int proto_framer_feed(proto_framer *f, const char *data, size_t n, proto_line_cb on_line,
                       void *ud);
+/* The same, and *used is the bytes of `data` taken: when the callback stops the feed, the
+ * bytes after the line it was handed (*used to n) are left untouched and the framer holds no
+ * unfinished line, so feeding them later goes on where it stopped (a reader that pauses). */
+int proto_framer_feed_used(proto_framer *f, const char *data, size_t n, proto_line_cb on_line,
+                           void *ud, size_t *used);
 
 /* ---- messages from a client ---- */
 

@@ -112,9 +112,14 @@ typedef struct net_session {
     size_t range_begin, range_end, own_begin, own_end;
     uint32_t phase; /* which tick of a snapshot period its states go out on */
 
-    /* Rate limits: every line, and spawns. `dropped` counts lines refused in a row. */
+    /* Rate limits: every line, and spawns. With the lines' bucket empty the socket is not read
+     * (backpressure: the kernel's buffers push back on the sender) until resume_ns; the line
+     * that found it empty and the rest of its read wait in `held` (at most a line and a read). */
     net_bucket lines, spawns;
-    uint32_t dropped;
+    bool read_paused;
+    uint64_t resume_ns;
+    char *held;
+    size_t held_len;
 } net_session;
 
 struct net_server {
@@ -124,6 +129,7 @@ struct net_server {
     uv_tcp_t listener;
     uv_timer_t tick_timer;
     uv_timer_t stop_timer;
+    uv_timer_t read_timer; /* reads paused sessions again when their buckets have refilled */
     uv_signal_t sig_int, sig_term, sig_hup;
 
     net_session *sessions; /* doubly linked */
@@ -199,6 +205,10 @@ void net_session_send(net_session *s, const char *data, size_t len);
 /* Sends an error line. */
 void net_session_error(net_session *s, proto_error_code code, const char *message,
                        const char *req);
+/* Stop and start reading the client's socket (the rate limit's backpressure); whatever the
+ * transport, the session's bytes stop and start arriving. */
+void net_session_read_pause(net_session *s);
+void net_session_read_resume(net_session *s);
 /* Closes now: its bodies leave the world; pending writes are dropped. */
 void net_session_close(net_session *s, const char *reason);
 /* Closes after the queued output has been written (an answer, then the close). */

@@ -299,6 +299,10 @@ int net_serve(const net_config *cfg, sim_world *world)
         uv_timer_init(loop, &srv->tick_timer);
         uv_timer_init(loop, &srv->stop_timer);
         uv_timer_init(loop, &srv->stats_timer);
+        /* Only paused sessions need it, and they are closed at a stop without it. */
+        uv_timer_init(loop, &srv->read_timer);
+        srv->read_timer.data = srv;
+        uv_unref((uv_handle_t *)&srv->read_timer);
         srv->stats_timer.data = srv;
         if (cfg->stats_seconds > 0) {
             uint64_t ms = (uint64_t)(cfg->stats_seconds * 1000);

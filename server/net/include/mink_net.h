@@ -26,9 +26,9 @@ typedef struct net_config {
     size_t max_line;           /* bytes, default 65536 (the protocol's limit; a server may ask
                                   for less): a longer line is `line_too_long` and the end */
     double hello_timeout;      /* s, default 10: a connection that never says hello is closed */
-    double msg_rate;           /* messages a second, default 200 (a 60 Hz client sends ~60), with
-                                  bursts of twice that: beyond it `rate_limited`, and a client
-                                  that goes on sending is cut off */
+    double msg_rate;           /* lines a second, default 200 (a 60 Hz client sends ~60), with
+                                  bursts of twice that: beyond it the client's socket is not
+                                  read until the allowance refills (backpressure) */
     const char *save_path;     /* --save: the world is written here on stop and on SIGHUP */
     double spawn_rate;         /* spawns a second, default 20, bursts of twice that: world
                                   growth stays paced */
