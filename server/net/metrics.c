@@ -211,7 +211,7 @@ void net_metrics_write(net_server *srv, proto_buf *b)
             "States not sent to a client still writing its previous one (a slow reader).",
             st->states_dropped);
     head(b, "mink_errors_sent_total", "counter", "Error messages sent, by protocol code.");
-    for (int code = PROTO_OK + 1; code <= PROTO_ERR_SHUTDOWN; code++)
+    for (int code = PROTO_OK + 1; code <= PROTO_ERR_LAST; code++)
         sample(b, "mink_errors_sent_total", "code", proto_error_name((proto_error_code)code),
                c->errors[code]);
     head(b, "mink_disconnects_total", "counter", "Clients that left, by reason.");
