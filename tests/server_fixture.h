@@ -66,5 +66,6 @@ void server_limit_tests(TCase *tc);
 void server_world_tests(TCase *tc);
 void server_netcode_tests(TCase *tc);
 void server_3d_tests(TCase *tc);
+void server_token_tests(TCase *tc);
 
 #endif

@@ -396,6 +396,7 @@ static Suite *server_suite(void)
         {"world", server_world_tests, 30},
         {"netcode", server_netcode_tests, 60},
         {"3d", server_3d_tests, 30},
+        {"tokens", server_token_tests, 30},
     };
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         TCase *tc = tcase_create(files[i].name);

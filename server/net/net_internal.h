@@ -6,9 +6,11 @@
 #include <uv.h>
 
 #include "metrics.h"
+#include "mink_token.h"
 #include "mink_net.h"
 
 typedef struct net_server net_server;
+typedef struct net_player net_player; /* players.c */
 
 /* Figures for the --stats line: how the clock kept up and what the steps and snapshots cost. */
 typedef struct net_stats {
@@ -55,6 +57,10 @@ typedef struct net_session {
     net_server *srv;
     struct net_session *prev, *next;
     uint32_t client; /* client id, > 0 */
+    /* Who owns the bodies this client spawns: its client id, or with --token-key its
+     * player's (players.c), the same on every connection of the player. */
+    uint32_t owner;
+    net_player *player;
     char peer[64];   /* "address:port", for logs */
     bool joined;
     bool closing;
@@ -130,6 +136,11 @@ struct net_server {
     uv_timer_t tick_timer;
     uv_timer_t stop_timer;
     uv_timer_t read_timer; /* reads paused sessions again when their buckets have refilled */
+    uv_timer_t away_timer; /* removes the bodies of players who did not come back in time */
+    /* --token-key (players.c): the players by user id, and the tokens already let in. */
+    net_player *players;
+    size_t players_len, players_cap;
+    tok_replay *replay;
     uv_signal_t sig_int, sig_term, sig_hup;
 
     net_session *sessions; /* doubly linked */
@@ -216,6 +227,19 @@ void net_session_close_after_flush(net_session *s, const char *reason);
 /* A pass over the sessions: between begin and end, closes are noted and made at the end. */
 void net_walk_begin(net_server *srv);
 void net_walk_end(net_server *srv);
+
+/* players.c */
+/* Makes the player table and the replay check (with --token-key), or logs that the server is
+ * open; 0, or a libuv error code. */
+int net_players_init(net_server *srv);
+void net_players_free(net_server *srv);
+/* A hello's token: true when the client may join (always without --token-key), with its
+ * player found or made and s->owner, s->avatar (the avatar kept while away) and, from the
+ * token, s->name set; otherwise false after `unauthorized` and a close. */
+bool net_player_admit(net_session *s, const char *token, const char *req);
+/* The session is closing: true when it was a player's, whose bodies are then kept
+ * (--keep-bodies); false when its bodies are to go now. */
+bool net_player_left(net_session *s);
 
 /* server.c */
 /* Whether a session is due a state after the steps from tick `since` to `tick` (its phase

@@ -26,6 +26,7 @@ net_config net_config_default(void)
         .msg_rate = 200.0, .spawn_rate = 20.0,
         .http_port = 7778, .http_max_connections = 64, .http_max_header = 4096,
         .http_timeout = 5, .stall_seconds = 5.0, .drain_seconds = 10.0,
+        .keep_bodies = 60.0,
     };
 }
 
@@ -292,7 +293,9 @@ int net_serve(const net_config *cfg, sim_world *world)
     proto_buf_init(&srv->out);
     proto_buf_init(&srv->own);
 
-    int rc = start_listening(srv);
+    int rc = net_players_init(srv);
+    if (rc == 0)
+        rc = start_listening(srv);
     if (rc == 0)
         rc = net_ops_start(srv);
     if (rc == 0) {
@@ -332,6 +335,7 @@ int net_serve(const net_config *cfg, sim_world *world)
     uv_loop_close(loop);
     free(loop);
     net_snapshot_free(srv);
+    net_players_free(srv);
     proto_buf_free(&srv->out);
     free(srv->msg);
     free(srv);

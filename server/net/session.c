@@ -50,8 +50,13 @@ static bool begin_close(net_session *s, const char *reason)
     if (s->closing)
         return false;
     s->closing = true;
-    size_t n = sim_world_remove_owned(s->srv->world, s->client);
-    LOG_INFO("client %u (%s) left: %s; %zu bodies removed", s->client, s->peer, reason, n);
+    if (net_player_left(s)) {
+        LOG_INFO("client %u (%s) left: %s; its player's bodies are kept %g s", s->client,
+                 s->peer, reason, s->srv->cfg.keep_bodies);
+    } else if (s->owner != 0) { /* 0: its player signed in again on another connection */
+        size_t n = sim_world_remove_owned(s->srv->world, s->owner);
+        LOG_INFO("client %u (%s) left: %s; %zu bodies removed", s->client, s->peer, reason, n);
+    }
     net_metrics_count_disconnect(&s->srv->stats.c, reason);
     unlink_session(s);
     uv_read_stop((uv_stream_t *)&s->tcp);
@@ -226,14 +231,14 @@ static sim_id add_body(net_session *s, const proto_body_spec *spec, const char *
         net_session_error(s, PROTO_ERR_BAD_REQUEST, err.message, req);
         return 0;
     }
-    size_t owned = sim_world_count_owned(srv->world, s->client);
+    size_t owned = sim_world_count_owned(srv->world, s->owner);
     if (owned >= srv->cfg.bodies_per_client) {
         snprintf(msg, sizeof msg, "this client has %zu bodies, the limit is %u", owned,
                  srv->cfg.bodies_per_client);
         net_session_error(s, PROTO_ERR_QUOTA, msg, req);
         return 0;
     }
-    sim_id id = sim_world_add(srv->world, &def, s->client);
+    sim_id id = sim_world_add(srv->world, &def, s->owner);
     if (id == 0) {
         snprintf(msg, sizeof msg, "the world is full (%zu bodies)",
                  sim_world_body_count(srv->world));
@@ -249,18 +254,21 @@ static void handle_hello(net_session *s, proto_msg *m)
         net_session_error(s, PROTO_ERR_BAD_REQUEST, "hello: already joined", req_of(m));
         return;
     }
-    sim_id avatar = 0;
-    if (m->u.hello.has_avatar) {
+    memcpy(s->name, m->u.hello.name, sizeof s->name);
+    if (!net_player_admit(s, m->u.hello.token, req_of(m)))
+        return;
+    /* A player back in time has the avatar they left (players.c). */
+    sim_id avatar = s->avatar;
+    if (m->u.hello.has_avatar && avatar == 0) {
         avatar = add_body(s, &m->u.hello.avatar, "avatar", req_of(m));
         if (avatar == 0)
             return; /* not joined: the client may say hello again */
     }
     s->joined = true;
     s->avatar = avatar;
-    memcpy(s->name, m->u.hello.name, sizeof s->name);
     const sim_config *wc = sim_world_config(srv->world);
     proto_welcome w = {
-        .client = s->client,
+        .client = s->owner,
         .dim = wc->dim,
         .tick = sim_world_tick(srv->world),
         .tick_hz = srv->cfg.tick_hz,
@@ -310,7 +318,7 @@ static sim_body *owned_body(net_session *s, uint64_t id, const char *req)
         net_session_error(s, PROTO_ERR_NOT_FOUND, msg, req);
         return NULL;
     }
-    if (body->owner != s->client) {
+    if (body->owner != s->owner) {
         snprintf(msg, sizeof msg, "id: body %llu belongs to %s", (unsigned long long)id,
                  body->owner ? "another client" : "the server");
         net_session_error(s, PROTO_ERR_NOT_OWNER, msg, req);
@@ -632,6 +640,7 @@ void net_on_connection(uv_stream_t *listener, int status)
     proto_framer_init(&s->framer, srv->cfg.max_line);
     format_peer(&s->tcp, s->peer, sizeof s->peer);
     s->client = ++srv->next_client;
+    s->owner = s->client;
     s->phase = s->client % net_state_phases(&srv->cfg);
     s->connected_ns = uv_hrtime();
     s->next = srv->sessions;

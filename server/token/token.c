@@ -11,6 +11,7 @@
 #include <openssl/crypto.h>
 #include <openssl/evp.h>
 #include <openssl/hmac.h>
+#include <openssl/rand.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -223,6 +224,16 @@ int tok_verify(const uint8_t key[TOK_KEY_BYTES], const char *token, size_t len, 
 out:
     cJSON_Delete(root);
     return rc;
+}
+
+int tok_random_nonce(char *out, size_t cap)
+{
+    uint8_t r[8];
+    if (cap < 2 * sizeof r + 1 || RAND_bytes(r, sizeof r) != 1)
+        return -1;
+    for (size_t i = 0; i < sizeof r; i++)
+        snprintf(out + 2 * i, 3, "%02x", r[i]);
+    return 0;
 }
 
 int tok_mint(const uint8_t key[TOK_KEY_BYTES], const tok_claims *c, char *out, size_t cap,

@@ -47,6 +47,10 @@ typedef struct net_config {
                                   not stepped for this long, or did not within the last this
                                   long */
     double drain_seconds;      /* --drain-seconds, default 10: a stop (SIGTERM) ends by then */
+    const uint8_t *token_key;  /* --token-key: the 32-byte key of connect tokens (mink_token.h);
+                                  NULL: anyone who reaches the port may join */
+    double keep_bodies;        /* --keep-bodies, s, default 60: with --token-key, how long a
+                                  player who left keeps their bodies to come back to */
     bool agones_allocate;      /* --agones-allocate: the first player to join marks the Agones
                                   GameServer Allocated */
 } net_config;

@@ -54,6 +54,10 @@ int tok_verify(const uint8_t key[TOK_KEY_BYTES], const char *token, size_t len, 
 int tok_mint(const uint8_t key[TOK_KEY_BYTES], const tok_claims *claims, char *out, size_t cap,
              mk_error *err);
 
+/* Fills `out` (at least 17 bytes) with a fresh nonce: 8 random bytes (OpenSSL's RAND_bytes) in
+ * hex. -1 when the random generator fails. */
+int tok_random_nonce(char *out, size_t cap);
+
 /* The replay check: the tokens let in, each remembered until it expires, in a table of a fixed
  * size (an open-addressed hash set keyed by the MAC, 24 bytes a slot): memory stays bounded
  * however many tokens are shown. */
