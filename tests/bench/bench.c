@@ -130,8 +130,8 @@ static void usage(FILE *f)
             "usage: mink-bench [--steps N] [--scene NAME] [--pile N]... [--no-sleep] [--quick] "
             "[--pair A-B] [--help]\n"
             "  --steps N     steps of every world scene (default %d; %d with --quick)\n"
-            "  --scene NAME  run one scene: demo, pyramid, pile2d, pile3d, query, query3, snapshot "
-            "(default: all)\n"
+            "  --scene NAME  run one scene: demo, pyramid, pile2d, pile3d, query, query3, snapshot, "
+            "token (default: all)\n"
             "  --pile N      add a pile2d scene of N boxes (default list: 1000 5000 20000)\n"
             "  --no-sleep    bodies never sleep (in the peer too): piles cost full price\n"
             "  --quick       a smoke run: fewer steps, queries and snapshots\n"
@@ -203,9 +203,10 @@ int main(int argc, char **argv)
             if (!v || (strcmp(v, "demo") != 0 && strcmp(v, "pile2d") != 0 &&
                        strcmp(v, "pile3d") != 0 &&
                        strcmp(v, "pyramid") != 0 && strcmp(v, "query") != 0 &&
-                       strcmp(v, "query3") != 0 && strcmp(v, "snapshot") != 0)) {
+                       strcmp(v, "query3") != 0 && strcmp(v, "snapshot") != 0 &&
+                       strcmp(v, "token") != 0)) {
                 fprintf(stderr, "mink-bench: --scene wants demo, pyramid, pile2d, pile3d, query, "
-                                "query3 or snapshot\n");
+                                "query3, snapshot or token\n");
                 return 2;
             }
             scene = v;
@@ -267,6 +268,8 @@ int main(int argc, char **argv)
         bench_scene_query3(&o);
     if (!scene || strcmp(scene, "snapshot") == 0)
         bench_scene_snapshot(&o);
+    if (!scene || strcmp(scene, "token") == 0)
+        bench_scene_token(&o);
     printf("# total %.1f s\n", (double)(bench_now_ns() - t0) / 1e9);
     return 0;
 }
