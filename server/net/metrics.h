@@ -16,7 +16,7 @@ typedef enum net_disconnect_reason {
     NET_DISC_CLOSED,        /* the client closed or said bye */
     NET_DISC_NO_HELLO,      /* no hello within --hello-timeout */
     NET_DISC_SLOW_READER,   /* over an output limit */
-    NET_DISC_FLOODING,      /* went on sending over the rate limit */
+    NET_DISC_UNAUTHORIZED,  /* no valid token (--token-key), or signed in again elsewhere */
     NET_DISC_LINE_TOO_LONG,
     NET_DISC_SERVER_FULL,
     NET_DISC_SHUTDOWN,      /* the server stopped */
