@@ -8,7 +8,7 @@ FROM debian:bookworm-slim AS build
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       gcc libc6-dev make cmake pkg-config libuv1-dev libcjson-dev check libncurses-dev tmux \
-      libwebsockets-dev libwebsockets-evlib-uv libcurl4-openssl-dev python3 python3-yaml \
+      libwebsockets-dev libwebsockets-evlib-uv libcurl4-openssl-dev libssl-dev python3 python3-yaml \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
@@ -19,7 +19,7 @@ RUN cmake --preset release \
 FROM debian:bookworm-slim
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libuv1 libcjson1 \
-      libncursesw6 libwebsockets17 libwebsockets-evlib-uv libcurl4 curl \
+      libncursesw6 libwebsockets17 libwebsockets-evlib-uv libcurl4 libssl3 curl \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10001 --no-create-home --shell /usr/sbin/nologin mink \
  && mkdir /data && chown mink /data

@@ -8,14 +8,16 @@
 
 # libncurses-dev: mink-client's view; tmux: the client's integration test drives it in one.
 # libwebsockets-evlib-uv: the plugin that runs libwebsockets on a libuv loop (the HTTP port);
-# python3-yaml: the test that reads the Agones manifests in deploy/.
+# python3-yaml: the test that reads the Agones manifests in deploy/; libssl-dev: libcrypto's
+# HMAC-SHA256 for connect tokens (--token-key).
 DEB_PACKAGES := gcc make cmake pkg-config libuv1-dev libcjson-dev check libncurses-dev tmux \
-                libwebsockets-dev libwebsockets-evlib-uv libcurl4-openssl-dev python3 python3-yaml
+                libwebsockets-dev libwebsockets-evlib-uv libcurl4-openssl-dev libssl-dev python3 \
+                python3-yaml
 # The peer libraries mink-bench compares against (optional for every other target).
 BENCH_PACKAGES := libchipmunk-dev libccd-dev
 # libFuzzer comes with clang's runtime libraries (a recommendation apt would skip here).
 FUZZ_PACKAGES := clang libclang-rt-14-dev
-FUZZ_TARGETS := fuzz_proto fuzz_world fuzz_scene fuzz_journal
+FUZZ_TARGETS := fuzz_proto fuzz_world fuzz_scene fuzz_journal fuzz_token
 FUZZ_SECONDS ?= 60
 FUZZ_SEED ?= 0 # 0: a new seed each run
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

@@ -16,6 +16,8 @@ static void usage(FILE *out)
             "  --host HOST        server name or address (default 127.0.0.1)\n"
             "  --port N           server port, 1..65535 (default 7777)\n"
             "  --name NAME        player name, also the avatar's tag (default player)\n"
+            "  --token T          the connect token a server with --token-key asks for (from\n"
+            "                     the game's backend, or mink-server --make-token)\n"
             "  --kind KIND        avatar kind: character (runs and jumps, the default) or\n"
             "                     kinematic (flies where it is steered)\n"
             "  --dim 2|3          the server's world: 2D (the default) or 3D (mink-server\n"
@@ -85,7 +87,7 @@ void cli_parse_args(cli_app *app, cli_bots_opts *bots, int argc, char **argv)
     enum { OPT_HOST = 256, OPT_PORT, OPT_NAME, OPT_KIND, OPT_BOT, OPT_PING, OPT_HELP, OPT_BOTS,
            OPT_DURATION, OPT_SPAWN, OPT_RADIUS, OPT_JSON, OPT_DIM, OPT_FULL, OPT_LATENCY,
            OPT_JITTER, OPT_NO_PREDICT, OPT_NO_INTERP, OPT_RECORD, OPT_REPLAY, OPT_COMPACT,
-           OPT_DELTA };
+           OPT_DELTA, OPT_TOKEN };
     static const struct option opts[] = {
         {"host", required_argument, NULL, OPT_HOST}, {"port", required_argument, NULL, OPT_PORT},
         {"name", required_argument, NULL, OPT_NAME}, {"kind", required_argument, NULL, OPT_KIND},
@@ -104,6 +106,7 @@ void cli_parse_args(cli_app *app, cli_bots_opts *bots, int argc, char **argv)
         {"replay", required_argument, NULL, OPT_REPLAY},
         {"compact-states", no_argument, NULL, OPT_COMPACT},
         {"delta", no_argument, NULL, OPT_DELTA},
+        {"token", required_argument, NULL, OPT_TOKEN},
         {NULL, 0, NULL, 0},
     };
     bots->duration = DEFAULT_BOT_S;
@@ -139,6 +142,16 @@ void cli_parse_args(cli_app *app, cli_bots_opts *bots, int argc, char **argv)
                 exit(2);
             }
             snprintf(app->name, sizeof app->name, "%s", optarg);
+            break;
+        case OPT_TOKEN:
+            if (strlen(optarg) > PROTO_MAX_TOKEN ||
+                strspn(optarg, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_.") !=
+                    strlen(optarg)) {
+                fprintf(stderr, "mink-client: --token: not a connect token (base64url and dots, "
+                                "at most %d bytes); try --help\n", PROTO_MAX_TOKEN);
+                exit(2);
+            }
+            app->token = optarg;
             break;
         case OPT_KIND:
             if (strcmp(optarg, "character") != 0 && strcmp(optarg, "kinematic") != 0) {

@@ -266,7 +266,7 @@ static void on_connect(cli_conn *c, int status)
     snprintf(name, sizeof name, "bot%d", b->index);
     double pos[3];
     start_pos(b->index, b->run->o.count, b->run->o.dim, pos);
-    cli_write_hello(&line, name, false, b->run->o.dim, pos);
+    cli_write_hello(&line, name, NULL, false, b->run->o.dim, pos);
     send_line(b, &line);
     proto_buf_free(&line);
 }

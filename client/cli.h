@@ -167,6 +167,7 @@ typedef struct cli_app {
     char host[256];
     int port;
     char name[PROTO_MAX_NAME + 1];
+    const char *token; /* --token: the connect token the hello carries, or NULL */
     bool kinematic;
     bool full_states; /* no `subscribe {delta}`: every body as an object */
     bool compact_states; /* `subscribe {compact}` instead of delta */
@@ -264,7 +265,7 @@ const char *cli_frame_help(const cli_app *app);
 
 /* msgs.c: the lines this client sends, '\n' included */
 /* hello with an avatar for a world of dim 2 or 3 at pos (dim components read) */
-void cli_write_hello(proto_buf *b, const char *name, bool kinematic, int dim,
+void cli_write_hello(proto_buf *b, const char *name, const char *token, bool kinematic, int dim,
                      const double pos[3]);
 void cli_write_ping(proto_buf *b, double now_ms);
 /* input with a move of dim components, each in [-1, 1] */

@@ -56,7 +56,7 @@ static void send_hello(cli_app *app)
     proto_buf_init(&b);
     /* 4 m up in 2D, 2 m in 3D: above the ground, dropped from a small height. */
     const double spawn2[3] = {0.0, 4.0, 0.0}, spawn3[3] = {0.0, 2.0, 0.0};
-    cli_write_hello(&b, app->name, app->kinematic, app->dim, app->dim == 3 ? spawn3 : spawn2);
+    cli_write_hello(&b, app->name, app->token, app->kinematic, app->dim, app->dim == 3 ? spawn3 : spawn2);
     send_buf(app, &b);
 }
 

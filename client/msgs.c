@@ -5,11 +5,15 @@
 /* The avatar: in 2D a 0.8 x 1.8 m box, in 3D a capsule of the same width and height (0.4 m
  * radius, 0.5 m half height: 1.8 m from end to end), upright; a capsule's round bottom slides
  * over edges and steps where a box would catch. */
-void cli_write_hello(proto_buf *b, const char *name, bool kinematic, int dim,
+void cli_write_hello(proto_buf *b, const char *name, const char *token, bool kinematic, int dim,
                      const double pos[3])
 {
     proto_buf_append_str(b, "{\"type\":\"hello\",\"protocol\":1,\"name\":");
     proto_buf_append_json_string(b, name);
+    if (token) {
+        proto_buf_append_str(b, ",\"token\":");
+        proto_buf_append_json_string(b, token);
+    }
     proto_buf_append_str(b, dim == 3 ? ",\"avatar\":{\"shape\":{\"type\":\"capsule\","
                                        "\"radius\":0.4,\"half_height\":0.5},\"pos\":["
                                      : ",\"avatar\":{\"shape\":{\"type\":\"aabb\","

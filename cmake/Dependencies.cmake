@@ -23,6 +23,8 @@ mink_require_pkg(NCURSES ncursesw libncurses-dev)
 mink_require_pkg(LIBWEBSOCKETS libwebsockets libwebsockets-dev)
 # The Agones SDK client: libcurl's multi interface, driven by the same loop.
 mink_require_pkg(LIBCURL libcurl libcurl4-openssl-dev)
+# Connect tokens (--token-key): HMAC-SHA256 from OpenSSL's libcrypto.
+mink_require_pkg(LIBCRYPTO libcrypto libssl-dev)
 if(MINK_TESTS)
   mink_require_pkg(CHECK check check)
 endif()

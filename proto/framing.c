@@ -67,13 +67,23 @@ static size_t line_body(const char *line, size_t len)
 int proto_framer_feed(proto_framer *f, const char *data, size_t n, proto_line_cb on_line,
                       void *ud)
 {
+    size_t used;
+    return proto_framer_feed_used(f, data, n, on_line, ud, &used);
+}
+
+int proto_framer_feed_used(proto_framer *f, const char *data, size_t n, proto_line_cb on_line,
+                           void *ud, size_t *used)
+{
     size_t pos = 0;
+    *used = 0;
 
     /* A line started in an earlier read: complete it from this one first. */
     if (f->len > 0 && n > 0) {
         const char *nl = memchr(data, '\n', n);
-        if (!nl)
+        if (!nl) {
+            *used = n;
             return keep_tail(f, data, n);
+        }
         size_t part = (size_t)(nl - data);
         char last = part > 0 ? data[part - 1] : f->buf[f->len - 1];
         if (f->len + part - (last == '\r') > f->max_line)
@@ -83,21 +93,25 @@ int proto_framer_feed(proto_framer *f, const char *data, size_t n, proto_line_cb
             return rc;
         size_t len = f->len;
         f->len = 0;
+        pos = part + 1;
+        *used = pos;
         rc = deliver(f->buf, len, on_line, ud);
         if (rc != 0)
             return rc;
-        pos = part + 1;
     }
 
     while (pos < n) {
         const char *start = data + pos;
         const char *nl = memchr(start, '\n', n - pos);
-        if (!nl)
+        if (!nl) {
+            *used = n;
             return keep_tail(f, start, n - pos);
+        }
         size_t len = (size_t)(nl - start);
         if (line_body(start, len) > f->max_line)
             return PROTO_ERR_LINE_TOO_LONG;
         pos += len + 1;
+        *used = pos;
         int rc = deliver(start, len, on_line, ud);
         if (rc != 0)
             return rc;

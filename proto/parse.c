@@ -22,6 +22,7 @@ static const char *const error_names[] = {
     [PROTO_ERR_NOT_FOUND] = "not_found",       [PROTO_ERR_QUOTA] = "quota",
     [PROTO_ERR_RATE_LIMITED] = "rate_limited", [PROTO_ERR_LINE_TOO_LONG] = "line_too_long",
     [PROTO_ERR_SERVER_FULL] = "server_full",   [PROTO_ERR_SHUTDOWN] = "shutdown",
+    [PROTO_ERR_UNAUTHORIZED] = "unauthorized",
 };
 
 const char *proto_error_name(proto_error_code code)
@@ -51,6 +52,9 @@ static proto_error_code parse_hello(const cJSON *root, int dim, proto_msg *out, 
     out->u.hello.protocol = PROTO_VERSION;
     out->u.hello.name[0] = '\0';
     if ((rc = proto_get_string(root, "name", "", PROTO_MAX_NAME, out->u.hello.name, err)))
+        return rc;
+    out->u.hello.token[0] = '\0';
+    if ((rc = proto_get_string(root, "token", "", PROTO_MAX_TOKEN, out->u.hello.token, err)))
         return rc;
     const cJSON *avatar = cJSON_GetObjectItemCaseSensitive(root, "avatar");
     out->u.hello.has_avatar = avatar != NULL;

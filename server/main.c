@@ -7,9 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "mink_net.h"
+#include "mink_token.h"
 #include "record.h"
 
 /* The machine's cores online: the default number of step workers. */
@@ -83,6 +85,13 @@ static void usage(FILE *out)
             "  --stall-seconds S        /livez answers 503 when the world has not stepped for S\n"
             "                           seconds, or did not within the last S (default %g)\n"
             "  --drain-seconds S        a stop (SIGTERM) ends within S seconds (default %g)\n"
+            "  --token-key FILE         only players whose hello has a token signed with this\n"
+            "                           32-byte key may join (without it: anyone may)\n"
+            "  --keep-bodies S          with --token-key: a player who left keeps their bodies\n"
+            "                           S seconds to come back to (default %g)\n"
+            "  --make-token             print a token for --user ID valid --ttl S seconds\n"
+            "                           (default 60; optional --name N, --role R) signed with\n"
+            "                           --token-key, and exit\n"
             "  --agones-allocate        with AGONES_SDK_HTTP_PORT set: the first player to join\n"
             "                           marks the GameServer Allocated\n"
             "  --help                   this text\n",
@@ -90,8 +99,7 @@ static void usage(FILE *out)
             s.max_bodies, s.bounds, d.msg_rate, d.spawn_rate, d.hello_timeout, d.max_line,
             d.out_soft_limit,
             d.out_soft_seconds, d.out_hard_limit, machine_cores(), d.http_port,
-            d.http_max_connections,
-            d.stall_seconds, d.drain_seconds);
+            d.http_max_connections, d.stall_seconds, d.drain_seconds, d.keep_bodies);
 }
 
 /* Parses a number in [lo, hi] or exits with a message naming the flag. */
@@ -184,6 +192,26 @@ static sim_world *load_world(const char *scene, int dim, const sim_config *wc, i
     return world;
 }
 
+/* --make-token: the token of the claims, valid ttl seconds from now, on stdout. */
+static int print_token(const uint8_t *key, tok_claims *claims, double ttl)
+{
+    if (!key || !claims->user[0]) {
+        fprintf(stderr, "mink-server: --make-token needs --token-key FILE and --user ID\n");
+        return 2;
+    }
+    claims->exp = (int64_t)time(NULL) + (int64_t)ttl;
+    char token[TOK_MAX_LEN + 1];
+    mk_error err = {0};
+    if (tok_random_nonce(claims->nonce, sizeof claims->nonce) != 0 ||
+        tok_mint(key, claims, token, sizeof token, &err) < 0) {
+        fprintf(stderr, "mink-server: --make-token: %s\n",
+                err.message[0] ? err.message : "no random numbers");
+        return 2;
+    }
+    printf("%s\n", token);
+    return 0;
+}
+
 /* A flag that sets a number in a range: its name without the dashes, its range and the field it
  * sets. The field's type says whether the number must be whole. */
 typedef enum { NUM_DOUBLE, NUM_FLOAT, NUM_INT, NUM_U32, NUM_U64, NUM_SIZE } num_type;
@@ -221,6 +249,12 @@ int main(int argc, char **argv)
     const char *scene = NULL, *record = NULL, *replay = NULL;
     double history_ms = 1000.0;
     int dim = 0; /* 0: not given; the scene decides, and the default world is 2D */
+    /* --make-token and the key */
+    const char *token_key = NULL;
+    bool make_token = false;
+    double ttl = 60;
+    tok_claims claims = {0};
+    static uint8_t key[TOK_KEY_BYTES];
 
     const num_flag nums[] = {
         {"port", NUM_INT, 0, 65535, &cfg.port},
@@ -246,10 +280,13 @@ int main(int argc, char **argv)
         {"drain-seconds", NUM_DOUBLE, 0.1, 86400, &cfg.drain_seconds},
         {"history-ms", NUM_DOUBLE, 0, 60000, &history_ms},
         {"save-every", NUM_DOUBLE, 0.1, 86400, &cfg.save_every},
+        {"keep-bodies", NUM_DOUBLE, 0, 86400, &cfg.keep_bodies},
+        {"ttl", NUM_DOUBLE, 1, TOK_MAX_TTL, &ttl},
     };
     enum { NUMS = sizeof nums / sizeof nums[0] };
     enum { O_HOST = 256, O_SCENE, O_LOG, O_SAVE, O_RECORD, O_REPLAY, O_NO_SLEEP, O_DIM,
-           O_AGONES_ALLOCATE, O_HELP, O_FSYNC };
+           O_AGONES_ALLOCATE, O_TOKEN_KEY, O_MAKE_TOKEN, O_USER, O_NAME, O_ROLE, O_HELP,
+           O_FSYNC };
     static const struct option other[] = {
         {"host", required_argument, NULL, O_HOST},
         {"scene", required_argument, NULL, O_SCENE},
@@ -260,6 +297,11 @@ int main(int argc, char **argv)
         {"no-sleep", no_argument, NULL, O_NO_SLEEP},
         {"dim", required_argument, NULL, O_DIM},
         {"agones-allocate", no_argument, NULL, O_AGONES_ALLOCATE},
+        {"token-key", required_argument, NULL, O_TOKEN_KEY},
+        {"make-token", no_argument, NULL, O_MAKE_TOKEN},
+        {"user", required_argument, NULL, O_USER},
+        {"name", required_argument, NULL, O_NAME},
+        {"role", required_argument, NULL, O_ROLE},
         {"help", no_argument, NULL, O_HELP},
         {"fsync-ms", required_argument, NULL, O_FSYNC},
     };
@@ -323,6 +365,25 @@ int main(int argc, char **argv)
         case O_AGONES_ALLOCATE:
             cfg.agones_allocate = true;
             break;
+        case O_TOKEN_KEY:
+            token_key = optarg;
+            break;
+        case O_MAKE_TOKEN:
+            make_token = true;
+            break;
+        case O_USER:
+        case O_NAME:
+        case O_ROLE: {
+            char *field = c == O_USER ? claims.user : c == O_NAME ? claims.name : claims.role;
+            size_t max = c == O_USER ? TOK_MAX_USER : c == O_NAME ? TOK_MAX_NAME : TOK_MAX_ROLE;
+            if (strlen(optarg) > max) {
+                fprintf(stderr, "mink-server: --%s: at most %zu bytes\n",
+                        c == O_USER ? "user" : c == O_NAME ? "name" : "role", max);
+                return 2;
+            }
+            strcpy(field, optarg);
+            break;
+        }
         case O_HELP:
             usage(stdout);
             return 0;
@@ -336,6 +397,20 @@ int main(int argc, char **argv)
     if (optind < argc) {
         fprintf(stderr, "mink-server: unexpected argument '%s'\n", argv[optind]);
         usage(stderr);
+        return 2;
+    }
+    if (token_key) {
+        mk_error err = {0};
+        if (tok_key_load(token_key, key, &err) != 0) {
+            fprintf(stderr, "mink-server: --token-key: %s\n", err.message);
+            return 2;
+        }
+        cfg.token_key = key;
+    }
+    if (make_token)
+        return print_token(cfg.token_key, &claims, ttl);
+    if (claims.user[0] || claims.name[0] || claims.role[0]) {
+        fprintf(stderr, "mink-server: --user, --name and --role go with --make-token\n");
         return 2;
     }
     if (cfg.save_path && !save_path_writable(cfg.save_path))

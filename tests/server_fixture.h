@@ -67,5 +67,6 @@ void server_world_tests(TCase *tc);
 void server_netcode_tests(TCase *tc);
 void server_3d_tests(TCase *tc);
 void server_query_tests(TCase *tc);
+void server_token_tests(TCase *tc);
 
 #endif

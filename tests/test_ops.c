@@ -159,7 +159,7 @@ START_TEST(metrics_count_what_happened)
     while (scrape("mink_clients_connected") != 0 && h_now_ms() < end)
         h_sleep_ms(20);
     ck_assert_double_eq(scrape("mink_disconnects_total{reason=\"closed\"}"), 1);
-    ck_assert_double_eq(scrape("mink_disconnects_total{reason=\"flooding\"}"), 0);
+    ck_assert_double_eq(scrape("mink_disconnects_total{reason=\"unauthorized\"}"), 0);
     ck_assert_double_eq(scrape("mink_bodies{state=\"awake\"}"), 5);
     stop();
 }

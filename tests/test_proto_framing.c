@@ -521,13 +521,46 @@ START_TEST(init_and_free_without_use)
 }
 END_TEST
 
+/* A reader that pauses: stopped at the second line of a read, the framer says where the bytes
+ * after that line begin, and feeding them later yields the rest in order, also when the line
+ * it stopped on had been completed from an earlier read. */
+START_TEST(stopped_feed_says_what_it_took)
+{
+    seen s;
+    seen_init(&s, PROTO_MAX_LINE);
+    s.stop_at = 2;
+    s.stop_value = 7;
+    const char *data = "{\"a\":1}\n{\"b\":2}\r\n{\"c\":3}\n{\"d\"";
+    size_t used = 99;
+    ck_assert_int_eq(proto_framer_feed_used(&s.f, data, strlen(data), on_line, &s, &used), 7);
+    ck_assert_uint_eq(s.count, 2);
+    ck_assert_uint_eq(used, strlen("{\"a\":1}\n{\"b\":2}\r\n"));
+    ck_assert_uint_eq(s.f.len, 0);
+    s.stop_at = 0;
+    ck_assert_int_eq(
+        proto_framer_feed_used(&s.f, data + used, strlen(data) - used, on_line, &s, &used), 0);
+    ck_assert_uint_eq(used, strlen("{\"c\":3}\n{\"d\""));
+    ck_assert_uint_eq(s.count, 3);
+    /* The unfinished line is completed by the next read, and stopping on it takes only the
+     * bytes up to its '\n'. */
+    s.stop_at = 4;
+    ck_assert_int_eq(proto_framer_feed_used(&s.f, ":4}\n{\"e\":5}\n", 12, on_line, &s, &used), 7);
+    ck_assert_uint_eq(used, 4);
+    ck_assert_uint_eq(s.count, 4);
+    assert_line(&s, 3, "{\"d\":4}");
+    assert_line(&s, 1, "{\"b\":2}");
+    seen_free(&s);
+}
+END_TEST
+
 static Suite *framing_suite(void)
 {
     Suite *s = suite_create("proto_framing");
     MINK_TCASE(s, "lines", 60, one_line_in_one_feed, line_without_newline_waits,
                ten_thousand_lines_in_one_feed, line_split_at_every_position, one_byte_reads,
                random_reads_of_many_lines, crlf_is_stripped, blank_lines_are_skipped,
-               callback_stop_returns_its_value_and_drops_the_rest, init_and_free_without_use);
+               callback_stop_returns_its_value_and_drops_the_rest, stopped_feed_says_what_it_took,
+               init_and_free_without_use);
 
     MINK_TCASE(s, "limits", 60, line_of_exactly_max_line_is_accepted,
                line_over_max_line_in_one_feed_is_refused,

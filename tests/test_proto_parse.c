@@ -223,6 +223,24 @@ START_TEST(hello_without_avatar)
     ck_assert_str_eq(msg.u.hello.name, "h\xc3\xa9\xf0\x9f\x98\x80");
     EXPECT_OK(2, "{\"type\":\"hello\",\"protocol\":1,\"name\":\"h\xc3\xa9\"}");
     ck_assert_str_eq(msg.u.hello.name, "h\xc3\xa9");
+    ck_assert_str_eq(msg.u.hello.token, "");
+
+    /* A connect token is a string of at most PROTO_MAX_TOKEN bytes, kept as sent. */
+    EXPECT_OK(2, "{\"type\":\"hello\",\"protocol\":1,\"token\":\"v1.abc.def\"}");
+    ck_assert_str_eq(msg.u.hello.token, "v1.abc.def");
+    char token[PROTO_MAX_TOKEN + 2];
+    memset(token, 't', PROTO_MAX_TOKEN);
+    token[PROTO_MAX_TOKEN] = '\0';
+    snprintf(linebuf, sizeof linebuf, "{\"type\":\"hello\",\"protocol\":1,\"token\":\"%s\"}",
+             token);
+    EXPECT_OK(2, linebuf);
+    ck_assert_uint_eq(strlen(msg.u.hello.token), PROTO_MAX_TOKEN);
+    strcat(token, "t");
+    snprintf(linebuf, sizeof linebuf, "{\"type\":\"hello\",\"protocol\":1,\"token\":\"%s\"}",
+             token);
+    EXPECT_ERR(2, linebuf, PROTO_ERR_BAD_REQUEST, "token");
+    EXPECT_ERR(2, "{\"type\":\"hello\",\"protocol\":1,\"token\":7}", PROTO_ERR_BAD_REQUEST,
+               "token");
 }
 END_TEST
 
@@ -1452,6 +1470,7 @@ START_TEST(wire_names)
     ck_assert_str_eq(proto_error_name(PROTO_ERR_LINE_TOO_LONG), "line_too_long");
     ck_assert_str_eq(proto_error_name(PROTO_ERR_SERVER_FULL), "server_full");
     ck_assert_str_eq(proto_error_name(PROTO_ERR_SHUTDOWN), "shutdown");
+    ck_assert_str_eq(proto_error_name(PROTO_ERR_UNAUTHORIZED), "unauthorized");
 
     ck_assert_str_eq(proto_shape_name(PROTO_SHAPE_AABB), "aabb");
     ck_assert_str_eq(proto_shape_name(PROTO_SHAPE_BOX), "box");

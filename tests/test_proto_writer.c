@@ -551,7 +551,7 @@ START_TEST(error_line)
     cJSON_Delete(j);
 
     /* Every code by its wire name. */
-    for (int c = PROTO_ERR_BAD_JSON; c <= PROTO_ERR_SHUTDOWN; c++) {
+    for (int c = PROTO_ERR_BAD_JSON; c <= PROTO_ERR_LAST; c++) {
         proto_buf_clear(&b);
         proto_write_error(&b, (proto_error_code)c, "m", NULL);
         j = parse_line(&b);

@@ -392,11 +392,12 @@ static Suite *server_suite(void)
         void (*add)(TCase *tc);
         int timeout;
     } files[] = {
-        {"limits", server_limit_tests, 30},
+        {"limits", server_limit_tests, 60},
         {"world", server_world_tests, 30},
         {"netcode", server_netcode_tests, 60},
         {"3d", server_3d_tests, 30},
         {"queries", server_query_tests, 30},
+        {"tokens", server_token_tests, 30},
     };
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         TCase *tc = tcase_create(files[i].name);

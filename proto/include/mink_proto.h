@@ -21,6 +21,7 @@
 #define PROTO_MAX_POINTS 256       /* points of a polygon or hull, as sent */
 #define PROTO_MAX_TAG 64           /* bytes of a body's tag */
 #define PROTO_MAX_NAME 64          /* bytes of a client's name */
+#define PROTO_MAX_TOKEN 1024       /* bytes of a hello's connect token */
 #define PROTO_MAX_HASH_EVERY 1000000 /* ticks: `subscribe {hash}` at most */
 #define PROTO_MAX_ECHO 1024        /* bytes of an echoed `req` or ping `t`, as compact JSON */
 #define PROTO_MAX_MESSAGE MK_ERROR_MESSAGE /* bytes of an error message, terminator included */
@@ -62,7 +63,9 @@ typedef enum proto_error_code {
     PROTO_ERR_LINE_TOO_LONG,
     PROTO_ERR_SERVER_FULL,
     PROTO_ERR_SHUTDOWN,
+    PROTO_ERR_UNAUTHORIZED, /* hello without a valid token on a server with --token-key */
 } proto_error_code;
+#define PROTO_ERR_LAST PROTO_ERR_UNAUTHORIZED
 
 /* The wire name of a code: "bad_json", "bad_request", ... ("ok" for PROTO_OK). */
 const char *proto_error_name(proto_error_code code);
@@ -73,7 +76,7 @@ const char *proto_error_name(proto_error_code code);
  * parsed message (proto_msg.req) as far as the parser got. */
 typedef mk_error proto_error;
 _Static_assert(PROTO_ERR_BAD_REQUEST == MK_ERR_INVALID, "invalid input is a bad_request");
-_Static_assert(MK_ERR_IO > PROTO_ERR_SHUTDOWN, "a file's failure has a code of its own");
+_Static_assert(MK_ERR_IO > PROTO_ERR_LAST, "a file's failure has a code of its own");
 
 /* ---- framing: JSON Lines over a byte stream ---- */
 
@@ -98,6 +101,11 @@ void proto_framer_free(proto_framer *f);
  * stream), or -1 when memory runs out. */
 int proto_framer_feed(proto_framer *f, const char *data, size_t n, proto_line_cb on_line,
                       void *ud);
+/* The same, and *used is the bytes of `data` taken: when the callback stops the feed, the
+ * bytes after the line it was handed (*used to n) are left untouched and the framer holds no
+ * unfinished line, so feeding them later goes on where it stopped (a reader that pauses). */
+int proto_framer_feed_used(proto_framer *f, const char *data, size_t n, proto_line_cb on_line,
+                           void *ud, size_t *used);
 
 /* ---- messages from a client ---- */
 
@@ -200,6 +208,7 @@ typedef struct proto_msg {
         struct {
             int protocol;
             char name[PROTO_MAX_NAME + 1];
+            char token[PROTO_MAX_TOKEN + 1]; /* "" when the hello has none */
             bool has_avatar;
             proto_body_spec avatar;
         } hello;

@@ -23,7 +23,7 @@ static const char *const reason_labels[NET_DISCONNECT_REASONS] = {
     [NET_DISC_CLOSED] = "closed",
     [NET_DISC_NO_HELLO] = "no_hello",
     [NET_DISC_SLOW_READER] = "slow_reader",
-    [NET_DISC_FLOODING] = "flooding",
+    [NET_DISC_UNAUTHORIZED] = "unauthorized",
     [NET_DISC_LINE_TOO_LONG] = "line_too_long",
     [NET_DISC_SERVER_FULL] = "server_full",
     [NET_DISC_SHUTDOWN] = "shutdown",
@@ -54,7 +54,8 @@ net_disconnect_reason net_metrics_reason(const char *reason)
         {"no hello in time", NET_DISC_NO_HELLO},
         {"too slow a reader", NET_DISC_SLOW_READER},
         {"output over the hard limit", NET_DISC_SLOW_READER},
-        {"flooding", NET_DISC_FLOODING},
+        {"unauthorized", NET_DISC_UNAUTHORIZED},
+        {"signed in again", NET_DISC_UNAUTHORIZED},
         {"line too long", NET_DISC_LINE_TOO_LONG},
         {"server full", NET_DISC_SERVER_FULL},
         {"server stopping", NET_DISC_SHUTDOWN},
@@ -211,7 +212,7 @@ void net_metrics_write(net_server *srv, proto_buf *b)
             "States not sent to a client still writing its previous one (a slow reader).",
             st->states_dropped);
     head(b, "mink_errors_sent_total", "counter", "Error messages sent, by protocol code.");
-    for (int code = PROTO_OK + 1; code <= PROTO_ERR_SHUTDOWN; code++)
+    for (int code = PROTO_OK + 1; code <= PROTO_ERR_LAST; code++)
         sample(b, "mink_errors_sent_total", "code", proto_error_name((proto_error_code)code),
                c->errors[code]);
     head(b, "mink_disconnects_total", "counter", "Clients that left, by reason.");

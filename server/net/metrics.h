@@ -16,7 +16,7 @@ typedef enum net_disconnect_reason {
     NET_DISC_CLOSED,        /* the client closed or said bye */
     NET_DISC_NO_HELLO,      /* no hello within --hello-timeout */
     NET_DISC_SLOW_READER,   /* over an output limit */
-    NET_DISC_FLOODING,      /* went on sending over the rate limit */
+    NET_DISC_UNAUTHORIZED,  /* no valid token (--token-key), or signed in again elsewhere */
     NET_DISC_LINE_TOO_LONG,
     NET_DISC_SERVER_FULL,
     NET_DISC_SHUTDOWN,      /* the server stopped */
@@ -31,7 +31,7 @@ typedef struct net_counters {
     uint64_t tick_ns, ticks_timed;
     uint64_t bytes_in, bytes_out, msgs_in, msgs_out;
     uint64_t accepted;
-    uint64_t errors[PROTO_ERR_SHUTDOWN + 1];
+    uint64_t errors[PROTO_ERR_LAST + 1];
     uint64_t disconnects[NET_DISCONNECT_REASONS];
 } net_counters;
 

@@ -6,10 +6,12 @@
 #include <uv.h>
 
 #include "metrics.h"
+#include "mink_token.h"
 #include "mink_net.h"
 
 typedef struct net_server net_server;
 typedef struct net_delta_memo net_delta_memo;
+typedef struct net_player net_player; /* players.c */
 
 /* Figures for the --stats line: how the clock kept up and what the steps and snapshots cost. */
 typedef struct net_stats {
@@ -56,6 +58,10 @@ typedef struct net_session {
     net_server *srv;
     struct net_session *prev, *next;
     uint32_t client; /* client id, > 0 */
+    /* Who owns the bodies this client spawns: its client id, or with --token-key its
+     * player's (players.c), the same on every connection of the player. */
+    uint32_t owner;
+    net_player *player;
     char peer[64];   /* "address:port", for logs */
     bool joined;
     bool closing;
@@ -114,9 +120,14 @@ typedef struct net_session {
     size_t range_begin, range_end, own_begin, own_end;
     uint32_t phase; /* which tick of a snapshot period its states go out on */
 
-    /* Rate limits: every line, and spawns. `dropped` counts lines refused in a row. */
+    /* Rate limits: every line, and spawns. With the lines' bucket empty the socket is not read
+     * (backpressure: the kernel's buffers push back on the sender) until resume_ns; the line
+     * that found it empty and the rest of its read wait in `held` (at most a line and a read). */
     net_bucket lines, spawns;
-    uint32_t dropped;
+    bool read_paused;
+    uint64_t resume_ns;
+    char *held;
+    size_t held_len;
 } net_session;
 
 struct net_server {
@@ -126,6 +137,12 @@ struct net_server {
     uv_tcp_t listener;
     uv_timer_t tick_timer;
     uv_timer_t stop_timer;
+    uv_timer_t read_timer; /* reads paused sessions again when their buckets have refilled */
+    uv_timer_t away_timer; /* removes the bodies of players who did not come back in time */
+    /* --token-key (players.c): the players by user id, and the tokens already let in. */
+    net_player *players;
+    size_t players_len, players_cap;
+    tok_replay *replay;
     uv_signal_t sig_int, sig_term, sig_hup;
 
     net_session *sessions; /* doubly linked */
@@ -223,6 +240,10 @@ void net_session_send(net_session *s, const char *data, size_t len);
 /* Sends an error line. */
 void net_session_error(net_session *s, proto_error_code code, const char *message,
                        const char *req);
+/* Stop and start reading the client's socket (the rate limit's backpressure); whatever the
+ * transport, the session's bytes stop and start arriving. */
+void net_session_read_pause(net_session *s);
+void net_session_read_resume(net_session *s);
 /* Closes now: its bodies leave the world; pending writes are dropped. */
 void net_session_close(net_session *s, const char *reason);
 /* Closes after the queued output has been written (an answer, then the close). */
@@ -230,6 +251,19 @@ void net_session_close_after_flush(net_session *s, const char *reason);
 /* A pass over the sessions: between begin and end, closes are noted and made at the end. */
 void net_walk_begin(net_server *srv);
 void net_walk_end(net_server *srv);
+
+/* players.c */
+/* Makes the player table and the replay check (with --token-key), or logs that the server is
+ * open; 0, or a libuv error code. */
+int net_players_init(net_server *srv);
+void net_players_free(net_server *srv);
+/* A hello's token: true when the client may join (always without --token-key), with its
+ * player found or made and s->owner, s->avatar (the avatar kept while away) and, from the
+ * token, s->name set; otherwise false after `unauthorized` and a close. */
+bool net_player_admit(net_session *s, const char *token, const char *req);
+/* The session is closing: true when it was a player's, whose bodies are then kept
+ * (--keep-bodies); false when its bodies are to go now. */
+bool net_player_left(net_session *s);
 
 /* server.c */
 /* Whether a session is due a state after the steps from tick `since` to `tick` (its phase

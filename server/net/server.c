@@ -26,7 +26,7 @@ net_config net_config_default(void)
         .msg_rate = 200.0, .spawn_rate = 20.0,
         .http_port = 7778, .http_max_connections = 64, .http_max_header = 4096,
         .http_timeout = 5, .stall_seconds = 5.0, .drain_seconds = 10.0,
-        .save_every = 60.0, .fsync_ms = 1000,
+        .save_every = 60.0, .fsync_ms = 1000, .keep_bodies = 60.0,
     };
 }
 
@@ -289,7 +289,9 @@ int net_serve(const net_config *cfg, sim_world *world)
     proto_buf_init(&srv->out);
     proto_buf_init(&srv->own);
 
-    int rc = net_durable_start(srv);
+    int rc = net_players_init(srv);
+    if (rc == 0)
+        rc = net_durable_start(srv);
     if (rc == 0)
         rc = start_listening(srv);
     if (rc == 0)
@@ -298,6 +300,10 @@ int net_serve(const net_config *cfg, sim_world *world)
         uv_timer_init(loop, &srv->tick_timer);
         uv_timer_init(loop, &srv->stop_timer);
         uv_timer_init(loop, &srv->stats_timer);
+        /* Only paused sessions need it, and they are closed at a stop without it. */
+        uv_timer_init(loop, &srv->read_timer);
+        srv->read_timer.data = srv;
+        uv_unref((uv_handle_t *)&srv->read_timer);
         srv->stats_timer.data = srv;
         if (cfg->stats_seconds > 0) {
             uint64_t ms = (uint64_t)(cfg->stats_seconds * 1000);
@@ -328,6 +334,7 @@ int net_serve(const net_config *cfg, sim_world *world)
     free(loop);
     net_durable_free(srv);
     net_snapshot_free(srv);
+    net_players_free(srv);
     proto_buf_free(&srv->out);
     free(srv->msg);
     free(srv);

@@ -27,6 +27,7 @@ static void on_close(uv_handle_t *h)
     free(s->base);
     free(s->base_tick);
     free(s->removed);
+    free(s->held);
     free(s);
 }
 
@@ -49,8 +50,13 @@ static bool begin_close(net_session *s, const char *reason)
     if (s->closing)
         return false;
     s->closing = true;
-    size_t n = sim_world_remove_owned(s->srv->world, s->client);
-    LOG_INFO("client %u (%s) left: %s; %zu bodies removed", s->client, s->peer, reason, n);
+    if (net_player_left(s)) {
+        LOG_INFO("client %u (%s) left: %s; its player's bodies are kept %g s", s->client,
+                 s->peer, reason, s->srv->cfg.keep_bodies);
+    } else if (s->owner != 0) { /* 0: its player signed in again on another connection */
+        size_t n = sim_world_remove_owned(s->srv->world, s->owner);
+        LOG_INFO("client %u (%s) left: %s; %zu bodies removed", s->client, s->peer, reason, n);
+    }
     net_metrics_count_disconnect(&s->srv->stats.c, reason);
     unlink_session(s);
     uv_read_stop((uv_stream_t *)&s->tcp);
@@ -225,14 +231,14 @@ static sim_id add_body(net_session *s, const proto_body_spec *spec, const char *
         net_session_error(s, PROTO_ERR_BAD_REQUEST, err.message, req);
         return 0;
     }
-    size_t owned = sim_world_count_owned(srv->world, s->client);
+    size_t owned = sim_world_count_owned(srv->world, s->owner);
     if (owned >= srv->cfg.bodies_per_client) {
         snprintf(msg, sizeof msg, "this client has %zu bodies, the limit is %u", owned,
                  srv->cfg.bodies_per_client);
         net_session_error(s, PROTO_ERR_QUOTA, msg, req);
         return 0;
     }
-    sim_id id = sim_world_add(srv->world, &def, s->client);
+    sim_id id = sim_world_add(srv->world, &def, s->owner);
     if (id == 0) {
         snprintf(msg, sizeof msg, "the world is full (%zu bodies)",
                  sim_world_body_count(srv->world));
@@ -248,18 +254,21 @@ static void handle_hello(net_session *s, proto_msg *m)
         net_session_error(s, PROTO_ERR_BAD_REQUEST, "hello: already joined", req_of(m));
         return;
     }
-    sim_id avatar = 0;
-    if (m->u.hello.has_avatar) {
+    memcpy(s->name, m->u.hello.name, sizeof s->name);
+    if (!net_player_admit(s, m->u.hello.token, req_of(m)))
+        return;
+    /* A player back in time has the avatar they left (players.c). */
+    sim_id avatar = s->avatar;
+    if (m->u.hello.has_avatar && avatar == 0) {
         avatar = add_body(s, &m->u.hello.avatar, "avatar", req_of(m));
         if (avatar == 0)
             return; /* not joined: the client may say hello again */
     }
     s->joined = true;
     s->avatar = avatar;
-    memcpy(s->name, m->u.hello.name, sizeof s->name);
     const sim_config *wc = sim_world_config(srv->world);
     proto_welcome w = {
-        .client = s->client,
+        .client = s->owner,
         .dim = wc->dim,
         .tick = sim_world_tick(srv->world),
         .tick_hz = srv->cfg.tick_hz,
@@ -309,7 +318,7 @@ static sim_body *owned_body(net_session *s, uint64_t id, const char *req)
         net_session_error(s, PROTO_ERR_NOT_FOUND, msg, req);
         return NULL;
     }
-    if (body->owner != s->client) {
+    if (body->owner != s->owner) {
         snprintf(msg, sizeof msg, "id: body %llu belongs to %s", (unsigned long long)id,
                  body->owner ? "another client" : "the server");
         net_session_error(s, PROTO_ERR_NOT_OWNER, msg, req);
@@ -417,30 +426,6 @@ bool net_bucket_take(net_bucket *b, double rate, double burst, uint64_t now_ns)
     return true;
 }
 
-/* Every line counts against the message rate, valid or not. Over it, the line is dropped; the
- * first drop of a run is answered with `rate_limited` (answering each would let a flood fill
- * our output instead), and a client that goes on for another burst's worth is cut off. */
-static bool within_rate(net_session *s)
-{
-    const net_config *cfg = &s->srv->cfg;
-    if (net_bucket_take(&s->lines, cfg->msg_rate, 2.0 * cfg->msg_rate, uv_hrtime())) {
-        s->dropped = 0;
-        return true;
-    }
-    s->dropped++;
-    if (s->dropped == 1) {
-        char msg[96];
-        snprintf(msg, sizeof msg, "over %g messages a second: messages are dropped",
-                 cfg->msg_rate);
-        net_session_error(s, PROTO_ERR_RATE_LIMITED, msg, NULL);
-    } else if (s->dropped > 2.0 * cfg->msg_rate) {
-        LOG_WARN("client %u (%s): flooding (%u messages over the rate limit): cut off",
-                 s->client, s->peer, s->dropped);
-        net_session_close_after_flush(s, "flooding");
-    }
-    return false;
-}
-
 static void handle_subscribe(net_session *s, proto_msg *m)
 {
     if (m->u.subscribe.has_contacts)
@@ -481,8 +466,6 @@ static void handle_line(net_session *s, const char *line, size_t len)
     net_server *srv = s->srv;
     proto_msg *m = srv->msg;
     proto_error err;
-    if (!within_rate(s))
-        return;
     /* Vectors and shape types are checked against the world's dim: a 2D shape in a 3D world
      * is a bad_request that says so. */
     proto_error_code rc = proto_parse(line, len, sim_world_dim(srv->world), m, &err);
@@ -497,12 +480,112 @@ static void handle_line(net_session *s, const char *line, size_t len)
     handlers[m->type](s, m);
 }
 
+/* What on_line returns: go on, stop (the session is closing), or the line waits for the
+ * bucket to refill (it is in `stopped`). */
+enum { LINE_NEXT = 0, LINE_STOP = 1, LINE_HELD = -2 };
+/* The line that found the bucket empty: read callbacks and the read timer run one at a time. */
+static struct {
+    const char *line;
+    size_t len;
+} stopped;
+
+/* Every line counts against the message rate, valid or not. Over it, the line is not dropped:
+ * it waits, and so does the socket (feed), so every line read is answered, in order. */
 static int on_line(void *ud, const char *line, size_t len)
 {
     net_session *s = ud;
+    const net_config *cfg = &s->srv->cfg;
+    if (!net_bucket_take(&s->lines, cfg->msg_rate, 2.0 * cfg->msg_rate, uv_hrtime())) {
+        stopped.line = line;
+        stopped.len = len;
+        return LINE_HELD;
+    }
     s->srv->stats.c.msgs_in++;
     handle_line(s, line, len);
-    return s->closing ? 1 : 0;
+    return s->closing || s->close_reason ? LINE_STOP : LINE_NEXT;
+}
+
+static void on_read_timer(uv_timer_t *t);
+
+/* The lines' bucket is empty: stop reading until a twentieth of a second's worth of lines has
+ * refilled it (at least one line, at most a burst), so that a client held at the rate is read
+ * in a few batches a second rather than line by line. */
+static void pause_reading(net_session *s)
+{
+    net_server *srv = s->srv;
+    double rate = srv->cfg.msg_rate, want = rate / 20.0;
+    want = want < 1.0 ? 1.0 : want > 2.0 * rate ? 2.0 * rate : want;
+    double wait_s = (want - s->lines.tokens) / rate;
+    s->read_paused = true;
+    s->resume_ns = s->lines.last_ns + (uint64_t)(wait_s > 0 ? wait_s * 1e9 : 0);
+    net_session_read_pause(s);
+    uint64_t now = uv_hrtime();
+    uint64_t ms = s->resume_ns > now ? (s->resume_ns - now + 999999) / 1000000 : 0;
+    if (!uv_is_active((uv_handle_t *)&srv->read_timer) ||
+        uv_timer_get_due_in(&srv->read_timer) > ms)
+        uv_timer_start(&srv->read_timer, on_read_timer, ms, 0);
+}
+
+/* Frames and answers the bytes; when the bucket runs dry, keeps the line that found it empty
+ * and the bytes after it (a copy: `data` may be the shared read buffer or the old `held`) and
+ * pauses reading. */
+static void feed(net_session *s, const char *data, size_t n)
+{
+    size_t used;
+    int rc = proto_framer_feed_used(&s->framer, data, n, on_line, s, &used);
+    if (rc == LINE_HELD) {
+        size_t len = stopped.len + 1 + (n - used);
+        char *h = malloc(len);
+        if (!h) {
+            net_session_close(s, "out of memory");
+            return;
+        }
+        memcpy(h, stopped.line, stopped.len);
+        h[stopped.len] = '\n';
+        memcpy(h + stopped.len + 1, data + used, n - used);
+        free(s->held);
+        s->held = h;
+        s->held_len = len;
+        pause_reading(s);
+    } else if (rc == PROTO_ERR_LINE_TOO_LONG) {
+        char msg[96];
+        snprintf(msg, sizeof msg, "a line is longer than %zu bytes", s->srv->cfg.max_line);
+        net_session_error(s, PROTO_ERR_LINE_TOO_LONG, msg, NULL);
+        net_session_close_after_flush(s, "line too long");
+    } else if (rc < 0) {
+        net_session_close(s, "out of memory");
+    }
+}
+
+/* The bucket has refilled: the held lines first, then the socket again unless they emptied
+ * it once more. */
+static void read_held(net_session *s)
+{
+    char *h = s->held;
+    size_t n = s->held_len;
+    s->held = NULL;
+    s->held_len = 0;
+    s->read_paused = false;
+    feed(s, h, n);
+    free(h);
+    if (!s->read_paused && !s->closing && !s->close_reason)
+        net_session_read_resume(s);
+}
+
+static void on_read_timer(uv_timer_t *t)
+{
+    net_server *srv = t->data;
+    uint64_t now = uv_hrtime(), next = UINT64_MAX;
+    net_walk_begin(srv);
+    for (net_session *s = srv->sessions; s; s = s->next) {
+        if (s->read_paused && !s->close_reason && s->resume_ns <= now)
+            read_held(s);
+        if (s->read_paused && s->resume_ns < next)
+            next = s->resume_ns;
+    }
+    net_walk_end(srv);
+    if (next != UINT64_MAX)
+        uv_timer_start(t, on_read_timer, next > now ? (next - now + 999999) / 1000000 : 0, 0);
 }
 
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
@@ -520,15 +603,15 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
         return;
     }
     s->srv->stats.c.bytes_in += (uint64_t)nread;
-    int rc = proto_framer_feed(&s->framer, buf->base, (size_t)nread, on_line, s);
-    if (rc == PROTO_ERR_LINE_TOO_LONG) {
-        char msg[96];
-        snprintf(msg, sizeof msg, "a line is longer than %zu bytes", s->srv->cfg.max_line);
-        net_session_error(s, PROTO_ERR_LINE_TOO_LONG, msg, NULL);
-        net_session_close_after_flush(s, "line too long");
-    } else if (rc < 0) {
-        net_session_close(s, "out of memory");
-    }
+    feed(s, buf->base, (size_t)nread);
+}
+
+void net_session_read_pause(net_session *s) { uv_read_stop((uv_stream_t *)&s->tcp); }
+
+void net_session_read_resume(net_session *s)
+{
+    if (!s->closing)
+        uv_read_start((uv_stream_t *)&s->tcp, on_alloc, on_read);
 }
 
 static void format_peer(uv_tcp_t *tcp, char *out, size_t outlen)
@@ -572,6 +655,7 @@ void net_on_connection(uv_stream_t *listener, int status)
     proto_framer_init(&s->framer, srv->cfg.max_line);
     format_peer(&s->tcp, s->peer, sizeof s->peer);
     s->client = ++srv->next_client;
+    s->owner = s->client;
     s->phase = s->client % net_state_phases(&srv->cfg);
     s->connected_ns = uv_hrtime();
     s->next = srv->sessions;
@@ -593,6 +677,6 @@ void net_on_connection(uv_stream_t *listener, int status)
         return;
     }
     uv_tcp_nodelay(&s->tcp, 1);
-    uv_read_start((uv_stream_t *)&s->tcp, on_alloc, on_read);
+    net_session_read_resume(s);
     LOG_INFO("client %u connected from %s", s->client, s->peer);
 }

@@ -131,7 +131,7 @@ static void usage(FILE *f)
             "[--pair A-B] [--workers N] [--no-peer] [--help]\n"
             "  --steps N     steps of every world scene (default %d; %d with --quick)\n"
             "  --scene NAME  run one scene: demo, pyramid, pile2d, pile3d, query, query3, rays, "
-            "snapshot, save\n"
+            "snapshot, save, token\n"
             "                (default: all); save: pile2d:20000 at 60 Hz while snapshots of it are\n"
             "                written (--save), ms/step being the whole tick's\n"
             "  --pile N      add a pile2d scene of N boxes (default list: 1000 5000 20000)\n"
@@ -219,9 +219,10 @@ int main(int argc, char **argv)
                        strcmp(v, "pile3d") != 0 &&
                        strcmp(v, "pyramid") != 0 && strcmp(v, "query") != 0 &&
                        strcmp(v, "query3") != 0 && strcmp(v, "rays") != 0 &&
-                       strcmp(v, "snapshot") != 0 && strcmp(v, "save") != 0)) {
+                       strcmp(v, "snapshot") != 0 && strcmp(v, "save") != 0 &&
+                       strcmp(v, "token") != 0)) {
                 fprintf(stderr, "mink-bench: --scene wants demo, pyramid, pile2d, pile3d, query, "
-                                "query3, rays, snapshot or save\n");
+                                "query3, rays, snapshot, save or token\n");
                 return 2;
             }
             scene = v;
@@ -287,6 +288,8 @@ int main(int argc, char **argv)
         bench_scene_snapshot(&o);
     if (!scene || strcmp(scene, "save") == 0)
         bench_scene_save(&o, o.quick ? 5000 : 20000);
+    if (!scene || strcmp(scene, "token") == 0)
+        bench_scene_token(&o);
     printf("# total %.1f s\n", (double)(bench_now_ns() - t0) / 1e9);
     return 0;
 }

@@ -12,7 +12,7 @@
 
 #define MK_ERROR_MESSAGE 256 /* bytes of a message, terminator included */
 #define MK_ERR_INVALID 2
-#define MK_ERR_IO 12
+#define MK_ERR_IO 13
 
 typedef struct mk_error {
     int code;

@@ -26,9 +26,9 @@ typedef struct net_config {
     size_t max_line;           /* bytes, default 65536 (the protocol's limit; a server may ask
                                   for less): a longer line is `line_too_long` and the end */
     double hello_timeout;      /* s, default 10: a connection that never says hello is closed */
-    double msg_rate;           /* messages a second, default 200 (a 60 Hz client sends ~60), with
-                                  bursts of twice that: beyond it `rate_limited`, and a client
-                                  that goes on sending is cut off */
+    double msg_rate;           /* lines a second, default 200 (a 60 Hz client sends ~60), with
+                                  bursts of twice that: beyond it the client's socket is not
+                                  read until the allowance refills (backpressure) */
     const char *save_path;     /* --save: a snapshot of the world is written here every
                                   save_every seconds, on SIGHUP and on stop, with a journal of
                                   the changes since (durable.c) */
@@ -54,6 +54,10 @@ typedef struct net_config {
                                   not stepped for this long, or did not within the last this
                                   long */
     double drain_seconds;      /* --drain-seconds, default 10: a stop (SIGTERM) ends by then */
+    const uint8_t *token_key;  /* --token-key: the 32-byte key of connect tokens (mink_token.h);
+                                  NULL: anyone who reaches the port may join */
+    double keep_bodies;        /* --keep-bodies, s, default 60: with --token-key, how long a
+                                  player who left keeps their bodies to come back to */
     bool agones_allocate;      /* --agones-allocate: the first player to join marks the Agones
                                   GameServer Allocated */
 } net_config;

@@ -1,0 +1,203 @@
+/* Invited players (--token-key): a `hello` must carry a connect token (mink_token.h) signed with
+ * the server's key, unexpired and not shown before. The token's user id, not the connection,
+ * owns the player's bodies: each user id gets an owner number once (the client id of its first
+ * connection, so it is never another client's), and a player who comes back with a fresh
+ * token, while their bodies are still kept, gets the same number and with it their bodies and
+ * avatar. A player who leaves keeps their bodies for --keep-bodies seconds; the table of
+ * players holds at most twice --max-clients, and when it is full the player away the longest
+ * loses their bodies first: memory stays bounded. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "net_internal.h"
+
+/* Tokens the replay check remembers at once: at most a day each (TOK_MAX_TTL). 48 bytes a
+ * token (two tables of 24-byte slots at twice this many slots), 3 MiB in all. */
+#define REPLAY_LIVE 32768
+
+struct net_player {
+    char user[TOK_MAX_USER + 1];
+    char role[TOK_MAX_ROLE + 1];
+    uint32_t owner;       /* owner of the player's bodies */
+    net_session *session; /* NULL while away */
+    sim_id avatar;        /* kept while away */
+    uint64_t left_ns;     /* when the player went away */
+};
+
+static void on_away_timer(uv_timer_t *t);
+
+int net_players_init(net_server *srv)
+{
+    uv_timer_init(srv->loop, &srv->away_timer);
+    srv->away_timer.data = srv;
+    uv_unref((uv_handle_t *)&srv->away_timer);
+    if (!srv->cfg.token_key) {
+        LOG_WARN("no --token-key: the server is open, anyone who reaches the port may join");
+        return 0;
+    }
+    srv->players_cap = 2 * (size_t)srv->cfg.max_clients;
+    srv->players = calloc(srv->players_cap, sizeof *srv->players);
+    srv->replay = tok_replay_new(REPLAY_LIVE);
+    if (!srv->players || !srv->replay) {
+        LOG_ERROR("out of memory");
+        return UV_ENOMEM;
+    }
+    LOG_INFO("--token-key: only players with a valid token may join; a player who leaves "
+             "keeps their bodies %g s", srv->cfg.keep_bodies);
+    return 0;
+}
+
+void net_players_free(net_server *srv)
+{
+    free(srv->players);
+    tok_replay_free(srv->replay);
+    srv->players = NULL;
+    srv->replay = NULL;
+}
+
+/* The player's bodies leave the world and its place in the table is freed. */
+static void forget(net_server *srv, net_player *p, const char *why)
+{
+    size_t n = sim_world_remove_owned(srv->world, p->owner);
+    LOG_INFO("player %s (owner %u): %s; %zu bodies removed", p->user, p->owner, why, n);
+    /* The last entry takes its place (sessions point at their players: the moved one's too). */
+    net_player *last = &srv->players[--srv->players_len];
+    if (last != p) {
+        *p = *last;
+        if (p->session)
+            p->session->player = p;
+    }
+}
+
+static void on_away_timer(uv_timer_t *t)
+{
+    net_server *srv = t->data;
+    uint64_t now = uv_hrtime(), keep = (uint64_t)(srv->cfg.keep_bodies * 1e9), next = 0;
+    for (size_t i = 0; i < srv->players_len;) {
+        net_player *p = &srv->players[i];
+        if (p->session || now - p->left_ns < keep) {
+            if (!p->session && (next == 0 || p->left_ns + keep < next))
+                next = p->left_ns + keep;
+            i++;
+            continue;
+        }
+        forget(srv, p, "did not come back in time");
+    }
+    if (next)
+        uv_timer_start(t, on_away_timer, (next - now) / 1000000 + 1, 0);
+}
+
+static int64_t unix_now(void) { return (int64_t)time(NULL); }
+
+/* Refuses the hello: `unauthorized`, then the close. */
+static bool refuse(net_session *s, const char *why, const char *req)
+{
+    net_session_error(s, PROTO_ERR_UNAUTHORIZED, why, req);
+    net_session_close_after_flush(s, "unauthorized");
+    return false;
+}
+
+/* A place in the table for a new player: when it is full, the player away the longest loses
+ * their bodies for it (a table full of players online cannot be: they are at most
+ * --max-clients). */
+static net_player *new_player(net_server *srv)
+{
+    if (srv->players_len == srv->players_cap) {
+        net_player *oldest = NULL;
+        for (size_t i = 0; i < srv->players_len; i++) {
+            net_player *p = &srv->players[i];
+            if (!p->session && (!oldest || p->left_ns < oldest->left_ns))
+                oldest = p;
+        }
+        if (!oldest)
+            return NULL;
+        forget(srv, oldest, "away the longest, and the table of players is full");
+    }
+    net_player *p = &srv->players[srv->players_len++];
+    memset(p, 0, sizeof *p);
+    return p;
+}
+
+bool net_player_admit(net_session *s, const char *token, const char *req)
+{
+    net_server *srv = s->srv;
+    if (!srv->cfg.token_key || s->player) /* open, or let in by an earlier hello */
+        return true;
+    if (!token[0])
+        return refuse(s, "token: this server lets in only players with a token", req);
+    tok_claims c;
+    mk_error err;
+    int64_t now = unix_now();
+    if (tok_verify(srv->cfg.token_key, token, strlen(token), now, &c, &err) != 0) {
+        LOG_INFO("client %u (%s): refused: %s", s->client, s->peer, err.message);
+        return refuse(s, err.message, req);
+    }
+    switch (tok_replay_check(srv->replay, c.mac, c.exp, now)) {
+    case TOK_FIRST:
+        break;
+    case TOK_REPLAYED:
+        LOG_WARN("client %u (%s): refused: a token of %s shown again", s->client, s->peer,
+                 c.user);
+        return refuse(s, "token: already used (a token lets a player in once)", req);
+    case TOK_FULL:
+        LOG_WARN("client %u (%s): refused: %d unexpired tokens remembered", s->client, s->peer,
+                 REPLAY_LIVE);
+        return refuse(s, "token: the server has let in too many tokens that have not expired; "
+                         "try again with a shorter-lived one later", req);
+    }
+    net_player *p = NULL;
+    for (size_t i = 0; i < srv->players_len && !p; i++)
+        if (strcmp(srv->players[i].user, c.user) == 0)
+            p = &srv->players[i];
+    if (p && p->session) {
+        /* Signed in again (a new connection after the old one broke): the new one wins. */
+        net_session *old = p->session;
+        old->player = NULL;
+        old->owner = 0; /* the bodies stay with the player, the avatar too */
+        p->avatar = old->avatar;
+        old->avatar = 0;
+        p->session = NULL;
+        net_session_error(old, PROTO_ERR_UNAUTHORIZED, "signed in again on another connection",
+                          NULL);
+        net_session_close_after_flush(old, "signed in again");
+    }
+    bool back = p != NULL;
+    if (!p) {
+        p = new_player(srv);
+        if (!p)
+            return refuse(s, "token: the server has no room for another player", req);
+        strcpy(p->user, c.user);
+        p->owner = s->client;
+    }
+    strcpy(p->role, c.role);
+    p->session = s;
+    s->player = p;
+    s->owner = p->owner;
+    if (c.name[0] && !s->name[0])
+        strcpy(s->name, c.name);
+    const sim_body *a = p->avatar ? sim_world_get(srv->world, p->avatar) : NULL;
+    s->avatar = a && a->owner == p->owner ? p->avatar : 0;
+    p->avatar = 0;
+    LOG_INFO("client %u (%s): user %s%s%s, owner %u%s", s->client, s->peer, p->user,
+             p->role[0] ? " role " : "", p->role, p->owner,
+             back ? ": back, with the bodies kept" : "");
+    return true;
+}
+
+bool net_player_left(net_session *s)
+{
+    net_player *p = s->player;
+    if (!p)
+        return false;
+    net_server *srv = s->srv;
+    p->session = NULL;
+    p->avatar = s->avatar;
+    p->left_ns = uv_hrtime();
+    s->player = NULL;
+    uint64_t ms = (uint64_t)(srv->cfg.keep_bodies * 1000.0) + 1;
+    if (!uv_is_active((uv_handle_t *)&srv->away_timer) ||
+        uv_timer_get_due_in(&srv->away_timer) > ms)
+        uv_timer_start(&srv->away_timer, on_away_timer, ms, 0);
+    return true;
+}
