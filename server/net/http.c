@@ -21,6 +21,7 @@ struct net_http {
     struct lws_context *ctx; /* NULL once libwebsockets has destroyed it (info.pcontext) */
     uint32_t wsi_live;       /* connections and listeners libwebsockets holds */
     uint32_t wsi_base;       /* of those, the listeners and the context's own */
+    uint32_t ws_live;        /* of those, WebSocket players (counted against max_clients) */
     uint64_t refused;        /* connections closed at accept */
     bool closing;
     proto_buf body; /* scratch for building an answer */
@@ -30,6 +31,7 @@ struct net_http {
 typedef struct http_conn {
     unsigned char *out;
     size_t len;
+    net_session *ws; /* after an upgrade on /ws: its session (ws.c) */
 } http_conn;
 
 static void on_lws_log(int level, const char *line)
@@ -125,6 +127,18 @@ static int on_http(struct lws *wsi, enum lws_callback_reasons reason, void *user
     net_http *h = ctx ? lws_context_user(ctx) : NULL;
     http_conn *c = user;
     switch (reason) {
+    case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
+    case LWS_CALLBACK_ESTABLISHED:
+    case LWS_CALLBACK_RECEIVE:
+    case LWS_CALLBACK_SERVER_WRITEABLE:
+    case LWS_CALLBACK_CLOSED: {
+        if (!h || !c)
+            return -1;
+        bool was = c->ws != NULL;
+        int rc = net_ws_callback(h->srv, wsi, (int)reason, &c->ws, in, len);
+        h->ws_live += (c->ws != NULL) - was;
+        return rc;
+    }
     case LWS_CALLBACK_WSI_CREATE:
         if (h)
             h->wsi_live++;
@@ -135,13 +149,15 @@ static int on_http(struct lws *wsi, enum lws_callback_reasons reason, void *user
         break;
     case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
         /* The new connection has no wsi yet: those counted are the ones already open. */
+        /* WebSocket players are counted against max_clients with the game port's (ws.c), not
+         * here: the limit holds the requests and the handshakes under way. */
         if (h && (h->closing ||
-                  h->wsi_live - h->wsi_base >= h->srv->cfg.http_max_connections)) {
+                  h->wsi_live - h->wsi_base - h->ws_live >= h->srv->cfg.http_max_connections)) {
             /* Logged at the 1st, 2nd, 4th, 8th... refusal: a flood does not flood the log. */
             h->refused++;
             if ((h->refused & (h->refused - 1)) == 0)
                 LOG_WARN("http: %u connections open, the limit: closed at accept (%llu so far)",
-                         h->wsi_live - h->wsi_base, (unsigned long long)h->refused);
+                         h->wsi_live - h->wsi_base - h->ws_live, (unsigned long long)h->refused);
             return 1;
         }
         break;
@@ -210,7 +226,7 @@ int net_http_start(net_server *srv, net_http **out)
     /* An explicit vhost: libwebsockets' default one would leave a context without a
      * listener when the port cannot be bound; lws_create_vhost says so instead. */
     info.options = LWS_SERVER_OPTION_LIBUV | LWS_SERVER_OPTION_UV_NO_SIGSEGV_SIGFPE_SPIN |
-                   LWS_SERVER_OPTION_EXPLICIT_VHOSTS;
+                   LWS_SERVER_OPTION_EXPLICIT_VHOSTS | LWS_SERVER_OPTION_VALIDATE_UTF8;
     info.foreign_loops = loops;
     info.user = h;
     info.pcontext = &h->ctx;
