@@ -118,20 +118,6 @@ START_TEST(max_clients_counts_both_transports)
 }
 END_TEST
 
-/* The upgrade is served on /ws only; the other paths stay plain HTTP. */
-START_TEST(upgrade_only_on_ws)
-{
-    start_http(NULL);
-    ws_conn w;
-    ck_assert(!ws_connect(&w, http_port, "/metrics"));
-    ck_assert_int_ne(w.status, 101);
-    ws_close_conn(&w);
-    char *body = get_ok("/livez", 200);
-    free(body);
-    stop();
-}
-END_TEST
-
 /* A WebSocket connection that never says hello is closed after --hello-timeout, with 1008. */
 START_TEST(ws_hello_timeout)
 {
@@ -145,8 +131,188 @@ START_TEST(ws_hello_timeout)
 }
 END_TEST
 
+/* ---- bad input: each gets its answer and close code; the game goes on ---- */
+
+/* The players that watch the game go on: a TCP player and a WebSocket player. */
+typedef struct watchers {
+    h_conn tcp;
+    ws_conn ws;
+} watchers;
+
+static void watchers_join(watchers *w)
+{
+    cJSON_Delete(join(&w->tcp, HELLO));
+    cJSON_Delete(ws_join(&w->ws, HELLO));
+}
+
+/* Both still play: the TCP player's ping is answered, the WebSocket player gets states whose
+ * tick rises. */
+static void expect_game_goes_on(watchers *w)
+{
+    expect_alive(&w->tcp);
+    cJSON *a = ws_recv_type(&w->ws, "state", 2000), *b = ws_recv_type(&w->ws, "state", 2000);
+    ck_assert_msg(a && b, "the WebSocket player gets no states");
+    ck_assert(h_num(b, "tick") > h_num(a, "tick"));
+    cJSON_Delete(a);
+    cJSON_Delete(b);
+}
+
+static void watchers_stop(watchers *w)
+{
+    ws_close_conn(&w->ws);
+    close_and_stop(&w->tcp);
+}
+
+/* Sends the frames (opcode, fin, text) on a new /ws connection and returns the close code
+ * the server answers with; `error` gets the code of the `error` before it, if any. */
+typedef struct frame {
+    int op;
+    bool fin;
+    const char *text;
+} frame;
+
+static int close_code_after(const frame *frames, int n, char *error, size_t cap)
+{
+    ws_conn c;
+    ck_assert(ws_connect(&c, http_port, "/ws"));
+    for (int i = 0; i < n; i++)
+        ck_assert(ws_send_frame(&c, frames[i].op, frames[i].fin, true, frames[i].text,
+                                strlen(frames[i].text)));
+    int code = ws_recv_close(&c, 3000, error, cap);
+    ws_close_conn(&c);
+    return code;
+}
+
+/* Handshakes that are not RFC 6455's get no upgrade: no key is closed by libwebsockets, a
+ * version other than 13 is 400, another path 404. */
+START_TEST(ws_broken_handshakes)
+{
+    start_http(NULL);
+    watchers w;
+    watchers_join(&w);
+    ws_conn c;
+    const char nokey[] = "GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\n"
+                         "Connection: Upgrade\r\nSec-WebSocket-Version: 13\r\n\r\n";
+    ck_assert(!ws_handshake(&c, http_port, nokey));
+    ck_assert_int_eq(c.status, 0);
+    ws_close_conn(&c);
+    const char v8[] = "GET /ws HTTP/1.1\r\nHost: x\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n"
+                      "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Version: 8\r\n\r\n";
+    ck_assert(!ws_handshake(&c, http_port, v8));
+    ck_assert_int_eq(c.status, 400);
+    ws_close_conn(&c);
+    ck_assert(!ws_connect(&c, http_port, "/metrics"));
+    ck_assert_int_eq(c.status, 404);
+    ws_close_conn(&c);
+    /* Half a handshake, then the close. */
+    const char *req = ws_request("/ws");
+    http_resp r;
+    ck_assert(http_raw(http_port, req, strlen(req) / 2, &r, 500) || r.status == 0);
+    http_resp_free(&r);
+    free(get_ok("/livez", 200));
+    expect_game_goes_on(&w);
+    watchers_stop(&w);
+}
+END_TEST
+
+/* A binary frame: `bad_request`, then 1003; text that is not UTF-8: 1007; opcodes that break
+ * the framing (a reserved one, a continuation with nothing to continue, a control frame over
+ * 125 bytes): 1002 or a close. */
+START_TEST(ws_bad_frames)
+{
+    start_http(NULL);
+    watchers w;
+    watchers_join(&w);
+    char err[32];
+    frame binary[] = {{WS_BINARY, true, "{\"type\":\"ping\",\"t\":1}"}};
+    ck_assert_int_eq(close_code_after(binary, 1, err, sizeof err), 1003);
+    ck_assert_str_eq(err, "bad_request");
+    frame utf8[] = {{WS_TEXT, true, "{\"type\":\"ping\",\"t\":\"\xff\xfe\"}"}};
+    ck_assert_int_eq(close_code_after(utf8, 1, NULL, 0), 1007);
+    frame reserved[] = {{3, true, "abc"}};
+    ck_assert_int_eq(close_code_after(reserved, 1, NULL, 0), 1002);
+    frame orphan[] = {{WS_CONT, true, "abc"}};
+    ck_assert_int_eq(close_code_after(orphan, 1, NULL, 0), 1002);
+    /* libwebsockets drops a control frame over 125 bytes without a close frame. */
+    char big[201];
+    memset(big, 'a', 200);
+    big[200] = '\0';
+    frame ping[] = {{WS_PING, true, big}};
+    ck_assert_int_le(close_code_after(ping, 1, NULL, 0), 0);
+    expect_game_goes_on(&w);
+    watchers_stop(&w);
+}
+END_TEST
+
+/* A message is gathered from its fragments; over --max-line, in one frame or in several, it
+ * is `line_too_long` and 1009. */
+START_TEST(ws_fragmented_and_oversized)
+{
+    const char *args[] = {"--max-line", "256", NULL};
+    start_http(args);
+    watchers w;
+    watchers_join(&w);
+
+    ws_conn c;
+    ck_assert(ws_connect(&c, http_port, "/ws"));
+    ck_assert(ws_send_frame(&c, WS_TEXT, false, true, "{\"type\":", 8));
+    ck_assert(ws_send_frame(&c, WS_CONT, false, true, "\"ping\",", 7));
+    ck_assert(ws_send_frame(&c, WS_PING, true, true, "hi", 2)); /* a control frame between */
+    ck_assert(ws_send_frame(&c, WS_CONT, true, true, "\"t\":42}", 7));
+    cJSON *pong = ws_recv_type(&c, "pong", 2000);
+    ck_assert(pong && h_num(pong, "t") == 42);
+    cJSON_Delete(pong);
+    ws_close_conn(&c);
+
+    char big[301], err[32];
+    snprintf(big, sizeof big, "{\"type\":\"ping\",\"t\":1,\"pad\":\"%0270d\"}", 0);
+    frame one[] = {{WS_TEXT, true, big}};
+    ck_assert_int_eq(close_code_after(one, 1, err, sizeof err), 1009);
+    ck_assert_str_eq(err, "line_too_long");
+    char half[151];
+    memset(half, ' ', 150);
+    half[150] = '\0';
+    frame two[] = {{WS_TEXT, false, half}, {WS_CONT, true, half}};
+    ck_assert_int_eq(close_code_after(two, 2, err, sizeof err), 1009);
+    ck_assert_str_eq(err, "line_too_long");
+    expect_game_goes_on(&w);
+    watchers_stop(&w);
+}
+END_TEST
+
+/* A player with an avatar closes in the middle of a message: the close is answered (1000),
+ * the half message is dropped, the avatar leaves the world, and the others play on. */
+START_TEST(ws_close_mid_message)
+{
+    start_http(NULL);
+    watchers w;
+    watchers_join(&w);
+    ws_conn c;
+    cJSON *welcome = ws_join(&c, AVATAR_HELLO);
+    double avatar = h_num(welcome, "avatar");
+    cJSON_Delete(welcome);
+    cJSON_Delete(state_with(&w.tcp, avatar, 2000));
+    ck_assert(ws_send_frame(&c, WS_TEXT, false, true, "{\"type\":\"sp", 12));
+    ck_assert(ws_send_frame(&c, WS_CLOSE, true, true, "\x03\xe8", 2));
+    ck_assert_int_eq(ws_recv_close(&c, 3000, NULL, 0), 1000);
+    ws_close_conn(&c);
+    bool removed = false;
+    long long end = h_now_ms() + 3000;
+    while (!removed && h_now_ms() < end) {
+        cJSON *st = h_recv_type(&w.tcp, "state", 1000);
+        removed = st && h_state_removed(st, avatar);
+        cJSON_Delete(st);
+    }
+    ck_assert(removed);
+    expect_game_goes_on(&w);
+    watchers_stop(&w);
+}
+END_TEST
+
 void ops_ws_tests(Suite *s)
 {
     MINK_TCASE(s, "websocket", 60, ws_player_plays_with_tcp_player,
-               max_clients_counts_both_transports, upgrade_only_on_ws, ws_hello_timeout);
+               max_clients_counts_both_transports, ws_hello_timeout);
+    MINK_TCASE(s, "websocket bad input", 60, ws_broken_handshakes, ws_bad_frames,
+               ws_fragmented_and_oversized, ws_close_mid_message);
 }

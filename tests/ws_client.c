@@ -75,7 +75,7 @@ bool ws_handshake(ws_conn *c, int port, const char *request)
     char *head = strndup((char *)c->buf, head_len);
     if (!head)
         return false;
-    sscanf(head, "HTTP/1.1 %d", &c->status);
+    sscanf(head, "HTTP/1.%*d %d", &c->status);
     bool accepted = strcasestr(head, "sec-websocket-accept: " WS_ACCEPT) != NULL;
     free(head);
     memmove(c->buf, c->buf + head_len, c->len - head_len);

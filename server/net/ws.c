@@ -10,10 +10,12 @@
  * A message may come in several fragments and reads: it is gathered up to max_line bytes.
  * Each bad input ends with its close code (RFC 6455 section 7.4.1): a binary frame 1003 (after
  * an `error`), a message over max_line 1009 (after `line_too_long`), text that is not UTF-8
- * 1007 and a frame that breaks the framing (an unmasked frame from a client, a bad opcode, a
- * control frame too long) 1002, both from libwebsockets' parser; a close asked for by the
- * server after its answer 1000, while stopping 1001, and a cut-off (hello timeout, output
- * limits) 1008. */
+ * 1007 and a frame that breaks the framing (a reserved opcode, a continuation of nothing) 1002,
+ * both from libwebsockets' parser, which drops a control frame over 125 bytes without a close
+ * frame; a close asked for by the server after its answer 1000, while stopping 1001, when full
+ * 1013, and a cut-off (hello timeout, output limits) 1008. libwebsockets 4.1's parser does not
+ * check that a client masked its frames (RFC 6455 section 5.1 says the server must close): it
+ * reads an unmasked frame as it reads a masked one, and its callbacks do not say which. */
 #include <assert.h>
 #include <libwebsockets.h>
 #include <stdio.h>
@@ -296,10 +298,20 @@ int net_ws_callback(net_server *srv, struct lws *wsi, int reason, net_session **
     net_session *s = *user;
     switch (reason) {
     case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION: {
-        /* The upgrade is served on /ws only. */
-        char uri[8];
-        if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) < 0 || strcmp(uri, "/ws") != 0)
+        /* The upgrade is served on /ws only, and in RFC 6455's version 13 only (libwebsockets
+         * also takes the drafts' 7 and 8, and a request without a version): anything else is
+         * answered 400 (404 on another path) and closed. */
+        char uri[8], version[8];
+        if (lws_hdr_copy(wsi, uri, sizeof uri, WSI_TOKEN_GET_URI) < 0 || strcmp(uri, "/ws") != 0) {
+            lws_return_http_status(wsi, HTTP_STATUS_NOT_FOUND, "WebSocket is served on /ws");
             return 1;
+        }
+        if (lws_hdr_copy(wsi, version, sizeof version, WSI_TOKEN_VERSION) < 0 ||
+            strcmp(version, "13") != 0) {
+            lws_return_http_status(wsi, HTTP_STATUS_BAD_REQUEST,
+                                   "Sec-WebSocket-Version must be 13");
+            return 1;
+        }
         return 0;
     }
     case LWS_CALLBACK_ESTABLISHED:
