@@ -1,4 +1,5 @@
-/* The HTTP port: GET /metrics, /livez, /healthz and /readyz, served by libwebsockets on the
+/* The HTTP port: the web viewer at / (web.h), WebSocket players at /ws (ws.c), GET /metrics,
+ * /livez, /healthz and /readyz, served by libwebsockets on the
  * server's own libuv loop (a "foreign loop", LWS_SERVER_OPTION_LIBUV with
  * lws_context_creation_info.foreign_loops), so a request reads the world and the counters
  * between two ticks without a lock. libwebsockets parses HTTP/1.1, answers a request it cannot
@@ -15,6 +16,7 @@
 #include <string.h>
 
 #include "ops.h"
+#include "web.h"
 
 struct net_http {
     net_server *srv;
@@ -73,11 +75,17 @@ static int route(net_http *h, const char *path, const char **type)
         text(b, ready ? "ready" : why);
         return ready ? 200 : 503;
     }
-    if (strcmp(path, "/") == 0) {
-        text(b, "mink-server: GET /metrics (Prometheus), /livez, /healthz, /readyz");
-        return 200;
+    /* The web viewer: its page at /, its modules beside it. */
+    const char *file = strcmp(path, "/") == 0 ? "/index.html" : path;
+    for (const net_web_file *f = net_web_files; f->path; f++) {
+        if (strcmp(file, f->path) == 0) {
+            *type = f->type;
+            proto_buf_append(b, (const char *)f->data, f->len);
+            return 200;
+        }
     }
-    text(b, "not found: GET /metrics, /livez, /healthz or /readyz");
+    text(b, "not found: GET / (the web viewer), /ws (WebSocket), /metrics, /livez, /healthz or "
+            "/readyz");
     return 404;
 }
 
@@ -258,11 +266,12 @@ int net_http_start(net_server *srv, net_http **out)
     /* The URL an operator can paste: a wildcard address is reached on loopback. */
     const char *host = srv->cfg.host;
     bool v6 = strchr(host, ':') != NULL;
-    if (strcmp(host, "0.0.0.0") == 0)
-        host = "127.0.0.1";
-    else if (strcmp(host, "::") == 0)
-        host = "::1";
-    LOG_INFO("http on %s:%d: http://%s%s%s:%d/metrics (and /livez, /healthz, /readyz)",
+    if (strcmp(host, "0.0.0.0") == 0 || strcmp(host, "::") == 0) {
+        host = "localhost";
+        v6 = false;
+    }
+    LOG_INFO("http on %s:%d: open http://%s%s%s:%d/ to watch and play (WebSocket on /ws; "
+             "/metrics, /livez, /healthz, /readyz)",
              srv->cfg.host, srv->cfg.http_port, v6 ? "[" : "", host, v6 ? "]" : "",
              srv->cfg.http_port);
     return 0;
