@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check_main.h"
 #include "ops_fixture.h"
@@ -309,10 +310,30 @@ START_TEST(ws_close_mid_message)
 }
 END_TEST
 
+/* --tls-cert and --tls-key go together and must be readable (2, before anything starts); a
+ * file that is not a PEM certificate stops the start with an error (1). The https page and wss
+ * players are tested in a browser (web_check.py, web_viewer_2d_tls). */
+START_TEST(tls_flags_checked)
+{
+    char log[] = "/tmp/mink-tls-XXXXXX";
+    make_temp_file(log);
+    ck_assert_int_eq(server_exit_code("--port 0 --http-port 0 --tls-cert %s 2> %s", log, log), 2);
+    ck_assert(file_has(log, "--tls-cert and --tls-key go together"));
+    ck_assert_int_eq(server_exit_code("--port 0 --tls-cert /nonexistent/cert.pem --tls-key %s "
+                                      "2> %s", log, log), 2);
+    ck_assert(file_has(log, "/nonexistent/cert.pem"));
+    int port = http_free_port();
+    ck_assert_int_eq(server_exit_code("--host 127.0.0.1 --port 0 --http-port %d --tls-cert %s "
+                                      "--tls-key %s 2> %s", port, log, log, log), 1);
+    ck_assert(file_has(log, "cannot serve HTTPS"));
+    unlink(log);
+}
+END_TEST
+
 void ops_ws_tests(Suite *s)
 {
     MINK_TCASE(s, "websocket", 60, ws_player_plays_with_tcp_player,
-               max_clients_counts_both_transports, ws_hello_timeout);
+               max_clients_counts_both_transports, ws_hello_timeout, tls_flags_checked);
     MINK_TCASE(s, "websocket bad input", 60, ws_broken_handshakes, ws_bad_frames,
                ws_fragmented_and_oversized, ws_close_mid_message);
 }

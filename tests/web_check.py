@@ -10,7 +10,10 @@ use it, with a TCP player watching the same world to check what the server did:
 - a click on the canvas spawns a body the TCP player sees, owned by the page's client;
 - the browser's console has no errors; a screenshot is written to the output folder.
 
-usage: web_check.py MINK_SERVER OUT_DIR DIM
+With "tls" after DIM the server gets a certificate made for the run (openssl) with --tls-cert
+and --tls-key, and the page is opened over https (its WebSocket is then wss).
+
+usage: web_check.py MINK_SERVER OUT_DIR DIM [tls]
 """
 import json
 import os
@@ -30,10 +33,18 @@ from selenium.webdriver.common.by import By
 from selenium.webdriver.common.keys import Keys
 
 SERVER, OUT, DIM = sys.argv[1], sys.argv[2], int(sys.argv[3])
+TLS = len(sys.argv) > 4 and sys.argv[4] == "tls"
+
+
+DRIVER = None
 
 
 def fail(why):
     print("FAIL: " + why)
+    if DRIVER:
+        print("page: connected=%s; browser log: %s" % (
+            DRIVER.execute_script("return document.body.dataset.connected"),
+            DRIVER.get_log("browser")[-5:]))
     sys.exit(1)
 
 
@@ -96,6 +107,13 @@ def main():
     args = [SERVER, "--host", "127.0.0.1", "--port", str(port), "--http-port", str(http_port)]
     if DIM == 3:
         args += ["--dim", "3"]
+    tmp = tempfile.TemporaryDirectory(prefix="mink-tls-")
+    if TLS:
+        cert, key = os.path.join(tmp.name, "cert.pem"), os.path.join(tmp.name, "key.pem")
+        subprocess.run(["openssl", "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-keyout", key,
+                        "-out", cert, "-days", "1", "-subj", "/CN=127.0.0.1"], check=True,
+                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+        args += ["--tls-cert", cert, "--tls-key", key]
     server = subprocess.Popen(args, stderr=log, stdout=log)
     try:
         wait_for("the server's HTTP port", lambda: b"http on" in open(log.name, "rb").read(), 10)
@@ -111,14 +129,15 @@ def main():
             print(open(log.name).read()[-3000:])
             fail("the server exited %d" % rc)
         os.unlink(log.name)
-    print("ok: %dD page connected, drew, moved an avatar and dropped a shape" % DIM)
+    tmp.cleanup()
+    print("ok: %dD page%s connected, drew, moved an avatar and dropped a shape" % (DIM, " over https" if TLS else ""))
 
 
 def run(port, http_port):
     opts = Options()
     opts.binary_location = "/usr/bin/chromium"
     for a in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
-              "--window-size=1200,800"):
+              "--window-size=1200,800") + (("--ignore-certificate-errors",) if TLS else ()):
         opts.add_argument(a)
     opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
@@ -133,8 +152,13 @@ def data(driver, key):
 
 
 def check_page(driver, port, http_port):
+    global DRIVER
+    DRIVER = driver
     watcher = Watcher(port)
-    driver.get("http://127.0.0.1:%d/" % http_port)
+    scheme = "https" if TLS else "http"
+    driver.get("%s://127.0.0.1:%d/" % (scheme, http_port))
+    if TLS and not driver.execute_script("return location.protocol === 'https:'"):
+        fail("the page is not on https")
 
     # Connects, and the tick rises.
     t0 = int(wait_for("a state", lambda: data(driver, "tick")))
@@ -186,7 +210,7 @@ def check_page(driver, port, http_port):
 
     time.sleep(0.5)
     os.makedirs(OUT, exist_ok=True)
-    shot = os.path.join(OUT, "web_%dd.png" % DIM)
+    shot = os.path.join(OUT, "web_%dd%s.png" % (DIM, "_tls" if TLS else ""))
     driver.save_screenshot(shot)
     errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
     if errors:

@@ -30,9 +30,11 @@ struct net_http {
 };
 
 /* An answer being written: its body, after LWS_PRE bytes libwebsockets may use for framing. */
+#define HTTP_CHUNK 4096 /* bytes of an answer written a callback */
+
 typedef struct http_conn {
     unsigned char *out;
-    size_t len;
+    size_t len, sent;
     net_session *ws; /* after an upgrade on /ws: its session (ws.c) */
 } http_conn;
 
@@ -105,6 +107,7 @@ static int answer(struct lws *wsi, net_http *h, http_conn *c, const char *path, 
         return -1;
     free(c->out);
     c->len = h->body.len;
+    c->sent = 0;
     c->out = malloc(LWS_PRE + c->len);
     if (!c->out)
         return -1;
@@ -185,11 +188,21 @@ static int on_http(struct lws *wsi, enum lws_callback_reasons reason, void *user
     case LWS_CALLBACK_HTTP_WRITEABLE: {
         if (!c || !c->out)
             break;
-        int n = lws_write(wsi, c->out + LWS_PRE, c->len, LWS_WRITE_HTTP_FINAL);
+        /* A chunk a callback: libwebsockets takes at most its service buffer at a time
+         * over TLS, and keeps what the socket does not take for its next writeable. */
+        size_t left = c->len - c->sent, chunk = left < HTTP_CHUNK ? left : HTTP_CHUNK;
+        bool last = chunk == left;
+        int n = lws_write(wsi, c->out + LWS_PRE + c->sent, chunk,
+                          last ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP);
+        if (n < 0)
+            return -1;
+        c->sent += chunk;
+        if (!last) {
+            lws_callback_on_writable(wsi);
+            return 0;
+        }
         free(c->out);
         c->out = NULL;
-        if (n < (int)c->len)
-            return -1;
         /* Keep-alive: the connection waits for its next request (or its timeout). */
         if (lws_http_transaction_completed(wsi))
             return -1;
@@ -248,6 +261,16 @@ int net_http_start(net_server *srv, net_http **out)
     info.timeout_secs_ah_idle = (unsigned)srv->cfg.http_timeout;
     info.keepalive_timeout = srv->cfg.http_timeout;
     info.server_string = "mink";
+    /* TLS through libwebsockets' OpenSSL: the vhost takes the certificate and key. */
+    bool tls = srv->cfg.tls_cert != NULL;
+    if (tls) {
+        info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
+        info.ssl_cert_filepath = srv->cfg.tls_cert;
+        info.ssl_private_key_filepath = srv->cfg.tls_key;
+        /* HTTP/1.1 only: a browser would otherwise open /ws as a WebSocket over HTTP/2
+         * (RFC 8441), which the upgrade on /ws here is not. */
+        info.alpn = "http/1.1";
+    }
     h->ctx = lws_create_context(&info);
     if (!h->ctx) {
         LOG_ERROR("http: cannot start libwebsockets");
@@ -258,8 +281,13 @@ int net_http_start(net_server *srv, net_http **out)
     /* From here the context lives on the loop: on failure too it is closed through it. */
     *out = h;
     if (!lws_create_vhost(h->ctx, &info)) {
-        LOG_ERROR("cannot serve HTTP on %s:%d (is the port in use? --http-port 0 turns it off)",
-                  srv->cfg.host, srv->cfg.http_port);
+        if (tls)
+            LOG_ERROR("cannot serve HTTPS on %s:%d (is the port in use, or are --tls-cert and "
+                      "--tls-key not a PEM certificate and its key?)",
+                      srv->cfg.host, srv->cfg.http_port);
+        else
+            LOG_ERROR("cannot serve HTTP on %s:%d (is the port in use? --http-port 0 turns it "
+                      "off)", srv->cfg.host, srv->cfg.http_port);
         return UV_EADDRINUSE;
     }
     h->wsi_base = h->wsi_live;
@@ -270,9 +298,10 @@ int net_http_start(net_server *srv, net_http **out)
         host = "localhost";
         v6 = false;
     }
-    LOG_INFO("http on %s:%d: open http://%s%s%s:%d/ to watch and play (WebSocket on /ws; "
+    LOG_INFO("http on %s:%d: open %s://%s%s%s:%d/ to watch and play (WebSocket on /ws; "
              "/metrics, /livez, /healthz, /readyz)",
-             srv->cfg.host, srv->cfg.http_port, v6 ? "[" : "", host, v6 ? "]" : "",
+             srv->cfg.host, srv->cfg.http_port, tls ? "https" : "http", v6 ? "[" : "", host,
+             v6 ? "]" : "",
              srv->cfg.http_port);
     return 0;
 }

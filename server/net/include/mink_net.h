@@ -47,6 +47,9 @@ typedef struct net_config {
                                   not stepped for this long, or did not within the last this
                                   long */
     double drain_seconds;      /* --drain-seconds, default 10: a stop (SIGTERM) ends by then */
+    const char *tls_cert;      /* --tls-cert, --tls-key: PEM files; the HTTP port (the page
+                                  and /ws) then speaks TLS only, https and wss */
+    const char *tls_key;
     bool agones_allocate;      /* --agones-allocate: the first player to join marks the Agones
                                   GameServer Allocated */
 } net_config;
