@@ -330,10 +330,40 @@ START_TEST(tls_flags_checked)
 }
 END_TEST
 
+/* The load generator's players over WebSocket (mink-client --bots N --ws) beside TCP ones in
+ * the same run: all connect, all get states at the snapshot rate, their pings are answered. */
+START_TEST(ws_bots_beside_tcp_bots)
+{
+    start_http(NULL);
+    char cmd[512], ws_out[1024], tcp_out[1024];
+    snprintf(cmd, sizeof cmd,
+             "%s --bots 5 --ws --host 127.0.0.1 --port %d --duration 2 --json 2>/dev/null & "
+             "%s --bots 5 --host 127.0.0.1 --port %d --duration 2 --json 2>/dev/null > %s.tcp; "
+             "wait",
+             MINK_CLIENT_PATH, http_port, MINK_CLIENT_PATH, srv.port, srv.log_path);
+    ck_assert_int_eq(run_command(cmd, ws_out, sizeof ws_out), 0);
+    snprintf(cmd, sizeof cmd, "cat %s.tcp; rm -f %s.tcp", srv.log_path, srv.log_path);
+    ck_assert_int_eq(run_command(cmd, tcp_out, sizeof tcp_out), 0);
+    const char *outs[2] = {ws_out, tcp_out};
+    for (int i = 0; i < 2; i++) {
+        cJSON *j = cJSON_Parse(outs[i]);
+        ck_assert_msg(j != NULL, "not JSON: %s", outs[i]);
+        ck_assert_int_eq((int)h_num(j, "connected"), 5);
+        ck_assert_int_eq((int)h_num(j, "errors"), 0);
+        /* 20 states a second by default: at least half of them on a busy test machine. */
+        ck_assert_msg(h_num(j, "states_per_s_median") >= 10, "%s", outs[i]);
+        ck_assert(h_num(j, "pongs") >= 5);
+        cJSON_Delete(j);
+    }
+    stop();
+}
+END_TEST
+
 void ops_ws_tests(Suite *s)
 {
     MINK_TCASE(s, "websocket", 60, ws_player_plays_with_tcp_player,
-               max_clients_counts_both_transports, ws_hello_timeout, tls_flags_checked);
+               max_clients_counts_both_transports, ws_hello_timeout, tls_flags_checked,
+               ws_bots_beside_tcp_bots);
     MINK_TCASE(s, "websocket bad input", 60, ws_broken_handshakes, ws_bad_frames,
                ws_fragmented_and_oversized, ws_close_mid_message);
 }
