@@ -221,8 +221,13 @@ static int on_http(struct lws *wsi, enum lws_callback_reasons reason, void *user
     return 0;
 }
 
+/* tx_packet_size: the most one send() is given. libwebsockets' default is its 4096-byte service
+ * buffer, which would hand a 70 kB state to the kernel in 4 kB pieces, one a loop iteration;
+ * the kernel takes what fits and libwebsockets keeps the rest. */
+#define HTTP_TX_PACKET (256u << 10)
+
 static const struct lws_protocols protocols[] = {
-    {"mink-http", on_http, sizeof(http_conn), 0, 0, NULL, 0},
+    {"mink-http", on_http, sizeof(http_conn), 0, 0, NULL, HTTP_TX_PACKET},
     {NULL, NULL, 0, 0, 0, NULL, 0},
 };
 
