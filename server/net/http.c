@@ -147,7 +147,10 @@ static int on_http(struct lws *wsi, enum lws_callback_reasons reason, void *user
             return -1;
         bool was = c->ws != NULL;
         int rc = net_ws_callback(h->srv, wsi, (int)reason, &c->ws, in, len);
-        h->ws_live += (c->ws != NULL) - was;
+        if (c->ws && !was)
+            h->ws_live++;
+        else if (!c->ws && was)
+            h->ws_live--;
         return rc;
     }
     case LWS_CALLBACK_WSI_CREATE:
