@@ -3,6 +3,7 @@
  * closed with its code while the game goes on. */
 #include <check.h>
 #include <math.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -310,6 +311,23 @@ START_TEST(ws_close_mid_message)
 }
 END_TEST
 
+/* SIGTERM with a WebSocket player connected: it is told `shutdown`, gets close 1001, and the
+ * server exits 0 (stop() checks). */
+START_TEST(ws_player_hears_the_stop)
+{
+    start_http(NULL);
+    ws_conn w;
+    cJSON_Delete(ws_join(&w, AVATAR_HELLO));
+    cJSON_Delete(ws_recv_type(&w, "state", 2000));
+    kill(srv.pid, SIGTERM);
+    char code[32];
+    ck_assert_int_eq(ws_recv_close(&w, 3000, code, sizeof code), 1001);
+    ck_assert_str_eq(code, "shutdown");
+    ck_assert_int_eq(wait_exit(5000), 0);
+    ws_close_conn(&w);
+}
+END_TEST
+
 /* --tls-cert and --tls-key go together and must be readable (2, before anything starts); a
  * file that is not a PEM certificate stops the start with an error (1). The https page and wss
  * players are tested in a browser (web_check.py, web_viewer_2d_tls). */
@@ -363,7 +381,7 @@ void ops_ws_tests(Suite *s)
 {
     MINK_TCASE(s, "websocket", 60, ws_player_plays_with_tcp_player,
                max_clients_counts_both_transports, ws_hello_timeout, tls_flags_checked,
-               ws_bots_beside_tcp_bots);
+               ws_bots_beside_tcp_bots, ws_player_hears_the_stop);
     MINK_TCASE(s, "websocket bad input", 60, ws_broken_handshakes, ws_bad_frames,
                ws_fragmented_and_oversized, ws_close_mid_message);
 }
