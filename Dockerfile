@@ -1,6 +1,8 @@
 # Mink in a container: the build stage compiles and runs the whole test suite; the runtime
 # stage holds only the two binaries and their runtime libraries, and runs as a non-root user.
-# Ports: 7777 the game (TCP), 7778 HTTP (GET /metrics, /livez, /healthz, /readyz).
+# Ports: 7777 the game (TCP), 7778 HTTP (the web viewer at /, WebSocket players at /ws, GET
+# /metrics, /livez, /healthz, /readyz). The test suite's browser test needs chromium,
+# chromium-driver, python3-selenium and openssl in the build stage only.
 # A save survives the container on a volume: docker run -v mink-data:/data mink \
 #   mink-server --save /data/world.json (and --scene /data/world.json to load it back).
 
@@ -9,6 +11,7 @@ RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       gcc libc6-dev make cmake pkg-config libuv1-dev libcjson-dev check libncurses-dev tmux \
       libwebsockets-dev libwebsockets-evlib-uv libcurl4-openssl-dev libssl-dev python3 python3-yaml \
+      chromium chromium-driver python3-selenium openssl \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .

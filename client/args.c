@@ -41,6 +41,9 @@ static void usage(FILE *out)
             "                     ] faster, [ slower, . one line on while paused)\n"
             "  --json             with --bot: the summary as one JSON object, with the feel\n"
             "                     figures response_ms, jitter_mm and corrections\n"
+            "  --ws               with --bots: the players speak WebSocket to /ws on --port\n"
+            "                     (the server's HTTP port, 7778 by default), one message a\n"
+            "                     text frame, as a browser does\n"
             "  --full-states      ask for states with every body as an object, as every\n"
             "                     version 1 client reads them (default: the bodies already\n"
             "                     seen as deltas, the protocol's `delta` extension; with\n"
@@ -85,7 +88,7 @@ static double whole_arg(const char *flag, const char *text, double lo, double hi
 void cli_parse_args(cli_app *app, cli_bots_opts *bots, int argc, char **argv)
 {
     enum { OPT_HOST = 256, OPT_PORT, OPT_NAME, OPT_KIND, OPT_BOT, OPT_PING, OPT_HELP, OPT_BOTS,
-           OPT_DURATION, OPT_SPAWN, OPT_RADIUS, OPT_JSON, OPT_DIM, OPT_FULL, OPT_LATENCY,
+           OPT_DURATION, OPT_SPAWN, OPT_RADIUS, OPT_JSON, OPT_DIM, OPT_FULL, OPT_WS, OPT_LATENCY,
            OPT_JITTER, OPT_NO_PREDICT, OPT_NO_INTERP, OPT_RECORD, OPT_REPLAY, OPT_COMPACT,
            OPT_DELTA, OPT_TOKEN };
     static const struct option opts[] = {
@@ -98,6 +101,7 @@ void cli_parse_args(cli_app *app, cli_bots_opts *bots, int argc, char **argv)
         {"radius", required_argument, NULL, OPT_RADIUS},
         {"json", no_argument, NULL, OPT_JSON},       {"dim", required_argument, NULL, OPT_DIM},
         {"full-states", no_argument, NULL, OPT_FULL},
+        {"ws", no_argument, NULL, OPT_WS},
         {"latency", required_argument, NULL, OPT_LATENCY},
         {"jitter", required_argument, NULL, OPT_JITTER},
         {"no-predict", no_argument, NULL, OPT_NO_PREDICT},
@@ -195,6 +199,9 @@ void cli_parse_args(cli_app *app, cli_bots_opts *bots, int argc, char **argv)
         case OPT_JITTER:
             app->jitter_ms = number_arg("--jitter", optarg, 0, 10000);
             break;
+        case OPT_WS:
+            bots->ws = true;
+            break;
         case OPT_COMPACT:
         case OPT_DELTA:
         case OPT_NO_PREDICT:
@@ -252,8 +259,8 @@ void cli_parse_args(cli_app *app, cli_bots_opts *bots, int argc, char **argv)
         snprintf(bots->host, sizeof bots->host, "%s", app->host);
         bots->port = app->port;
         bots->dim = app->dim;
-    } else if (bots->spawn || bots->radius > 0 || bots->delta) {
-        fprintf(stderr, "mink-client: --spawn K, --radius and --delta go with --bots N\n");
+    } else if (bots->spawn || bots->radius > 0 || bots->delta || bots->ws) {
+        fprintf(stderr, "mink-client: --spawn K, --radius, --delta and --ws go with --bots N\n");
         exit(2);
     } else if (app->replay_path[0]) {
         if (ping || bot || app->record_path[0]) {

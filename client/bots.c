@@ -287,6 +287,7 @@ static void on_connect_timer(uv_timer_t *t)
     b->conn.on_line = on_line;
     b->conn.on_closed = on_closed;
     b->conn.ud = b;
+    b->conn.ws = r->o.ws;
     int rc = cli_conn_start(&b->conn, r->loop, r->o.host, r->o.port);
     if (rc != 0) {
         char what[sizeof r->o.host + 64];

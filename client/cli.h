@@ -39,6 +39,14 @@ struct cli_conn {
     uv_timer_t linger; /* bounds a graceful close */
     bool resolving, tcp_open, linger_open, connected, closing;
     proto_framer framer;
+    /* WebSocket (ws.c): set ws before cli_conn_start to speak to the HTTP port's /ws, one
+     * message a text frame; on_connect then waits for the handshake's answer. */
+    bool ws, ws_ready;
+    char *ws_in;  /* bytes read and not yet framed (the answer's head, then frames) */
+    size_t ws_in_len, ws_in_cap;
+    char *ws_msg; /* a fragmented message being gathered */
+    size_t ws_msg_len, ws_msg_cap;
+    uint32_t ws_rng; /* the masking keys' source */
     cli_conn_cb on_connect;
     cli_line_cb on_line;
     cli_closed_cb on_closed;
@@ -56,6 +64,18 @@ void cli_conn_close(cli_conn *c, bool graceful);
 /* True for the handles the connection closes itself (uv_walk on quitting leaves them). */
 bool cli_conn_owns(const cli_conn *c, const uv_handle_t *h);
 void cli_conn_free(cli_conn *c);
+
+/* ws.c: the WebSocket client side of a connection (RFC 6455: the handshake, masked text
+ * frames out, frames in). conn.c calls these when c->ws is set. */
+/* Writes bytes as they are (the handshake, frames). Returns 0 or a uv error. */
+int cli_conn_write_raw(cli_conn *c, const char *data, size_t len);
+int cli_ws_handshake(cli_conn *c, const char *host);
+/* Bytes read: the answer's head, then frames; each text message goes to on_line. Returns 0,
+ * or -1 with *why set when the connection must end. */
+int cli_ws_feed(cli_conn *c, const char *data, size_t len, const char **why);
+/* Sends each line of data ('\n'-separated) as one masked text frame. */
+int cli_ws_send(cli_conn *c, const char *data, size_t len);
+void cli_ws_free(cli_conn *c);
 
 /* ---- keys.c: raw terminal bytes -> key events ---- */
 
@@ -283,6 +303,7 @@ typedef struct cli_bots_opts {
     bool full_states;   /* no `subscribe {compact}` */
     bool delta;         /* `subscribe {delta}` instead of compact */
     bool json;          /* the summary as one JSON object */
+    bool ws;            /* players over WebSocket (the HTTP port's /ws) */
 } cli_bots_opts;
 /* Runs the players on `loop` until the duration ends or SIGINT/SIGTERM; prints a progress
  * line a second to stderr and the summary to stdout. Returns the exit code: 0 when every

@@ -52,6 +52,20 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
         lost(c, nread == UV_EOF ? "the server closed the connection" : uv_strerror((int)nread));
         return;
     }
+    if (c->ws) {
+        const char *why = NULL;
+        bool was_ready = c->ws_ready;
+        if (cli_ws_feed(c, buf->base, (size_t)nread, &why) != 0) {
+            if (!was_ready && !c->ws_ready && !c->closing) {
+                /* The handshake failed: the connection never was one. */
+                cli_conn_close(c, false);
+                c->on_connect(c, UV_ECONNREFUSED);
+                return;
+            }
+            lost(c, why);
+        }
+        return;
+    }
     int rc = proto_framer_feed(&c->framer, buf->base, (size_t)nread, on_framed_line, c);
     if (rc == PROTO_ERR_LINE_TOO_LONG)
         lost(c, "a line from the server is longer than 64 MiB");
@@ -68,6 +82,12 @@ static void on_connect(uv_connect_t *req, int status)
         c->connected = true;
         uv_tcp_nodelay(&c->tcp, 1); /* inputs are small and late ones are useless */
         status = uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
+        /* Over WebSocket the connection is made when the handshake is answered. */
+        if (status == 0 && c->ws) {
+            status = cli_ws_handshake(c, "mink");
+            if (status == 0)
+                return;
+        }
     }
     c->on_connect(c, status);
 }
@@ -94,6 +114,7 @@ int cli_conn_start(cli_conn *c, uv_loop_t *loop, const char *host, int port)
 {
     c->loop = loop;
     c->resolving = c->tcp_open = c->linger_open = c->connected = c->closing = false;
+    c->ws_ready = false;
     proto_framer_init(&c->framer, CLI_MAX_LINE);
     char service[16];
     snprintf(service, sizeof service, "%d", port);
@@ -122,6 +143,13 @@ int cli_conn_send(cli_conn *c, const char *data, size_t len)
 {
     if (!c->connected || c->closing)
         return UV_ENOTCONN;
+    if (c->ws)
+        return c->ws_ready ? cli_ws_send(c, data, len) : UV_ENOTCONN;
+    return cli_conn_write_raw(c, data, len);
+}
+
+int cli_conn_write_raw(cli_conn *c, const char *data, size_t len)
+{
     /* Most messages go out at once; uv_try_write refuses (UV_EAGAIN) while earlier bytes wait,
      * so the order holds. */
     uv_buf_t buf = uv_buf_init((char *)data, (unsigned)len);
@@ -185,4 +213,5 @@ bool cli_conn_owns(const cli_conn *c, const uv_handle_t *h)
 void cli_conn_free(cli_conn *c)
 {
     proto_framer_free(&c->framer);
+    cli_ws_free(c);
 }

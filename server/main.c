@@ -87,6 +87,9 @@ static void usage(FILE *out)
             "  --http-port N            HTTP port on --host for GET /metrics, /livez, /healthz,\n"
             "                           /readyz; 0 turns it off (default %d)\n"
             "  --http-max-connections N  HTTP connections at once (default %u)\n"
+            "  --tls-cert FILE          with --tls-key: serve https and wss on the HTTP port\n"
+            "                           (a PEM certificate chain, through OpenSSL)\n"
+            "  --tls-key FILE           its PEM private key\n"
             "  --stall-seconds S        /livez answers 503 when the world has not stepped for S\n"
             "                           seconds, or did not within the last S (default %g)\n"
             "  --drain-seconds S        a stop (SIGTERM) ends within S seconds (default %g)\n"
@@ -287,8 +290,8 @@ int main(int argc, char **argv)
     };
     enum { NUMS = sizeof nums / sizeof nums[0] };
     enum { O_HOST = 256, O_SCENE, O_LOG, O_SAVE, O_RECORD, O_REPLAY, O_NO_SLEEP, O_DIM,
-           O_AGONES_ALLOCATE, O_TOKEN_KEY, O_MAKE_TOKEN, O_USER, O_NAME, O_ROLE, O_HELP,
-           O_FSYNC };
+           O_AGONES_ALLOCATE, O_TOKEN_KEY, O_MAKE_TOKEN, O_USER, O_NAME, O_ROLE, O_TLS_CERT,
+           O_TLS_KEY, O_HELP, O_FSYNC };
     static const struct option other[] = {
         {"host", required_argument, NULL, O_HOST},
         {"scene", required_argument, NULL, O_SCENE},
@@ -304,6 +307,8 @@ int main(int argc, char **argv)
         {"user", required_argument, NULL, O_USER},
         {"name", required_argument, NULL, O_NAME},
         {"role", required_argument, NULL, O_ROLE},
+        {"tls-cert", required_argument, NULL, O_TLS_CERT},
+        {"tls-key", required_argument, NULL, O_TLS_KEY},
         {"help", no_argument, NULL, O_HELP},
         {"fsync-ms", required_argument, NULL, O_FSYNC},
     };
@@ -386,6 +391,12 @@ int main(int argc, char **argv)
             strcpy(field, optarg);
             break;
         }
+        case O_TLS_CERT:
+            cfg.tls_cert = optarg;
+            break;
+        case O_TLS_KEY:
+            cfg.tls_key = optarg;
+            break;
         case O_HELP:
             usage(stdout);
             return 0;
@@ -432,6 +443,21 @@ int main(int argc, char **argv)
     if (cfg.http_port != 0 && cfg.http_port == cfg.port) {
         fprintf(stderr, "mink-server: --http-port %d is the game port\n", cfg.http_port);
         return 2;
+    }
+    if (!cfg.tls_cert != !cfg.tls_key) {
+        fprintf(stderr, "mink-server: --tls-cert and --tls-key go together\n");
+        return 2;
+    }
+    for (int i = 0; i < 2; i++) {
+        const char *path = i ? cfg.tls_key : cfg.tls_cert;
+        FILE *f = path ? fopen(path, "r") : NULL;
+        if (path && !f) {
+            fprintf(stderr, "mink-server: --%s %s: %s\n", i ? "tls-key" : "tls-cert", path,
+                    strerror(errno));
+            return 2;
+        }
+        if (f)
+            fclose(f);
     }
     if (cfg.snapshot_hz > cfg.tick_hz) {
         fprintf(stderr, "mink-server: --snapshot-hz %g is above --tick-hz %g\n",

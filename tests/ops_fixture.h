@@ -32,5 +32,7 @@ void expect_ticks_kept(tick_mark m);
 
 /* The Agones tests (test_ops_agones.c) as a test case of the suite. */
 void ops_agones_tests(Suite *s);
+/* The WebSocket tests (test_ops_ws.c). */
+void ops_ws_tests(Suite *s);
 
 #endif

@@ -371,6 +371,7 @@ static Suite *ops_suite(void)
     MINK_TCASE(s, "http", 60, metrics_count_what_happened, health_answers, livez_reports_a_stall,
                sigterm_drains, bad_requests_get_400_or_a_close, http_port_in_use_is_an_error);
     ops_agones_tests(s);
+    ops_ws_tests(s);
     return s;
 }
 

@@ -1,4 +1,5 @@
-/* The HTTP port: GET /metrics, /livez, /healthz and /readyz, served by libwebsockets on the
+/* The HTTP port: the web viewer at / (web.h), WebSocket players at /ws (ws.c), GET /metrics,
+ * /livez, /healthz and /readyz, served by libwebsockets on the
  * server's own libuv loop (a "foreign loop", LWS_SERVER_OPTION_LIBUV with
  * lws_context_creation_info.foreign_loops), so a request reads the world and the counters
  * between two ticks without a lock. libwebsockets parses HTTP/1.1, answers a request it cannot
@@ -15,21 +16,26 @@
 #include <string.h>
 
 #include "ops.h"
+#include "web.h"
 
 struct net_http {
     net_server *srv;
     struct lws_context *ctx; /* NULL once libwebsockets has destroyed it (info.pcontext) */
     uint32_t wsi_live;       /* connections and listeners libwebsockets holds */
     uint32_t wsi_base;       /* of those, the listeners and the context's own */
+    uint32_t ws_live;        /* of those, WebSocket players (counted against max_clients) */
     uint64_t refused;        /* connections closed at accept */
     bool closing;
     proto_buf body; /* scratch for building an answer */
 };
 
 /* An answer being written: its body, after LWS_PRE bytes libwebsockets may use for framing. */
+#define HTTP_CHUNK 4096 /* bytes of an answer written a callback */
+
 typedef struct http_conn {
     unsigned char *out;
-    size_t len;
+    size_t len, sent;
+    net_session *ws; /* after an upgrade on /ws: its session (ws.c) */
 } http_conn;
 
 static void on_lws_log(int level, const char *line)
@@ -71,11 +77,17 @@ static int route(net_http *h, const char *path, const char **type)
         text(b, ready ? "ready" : why);
         return ready ? 200 : 503;
     }
-    if (strcmp(path, "/") == 0) {
-        text(b, "mink-server: GET /metrics (Prometheus), /livez, /healthz, /readyz");
-        return 200;
+    /* The web viewer: its page at /, its modules beside it. */
+    const char *file = strcmp(path, "/") == 0 ? "/index.html" : path;
+    for (const net_web_file *f = net_web_files; f->path; f++) {
+        if (strcmp(file, f->path) == 0) {
+            *type = f->type;
+            proto_buf_append(b, (const char *)f->data, f->len);
+            return 200;
+        }
     }
-    text(b, "not found: GET /metrics, /livez, /healthz or /readyz");
+    text(b, "not found: GET / (the web viewer), /ws (WebSocket), /metrics, /livez, /healthz or "
+            "/readyz");
     return 404;
 }
 
@@ -95,6 +107,7 @@ static int answer(struct lws *wsi, net_http *h, http_conn *c, const char *path, 
         return -1;
     free(c->out);
     c->len = h->body.len;
+    c->sent = 0;
     c->out = malloc(LWS_PRE + c->len);
     if (!c->out)
         return -1;
@@ -125,6 +138,21 @@ static int on_http(struct lws *wsi, enum lws_callback_reasons reason, void *user
     net_http *h = ctx ? lws_context_user(ctx) : NULL;
     http_conn *c = user;
     switch (reason) {
+    case LWS_CALLBACK_FILTER_PROTOCOL_CONNECTION:
+    case LWS_CALLBACK_ESTABLISHED:
+    case LWS_CALLBACK_RECEIVE:
+    case LWS_CALLBACK_SERVER_WRITEABLE:
+    case LWS_CALLBACK_CLOSED: {
+        if (!h || !c)
+            return -1;
+        bool was = c->ws != NULL;
+        int rc = net_ws_callback(h->srv, wsi, (int)reason, &c->ws, in, len);
+        if (c->ws && !was)
+            h->ws_live++;
+        else if (!c->ws && was)
+            h->ws_live--;
+        return rc;
+    }
     case LWS_CALLBACK_WSI_CREATE:
         if (h)
             h->wsi_live++;
@@ -135,13 +163,15 @@ static int on_http(struct lws *wsi, enum lws_callback_reasons reason, void *user
         break;
     case LWS_CALLBACK_FILTER_NETWORK_CONNECTION:
         /* The new connection has no wsi yet: those counted are the ones already open. */
+        /* WebSocket players are counted against max_clients with the game port's (ws.c), not
+         * here: the limit holds the requests and the handshakes under way. */
         if (h && (h->closing ||
-                  h->wsi_live - h->wsi_base >= h->srv->cfg.http_max_connections)) {
+                  h->wsi_live - h->wsi_base - h->ws_live >= h->srv->cfg.http_max_connections)) {
             /* Logged at the 1st, 2nd, 4th, 8th... refusal: a flood does not flood the log. */
             h->refused++;
             if ((h->refused & (h->refused - 1)) == 0)
                 LOG_WARN("http: %u connections open, the limit: closed at accept (%llu so far)",
-                         h->wsi_live - h->wsi_base, (unsigned long long)h->refused);
+                         h->wsi_live - h->wsi_base - h->ws_live, (unsigned long long)h->refused);
             return 1;
         }
         break;
@@ -161,11 +191,21 @@ static int on_http(struct lws *wsi, enum lws_callback_reasons reason, void *user
     case LWS_CALLBACK_HTTP_WRITEABLE: {
         if (!c || !c->out)
             break;
-        int n = lws_write(wsi, c->out + LWS_PRE, c->len, LWS_WRITE_HTTP_FINAL);
+        /* A chunk a callback: libwebsockets takes at most its service buffer at a time
+         * over TLS, and keeps what the socket does not take for its next writeable. */
+        size_t left = c->len - c->sent, chunk = left < HTTP_CHUNK ? left : HTTP_CHUNK;
+        bool last = chunk == left;
+        int n = lws_write(wsi, c->out + LWS_PRE + c->sent, chunk,
+                          last ? LWS_WRITE_HTTP_FINAL : LWS_WRITE_HTTP);
+        if (n < 0)
+            return -1;
+        c->sent += chunk;
+        if (!last) {
+            lws_callback_on_writable(wsi);
+            return 0;
+        }
         free(c->out);
         c->out = NULL;
-        if (n < (int)c->len)
-            return -1;
         /* Keep-alive: the connection waits for its next request (or its timeout). */
         if (lws_http_transaction_completed(wsi))
             return -1;
@@ -184,8 +224,13 @@ static int on_http(struct lws *wsi, enum lws_callback_reasons reason, void *user
     return 0;
 }
 
+/* tx_packet_size: the most one send() is given. libwebsockets' default is its 4096-byte service
+ * buffer, which would hand a 70 kB state to the kernel in 4 kB pieces, one a loop iteration;
+ * the kernel takes what fits and libwebsockets keeps the rest. */
+#define HTTP_TX_PACKET (256u << 10)
+
 static const struct lws_protocols protocols[] = {
-    {"mink-http", on_http, sizeof(http_conn), 0, 0, NULL, 0},
+    {"mink-http", on_http, sizeof(http_conn), 0, 0, NULL, HTTP_TX_PACKET},
     {NULL, NULL, 0, 0, 0, NULL, 0},
 };
 
@@ -210,7 +255,7 @@ int net_http_start(net_server *srv, net_http **out)
     /* An explicit vhost: libwebsockets' default one would leave a context without a
      * listener when the port cannot be bound; lws_create_vhost says so instead. */
     info.options = LWS_SERVER_OPTION_LIBUV | LWS_SERVER_OPTION_UV_NO_SIGSEGV_SIGFPE_SPIN |
-                   LWS_SERVER_OPTION_EXPLICIT_VHOSTS;
+                   LWS_SERVER_OPTION_EXPLICIT_VHOSTS | LWS_SERVER_OPTION_VALIDATE_UTF8;
     info.foreign_loops = loops;
     info.user = h;
     info.pcontext = &h->ctx;
@@ -224,6 +269,16 @@ int net_http_start(net_server *srv, net_http **out)
     info.timeout_secs_ah_idle = (unsigned)srv->cfg.http_timeout;
     info.keepalive_timeout = srv->cfg.http_timeout;
     info.server_string = "mink";
+    /* TLS through libwebsockets' OpenSSL: the vhost takes the certificate and key. */
+    bool tls = srv->cfg.tls_cert != NULL;
+    if (tls) {
+        info.options |= LWS_SERVER_OPTION_DO_SSL_GLOBAL_INIT;
+        info.ssl_cert_filepath = srv->cfg.tls_cert;
+        info.ssl_private_key_filepath = srv->cfg.tls_key;
+        /* HTTP/1.1 only: a browser would otherwise open /ws as a WebSocket over HTTP/2
+         * (RFC 8441), which the upgrade on /ws here is not. */
+        info.alpn = "http/1.1";
+    }
     h->ctx = lws_create_context(&info);
     if (!h->ctx) {
         LOG_ERROR("http: cannot start libwebsockets");
@@ -234,20 +289,27 @@ int net_http_start(net_server *srv, net_http **out)
     /* From here the context lives on the loop: on failure too it is closed through it. */
     *out = h;
     if (!lws_create_vhost(h->ctx, &info)) {
-        LOG_ERROR("cannot serve HTTP on %s:%d (is the port in use? --http-port 0 turns it off)",
-                  srv->cfg.host, srv->cfg.http_port);
+        if (tls)
+            LOG_ERROR("cannot serve HTTPS on %s:%d (is the port in use, or are --tls-cert and "
+                      "--tls-key not a PEM certificate and its key?)",
+                      srv->cfg.host, srv->cfg.http_port);
+        else
+            LOG_ERROR("cannot serve HTTP on %s:%d (is the port in use? --http-port 0 turns it "
+                      "off)", srv->cfg.host, srv->cfg.http_port);
         return UV_EADDRINUSE;
     }
     h->wsi_base = h->wsi_live;
     /* The URL an operator can paste: a wildcard address is reached on loopback. */
     const char *host = srv->cfg.host;
     bool v6 = strchr(host, ':') != NULL;
-    if (strcmp(host, "0.0.0.0") == 0)
-        host = "127.0.0.1";
-    else if (strcmp(host, "::") == 0)
-        host = "::1";
-    LOG_INFO("http on %s:%d: http://%s%s%s:%d/metrics (and /livez, /healthz, /readyz)",
-             srv->cfg.host, srv->cfg.http_port, v6 ? "[" : "", host, v6 ? "]" : "",
+    if (strcmp(host, "0.0.0.0") == 0 || strcmp(host, "::") == 0) {
+        host = "localhost";
+        v6 = false;
+    }
+    LOG_INFO("http on %s:%d: open %s://%s%s%s:%d/ to watch and play (WebSocket on /ws; "
+             "/metrics, /livez, /healthz, /readyz)",
+             srv->cfg.host, srv->cfg.http_port, tls ? "https" : "http", v6 ? "[" : "", host,
+             v6 ? "]" : "",
              srv->cfg.http_port);
     return 0;
 }

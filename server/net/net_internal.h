@@ -12,6 +12,38 @@
 typedef struct net_server net_server;
 typedef struct net_delta_memo net_delta_memo;
 typedef struct net_player net_player; /* players.c */
+typedef struct net_session net_session;
+struct net_tick_buf;
+struct lws;
+
+/* How a session's bytes travel: a TCP connection (tcp.c, JSON Lines) or a WebSocket on the HTTP
+ * port (ws.c, one message per text frame). The session code (session.c, snapshot*.c) calls only
+ * these, so it does not know which one it has; libuv's stream operations are the model. */
+typedef struct net_transport {
+    const char *name; /* "tcp", "ws": for logs */
+    /* Queues one message (its '\n' included; a transport that frames messages drops it); the
+     * bytes are copied unless the socket takes them at once. Calls net_session_check_hard_limit
+     * with what it has to keep, and closes the session when the write fails. */
+    void (*send)(net_session *s, const char *data, size_t len);
+    /* Queues the `state` snapshot.c built for the session (net_state_bufs gives its buffers:
+     * the body bytes in `tick`, which the transport keeps alive while it points into it, and
+     * the session's own bytes, which it copies), and clears s->state_in_flight once it is
+     * written. Returns 0, or a negative libuv error code (the caller closes the session). */
+    int (*write_state)(net_session *s, struct net_tick_buf *tick);
+    /* Bytes accepted and not yet taken by the socket. */
+    size_t (*queued)(const net_session *s);
+    /* Stops and restarts reading the client's messages (TCP: uv_read_stop/uv_read_start;
+     * WebSocket: lws_rx_flow_control). */
+    void (*read_pause)(net_session *s);
+    void (*read_resume)(net_session *s);
+    /* Closes the connection, at once or once the queued output is written (flush); the
+     * transport calls net_session_free when its connection is gone. A close at once may
+     * follow a close with flush (it then stops waiting), and may come more than once. */
+    void (*close)(net_session *s, bool flush);
+} net_transport;
+
+extern const net_transport net_tcp_transport; /* tcp.c */
+extern const net_transport net_ws_transport;  /* ws.c */
 
 /* Figures for the --stats line: how the clock kept up and what the steps and snapshots cost. */
 typedef struct net_stats {
@@ -53,8 +85,12 @@ typedef struct net_range {
     bool own;
 } net_range;
 
-typedef struct net_session {
-    uv_tcp_t tcp; /* first: libuv hands the handle back, and it is the session */
+struct net_session {
+    /* A TCP session's handle, first: libuv hands the handle back, and it is the session
+     * (tcp.c). A WebSocket session leaves it unused and has its connection in ws. */
+    uv_tcp_t tcp;
+    struct net_ws_conn *ws;
+    const net_transport *tr;
     net_server *srv;
     struct net_session *prev, *next;
     uint32_t client; /* client id, > 0 */
@@ -120,15 +156,16 @@ typedef struct net_session {
     size_t range_begin, range_end, own_begin, own_end;
     uint32_t phase; /* which tick of a snapshot period its states go out on */
 
-    /* Rate limits: every line, and spawns. With the lines' bucket empty the socket is not read
-     * (backpressure: the kernel's buffers push back on the sender) until resume_ns; the line
-     * that found it empty and the rest of its read wait in `held` (at most a line and a read). */
+    /* Rate limits: every message, and spawns. With the messages' bucket empty the transport
+     * reads no more (backpressure: the kernel's buffers, or WebSocket flow control, push back
+     * on the sender) until resume_ns; the message that found it empty and the rest of its read
+     * wait in `held` (each as its length and bytes: at most a read's worth). */
     net_bucket lines, spawns;
     bool read_paused;
     uint64_t resume_ns;
     char *held;
-    size_t held_len;
-} net_session;
+    size_t held_len, held_cap;
+};
 
 struct net_server {
     uv_loop_t *loop;
@@ -230,20 +267,30 @@ bool net_delta_body(net_server *srv, net_session *s, const sim_body *body, uint3
                     bool first_in_list);
 
 /* session.c */
-void net_on_connection(uv_stream_t *listener, int status);
+/* A new session on transport `tr` (not yet counted or linked), or NULL when memory ran out. */
+net_session *net_session_new(net_server *srv, const net_transport *tr);
+/* Counts and links a new session from `peer`; over max_clients (counted across both
+ * transports) or while stopping it is answered and closed after the answer: false then. */
+bool net_session_open(net_session *s, const char *peer);
+/* Frees a session whose connection is gone (its transport calls this). */
+void net_session_free(net_session *s);
+/* One message from the client (a line without its '\n', or a WebSocket text message).
+ * Returns true when the session is closing and should read no more. */
+bool net_session_message(net_session *s, const char *msg, size_t len);
+/* The client sent a message longer than max_line: answered with line_too_long, then closed. */
+void net_session_too_long(net_session *s);
+/* Stops and restarts reading the client's messages (backpressure), whatever its transport. */
+void net_session_read_pause(net_session *s);
+void net_session_read_resume(net_session *s);
 /* Bytes queued for the client in libuv and not yet taken by the socket. */
 size_t net_session_queued(const net_session *s);
 /* Cuts off a client whose output is over the hard limit; true when it did. */
 bool net_session_check_hard_limit(net_session *s, size_t more);
-/* Queues bytes for the client (copied when the socket does not take them at once). */
+/* Queues one message for the client (copied when the socket does not take it at once). */
 void net_session_send(net_session *s, const char *data, size_t len);
 /* Sends an error line. */
 void net_session_error(net_session *s, proto_error_code code, const char *message,
                        const char *req);
-/* Stop and start reading the client's socket (the rate limit's backpressure); whatever the
- * transport, the session's bytes stop and start arriving. */
-void net_session_read_pause(net_session *s);
-void net_session_read_resume(net_session *s);
 /* Closes now: its bodies leave the world; pending writes are dropped. */
 void net_session_close(net_session *s, const char *reason);
 /* Closes after the queued output has been written (an answer, then the close). */
@@ -285,7 +332,20 @@ void net_snapshot_write(net_server *srv);
 void net_snapshot_discard(net_server *srv);
 /* A session's state as built, copied into `out` (mink-bench checks it reads back). */
 void net_snapshot_copy(const net_server *srv, const net_session *s, proto_buf *out);
+/* A built state's buffers (s->range_end - s->range_begin of them): the body bytes in the
+ * snapshot's tick buffer, the session's own bytes in `own` (a copy of its own_end - own_begin
+ * bytes of srv->own, or srv->own itself while the snapshot is being written). */
+void net_state_bufs(const net_server *srv, const net_session *s, const char *own,
+                    uv_buf_t *bufs);
 void net_snapshot_free(net_server *srv);
+/* tcp.c: the game port's listener calls this for each connection. */
+void net_on_connection(uv_stream_t *listener, int status);
+
+/* ws.c: the WebSocket reasons of the HTTP port's callback (http.c hands them over); `user` is
+ * the connection's slot for its session. Returns what the libwebsockets callback returns. */
+int net_ws_callback(net_server *srv, struct lws *wsi, int reason, net_session **user,
+                    void *in, size_t len);
+
 /* snapshot_write.c: the tick buffers (a pool, reference counted by the writes that point into
  * them) and the writes of the states built by snapshot.c. */
 net_tick_buf *net_tick_get(net_server *srv);

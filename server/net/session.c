@@ -8,19 +8,8 @@
 
 #include "net_internal.h"
 
-/* libuv reads into one buffer for the whole server: read callbacks run one at a time and the
- * framer copies what it keeps, so no session needs a read buffer of its own. */
-static char read_buf[64 * 1024];
-
-typedef struct write_req {
-    uv_write_t req;
-    net_session *s;
-    char data[]; /* the bytes libuv writes */
-} write_req;
-
-static void on_close(uv_handle_t *h)
+void net_session_free(net_session *s)
 {
-    net_session *s = (net_session *)h;
     proto_framer_free(&s->framer);
     free(s->seen);
     free(s->view);
@@ -59,7 +48,7 @@ static bool begin_close(net_session *s, const char *reason)
     }
     net_metrics_count_disconnect(&s->srv->stats.c, reason);
     unlink_session(s);
-    uv_read_stop((uv_stream_t *)&s->tcp);
+    s->tr->read_pause(s);
     return true;
 }
 
@@ -83,17 +72,9 @@ void net_session_close(net_session *s, const char *reason)
         close_later(s, reason, false);
         return;
     }
-    if (begin_close(s, reason) || !uv_is_closing((uv_handle_t *)&s->tcp))
-        uv_close((uv_handle_t *)&s->tcp, on_close);
-}
-
-static void on_shutdown(uv_shutdown_t *req, int status)
-{
-    (void)status;
-    uv_handle_t *h = (uv_handle_t *)req->handle;
-    free(req);
-    if (!uv_is_closing(h))
-        uv_close(h, on_close);
+    /* Also after a close after a flush: a close now does not wait for the flush. */
+    begin_close(s, reason);
+    s->tr->close(s, false);
 }
 
 void net_session_close_after_flush(net_session *s, const char *reason)
@@ -102,15 +83,18 @@ void net_session_close_after_flush(net_session *s, const char *reason)
         close_later(s, reason, true);
         return;
     }
-    if (!begin_close(s, reason))
-        return;
-    /* The shutdown completes once the queued writes are done; a peer that never reads is
+    /* The transport closes once the queued writes are done; a peer that never reads is
      * caught by the output limits, and server stop closes everything after a grace period. */
-    uv_shutdown_t *req = malloc(sizeof *req);
-    if (!req || uv_shutdown(req, (uv_stream_t *)&s->tcp, on_shutdown) != 0) {
-        free(req);
-        uv_close((uv_handle_t *)&s->tcp, on_close);
-    }
+    if (begin_close(s, reason))
+        s->tr->close(s, true);
+}
+
+void net_session_read_pause(net_session *s) { s->tr->read_pause(s); }
+
+void net_session_read_resume(net_session *s)
+{
+    if (!s->closing)
+        s->tr->read_resume(s);
 }
 
 void net_walk_begin(net_server *srv) { srv->walking++; }
@@ -132,19 +116,7 @@ void net_walk_end(net_server *srv)
     }
 }
 
-static void on_write(uv_write_t *req, int status)
-{
-    write_req *w = (write_req *)req;
-    net_session *s = w->s;
-    free(w);
-    if (status < 0 && status != UV_ECANCELED)
-        net_session_close(s, uv_strerror(status));
-}
-
-size_t net_session_queued(const net_session *s)
-{
-    return uv_stream_get_write_queue_size((const uv_stream_t *)&s->tcp);
-}
+size_t net_session_queued(const net_session *s) { return s->tr->queued(s); }
 
 bool net_session_check_hard_limit(net_session *s, size_t more)
 {
@@ -163,34 +135,7 @@ void net_session_send(net_session *s, const char *data, size_t len)
         return;
     s->srv->stats.c.bytes_out += len;
     s->srv->stats.c.msgs_out++;
-    /* Try to write at once (libuv refuses while earlier bytes wait, so the order holds), and
-     * copy only what the socket did not take. */
-    uv_buf_t b = uv_buf_init((char *)data, (unsigned)len);
-    int n = uv_try_write((uv_stream_t *)&s->tcp, &b, 1);
-    if (n == (int)len)
-        return;
-    if (n > 0) {
-        data += n;
-        len -= (size_t)n;
-    } else if (n != UV_EAGAIN) {
-        net_session_close(s, uv_strerror(n));
-        return;
-    }
-    if (net_session_check_hard_limit(s, len))
-        return;
-    write_req *w = malloc(sizeof *w + len);
-    if (!w) {
-        net_session_close(s, "out of memory");
-        return;
-    }
-    w->s = s;
-    memcpy(w->data, data, len);
-    b = uv_buf_init(w->data, (unsigned)len);
-    int rc = uv_write(&w->req, (uv_stream_t *)&s->tcp, &b, 1, on_write);
-    if (rc != 0) {
-        free(w);
-        net_session_close(s, uv_strerror(rc));
-    }
+    s->tr->send(s, data, len);
 }
 
 static void send_buf(net_session *s, proto_buf *b)
@@ -480,29 +425,28 @@ static void handle_line(net_session *s, const char *line, size_t len)
     handlers[m->type](s, m);
 }
 
-/* What on_line returns: go on, stop (the session is closing), or the line waits for the
- * bucket to refill (it is in `stopped`). */
-enum { LINE_NEXT = 0, LINE_STOP = 1, LINE_HELD = -2 };
-/* The line that found the bucket empty: read callbacks and the read timer run one at a time. */
-static struct {
-    const char *line;
-    size_t len;
-} stopped;
-
-/* Every line counts against the message rate, valid or not. Over it, the line is not dropped:
- * it waits, and so does the socket (feed), so every line read is answered, in order. */
-static int on_line(void *ud, const char *line, size_t len)
+/* Messages read while the lines' bucket was empty wait in `held`, each as its length and its
+ * bytes, and are answered in order as the bucket refills; meanwhile the transport reads no
+ * more (backpressure: the kernel's buffers, or WebSocket flow control, push back on the
+ * sender), so what waits is at most what one read brought. */
+static bool hold(net_session *s, const char *msg, size_t len)
 {
-    net_session *s = ud;
-    const net_config *cfg = &s->srv->cfg;
-    if (!net_bucket_take(&s->lines, cfg->msg_rate, 2.0 * cfg->msg_rate, uv_hrtime())) {
-        stopped.line = line;
-        stopped.len = len;
-        return LINE_HELD;
+    uint32_t n = (uint32_t)len;
+    size_t need = s->held_len + sizeof n + len;
+    if (need > s->held_cap) {
+        size_t cap = s->held_cap ? s->held_cap : 4096;
+        while (cap < need)
+            cap *= 2;
+        char *h = realloc(s->held, cap);
+        if (!h)
+            return false;
+        s->held = h;
+        s->held_cap = cap;
     }
-    s->srv->stats.c.msgs_in++;
-    handle_line(s, line, len);
-    return s->closing || s->close_reason ? LINE_STOP : LINE_NEXT;
+    memcpy(s->held + s->held_len, &n, sizeof n);
+    memcpy(s->held + s->held_len + sizeof n, msg, len);
+    s->held_len = need;
+    return true;
 }
 
 static void on_read_timer(uv_timer_t *t);
@@ -516,9 +460,10 @@ static void pause_reading(net_session *s)
     double rate = srv->cfg.msg_rate, want = rate / 20.0;
     want = want < 1.0 ? 1.0 : want > 2.0 * rate ? 2.0 * rate : want;
     double wait_s = (want - s->lines.tokens) / rate;
+    if (!s->read_paused)
+        net_session_read_pause(s);
     s->read_paused = true;
     s->resume_ns = s->lines.last_ns + (uint64_t)(wait_s > 0 ? wait_s * 1e9 : 0);
-    net_session_read_pause(s);
     uint64_t now = uv_hrtime();
     uint64_t ms = s->resume_ns > now ? (s->resume_ns - now + 999999) / 1000000 : 0;
     if (!uv_is_active((uv_handle_t *)&srv->read_timer) ||
@@ -526,50 +471,58 @@ static void pause_reading(net_session *s)
         uv_timer_start(&srv->read_timer, on_read_timer, ms, 0);
 }
 
-/* Frames and answers the bytes; when the bucket runs dry, keeps the line that found it empty
- * and the bytes after it (a copy: `data` may be the shared read buffer or the old `held`) and
- * pauses reading. */
-static void feed(net_session *s, const char *data, size_t n)
+static bool done(const net_session *s)
 {
-    size_t used;
-    int rc = proto_framer_feed_used(&s->framer, data, n, on_line, s, &used);
-    if (rc == LINE_HELD) {
-        size_t len = stopped.len + 1 + (n - used);
-        char *h = malloc(len);
-        if (!h) {
-            net_session_close(s, "out of memory");
-            return;
-        }
-        memcpy(h, stopped.line, stopped.len);
-        h[stopped.len] = '\n';
-        memcpy(h + stopped.len + 1, data + used, n - used);
-        free(s->held);
-        s->held = h;
-        s->held_len = len;
-        pause_reading(s);
-    } else if (rc == PROTO_ERR_LINE_TOO_LONG) {
-        char msg[96];
-        snprintf(msg, sizeof msg, "a line is longer than %zu bytes", s->srv->cfg.max_line);
-        net_session_error(s, PROTO_ERR_LINE_TOO_LONG, msg, NULL);
-        net_session_close_after_flush(s, "line too long");
-    } else if (rc < 0) {
-        net_session_close(s, "out of memory");
-    }
+    return s->closing || s->close_reason;
 }
 
-/* The bucket has refilled: the held lines first, then the socket again unless they emptied
- * it once more. */
+/* Every message counts against the message rate, valid or not. Over it, the message is not
+ * dropped: it waits, and so does the transport, so every message read is answered, in order.
+ * Returns true when the session is closing (the transport reads no further). */
+bool net_session_message(net_session *s, const char *msg, size_t len)
+{
+    if (done(s))
+        return true;
+    const net_config *cfg = &s->srv->cfg;
+    if (s->held_len == 0 &&
+        net_bucket_take(&s->lines, cfg->msg_rate, 2.0 * cfg->msg_rate, uv_hrtime())) {
+        s->srv->stats.c.msgs_in++;
+        handle_line(s, msg, len);
+        return done(s);
+    }
+    if (!hold(s, msg, len)) {
+        net_session_close(s, "out of memory");
+        return true;
+    }
+    pause_reading(s);
+    return false;
+}
+
+/* The bucket has refilled: the held messages it allows, in order; then the transport reads
+ * again once none waits. */
 static void read_held(net_session *s)
 {
-    char *h = s->held;
-    size_t n = s->held_len;
-    s->held = NULL;
-    s->held_len = 0;
+    const net_config *cfg = &s->srv->cfg;
+    size_t at = 0;
+    while (at < s->held_len && !done(s) &&
+           net_bucket_take(&s->lines, cfg->msg_rate, 2.0 * cfg->msg_rate, uv_hrtime())) {
+        uint32_t n;
+        memcpy(&n, s->held + at, sizeof n);
+        at += sizeof n;
+        s->srv->stats.c.msgs_in++;
+        handle_line(s, s->held + at, n);
+        at += n;
+    }
+    memmove(s->held, s->held + at, s->held_len - at);
+    s->held_len -= at;
+    if (done(s))
+        return;
+    if (s->held_len > 0) {
+        pause_reading(s);
+        return;
+    }
     s->read_paused = false;
-    feed(s, h, n);
-    free(h);
-    if (!s->read_paused && !s->closing && !s->close_reason)
-        net_session_read_resume(s);
+    net_session_read_resume(s);
 }
 
 static void on_read_timer(uv_timer_t *t)
@@ -580,80 +533,38 @@ static void on_read_timer(uv_timer_t *t)
     for (net_session *s = srv->sessions; s; s = s->next) {
         if (s->read_paused && !s->close_reason && s->resume_ns <= now)
             read_held(s);
-        if (s->read_paused && s->resume_ns < next)
+        if (s->read_paused && !s->close_reason && s->resume_ns < next)
             next = s->resume_ns;
     }
     net_walk_end(srv);
     if (next != UINT64_MAX)
         uv_timer_start(t, on_read_timer, next > now ? (next - now + 999999) / 1000000 : 0, 0);
 }
-
-static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
-{
-    (void)h;
-    (void)suggested;
-    *buf = uv_buf_init(read_buf, sizeof read_buf);
 }
 
-static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
+void net_session_too_long(net_session *s)
 {
-    net_session *s = (net_session *)stream;
-    if (nread < 0) {
-        net_session_close(s, nread == UV_EOF ? "connection closed" : uv_strerror((int)nread));
-        return;
-    }
-    s->srv->stats.c.bytes_in += (uint64_t)nread;
-    feed(s, buf->base, (size_t)nread);
+    char msg[96];
+    snprintf(msg, sizeof msg, "a line is longer than %zu bytes", s->srv->cfg.max_line);
+    net_session_error(s, PROTO_ERR_LINE_TOO_LONG, msg, NULL);
+    net_session_close_after_flush(s, "line too long");
 }
 
-void net_session_read_pause(net_session *s) { uv_read_stop((uv_stream_t *)&s->tcp); }
-
-void net_session_read_resume(net_session *s)
+net_session *net_session_new(net_server *srv, const net_transport *tr)
 {
-    if (!s->closing)
-        uv_read_start((uv_stream_t *)&s->tcp, on_alloc, on_read);
-}
-
-static void format_peer(uv_tcp_t *tcp, char *out, size_t outlen)
-{
-    struct sockaddr_storage ss;
-    int len = sizeof ss;
-    char ip[48] = "?";
-    int port = 0;
-    if (uv_tcp_getpeername(tcp, (struct sockaddr *)&ss, &len) == 0) {
-        if (ss.ss_family == AF_INET6) {
-            struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
-            uv_ip6_name(a, ip, sizeof ip);
-            port = ntohs(a->sin6_port);
-        } else {
-            struct sockaddr_in *a = (struct sockaddr_in *)&ss;
-            uv_ip4_name(a, ip, sizeof ip);
-            port = ntohs(a->sin_port);
-        }
-    }
-    snprintf(out, outlen, "%s:%d", ip, port);
-}
-
-void net_on_connection(uv_stream_t *listener, int status)
-{
-    net_server *srv = listener->data;
-    if (status < 0) {
-        LOG_WARN("accept: %s", uv_strerror(status));
-        return;
-    }
     net_session *s = calloc(1, sizeof *s);
-    if (!s || uv_tcp_init(srv->loop, &s->tcp) != 0) {
-        free(s);
-        LOG_ERROR("accept: out of memory");
-        return;
-    }
+    if (!s)
+        return NULL;
     s->srv = srv;
-    if (uv_accept(listener, (uv_stream_t *)&s->tcp) != 0) {
-        uv_close((uv_handle_t *)&s->tcp, on_close);
-        return;
-    }
+    s->tr = tr;
     proto_framer_init(&s->framer, srv->cfg.max_line);
-    format_peer(&s->tcp, s->peer, sizeof s->peer);
+    return s;
+}
+
+bool net_session_open(net_session *s, const char *peer)
+{
+    net_server *srv = s->srv;
+    snprintf(s->peer, sizeof s->peer, "%s", peer);
     s->client = ++srv->next_client;
     s->owner = s->client;
     s->phase = s->client % net_state_phases(&srv->cfg);
@@ -665,6 +576,7 @@ void net_on_connection(uv_stream_t *listener, int status)
     srv->session_count++;
     srv->stats.c.accepted++;
 
+    /* max_clients counts the sessions of both transports. */
     if (srv->stopping || srv->session_count > srv->cfg.max_clients) {
         char msg[96];
         bool stopping = srv->stopping;
@@ -674,9 +586,8 @@ void net_on_connection(uv_stream_t *listener, int status)
             snprintf(msg, sizeof msg, "the server has %u clients, its limit", srv->cfg.max_clients);
         net_session_error(s, stopping ? PROTO_ERR_SHUTDOWN : PROTO_ERR_SERVER_FULL, msg, NULL);
         net_session_close_after_flush(s, stopping ? "server stopping" : "server full");
-        return;
+        return false;
     }
-    uv_tcp_nodelay(&s->tcp, 1);
-    net_session_read_resume(s);
-    LOG_INFO("client %u connected from %s", s->client, s->peer);
+    LOG_INFO("client %u connected from %s (%s)", s->client, s->peer, s->tr->name);
+    return true;
 }

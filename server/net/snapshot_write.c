@@ -1,6 +1,7 @@
-/* Writing the `state`s of a snapshot (snapshot.c builds them): each client's ranges go to libuv
- * as one uv_write whose buffers point into the shared tick buffer, which is reference counted
- * and goes back to a small pool when the last write that points into it has completed. */
+/* Writing the `state`s of a snapshot (snapshot.c builds them): each client's ranges go to its
+ * transport (a TCP session's as one uv_write whose buffers point into the shared tick buffer),
+ * which is reference counted and goes back to a small pool when the last write that points
+ * into it has completed. */
 #include <assert.h>
 #include <stdlib.h>
 #include <string.h>
@@ -58,27 +59,8 @@ void net_tick_pool_free(net_server *srv)
 
 /* ---- writing ---- */
 
-typedef struct state_write {
-    uv_write_t req;
-    net_session *s;
-    net_tick_buf *tick;
-    char own[]; /* the session's own bytes; the body bytes stay in the tick buffer */
-} state_write;
-
-static void on_state_written(uv_write_t *req, int status)
-{
-    state_write *w = (state_write *)req;
-    net_session *s = w->s;
-    s->state_in_flight = false;
-    net_tick_release(s->srv, w->tick);
-    free(w);
-    if (status < 0 && status != UV_ECANCELED)
-        net_session_close(s, uv_strerror(status));
-}
-
-/* The session's ranges as buffers: own ranges point into `own`, the others into the tick. */
-static void fill_bufs(const net_server *srv, const net_session *s, const char *own,
-                      uv_buf_t *bufs)
+void net_state_bufs(const net_server *srv, const net_session *s, const char *own,
+                    uv_buf_t *bufs)
 {
     for (size_t i = s->range_begin; i < s->range_end; i++) {
         const net_range *r = &srv->ranges[i];
@@ -89,34 +71,11 @@ static void fill_bufs(const net_server *srv, const net_session *s, const char *o
 
 static void write_state(net_server *srv, net_session *s)
 {
-    size_t nbufs = s->range_end - s->range_begin, own_len = s->own_end - s->own_begin;
-    uv_buf_t small[8];
-    uv_buf_t *bufs = nbufs <= 8 ? small : malloc(nbufs * sizeof *bufs);
-    state_write *w = malloc(sizeof *w + own_len);
-    if (!bufs || !w) {
-        if (bufs != small)
-            free(bufs);
-        free(w);
-        net_session_close(s, "out of memory writing a state");
-        return;
-    }
-    memcpy(w->own, srv->own.data + s->own_begin, own_len);
-    fill_bufs(srv, s, w->own, bufs);
-    w->s = s;
-    w->tick = srv->tick;
-    srv->tick->refs++;
-    /* libuv copies the buffer list and writes what the socket takes at once; the rest waits
-     * in its queue, pointing into the tick buffer, which this write keeps alive. */
-    int rc = uv_write(&w->req, (uv_stream_t *)&s->tcp, bufs, (unsigned)nbufs, on_state_written);
-    if (bufs != small)
-        free(bufs);
+    int rc = s->tr->write_state(s, srv->tick);
     if (rc != 0) {
-        srv->tick->refs--;
-        free(w);
-        net_session_close(s, uv_strerror(rc));
+        net_session_close(s, rc == UV_ENOMEM ? "out of memory writing a state" : uv_strerror(rc));
         return;
     }
-    s->state_in_flight = true;
     srv->stats.states++;
     srv->stats.c.msgs_out++;
     for (size_t i = s->range_begin; i < s->range_end; i++)

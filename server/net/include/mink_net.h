@@ -58,6 +58,9 @@ typedef struct net_config {
                                   NULL: anyone who reaches the port may join */
     double keep_bodies;        /* --keep-bodies, s, default 60: with --token-key, how long a
                                   player who left keeps their bodies to come back to */
+    const char *tls_cert;      /* --tls-cert, --tls-key: PEM files; the HTTP port (the page
+                                  and /ws) then speaks TLS only, https and wss */
+    const char *tls_key;
     bool agones_allocate;      /* --agones-allocate: the first player to join marks the Agones
                                   GameServer Allocated */
 } net_config;

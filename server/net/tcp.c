@@ -1,0 +1,230 @@
+/* The game port's transport: a TCP connection carrying JSON Lines (libuv streams). The session
+ * code reaches it only through net_tcp_transport; this file owns the handle, the reads and the
+ * framing of lines, and the writes. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "net_internal.h"
+
+/* libuv reads into one buffer for the whole server: read callbacks run one at a time and the
+ * framer copies what it keeps, so no session needs a read buffer of its own. */
+static char read_buf[64 * 1024];
+
+typedef struct write_req {
+    uv_write_t req;
+    net_session *s;
+    char data[]; /* the bytes libuv writes */
+} write_req;
+
+/* A state's write: its buffers point into the tick buffer, which it keeps alive, and into its
+ * copy of the session's own bytes. */
+typedef struct state_write {
+    uv_write_t req;
+    net_session *s;
+    net_tick_buf *tick;
+    char own[];
+} state_write;
+
+static void on_close(uv_handle_t *h) { net_session_free((net_session *)h); }
+
+static void on_write(uv_write_t *req, int status)
+{
+    write_req *w = (write_req *)req;
+    net_session *s = w->s;
+    free(w);
+    if (status < 0 && status != UV_ECANCELED)
+        net_session_close(s, uv_strerror(status));
+}
+
+static void tcp_send(net_session *s, const char *data, size_t len)
+{
+    /* Try to write at once (libuv refuses while earlier bytes wait, so the order holds), and
+     * copy only what the socket did not take. */
+    uv_buf_t b = uv_buf_init((char *)data, (unsigned)len);
+    int n = uv_try_write((uv_stream_t *)&s->tcp, &b, 1);
+    if (n == (int)len)
+        return;
+    if (n > 0) {
+        data += n;
+        len -= (size_t)n;
+    } else if (n != UV_EAGAIN) {
+        net_session_close(s, uv_strerror(n));
+        return;
+    }
+    if (net_session_check_hard_limit(s, len))
+        return;
+    write_req *w = malloc(sizeof *w + len);
+    if (!w) {
+        net_session_close(s, "out of memory");
+        return;
+    }
+    w->s = s;
+    memcpy(w->data, data, len);
+    b = uv_buf_init(w->data, (unsigned)len);
+    int rc = uv_write(&w->req, (uv_stream_t *)&s->tcp, &b, 1, on_write);
+    if (rc != 0) {
+        free(w);
+        net_session_close(s, uv_strerror(rc));
+    }
+}
+
+static void on_state_written(uv_write_t *req, int status)
+{
+    state_write *w = (state_write *)req;
+    net_session *s = w->s;
+    s->state_in_flight = false;
+    net_tick_release(s->srv, w->tick);
+    free(w);
+    if (status < 0 && status != UV_ECANCELED)
+        net_session_close(s, uv_strerror(status));
+}
+
+static int tcp_write_state(net_session *s, net_tick_buf *tick)
+{
+    const net_server *srv = s->srv;
+    size_t nbufs = s->range_end - s->range_begin, own_len = s->own_end - s->own_begin;
+    uv_buf_t small[8];
+    uv_buf_t *bufs = nbufs <= 8 ? small : malloc(nbufs * sizeof *bufs);
+    state_write *w = malloc(sizeof *w + own_len);
+    if (!bufs || !w) {
+        if (bufs != small)
+            free(bufs);
+        free(w);
+        return UV_ENOMEM;
+    }
+    memcpy(w->own, srv->own.data + s->own_begin, own_len);
+    net_state_bufs(srv, s, w->own, bufs);
+    w->s = s;
+    w->tick = tick;
+    tick->refs++;
+    /* libuv copies the buffer list and writes what the socket takes at once; the rest waits
+     * in its queue, pointing into the tick buffer, which this write keeps alive. */
+    int rc = uv_write(&w->req, (uv_stream_t *)&s->tcp, bufs, (unsigned)nbufs, on_state_written);
+    if (bufs != small)
+        free(bufs);
+    if (rc != 0) {
+        tick->refs--;
+        free(w);
+        return rc;
+    }
+    s->state_in_flight = true;
+    return 0;
+}
+
+static size_t tcp_queued(const net_session *s)
+{
+    return uv_stream_get_write_queue_size((const uv_stream_t *)&s->tcp);
+}
+
+static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
+{
+    (void)h;
+    (void)suggested;
+    *buf = uv_buf_init(read_buf, sizeof read_buf);
+}
+
+static int on_line(void *ud, const char *line, size_t len)
+{
+    return net_session_message(ud, line, len) ? 1 : 0;
+}
+
+static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
+{
+    net_session *s = (net_session *)stream;
+    if (nread < 0) {
+        net_session_close(s, nread == UV_EOF ? "connection closed" : uv_strerror((int)nread));
+        return;
+    }
+    s->srv->stats.c.bytes_in += (uint64_t)nread;
+    int rc = proto_framer_feed(&s->framer, buf->base, (size_t)nread, on_line, s);
+    if (rc == PROTO_ERR_LINE_TOO_LONG)
+        net_session_too_long(s);
+    else if (rc < 0)
+        net_session_close(s, "out of memory");
+}
+
+static void tcp_read_pause(net_session *s) { uv_read_stop((uv_stream_t *)&s->tcp); }
+
+static void tcp_read_resume(net_session *s)
+{
+    uv_read_start((uv_stream_t *)&s->tcp, on_alloc, on_read);
+}
+
+static void on_shutdown(uv_shutdown_t *req, int status)
+{
+    (void)status;
+    uv_handle_t *h = (uv_handle_t *)req->handle;
+    free(req);
+    if (!uv_is_closing(h))
+        uv_close(h, on_close);
+}
+
+static void tcp_close(net_session *s, bool flush)
+{
+    uv_handle_t *h = (uv_handle_t *)&s->tcp;
+    if (uv_is_closing(h))
+        return;
+    /* The shutdown completes once the queued writes are done. */
+    uv_shutdown_t *req = flush ? malloc(sizeof *req) : NULL;
+    if (!req || uv_shutdown(req, (uv_stream_t *)&s->tcp, on_shutdown) != 0) {
+        free(req);
+        uv_close(h, on_close);
+    }
+}
+
+const net_transport net_tcp_transport = {
+    .name = "tcp",
+    .send = tcp_send,
+    .write_state = tcp_write_state,
+    .queued = tcp_queued,
+    .read_pause = tcp_read_pause,
+    .read_resume = tcp_read_resume,
+    .close = tcp_close,
+};
+
+static void format_peer(uv_tcp_t *tcp, char *out, size_t outlen)
+{
+    struct sockaddr_storage ss;
+    int len = sizeof ss;
+    char ip[48] = "?";
+    int port = 0;
+    if (uv_tcp_getpeername(tcp, (struct sockaddr *)&ss, &len) == 0) {
+        if (ss.ss_family == AF_INET6) {
+            struct sockaddr_in6 *a = (struct sockaddr_in6 *)&ss;
+            uv_ip6_name(a, ip, sizeof ip);
+            port = ntohs(a->sin6_port);
+        } else {
+            struct sockaddr_in *a = (struct sockaddr_in *)&ss;
+            uv_ip4_name(a, ip, sizeof ip);
+            port = ntohs(a->sin_port);
+        }
+    }
+    snprintf(out, outlen, "%s:%d", ip, port);
+}
+
+void net_on_connection(uv_stream_t *listener, int status)
+{
+    net_server *srv = listener->data;
+    if (status < 0) {
+        LOG_WARN("accept: %s", uv_strerror(status));
+        return;
+    }
+    net_session *s = net_session_new(srv, &net_tcp_transport);
+    if (!s || uv_tcp_init(srv->loop, &s->tcp) != 0) {
+        if (s)
+            net_session_free(s);
+        LOG_ERROR("accept: out of memory");
+        return;
+    }
+    if (uv_accept(listener, (uv_stream_t *)&s->tcp) != 0) {
+        uv_close((uv_handle_t *)&s->tcp, on_close);
+        return;
+    }
+    char peer[64];
+    format_peer(&s->tcp, peer, sizeof peer);
+    if (!net_session_open(s, peer))
+        return;
+    uv_tcp_nodelay(&s->tcp, 1);
+    tcp_read_resume(s);
+}

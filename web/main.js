@@ -1,0 +1,284 @@
+// The Mink web viewer: connects to the server's /ws on the page's own host and port, shows the
+// world, and lets the visitor spectate, join with an avatar moved by the keyboard (predicted
+// locally with the server's character rules), and drop shapes with a click. The page keeps a
+// few figures in data attributes of <body> (data-tick, data-bodies, data-avatar, ...) for
+// scripts and tests that read it.
+
+import { World } from "./world.js";
+import { Predictor } from "./predict.js";
+import { View2, View3 } from "./render.js";
+
+const INPUT_MS = 33; // ~30 inputs a second, as mink-client
+const PING_MS = 1000;
+
+const $ = (id) => document.getElementById(id);
+const canvas = $("view"), ctx = canvas.getContext("2d");
+const params = new URLSearchParams(location.search);
+const world = new World();
+const predictor = new Predictor(world);
+const view2 = new View2(), view3 = new View3();
+
+let ws = null, client = 0, avatar = 0, seq = 0, req = 0;
+let pingMs = null, joined = false;
+let bytesWindow = [], statesWindow = []; // [ms, bytes] of the last second
+const keys = new Set();
+let jumpQueued = false;
+
+function setData(k, v) {
+  document.body.dataset[k] = String(v);
+}
+
+function showError(text) {
+  const li = document.createElement("li");
+  li.textContent = `${new Date().toLocaleTimeString()} ${text}`;
+  const list = $("errors");
+  list.prepend(li);
+  while (list.children.length > 6) list.lastChild.remove();
+  setData("errors", Number(document.body.dataset.errors || 0) + 1);
+}
+
+function send(msg) {
+  if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(msg));
+}
+
+function connect() {
+  const scheme = location.protocol === "https:" ? "wss:" : "ws:";
+  ws = new WebSocket(`${scheme}//${location.host}/ws`);
+  setData("connected", "connecting");
+  ws.onopen = () => {
+    setData("connected", "yes");
+    const hello = { type: "hello", protocol: 1, name: params.get("name") || "web" };
+    if (params.get("token")) hello.token = params.get("token");
+    send(hello);
+  };
+  ws.onmessage = (ev) => onMessage(ev.data);
+  ws.onclose = (ev) => {
+    setData("connected", "no");
+    joined = false;
+    avatar = 0;
+    showError(`disconnected (close code ${ev.code}${ev.reason ? ": " + ev.reason : ""}); reconnecting in 2 s`);
+    setTimeout(connect, 2000);
+  };
+}
+
+function onMessage(text) {
+  const now = performance.now();
+  bytesWindow.push([now, text.length]);
+  let m;
+  try {
+    m = JSON.parse(text);
+  } catch (e) {
+    showError(`unreadable message: ${e.message}`);
+    return;
+  }
+  switch (m.type) {
+    case "welcome":
+      world.welcome(m);
+      client = m.client;
+      joined = true;
+      setData("client", client);
+      setData("dim", m.dim);
+      $("dim").textContent = `${m.dim}D`;
+      $("view3mode").hidden = m.dim !== 3;
+      break;
+    case "state":
+      statesWindow.push(now);
+      world.state(m, now);
+      if (avatar && !world.bodies.has(avatar)) setAvatar(0);
+      if (avatar) predictor.reconcile(avatar, now);
+      setData("tick", m.tick);
+      setData("bodies", world.bodies.size);
+      if (avatar && world.latest(avatar)) setData("avatarPos", world.latest(avatar).pos.join(","));
+      break;
+    case "spawned":
+      if (m.req === "avatar") setAvatar(m.id);
+      else setData("spawned", Number(document.body.dataset.spawned || 0) + 1);
+      break;
+    case "despawned":
+      if (m.id === avatar) setAvatar(0);
+      break;
+    case "pong":
+      pingMs = now - m.t;
+      break;
+    case "error":
+      showError(`${m.code}: ${m.message}`);
+      break;
+  }
+}
+
+function setAvatar(id) {
+  avatar = id;
+  predictor.active = false;
+  predictor.inputs = [];
+  setData("avatar", id);
+  $("join").textContent = id ? "Leave" : "Join";
+}
+
+// Join: the avatar is spawned as a character body of this client, as mink-client's hello makes
+// it (a 0.8 x 1.8 m box in 2D, a capsule as tall in 3D), above the middle of the view.
+function join() {
+  if (!joined) return;
+  if (avatar) {
+    send({ type: "despawn", req: "leave", id: avatar });
+    return;
+  }
+  const d = world.dim;
+  const shape = d === 3 ? { type: "capsule", radius: 0.4, half_height: 0.5 } : { type: "aabb", half: [0.4, 0.9] };
+  const pos = d === 3 ? [view3.target[0], 4, view3.target[2]] : [view2.centre[0], Math.max(view2.centre[1], 3)];
+  send({ type: "spawn", req: "avatar", body: { shape, pos, kind: "character", max_speed: 6, tag: "web" } });
+}
+
+// The keys' move: in 2D left and right; in 3D on the ground, relative to the camera.
+function moveOf() {
+  let x = 0, z = 0;
+  if (keys.has("ArrowLeft") || keys.has("KeyA")) x -= 1;
+  if (keys.has("ArrowRight") || keys.has("KeyD")) x += 1;
+  if (keys.has("ArrowUp") || keys.has("KeyW")) z -= 1;
+  if (keys.has("ArrowDown") || keys.has("KeyS")) z += 1;
+  if (world.dim !== 3) return [x, 0];
+  const l = Math.hypot(x, z) || 1, c = Math.cos(view3.yaw), s = Math.sin(view3.yaw);
+  // Screen right and screen up as directions on the ground.
+  const mx = (x * c + z * s) / l, mz = (-x * s + z * c) / l;
+  return [Number(mx.toFixed(3)), 0, Number(mz.toFixed(3))];
+}
+
+function sendInput() {
+  if (!avatar) return;
+  const move = moveOf(), jump = jumpQueued;
+  jumpQueued = false;
+  seq++;
+  send({ type: "input", seq, id: avatar, move, jump });
+  predictor.input(seq, move.concat([0, 0]).slice(0, 3), jump, performance.now());
+}
+
+// A click drops a shape 4 m above where it points (on the ground plane in 3D).
+const SHAPES2 = [
+  { type: "box", half: [0.5, 0.5] },
+  { type: "circle", radius: 0.5 },
+  { type: "polygon", points: [[-0.6, -0.4], [0.6, -0.4], [0, 0.6]] },
+];
+const SHAPES3 = [
+  { type: "box", half: [0.5, 0.5, 0.5] },
+  { type: "sphere", radius: 0.5 },
+  { type: "capsule", radius: 0.3, half_height: 0.4 },
+  { type: "cylinder", radius: 0.4, half_height: 0.4 },
+  { type: "cone", radius: 0.5, half_height: 0.5 },
+  { type: "ellipsoid", radii: [0.6, 0.4, 0.3] },
+  { type: "hull", points: [[0, 0.6, 0], [0.5, -0.3, 0.5], [-0.5, -0.3, 0.5], [0, -0.3, -0.6]] },
+];
+let dropCount = 0;
+function drop(sx, sy) {
+  if (!joined) return;
+  const w = canvas.width, h = canvas.height;
+  const pick = $("shape").value;
+  let body;
+  if (world.dim === 3) {
+    const p = view3.pick(sx, sy, w, h) || [view3.target[0], 0, view3.target[2]];
+    const shape = pick === "any" ? SHAPES3[dropCount % SHAPES3.length] : SHAPES3.find((s) => s.type === pick) || SHAPES3[0];
+    body = { shape, pos: [p[0], 4, p[2]] };
+  } else {
+    const p = view2.toWorld(sx, sy, w, h);
+    const shape = pick === "any" ? SHAPES2[dropCount % SHAPES2.length] : SHAPES2.find((s) => s.type === pick) || SHAPES2[0];
+    body = { shape, pos: [p[0], p[1] + 4], rot: 0.3 };
+  }
+  dropCount++;
+  send({ type: "spawn", req: `drop${++req}`, body });
+}
+
+// ---- the picture ----
+
+function resize() {
+  const r = canvas.getBoundingClientRect();
+  canvas.width = Math.max(1, Math.round(r.width));
+  canvas.height = Math.max(1, Math.round(r.height));
+}
+
+function frame() {
+  const now = performance.now();
+  const w = canvas.width, h = canvas.height;
+  ctx.fillStyle = "#15171c";
+  ctx.fillRect(0, 0, w, h);
+  const t = world.drawTick(now);
+  const items = [];
+  let drawn = 0;
+  for (const b of world.bodies.values()) {
+    let pose = world.pose(b, t);
+    if (!pose || !b.shape) continue;
+    if (b.id === avatar && predictor.active) pose = { pos: predictor.drawn(now), rot: pose.rot };
+    items.push({ body: b, pose });
+    drawn++;
+  }
+  if (world.dim === 3) view3.draw(ctx, w, h, items, client);
+  else view2.draw(ctx, w, h, items, client);
+  setData("drawn", drawn);
+  status(now);
+  requestAnimationFrame(frame);
+}
+
+function status(now) {
+  bytesWindow = bytesWindow.filter(([t]) => now - t < 1000);
+  statesWindow = statesWindow.filter((t) => now - t < 1000);
+  const kb = bytesWindow.reduce((s, [, n]) => s + n, 0) / 1024;
+  const parts = [
+    `tick ${world.tick}`,
+    `ping ${pingMs === null ? "-" : pingMs.toFixed(0) + " ms"}`,
+    `bodies ${world.bodies.size}`,
+    `${kb.toFixed(1)} kB/s`,
+    `${statesWindow.length} states/s`,
+    avatar ? `avatar ${avatar}` : "spectating",
+  ];
+  $("status").textContent = parts.join(" · ");
+}
+
+// ---- input ----
+
+let drag = null;
+canvas.addEventListener("pointerdown", (e) => {
+  drag = { x: e.offsetX, y: e.offsetY, moved: 0, button: e.button, shift: e.shiftKey };
+  canvas.setPointerCapture(e.pointerId);
+});
+canvas.addEventListener("pointermove", (e) => {
+  if (!drag) return;
+  const dx = e.offsetX - drag.x, dy = e.offsetY - drag.y;
+  drag.moved += Math.abs(dx) + Math.abs(dy);
+  drag.x = e.offsetX;
+  drag.y = e.offsetY;
+  if (world.dim === 3) {
+    if (drag.button === 2 || drag.shift || view3.top) view3.pan(dx, dy);
+    else view3.orbit(dx, dy);
+  } else view2.pan(dx, dy);
+});
+canvas.addEventListener("pointerup", (e) => {
+  if (drag && drag.moved < 4 && drag.button === 0) drop(e.offsetX, e.offsetY);
+  drag = null;
+});
+canvas.addEventListener("contextmenu", (e) => e.preventDefault());
+canvas.addEventListener("wheel", (e) => {
+  e.preventDefault();
+  const k = Math.exp(-e.deltaY * 0.0015);
+  if (world.dim === 3) view3.zoom(k);
+  else view2.zoom(k);
+}, { passive: false });
+
+const GAME_KEYS = ["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "KeyA", "KeyD", "KeyW", "KeyS", "Space"];
+window.addEventListener("keydown", (e) => {
+  if (!GAME_KEYS.includes(e.code) || e.target.tagName === "SELECT") return;
+  e.preventDefault();
+  if (e.code === "Space" && !keys.has("Space")) jumpQueued = true;
+  keys.add(e.code);
+});
+window.addEventListener("keyup", (e) => keys.delete(e.code));
+window.addEventListener("blur", () => keys.clear());
+window.addEventListener("resize", resize);
+
+$("join").addEventListener("click", join);
+$("view3mode").addEventListener("click", () => {
+  view3.top = !view3.top;
+  $("view3mode").textContent = view3.top ? "Perspective" : "Top-down";
+});
+
+resize();
+connect();
+setInterval(sendInput, INPUT_MS);
+setInterval(() => send({ type: "ping", t: performance.now() }), PING_MS);
+requestAnimationFrame(frame);
