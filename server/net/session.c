@@ -540,7 +540,6 @@ static void on_read_timer(uv_timer_t *t)
     if (next != UINT64_MAX)
         uv_timer_start(t, on_read_timer, next > now ? (next - now + 999999) / 1000000 : 0, 0);
 }
-}
 
 void net_session_too_long(net_session *s)
 {
