@@ -2,7 +2,7 @@
 # stage holds only the two binaries and their runtime libraries, and runs as a non-root user.
 # Ports: 7777 the game (TCP), 7778 HTTP (GET /metrics, /livez, /healthz, /readyz).
 # A save survives the container on a volume: docker run -v mink-data:/data mink \
-#   mink-server --save /data/world.json (and --scene /data/world.json to load it back).
+#   mink-server --save /data/world (kept as it runs; the same command brings it back).
 
 FROM debian:bookworm-slim AS build
 RUN apt-get update \
