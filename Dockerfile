@@ -4,7 +4,7 @@
 # /metrics, /livez, /healthz, /readyz). The test suite's browser test needs chromium,
 # chromium-driver, python3-selenium and openssl in the build stage only.
 # A save survives the container on a volume: docker run -v mink-data:/data mink \
-#   mink-server --save /data/world.json (and --scene /data/world.json to load it back).
+#   mink-server --save /data/world (kept as it runs; the same command brings it back).
 
 FROM debian:bookworm-slim AS build
 RUN apt-get update \

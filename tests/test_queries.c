@@ -64,6 +64,15 @@ START_TEST(ray2_first_and_all)
                           hits, 2, &total);
     ck_assert_int_eq(n, 2);
     ck_assert_uint_eq(total, 3);
+    ck_assert_uint_eq(hits[0].id, ball);
+    ck_assert_uint_eq(hits[1].id, box);
+    /* From below: the ground first, then the box; the ball is the farthest and left out. */
+    n = sim_world_raycast(w, sim_world_tick(w), mk_v3(0, -1.5f, 0), mk_v3(0, 10, 0), NULL, true,
+                          hits, 2, &total);
+    ck_assert_int_eq(n, 2);
+    ck_assert_uint_eq(hits[0].id, ground);
+    NEAR(hits[0].fraction, 0.0, 0.0); /* starts inside the ground */
+    ck_assert_uint_eq(hits[1].id, box);
 
     /* Overlap: a circle of radius 0.3 at (0.7, 0.5) reaches into the box by 0.1; a cast of it
      * from x = -5 to the right stops with its edge on the box's left face. */

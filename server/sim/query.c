@@ -251,8 +251,17 @@ int sim_world_raycast(sim_world *w, uint64_t at_tick, mk_vec3 from, mk_vec3 to,
             have = true;
             continue;
         }
-        if (n < max)
+        if (n < max) {
             hits[n] = hit;
+        } else if (max > 0) {
+            /* Full: the nearest `max` are kept, the farthest kept one gives way. */
+            size_t far = 0;
+            for (size_t j = 1; j < max; j++)
+                if (by_fraction(&hits[j], &hits[far]) > 0)
+                    far = j;
+            if (by_fraction(&hit, &hits[far]) < 0)
+                hits[far] = hit;
+        }
         n++;
     }
     if (!all) {
@@ -263,8 +272,6 @@ int sim_world_raycast(sim_world *w, uint64_t at_tick, mk_vec3 from, mk_vec3 to,
     }
     *total = n;
     n = n < max ? n : max;
-    /* In order along the ray: only the first `max` are kept, so the order of entry decided
-     * which; sorting by fraction is exact for the kept ones when max covers them all. */
     qsort(hits, n, sizeof *hits, by_fraction);
     return (int)n;
 }
