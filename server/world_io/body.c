@@ -6,7 +6,7 @@
 
 #include "world_io_internal.h"
 
-static sim_kind kind_from_proto(proto_body_kind k)
+sim_kind wio_kind_from_proto(proto_body_kind k)
 {
     switch (k) {
     case PROTO_KIND_STATIC:
@@ -66,7 +66,7 @@ int wio_body_def_from_spec(const proto_body_spec *spec, int dim, sim_body_def *o
     out->pos = mk_v2((float)spec->pos[0], (float)spec->pos[1]);
     out->vel = mk_v2((float)spec->vel[0], (float)spec->vel[1]);
     out->angle = (float)spec->rot[0];
-    out->kind = kind_from_proto(spec->kind);
+    out->kind = wio_kind_from_proto(spec->kind);
     out->density = (float)spec->density;
     out->friction = (float)spec->friction;
     out->restitution = (float)spec->restitution;

@@ -38,21 +38,6 @@ static int shape_of(int dim, const proto_placed_shape *in, sim_query_shape *out,
     return 0;
 }
 
-static sim_kind sim_kind_of(proto_body_kind k)
-{
-    switch (k) {
-    case PROTO_KIND_STATIC:
-        return SIM_STATIC;
-    case PROTO_KIND_KINEMATIC:
-        return SIM_KINEMATIC;
-    case PROTO_KIND_CHARACTER:
-        return SIM_CHARACTER;
-    case PROTO_KIND_DYNAMIC:
-        break;
-    }
-    return SIM_DYNAMIC;
-}
-
 static mk_vec3 v3_of(const double *v)
 {
     return mk_v3((float)v[0], (float)v[1], (float)v[2]);
@@ -102,7 +87,7 @@ int wio_world_query(sim_world *w, proto_msg_type type, const proto_world_query *
     sim_query_filter f = {ignore, (size_t)q->nignore, 0};
     for (int k = PROTO_KIND_DYNAMIC; k <= PROTO_KIND_CHARACTER; k++)
         if (q->kinds & (1u << k))
-            f.kinds |= 1u << sim_kind_of((proto_body_kind)k);
+            f.kinds |= 1u << wio_kind_from_proto((proto_body_kind)k);
 
     int n;
     size_t total = 0;

@@ -25,6 +25,7 @@ void wio_body_shape_to_proto(const sim_world *w, const sim_body *b, proto_shape 
 /* A body's state as `state` sends it, in either world. */
 void wio_body_state(const sim_world *w, const sim_body *b, proto_body_state *out);
 proto_body_kind wio_kind_to_proto(sim_kind k);
+sim_kind wio_kind_from_proto(proto_body_kind k);
 
 /* Answers `query` for two shapes of a world of `dim` dimensions. Returns 0, or -1 with `err`
  * for a shape this world does not collide. */
