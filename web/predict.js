@@ -137,9 +137,12 @@ export class Predictor {
     this.active = true;
     const acked = this.inputs.length > 0 && this.inputs[0].seq <= ack;
     this.inputs.forEach((inp, i) => {
-      // The newest applied input goes on at the server until the next: about half a
-      // snapshot interval of it is in the state already.
-      const from = i === 0 && acked ? Math.min(inp.ticks, Math.round(this.world.tickHz / this.world.snapshotHz / 2)) : 0;
+      // The newest applied input goes on at the server until the next: the state holds it
+      // from the step the server says it took it up at (ack_tick), or about half a snapshot
+      // interval of it from a server that does not say.
+      const w = this.world;
+      const applied = w.ackTick > 0 ? w.tick - w.ackTick + 1 : Math.round(w.tickHz / w.snapshotHz / 2);
+      const from = i === 0 && acked ? Math.min(inp.ticks, applied) : 0;
       for (let t = from; t < inp.ticks; t++) this.step(inp, inp.jump && t === 0);
     });
     if (!was || !old) return;

@@ -13,6 +13,7 @@ export class World {
     this.snapshotHz = 20;
     this.tick = 0;
     this.ack = 0;
+    this.ackTick = 0;
     this.offsetMs = null; // local ms minus the server tick's ms, the smallest seen
   }
 
@@ -33,6 +34,8 @@ export class World {
   state(st, nowMs) {
     this.tick = st.tick;
     this.ack = st.ack;
+    // The step that first applied input `ack` (0: the server does not say).
+    this.ackTick = Number.isInteger(st.ack_tick) && st.ack_tick <= st.tick ? st.ack_tick : 0;
     const off = nowMs - this.tickMs(st.tick);
     // The smallest offset is the state that came fastest; it creeps up slowly so that a clock
     // drift or a route change is followed.
