@@ -52,9 +52,8 @@ static void mint(char *out, const char *user, long ttl)
 
 static void hello_line(char *line, size_t cap, const char *token, bool avatar)
 {
-    snprintf(line, cap,
-             "{\"type\":\"hello\",\"protocol\":1,\"name\":\"p\"%s%s%s%s}", token ? ",\"token\":\"" : "",
-             token ? token : "", token ? "\"" : "",
+    snprintf(line, cap, "{\"type\":\"hello\",\"protocol\":1,\"name\":\"p\"%s%s%s%s}",
+             token ? ",\"token\":\"" : "", token ? token : "", token ? "\"" : "",
              avatar ? ",\"avatar\":{\"shape\":{\"type\":\"aabb\",\"half\":[0.4,0.9]},\"pos\":[0,"
                       "4],\"kind\":\"kinematic\",\"max_speed\":5}"
                     : "");

@@ -216,6 +216,11 @@ void net_session_send(net_session *s, const char *data, size_t len);
 /* Sends an error line. */
 void net_session_error(net_session *s, proto_error_code code, const char *message,
                        const char *req);
+/* Parses and answers one line (session.c). */
+void net_session_handle_line(net_session *s, const char *line, size_t len);
+/* intake.c: frames and answers a read's bytes within the message rate; past it, keeps what is
+ * left and pauses reading until the rate allows more. */
+void net_session_feed(net_session *s, const char *data, size_t n);
 /* Stop and start reading the client's socket (the rate limit's backpressure); whatever the
  * transport, the session's bytes stop and start arriving. */
 void net_session_read_pause(net_session *s);

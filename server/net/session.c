@@ -446,7 +446,7 @@ static void (*const handlers[])(net_session *, proto_msg *) = {
 _Static_assert(sizeof handlers / sizeof handlers[0] == PROTO_MSG_BYE + 1,
                "a handler for every message type");
 
-static void handle_line(net_session *s, const char *line, size_t len)
+void net_session_handle_line(net_session *s, const char *line, size_t len)
 {
     net_server *srv = s->srv;
     proto_msg *m = srv->msg;
@@ -465,114 +465,6 @@ static void handle_line(net_session *s, const char *line, size_t len)
     handlers[m->type](s, m);
 }
 
-/* What on_line returns: go on, stop (the session is closing), or the line waits for the
- * bucket to refill (it is in `stopped`). */
-enum { LINE_NEXT = 0, LINE_STOP = 1, LINE_HELD = -2 };
-/* The line that found the bucket empty: read callbacks and the read timer run one at a time. */
-static struct {
-    const char *line;
-    size_t len;
-} stopped;
-
-/* Every line counts against the message rate, valid or not. Over it, the line is not dropped:
- * it waits, and so does the socket (feed), so every line read is answered, in order. */
-static int on_line(void *ud, const char *line, size_t len)
-{
-    net_session *s = ud;
-    const net_config *cfg = &s->srv->cfg;
-    if (!net_bucket_take(&s->lines, cfg->msg_rate, 2.0 * cfg->msg_rate, uv_hrtime())) {
-        stopped.line = line;
-        stopped.len = len;
-        return LINE_HELD;
-    }
-    s->srv->stats.c.msgs_in++;
-    handle_line(s, line, len);
-    return s->closing || s->close_reason ? LINE_STOP : LINE_NEXT;
-}
-
-static void on_read_timer(uv_timer_t *t);
-
-/* The lines' bucket is empty: stop reading until a twentieth of a second's worth of lines has
- * refilled it (at least one line, at most a burst), so that a client held at the rate is read
- * in a few batches a second rather than line by line. */
-static void pause_reading(net_session *s)
-{
-    net_server *srv = s->srv;
-    double rate = srv->cfg.msg_rate, want = rate / 20.0;
-    want = want < 1.0 ? 1.0 : want > 2.0 * rate ? 2.0 * rate : want;
-    double wait_s = (want - s->lines.tokens) / rate;
-    s->read_paused = true;
-    s->resume_ns = s->lines.last_ns + (uint64_t)(wait_s > 0 ? wait_s * 1e9 : 0);
-    net_session_read_pause(s);
-    uint64_t now = uv_hrtime();
-    uint64_t ms = s->resume_ns > now ? (s->resume_ns - now + 999999) / 1000000 : 0;
-    if (!uv_is_active((uv_handle_t *)&srv->read_timer) ||
-        uv_timer_get_due_in(&srv->read_timer) > ms)
-        uv_timer_start(&srv->read_timer, on_read_timer, ms, 0);
-}
-
-/* Frames and answers the bytes; when the bucket runs dry, keeps the line that found it empty
- * and the bytes after it (a copy: `data` may be the shared read buffer or the old `held`) and
- * pauses reading. */
-static void feed(net_session *s, const char *data, size_t n)
-{
-    size_t used;
-    int rc = proto_framer_feed_used(&s->framer, data, n, on_line, s, &used);
-    if (rc == LINE_HELD) {
-        size_t len = stopped.len + 1 + (n - used);
-        char *h = malloc(len);
-        if (!h) {
-            net_session_close(s, "out of memory");
-            return;
-        }
-        memcpy(h, stopped.line, stopped.len);
-        h[stopped.len] = '\n';
-        memcpy(h + stopped.len + 1, data + used, n - used);
-        free(s->held);
-        s->held = h;
-        s->held_len = len;
-        pause_reading(s);
-    } else if (rc == PROTO_ERR_LINE_TOO_LONG) {
-        char msg[96];
-        snprintf(msg, sizeof msg, "a line is longer than %zu bytes", s->srv->cfg.max_line);
-        net_session_error(s, PROTO_ERR_LINE_TOO_LONG, msg, NULL);
-        net_session_close_after_flush(s, "line too long");
-    } else if (rc < 0) {
-        net_session_close(s, "out of memory");
-    }
-}
-
-/* The bucket has refilled: the held lines first, then the socket again unless they emptied
- * it once more. */
-static void read_held(net_session *s)
-{
-    char *h = s->held;
-    size_t n = s->held_len;
-    s->held = NULL;
-    s->held_len = 0;
-    s->read_paused = false;
-    feed(s, h, n);
-    free(h);
-    if (!s->read_paused && !s->closing && !s->close_reason)
-        net_session_read_resume(s);
-}
-
-static void on_read_timer(uv_timer_t *t)
-{
-    net_server *srv = t->data;
-    uint64_t now = uv_hrtime(), next = UINT64_MAX;
-    net_walk_begin(srv);
-    for (net_session *s = srv->sessions; s; s = s->next) {
-        if (s->read_paused && !s->close_reason && s->resume_ns <= now)
-            read_held(s);
-        if (s->read_paused && s->resume_ns < next)
-            next = s->resume_ns;
-    }
-    net_walk_end(srv);
-    if (next != UINT64_MAX)
-        uv_timer_start(t, on_read_timer, next > now ? (next - now + 999999) / 1000000 : 0, 0);
-}
-
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
 {
     (void)h;
@@ -588,7 +480,7 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
         return;
     }
     s->srv->stats.c.bytes_in += (uint64_t)nread;
-    feed(s, buf->base, (size_t)nread);
+    net_session_feed(s, buf->base, (size_t)nread);
 }
 
 void net_session_read_pause(net_session *s) { uv_read_stop((uv_stream_t *)&s->tcp); }
