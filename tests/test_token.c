@@ -23,7 +23,8 @@ static void setup_key(void)
 #define ALICE                                                                                  \
     "v1.eyJzdWIiOiJhbGljZSIsImV4cCI6MjAwMDAwMDAwMCwibmFtZSI6IkFsaWNlIiwicm9sZSI6InBsYXllciIs" \
     "Im5vbmNlIjoibjEifQ.lUEjYf3GuzY1siA09SAVnhcAFhxyHgymgPuSWO2jzjU"
-#define BOB "v1.eyJzdWIiOiJib2ItNyIsImV4cCI6MjAwMDAwMDAwMH0.A83OwH2xORaqIqSTXSgOH0w1qB2YWpyJKG4a761bujI"
+#define BOB                                                                                    \
+    "v1.eyJzdWIiOiJib2ItNyIsImV4cCI6MjAwMDAwMDAwMH0.A83OwH2xORaqIqSTXSgOH0w1qB2YWpyJKG4a761bujI"
 
 static int verify(const char *t, int64_t now, tok_claims *c, mk_error *err)
 {

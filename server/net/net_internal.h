@@ -291,6 +291,8 @@ void net_session_send(net_session *s, const char *data, size_t len);
 /* Sends an error line. */
 void net_session_error(net_session *s, proto_error_code code, const char *message,
                        const char *req);
+/* Parses and answers one message (session.c). */
+void net_session_handle_line(net_session *s, const char *line, size_t len);
 /* Closes now: its bodies leave the world; pending writes are dropped. */
 void net_session_close(net_session *s, const char *reason);
 /* Closes after the queued output has been written (an answer, then the close). */

@@ -406,7 +406,7 @@ static void (*const handlers[])(net_session *, proto_msg *) = {
 _Static_assert(sizeof handlers / sizeof handlers[0] == PROTO_MSG_COUNT,
                "a handler for every message type");
 
-static void handle_line(net_session *s, const char *line, size_t len)
+void net_session_handle_line(net_session *s, const char *line, size_t len)
 {
     net_server *srv = s->srv;
     proto_msg *m = srv->msg;
@@ -423,122 +423,6 @@ static void handle_line(net_session *s, const char *line, size_t len)
         return;
     }
     handlers[m->type](s, m);
-}
-
-/* Messages read while the lines' bucket was empty wait in `held`, each as its length and its
- * bytes, and are answered in order as the bucket refills; meanwhile the transport reads no
- * more (backpressure: the kernel's buffers, or WebSocket flow control, push back on the
- * sender), so what waits is at most what one read brought. */
-static bool hold(net_session *s, const char *msg, size_t len)
-{
-    uint32_t n = (uint32_t)len;
-    size_t need = s->held_len + sizeof n + len;
-    if (need > s->held_cap) {
-        size_t cap = s->held_cap ? s->held_cap : 4096;
-        while (cap < need)
-            cap *= 2;
-        char *h = realloc(s->held, cap);
-        if (!h)
-            return false;
-        s->held = h;
-        s->held_cap = cap;
-    }
-    memcpy(s->held + s->held_len, &n, sizeof n);
-    memcpy(s->held + s->held_len + sizeof n, msg, len);
-    s->held_len = need;
-    return true;
-}
-
-static void on_read_timer(uv_timer_t *t);
-
-/* The lines' bucket is empty: stop reading until a twentieth of a second's worth of lines has
- * refilled it (at least one line, at most a burst), so that a client held at the rate is read
- * in a few batches a second rather than line by line. */
-static void pause_reading(net_session *s)
-{
-    net_server *srv = s->srv;
-    double rate = srv->cfg.msg_rate, want = rate / 20.0;
-    want = want < 1.0 ? 1.0 : want > 2.0 * rate ? 2.0 * rate : want;
-    double wait_s = (want - s->lines.tokens) / rate;
-    if (!s->read_paused)
-        net_session_read_pause(s);
-    s->read_paused = true;
-    s->resume_ns = s->lines.last_ns + (uint64_t)(wait_s > 0 ? wait_s * 1e9 : 0);
-    uint64_t now = uv_hrtime();
-    uint64_t ms = s->resume_ns > now ? (s->resume_ns - now + 999999) / 1000000 : 0;
-    if (!uv_is_active((uv_handle_t *)&srv->read_timer) ||
-        uv_timer_get_due_in(&srv->read_timer) > ms)
-        uv_timer_start(&srv->read_timer, on_read_timer, ms, 0);
-}
-
-static bool done(const net_session *s)
-{
-    return s->closing || s->close_reason;
-}
-
-/* Every message counts against the message rate, valid or not. Over it, the message is not
- * dropped: it waits, and so does the transport, so every message read is answered, in order.
- * Returns true when the session is closing (the transport reads no further). */
-bool net_session_message(net_session *s, const char *msg, size_t len)
-{
-    if (done(s))
-        return true;
-    const net_config *cfg = &s->srv->cfg;
-    if (s->held_len == 0 &&
-        net_bucket_take(&s->lines, cfg->msg_rate, 2.0 * cfg->msg_rate, uv_hrtime())) {
-        s->srv->stats.c.msgs_in++;
-        handle_line(s, msg, len);
-        return done(s);
-    }
-    if (!hold(s, msg, len)) {
-        net_session_close(s, "out of memory");
-        return true;
-    }
-    pause_reading(s);
-    return false;
-}
-
-/* The bucket has refilled: the held messages it allows, in order; then the transport reads
- * again once none waits. */
-static void read_held(net_session *s)
-{
-    const net_config *cfg = &s->srv->cfg;
-    size_t at = 0;
-    while (at < s->held_len && !done(s) &&
-           net_bucket_take(&s->lines, cfg->msg_rate, 2.0 * cfg->msg_rate, uv_hrtime())) {
-        uint32_t n;
-        memcpy(&n, s->held + at, sizeof n);
-        at += sizeof n;
-        s->srv->stats.c.msgs_in++;
-        handle_line(s, s->held + at, n);
-        at += n;
-    }
-    memmove(s->held, s->held + at, s->held_len - at);
-    s->held_len -= at;
-    if (done(s))
-        return;
-    if (s->held_len > 0) {
-        pause_reading(s);
-        return;
-    }
-    s->read_paused = false;
-    net_session_read_resume(s);
-}
-
-static void on_read_timer(uv_timer_t *t)
-{
-    net_server *srv = t->data;
-    uint64_t now = uv_hrtime(), next = UINT64_MAX;
-    net_walk_begin(srv);
-    for (net_session *s = srv->sessions; s; s = s->next) {
-        if (s->read_paused && !s->close_reason && s->resume_ns <= now)
-            read_held(s);
-        if (s->read_paused && !s->close_reason && s->resume_ns < next)
-            next = s->resume_ns;
-    }
-    net_walk_end(srv);
-    if (next != UINT64_MAX)
-        uv_timer_start(t, on_read_timer, next > now ? (next - now + 999999) / 1000000 : 0, 0);
 }
 
 void net_session_too_long(net_session *s)
