@@ -176,16 +176,30 @@ static bool reserve_constraints(sim_world *w, size_t n)
     return sim_vec_reserve(&w->constraints, n) && sim_vec_reserve(&w->wide_ends, 2 * n);
 }
 
-/* Prepares a constraint built at the end of the list and adds it: its masses, its movable
- * ends for the wide solver's coloring, and whether it bounces, while it is at hand. */
-static void finish_constraint(sim_world *w, sim_constraint *c)
+/* Prepares constraint k of the list: its masses and its movable ends for the wide solver's
+ * coloring, while it is at hand. Writes only its own. */
+static void finish_constraint(sim_world *w, sim_constraint *c, size_t k)
 {
     sim_prepare_constraint2(w->solver_bodies.data, c);
-    uint32_t *ends = (uint32_t *)w->wide_ends.data + 2 * w->constraints.len;
+    uint32_t *ends = (uint32_t *)w->wide_ends.data + 2 * k;
     ends[0] = c->ma > 0.0f || c->ia > 0.0f ? c->a : 0;
     ends[1] = c->mb > 0.0f || c->ib > 0.0f ? c->b : 0;
+}
+
+/* Whether one of the step's constraints bounces (the 2D solver's restitution pass). */
+static void note_bounce(sim_world *w, const sim_constraint *c)
+{
     w->constraints_bounce |= c->restitution != 0.0f;
-    w->constraints.len++;
+}
+
+/* Moves a finished constraint from k to `to` (< k) in the list, with its ends. */
+static void move_constraint(sim_world *w, size_t k, size_t to)
+{
+    sim_constraint *cs = w->constraints.data;
+    uint32_t *ends = w->wide_ends.data;
+    cs[to] = cs[k];
+    ends[2 * to] = ends[2 * k];
+    ends[2 * to + 1] = ends[2 * k + 1];
 }
 
 /* A solved point's impulses, into its cache entry for the next step. */
@@ -461,11 +475,24 @@ static bool reserve_constraints(sim_world *w, size_t n)
     return sim_vec_reserve(&w->constraints3, n);
 }
 
-/* The 3D solver prepares its constraints itself (solver.c). */
-static void finish_constraint(sim_world *w, sim_constraint3 *c)
+/* The 3D solver prepares its constraints itself (solver.c), and bounces group by group. */
+static void finish_constraint(sim_world *w, sim_constraint3 *c, size_t k)
 {
+    (void)w;
     (void)c;
-    w->constraints3.len++;
+    (void)k;
+}
+
+static void note_bounce(sim_world *w, const sim_constraint3 *c)
+{
+    (void)w;
+    (void)c;
+}
+
+static void move_constraint(sim_world *w, size_t k, size_t to)
+{
+    sim_constraint3 *cs = w->constraints3.data;
+    cs[to] = cs[k];
 }
 
 static void store_point(sim_cache_entry3 *e, int i, const sim_constraint_point3 *p)
@@ -598,10 +625,19 @@ static dmanifold manifold_of(dcache_entry *e, const dpart *a, const dpart *b)
     return m;
 }
 
+/* A constraint whose points are filled on the workers (fill_range): its pair, whose
+ * narrow_item holds the manifold, and whether fill_points found points to solve. */
+typedef struct fill_item {
+    uint32_t pair;
+    bool ok;
+} fill_item;
+
 /* found: the pair's cache entry (UINT32_MAX: none yet); kept: m is that entry's kept manifold
- * (kept_manifold). */
+ * (kept_manifold). With `fills`, the constraint is only placed in the list and its points are
+ * left to fill_range; pair i's narrow_item then holds m. */
 static void add_constraint(sim_world *w, sim_pair *pair, const sim_body *a, const sim_body *b,
-                           const dmanifold *m, uint32_t found, bool kept)
+                           const dmanifold *m, uint32_t found, bool kept, fill_item *fills,
+                           uint32_t i)
 {
     sim_vec *cv = dim_constraints(w);
     /* Built in place: sim_collide reserved one constraint a pair. */
@@ -629,8 +665,15 @@ static void add_constraint(sim_world *w, sim_pair *pair, const sim_body *a, cons
     /* sim_collide made room for every pair. */
     assert(w->solved.len < w->solved.cap);
     ((uint32_t *)w->solved.data)[w->solved.len++] = c->cache_entry;
-    if (fill_points(w, c, e, dim_part(w, sa), dim_part(w, sb), m, kept))
-        finish_constraint(w, c);
+    if (fills) {
+        fills[cv->len++] = (fill_item){i, false};
+        return;
+    }
+    if (fill_points(w, c, e, dim_part(w, sa), dim_part(w, sb), m, kept)) {
+        finish_constraint(w, c, cv->len);
+        note_bounce(w, c);
+        cv->len++;
+    }
 }
 
 /* A pair's collision, the part of the narrowphase that reads the bodies and the pair's own
@@ -650,6 +693,7 @@ enum {
 };
 
 size_t DIM_NAME(sim_narrow_item_size)(void) { return sizeof(narrow_item); }
+size_t DIM_NAME(sim_narrow_fill_size)(void) { return sizeof(fill_item); }
 
 /* A pair's bodies in one order per pair, so that its normal and feature ids persist. */
 static void pair_bodies(sim_world *w, const sim_pair *pair, sim_body **a, sim_body **b)
@@ -701,12 +745,61 @@ static void collide_range(void *arg, size_t begin, size_t end)
 
 #define SIM_NARROW_GRAIN 64 /* pairs a worker takes at least at once */
 
+typedef struct fill_job {
+    sim_world *w;
+    const narrow_item *items;
+    fill_item *fills;
+} fill_job;
+
+/* The points of constraints placed by add_constraint, on the workers: each reads the bodies
+ * and writes only its constraint and its pair's cache entry. */
+static void fill_range(void *arg, size_t begin, size_t end)
+{
+    const fill_job *job = arg;
+    sim_world *w = job->w;
+    dconstraint *cs = dim_constraints(w)->data;
+    const sim_pair *pairs = w->pairs.data;
+    for (size_t k = begin; k < end; k++) {
+        dconstraint *c = &cs[k];
+        const narrow_item *it = &job->items[job->fills[k].pair];
+        const sim_pair *pair = &pairs[job->fills[k].pair];
+        sim_body *a, *b;
+        pair_bodies(w, pair, &a, &b);
+        dcache_entry *e = (dcache_entry *)sim_cache_at(&w->cache, c->cache_entry);
+        job->fills[k].ok = fill_points(w, c, e, dim_part(w, sim_id_slot(a->id)),
+                                       dim_part(w, sim_id_slot(b->id)), &it->m, it->kept);
+        if (job->fills[k].ok)
+            finish_constraint(w, c, k);
+    }
+}
+
+/* Fills the placed constraints on the workers, then drops those without points, keeping the
+ * others' order: the list comes out as the one-by-one pass makes it. */
+static void fill_constraints(sim_world *w, const narrow_item *items, fill_item *fills)
+{
+    sim_vec *cv = dim_constraints(w);
+    fill_job job = {w, items, fills};
+    sim_pool_for(w->pool, cv->len, SIM_NARROW_GRAIN, fill_range, &job);
+    const dconstraint *cs = cv->data;
+    size_t n = 0;
+    for (size_t k = 0; k < cv->len; k++) {
+        if (!fills[k].ok)
+            continue;
+        if (n != k)
+            move_constraint(w, k, n);
+        note_bounce(w, &cs[n]);
+        n++;
+    }
+    cv->len = n;
+}
+
 /* With more than one worker, every pair is collided on the workers first (collide_pair writes
  * only the pair, its item and its own cache entry); the pass in the pairs' order then turns
- * the collisions into contacts, wakes, constraints and cache entries one by one, as the pass
- * alone does: a pair found resting by the workers that a wake in this pass reached is collided
- * there, as it would have been. So the constraints, their order and the cache come out the
- * same with any number of workers. */
+ * the collisions into contacts, wakes, cache entries and places in the constraint list one by
+ * one, as the pass alone does: a pair found resting by the workers that a wake in this pass
+ * reached is collided there, as it would have been. The constraints' points are then filled
+ * on the workers again (fill_constraints). So the constraints, their order and the cache come
+ * out the same with any number of workers. */
 void DIM_NAME(sim_collide)(sim_world *w, dvec up)
 {
     sim_vec *contacts = dim_contacts(w);
@@ -721,9 +814,12 @@ void DIM_NAME(sim_collide)(sim_world *w, dvec up)
         return; /* out of memory: this step has no contacts */
 
     narrow_item *items = NULL;
+    fill_item *fills = NULL;
     if (sim_pool_workers(w->pool) > 1 && w->pairs.len > SIM_NARROW_GRAIN &&
-        sim_vec_reserve(&w->narrow, w->pairs.len)) {
+        sim_vec_reserve(&w->narrow, w->pairs.len) &&
+        sim_vec_reserve(&w->narrow_fills, w->pairs.len)) {
         items = w->narrow.data;
+        fills = w->narrow_fills.data;
         narrow_job job = {w, items};
         sim_pool_for(w->pool, w->pairs.len, SIM_NARROW_GRAIN, collide_range, &job);
     }
@@ -741,9 +837,9 @@ void DIM_NAME(sim_collide)(sim_world *w, dvec up)
             continue; /* resolved after the solver, with fresh manifolds */
         }
         narrow_item here;
-        const narrow_item *it = items ? &items[i] : &here;
+        narrow_item *it = items ? &items[i] : &here;
         if (!items || it->state == NARROW_RESTING)
-            collide_pair(w, &pairs[i], &here), it = &here;
+            collide_pair(w, &pairs[i], it); /* a wake in this pass reached it */
         if (it->state != NARROW_DONE || it->m.count == 0)
             continue;
         const dmanifold m = it->m;
@@ -763,8 +859,10 @@ void DIM_NAME(sim_collide)(sim_world *w, dvec up)
             b->grounded |= dim_is_ground(b, m.normal, up);
             a->grounded |= dim_is_ground(a, dv_neg(m.normal), up);
         }
-        add_constraint(w, &pairs[i], a, b, &m, it->found, it->kept);
+        add_constraint(w, &pairs[i], a, b, &m, it->found, it->kept, fills, (uint32_t)i);
     }
+    if (fills)
+        fill_constraints(w, items, fills);
     sim_cache_end_pairs(w, first_solved);
 }
 

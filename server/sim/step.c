@@ -14,6 +14,8 @@
 #include "dim.h"
 #include "solver.h"
 
+#define SIM_POOL_MIN_MOVERS 256 /* bodies that can move, below which a step wakes no worker */
+
 /* The steering and the jump are the character rules of mink_character. */
 static void apply_controls(const sim_world *w, sim_body *b, dpart *p, dvec up)
 {
@@ -218,7 +220,11 @@ void DIM_NAME(sim_world_step)(sim_world *w)
     float g = dv_len(dim_gravity(w));
     sim_body *bodies = w->bodies;
     const uint32_t *order = w->order.data, *movers = w->movers.data;
-    sim_pool_begin(w->pool); /* the workers spin for the step's parallel parts */
+    /* The workers spin for the step's parallel parts; a small world's parts are shorter than
+     * waking them, and run on this thread alone (with the same results). */
+    bool parallel = w->movers.len >= SIM_POOL_MIN_MOVERS;
+    if (parallel)
+        sim_pool_begin(w->pool);
 
     for (size_t i = 0; i < w->movers.len; i++) {
         sim_body *b = &bodies[movers[i]];
@@ -241,7 +247,8 @@ void DIM_NAME(sim_world_step)(sim_world *w)
 #if MK_DIM == 3
     sim_store_impulses3(w); /* the 2D solver stores its own as it ends */
 #endif
-    sim_pool_end(w->pool);
+    if (parallel)
+        sim_pool_end(w->pool);
     finish_bodies(w, cfg->dt);
     push_out_characters(w, up);
 

@@ -79,7 +79,7 @@ size_t sim_world_vecs(sim_world *w, world_vec out[WORLD_VECS])
         V(solved, sizeof(uint32_t)), V(bounds3, sizeof(col_aabb3)), V(tight3, sizeof(col_aabb3)),
         V(contacts3, sizeof(sim_contact3)), V(constraints3, sizeof(sim_constraint3)),
         V(rows3, sizeof(sim_rows3)), V(solver_bodies3, sizeof(sim_solver_body3)),
-        V(solver_info3, sizeof(sim_solver_info3)), V(narrow, 1),
+        V(solver_info3, sizeof(sim_solver_info3)), V(narrow, 1), V(narrow_fills, 1),
     };
 #undef V
     _Static_assert(sizeof list / sizeof *list <= WORLD_VECS, "room for every array");
@@ -102,6 +102,7 @@ sim_world *sim_world_new(const sim_config *cfg)
         vecs[i].v->item = vecs[i].item;
     w->cache.entries.item = cfg->dim == 3 ? sizeof(sim_cache_entry3) : sizeof(sim_cache_entry);
     w->narrow.item = cfg->dim == 3 ? sim_narrow_item_size3() : sim_narrow_item_size2();
+    w->narrow_fills.item = cfg->dim == 3 ? sim_narrow_fill_size3() : sim_narrow_fill_size2();
     w->pool = sim_pool_new(cfg->workers);
     return w;
 }

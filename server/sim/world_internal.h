@@ -88,6 +88,7 @@ struct sim_world {
     /* The step's parallel parts (pool.c): the workers, NULL for one. */
     sim_pool *pool;
     sim_vec narrow;  /* the narrowphase's per-pair results when it runs on the workers */
+    sim_vec narrow_fills; /* the constraints it fills on the workers (contacts.c) */
     uint32_t wide_color_groups[SIM_WIDE_COLORS + 1]; /* the first group of each color, and
                                                          * the end */
 
@@ -121,6 +122,8 @@ void sim_store_impulses3(sim_world *w);
 /* The size of the narrowphase's per-pair result (w->narrow's item) of each dimension. */
 size_t sim_narrow_item_size2(void);
 size_t sim_narrow_item_size3(void);
+size_t sim_narrow_fill_size2(void);
+size_t sim_narrow_fill_size3(void);
 
 /* Wakes a sleeping body and every body that fell asleep with it (sleep.c). */
 void sim_wake(sim_world *w, sim_body *b);
