@@ -248,31 +248,44 @@ START_TEST(delta_3d_matches_compact)
 }
 END_TEST
 
-/* A body at (1, 2) moving at (2, 0) m/s, seen at tick 3; then one entry at tick 6. */
-static bool apply_entry(const char *entry)
+/* Body 7 seen whole at tick 3 in a world of `dim` (`first`: its object), then `entry` at
+ * tick 6; true when the client took the entry, and then *out is the body as it took it. */
+static bool apply_after(int dim, const char *first, const char *entry, cli_body *out)
 {
     cli_world w;
     cli_world_init(&w);
+    w.dim = dim;
     w.tick_hz = HZ;
-    cJSON *a = cJSON_Parse("{\"type\":\"state\",\"tick\":3,\"ack\":0,\"bodies\":[{\"id\":7,"
-                           "\"pos\":[1,2],\"rot\":0,\"vel\":[2,0],\"w\":0,\"shape\":{\"type\":"
-                           "\"circle\",\"radius\":0.5},\"kind\":\"dynamic\",\"owner\":0,"
-                           "\"tag\":\"\"}]}");
+    char line[512];
+    snprintf(line, sizeof line, "{\"type\":\"state\",\"tick\":3,\"ack\":0,\"bodies\":[%s]}",
+             first);
+    cJSON *a = cJSON_Parse(line);
     ck_assert(cli_world_apply(&w, a));
-    char line[256];
     snprintf(line, sizeof line,
              "{\"type\":\"state\",\"tick\":6,\"ack\":0,\"delta\":true,\"bodies\":[%s]}", entry);
     cJSON *b = cJSON_Parse(line);
     ck_assert_ptr_nonnull(b);
     bool ok = cli_world_apply(&w, b);
-    if (ok) { /* 3 ticks at 60 Hz along 2 m/s: 0.1 m on */
-        const cli_body *body = cli_world_find(&w, 7);
-        ck_assert_double_eq_tol(body->pos[0], strcmp(entry, "[7]") == 0 ? 1.1 : 1.1 + 0.0005,
-                                1e-9);
-    }
+    if (ok)
+        *out = *cli_world_find(&w, 7);
     cJSON_Delete(a);
     cJSON_Delete(b);
     cli_world_free(&w);
+    return ok;
+}
+
+/* A body at (1, 2) moving at (2, 0) m/s, seen at tick 3; then one entry at tick 6. */
+static bool apply_entry(const char *entry)
+{
+    cli_body body;
+    bool ok = apply_after(2,
+                          "{\"id\":7,\"pos\":[1,2],\"rot\":0,\"vel\":[2,0],\"w\":0,\"shape\":"
+                          "{\"type\":\"circle\",\"radius\":0.5},\"kind\":\"dynamic\",\"owner\":0,"
+                          "\"tag\":\"\"}",
+                          entry, &body);
+    if (ok) /* 3 ticks at 60 Hz along 2 m/s: 0.1 m on */
+        ck_assert_double_eq_tol(body.pos[0], strcmp(entry, "[7]") == 0 ? 1.1 : 1.1 + 0.0005,
+                                1e-9);
     return ok;
 }
 
@@ -292,32 +305,19 @@ START_TEST(delta_entries_read_and_refused)
 END_TEST
 
 /* A 3D cube at the origin turning about z at 1 rad/s, seen at tick 3; then `entry` at tick 6
- * (50 ms on). The body's orientation is written to quat. */
+ * (50 ms on). The body's orientation is written to quat, its position to pos. */
 static bool apply_entry3(const char *entry, double quat[4], double pos[3])
 {
-    cli_world w;
-    cli_world_init(&w);
-    w.dim = 3;
-    w.tick_hz = HZ;
-    cJSON *a = cJSON_Parse("{\"type\":\"state\",\"tick\":3,\"ack\":0,\"bodies\":[{\"id\":7,"
-                           "\"pos\":[0,0,1],\"rot\":[0,0,0,1],\"vel\":[0,0,-1],\"w\":[0,0,1],"
-                           "\"shape\":{\"type\":\"box\",\"half\":[0.5,0.5,0.5]},"
-                           "\"kind\":\"dynamic\",\"owner\":0,\"tag\":\"\"}]}");
-    ck_assert(cli_world_apply(&w, a));
-    char line[256];
-    snprintf(line, sizeof line,
-             "{\"type\":\"state\",\"tick\":6,\"ack\":0,\"delta\":true,\"bodies\":[%s]}", entry);
-    cJSON *b = cJSON_Parse(line);
-    ck_assert_ptr_nonnull(b);
-    bool ok = cli_world_apply(&w, b);
+    cli_body body;
+    bool ok = apply_after(3,
+                          "{\"id\":7,\"pos\":[0,0,1],\"rot\":[0,0,0,1],\"vel\":[0,0,-1],"
+                          "\"w\":[0,0,1],\"shape\":{\"type\":\"box\",\"half\":[0.5,0.5,0.5]},"
+                          "\"kind\":\"dynamic\",\"owner\":0,\"tag\":\"\"}",
+                          entry, &body);
     if (ok) {
-        const cli_body *body = cli_world_find(&w, 7);
-        memcpy(quat, body->quat, 4 * sizeof *quat);
-        memcpy(pos, body->pos, 3 * sizeof *pos);
+        memcpy(quat, body.quat, 4 * sizeof *quat);
+        memcpy(pos, body.pos, 3 * sizeof *pos);
     }
-    cJSON_Delete(a);
-    cJSON_Delete(b);
-    cli_world_free(&w);
     return ok;
 }
 
