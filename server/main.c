@@ -14,7 +14,7 @@
 #include "mink_token.h"
 #include "record.h"
 
-/* The machine's cores online: the default number of step workers. */
+/* The machine's cores online, for --help: what --workers may want. */
 static int machine_cores(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -82,8 +82,8 @@ static void usage(FILE *out)
             "                           queries with at_tick (lag compensation); 0 keeps none\n"
             "                           (default 1000)\n"
             "  --workers N              threads that run the step's parallel parts, 1 to 64\n"
-            "                           (default: this machine's cores, %d); any count steps\n"
-            "                           the world bit for bit the same\n"
+            "                           (default 1; this machine has %d cores); any count\n"
+            "                           steps the world bit for bit the same\n"
             "  --http-port N            HTTP port on --host for GET /metrics, /livez, /healthz,\n"
             "                           /readyz; 0 turns it off (default %d)\n"
             "  --http-max-connections N  HTTP connections at once (default %u)\n"
@@ -250,7 +250,9 @@ int main(int argc, char **argv)
 {
     net_config cfg = net_config_default();
     sim_config wc = sim_config_default();
-    wc.workers = machine_cores();
+    /* One worker unless asked: on the machines measured, a second one made the step slower
+     * (README, "Benchmarks"). */
+    wc.workers = 1;
     const char *scene = NULL, *record = NULL, *replay = NULL;
     double history_ms = 1000.0;
     int dim = 0; /* 0: not given; the scene decides, and the default world is 2D */
