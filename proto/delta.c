@@ -147,18 +147,7 @@ static void predict_motion(int dim, const int64_t *base, uint64_t dticks, uint32
         return;
     if (dticks > (1u << 24))
         dticks = 1u << 24;
-    /* The division is the slowest operation of the prediction, and the entries of a state
-     * nearly all share it: the last one is kept (per thread, so that threads never see each
-     * other's). */
-    static _Thread_local uint64_t last_dticks;
-    static _Thread_local uint32_t last_hz;
-    static _Thread_local double last_t;
-    if (dticks != last_dticks || tick_hz != last_hz) {
-        last_t = (double)dticks / (double)tick_hz;
-        last_dticks = dticks;
-        last_hz = tick_hz;
-    }
-    double t = last_t, k = 5.0 * t;
+    double t = (double)dticks / (double)tick_hz, k = 5.0 * t;
     if (dim == 3) {
         for (int i = 0; i < 3; i++)
             pred[i] += round_units((double)(base[7 + i] + q[7 + i]) * k);
