@@ -6,23 +6,17 @@
  * each 64 KiB block of the image, so that a damaged block is named by where it starts:
  *   "MINKSNAP" | u32 version | u32 block size | u64 tick | u64 hash | u64 image bytes |
  *   u32 (reserved, 0) | u32 CRC-32C of the 44 bytes before it
- * It is written as a scene save is (save.c): to FILE.tmp, flushed to disk, renamed over FILE,
- * and the directory flushed so that the rename itself survives a power cut.
+ * It is written as a scene save is (wio_file_replace, files.c).
  *
  * A journal file: records of one line each, "CCCCCCCC " (the CRC-32C of the rest of the line,
  * newline included, in 8 hex digits) and one of the journal's JSON lines (journal.c). A record
  * whose checksum does not hold, or that has no newline, is where the journal ends: the last
  * record of a file cut short by a crash, or a damaged one (then what follows is not trusted
  * either). */
-#include <errno.h>
-#include <fcntl.h>
 #include <inttypes.h>
-#include <libgen.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
-#include <unistd.h>
 
 #include "mk_crc.h"
 #include "world_io_internal.h"
@@ -47,43 +41,9 @@ static uint64_t get64(const unsigned char *p)
     return v;
 }
 
-static bool write_all(int fd, const void *data, size_t len)
-{
-    const char *p = data;
-    while (len > 0) {
-        ssize_t n = write(fd, p, len);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
-            return false;
-        p += n;
-        len -= (size_t)n;
-    }
-    return true;
-}
-
-int wio_fsync_dir(const char *path, mk_error *err)
-{
-    char copy[4096];
-    snprintf(copy, sizeof copy, "%s", path);
-    const char *dir = dirname(copy);
-    int fd = open(dir, O_RDONLY | O_DIRECTORY);
-    if (fd < 0 || fsync(fd) != 0) {
-        mk_fail(err, MK_ERR_IO, "%s: %s", dir, strerror(errno));
-        if (fd >= 0)
-            close(fd);
-        return -1;
-    }
-    close(fd);
-    return 0;
-}
-
 int wio_snapshot_write(const char *path, uint64_t tick, uint64_t hash, const void *image,
                        size_t len, mk_error *err)
 {
-    char tmp[4096];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp)
-        return mk_fail(err, MK_ERR_IO, "%s: path too long", path);
     unsigned char head[SNAP_HEADER] = {0};
     memcpy(head, SNAP_MAGIC, 8);
     put32(head + 8, SNAP_VERSION);
@@ -100,51 +60,10 @@ int wio_snapshot_write(const char *path, uint64_t tick, uint64_t hash, const voi
         size_t at = i * SNAP_BLOCK, n = len - at < SNAP_BLOCK ? len - at : SNAP_BLOCK;
         crcs[i] = mk_crc32c(0, (const unsigned char *)image + at, n);
     }
-    int fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    bool ok = fd >= 0 && write_all(fd, head, sizeof head) && write_all(fd, image, len) &&
-              write_all(fd, crcs, blocks * sizeof *crcs) && fsync(fd) == 0;
-    int saved = errno;
+    const wio_piece pieces[] = {{head, sizeof head}, {image, len}, {crcs, blocks * sizeof *crcs}};
+    int rc = wio_file_replace(path, pieces, 3, err);
     free(crcs);
-    if (fd >= 0 && close(fd) != 0 && ok) {
-        ok = false;
-        saved = errno;
-    }
-    if (!ok) {
-        unlink(tmp);
-        return mk_fail(err, MK_ERR_IO, "%s: %s", tmp, strerror(saved));
-    }
-    if (rename(tmp, path) != 0) {
-        saved = errno;
-        unlink(tmp);
-        return mk_fail(err, MK_ERR_IO, "%s: %s", path, strerror(saved));
-    }
-    return wio_fsync_dir(path, err);
-}
-
-/* The whole of a file in memory (a NUL after it); NULL with `err`. */
-char *wio_read_file(const char *path, size_t *len, mk_error *err)
-{
-    FILE *f = fopen(path, "rb");
-    if (!f) {
-        mk_fail(err, MK_ERR_IO, "%s: %s", path, strerror(errno));
-        return NULL;
-    }
-    struct stat st;
-    char *data = NULL;
-    if (fstat(fileno(f), &st) != 0 || st.st_size < 0) {
-        mk_fail(err, MK_ERR_IO, "%s: %s", path, strerror(errno));
-    } else if (!(data = malloc((size_t)st.st_size + 1))) {
-        mk_fail(err, MK_ERR_IO, "%s: out of memory", path);
-    } else if (fread(data, 1, (size_t)st.st_size, f) != (size_t)st.st_size) {
-        mk_fail(err, MK_ERR_IO, "%s: cannot read it whole", path);
-        free(data);
-        data = NULL;
-    } else {
-        data[st.st_size] = '\0';
-        *len = (size_t)st.st_size;
-    }
-    fclose(f);
-    return data;
+    return rc;
 }
 
 sim_world *wio_snapshot_parse(const void *file, size_t size, uint64_t *tick, uint64_t *hash,

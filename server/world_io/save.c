@@ -2,14 +2,12 @@
  * properties, and the world's tick and gravity. Owners are not kept (the clients are gone);
  * the bodies come back as the server's, and the free slots keep their generations so that no
  * id is given out twice. Numbers are written with 9 significant digits, which
- * gives every float back exactly. The file is replaced atomically: written to FILE.tmp,
- * flushed to disk, then renamed over FILE. */
-#include <errno.h>
+ * gives every float back exactly. The file is replaced whole or not at all
+ * (wio_file_replace). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "world_io_internal.h"
 
@@ -169,31 +167,12 @@ int wio_world_save(const sim_world *w, const char *path, mk_error *err)
     proto_buf b;
     proto_buf_init(&b);
     wio_world_write(w, &b);
-    char tmp[4096];
     int rc = -1;
     if (b.failed) {
         mk_fail(err, MK_ERR_IO, "%s: out of memory", path);
-    } else if (snprintf(tmp, sizeof tmp, "%s.tmp", path) >= (int)sizeof tmp) {
-        mk_fail(err, MK_ERR_IO, "%s: path too long", path);
     } else {
-        FILE *f = fopen(tmp, "wb");
-        if (!f) {
-            mk_fail(err, MK_ERR_IO, "%s: %s", tmp, strerror(errno));
-        } else {
-            bool ok = fwrite(b.data, 1, b.len, f) == b.len && fflush(f) == 0 &&
-                      fsync(fileno(f)) == 0;
-            int saved_errno = errno;
-            ok = fclose(f) == 0 && ok;
-            if (!ok) {
-                mk_fail(err, MK_ERR_IO, "%s: %s", tmp, strerror(saved_errno ? saved_errno : errno));
-                unlink(tmp);
-            } else if (rename(tmp, path) != 0) {
-                mk_fail(err, MK_ERR_IO, "%s: %s", path, strerror(errno));
-                unlink(tmp);
-            } else {
-                rc = 0;
-            }
-        }
+        const wio_piece piece = {b.data, b.len};
+        rc = wio_file_replace(path, &piece, 1, err);
     }
     proto_buf_free(&b);
     return rc;

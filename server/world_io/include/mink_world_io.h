@@ -87,6 +87,14 @@ sim_world *wio_snapshot_parse(const void *file, size_t size, uint64_t *tick, uin
 char *wio_read_file(const char *path, size_t *len, mk_error *err);
 /* Flushes the directory of `path` to disk (a rename in it survives a power cut). */
 int wio_fsync_dir(const char *path, mk_error *err);
+/* Replaces the file at `path` with the n pieces, one after the other, whole or not at all:
+ * written to PATH.tmp, flushed, renamed over PATH, the directory flushed. 0, or -1 with `err`
+ * (PATH.tmp removed). */
+typedef struct wio_piece {
+    const void *data;
+    size_t len;
+} wio_piece;
+int wio_file_replace(const char *path, const wio_piece *pieces, size_t n, mk_error *err);
 
 /* Appends one journal line (newline included) as a record: its CRC-32C in 8 hex digits and a
  * space before it. */
