@@ -29,6 +29,8 @@ bool sim_statics_refresh(sim_world *w);
 /* Fills w->hits with the bodies whose fat box overlaps `box` (the statics too when asked),
  * statics first, then by the order; false when out of memory. */
 bool sim_query_box(sim_world *w, const col_aabb3 *box, bool with_statics);
+/* The same, the static bodies alone. */
+bool sim_query_statics(sim_world *w, const col_aabb3 *box);
 /* After a step: takes the shape bounds of every awake body and grows its fat box over them
  * where it left it. */
 void sim_bounds_after_step(sim_world *w);

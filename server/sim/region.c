@@ -110,6 +110,12 @@ static size_t order_lower_bound(const sim_world *w, float x)
     return lo;
 }
 
+bool sim_query_statics(sim_world *w, const col_aabb3 *box)
+{
+    w->hits.len = 0;
+    return sim_statics_refresh(w) && sim_tree_query(&w->tree, w->shape_box.data, box, &w->hits);
+}
+
 bool sim_query_box(sim_world *w, const col_aabb3 *box, bool with_statics)
 {
     w->hits.len = 0;

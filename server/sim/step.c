@@ -226,8 +226,10 @@ void DIM_NAME(sim_world_step)(sim_world *w)
     if (parallel)
         sim_pool_begin(w->pool);
 
+    w->kinematic_movers = false;
     for (size_t i = 0; i < w->movers.len; i++) {
         sim_body *b = &bodies[movers[i]];
+        w->kinematic_movers |= b->kind == SIM_KINEMATIC;
         if (b->sleeping || b->kind == SIM_STATIC)
             continue;
         dpart *p = dim_part(w, movers[i]);

@@ -59,7 +59,11 @@ static const sim_body *first_impact(sim_world *w, const sim_body *b, dvec d, flo
     col_aabb3 region = dim_aabb3(swept);
     float best = 2.0f;
     const sim_body *hit = NULL;
-    if (!sim_query_box(w, &region, true)) {
+    /* Only static and kinematic bodies stop a sweep: without a kinematic one, the statics' tree
+     * alone is read, not every moving body whose x range the region meets (in a tall pile,
+     * its whole column, for each of the many bodies a settling pile sweeps). */
+    bool movers = !fixed_only || w->kinematic_movers;
+    if (!(movers ? sim_query_box(w, &region, true) : sim_query_statics(w, &region))) {
         *t = best;
         return NULL; /* out of memory: the body moves as the solver left it */
     }

@@ -36,6 +36,9 @@ struct sim_world {
     sim_vec statics;     /* uint32_t slots of the static bodies */
     sim_tree tree;       /* over the statics' bounds */
     bool statics_dirty;  /* a static body came or went: the tree is built anew */
+    /* Some moving body is kinematic this step (step.c): a sweep that stops only at static and
+     * kinematic bodies reads the order too, not the statics' tree alone (sweep.c). */
+    bool kinematic_movers;
     sim_vec shape_box;   /* col_aabb3 per slot: the shape's bounds after the last step */
     sim_vec hits;        /* uint32_t: the bodies found by the last query (region.c) */
     sim_vec near_bits;   /* uint64_t: one bit a slot, all clear between queries (region.c) */
