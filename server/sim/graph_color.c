@@ -11,6 +11,21 @@
 #include "solver.h"
 #include "world_internal.h"
 
+/* Parts of the solver bodies a color's constraints are laid out by. */
+#define SIM_WIDE_PARTS 64
+
+/* The part of the solver bodies that constraint i's first movable body is in (0 with no
+ * bodies given: one thread keeps the constraints' own order, which reads the bodies in the
+ * order the pairs were found, near to near). */
+static inline unsigned body_part(const uint32_t *ends, size_t i, size_t bodies)
+{
+    if (bodies == 0)
+        return 0;
+    uint32_t a = ends[2 * i], b = ends[2 * i + 1];
+    uint32_t first = a && (!b || a < b) ? a : b;
+    return (unsigned)((uint64_t)first * SIM_WIDE_PARTS / bodies);
+}
+
 bool sim_graph_color(sim_world *w, const uint32_t *ends, size_t n, size_t bodies,
                      uint32_t start[SIM_WIDE_COLORS + 1])
 {
@@ -22,7 +37,6 @@ bool sim_graph_color(sim_world *w, const uint32_t *ends, size_t n, size_t bodies
     uint64_t *bits = w->wide_bits.data;
     memset(bits, 0, SIM_WIDE_COLORS * words * sizeof *bits);
     uint32_t *order = w->wide_order.data, *overflow = w->wide_overflow.data;
-    uint32_t count[SIM_WIDE_COLORS] = {0};
     uint8_t *color = w->wide_colors.data;
     w->wide_overflow.len = 0;
     for (size_t i = 0; i < n; i++) {
@@ -41,19 +55,32 @@ bool sim_graph_color(sim_world *w, const uint32_t *ends, size_t n, size_t bodies
         color[i] = (uint8_t)k;
         if (k == SIM_WIDE_COLORS)
             overflow[w->wide_overflow.len++] = (uint32_t)i;
-        else
-            count[k]++;
     }
-    /* Constraints by color, in their order within each color. */
-    start[0] = 0;
-    for (int k = 0; k < SIM_WIDE_COLORS; k++)
-        start[k + 1] = start[k] + count[k];
-    uint32_t fill[SIM_WIDE_COLORS];
-    memcpy(fill, start, sizeof fill);
+    /* Constraints by color, and within a color by the part of the solver bodies their first
+     * movable body is in (in their order within a part). The constraints of a color share no
+     * movable body, so their order within it changes no result; but the workers take a color
+     * in shares of its groups and the bodies' passes (gravity, integration) in shares of the
+     * bodies, and with both in body order a worker mostly finds the bodies it touches in its
+     * own cache rather than the other core's. With one thread the parts are left out. */
+    uint32_t fill[SIM_WIDE_COLORS * SIM_WIDE_PARTS] = {0};
+    size_t span = sim_pool_workers(w->pool) > 1 ? bodies : 0;
     for (size_t i = 0; i < n; i++)
         if (color[i] < SIM_WIDE_COLORS)
-            order[fill[color[i]]++] = (uint32_t)i;
-    w->wide_order.len = start[SIM_WIDE_COLORS];
+            fill[color[i] * SIM_WIDE_PARTS + body_part(ends, i, span)]++;
+    uint32_t at = 0;
+    for (int k = 0; k < SIM_WIDE_COLORS; k++) {
+        start[k] = at;
+        for (int q = 0; q < SIM_WIDE_PARTS; q++) {
+            uint32_t c = fill[k * SIM_WIDE_PARTS + q];
+            fill[k * SIM_WIDE_PARTS + q] = at;
+            at += c;
+        }
+    }
+    start[SIM_WIDE_COLORS] = at;
+    for (size_t i = 0; i < n; i++)
+        if (color[i] < SIM_WIDE_COLORS)
+            order[fill[color[i] * SIM_WIDE_PARTS + body_part(ends, i, span)]++] = (uint32_t)i;
+    w->wide_order.len = at;
     return true;
 }
 
