@@ -186,10 +186,12 @@ static void finish_constraint(sim_world *w, sim_constraint *c, size_t k)
     ends[1] = c->mb > 0.0f || c->ib > 0.0f ? c->b : 0;
 }
 
-/* Whether one of the step's constraints bounces (the 2D solver's restitution pass). */
+/* Whether a constraint bounces: one that does makes the 2D solver run its restitution pass. */
+static bool bounces(const sim_constraint *c) { return c->restitution != 0.0f; }
+
 static void note_bounce(sim_world *w, const sim_constraint *c)
 {
-    w->constraints_bounce |= c->restitution != 0.0f;
+    w->constraints_bounce |= bounces(c);
 }
 
 /* Moves a finished constraint from k to `to` (< k) in the list, with its ends. */
@@ -483,6 +485,13 @@ static void finish_constraint(sim_world *w, sim_constraint3 *c, size_t k)
     (void)k;
 }
 
+/* The 3D solver runs restitution for every constraint that has it. */
+static bool bounces(const sim_constraint3 *c)
+{
+    (void)c;
+    return false;
+}
+
 static void note_bounce(sim_world *w, const sim_constraint3 *c)
 {
     (void)w;
@@ -630,6 +639,7 @@ static dmanifold manifold_of(dcache_entry *e, const dpart *a, const dpart *b)
 typedef struct fill_item {
     uint32_t pair;
     bool ok;
+    bool bounce; /* the constraint has restitution (note_bounce), known when it was placed */
 } fill_item;
 
 /* found: the pair's cache entry (UINT32_MAX: none yet); kept: m is that entry's kept manifold
@@ -666,7 +676,7 @@ static void add_constraint(sim_world *w, sim_pair *pair, const sim_body *a, cons
     assert(w->solved.len < w->solved.cap);
     ((uint32_t *)w->solved.data)[w->solved.len++] = c->cache_entry;
     if (fills) {
-        fills[cv->len++] = (fill_item){i, false};
+        fills[cv->len++] = (fill_item){i, false, bounces(c)};
         return;
     }
     if (fill_points(w, c, e, dim_part(w, sa), dim_part(w, sb), m, kept)) {
@@ -780,14 +790,14 @@ static void fill_constraints(sim_world *w, const narrow_item *items, fill_item *
     sim_vec *cv = dim_constraints(w);
     fill_job job = {w, items, fills};
     sim_pool_for(w->pool, cv->len, SIM_NARROW_GRAIN, fill_range, &job);
-    const dconstraint *cs = cv->data;
     size_t n = 0;
     for (size_t k = 0; k < cv->len; k++) {
         if (!fills[k].ok)
             continue;
         if (n != k)
             move_constraint(w, k, n);
-        note_bounce(w, &cs[n]);
+        /* From the fill item, not the constraint, which another core may have written. */
+        w->constraints_bounce |= fills[k].bounce;
         n++;
     }
     cv->len = n;
