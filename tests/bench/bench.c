@@ -127,7 +127,7 @@ double bench_rng_range(bench_rng *r, double lo, double hi)
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: mink-bench [--steps N] [--scene NAME] [--pile N]... [--no-sleep] [--quick] "
+            "usage: mink-bench [--steps N] [--scene NAME] [--pile N]... [--pile3d N]... [--no-sleep] [--quick] "
             "[--pair A-B] [--workers N] [--no-peer] [--help]\n"
             "  --steps N     steps of every world scene (default %d; %d with --quick)\n"
             "  --scene NAME  run one scene: demo, pyramid, pile2d, pile3d, query, query3, rays, "
@@ -135,6 +135,7 @@ static void usage(FILE *f)
             "                (default: all); save: pile2d:20000 at 60 Hz while snapshots of it are\n"
             "                written (--save), ms/step being the whole tick's\n"
             "  --pile N      add a pile2d scene of N boxes (default list: 1000 5000 20000)\n"
+            "  --pile3d N    add a pile3d scene of N cubes (default list: 1000 5000)\n"
             "  --no-sleep    bodies never sleep (in the peer too): piles cost full price\n"
             "  --quick       a smoke run: fewer steps, queries and snapshots\n"
             "  --pair A-B    query3: only the rows of this pair of 3D shapes (e.g. box-cone)\n"
@@ -178,6 +179,7 @@ int main(int argc, char **argv)
     const char *scene = NULL;
     /* The two default sizes come first, so at most BENCH_MAX_PILES - 2 more. */
     int extra[BENCH_MAX_PILES - 2], nextra = 0;
+    int extra3[BENCH_MAX_PILES - 2], nextra3 = 0; /* pile3d sizes beyond 1000 and 5000 */
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -239,6 +241,18 @@ int main(int argc, char **argv)
             }
             extra[nextra++] = (int)n;
             i++;
+        } else if (strcmp(a, "--pile3d") == 0) {
+            long n = parse_count(v, MAX_PILE);
+            if (n < 0) {
+                fprintf(stderr, "mink-bench: --pile3d wants an integer in [1, %d]\n", MAX_PILE);
+                return 2;
+            }
+            if (nextra3 == (int)(sizeof extra3 / sizeof extra3[0])) {
+                fprintf(stderr, "mink-bench: at most %d --pile3d sizes\n", nextra3);
+                return 2;
+            }
+            extra3[nextra3++] = (int)n;
+            i++;
         } else {
             fprintf(stderr, "mink-bench: unknown argument '%s'\n", a);
             usage(stderr);
@@ -277,6 +291,9 @@ int main(int argc, char **argv)
         bench_scene_pile3(&o, 1000);
         if (!o.quick)
             bench_scene_pile3(&o, 5000);
+        for (int i = 0; i < nextra3; i++)
+            if (extra3[i] != 1000 && (o.quick || extra3[i] != 5000))
+                bench_scene_pile3(&o, extra3[i]);
     }
     if (!scene || strcmp(scene, "query") == 0)
         bench_scene_query(&o);
