@@ -173,6 +173,22 @@ static void add_pile(bench_opts *o, int n)
         o->piles[o->npiles++] = n;
 }
 
+/* A --pile or --pile3d size into list (n sizes so far, at most cap); false, said, when bad. */
+static bool add_size(const char *flag, const char *v, int *list, int *n, int cap)
+{
+    long size = parse_count(v, MAX_PILE);
+    if (size < 0) {
+        fprintf(stderr, "mink-bench: %s wants an integer in [1, %d]\n", flag, MAX_PILE);
+        return false;
+    }
+    if (*n == cap) {
+        fprintf(stderr, "mink-bench: at most %d %s sizes\n", cap, flag);
+        return false;
+    }
+    list[(*n)++] = (int)size;
+    return true;
+}
+
 int main(int argc, char **argv)
 {
     bench_opts o = {.steps = 0, .quick = false, .npiles = 0, .workers = 1};
@@ -229,29 +245,11 @@ int main(int argc, char **argv)
             }
             scene = v;
             i++;
-        } else if (strcmp(a, "--pile") == 0) {
-            long n = parse_count(v, MAX_PILE);
-            if (n < 0) {
-                fprintf(stderr, "mink-bench: --pile wants an integer in [1, %d]\n", MAX_PILE);
+        } else if (strcmp(a, "--pile") == 0 || strcmp(a, "--pile3d") == 0) {
+            bool three = a[6] == '3';
+            if (!add_size(a, v, three ? extra3 : extra, three ? &nextra3 : &nextra,
+                          BENCH_MAX_PILES - 2))
                 return 2;
-            }
-            if (nextra == (int)(sizeof extra / sizeof extra[0])) {
-                fprintf(stderr, "mink-bench: at most %d --pile sizes\n", nextra);
-                return 2;
-            }
-            extra[nextra++] = (int)n;
-            i++;
-        } else if (strcmp(a, "--pile3d") == 0) {
-            long n = parse_count(v, MAX_PILE);
-            if (n < 0) {
-                fprintf(stderr, "mink-bench: --pile3d wants an integer in [1, %d]\n", MAX_PILE);
-                return 2;
-            }
-            if (nextra3 == (int)(sizeof extra3 / sizeof extra3[0])) {
-                fprintf(stderr, "mink-bench: at most %d --pile3d sizes\n", nextra3);
-                return 2;
-            }
-            extra3[nextra3++] = (int)n;
             i++;
         } else {
             fprintf(stderr, "mink-bench: unknown argument '%s'\n", a);
