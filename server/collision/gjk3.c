@@ -106,10 +106,17 @@ static simplex tet(const gjk_pool *P, const int v[4], bool *inside)
     simplex best = {0};
     double best_d = DBL_MAX;
     *inside = true;
-    /* Face 0 is the last triangle, w = v[3] the new point: the origin is on w's side of it
-     * (w was found toward the origin from it and passed the convergence test), and its
-     * edges are edges of the other three, so only those are looked at. */
-    for (int f = 1; f < 4; f++) {
+    /* Face 0 is the last triangle, w = v[3] the new point. In exact arithmetic the origin is
+     * on w's side of it (w was found toward the origin from it and passed the convergence
+     * test), but only as far as v, the triangle's computed closest point, is along its
+     * normal: on a needle of a triangle gathered from a curved surface (the two ends of a
+     * capsule's side, 2 m apart and 1e-4 m across, met when a point or a tiny sphere gives
+     * a tolerance of 0 or 1e-15 m and GJK goes on into rounding) v is off the normal by more
+     * than the gap left, w lands behind the face's plane with the origin in front of it, and
+     * the other three faces alone would call the origin inside: a point 0.1 mm off a capsule
+     * reported overlapping. So every face is tested, face 0 as the others (Ericson, "Real-Time
+     * Collision Detection", 5.1.6, tests all four). */
+    for (int f = 0; f < 4; f++) {
         int ia = v[face[f][0]], ib = v[face[f][1]], ic = v[face[f][2]];
         col_d3 a = P->v[ia].w, b = P->v[ib].w, c = P->v[ic].w, o = P->v[v[face[f][3]]].w;
         col_d3 n = d3_cross(d3_sub(b, a), d3_sub(c, a));
