@@ -477,16 +477,25 @@ col_distance3 col_gjk3_distance(const col_shape3 *a, col_xf3 xa, const col_shape
 {
     col_placed3 pa, pb;
     col_place_pair(a, xa, b, xb, &pa, &pb);
+    /* Spheres and capsules by their cores (a point, a segment) with their radii as margins,
+     * as col_collide3 takes them (Box2D's and Jolt's convex radius): GJK between points and
+     * segments is exact in two or three steps, where on the rounded surfaces it converges
+     * only linearly and its simplices turn to needles (the two ends of a capsule's side). A
+     * point, a sphere of radius 0, is its own core. The gap is the cores' less the margins;
+     * cores within the margins overlap. */
+    double ma = pa.margin, mb = pb.margin;
+    pa.core = a->type == COL_SHAPE3_SPHERE || a->type == COL_SHAPE3_CAPSULE;
+    pb.core = b->type == COL_SHAPE3_SPHERE || b->type == COL_SHAPE3_CAPSULE;
     double tol = col_pair_tol(a, b);
     col_gjk_result g = col_gjk(&pa, &pb, tol);
     col_distance3 out = {0};
-    out.overlap = g.overlap;
+    out.overlap = g.overlap || g.distance <= ma + mb;
     out.iterations = g.iterations;
     col_drot ra = col_drot_of(xa.q);
     col_d3 o = d3_of(xa.p);
-    out.point_a = d3_to_f(d3_add(o, drot_apply(&ra, g.pa)));
-    out.point_b = d3_to_f(d3_add(o, drot_apply(&ra, g.pb)));
+    out.point_a = d3_to_f(d3_add(o, drot_apply(&ra, d3_mad(g.pa, ma, g.dir))));
+    out.point_b = d3_to_f(d3_add(o, drot_apply(&ra, d3_mad(g.pb, -mb, g.dir))));
     out.normal = d3_to_f(drot_apply(&ra, g.dir));
-    out.distance = (float)g.distance;
+    out.distance = out.overlap ? 0.0f : (float)(g.distance - ma - mb);
     return out;
 }
