@@ -110,9 +110,9 @@ static simplex tet(const gjk_pool *P, const int v[4], bool *inside)
      * on w's side of it (w was found toward the origin from it and passed the convergence
      * test), but only as far as v, the triangle's computed closest point, is along its
      * normal: on a needle of a triangle gathered from a curved surface (the two ends of a
-     * capsule's side, 2 m apart and 1e-4 m across, met when a point or a tiny sphere gives
-     * a tolerance of 0 or 1e-15 m and GJK goes on into rounding) v is off the normal by more
-     * than the gap left, w lands behind the face's plane with the origin in front of it, and
+     * capsule's side, 2 m apart and 1e-4 m across, met where GJK goes on into rounding, as
+     * it did for a point, whose tolerance was 0) v is off the normal by more than the gap
+     * left, w lands behind the face's plane with the origin in front of it, and
      * the other three faces alone would call the origin inside: a point 0.1 mm off a capsule
      * reported overlapping. So every face is tested, face 0 as the others (Ericson, "Real-Time
      * Collision Detection", 5.1.6, tests all four). */
