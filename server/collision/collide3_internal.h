@@ -79,7 +79,8 @@ double col_shape3_margin(const col_shape3 *s);
 /* The radius of a ball about the shape's origin holding it: the scale of tolerances. */
 double col_shape3_reach(const col_shape3 *s);
 /* The pair's tolerance for GJK and EPA: 1e-9 of the smaller reach, so that a small shape on a
- * large one (1:1000) is as accurate as two small ones (double has the digits). */
+ * large one (1:1000) is as accurate as two small ones (double has the digits), but at least
+ * 1e-12 of the larger reach (beyond 1:1000 double no longer has them; a point has reach 0). */
 double col_pair_tol(const col_shape3 *a, const col_shape3 *b);
 
 /* ---- support mappings, inline: GJK, EPA and the polish call them in their inner loops,

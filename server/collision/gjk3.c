@@ -106,10 +106,17 @@ static simplex tet(const gjk_pool *P, const int v[4], bool *inside)
     simplex best = {0};
     double best_d = DBL_MAX;
     *inside = true;
-    /* Face 0 is the last triangle, w = v[3] the new point: the origin is on w's side of it
-     * (w was found toward the origin from it and passed the convergence test), and its
-     * edges are edges of the other three, so only those are looked at. */
-    for (int f = 1; f < 4; f++) {
+    /* Face 0 is the last triangle, w = v[3] the new point. In exact arithmetic the origin is
+     * on w's side of it (w was found toward the origin from it and passed the convergence
+     * test), but only as far as v, the triangle's computed closest point, is along its
+     * normal: on a needle of a triangle gathered from a curved surface (the two ends of a
+     * capsule's side, 2 m apart and 1e-4 m across, met where GJK goes on into rounding, as
+     * it did for a point, whose tolerance was 0) v is off the normal by more than the gap
+     * left, w lands behind the face's plane with the origin in front of it, and
+     * the other three faces alone would call the origin inside: a point 0.1 mm off a capsule
+     * reported overlapping. So every face is tested, face 0 as the others (Ericson, "Real-Time
+     * Collision Detection", 5.1.6, tests all four). */
+    for (int f = 0; f < 4; f++) {
         int ia = v[face[f][0]], ib = v[face[f][1]], ic = v[face[f][2]];
         col_d3 a = P->v[ia].w, b = P->v[ib].w, c = P->v[ic].w, o = P->v[v[face[f][3]]].w;
         col_d3 n = d3_cross(d3_sub(b, a), d3_sub(c, a));
@@ -470,16 +477,25 @@ col_distance3 col_gjk3_distance(const col_shape3 *a, col_xf3 xa, const col_shape
 {
     col_placed3 pa, pb;
     col_place_pair(a, xa, b, xb, &pa, &pb);
+    /* Spheres and capsules by their cores (a point, a segment) with their radii as margins,
+     * as col_collide3 takes them (Box2D's and Jolt's convex radius): GJK between points and
+     * segments is exact in two or three steps, where on the rounded surfaces it converges
+     * only linearly and its simplices turn to needles (the two ends of a capsule's side). A
+     * point, a sphere of radius 0, is its own core. The gap is the cores' less the margins;
+     * cores within the margins overlap. */
+    double ma = pa.margin, mb = pb.margin;
+    pa.core = a->type == COL_SHAPE3_SPHERE || a->type == COL_SHAPE3_CAPSULE;
+    pb.core = b->type == COL_SHAPE3_SPHERE || b->type == COL_SHAPE3_CAPSULE;
     double tol = col_pair_tol(a, b);
     col_gjk_result g = col_gjk(&pa, &pb, tol);
     col_distance3 out = {0};
-    out.overlap = g.overlap;
+    out.overlap = g.overlap || g.distance <= ma + mb;
     out.iterations = g.iterations;
     col_drot ra = col_drot_of(xa.q);
     col_d3 o = d3_of(xa.p);
-    out.point_a = d3_to_f(d3_add(o, drot_apply(&ra, g.pa)));
-    out.point_b = d3_to_f(d3_add(o, drot_apply(&ra, g.pb)));
+    out.point_a = d3_to_f(d3_add(o, drot_apply(&ra, d3_mad(g.pa, ma, g.dir))));
+    out.point_b = d3_to_f(d3_add(o, drot_apply(&ra, d3_mad(g.pb, -mb, g.dir))));
     out.normal = d3_to_f(drot_apply(&ra, g.dir));
-    out.distance = (float)g.distance;
+    out.distance = out.overlap ? 0.0f : (float)(g.distance - ma - mb);
     return out;
 }

@@ -49,7 +49,13 @@ double col_shape3_reach(const col_shape3 *s)
 
 double col_pair_tol(const col_shape3 *a, const col_shape3 *b)
 {
-    return 1e-9 * fmin(col_shape3_reach(a), col_shape3_reach(b));
+    /* Not below 1e-12 of the larger reach: the coordinates of A - B are of that size, and
+     * double rounds them to about 1e-16 of it, which GJK's squared lengths and closest-point
+     * solves make a few digits worse. A point (a sphere of radius 0: reach 0) or a tiny
+     * sphere would otherwise ask GJK for a distance of exactly 0 to call an overlap (a point
+     * inside a capsule came out 1e-16 m apart) and for no progress at all to stop. */
+    double ra = col_shape3_reach(a), rb = col_shape3_reach(b);
+    return fmax(1e-9 * fmin(ra, rb), 1e-12 * fmax(ra, rb));
 }
 
 static col_placed3 placed(const col_shape3 *s, col_drot r, col_d3 p)

@@ -130,7 +130,8 @@ typedef struct col_distance3 {
 } col_distance3;
 
 /* The distance between two placed shapes by GJK (Gilbert, Johnson, Keerthi 1988), computed in
- * double in A's frame. */
+ * double in A's frame; spheres (a radius of 0 included: a point) and capsules by their cores,
+ * their radii as margins, as col_collide3. */
 col_distance3 col_gjk3_distance(const col_shape3 *a, col_xf3 xa, const col_shape3 *b,
                                 col_xf3 xb);
 
