@@ -181,7 +181,7 @@ struct net_server {
     net_player *players;
     size_t players_len, players_cap;
     net_players_file *players_file; /* with --save: the table kept in FILE.players */
-    struct net_player_rec *player_recs; /* players_cap of them: the table as written */
+    wio_player *player_recs; /* players_cap of them: the table as written */
     tok_replay *replay;
     uv_signal_t sig_int, sig_term, sig_hup;
 
@@ -318,28 +318,14 @@ bool net_player_admit(net_session *s, const char *token, const char *req);
  * or they are forgotten. */
 void net_players_save(net_server *srv);
 
-/* players_file.c: the table of players beside a durable save (the format is described
- * there). */
-#define NET_PLAYERS_FILE_MAX 131072 /* players a file may hold, whatever --max-clients */
-typedef struct net_player_rec {
-    uint32_t owner;
-    sim_id avatar; /* 0: none */
-    char user[TOK_MAX_USER + 1];
-    char role[TOK_MAX_ROLE + 1]; /* "" when none */
-} net_player_rec;
-void net_players_format(proto_buf *b, const net_player_rec *r, size_t n);
-/* The players of a file's bytes (a calloc'ed array, *n of them), or NULL with `err` saying
- * which line is wrong and how. */
-net_player_rec *net_players_parse(const char *data, size_t len, size_t *n, mk_error *err);
-/* The same from the file at `path`; NULL with *found false when there is none. */
-net_player_rec *net_players_load(const char *path, size_t *n, bool *found, mk_error *err);
+/* players_file.c: the table of players written beside a durable save. */
 net_players_file *net_players_file_new(net_server *srv, const char *save_path);
 void net_players_file_free(net_players_file *f);
 const char *net_players_file_path(const net_players_file *f);
 /* Writes the table: at once when `wait`, otherwise on the thread pool; while a write is in
  * flight, only notes that net_players_save must run again when it is done. 0, or -1 after
  * logging. */
-int net_players_file_write(net_players_file *f, const net_player_rec *r, size_t n, bool wait);
+int net_players_file_write(net_players_file *f, const wio_player *r, size_t n, bool wait);
 /* The session is closing: true when it was a player's, whose bodies are then kept
  * (--keep-bodies); false when its bodies are to go now. */
 bool net_player_left(net_session *s);

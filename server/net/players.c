@@ -19,6 +19,9 @@
 
 #include "net_internal.h"
 
+_Static_assert(WIO_PLAYER_USER == TOK_MAX_USER && WIO_PLAYER_ROLE == TOK_MAX_ROLE,
+               "FILE.players holds the user ids and roles tokens carry");
+
 /* Tokens the replay check remembers at once: at most a day each (TOK_MAX_TTL). 48 bytes a
  * token (two tables of 24-byte slots at twice this many slots), 3 MiB in all. */
 #define REPLAY_LIVE 32768
@@ -37,7 +40,7 @@ static void on_away_timer(uv_timer_t *t);
 /* Whether `owner` is a restored player's (the table is sorted by owner for it). */
 static int cmp_rec_owner(const void *a, const void *b)
 {
-    uint32_t x = ((const net_player_rec *)a)->owner, y = ((const net_player_rec *)b)->owner;
+    uint32_t x = ((const wio_player *)a)->owner, y = ((const wio_player *)b)->owner;
     return x < y ? -1 : x > y;
 }
 
@@ -49,7 +52,7 @@ static void restore_players(net_server *srv)
     size_t n = 0;
     bool found;
     mk_error err = {0};
-    net_player_rec *r = net_players_load(path, &n, &found, &err);
+    wio_player *r = wio_players_read(path, &n, &found, &err);
     if (!found)
         LOG_WARN("--save: no %s: the bodies come back without owners", path);
     else if (!r)
@@ -80,7 +83,7 @@ static void restore_players(net_server *srv)
     for (size_t i = 0; i < slots; i++) {
         if (bodies[i].id == 0 || bodies[i].owner == 0)
             continue;
-        net_player_rec key = {.owner = bodies[i].owner};
+        wio_player key = {.owner = bodies[i].owner};
         if (n > 0 && bsearch(&key, r, n, sizeof *r, cmp_rec_owner)) {
             kept++;
         } else {
@@ -104,7 +107,7 @@ void net_players_save(net_server *srv)
         return;
     for (size_t i = 0; i < srv->players_len; i++) {
         const net_player *p = &srv->players[i];
-        net_player_rec *r = &srv->player_recs[i];
+        wio_player *r = &srv->player_recs[i];
         memset(r, 0, sizeof *r);
         r->owner = p->owner;
         r->avatar = p->session ? p->session->avatar : p->avatar;
@@ -143,7 +146,7 @@ int net_players_init(net_server *srv)
          * one) does not outlive this start. */
         for (size_t i = 0; i < srv->players_len; i++) {
             const net_player *p = &srv->players[i];
-            net_player_rec *r = &srv->player_recs[i];
+            wio_player *r = &srv->player_recs[i];
             r->owner = p->owner;
             r->avatar = p->avatar;
             strcpy(r->user, p->user);
