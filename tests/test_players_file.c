@@ -158,7 +158,12 @@ START_TEST(a_damaged_file_is_refused_by_its_checksum)
     memcpy(copy, two, len);
     copy[len - 3] = 'x';
     ck_assert_ptr_null(wio_players_parse(copy, len, &n, &err));
-    ck_assert_str_eq(err.message, "byte 51: the checksum is not 8 hex digits");
+    ck_assert_str_eq(err.message, "byte 51: the checksum is not 8 lower-case hex digits");
+    /* The same checksum in capitals: not the file's one spelling. */
+    memcpy(copy, two, len);
+    copy[len - 6] = 'B';
+    ck_assert_ptr_null(wio_players_parse(copy, len, &n, &err));
+    ck_assert_str_eq(err.message, "byte 51: the checksum is not 8 lower-case hex digits");
 }
 END_TEST
 

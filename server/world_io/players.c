@@ -119,21 +119,22 @@ wio_player *wio_players_parse(const char *data, size_t len, size_t *n, mk_error 
         mk_fail(err, MK_ERR_INVALID, "no checksum line at the end (cut short?)");
         return NULL;
     }
-    uint64_t want;
-    char hex[9];
-    memcpy(hex, data + len - 9, 8);
-    hex[8] = '\0';
-    char *end = NULL;
-    want = strtoull(hex, &end, 16);
-    if (end != hex + 8 || hex[0] == '-' || hex[0] == '+' || hex[0] == ' ') {
-        mk_fail(err, MK_ERR_INVALID, "byte %zu: the checksum is not 8 hex digits", len - 9);
-        return NULL;
+    /* Lower-case hex, as written: one spelling for each table. */
+    uint32_t want = 0;
+    for (size_t i = len - 9; i < len - 1; i++) {
+        char c = data[i];
+        if (!((c >= '0' && c <= '9') || (c >= 'a' && c <= 'f'))) {
+            mk_fail(err, MK_ERR_INVALID, "byte %zu: the checksum is not 8 lower-case hex digits",
+                    len - 9);
+            return NULL;
+        }
+        want = want << 4 | (uint32_t)(c <= '9' ? c - '0' : c - 'a' + 10);
     }
     size_t body = len - tl;
     uint32_t got = mk_crc32c(0, data, body);
     if (got != want) {
         mk_fail(err, MK_ERR_INVALID, "the first %zu bytes do not match their checksum "
-                "(%08" PRIx32 ", the file says %08" PRIx64 ")", body, got, want);
+                "(%08" PRIx32 ", the file says %08" PRIx32 ")", body, got, want);
         return NULL;
     }
     /* The header. */
