@@ -101,10 +101,10 @@ static void restore_players(net_server *srv)
                        (uint64_t)(srv->cfg.keep_bodies * 1000.0) + 1, 0);
 }
 
-void net_players_save(net_server *srv)
+/* The table as the file keeps it, in srv->player_recs: a player online has their avatar in
+ * their session. */
+static void table_recs(net_server *srv)
 {
-    if (!srv->players_file)
-        return;
     for (size_t i = 0; i < srv->players_len; i++) {
         const net_player *p = &srv->players[i];
         wio_player *r = &srv->player_recs[i];
@@ -114,6 +114,13 @@ void net_players_save(net_server *srv)
         strcpy(r->user, p->user);
         strcpy(r->role, p->role);
     }
+}
+
+void net_players_save(net_server *srv)
+{
+    if (!srv->players_file)
+        return;
+    table_recs(srv);
     net_players_file_write(srv->players_file, srv->player_recs, srv->players_len, false);
 }
 
@@ -144,14 +151,7 @@ int net_players_init(net_server *srv)
             restore_players(srv);
         /* The table as it starts, before the first step: a file of another save (or a damaged
          * one) does not outlive this start. */
-        for (size_t i = 0; i < srv->players_len; i++) {
-            const net_player *p = &srv->players[i];
-            wio_player *r = &srv->player_recs[i];
-            r->owner = p->owner;
-            r->avatar = p->avatar;
-            strcpy(r->user, p->user);
-            strcpy(r->role, p->role);
-        }
+        table_recs(srv);
         if (net_players_file_write(srv->players_file, srv->player_recs, srv->players_len,
                                    true) != 0)
             return UV_EIO;
