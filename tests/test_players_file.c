@@ -47,7 +47,7 @@ END_TEST
 
 START_TEST(the_widest_fields_and_an_empty_table_round_trip)
 {
-    wio_player p = {.owner = 4294967295u, .avatar = 18446744073709551615ull};
+    wio_player p = {.owner = 2147483647u, .avatar = 18446744073709551615ull};
     memset(p.user, 'Z', 64);
     memset(p.role, 'r', 32);
     p.user[0] = '.';
@@ -62,7 +62,7 @@ START_TEST(the_widest_fields_and_an_empty_table_round_trip)
     wio_player *r = wio_players_parse(b.data, b.len, &n, &err);
     ck_assert_msg(r != NULL, "%s", err.message);
     ck_assert_uint_eq(n, 1);
-    ck_assert_uint_eq(r[0].owner, 4294967295u);
+    ck_assert_uint_eq(r[0].owner, 2147483647u);
     ck_assert(r[0].avatar == 18446744073709551615ull);
     ck_assert_str_eq(r[0].user, p.user);
     ck_assert_str_eq(r[0].role, p.role);
@@ -107,6 +107,9 @@ START_TEST(every_field_is_checked)
     expect_refused("mink-players 1 131073\n", "line 1: the count is not a number from 0 to 131072");
     expect_refused("mink-players 1 -1\n", "line 1: the count is not a number");
     expect_refused("mink-players 1 1\n0 0 alice *\n", "line 2: owner: not a number from 1 to");
+    expect_refused("mink-players 1 1\n2147483648 0 alice *\n",
+                   "line 2: owner: not a number from 1 to 2147483647");
+    expect_refused("mink-players 1 1\n4294967295 0 alice *\n", "line 2: owner: not a number");
     expect_refused("mink-players 1 1\n4294967296 0 alice *\n", "line 2: owner: not a number");
     expect_refused("mink-players 1 1\n07 0 alice *\n", "line 2: owner: not a number");
     expect_refused("mink-players 1 1\n+7 0 alice *\n", "line 2: owner: not a number");

@@ -3,7 +3,7 @@
  * is (server/net/players.c keeps it, players_file.c writes it). The file is text:
  *
  *   mink-players 1 N                    magic, format version, number of players
- *   OWNER AVATAR USER ROLE              N lines: owner number (1 to 2^32-1), avatar body id
+ *   OWNER AVATAR USER ROLE              N lines: owner number (1 to 2^31-1), avatar body id
  *                                       (0: none), user id (1 to 64 of A-Z a-z 0-9 _ . @ : -),
  *                                       role (1 to 32 of a-z 0-9 _ -, or * for none)
  *   crc32c XXXXXXXX                     the CRC-32C of every byte before this line
@@ -23,7 +23,7 @@
 
 #define MAGIC "mink-players"
 #define VERSION 1
-/* The bytes of a player's line at most: "4294967295 18446744073709551615 USER ROLE\n". */
+/* The bytes of a player's line at most: "2147483647 18446744073709551615 USER ROLE\n". */
 #define REC_LINE_MAX (10 + 1 + 20 + 1 + WIO_PLAYER_USER + 1 + WIO_PLAYER_ROLE + 1)
 #define FILE_MAX ((size_t)64 + (size_t)WIO_PLAYERS_MAX * REC_LINE_MAX + 16)
 
@@ -175,8 +175,10 @@ wio_player *wio_players_parse(const char *data, size_t len, size_t *n, mk_error 
             mk_fail(err, MK_ERR_INVALID, "line %zu: not \"OWNER AVATAR USER ROLE\"", line);
             goto fail;
         }
-        if (!number(f[0], fl[0], 10, UINT32_MAX, &owner) || owner == 0) {
-            mk_fail(err, MK_ERR_INVALID, "line %zu: owner: not a number from 1 to 4294967295",
+        /* Client ids count on from the largest owner number: one near 2^32 would wrap them
+         * to 0, the server's own. */
+        if (!number(f[0], fl[0], 10, INT32_MAX, &owner) || owner == 0) {
+            mk_fail(err, MK_ERR_INVALID, "line %zu: owner: not a number from 1 to 2147483647",
                     line);
             goto fail;
         }

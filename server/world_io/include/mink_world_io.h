@@ -115,7 +115,7 @@ int wio_record_scan(const char *data, size_t len, wio_record_fn fn, void *ctx, s
 #define WIO_PLAYER_USER 64     /* bytes of a user id (mink_token.h's TOK_MAX_USER) */
 #define WIO_PLAYER_ROLE 32     /* bytes of a role (TOK_MAX_ROLE) */
 typedef struct wio_player {
-    uint32_t owner; /* > 0 */
+    uint32_t owner; /* 1 to 2^31-1 */
     sim_id avatar;  /* 0: none */
     char user[WIO_PLAYER_USER + 1];
     char role[WIO_PLAYER_ROLE + 1]; /* "" when none */
