@@ -312,6 +312,42 @@ START_TEST(a_player_who_does_not_come_back_after_a_restart_loses_their_bodies)
 }
 END_TEST
 
+/* A restart without --token-key leaves every body ownerless and drops the table: a later
+ * restart with the key has no players, and its newcomers own nothing of the old ones'. */
+START_TEST(an_open_restart_drops_the_table_of_players)
+{
+    setup_files("60");
+    start(args);
+    h_conn a;
+    cJSON *w = join_as(&a, "gina", false);
+    double gina = h_num(w, "client");
+    cJSON_Delete(w);
+    double box = spawn_ok(&a, 1, "{\"shape\":{\"type\":\"circle\",\"radius\":0.3},\"pos\":[5,9]}");
+    char want[160], line[128];
+    snprintf(want, sizeof want, "%.0f 0 gina *\n", gina);
+    ck_assert(players_file_has(want));
+    h_close(&a);
+    stop();
+    const char *open_args[] = {"--save", save_path, NULL};
+    start(open_args);
+    ck_assert(h_server_log_has(&srv, ".players removed: without --token-key the save's bodies "
+                                     "have no players"));
+    ck_assert_int_ne(access(players_path, F_OK), 0);
+    stop();
+    start(args);
+    ck_assert(h_server_log_has(&srv, ".players: the bodies come back without owners"));
+    ck_assert(h_server_log_has(&srv, "0 players back"));
+    w = join_as(&a, "gina", false);
+    cJSON_Delete(w);
+    despawn(&a, 2, box, line, sizeof line);
+    expect_error(&a, "not_owner");
+    h_close(&a);
+    stop();
+    remove_files();
+}
+END_TEST
+
 MINK_CHECK_TESTS("server_players", 60, a_player_owns_their_bodies_again_after_a_crash,
                  a_damaged_players_file_is_refused_and_the_server_runs,
-                 a_player_who_does_not_come_back_after_a_restart_loses_their_bodies)
+                 a_player_who_does_not_come_back_after_a_restart_loses_their_bodies,
+                 an_open_restart_drops_the_table_of_players)

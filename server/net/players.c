@@ -13,9 +13,11 @@
  * their owner numbers for --keep-bodies seconds, as for a player who left, every other body
  * loses its owner, and client ids start above the largest owner number, so that no new
  * connection gets one that is a player's. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "net_internal.h"
 
@@ -131,6 +133,15 @@ int net_players_init(net_server *srv)
     uv_unref((uv_handle_t *)&srv->away_timer);
     if (!srv->cfg.token_key) {
         LOG_WARN("no --token-key: the server is open, anyone who reaches the port may join");
+        /* An open server's owners are connection ids, which its restore clears: a table left
+         * by a run with --token-key no longer describes the save, and a later one would give
+         * its players the bodies others spawn now under the same numbers. */
+        char path[4200];
+        if (srv->cfg.save_path &&
+            snprintf(path, sizeof path, "%s.players", srv->cfg.save_path) < (int)sizeof path &&
+            unlink(path) == 0)
+            LOG_WARN("--save: %s removed: without --token-key the save's bodies have no players",
+                     path);
         return 0;
     }
     srv->players_cap = 2 * (size_t)srv->cfg.max_clients;
