@@ -470,9 +470,11 @@ int main(int argc, char **argv)
 
     int code;
     bool saved = false;
-    sim_world *world = cfg.save_path ? net_restore(cfg.save_path, &saved) : NULL;
+    sim_world *world =
+        cfg.save_path ? net_restore(cfg.save_path, cfg.token_key != NULL, &saved) : NULL;
     if (saved && !world)
         return 1;
+    cfg.restored = world != NULL;
     if (saved && scene)
         LOG_WARN("--scene %s is not loaded: the world comes back from --save %s", scene,
                  cfg.save_path);

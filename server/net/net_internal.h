@@ -12,6 +12,7 @@
 typedef struct net_server net_server;
 typedef struct net_delta_memo net_delta_memo;
 typedef struct net_player net_player; /* players.c */
+typedef struct net_players_file net_players_file; /* players_file.c */
 typedef struct net_session net_session;
 struct net_tick_buf;
 struct lws;
@@ -179,6 +180,8 @@ struct net_server {
     /* --token-key (players.c): the players by user id, and the tokens already let in. */
     net_player *players;
     size_t players_len, players_cap;
+    net_players_file *players_file; /* with --save: the table kept in FILE.players */
+    wio_player *player_recs; /* players_cap of them: the table as written */
     tok_replay *replay;
     uv_signal_t sig_int, sig_term, sig_hup;
 
@@ -310,6 +313,19 @@ void net_players_free(net_server *srv);
  * player found or made and s->owner, s->avatar (the avatar kept while away) and, from the
  * token, s->name set; otherwise false after `unauthorized` and a close. */
 bool net_player_admit(net_session *s, const char *token, const char *req);
+/* Writes the table of players to FILE.players (with --token-key and --save; nothing
+ * otherwise), on the thread pool: when a player gets an owner number, their avatar changes
+ * or they are forgotten. */
+void net_players_save(net_server *srv);
+
+/* players_file.c: the table of players written beside a durable save. */
+net_players_file *net_players_file_new(net_server *srv, const char *save_path);
+void net_players_file_free(net_players_file *f);
+const char *net_players_file_path(const net_players_file *f);
+/* Writes the table: at once when `wait`, otherwise on the thread pool; while a write is in
+ * flight, only notes that net_players_save must run again when it is done. 0, or -1 after
+ * logging. */
+int net_players_file_write(net_players_file *f, const wio_player *r, size_t n, bool wait);
 /* The session is closing: true when it was a player's, whose bodies are then kept
  * (--keep-bodies); false when its bodies are to go now. */
 bool net_player_left(net_session *s);

@@ -5,12 +5,24 @@
  * token, while their bodies are still kept, gets the same number and with it their bodies and
  * avatar. A player who leaves keeps their bodies for --keep-bodies seconds; the table of
  * players holds at most twice --max-clients, and when it is full the player away the longest
- * loses their bodies first: memory stays bounded. */
+ * loses their bodies first: memory stays bounded.
+ *
+ * With --save the table is kept in FILE.players (players_file.c), written when a player gets
+ * an owner number, when an avatar changes and when a player is forgotten. After a restart
+ * from the save, its players are back in the table, away since the restart: their bodies keep
+ * their owner numbers for --keep-bodies seconds, as for a player who left, every other body
+ * loses its owner, and client ids start above the largest owner number, so that no new
+ * connection gets one that is a player's. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "net_internal.h"
+
+_Static_assert(WIO_PLAYER_USER == TOK_MAX_USER && WIO_PLAYER_ROLE == TOK_MAX_ROLE,
+               "FILE.players holds the user ids and roles tokens carry");
 
 /* Tokens the replay check remembers at once: at most a day each (TOK_MAX_TTL). 48 bytes a
  * token (two tables of 24-byte slots at twice this many slots), 3 MiB in all. */
@@ -27,6 +39,93 @@ struct net_player {
 
 static void on_away_timer(uv_timer_t *t);
 
+/* Whether `owner` is a restored player's (the table is sorted by owner for it). */
+static int cmp_rec_owner(const void *a, const void *b)
+{
+    uint32_t x = ((const wio_player *)a)->owner, y = ((const wio_player *)b)->owner;
+    return x < y ? -1 : x > y;
+}
+
+/* The players of FILE.players back in the table, away since now; the owners of the bodies
+ * that are not theirs cleared; client ids above theirs. */
+static void restore_players(net_server *srv)
+{
+    const char *path = net_players_file_path(srv->players_file);
+    size_t n = 0;
+    bool found;
+    mk_error err = {0};
+    wio_player *r = wio_players_read(path, &n, &found, &err);
+    if (!found)
+        LOG_WARN("--save: no %s: the bodies come back without owners", path);
+    else if (!r)
+        LOG_ERROR("--save: players refused: %s; the bodies come back without owners",
+                  err.message);
+    if (n > srv->players_cap) {
+        LOG_WARN("--save: %s has %zu players, the table holds %zu (twice --max-clients): the "
+                 "first %zu kept", path, n, srv->players_cap, srv->players_cap);
+        n = srv->players_cap;
+    }
+    uint64_t now = uv_hrtime();
+    uint32_t top = 0;
+    for (size_t i = 0; i < n; i++) {
+        net_player *p = &srv->players[srv->players_len++];
+        memset(p, 0, sizeof *p);
+        strcpy(p->user, r[i].user);
+        strcpy(p->role, r[i].role);
+        p->owner = r[i].owner;
+        p->avatar = r[i].avatar;
+        p->left_ns = now;
+        if (p->owner > top)
+            top = p->owner;
+    }
+    if (n > 0)
+        qsort(r, n, sizeof *r, cmp_rec_owner);
+    size_t slots, kept = 0, cleared = 0;
+    sim_body *bodies = sim_world_slots(srv->world, &slots);
+    for (size_t i = 0; i < slots; i++) {
+        if (bodies[i].id == 0 || bodies[i].owner == 0)
+            continue;
+        wio_player key = {.owner = bodies[i].owner};
+        if (n > 0 && bsearch(&key, r, n, sizeof *r, cmp_rec_owner)) {
+            kept++;
+        } else {
+            bodies[i].owner = 0;
+            cleared++;
+        }
+    }
+    free(r);
+    srv->next_client = top;
+    LOG_INFO("--save: %zu players back, away since the restart: %zu bodies keep their owners "
+             "for --keep-bodies %g s, %zu lose theirs; client ids start at %u", n, kept,
+             srv->cfg.keep_bodies, cleared, top + 1);
+    if (n > 0)
+        uv_timer_start(&srv->away_timer, on_away_timer,
+                       (uint64_t)(srv->cfg.keep_bodies * 1000.0) + 1, 0);
+}
+
+/* The table as the file keeps it, in srv->player_recs: a player online has their avatar in
+ * their session. */
+static void table_recs(net_server *srv)
+{
+    for (size_t i = 0; i < srv->players_len; i++) {
+        const net_player *p = &srv->players[i];
+        wio_player *r = &srv->player_recs[i];
+        memset(r, 0, sizeof *r);
+        r->owner = p->owner;
+        r->avatar = p->session ? p->session->avatar : p->avatar;
+        strcpy(r->user, p->user);
+        strcpy(r->role, p->role);
+    }
+}
+
+void net_players_save(net_server *srv)
+{
+    if (!srv->players_file)
+        return;
+    table_recs(srv);
+    net_players_file_write(srv->players_file, srv->player_recs, srv->players_len, false);
+}
+
 int net_players_init(net_server *srv)
 {
     uv_timer_init(srv->loop, &srv->away_timer);
@@ -34,6 +133,15 @@ int net_players_init(net_server *srv)
     uv_unref((uv_handle_t *)&srv->away_timer);
     if (!srv->cfg.token_key) {
         LOG_WARN("no --token-key: the server is open, anyone who reaches the port may join");
+        /* An open server's owners are connection ids, which its restore clears: a table left
+         * by a run with --token-key no longer describes the save, and a later one would give
+         * its players the bodies others spawn now under the same numbers. */
+        char path[4200];
+        if (srv->cfg.save_path &&
+            snprintf(path, sizeof path, "%s.players", srv->cfg.save_path) < (int)sizeof path &&
+            unlink(path) == 0)
+            LOG_WARN("--save: %s removed: without --token-key the save's bodies have no players",
+                     path);
         return 0;
     }
     srv->players_cap = 2 * (size_t)srv->cfg.max_clients;
@@ -43,6 +151,22 @@ int net_players_init(net_server *srv)
         LOG_ERROR("out of memory");
         return UV_ENOMEM;
     }
+    if (srv->cfg.save_path) {
+        srv->players_file = net_players_file_new(srv, srv->cfg.save_path);
+        srv->player_recs = calloc(srv->players_cap, sizeof *srv->player_recs);
+        if (!srv->players_file || !srv->player_recs) {
+            LOG_ERROR("out of memory");
+            return UV_ENOMEM;
+        }
+        if (srv->cfg.restored)
+            restore_players(srv);
+        /* The table as it starts, before the first step: a file of another save (or a damaged
+         * one) does not outlive this start. */
+        table_recs(srv);
+        if (net_players_file_write(srv->players_file, srv->player_recs, srv->players_len,
+                                   true) != 0)
+            return UV_EIO;
+    }
     LOG_INFO("--token-key: only players with a valid token may join; a player who leaves "
              "keeps their bodies %g s", srv->cfg.keep_bodies);
     return 0;
@@ -50,6 +174,11 @@ int net_players_init(net_server *srv)
 
 void net_players_free(net_server *srv)
 {
+    /* The loop has ended: no write is in flight. */
+    net_players_file_free(srv->players_file);
+    free(srv->player_recs);
+    srv->players_file = NULL;
+    srv->player_recs = NULL;
     free(srv->players);
     tok_replay_free(srv->replay);
     srv->players = NULL;
@@ -68,6 +197,7 @@ static void forget(net_server *srv, net_player *p, const char *why)
         if (p->session)
             p->session->player = p;
     }
+    net_players_save(srv);
 }
 
 static void on_away_timer(uv_timer_t *t)
@@ -182,6 +312,7 @@ bool net_player_admit(net_session *s, const char *token, const char *req)
     LOG_INFO("client %u (%s): user %s%s%s, owner %u%s", s->client, s->peer, p->user,
              p->role[0] ? " role " : "", p->role, p->owner,
              back ? ": back, with the bodies kept" : "");
+    net_players_save(srv); /* a new owner number, or the role of the fresh token */
     return true;
 }
 

@@ -153,7 +153,7 @@ typedef struct snapshot_file {
     uint64_t tick, hash;
 } snapshot_file;
 
-sim_world *net_restore(const char *path, bool *found)
+sim_world *net_restore(const char *path, bool keep_owners, bool *found)
 {
     snapshot_file snaps[SNAPSHOTS];
     journal_file journals[JOURNALS];
@@ -218,7 +218,10 @@ sim_world *net_restore(const char *path, bool *found)
         LOG_ERROR("--save: no snapshot of %s could be brought back", path);
         return NULL;
     }
-    /* The clients are gone; a new one must not find itself owning their bodies. */
+    /* The clients are gone; a new one must not find itself owning their bodies. Players'
+     * owner numbers outlive their connections: players.c sorts those out. */
+    if (keep_owners)
+        return restored;
     size_t slots;
     sim_body *bodies = sim_world_slots(restored, &slots);
     for (size_t i = 0; i < slots; i++)

@@ -210,7 +210,10 @@ static void handle_hello(net_session *s, proto_msg *m)
             return; /* not joined: the client may say hello again */
     }
     s->joined = true;
+    bool changed = s->avatar != avatar;
     s->avatar = avatar;
+    if (changed && s->player)
+        net_players_save(srv); /* the player's new avatar, kept with the save */
     const sim_config *wc = sim_world_config(srv->world);
     proto_welcome w = {
         .client = s->owner,
@@ -278,8 +281,11 @@ static void handle_despawn(net_session *s, proto_msg *m)
     if (!owned_body(s, id, req_of(m)))
         return;
     sim_world_remove(s->srv->world, id);
-    if (s->avatar == id)
+    if (s->avatar == id) {
         s->avatar = 0;
+        if (s->player)
+            net_players_save(s->srv);
+    }
     proto_buf *b = &s->srv->out;
     proto_buf_clear(b);
     proto_write_despawned(b, req_of(m), id);

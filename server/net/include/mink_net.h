@@ -33,6 +33,8 @@ typedef struct net_config {
                                   save_every seconds, on SIGHUP and on stop, with a journal of
                                   the changes since (durable.c) */
     double save_every;         /* --save-every, s, default 60 */
+    bool restored;             /* the world came back from save_path (net_restore): with
+                                  token_key, its players come back from FILE.players */
     int fsync_ms;              /* --fsync-ms: the journal is flushed and fsync()ed this often,
                                   default 1000 ms (what a crash may lose); NET_FSYNC_ALWAYS:
                                   every tick, NET_FSYNC_NO: flushed every second, fsync()ed
@@ -74,9 +76,11 @@ net_config net_config_default(void);
  * newest snapshot that reads back whole (a damaged one is refused, its byte offset logged, and
  * the one before is used), with the journals after it replayed up to the last flush point, at
  * whose tick the world hash is what the server that wrote it logged. Bodies come back without
- * owners (their clients are gone). Returns the world; NULL with *found false when there is no
- * save; NULL with *found true after logging why none could be brought back. */
-sim_world *net_restore(const char *path, bool *found);
+ * owners (their clients are gone), unless `keep_owners` (--token-key: owner numbers are
+ * players', and net_serve keeps those of the players in FILE.players). Returns the world; NULL
+ * with *found false when there is no save; NULL with *found true after logging why none could
+ * be brought back. */
+sim_world *net_restore(const char *path, bool keep_owners, bool *found);
 
 /* Logs "tick T hash H" when the world's tick is a multiple of `every` (0: never). */
 void net_log_world_hash(const sim_world *w, uint64_t every);

@@ -109,6 +109,26 @@ typedef bool (*wio_record_fn)(void *ctx, const char *line, size_t len, size_t of
 int wio_record_scan(const char *data, size_t len, wio_record_fn fn, void *ctx, size_t *end,
                     mk_error *err);
 
+/* ---- the table of invited players beside a durable save (players.c) ---- */
+
+#define WIO_PLAYERS_MAX 131072 /* players a file may hold */
+#define WIO_PLAYER_USER 64     /* bytes of a user id (mink_token.h's TOK_MAX_USER) */
+#define WIO_PLAYER_ROLE 32     /* bytes of a role (TOK_MAX_ROLE) */
+typedef struct wio_player {
+    uint32_t owner; /* 1 to 2^31-1 */
+    sim_id avatar;  /* 0: none */
+    char user[WIO_PLAYER_USER + 1];
+    char role[WIO_PLAYER_ROLE + 1]; /* "" when none */
+} wio_player;
+/* The file of n players (players.c describes the format) in b, replacing what it held. */
+void wio_players_format(proto_buf *b, const wio_player *p, size_t n);
+/* The players of a file's bytes (a calloc'ed array of *n), or NULL with `err` saying which
+ * line is wrong and how. */
+wio_player *wio_players_parse(const char *data, size_t len, size_t *n, mk_error *err);
+/* The same from the file at `path`, refused before it is read when it is larger than
+ * WIO_PLAYERS_MAX players take; NULL with *found false when there is none. */
+wio_player *wio_players_read(const char *path, size_t *n, bool *found, mk_error *err);
+
 /* ---- scenes and saves (scene.c, save.c, scene_pile.c) ---- */
 
 /* A scene: {dim, gravity?, bodies: [body spec...]}. Loads it into a new world (cfg gives dt and

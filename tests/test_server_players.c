@@ -1,0 +1,353 @@
+/* Integration: invited players (--token-key) outlive a crash of a server with --save. Their
+ * table is kept in FILE.players; a server killed with SIGKILL and started again on the same
+ * save brings its players back, away since the restart: a player who comes back with a fresh
+ * token owns their bodies and avatar again, another client does not, a new client's id is not
+ * a player's owner number, and a player who does not come back within --keep-bodies loses
+ * their bodies. A damaged FILE.players is refused with its reason and the server runs. */
+#include <check.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "check_main.h"
+#include "mk_crc.h"
+#include "mink_token.h"
+#include "server_fixture.h"
+
+static char key_path[64], save_path[64], players_path[80];
+static uint8_t key[TOK_KEY_BYTES];
+static const char *args[16];
+
+/* A fresh key in a file and a save path of this test's own; the server's flags with
+ * --keep-bodies `keep`. */
+static void setup_files(const char *keep)
+{
+    strcpy(key_path, "/tmp/mink-test-key-XXXXXX");
+    make_temp_file(key_path);
+    srand((unsigned)getpid());
+    for (int i = 0; i < TOK_KEY_BYTES; i++)
+        key[i] = (uint8_t)(rand() & 0xff);
+    FILE *f = fopen(key_path, "wb");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_uint_eq(fwrite(key, 1, sizeof key, f), sizeof key);
+    fclose(f);
+    snprintf(save_path, sizeof save_path, "/tmp/mink-players-%d", (int)getpid());
+    snprintf(players_path, sizeof players_path, "%s.players", save_path);
+    const char *a[] = {"--token-key", key_path, "--save", save_path, "--fsync-ms", "50",
+                       "--keep-bodies", keep, NULL};
+    memcpy(args, a, sizeof a);
+}
+
+static void remove_files(void)
+{
+    const char *suffix[] = {"", ".prev", ".next", ".journal", ".journal.new", ".prev.journal",
+                            ".players", ".players.tmp"};
+    char name[128];
+    for (size_t i = 0; i < sizeof suffix / sizeof *suffix; i++) {
+        snprintf(name, sizeof name, "%s%s", save_path, suffix[i]);
+        unlink(name);
+    }
+    unlink(key_path);
+}
+
+static void mint(char *out, const char *user)
+{
+    static int n;
+    tok_claims c = {.exp = (int64_t)time(NULL) + 60};
+    snprintf(c.user, sizeof c.user, "%s", user);
+    snprintf(c.nonce, sizeof c.nonce, "p%d", ++n);
+    mk_error err = {0};
+    ck_assert_int_gt(tok_mint(key, &c, out, TOK_MAX_LEN + 1, &err), 0);
+}
+
+/* Joins as `user` with a fresh token (and a kinematic avatar when `avatar`); the welcome. */
+static cJSON *join_as(h_conn *c, const char *user, bool avatar)
+{
+    char token[TOK_MAX_LEN + 1], line[2048];
+    mint(token, user);
+    snprintf(line, sizeof line, "{\"type\":\"hello\",\"protocol\":1,\"token\":\"%s\"%s}", token,
+             avatar ? ",\"avatar\":{\"shape\":{\"type\":\"aabb\",\"half\":[0.4,0.9]},\"pos\":[0,"
+                      "4],\"kind\":\"kinematic\",\"max_speed\":5}"
+                    : "");
+    return join(c, line);
+}
+
+/* Waits up to 3 s for the players file to hold `text`. */
+static bool players_file_has(const char *text)
+{
+    for (int i = 0; i < 300; i++) {
+        if (file_has(players_path, text))
+            return true;
+        h_sleep_ms(10);
+    }
+    return false;
+}
+
+/* Kills the server with SIGKILL once the journal has been flushed past what the test did
+ * (--fsync-ms 50: 400 ms is several flushes), and starts it again on the same save. */
+static void crash_and_restart(void)
+{
+    h_sleep_ms(400);
+    ck_assert_int_eq(h_server_stop(&srv, SIGKILL, 3000), -2);
+    unlink(srv.log_path);
+    start(args);
+}
+
+static void despawn(h_conn *c, int req, double id, char *line, size_t cap)
+{
+    snprintf(line, cap, "{\"type\":\"despawn\",\"req\":%d,\"id\":%.0f}", req, id);
+    ck_assert(h_send_line(c, line));
+}
+
+START_TEST(a_player_owns_their_bodies_again_after_a_crash)
+{
+    setup_files("60");
+    start(args);
+    h_conn a, b, c;
+    cJSON *w = join_as(&a, "alice", true);
+    double alice = h_num(w, "client"), avatar = h_num(w, "avatar");
+    cJSON_Delete(w);
+    ck_assert_double_gt(avatar, 0);
+    double box1 = spawn_ok(&a, 1, "{\"shape\":{\"type\":\"circle\",\"radius\":0.3},\"pos\":[5,9]}");
+    double box2 = spawn_ok(&a, 2, "{\"shape\":{\"type\":\"circle\",\"radius\":0.3},\"pos\":[6,9]}");
+    w = join_as(&b, "bob", false);
+    double bob = h_num(w, "client");
+    cJSON_Delete(w);
+    ck_assert_double_ne(bob, alice);
+    double box3 = spawn_ok(&b, 1, "{\"shape\":{\"type\":\"circle\",\"radius\":0.3},\"pos\":[-5,9]}");
+    /* The table on disk: both players, alice with her avatar. */
+    char want[160];
+    snprintf(want, sizeof want, "%.0f %.0f alice *\n", alice, avatar);
+    ck_assert_msg(players_file_has(want), "no '%s' in %s", want, players_path);
+    snprintf(want, sizeof want, "%.0f 0 bob *\n", bob);
+    ck_assert_msg(players_file_has(want), "no '%s' in %s", want, players_path);
+    ck_assert(file_has(players_path, "mink-players 1 2\n"));
+    h_close(&a);
+    h_close(&b);
+
+    crash_and_restart();
+    ck_assert(h_server_log_has(&srv, "--save: restored "));
+    ck_assert_msg(h_server_log_has(&srv, "2 players back, away since the restart: 4 bodies keep "
+                                         "their owners"), "restart did not bring the players back");
+    /* A newcomer first: its id is above every player's owner number. */
+    w = join_as(&c, "carol", false);
+    double carol = h_num(w, "client");
+    cJSON_Delete(w);
+    ck_assert_double_gt(carol, alice);
+    ck_assert_double_gt(carol, bob);
+    /* alice back with a fresh token: her owner number and avatar. */
+    w = join_as(&a, "alice", false);
+    ck_assert_double_eq(h_num(w, "client"), alice);
+    ck_assert_double_eq(h_num(w, "avatar"), avatar);
+    cJSON_Delete(w);
+    cJSON *s = state_with(&a, box2, 3000);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_double_eq(h_num(h_state_body(s, box2), "owner"), alice);
+    cJSON_Delete(s);
+    s = state_with(&c, box3, 3000);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_double_eq(h_num(h_state_body(s, box3), "owner"), bob);
+    cJSON_Delete(s);
+    char line[128];
+    /* carol may not touch alice's or bob's bodies. */
+    despawn(&c, 1, box1, line, sizeof line);
+    expect_error(&c, "not_owner");
+    despawn(&c, 2, box3, line, sizeof line);
+    expect_error(&c, "not_owner");
+    /* alice may remove hers, not bob's. */
+    despawn(&a, 3, box1, line, sizeof line);
+    cJSON *m = h_recv_type(&a, "despawned", 3000);
+    ck_assert_ptr_nonnull(m);
+    ck_assert_double_eq(h_num(m, "id"), box1);
+    cJSON_Delete(m);
+    despawn(&a, 4, box3, line, sizeof line);
+    expect_error(&a, "not_owner");
+    /* Inputs go to the avatar she got back. */
+    ck_assert_double_ge(send_inputs_to_ack(&a, "[1,0]", 3), 3);
+    /* The table now has carol too, and survives a second crash with all three. */
+    snprintf(want, sizeof want, "%.0f 0 carol *\n", carol);
+    ck_assert_msg(players_file_has(want), "no '%s' in %s", want, players_path);
+    h_close(&a);
+    h_close(&c);
+    crash_and_restart();
+    ck_assert(h_server_log_has(&srv, "3 players back"));
+    w = join_as(&b, "bob", false);
+    ck_assert_double_eq(h_num(w, "client"), bob);
+    cJSON_Delete(w);
+    despawn(&b, 5, box3, line, sizeof line);
+    m = h_recv_type(&b, "despawned", 3000);
+    ck_assert_ptr_nonnull(m);
+    ck_assert_double_eq(h_num(m, "id"), box3);
+    cJSON_Delete(m);
+    h_close(&b);
+    stop();
+    remove_files();
+}
+END_TEST
+
+/* Cuts the players file to `keep` bytes (negative: that many fewer), or flips a bit of byte
+ * `flip` when `flip` >= 0. */
+static void damage(long keep, long flip)
+{
+    FILE *f = fopen(players_path, "r+b");
+    ck_assert_ptr_nonnull(f);
+    fseek(f, 0, SEEK_END);
+    long size = ftell(f);
+    if (flip >= 0) {
+        ck_assert_int_lt(flip, size);
+        fseek(f, flip, SEEK_SET);
+        int ch = fgetc(f);
+        fseek(f, flip, SEEK_SET);
+        fputc(ch ^ 0x01, f);
+        fclose(f);
+        return;
+    }
+    fclose(f);
+    ck_assert_int_eq(truncate(players_path, keep < 0 ? size + keep : keep), 0);
+}
+
+START_TEST(a_damaged_players_file_is_refused_and_the_server_runs)
+{
+    setup_files("60");
+    start(args);
+    h_conn a;
+    cJSON *w = join_as(&a, "dave", false);
+    double dave = h_num(w, "client");
+    cJSON_Delete(w);
+    double box = spawn_ok(&a, 1, "{\"shape\":{\"type\":\"circle\",\"radius\":0.3},\"pos\":[5,9]}");
+    char want[160], line[128];
+    snprintf(want, sizeof want, "%.0f 0 dave *\n", dave);
+    ck_assert(players_file_has(want));
+    h_close(&a);
+    h_sleep_ms(400);
+    ck_assert_int_eq(h_server_stop(&srv, SIGKILL, 3000), -2);
+    unlink(srv.log_path);
+
+    /* Cut short in the checksum line: refused, the body comes back without an owner. */
+    damage(-5, -1);
+    start(args);
+    ck_assert_msg(h_server_log_has(&srv, "--save: players refused: "),
+                  "a cut players file was not refused");
+    ck_assert(h_server_log_has(&srv, ".players: no checksum line at the end (cut short?); the "
+                                     "bodies come back without owners"));
+    ck_assert(h_server_log_has(&srv, "0 players back"));
+    w = join_as(&a, "dave", false);
+    cJSON_Delete(w);
+    despawn(&a, 2, box, line, sizeof line);
+    expect_error(&a, "not_owner");
+    expect_alive(&a);
+    h_close(&a);
+    /* The start wrote the table anew: dave is in it again with the number he has now. */
+    ck_assert(players_file_has(" dave *\n"));
+    h_sleep_ms(400);
+    ck_assert_int_eq(h_server_stop(&srv, SIGKILL, 3000), -2);
+    unlink(srv.log_path);
+
+    /* One bit of the owner number flipped: the checksum does not match. */
+    damage(0, strlen("mink-players 1 1\n"));
+    start(args);
+    ck_assert(h_server_log_has(&srv, "do not match their checksum"));
+    ck_assert(h_server_log_has(&srv, "0 players back"));
+    ck_assert(players_file_has("mink-players 1 0\n"));
+    h_conn b;
+    w = join_as(&b, "erin", false);
+    ck_assert_double_gt(h_num(w, "client"), 0);
+    cJSON_Delete(w);
+    expect_alive(&b);
+    h_close(&b);
+    ck_assert_int_eq(h_server_stop(&srv, SIGKILL, 3000), -2);
+    unlink(srv.log_path);
+
+    /* Another format's file (here: a later version, its checksum right) is refused for that. */
+    FILE *f = fopen(players_path, "wb");
+    ck_assert_ptr_nonnull(f);
+    const char *head = "mink-players 2 0\n";
+    fprintf(f, "%scrc32c %08x\n", head, (unsigned)mk_crc32c(0, head, strlen(head)));
+    fclose(f);
+    start(args);
+    ck_assert(h_server_log_has(&srv, "line 1: format version 2, this build reads 1"));
+    ck_assert(h_server_log_has(&srv, "0 players back"));
+    stop();
+    remove_files();
+}
+END_TEST
+
+START_TEST(a_player_who_does_not_come_back_after_a_restart_loses_their_bodies)
+{
+    setup_files("1");
+    start(args);
+    h_conn a;
+    cJSON *w = join_as(&a, "frank", true);
+    double frank = h_num(w, "client"), avatar = h_num(w, "avatar");
+    cJSON_Delete(w);
+    double box = spawn_ok(&a, 1, "{\"shape\":{\"type\":\"circle\",\"radius\":0.3},\"pos\":[5,9]}");
+    char want[160];
+    snprintf(want, sizeof want, "%.0f %.0f frank *\n", frank, avatar);
+    ck_assert(players_file_has(want));
+    /* Still connected when the server dies: his bodies are his after the restart, for
+     * --keep-bodies 1 s from it. */
+    crash_and_restart();
+    ck_assert(h_server_log_has(&srv, "1 players back, away since the restart: 2 bodies keep"));
+    h_close(&a);
+    h_conn c;
+    h_sleep_ms(2000);
+    snprintf(want, sizeof want, "player frank (owner %.0f): did not come back in time; 2 bodies "
+             "removed", frank);
+    ck_assert_msg(h_server_log_has(&srv, want), "no '%s' in the log", want);
+    ck_assert(players_file_has("mink-players 1 0\n"));
+    /* Back too late: a new player, with a new owner number, and the box is gone. */
+    w = join_as(&c, "frank", false);
+    ck_assert_double_gt(h_num(w, "client"), frank);
+    ck_assert_ptr_null(cJSON_GetObjectItem(w, "avatar"));
+    cJSON_Delete(w);
+    char line[128];
+    despawn(&c, 1, box, line, sizeof line);
+    expect_error(&c, "not_found");
+    h_close(&c);
+    stop();
+    remove_files();
+}
+END_TEST
+
+/* A restart without --token-key leaves every body ownerless and drops the table: a later
+ * restart with the key has no players, and its newcomers own nothing of the old ones'. */
+START_TEST(an_open_restart_drops_the_table_of_players)
+{
+    setup_files("60");
+    start(args);
+    h_conn a;
+    cJSON *w = join_as(&a, "gina", false);
+    double gina = h_num(w, "client");
+    cJSON_Delete(w);
+    double box = spawn_ok(&a, 1, "{\"shape\":{\"type\":\"circle\",\"radius\":0.3},\"pos\":[5,9]}");
+    char want[160], line[128];
+    snprintf(want, sizeof want, "%.0f 0 gina *\n", gina);
+    ck_assert(players_file_has(want));
+    h_close(&a);
+    stop();
+    const char *open_args[] = {"--save", save_path, NULL};
+    start(open_args);
+    ck_assert(h_server_log_has(&srv, ".players removed: without --token-key the save's bodies "
+                                     "have no players"));
+    ck_assert_int_ne(access(players_path, F_OK), 0);
+    stop();
+    start(args);
+    ck_assert(h_server_log_has(&srv, ".players: the bodies come back without owners"));
+    ck_assert(h_server_log_has(&srv, "0 players back"));
+    w = join_as(&a, "gina", false);
+    cJSON_Delete(w);
+    despawn(&a, 2, box, line, sizeof line);
+    expect_error(&a, "not_owner");
+    h_close(&a);
+    stop();
+    remove_files();
+}
+END_TEST
+
+MINK_CHECK_TESTS("server_players", 60, a_player_owns_their_bodies_again_after_a_crash,
+                 a_damaged_players_file_is_refused_and_the_server_runs,
+                 a_player_who_does_not_come_back_after_a_restart_loses_their_bodies,
+                 an_open_restart_drops_the_table_of_players)
