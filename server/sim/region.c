@@ -119,8 +119,7 @@ bool sim_query_statics(sim_world *w, const col_aabb3 *box)
 bool sim_query_box(sim_world *w, const col_aabb3 *box, bool with_statics)
 {
     w->hits.len = 0;
-    if (with_statics && (!sim_statics_refresh(w) ||
-                         !sim_tree_query(&w->tree, w->shape_box.data, box, &w->hits)))
+    if (with_statics && !sim_query_statics(w, box))
         return false;
     if (w->order_unsorted)
         sim_order_sort(w);
