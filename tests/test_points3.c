@@ -215,6 +215,19 @@ static dvec capsule_position(double r, double h, int i)
 
 static const float point_radii[] = {0.0f, 1e-6f, 1e-4f};
 
+/* A sweep's count said, and held to: every position compared, most of them decided either
+ * way (so that the sweep means something), none wrong. */
+static void check_tally(const char *what, const tally *t, int positions)
+{
+    fprintf(stderr, "points3 %s: %d positions, %d outside, %d inside, %d wrong\n", what,
+            t->positions, t->outside, t->inside, t->wrong);
+    ck_assert_int_eq(t->positions, positions);
+    ck_assert_int_gt(t->outside, t->positions / 4);
+    ck_assert_int_gt(t->inside, t->positions / 8);
+    ck_assert_msg(t->wrong == 0, "%d disagreements with the exact distance (the first on stderr)",
+                  t->wrong);
+}
+
 START_TEST(points_about_capsules)
 {
     static const struct {
@@ -244,14 +257,7 @@ START_TEST(points_about_capsules)
                 }
             }
     }
-    fprintf(stderr, "points3 capsules: %d positions, %d outside, %d inside, %d wrong\n",
-            t.positions, t.outside, t.inside, t.wrong);
-    ck_assert_int_eq(t.positions, 8 * 3 * 3 * POSITIONS);
-    /* The sweep means something: most positions are decided either way. */
-    ck_assert_int_gt(t.outside, t.positions / 4);
-    ck_assert_int_gt(t.inside, t.positions / 8);
-    ck_assert_msg(t.wrong == 0, "%d disagreements with the exact distance (the first on stderr)",
-                  t.wrong);
+    check_tally("capsules", &t, 8 * 3 * 3 * POSITIONS);
 }
 END_TEST
 
@@ -303,13 +309,7 @@ START_TEST(points_about_spheres_and_boxes)
                 }
             }
     }
-    fprintf(stderr, "points3 spheres and boxes: %d positions, %d outside, %d inside, %d wrong\n",
-            t.positions, t.outside, t.inside, t.wrong);
-    ck_assert_int_eq(t.positions, 8 * 2 * 3 * POSITIONS);
-    ck_assert_int_gt(t.outside, t.positions / 4);
-    ck_assert_int_gt(t.inside, t.positions / 8);
-    ck_assert_msg(t.wrong == 0, "%d disagreements with the exact distance (the first on stderr)",
-                  t.wrong);
+    check_tally("spheres and boxes", &t, 8 * 2 * 3 * POSITIONS);
 }
 END_TEST
 
