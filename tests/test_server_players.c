@@ -16,6 +16,7 @@
 #include "mk_crc.h"
 #include "mink_token.h"
 #include "server_fixture.h"
+#include "token_fixture.h"
 
 static char key_path[64], save_path[64], players_path[80];
 static uint8_t key[TOK_KEY_BYTES];
@@ -25,15 +26,8 @@ static const char *args[16];
  * --keep-bodies `keep`. */
 static void setup_files(const char *keep)
 {
-    strcpy(key_path, "/tmp/mink-test-key-XXXXXX");
-    make_temp_file(key_path);
     srand((unsigned)getpid());
-    for (int i = 0; i < TOK_KEY_BYTES; i++)
-        key[i] = (uint8_t)(rand() & 0xff);
-    FILE *f = fopen(key_path, "wb");
-    ck_assert_ptr_nonnull(f);
-    ck_assert_uint_eq(fwrite(key, 1, sizeof key, f), sizeof key);
-    fclose(f);
+    tf_make_key(key_path, key);
     snprintf(save_path, sizeof save_path, "/tmp/mink-players-%d", (int)getpid());
     snprintf(players_path, sizeof players_path, "%s.players", save_path);
     const char *a[] = {"--token-key", key_path, "--save", save_path, "--fsync-ms", "50",
@@ -53,25 +47,12 @@ static void remove_files(void)
     unlink(key_path);
 }
 
-static void mint(char *out, const char *user)
-{
-    static int n;
-    tok_claims c = {.exp = (int64_t)time(NULL) + 60};
-    snprintf(c.user, sizeof c.user, "%s", user);
-    snprintf(c.nonce, sizeof c.nonce, "p%d", ++n);
-    mk_error err = {0};
-    ck_assert_int_gt(tok_mint(key, &c, out, TOK_MAX_LEN + 1, &err), 0);
-}
-
 /* Joins as `user` with a fresh token (and a kinematic avatar when `avatar`); the welcome. */
 static cJSON *join_as(h_conn *c, const char *user, bool avatar)
 {
     char token[TOK_MAX_LEN + 1], line[2048];
-    mint(token, user);
-    snprintf(line, sizeof line, "{\"type\":\"hello\",\"protocol\":1,\"token\":\"%s\"%s}", token,
-             avatar ? ",\"avatar\":{\"shape\":{\"type\":\"aabb\",\"half\":[0.4,0.9]},\"pos\":[0,"
-                      "4],\"kind\":\"kinematic\",\"max_speed\":5}"
-                    : "");
+    tf_mint(key, token, user, 60);
+    tf_hello_line(line, sizeof line, token, avatar);
     return join(c, line);
 }
 

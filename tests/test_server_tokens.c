@@ -13,6 +13,7 @@
 
 #include "mink_token.h"
 #include "server_fixture.h"
+#include "token_fixture.h"
 
 static char key_path[64];
 static uint8_t key[TOK_KEY_BYTES];
@@ -20,14 +21,7 @@ static uint8_t key[TOK_KEY_BYTES];
 /* A fresh key in a file, and the server started with it (and `more` flags, or NULL). */
 static void start_with_key(const char *more, const char *value)
 {
-    strcpy(key_path, "/tmp/mink-test-key-XXXXXX");
-    make_temp_file(key_path);
-    for (int i = 0; i < TOK_KEY_BYTES; i++)
-        key[i] = (uint8_t)(rand() & 0xff);
-    FILE *f = fopen(key_path, "wb");
-    ck_assert_ptr_nonnull(f);
-    ck_assert_uint_eq(fwrite(key, 1, sizeof key, f), sizeof key);
-    fclose(f);
+    tf_make_key(key_path, key);
     const char *args[] = {"--token-key", key_path, more, value, NULL};
     start(args);
 }
@@ -38,33 +32,15 @@ static void stop_with_key(void)
     unlink(key_path);
 }
 
-/* A token for `user` expiring `ttl` seconds from now (negative: in the past), with a nonce of
- * its own. */
-static void mint(char *out, const char *user, long ttl)
-{
-    static int n;
-    tok_claims c = {.exp = (int64_t)time(NULL) + ttl};
-    snprintf(c.user, sizeof c.user, "%s", user);
-    snprintf(c.nonce, sizeof c.nonce, "n%d", ++n);
-    mk_error err = {0};
-    ck_assert_int_gt(tok_mint(key, &c, out, TOK_MAX_LEN + 1, &err), 0);
-}
-
-static void hello_line(char *line, size_t cap, const char *token, bool avatar)
-{
-    snprintf(line, cap, "{\"type\":\"hello\",\"protocol\":1,\"name\":\"p\"%s%s%s%s}",
-             token ? ",\"token\":\"" : "", token ? token : "", token ? "\"" : "",
-             avatar ? ",\"avatar\":{\"shape\":{\"type\":\"aabb\",\"half\":[0.4,0.9]},\"pos\":[0,"
-                      "4],\"kind\":\"kinematic\",\"max_speed\":5}"
-                    : "");
-}
+/* A token for `user` expiring `ttl` seconds from now (negative: in the past). */
+static void mint(char *out, const char *user, long ttl) { tf_mint(key, out, user, ttl); }
 
 /* Connects with `token` (NULL: none) and expects `unauthorized` naming `why`, then the close. */
 static void expect_refused(const char *token, const char *why)
 {
     h_conn c;
     char line[2048];
-    hello_line(line, sizeof line, token, false);
+    tf_hello_line(line, sizeof line, token, false);
     ck_assert(h_connect(&c, srv.port));
     ck_assert(h_send_line(&c, line));
     cJSON *m = h_recv(&c, 3000);
@@ -82,7 +58,7 @@ static void expect_refused(const char *token, const char *why)
 static cJSON *join_token(h_conn *c, const char *token, bool avatar)
 {
     char line[2048];
-    hello_line(line, sizeof line, token, avatar);
+    tf_hello_line(line, sizeof line, token, avatar);
     return join(c, line);
 }
 
@@ -114,7 +90,7 @@ START_TEST(only_a_valid_token_gets_in_and_only_once)
     ck_assert(h_connect(&c, srv.port));
     expect_alive(&c);
     char line[2048];
-    hello_line(line, sizeof line, token, false);
+    tf_hello_line(line, sizeof line, token, false);
     ck_assert(h_send_line(&c, line));
     cJSON *w = h_recv_type(&c, "welcome", 3000);
     ck_assert_ptr_nonnull(w);
