@@ -3,7 +3,9 @@
  * state as the server writes them for one client (proto_quantise, proto_delta_predict,
  * proto_state_body_delta against a baseline per body), read by mink-client's world
  * (cli_world_apply), and compared with the same world read from compact states: every body's
- * numbers equal to the protocol's precision, after every state. Bad delta entries are refused. */
+ * numbers equal to the protocol's precision, after every state. Bad delta entries are refused.
+ * The encoder's fast paths are held to plain arithmetic: quantising to C's round(), and every
+ * number an entry can hold to snprintf's digits. */
 #include <check.h>
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -345,5 +347,149 @@ START_TEST(delta_3d_turns_and_moves_by_the_mean)
 }
 END_TEST
 
+/* ---- the encoder's fast paths against plain arithmetic ---- */
+
+/* A value quantised at `scale` as the protocol says: |v| * scale rounded half away from zero
+ * (C's round), with v's sign; 0 when not finite or 2^53 or past. */
+static int64_t quant_by_round(double v, double scale)
+{
+    double a = fabs(v) * scale;
+    if (!(a < 9007199254740992.0))
+        return 0;
+    int64_t m = (int64_t)round(a);
+    return v < 0 ? -m : m;
+}
+
+/* The doubles a state's fields get in this test: near-ties ((2k + 1) / 2e4 and / 2e3, many
+ * of which scale to exactly k + 0.5), both zeros, the smallest numbers, the edges of the
+ * fast path (2^51 units) and of the range (2^53 units) and one ulp either side, the
+ * infinities, NaN and random numbers of every magnitude. */
+static double edge_value(int i)
+{
+    static const double fixed[] = {0.0, -0.0, 5e-5, -5e-5, 4.9999999999999996e-5, 5e-4,
+                                   -5e-4, 1.00005, -1.00005, 2.5, 1e-320, -1e-320,
+                                   INFINITY, -INFINITY, NAN};
+    int nfixed = (int)(sizeof fixed / sizeof fixed[0]);
+    if (i < nfixed)
+        return fixed[i];
+    i -= nfixed;
+    double two51 = 2251799813685248.0, two53 = 9007199254740992.0;
+    switch (i % 8) {
+    case 0:
+        return (double)(2 * (i / 8) + 1) / 2e4 * (i % 16 ? 1 : -1);
+    case 1:
+        return (double)(2 * (i / 8) + 1) / 2e3 * (i % 16 > 8 ? -1 : 1);
+    case 2: /* around 2^51 units at 1e4 or 1e3 a unit */
+        return nextafter(two51 / ((i / 8) % 2 ? 1e4 : 1e3), (i / 8) % 4 < 2 ? 0 : INFINITY);
+    case 3:
+        return -nextafter(two53 / ((i / 8) % 2 ? 1e4 : 1e3), (i / 8) % 4 < 2 ? 0 : INFINITY);
+    case 4:
+        return two51 / 1e4;
+    default:
+        return range(-1, 1) * pow(10.0, range(-12, 13));
+    }
+}
+
+START_TEST(quantise_rounds_half_away_from_zero)
+{
+    static const double scale2[6] = {1e4, 1e4, 1e4, 1e3, 1e3, 1e4};
+    static const double scale3[13] = {1e4, 1e4, 1e4, 1e4, 1e4, 1e4, 1e4,
+                                      1e3, 1e3, 1e3, 1e4, 1e4, 1e4};
+    long checked = 0, ties = 0;
+    for (int round = 0; round < 20000; round++) {
+        for (int dim = 2; dim <= 3; dim++) {
+            proto_body_state s;
+            memset(&s, 0, sizeof s);
+            double *fields[13] = {&s.pos[0], &s.pos[1], &s.pos[2], &s.rot[0], &s.rot[1],
+                                  &s.rot[2], &s.rot[3], &s.vel[0], &s.vel[1], &s.vel[2],
+                                  &s.w[0],   &s.w[1],   &s.w[2]};
+            double *fields2[6] = {&s.pos[0], &s.pos[1], &s.rot[0], &s.vel[0], &s.vel[1],
+                                  &s.w[0]};
+            int n = dim == 3 ? 13 : 6;
+            const double *scale = dim == 3 ? scale3 : scale2;
+            double v[13];
+            for (int i = 0; i < n; i++) {
+                /* mostly ordinary numbers, so that a whole state takes the fast path */
+                v[i] = rnd() < 0.8 ? range(-100, 100) : edge_value((int)(rnd() * 400));
+                *(dim == 3 ? fields[i] : fields2[i]) = v[i];
+            }
+            int64_t q[PROTO_Q_MAX];
+            proto_quantise(dim, &s, q);
+            for (int i = 0; i < n; i++) {
+                int64_t want = quant_by_round(v[i], scale[i]);
+                if (q[i] != want)
+                    ck_abort_msg("dim %d field %d: %.17g quantised to %lld, not %lld", dim, i,
+                                 v[i], (long long)q[i], (long long)want);
+                double a = fabs(v[i]) * scale[i];
+                ties += a - floor(a) == 0.5;
+                checked++;
+            }
+        }
+    }
+    printf("quantise: %ld fields as round() gives them, %ld of them exact ties\n", checked,
+           ties);
+    ck_assert_int_gt(ties, 1000);
+}
+END_TEST
+
+/* One entry of values[] (q against a prediction of 0), and the text it must be, built with
+ * snprintf: a field whose value is 0 is kept. */
+static void check_entry(int dim, int64_t id_delta, const int64_t *values, bool first)
+{
+    int n = proto_q_count(dim);
+    int64_t pred[PROTO_Q_MAX] = {0};
+    proto_buf b;
+    proto_buf_init(&b);
+    proto_buf_append(&b, "x", 1);
+    size_t tail = proto_state_body_delta(&b, dim, id_delta, pred, values, first);
+    char want[512];
+    int len = snprintf(want, sizeof want, "%s[%lld", first ? "" : ",", (long long)id_delta);
+    int tail_at = 1 + len;
+    uint64_t keep = 0;
+    for (int i = 0; i < n; i++)
+        keep |= (uint64_t)(values[i] == 0) << i;
+    if (keep != ((uint64_t)1 << n) - 1) {
+        len += snprintf(want + len, sizeof want - (size_t)len, ",%llu",
+                        (unsigned long long)(keep ^ proto_delta_qw_bit(dim)));
+        for (int i = 0; i < n; i++)
+            if (values[i] != 0)
+                len += snprintf(want + len, sizeof want - (size_t)len, ",%lld",
+                                (long long)values[i]);
+    }
+    snprintf(want + len, sizeof want - (size_t)len, "]");
+    if (b.len != 1 + strlen(want) || memcmp(b.data + 1, want, b.len - 1) != 0)
+        ck_abort_msg("dim %d: wrote %.*s, not %s", dim, (int)b.len - 1, b.data + 1, want);
+    ck_assert_uint_eq(tail, (size_t)tail_at);
+    proto_buf_free(&b);
+}
+
+START_TEST(entry_numbers_at_every_length)
+{
+    /* every value from -10,010 to 10,010 in each field of a 2D entry, and in the id's step */
+    int64_t v[PROTO_Q_MAX] = {0};
+    for (int64_t x = -10010; x <= 10010; x++) {
+        for (int i = 0; i < 6; i++) {
+            memset(v, 0, sizeof v);
+            v[i] = x;
+            check_entry(2, 1, v, i % 2 == 0);
+        }
+        memset(v, 0, sizeof v);
+        check_entry(2, x, v, x % 3 == 0);
+    }
+    /* whole 3D entries of numbers around the powers of ten, and past 2^53 */
+    static const int64_t edges[] = {1, 9, 10, 99, 100, 999, 1000, 9999, 10000, 10001, 99999,
+                                    1000000, 9007199254740993LL, INT64_MAX - 2};
+    int ne = (int)(sizeof edges / sizeof edges[0]);
+    for (int round = 0; round < 20000; round++) {
+        for (int i = 0; i < 13; i++) {
+            int64_t e = edges[(int)(rnd() * ne)] + ((int64_t)(rnd() * 3) - 1);
+            v[i] = rnd() < 0.2 ? 0 : rnd() < 0.5 ? -e : e;
+        }
+        check_entry(3, (int64_t)(rnd() * 20000) - 10000, v, round % 2 == 0);
+    }
+}
+END_TEST
+
 MINK_CHECK_TESTS("client_delta", 60, delta_2d_matches_compact, delta_3d_matches_compact,
-                 delta_entries_read_and_refused, delta_3d_turns_and_moves_by_the_mean)
+                 delta_entries_read_and_refused, delta_3d_turns_and_moves_by_the_mean,
+                 quantise_rounds_half_away_from_zero, entry_numbers_at_every_length)
