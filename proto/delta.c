@@ -45,36 +45,50 @@ static inline int64_t quant(double v, double scale)
 #if defined(__SSE2__)
 #include <emmintrin.h>
 
-/* Two values rounded as quant() rounds them, two at a time (SSE2, in every x86-64): with
- * a = |v| * scale below 2^51, a + 2^52 is a rounded to a whole number (ties to even), and its
- * bits less those of 2^52 are that number; a tie that went down to even gets its 1 back, and
- * the sign is applied as two's complement. False when a lane is 2^51 or past, or not finite:
- * then quant() decides. */
-static inline bool quant2(const double *v, __m128d scale, int64_t *q)
+/* Two values rounded half away from zero to whole numbers, as quant(v, 1) rounds them, two at a
+ * time (SSE2, in every x86-64): with a = |v| below 2^51, a + 2^52 is a rounded to a whole
+ * number (ties to even), and its bits less those of 2^52 are that number; a tie that went down
+ * to even gets its 1 back, and the sign is applied as two's complement. A lane of 2^51 or
+ * past, or not finite, sets *bad's bits: then quant() decides. */
+static inline __m128i round2(__m128d v, __m128i *bad)
 {
     const __m128d two52 = _mm_set1_pd(4503599627370496.0);
-    __m128d x = _mm_loadu_pd(v);
-    __m128d a = _mm_mul_pd(_mm_andnot_pd(_mm_set1_pd(-0.0), x), scale);
-    if (_mm_movemask_pd(_mm_cmplt_pd(a, _mm_set1_pd(2251799813685248.0))) != 3)
-        return false;
+    __m128d a = _mm_andnot_pd(_mm_set1_pd(-0.0), v);
+    *bad = _mm_or_si128(*bad, _mm_castpd_si128(
+                                  _mm_cmpnlt_pd(a, _mm_set1_pd(2251799813685248.0))));
     __m128d t = _mm_add_pd(a, two52);
     __m128d tie_down = _mm_cmpeq_pd(_mm_sub_pd(a, _mm_sub_pd(t, two52)), _mm_set1_pd(0.5));
     __m128i m = _mm_sub_epi64(_mm_castpd_si128(t), _mm_castpd_si128(two52));
     m = _mm_sub_epi64(m, _mm_castpd_si128(tie_down)); /* the mask is -1 */
-    __m128i neg = _mm_castpd_si128(_mm_cmplt_pd(x, _mm_setzero_pd()));
-    _mm_storeu_si128((__m128i *)q, _mm_sub_epi64(_mm_xor_si128(m, neg), neg));
-    return true;
+    __m128i neg = _mm_castpd_si128(_mm_cmplt_pd(v, _mm_setzero_pd()));
+    return _mm_sub_epi64(_mm_xor_si128(m, neg), neg);
 }
 
-/* The fields two by two; a 3D state's doubles are in the fields' order (pos, rot, vel, w). */
+static inline bool any_set(__m128i bits)
+{
+    return _mm_movemask_epi8(_mm_cmpeq_epi8(bits, _mm_setzero_si128())) != 0xFFFF;
+}
+
+/* Two fields quantised at scale into q (|v * scale| is |v| * scale, and a value that rounds
+ * to 0 has no sign); false when quant() must decide. */
+static inline bool quant2(const double *v, __m128d scale, int64_t *q)
+{
+    __m128i bad = _mm_setzero_si128();
+    _mm_storeu_si128((__m128i *)q, round2(_mm_mul_pd(_mm_loadu_pd(v), scale), &bad));
+    return !any_set(bad);
+}
+
+/* The fields two by two; a 3D state's doubles are in the fields' order (pos, rot, vel, w).
+ * The pairs from the velocities on are those predict_pairs reads: a load of two fields from
+ * two stores (one of each) would wait for them to reach the cache. */
 static bool quantise_pairs(int dim, const proto_body_state *s, int64_t *q)
 {
     const __m128d s4 = _mm_set1_pd(1e4), s3 = _mm_set1_pd(1e3);
     if (dim == 3) {
         const double *v = s->pos;
         return quant2(v, s4, q) & quant2(v + 2, s4, q + 2) & quant2(v + 4, s4, q + 4) &
-               quant2(v + 6, _mm_set_pd(1e3, 1e4), q + 6) & quant2(v + 8, s3, q + 8) &
-               quant2(v + 10, s4, q + 10) & quant2(v + 11, s4, q + 11);
+               quant2(v + 5, s4, q + 5) & quant2(v + 7, s3, q + 7) &
+               quant2(v + 9, _mm_set_pd(1e4, 1e3), q + 9) & quant2(v + 11, s4, q + 11);
     }
     double rot_vx[2] = {s->rot[0], s->vel[0]}, vy_w[2] = {s->vel[1], s->w[0]};
     return quant2(s->pos, s4, q) & quant2(rot_vx, _mm_set_pd(1e3, 1e4), q + 2) &
@@ -172,6 +186,120 @@ static void turn_quat(const int64_t *base, const int64_t *q, double t, int64_t *
     pred[6] = round_units((w + dw) * s);
 }
 
+#if defined(__SSE2__)
+/* Two int64 lanes of magnitude below 2^51 as doubles (exactly): added to the bits of
+ * 1.5 * 2^52 they are its mantissa's low bits, and 1.5 * 2^52 taken away leaves them. */
+static inline __m128d to_f64(__m128i x)
+{
+    const __m128d magic = _mm_set1_pd(6755399441055744.0);
+    return _mm_sub_pd(_mm_castsi128_pd(_mm_add_epi64(x, _mm_castpd_si128(magic))), magic);
+}
+
+static inline __m128i load2(const int64_t *v)
+{
+    return _mm_loadu_si128((const __m128i *)v);
+}
+
+/* bad gets bits where a lane of x is outside [-2^50, 2^50): sums of two stay below 2^51. */
+static inline __m128i past50(__m128i bad, __m128i x)
+{
+    return _mm_or_si128(bad,
+                        _mm_srli_epi64(_mm_add_epi64(x, _mm_set1_epi64x((int64_t)1 << 50)), 51));
+}
+
+static inline __m128d pick(__m128d a, __m128d b, int lanes) /* (a[lanes & 1], b[lanes >> 1]) */
+{
+    switch (lanes) {
+    case 0:
+        return _mm_shuffle_pd(a, b, 0);
+    case 1:
+        return _mm_shuffle_pd(a, b, 1);
+    case 2:
+        return _mm_shuffle_pd(a, b, 2);
+    default:
+        return _mm_shuffle_pd(a, b, 3);
+    }
+}
+
+/* predict_motion's arithmetic two lanes at a time, the same operations in the same order on
+ * each lane. False, with pred unfinished, when a number leaves the ranges this is exact in:
+ * then the scalar code does it all. */
+static bool predict_pairs(int dim, const int64_t *base, double t, const int64_t *q,
+                          int64_t *pred)
+{
+    __m128i bad = _mm_setzero_si128();
+    __m128d k = _mm_set1_pd(5.0 * t);
+    if (dim == 2) {
+        __m128i b23 = load2(base + 2), b45 = load2(base + 4);
+        __m128i q23 = load2(q + 2), q45 = load2(q + 4);
+        bad = past50(past50(past50(past50(bad, b23), b45), q23), q45);
+        if (any_set(bad))
+            return false;
+        /* (vb + vn) of x and y, and of the angle (lane 1: w's sum) */
+        __m128i v34 = _mm_castpd_si128(pick(_mm_castsi128_pd(_mm_add_epi64(b23, q23)),
+                                            _mm_castsi128_pd(_mm_add_epi64(b45, q45)), 1));
+        __m128i w5 = _mm_unpackhi_epi64(_mm_add_epi64(b45, q45), _mm_setzero_si128());
+        __m128i move = round2(_mm_mul_pd(to_f64(v34), k), &bad);
+        __m128i turn = round2(_mm_mul_pd(to_f64(w5), _mm_set_pd(0.0, 0.5 * t)), &bad);
+        if (any_set(bad))
+            return false;
+        _mm_storeu_si128((__m128i *)pred, _mm_add_epi64(load2(base), move));
+        _mm_storeu_si128((__m128i *)(pred + 2), _mm_add_epi64(b23, turn));
+        _mm_storeu_si128((__m128i *)(pred + 4), b45);
+        return true;
+    }
+    __m128i b34 = load2(base + 3), b56 = load2(base + 5), b78 = load2(base + 7),
+            b910 = load2(base + 9), b1112 = load2(base + 11);
+    __m128i q78 = load2(q + 7), q910 = load2(q + 9), q1112 = load2(q + 11);
+    bad = past50(past50(past50(past50(past50(bad, b34), b56), b78), b910), b1112);
+    bad = past50(past50(past50(bad, q78), q910), q1112);
+    if (any_set(bad))
+        return false;
+    /* positions: (vb + vn) * 5t, z's in lane 0 of the second (lane 1 multiplied by 0) */
+    __m128i move01 = round2(_mm_mul_pd(to_f64(_mm_add_epi64(b78, q78)), k), &bad);
+    __m128d s910 = to_f64(_mm_add_epi64(b910, q910)); /* (vz sum, ax) */
+    __m128i move2 = round2(_mm_mul_pd(s910, _mm_set_pd(0.0, 5.0 * t)), &bad);
+    /* the orientation: (ax, ay, az) the sums of the angular velocities */
+    __m128d s1112 = to_f64(_mm_add_epi64(b1112, q1112)); /* (ay, az) */
+    __m128d axy = pick(s910, s1112, 1), ayz = s1112, azx = pick(s1112, s910, 3);
+    __m128d xy = to_f64(b34), zw = to_f64(b56);
+    __m128i turned34 = b34, turned56 = b56;
+    if (_mm_movemask_pd(_mm_cmpneq_pd(axy, _mm_setzero_pd())) |
+        _mm_movemask_pd(_mm_cmpneq_pd(ayz, _mm_setzero_pd()))) {
+        double c = t * 2.5e-5;
+        __m128d ww = _mm_unpackhi_pd(zw, zw), yy = _mm_unpackhi_pd(xy, xy);
+        /* (dx, dy) = c * ((ax*w + ay*z) - az*y, (ay*w + az*x) - ax*z) */
+        __m128d dxy = _mm_mul_pd(
+            _mm_set1_pd(c),
+            _mm_sub_pd(_mm_add_pd(_mm_mul_pd(axy, ww), _mm_mul_pd(ayz, pick(zw, xy, 0))),
+                       _mm_mul_pd(azx, pick(xy, zw, 1))));
+        /* (dz, dw) = (c, -c) * ((az*w + ax*y) - ay*x, (ax*x + ay*y) - -(az*z)) */
+        __m128d c2 = _mm_mul_pd(ayz, pick(xy, zw, 0));
+        c2 = _mm_xor_pd(c2, _mm_set_pd(-0.0, 0.0));
+        __m128d dzw = _mm_mul_pd(
+            _mm_set_pd(-c, c),
+            _mm_sub_pd(_mm_add_pd(_mm_mul_pd(azx, pick(zw, xy, 1)), _mm_mul_pd(axy, yy)), c2));
+        __m128d sq_xy = _mm_mul_pd(dxy, dxy), sq_zw = _mm_mul_pd(dzw, dzw);
+        double sum = _mm_cvtsd_f64(sq_xy) + _mm_cvtsd_f64(_mm_unpackhi_pd(sq_xy, sq_xy));
+        sum = sum + _mm_cvtsd_f64(sq_zw);
+        sum = sum + _mm_cvtsd_f64(_mm_unpackhi_pd(sq_zw, sq_zw));
+        __m128d sc = _mm_set1_pd(1.0 - sum * 5e-9);
+        turned34 = round2(_mm_mul_pd(_mm_add_pd(xy, dxy), sc), &bad);
+        turned56 = round2(_mm_mul_pd(_mm_add_pd(zw, dzw), sc), &bad);
+    }
+    if (any_set(bad))
+        return false;
+    _mm_storeu_si128((__m128i *)pred, _mm_add_epi64(load2(base), move01));
+    pred[2] = base[2] + _mm_cvtsi128_si64(move2);
+    _mm_storeu_si128((__m128i *)(pred + 3), turned34);
+    _mm_storeu_si128((__m128i *)(pred + 5), turned56);
+    _mm_storeu_si128((__m128i *)(pred + 7), b78);
+    _mm_storeu_si128((__m128i *)(pred + 9), b910);
+    _mm_storeu_si128((__m128i *)(pred + 11), b1112);
+    return true;
+}
+#endif
+
 /* Every field but a 3D w, from the baseline and q's velocities (the only fields of q read):
  * the velocities unchanged, the positions moved by the mean of the baseline's and q's
  * velocities over t = dticks / tick_hz seconds. A position moves 10 units (0.1 mm) a second
@@ -192,6 +320,10 @@ static void predict_motion(int dim, const int64_t *base, uint64_t dticks, uint32
     if (dticks > (1u << 24))
         dticks = 1u << 24;
     double t = (double)dticks / (double)tick_hz, k = 5.0 * t;
+#if defined(__SSE2__)
+    if (predict_pairs(dim, base, t, q, pred))
+        return;
+#endif
     if (dim == 3) {
         for (int i = 0; i < 3; i++)
             pred[i] += round_units((double)(base[7 + i] + q[7 + i]) * k);

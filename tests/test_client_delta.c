@@ -490,6 +490,91 @@ START_TEST(entry_numbers_at_every_length)
 }
 END_TEST
 
+/* docs/PROTOCOL.md's prediction as written there: IEEE 754 doubles, each operation in the
+ * order written, round() half away from zero, a product past 2^53 rounding to 0. */
+static int64_t round_book(double v)
+{
+    return fabs(v) < 9007199254740992.0 ? (int64_t)round(v) : 0;
+}
+
+static void predict_by_the_book(int dim, const int64_t *b, uint64_t ticks, uint32_t hz,
+                                const int64_t *n, int64_t *p)
+{
+    memcpy(p, b, (size_t)proto_q_count(dim) * sizeof *p);
+    double t = (double)(ticks > (1u << 24) ? 1u << 24 : ticks) / (double)hz;
+    if (dim == 2) {
+        p[0] = b[0] + round_book((double)(b[3] + n[3]) * (5 * t));
+        p[1] = b[1] + round_book((double)(b[4] + n[4]) * (5 * t));
+        p[2] = b[2] + round_book((double)(b[5] + n[5]) * (0.5 * t));
+        return;
+    }
+    for (int i = 0; i < 3; i++)
+        p[i] = b[i] + round_book((double)(b[7 + i] + n[7 + i]) * (5 * t));
+    double ax = (double)(b[10] + n[10]), ay = (double)(b[11] + n[11]),
+           az = (double)(b[12] + n[12]);
+    double w = (double)b[6];
+    if (ax != 0 || ay != 0 || az != 0) {
+        double c = t * 2.5e-5, x = (double)b[3], y = (double)b[4], z = (double)b[5];
+        double dx = c * (ax * w + ay * z - az * y);
+        double dy = c * (ay * w + az * x - ax * z);
+        double dz = c * (az * w + ax * y - ay * x);
+        double dw = -c * (ax * x + ay * y + az * z);
+        double s = 1 - (dx * dx + dy * dy + dz * dz + dw * dw) * 5e-9;
+        p[3] = round_book((x + dx) * s);
+        p[4] = round_book((y + dy) * s);
+        p[5] = round_book((z + dz) * s);
+        p[6] = round_book((w + dw) * s);
+    }
+    double qx = (double)n[3], qy = (double)n[4], qz = (double)n[5];
+    double r = 1e8 - (qx * qx + qy * qy + qz * qz);
+    double qw = r > 0 ? sqrt(r) : 0;
+    p[6] = round_book(p[6] < 0 ? -qw : qw);
+}
+
+/* A random whole number of units with magnitude up to 10^e. */
+static int64_t units(double e)
+{
+    return (int64_t)(range(-1, 1) * pow(10.0, range(0, e)));
+}
+
+START_TEST(prediction_is_the_documented_arithmetic)
+{
+    static const uint64_t ticks[] = {1, 3, 3, 3, 7, 60, 1000, 16777216, 16777219};
+    static const uint32_t hzs[] = {60, 60, 30, 1, 128, 7};
+    long checked = 0, still = 0;
+    for (int round = 0; round < 200000; round++) {
+        int dim = round % 2 ? 3 : 2, n = proto_q_count(dim);
+        int64_t b[PROTO_Q_MAX], now[PROTO_Q_MAX], want[PROTO_Q_MAX], got[PROTO_Q_MAX];
+        /* positions up to 1e6 m, quaternions of unit length or near it, velocities up to
+         * 1 km/s, angular velocities up to 100 rad/s; now and then none, or huge */
+        for (int i = 0; i < n; i++) {
+            bool quat = dim == 3 && i >= 3 && i <= 6;
+            bool pos = i < (dim == 3 ? 3 : 3);
+            b[i] = quat ? units(4) : pos ? units(10) : units(rnd() < 0.05 ? 15 : 6);
+            now[i] = quat ? units(4) : b[i] + units(3);
+        }
+        if (rnd() < 0.1) /* not turning, or not moving */
+            for (int i = dim == 3 ? 7 : 3; i < n; i++)
+                b[i] = now[i] = round % 4 < 2 ? 0 : b[i];
+        uint64_t tk = ticks[(int)(rnd() * 9)];
+        uint32_t hz = hzs[(int)(rnd() * 6)];
+        predict_by_the_book(dim, b, tk, hz, now, want);
+        proto_delta_predict(dim, b, tk, hz, now, got);
+        for (int i = 0; i < n; i++)
+            if (got[i] != want[i])
+                ck_abort_msg("dim %d field %d after %llu ticks at %u Hz: %lld, not %lld", dim,
+                             i, (unsigned long long)tk, hz, (long long)got[i],
+                             (long long)want[i]);
+        still += memcmp(got, b, (size_t)n * sizeof *b) == 0;
+        checked++;
+    }
+    printf("prediction: %ld states as documented (%ld predicted where they were)\n", checked,
+           still);
+    ck_assert_int_gt(still, 100);
+}
+END_TEST
+
 MINK_CHECK_TESTS("client_delta", 60, delta_2d_matches_compact, delta_3d_matches_compact,
                  delta_entries_read_and_refused, delta_3d_turns_and_moves_by_the_mean,
-                 quantise_rounds_half_away_from_zero, entry_numbers_at_every_length)
+                 quantise_rounds_half_away_from_zero, entry_numbers_at_every_length,
+                 prediction_is_the_documented_arithmetic)
