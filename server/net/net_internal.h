@@ -233,6 +233,7 @@ struct net_server {
     size_t memo_cap;
     uint64_t delta_round;    /* counts the snapshots with a delta client: a memo's stamp */
     uint32_t world_tick_hz;  /* the ticks a delta entry's prediction counts in */
+    int delta_dim;           /* the world's dimension, for the delta entries of a snapshot */
     bool hash_valid;         /* this snapshot's world hash is computed */
     uint64_t hash;
     net_range *ranges;       /* every session's pieces of this snapshot */

@@ -65,6 +65,7 @@ void net_delta_encode(net_server *srv, const sim_body *bodies, size_t slots)
 {
     size_t stride = q_stride(srv);
     int dim = sim_world_dim(srv->world);
+    srv->delta_dim = dim;
     proto_body_state st;
     srv->delta_round++; /* every memo of the last snapshot is stale */
     for (size_t i = 0; i < slots; i++) {
@@ -105,12 +106,27 @@ static bool copy_entry(net_server *srv, const net_delta_memo *m, int64_t id_delt
     return true;
 }
 
+/* A quantised state copied or compared with its length a constant of each dimension: a few
+ * moves inlined, where a length known only at run time costs a library call per body and
+ * client. */
+static inline void q_copy(int dim, int64_t *to, const int64_t *from)
+{
+    if (dim == 3)
+        memcpy(to, from, 13 * sizeof *to);
+    else
+        memcpy(to, from, 6 * sizeof *to);
+}
+
+static inline bool q_same(int dim, const int64_t *a, const int64_t *b)
+{
+    return dim == 3 ? memcmp(a, b, 13 * sizeof *a) == 0 : memcmp(a, b, 6 * sizeof *a) == 0;
+}
+
 bool net_delta_body(net_server *srv, net_session *s, const sim_body *body, uint32_t slot,
                     bool first_in_list)
 {
-    size_t stride = q_stride(srv);
-    int dim = sim_world_dim(srv->world);
-    int n = proto_q_count(dim);
+    int dim = srv->delta_dim;
+    size_t stride = dim == 3 ? 13 : 6;
     int64_t *base = &s->base[slot * stride];
     const int64_t *q = &srv->q[slot * stride];
     uint64_t tick = srv->tick->tick;
@@ -125,8 +141,7 @@ bool net_delta_body(net_server *srv, net_session *s, const sim_body *body, uint3
         m->round = srv->delta_round;
         m->base_tick = s->base_tick[slot];
         m->len = 0;
-        if (memcmp(q, base, (size_t)n * sizeof *q) == 0 &&
-            memcmp(pred, base, (size_t)n * sizeof *q) == 0)
+        if (q_same(dim, q, base) && q_same(dim, pred, base))
             return false; /* at rest where the client has it */
         size_t mark = srv->own.len;
         m->off = proto_state_body_delta(&srv->own, dim, id_delta, pred, q, first_in_list);
@@ -134,7 +149,7 @@ bool net_delta_body(net_server *srv, net_session *s, const sim_body *body, uint3
             return false; /* out of memory: nothing written, the baseline stays */
         m->len = srv->own.len - m->off;
     }
-    memcpy(base, q, (size_t)n * sizeof *q);
+    q_copy(dim, base, q);
     s->base_tick[slot] = tick;
     s->delta_prev_id = body->id;
     return true;
