@@ -118,9 +118,10 @@ struct net_session {
     uint64_t hash_sent_tick; /* the tick of the last state that carried the hash */
     bool hash_sent;
     /* With delta: per slot, the last state of the body sent to this client (quantised,
-     * proto_q_count values) and its tick; valid while the slot's seen bit is set. */
+     * proto_q_count values) and then its tick, side by side: a snapshot reads both for
+     * every body and client, one cache line where it can. Valid while the slot's seen bit
+     * is set. */
     int64_t *base;
-    uint64_t *base_tick;
     size_t base_slots;
     uint64_t delta_prev_id; /* the id of the entry before, in the state being built */
     proto_framer framer;
@@ -253,22 +254,30 @@ bool net_durable_save(net_server *srv, const char *why);
 void net_durable_free(net_server *srv);
 
 /* snapshot_delta.c: `subscribe {delta}` */
-/* A body's delta entry after its id, for the clients whose baseline of it is from base_tick:
- * every such client gets the same bytes, encoded once a snapshot ([off, off + len) of
- * srv->own; len 0: not sent). */
+/* A body's delta entry for the clients whose baseline of it is from base_tick: every such
+ * client gets the same bytes after the id, encoded once a snapshot into the tick buffer as
+ * `,[d,...]` ([off, off + len), the part after the id from off + tail; len 0: not sent). A
+ * client whose entry before it is that of prev_id (0: none) gets the whole entry, shared. */
 struct net_delta_memo {
-    uint64_t round, base_tick;
-    size_t off, len;
+    uint64_t round, base_tick, prev_id;
+    size_t off, len, tail;
 };
+/* What net_delta_body made of a body for a client. */
+typedef enum net_delta_out {
+    NET_DELTA_NONE,   /* not sent: at rest where the client has it, or out of memory */
+    NET_DELTA_SHARED, /* the memo's whole entry in the tick buffer: [*off, *off + *len) */
+    NET_DELTA_OWN     /* the entry written to srv->own */
+} net_delta_out;
 bool net_delta_reserve_server(net_server *srv, size_t slots);
 bool net_delta_reserve(net_server *srv, net_session *s, size_t slots);
 /* Quantises every body sent this snapshot, once (after the pieces are encoded). */
 void net_delta_encode(net_server *srv, const sim_body *bodies, size_t slots);
 /* A first sighting sent to a delta client: its state is the client's baseline. */
 void net_delta_first(net_server *srv, net_session *s, const sim_body *body, uint32_t slot);
-/* Writes the body's entry into srv->own; false when it is not sent (at rest). */
-bool net_delta_body(net_server *srv, net_session *s, const sim_body *body, uint32_t slot,
-                    bool first_in_list);
+/* The body's entry for the client: shared (off and len set, with its leading comma), its own
+ * bytes, or none. */
+net_delta_out net_delta_body(net_server *srv, net_session *s, const sim_body *body,
+                             uint32_t slot, size_t *off, size_t *len);
 
 /* session.c */
 /* A new session on transport `tr` (not yet counted or linked), or NULL when memory ran out. */

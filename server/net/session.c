@@ -14,7 +14,6 @@ void net_session_free(net_session *s)
     free(s->seen);
     free(s->view);
     free(s->base);
-    free(s->base_tick);
     free(s->removed);
     free(s->held);
     free(s);

@@ -335,14 +335,19 @@ static bool add_body(net_server *srv, net_session *s, const sim_body *body, uint
             net_delta_first(srv, s, body, slot);
         return add_piece(srv, s, p.off, p.end, first);
     }
-    if (s->delta) { /* the client's own bytes: relative to its baseline */
+    if (s->delta) { /* relative to the client's baseline */
         if (!srv->sent[slot])
             return true;
-        size_t mark = srv->own.len;
-        if (!net_delta_body(srv, s, body, slot, *first))
+        size_t mark = srv->own.len, off, len;
+        switch (net_delta_body(srv, s, body, slot, &off, &len)) {
+        case NET_DELTA_SHARED:
+            return add_piece(srv, s, off, off + len, first);
+        case NET_DELTA_OWN:
+            *first = false;
+            return add_own(srv, s, mark);
+        default:
             return true;
-        *first = false;
-        return add_own(srv, s, mark);
+        }
     }
     const size_t *off = s->compact ? srv->compact_off : srv->body_off;
     if (off[slot] == off[slot + 1])

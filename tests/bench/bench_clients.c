@@ -83,7 +83,6 @@ static void teardown(clients_bench *cb, int n)
         free(cb->sessions[i].view);
         free(cb->sessions[i].removed);
         free(cb->sessions[i].base);
-        free(cb->sessions[i].base_tick);
     }
     free(cb->sessions);
     net_snapshot_free(&cb->srv);
