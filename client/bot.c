@@ -87,7 +87,7 @@ void cli_bot_summary(const cli_app *app, FILE *out)
                 "\"latency_ms\":%g,\"jitter_ms\":%g,\"predict\":%s,\"interp\":%s,"
                 "\"response_ms\":%.1f,\"responses\":%llu,\"jitter_mm\":%.2f,"
                 "\"jitter_frames\":%llu,\"corrections\":{\"count\":%llu,\"largest_mm\":%.1f},"
-                "\"errors\":%llu}\n",
+                "\"late_inputs\":%llu,\"lead_ticks\":%.1f,\"errors\":%llu}\n",
                 (unsigned long long)s->states, secs > 0 ? (double)s->states / secs : 0.0,
                 (unsigned long long)s->inputs, (unsigned long long)app->world.ack, s->distance,
                 median, max, app->latency_ms, app->jitter_ms,
@@ -95,7 +95,8 @@ void cli_bot_summary(const cli_app *app, FILE *out)
                 s->responses ? s->response_sum_ms / (double)s->responses : 0.0,
                 (unsigned long long)s->responses, jitter * 1000.0,
                 (unsigned long long)s->jitter_frames, (unsigned long long)s->corrections,
-                s->largest_correction * 1000.0, (unsigned long long)s->errors);
+                s->largest_correction * 1000.0, (unsigned long long)app->predict.late,
+                cli_predict_lead(&app->predict), (unsigned long long)s->errors);
         return;
     }
     {

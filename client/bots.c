@@ -319,7 +319,7 @@ static void on_input_timer(uv_timer_t *t)
             turn(b);
             b->turn_ms = now + 1000 + 2000 * rnd(r);
         }
-        cli_write_input(&line, ++b->seq, r->o.dim, b->move, rnd(r) * BOTS_JUMP_CHANCE < 1.0);
+        cli_write_input(&line, ++b->seq, 0, r->o.dim, b->move, rnd(r) * BOTS_JUMP_CHANCE < 1.0);
         send_line(b, &line);
         if (b->spawned < r->o.spawn && now - b->spawn_ms >= BOTS_SPAWN_MS)
             spawn_one(b, now);

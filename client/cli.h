@@ -204,6 +204,7 @@ typedef struct cli_app {
     uint64_t seq;
     double started_ms;    /* when the welcome came */
     double first_ping_ms; /* the t of the first ping: a pong's t is between it and now */
+    double hello_ms;      /* when the hello went out: the welcome is a first round trip */
 
     /* controls: a direction stays held until its hold time runs out (terminals send no key
      * release); a jump is asked for over a few inputs. move_x is right (+x), move_y up the
@@ -288,8 +289,10 @@ const char *cli_frame_help(const cli_app *app);
 void cli_write_hello(proto_buf *b, const char *name, const char *token, bool kinematic, int dim,
                      const double pos[3]);
 void cli_write_ping(proto_buf *b, double now_ms);
-/* input with a move of dim components, each in [-1, 1] */
-void cli_write_input(proto_buf *b, uint64_t seq, int dim, const double move[3], bool jump);
+/* input with a move of dim components, each in [-1, 1], stamped with the tick its step is
+ * (input.tick; 0: none) */
+void cli_write_input(proto_buf *b, uint64_t seq, uint64_t tick, int dim, const double move[3],
+                     bool jump);
 
 /* bots.c: the load generator, many players on one loop */
 typedef struct cli_bots_opts {

@@ -57,6 +57,7 @@ static void send_hello(cli_app *app)
     /* 4 m up in 2D, 2 m in 3D: above the ground, dropped from a small height. */
     const double spawn2[3] = {0.0, 4.0, 0.0}, spawn3[3] = {0.0, 2.0, 0.0};
     cli_write_hello(&b, app->name, app->token, app->kinematic, app->dim, app->dim == 3 ? spawn3 : spawn2);
+    app->hello_ms = cli_now_ms();
     send_buf(app, &b);
 }
 
@@ -82,10 +83,12 @@ static void send_input(cli_app *app, bool jump)
         move[1] = 0;
         move[2] = -app->move_y;
     }
-    cli_write_input(&b, ++app->seq, app->dim, move, jump);
+    /* Stamped with the tick the prediction applies it from (none with --no-predict: the
+     * server applies it on arrival, as the screen then shows). */
+    uint64_t tick = cli_predict_input(&app->predict, ++app->seq, move, jump, cli_now_ms());
+    cli_write_input(&b, app->seq, app->no_predict ? 0 : tick, app->dim, move, jump);
     app->stats.inputs++;
     send_buf(app, &b);
-    cli_predict_input(&app->predict, app->seq, move, jump, cli_now_ms());
 }
 
 /* ---- ending ---- */
@@ -240,6 +243,8 @@ static void on_welcome(cli_app *app, const cJSON *msg)
             gravity[i] = c->valuedouble;
     }
     cli_predict_init(&app->predict, app->dim, app->tick_hz, gravity, app->kinematic);
+    if (app->hello_ms > 0) /* the server answers a hello at once: the round trip, before pongs */
+        cli_predict_rtt(&app->predict, cli_now_ms() - app->hello_ms);
     uint64_t client = 0, avatar = 0;
     cli_json_uint(cJSON_GetObjectItemCaseSensitive(msg, "client"), &client);
     app->welcomed = true;
@@ -321,6 +326,7 @@ static void on_pong(cli_app *app, const cJSON *msg)
     double rtt = fmax(now - t->valuedouble, 0.0);
     cli_stats *s = &app->stats;
     s->last_rtt = rtt;
+    cli_predict_rtt(&app->predict, rtt);
     if (s->nrtts < CLI_MAX_RTTS)
         s->rtts[s->nrtts++] = rtt;
     if (app->mode == CLI_MODE_PING) {

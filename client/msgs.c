@@ -38,10 +38,15 @@ void cli_write_ping(proto_buf *b, double now_ms)
     proto_buf_append_str(b, "}\n");
 }
 
-void cli_write_input(proto_buf *b, uint64_t seq, int dim, const double move[3], bool jump)
+void cli_write_input(proto_buf *b, uint64_t seq, uint64_t tick, int dim, const double move[3],
+                     bool jump)
 {
     proto_buf_append_str(b, "{\"type\":\"input\",\"seq\":");
     proto_buf_append_u64(b, seq);
+    if (tick > 0) {
+        proto_buf_append_str(b, ",\"tick\":");
+        proto_buf_append_u64(b, tick);
+    }
     proto_buf_append_str(b, ",\"move\":[");
     for (int i = 0; i < dim; i++) {
         if (i > 0)

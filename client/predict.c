@@ -10,7 +10,10 @@ void cli_predict_init(cli_predict *p, int dim, double tick_hz, const double grav
     memset(p, 0, sizeof *p);
     p->dim = dim;
     p->kinematic = kinematic;
-    p->dt = (float)(1.0 / (tick_hz > 0 ? tick_hz : 60.0));
+    double hz = tick_hz > 0 ? tick_hz : 60.0;
+    p->dt = (float)(1.0 / hz);
+    p->ticks_per_ms = hz / 1000.0;
+    p->margin = CLI_PRED_MARGIN;
     for (int i = 0; i < 3; i++)
         p->gravity[i] = (float)gravity[i];
 }
@@ -18,6 +21,11 @@ void cli_predict_init(cli_predict *p, int dim, double tick_hz, const double grav
 bool cli_predict_active(const cli_predict *p)
 {
     return p->active;
+}
+
+double cli_predict_lead(const cli_predict *p)
+{
+    return p->rtt_ms * p->ticks_per_ms + p->margin;
 }
 
 static mk_vec2 v2(const float *f)
@@ -109,29 +117,47 @@ static void step(cli_predict *p, const cli_pred_input *in, bool jump)
     push_out(p);
 }
 
-/* The newest input's ticks up to now. */
-static void advance(cli_predict *p, double now_ms)
+/* The input the server applies at `tick`: the newest stamped for it or before. */
+static const cli_pred_input *input_at(const cli_predict *p, uint64_t tick)
 {
-    if (p->last_ms == 0)
-        p->last_ms = now_ms;
-    p->acc_ms += now_ms - p->last_ms;
-    p->last_ms = now_ms;
-    double tick_ms = p->dt * 1000.0;
-    if (p->acc_ms > 250.0)
-        p->acc_ms = 250.0; /* a stall: catch up a quarter second at most, as the server */
     static const cli_pred_input still = {0};
-    while (p->acc_ms >= tick_ms) {
-        p->acc_ms -= tick_ms;
-        cli_pred_input *in = p->n ? &p->in[p->n - 1] : NULL;
+    const cli_pred_input *in = &still;
+    for (size_t i = 0; i < p->n && p->in[i].tick <= tick; i++)
+        in = &p->in[i];
+    return in;
+}
+
+static void step_to(cli_predict *p, uint64_t tick)
+{
+    while (p->tick < tick) {
+        const cli_pred_input *in = input_at(p, p->tick + 1);
         if (p->active)
-            step(p, in ? in : &still, in && in->jump && in->ticks == 0);
-        if (in)
-            in->ticks++;
+            step(p, in, in->jump && in->tick == p->tick + 1);
+        p->tick++;
     }
 }
 
-void cli_predict_input(cli_predict *p, uint64_t seq, const double move[3], bool jump,
-                       double now_ms)
+/* The tick the prediction stands at by now: the server's tick when an input sent now
+ * arrives (a round trip after the clock's state left the server, less the time since),
+ * and the margin. */
+static uint64_t target_tick(const cli_predict *p, double now_ms)
+{
+    double t = p->clock + now_ms * p->ticks_per_ms + cli_predict_lead(p);
+    return t > 0 ? (uint64_t)t : 0;
+}
+
+static void advance(cli_predict *p, double now_ms)
+{
+    if (!p->clocked)
+        return;
+    uint64_t target = target_tick(p, now_ms);
+    if (target > p->tick + CLI_PRED_CATCH_UP)
+        p->tick = target - CLI_PRED_CATCH_UP; /* a stall: what cannot be caught up is skipped */
+    step_to(p, target); /* a clock that went back holds the prediction until it catches up */
+}
+
+uint64_t cli_predict_input(cli_predict *p, uint64_t seq, const double move[3], bool jump,
+                           double now_ms)
 {
     advance(p, now_ms);
     if (p->n == CLI_PRED_INPUTS) { /* the server stopped acknowledging: keep the newest */
@@ -140,10 +166,20 @@ void cli_predict_input(cli_predict *p, uint64_t seq, const double move[3], bool 
     }
     cli_pred_input *in = &p->in[p->n++];
     in->seq = seq;
+    in->tick = p->clocked ? p->tick + 1 : 0;
     for (int i = 0; i < 3; i++)
         in->move[i] = (float)move[i];
     in->jump = jump;
-    in->ticks = 0;
+    in->timed = p->rtt_ms > 0;
+    return in->tick;
+}
+
+void cli_predict_rtt(cli_predict *p, double rtt_ms)
+{
+    if (!(rtt_ms >= 0))
+        return;
+    /* The larger of the newest and a decaying mean: a sudden rise is taken at once. */
+    p->rtt_ms = p->rtt_ms > 0 ? fmax(rtt_ms, 0.75 * p->rtt_ms + 0.25 * rtt_ms) : rtt_ms;
 }
 
 /* The avatar's own shape, as the collision library sees it. */
@@ -237,8 +273,40 @@ static void gather(cli_predict *p, const cli_world *w, const cli_body *me)
     }
 }
 
+/* The clock from a state of tick S received at now: the least delayed states say most. */
+static void set_clock(cli_predict *p, uint64_t tick, double now_ms)
+{
+    double sample = (double)tick - now_ms * p->ticks_per_ms;
+    if (!p->clocked || sample < p->clock - 4)
+        p->clock = sample; /* the first, or the server fell behind: follow it */
+    else /* let down a tick a second at 20 states a second, not below a later sample */
+        p->clock = fmax(sample, p->clock - 0.05);
+    p->clocked = true;
+}
+
 double cli_predict_state(cli_predict *p, const cli_world *w, uint64_t avatar, double now_ms)
 {
+    set_clock(p, w->tick, now_ms);
+    bool late = false;
+    /* An input that the server took up after the tick it was stamped with came late: the
+     * prediction moves further ahead. */
+    for (size_t i = 0; i < p->n; i++) {
+        if (p->in[i].seq != w->ack || w->ack_tick == 0)
+            continue;
+        if (w->ack_tick > p->in[i].tick) {
+            if (p->in[i].tick > 0 && p->in[i].timed) {
+                p->margin = fmin(p->margin + (double)(w->ack_tick - p->in[i].tick), 60.0);
+                p->late++;
+                late = true;
+            }
+            /* The server's tick from now on (once: it is then the input's tick), and none
+             * after it earlier: the server applies them in order. */
+            for (size_t j = i; j < p->n && p->in[j].tick < w->ack_tick; j++)
+                p->in[j].tick = w->ack_tick;
+        }
+    }
+    if (!late) /* back toward the least margin, a tick a second at 20 states a second */
+        p->margin = fmax(CLI_PRED_MARGIN, p->margin - 0.05);
     advance(p, now_ms);
     const cli_body *me = cli_world_find((cli_world *)w, avatar);
     col_polygon unused;
@@ -247,25 +315,12 @@ double cli_predict_state(cli_predict *p, const cli_world *w, uint64_t avatar, do
         p->active = false;
         return 0;
     }
-    /* Inputs the server has applied are done with, but for the newest of them: the server
-     * goes on applying it until the next one arrives, as the prediction did until it sent
-     * the next one. The server says at which tick it took it up (`ack_tick`: that tick's step
-     * was its first); a server that does not say started it at about the middle of the
-     * states' interval in which `ack` first named it. */
+    /* Inputs before the one applied at the state's next tick are done with. */
     size_t k = 0;
-    while (k + 1 < p->n && p->in[k + 1].seq <= w->ack)
+    while (k + 1 < p->n && p->in[k + 1].tick <= w->tick + 1 && p->in[k + 1].tick > 0)
         k++;
     memmove(p->in, p->in + k, (p->n - k) * sizeof *p->in);
     p->n -= k;
-    bool acked = p->n > 0 && p->in[0].seq <= w->ack;
-    if (acked && w->ack_tick > 0) {
-        p->acked_seq = p->in[0].seq;
-        p->acked_start = (double)w->ack_tick - 1.0;
-    } else if (acked && p->in[0].seq != p->acked_seq) {
-        p->acked_seq = p->in[0].seq;
-        p->acked_start = p->state_tick ? 0.5 * (double)(p->state_tick + w->tick) : (double)w->tick;
-    }
-    p->state_tick = w->tick;
 
     bool was = p->active;
     float old[3] = {p->pos[0], p->pos[1], p->pos[2]};
@@ -282,13 +337,10 @@ double cli_predict_state(cli_predict *p, const cli_world *w, uint64_t avatar, do
     memcpy(p->pos, keep, sizeof keep);
     memcpy(p->vel, keepv, sizeof keepv);
     p->active = true;
-    for (size_t i = 0; i < p->n; i++) {
-        int from = 0;
-        if (i == 0 && acked) /* what the server has of it already */
-            from = (int)fmin(p->in[0].ticks, fmax(0.0, (double)w->tick - p->acked_start));
-        for (int t = from; t < p->in[i].ticks; t++)
-            step(p, &p->in[i], p->in[i].jump && t == 0);
-    }
+    /* The server's avatar at its tick, stepped again to where the prediction stood. */
+    uint64_t ahead = p->tick > w->tick ? p->tick : w->tick;
+    p->tick = w->tick;
+    step_to(p, ahead);
     if (!was)
         return 0;
     double d2 = 0, delta[3];

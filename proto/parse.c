@@ -70,6 +70,8 @@ static proto_error_code parse_input(const cJSON *root, int dim, proto_msg *out, 
         return rc;
     if ((rc = proto_get_id(root, "id", false, &out->u.input.has_id, &out->u.input.id, err)))
         return rc;
+    if ((rc = proto_get_id(root, "tick", false, &out->u.input.has_tick, &out->u.input.tick, err)))
+        return rc;
     const cJSON *move = cJSON_GetObjectItemCaseSensitive(root, "move");
     if (!move)
         return proto_fail(err, PROTO_ERR_BAD_REQUEST, "move: missing");

@@ -442,6 +442,12 @@ START_TEST(input)
 
     EXPECT_OK(2, "{\"type\":\"input\",\"seq\":9007199254740992,\"move\":[1,-1]}");
     ck_assert_uint_eq(msg.u.input.seq, UINT64_C(9007199254740992));
+    ck_assert(msg.u.input.has_tick == false);
+
+    /* the step to apply it from (an extension) */
+    EXPECT_OK(2, "{\"type\":\"input\",\"seq\":8,\"tick\":12345,\"move\":[1,0]}");
+    ck_assert(msg.u.input.has_tick);
+    ck_assert_uint_eq(msg.u.input.tick, 12345);
 }
 END_TEST
 
@@ -935,6 +941,12 @@ START_TEST(wrong_json_types)
     EXPECT_ERR(2, "{\"type\":\"input\",\"seq\":1,\"move\":[0,null]}", PROTO_ERR_BAD_REQUEST,
                "move");
     EXPECT_ERR(2, "{\"type\":\"input\",\"seq\":1,\"move\":0}", PROTO_ERR_BAD_REQUEST, "move");
+    EXPECT_ERR(2, "{\"type\":\"input\",\"seq\":1,\"tick\":-3,\"move\":[0,0]}",
+               PROTO_ERR_BAD_REQUEST, "tick");
+    EXPECT_ERR(2, "{\"type\":\"input\",\"seq\":1,\"tick\":2.5,\"move\":[0,0]}",
+               PROTO_ERR_BAD_REQUEST, "tick");
+    EXPECT_ERR(2, "{\"type\":\"input\",\"seq\":1,\"tick\":\"9\",\"move\":[0,0]}",
+               PROTO_ERR_BAD_REQUEST, "tick");
     EXPECT_ERR(2, "{\"type\":\"input\",\"seq\":1,\"move\":[0,0],\"jump\":1}",
                PROTO_ERR_BAD_REQUEST, "jump");
     EXPECT_ERR(2, "{\"type\":\"input\",\"seq\":1,\"id\":\"7\",\"move\":[0,0]}",

@@ -153,6 +153,69 @@ START_TEST(ack_tick_names_the_first_step_of_an_input)
 }
 END_TEST
 
+/* An input stamped with a later tick waits for it: the step of that tick is the first to
+ * apply it, so a kinematic avatar at 5 m/s stands exactly where the stamp says in every state.
+ * An input without a tick sent while a stamped one waits is applied after it, in order; a
+ * tick more than a second ahead is refused and applies nothing. */
+START_TEST(a_stamped_input_waits_for_its_tick)
+{
+    const char *args[] = {"--snapshot-hz", "60", NULL};
+    start(args);
+    h_conn a;
+    double avatar = join_kinematic(&a, 0.5, 0.5, 30, 5);
+    cJSON *s = h_recv_type(&a, "state", 2000);
+    ck_assert_ptr_nonnull(s);
+    double now = h_num(s, "tick"), x0 = x_of(s, avatar);
+    cJSON_Delete(s);
+    char line[160];
+    /* 61 ticks past the next step: more than a second of 60 Hz ticks. */
+    snprintf(line, sizeof line, "{\"type\":\"input\",\"seq\":1,\"tick\":%.0f,\"move\":[1,0]}",
+             now + 200);
+    ck_assert(h_send_line(&a, line));
+    expect_error(&a, "bad_request");
+    double stamp = now + 30; /* half a second on */
+    snprintf(line, sizeof line, "{\"type\":\"input\",\"seq\":2,\"tick\":%.0f,\"move\":[1,0]}",
+             stamp);
+    ck_assert(h_send_line(&a, line));
+    ck_assert(h_send_line(&a, "{\"type\":\"input\",\"seq\":3,\"move\":[-1,0]}"));
+    int before = 0, with = 0;
+    for (int k = 0; k < 120 && with < 10; k++) {
+        s = h_recv_type(&a, "state", 2000);
+        ck_assert_ptr_nonnull(s);
+        double tick = h_num(s, "tick"), ack = h_num(s, "ack");
+        if (tick < stamp) { /* not moved yet, and nothing acknowledged */
+            ck_assert_double_eq_tol(x_of(s, avatar), x0, 1e-9);
+            ck_assert_double_eq(ack, 0);
+            before++;
+        } else {
+            /* 2 and 3 were due at the same step: 3 is the newer, and goes the other way. */
+            ck_assert_double_eq(ack, 3);
+            ck_assert_double_eq(h_num(s, "ack_tick"), stamp);
+            ck_assert_double_eq_tol(x_of(s, avatar), x0 - 5.0 * (tick - stamp + 1) / 60.0, 1e-3);
+            with++;
+        }
+        cJSON_Delete(s);
+    }
+    ck_assert_int_gt(before, 10);
+    ck_assert_int_eq(with, 10);
+    /* A tick already past is applied by the next step, as without one. */
+    ck_assert(h_send_line(&a, "{\"type\":\"input\",\"seq\":4,\"tick\":1,\"move\":[0,0]}"));
+    for (int k = 0; k < 30; k++) {
+        s = h_recv_type(&a, "state", 2000);
+        ck_assert_ptr_nonnull(s);
+        bool done = h_num(s, "ack") == 4;
+        if (done)
+            ck_assert(h_num(s, "ack_tick") > stamp);
+        cJSON_Delete(s);
+        if (done)
+            break;
+        ck_assert_int_lt(k, 29);
+    }
+    h_close(&a);
+    stop();
+}
+END_TEST
+
 START_TEST(subscribe_hash_every_n_ticks)
 {
     const char *args[] = {"--snapshot-hz", "60", NULL}; /* both clients get every tick */
@@ -378,6 +441,7 @@ END_TEST
 void server_netcode_tests(TCase *tc)
 {
     tcase_add_test(tc, delta_states_match_compact_states);
+    tcase_add_test(tc, a_stamped_input_waits_for_its_tick);
     tcase_add_test(tc, ack_tick_names_the_first_step_of_an_input);
     tcase_add_test(tc, subscribe_hash_every_n_ticks);
     tcase_add_test(tc, client_in_tmux_moves_at_once_under_latency);

@@ -99,6 +99,7 @@ function onMessage(text) {
       break;
     case "pong":
       pingMs = now - m.t;
+      predictor.rtt(pingMs);
       break;
     case "error":
       showError(`${m.code}: ${m.message}`);
@@ -147,8 +148,11 @@ function sendInput() {
   const move = moveOf(), jump = jumpQueued;
   jumpQueued = false;
   seq++;
-  send({ type: "input", seq, id: avatar, move, jump });
-  predictor.input(seq, move.concat([0, 0]).slice(0, 3), jump, performance.now());
+  // Stamped with the tick the prediction applies it from, which the server keeps it for.
+  const tick = predictor.input(seq, move.concat([0, 0]).slice(0, 3), jump, performance.now());
+  const msg = { type: "input", seq, id: avatar, move, jump };
+  if (tick > 0) msg.tick = tick;
+  send(msg);
 }
 
 // A click drops a shape 4 m above where it points (on the ground plane in 3D).

@@ -1,7 +1,10 @@
 // Prediction of the avatar with the server's character rules (character.js), and its
-// reconciliation with each state, as mink-client's predict.c does: the inputs the server has
-// not applied yet are replayed from the state's position and velocity, one tick each, and a
-// small correction is eased in rather than jumped to.
+// reconciliation with each state, as mink-client's predict.c does: the prediction runs ahead
+// of the server by the round trip and a margin, each input is stamped with the tick it is
+// applied from (input.tick, which the server keeps it for), every tick since the state is
+// replayed from the state's position and velocity by the inputs stamped for it, and a small
+// correction is eased in rather than jumped to. An input the server took up after its tick
+// widens the margin.
 
 import * as chr from "./character.js";
 
@@ -10,14 +13,19 @@ const REACH = 12; // m: obstacles taken within this distance of the avatar
 const SNAP = 1; // m: a correction this large is not eased
 const SMOOTH_MS = 60; // ms: a smaller one decays with this time constant
 const MAX_INPUTS = 512;
+const MARGIN = 1; // ticks ahead of an input's arrival, at the least
+const CATCH_UP = 30; // ticks stepped at most in one call
 
 export class Predictor {
   constructor(world) {
     this.world = world;
     this.active = false;
-    this.inputs = []; // {seq, move, jump, ticks}
-    this.accMs = 0;
-    this.lastMs = 0;
+    this.inputs = []; // {seq, tick, move, jump, timed}
+    this.tick = 0; // the tick pos and vel are the avatar after
+    this.clock = null; // the server's tick at local time t: clock + t * hz / 1000 + one way
+    this.rttMs = 0; // from the pongs
+    this.margin = MARGIN;
+    this.late = 0;
     this.offset = [0, 0, 0];
     this.offsetMs = 0;
     this.grounded = false;
@@ -28,23 +36,47 @@ export class Predictor {
     return this.world.dim;
   }
 
+  // An input about to be sent: the tick to stamp it with (0 before the first state).
   input(seq, move, jump, nowMs) {
     this.advance(nowMs);
     if (this.inputs.length >= MAX_INPUTS) this.inputs.shift();
-    this.inputs.push({ seq, move, jump, ticks: 0 });
+    const tick = this.clock === null ? 0 : this.tick + 1;
+    this.inputs.push({ seq, tick, move, jump, timed: this.rttMs > 0 });
+    return tick;
+  }
+
+  rtt(ms) {
+    if (!(ms >= 0)) return;
+    this.rttMs = this.rttMs > 0 ? Math.max(ms, 0.75 * this.rttMs + 0.25 * ms) : ms;
+  }
+
+  lead() {
+    return (this.rttMs * this.world.tickHz) / 1000 + this.margin;
+  }
+
+  // The input the server applies at `tick`: the newest stamped for it or before.
+  inputAt(tick) {
+    let inp = null;
+    for (const i of this.inputs) {
+      if (i.tick > tick) break;
+      inp = i;
+    }
+    return inp;
+  }
+
+  stepTo(tick) {
+    while (this.tick < tick) {
+      const inp = this.inputAt(this.tick + 1);
+      if (this.active) this.step(inp || { move: [0, 0, 0], jump: false }, !!inp && inp.jump && inp.tick === this.tick + 1);
+      this.tick++;
+    }
   }
 
   advance(nowMs) {
-    if (!this.lastMs) this.lastMs = nowMs;
-    this.accMs = Math.min(this.accMs + nowMs - this.lastMs, 250);
-    this.lastMs = nowMs;
-    const tickMs = 1000 / this.world.tickHz;
-    while (this.accMs >= tickMs) {
-      this.accMs -= tickMs;
-      const inp = this.inputs[this.inputs.length - 1];
-      if (this.active) this.step(inp || { move: [0, 0, 0], jump: false }, inp && inp.jump && inp.ticks === 0);
-      if (inp) inp.ticks++;
-    }
+    if (this.clock === null) return;
+    const target = Math.max(0, Math.floor(this.clock + (nowMs * this.world.tickHz) / 1000 + this.lead()));
+    if (target > this.tick + CATCH_UP) this.tick = target - CATCH_UP;
+    this.stepTo(target);
   }
 
   step(inp, jump) {
@@ -109,20 +141,34 @@ export class Predictor {
     }
   }
 
-  // A state arrived: restart from the server's avatar and replay what it has not applied.
+  // A state arrived: restart from the server's avatar and replay the ticks since.
   reconcile(avatarId, nowMs) {
+    const w = this.world;
+    const sample = w.tick - (nowMs * w.tickHz) / 1000;
+    if (this.clock === null || sample < this.clock - 4) this.clock = sample;
+    else this.clock = Math.max(sample, this.clock - 0.05);
+    let late = false;
+    this.inputs.forEach((inp, i) => {
+      if (inp.seq !== w.ack || !(w.ackTick > inp.tick)) return;
+      if (inp.tick > 0 && inp.timed) {
+        this.margin = Math.min(this.margin + (w.ackTick - inp.tick), 60);
+        this.late++;
+        late = true;
+      }
+      for (let j = i; j < this.inputs.length && this.inputs[j].tick < w.ackTick; j++) this.inputs[j].tick = w.ackTick;
+    });
+    if (!late) this.margin = Math.max(MARGIN, this.margin - 0.05);
     this.advance(nowMs);
-    const b = this.world.bodies.get(avatarId);
-    const me = this.world.latest(avatarId);
+    const b = w.bodies.get(avatarId);
+    const me = w.latest(avatarId);
     if (!b || !me || !b.shape) {
       this.active = false;
       return;
     }
     this.shape = b.shape;
     this.half = halfOf(b.shape);
-    const ack = this.world.ack;
     let k = 0;
-    while (k + 1 < this.inputs.length && this.inputs[k + 1].seq <= ack) k++;
+    while (k + 1 < this.inputs.length && this.inputs[k + 1].tick > 0 && this.inputs[k + 1].tick <= w.tick + 1) k++;
     this.inputs.splice(0, k);
     const was = this.active, old = this.pos ? this.pos.slice() : null;
     this.gather(me);
@@ -135,16 +181,9 @@ export class Predictor {
     this.pushOut();
     [this.pos, this.vel] = keep;
     this.active = true;
-    const acked = this.inputs.length > 0 && this.inputs[0].seq <= ack;
-    this.inputs.forEach((inp, i) => {
-      // The newest applied input goes on at the server until the next: the state holds it
-      // from the step the server says it took it up at (ack_tick), or about half a snapshot
-      // interval of it from a server that does not say.
-      const w = this.world;
-      const applied = w.ackTick > 0 ? w.tick - w.ackTick + 1 : Math.round(w.tickHz / w.snapshotHz / 2);
-      const from = i === 0 && acked ? Math.min(inp.ticks, applied) : 0;
-      for (let t = from; t < inp.ticks; t++) this.step(inp, inp.jump && t === 0);
-    });
+    const ahead = Math.max(this.tick, w.tick);
+    this.tick = w.tick;
+    this.stepTo(ahead);
     if (!was || !old) return;
     const delta = old.map((x, i) => x - this.pos[i]);
     if (Math.hypot(...delta) >= SNAP) this.offset = [0, 0, 0];

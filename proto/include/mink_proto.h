@@ -224,6 +224,8 @@ typedef struct proto_msg {
             uint64_t id;
             double move[3]; /* each component in [-1, 1] */
             bool jump;
+            bool has_tick; /* the step it is first applied by (an extension); else the next */
+            uint64_t tick;
         } input;
         struct {
             proto_placed_shape a, b;

@@ -81,6 +81,14 @@ typedef struct net_piece {
 } net_piece;
 
 /* A piece of one client's state: bytes of the tick buffer, or of the session's own bytes. */
+/* An input that waits for the step it names (session.c). */
+#define NET_INPUTS_WAITING 64
+typedef struct net_input {
+    uint64_t seq, id, tick;
+    double move[3];
+    bool jump;
+} net_input;
+
 typedef struct net_range {
     size_t off, len;
     bool own;
@@ -127,11 +135,15 @@ struct net_session {
     proto_framer framer;
     uint64_t connected_ns;
 
-    /* Inputs: the newest seq received, and the newest one a step has applied (`ack`). */
-    bool has_seq;
-    uint64_t last_seq;
+    /* Inputs: the newest seq received; the newest set on its body, which the next step
+     * applies; the newest a step has applied (`ack`). Inputs that name a later step (`tick`)
+     * wait in `waiting`, in the order received. */
+    bool has_seq, has_set;
+    uint64_t last_seq, set_seq;
     uint64_t ack;
     uint64_t ack_tick; /* the tick whose step first applied the input `ack` names (0: none) */
+    net_input waiting[NET_INPUTS_WAITING];
+    unsigned waiting_head, waiting_len;
 
     /* Snapshots: which bodies this client has seen (one bit per world slot), and what it has
      * to be told is gone. */
@@ -280,6 +292,8 @@ net_delta_out net_delta_body(net_server *srv, net_session *s, const sim_body *bo
                              uint32_t slot, size_t *off, size_t *len);
 
 /* session.c */
+/* Sets on their bodies the waiting inputs that the next step is to apply first. */
+void net_session_take_inputs(net_session *s);
 /* A new session on transport `tr` (not yet counted or linked), or NULL when memory ran out. */
 net_session *net_session_new(net_server *srv, const net_transport *tr);
 /* Counts and links a new session from `peer`; over max_clients (counted across both

@@ -57,10 +57,11 @@ static void check_sessions(net_server *srv, uint64_t now)
         /* Every input received before this step has now been applied; a new one first by this
          * step, which the states say (`ack_tick`) so that a client replays its inputs from
          * where the server took them up. */
-        if (s->has_seq && (s->ack != s->last_seq || s->ack_tick == 0)) {
-            s->ack = s->last_seq;
+        if (s->has_set && (s->ack != s->set_seq || s->ack_tick == 0)) {
+            s->ack = s->set_seq;
             s->ack_tick = sim_world_tick(srv->world);
         }
+        net_session_take_inputs(s);
         if (!s->joined && (double)(now - s->connected_ns) > srv->cfg.hello_timeout * 1e9) {
             net_session_close(s, "no hello in time");
             continue;

@@ -291,6 +291,25 @@ static void handle_despawn(net_session *s, proto_msg *m)
     send_buf(s, b);
 }
 
+static void set_input(net_session *s, sim_body *body, const double move[3], bool jump,
+                      uint64_t seq)
+{
+    if (sim_world_dim(s->srv->world) == 3)
+        sim_body_set_input3(s->srv->world, body,
+                            mk_v3((float)move[0], (float)move[1], (float)move[2]), jump);
+    else
+        sim_body_set_input2(s->srv->world, body, mk_v2((float)move[0], (float)move[1]), jump);
+    s->has_set = true;
+    s->set_seq = seq;
+}
+
+/* An input is set on its body at once, for the next step, unless it names a later step
+ * (`tick`, the Source engine's and Overwatch's stamped commands: a client that runs its
+ * prediction ahead of the server by the round trip stamps each input with the step it
+ * predicted it for, and the server applies it by that very step, so that the prediction
+ * and the server agree however the input travelled). Such an input waits, and so does
+ * every input after it: they are applied in the order sent. A tick already past is applied
+ * at once; a tick more than a second ahead is refused. */
 static void handle_input(net_session *s, proto_msg *m)
 {
     char msg[PROTO_MAX_MESSAGE];
@@ -312,16 +331,54 @@ static void handle_input(net_session *s, proto_msg *m)
         net_session_error(s, PROTO_ERR_BAD_REQUEST, "id: a static body takes no input", NULL);
         return;
     }
+    uint64_t next = sim_world_tick(s->srv->world) + 1;
+    uint64_t tick = m->u.input.has_tick ? m->u.input.tick : next;
+    uint64_t ahead = (uint64_t)s->srv->cfg.tick_hz;
+    if (tick > next + ahead) {
+        snprintf(msg, sizeof msg, "tick: %llu is more than a second (%llu ticks) past the next "
+                 "step, %llu", (unsigned long long)tick, (unsigned long long)ahead,
+                 (unsigned long long)next);
+        net_session_error(s, PROTO_ERR_BAD_REQUEST, msg, NULL);
+        return;
+    }
+    if (s->waiting_len == 0 && tick <= next) {
+        s->has_seq = true;
+        s->last_seq = m->u.input.seq;
+        set_input(s, body, m->u.input.move, m->u.input.jump, m->u.input.seq);
+        return;
+    }
+    if (s->waiting_len == NET_INPUTS_WAITING) {
+        snprintf(msg, sizeof msg, "tick: %d inputs wait for their steps already",
+                 NET_INPUTS_WAITING);
+        net_session_error(s, PROTO_ERR_BAD_REQUEST, msg, NULL);
+        return;
+    }
     s->has_seq = true;
     s->last_seq = m->u.input.seq;
-    const double *move = m->u.input.move;
-    if (sim_world_dim(s->srv->world) == 3)
-        sim_body_set_input3(s->srv->world, body,
-                            mk_v3((float)move[0], (float)move[1], (float)move[2]),
-                            m->u.input.jump);
-    else
-        sim_body_set_input2(s->srv->world, body, mk_v2((float)move[0], (float)move[1]),
-                           m->u.input.jump);
+    net_input *in = &s->waiting[(s->waiting_head + s->waiting_len++) % NET_INPUTS_WAITING];
+    *in = (net_input){.seq = m->u.input.seq, .id = id, .tick = tick, .jump = m->u.input.jump};
+    memcpy(in->move, m->u.input.move, sizeof in->move);
+}
+
+void net_session_take_inputs(net_session *s)
+{
+    uint64_t next = sim_world_tick(s->srv->world) + 1;
+    while (s->waiting_len > 0) {
+        net_input *in = &s->waiting[s->waiting_head];
+        if (in->tick > next)
+            break;
+        s->waiting_head = (s->waiting_head + 1) % NET_INPUTS_WAITING;
+        s->waiting_len--;
+        /* The body may have left the world, or this client's hands, since: then the input
+         * is acknowledged and goes nowhere. */
+        sim_body *body = sim_world_get(s->srv->world, in->id);
+        if (body && body->owner == s->owner && body->kind != SIM_STATIC) {
+            set_input(s, body, in->move, in->jump, in->seq);
+        } else {
+            s->has_set = true;
+            s->set_seq = in->seq;
+        }
+    }
 }
 
 static void handle_query(net_session *s, proto_msg *m)
