@@ -124,14 +124,23 @@ static double x_of(const cJSON *state, double id)
 
 /* `ack_tick` says which step first applied the acknowledged input: a kinematic avatar at
  * 5 m/s has gone 5 m/s times the steps since then, exactly where the state shows it. */
-START_TEST(ack_tick_names_the_first_step_of_an_input)
+/* A server stepping a state every tick, and a client with a kinematic avatar at 5 m/s that
+ * has its first state (the caller's to free). */
+static cJSON *join_runner(h_conn *a, double *avatar)
 {
     const char *args[] = {"--snapshot-hz", "60", NULL};
     start(args);
-    h_conn a;
-    double avatar = join_kinematic(&a, 0.5, 0.5, 30, 5);
-    cJSON *s = h_recv_type(&a, "state", 2000);
+    *avatar = join_kinematic(a, 0.5, 0.5, 30, 5);
+    cJSON *s = h_recv_type(a, "state", 2000);
     ck_assert_ptr_nonnull(s);
+    return s;
+}
+
+START_TEST(ack_tick_names_the_first_step_of_an_input)
+{
+    h_conn a;
+    double avatar;
+    cJSON *s = join_runner(&a, &avatar);
     ck_assert_ptr_null(cJSON_GetObjectItemCaseSensitive(s, "ack_tick")); /* no input yet */
     cJSON_Delete(s);
     ck_assert(h_send_line(&a, "{\"type\":\"input\",\"seq\":1,\"move\":[1,0]}"));
@@ -159,12 +168,9 @@ END_TEST
  * tick more than a second ahead is refused and applies nothing. */
 START_TEST(a_stamped_input_waits_for_its_tick)
 {
-    const char *args[] = {"--snapshot-hz", "60", NULL};
-    start(args);
     h_conn a;
-    double avatar = join_kinematic(&a, 0.5, 0.5, 30, 5);
-    cJSON *s = h_recv_type(&a, "state", 2000);
-    ck_assert_ptr_nonnull(s);
+    double avatar;
+    cJSON *s = join_runner(&a, &avatar);
     double now = h_num(s, "tick"), x0 = x_of(s, avatar);
     cJSON_Delete(s);
     char line[160];
