@@ -171,6 +171,7 @@ uint64_t cli_predict_input(cli_predict *p, uint64_t seq, const double move[3], b
         in->move[i] = (float)move[i];
     in->jump = jump;
     in->timed = p->rtt_ms > 0;
+    in->sent_ms = now_ms;
     return in->tick;
 }
 
@@ -281,6 +282,12 @@ static void set_clock(cli_predict *p, uint64_t tick, double now_ms)
         p->clock = sample; /* the first, or the server fell behind: follow it */
     else /* let down a tick a second at 20 states a second, not below a later sample */
         p->clock = fmax(sample, p->clock - 0.05);
+    if (!p->clocked) /* inputs sent without a tick: the server applies them on arrival */
+        for (size_t i = 0; i < p->n; i++)
+            if (p->in[i].tick == 0)
+                p->in[i].tick =
+                    (uint64_t)fmax(1.0, p->clock + (p->in[i].sent_ms + p->rtt_ms) *
+                                                       p->ticks_per_ms + 1.0);
     p->clocked = true;
 }
 

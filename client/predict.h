@@ -42,6 +42,7 @@ typedef struct cli_pred_input {
     float move[3];
     bool jump;
     bool timed; /* stamped knowing the round trip: its lateness widens the margin */
+    double sent_ms; /* when it was sent */
 } cli_pred_input;
 
 typedef struct cli_obstacle {

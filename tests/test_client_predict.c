@@ -180,6 +180,27 @@ START_TEST(an_input_sent_before_the_round_trip_is_known_is_not_counted_late)
 }
 END_TEST
 
+/* An input sent before the first state goes out without a tick: the server applies it when it
+ * arrives. The first state's clock says when that is: a round trip after it was sent, in the
+ * server's ticks, and the step after. */
+START_TEST(an_input_sent_before_the_first_state_gets_its_arrival_tick)
+{
+    cli_world w;
+    cli_world_init(&w);
+    w.tick_hz = 60;
+    cli_predict p;
+    cli_predict_init(&p, 2, 60, gravity, false);
+    cli_predict_rtt(&p, 100.0); /* the welcome's */
+    ck_assert_uint_eq(cli_predict_input(&p, 1, right, false, 950.5), 0);
+    /* The state of tick 60 at 1000 ms: the server's tick at 1050.5 ms (950.5 and the round
+     * trip) is 63.03, and 64 the first step after it. */
+    state(&w, 60, 0, 0, 0, true);
+    cli_predict_state(&p, &w, 2, 1000.0);
+    ck_assert_uint_eq(p.in[0].tick, 64);
+    cli_world_free(&w);
+}
+END_TEST
+
 START_TEST(inputs_before_the_state_are_dropped)
 {
     cli_world w;
@@ -204,4 +225,5 @@ MINK_CHECK_TESTS("client_predict", 0, input_moves_the_avatar_at_once,
                  input_is_stamped_a_round_trip_ahead, reconciliation_replays_and_smooths,
                  a_late_input_moves_the_prediction_ahead,
                  an_input_sent_before_the_round_trip_is_known_is_not_counted_late,
+                 an_input_sent_before_the_first_state_gets_its_arrival_tick,
                  inputs_before_the_state_are_dropped)
