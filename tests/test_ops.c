@@ -365,11 +365,44 @@ START_TEST(http_port_in_use_is_an_error)
 }
 END_TEST
 
+/* Inputs that name their step's tick are counted, and those that came after it as late. */
+START_TEST(metrics_count_stamped_and_late_inputs)
+{
+    start_http(NULL);
+    h_conn c;
+    join_kinematic(&c, 0.5, 0.5, 10, 3);
+    cJSON *st = h_recv_type(&c, "state", 2000);
+    ck_assert_ptr_nonnull(st);
+    double tick = h_num(st, "tick");
+    cJSON_Delete(st);
+    char line[160];
+    /* Half a second ahead, twice: they wait, on time. Then one for tick 1, long past: late,
+     * and applied after them (inputs keep their order). Then one without a tick. */
+    for (int i = 1; i <= 2; i++) {
+        snprintf(line, sizeof line,
+                 "{\"type\":\"input\",\"seq\":%d,\"tick\":%.0f,\"move\":[1,0]}", i,
+                 tick + 29 + i);
+        ck_assert(h_send_line(&c, line));
+    }
+    ck_assert(h_send_line(&c, "{\"type\":\"input\",\"seq\":3,\"tick\":1,\"move\":[0,0]}"));
+    ck_assert(h_send_line(&c, "{\"type\":\"input\",\"seq\":4,\"move\":[0,0]}"));
+    expect_alive(&c); /* every line before the ping has been read */
+    char *body = get_ok("/metrics", 200);
+    ck_assert_double_eq(http_metric(body, "mink_inputs_stamped_total"), 3);
+    ck_assert_double_eq(http_metric(body, "mink_inputs_late_total"), 1);
+    ck_assert_ptr_nonnull(strstr(body, "# TYPE mink_inputs_late_total counter\n"));
+    free(body);
+    h_close(&c);
+    stop();
+}
+END_TEST
+
 static Suite *ops_suite(void)
 {
     Suite *s = suite_create("ops");
-    MINK_TCASE(s, "http", 60, metrics_count_what_happened, health_answers, livez_reports_a_stall,
-               sigterm_drains, bad_requests_get_400_or_a_close, http_port_in_use_is_an_error);
+    MINK_TCASE(s, "http", 60, metrics_count_what_happened, metrics_count_stamped_and_late_inputs,
+               health_answers, livez_reports_a_stall, sigterm_drains,
+               bad_requests_get_400_or_a_close, http_port_in_use_is_an_error);
     ops_agones_tests(s);
     ops_ws_tests(s);
     return s;

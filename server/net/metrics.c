@@ -208,6 +208,11 @@ void net_metrics_write(net_server *srv, proto_buf *b)
     counter(b, "mink_sent_messages_total", "Messages sent to clients, states included.",
             c->msgs_out);
     counter(b, "mink_states_sent_total", "State messages sent.", st->states);
+    counter(b, "mink_inputs_stamped_total", "Inputs that named the tick of their step.",
+            c->inputs_stamped);
+    counter(b, "mink_inputs_late_total",
+            "Stamped inputs that arrived after their tick's step: applied by the next.",
+            c->inputs_late);
     counter(b, "mink_states_not_sent_total",
             "States not sent to a client still writing its previous one (a slow reader).",
             st->states_dropped);

@@ -31,6 +31,7 @@ typedef struct net_counters {
     uint64_t tick_ns, ticks_timed;
     uint64_t bytes_in, bytes_out, msgs_in, msgs_out;
     uint64_t accepted;
+    uint64_t inputs_stamped, inputs_late; /* `input.tick`: given, and already past on arrival */
     uint64_t errors[PROTO_ERR_LAST + 1];
     uint64_t disconnects[NET_DISCONNECT_REASONS];
 } net_counters;

@@ -303,6 +303,15 @@ static void set_input(net_session *s, sim_body *body, const double move[3], bool
     s->set_seq = seq;
 }
 
+/* The metrics of an accepted input that names its tick: late when that step has begun. */
+static void count_stamp(net_session *s, const proto_msg *m, uint64_t next)
+{
+    if (!m->u.input.has_tick)
+        return;
+    s->srv->stats.c.inputs_stamped++;
+    s->srv->stats.c.inputs_late += m->u.input.tick < next;
+}
+
 /* An input is set on its body at once, for the next step, unless it names a later step
  * (`tick`, the Source engine's and Overwatch's stamped commands: a client that runs its
  * prediction ahead of the server by the round trip stamps each input with the step it
@@ -342,6 +351,7 @@ static void handle_input(net_session *s, proto_msg *m)
         return;
     }
     if (s->waiting_len == 0 && tick <= next) {
+        count_stamp(s, m, next);
         s->has_seq = true;
         s->last_seq = m->u.input.seq;
         set_input(s, body, m->u.input.move, m->u.input.jump, m->u.input.seq);
@@ -353,6 +363,7 @@ static void handle_input(net_session *s, proto_msg *m)
         net_session_error(s, PROTO_ERR_BAD_REQUEST, msg, NULL);
         return;
     }
+    count_stamp(s, m, next);
     s->has_seq = true;
     s->last_seq = m->u.input.seq;
     net_input *in = &s->waiting[(s->waiting_head + s->waiting_len++) % NET_INPUTS_WAITING];
