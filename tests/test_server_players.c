@@ -67,6 +67,37 @@ static bool players_file_has(const char *text)
     return false;
 }
 
+/* The players file lists `user` as owner `client` with `avatar` (0: none). */
+static void expect_listed(double client, double avatar, const char *user)
+{
+    char want[160];
+    snprintf(want, sizeof want, "%.0f %.0f %s *\n", client, avatar, user);
+    ck_assert_msg(players_file_has(want), "no '%s' in %s", want, players_path);
+}
+
+/* A small circle of c's at (x, 9), spawned with req `n`; its id. */
+static double spawn_circle(h_conn *c, int n, int x)
+{
+    char body[128];
+    snprintf(body, sizeof body,
+             "{\"shape\":{\"type\":\"circle\",\"radius\":0.3},\"pos\":[%d,9]}", x);
+    return spawn_ok(c, n, body);
+}
+
+/* A server with --keep-bodies 60 and one player, `user`, listed in the players file and owning
+ * a circle (returned); the player's owner number in *client. */
+static double start_with_player(h_conn *a, const char *user, double *client)
+{
+    setup_files("60");
+    start(args);
+    cJSON *w = join_as(a, user, false);
+    *client = h_num(w, "client");
+    cJSON_Delete(w);
+    double box = spawn_circle(a, 1, 5);
+    expect_listed(*client, 0, user);
+    return box;
+}
+
 /* Kills the server with SIGKILL once the journal has been flushed past what the test did
  * (--fsync-ms 50: 400 ms is several flushes), and starts it again on the same save. */
 static void crash_and_restart(void)
@@ -92,19 +123,16 @@ START_TEST(a_player_owns_their_bodies_again_after_a_crash)
     double alice = h_num(w, "client"), avatar = h_num(w, "avatar");
     cJSON_Delete(w);
     ck_assert_double_gt(avatar, 0);
-    double box1 = spawn_ok(&a, 1, "{\"shape\":{\"type\":\"circle\",\"radius\":0.3},\"pos\":[5,9]}");
-    double box2 = spawn_ok(&a, 2, "{\"shape\":{\"type\":\"circle\",\"radius\":0.3},\"pos\":[6,9]}");
+    double box1 = spawn_circle(&a, 1, 5);
+    double box2 = spawn_circle(&a, 2, 6);
     w = join_as(&b, "bob", false);
     double bob = h_num(w, "client");
     cJSON_Delete(w);
     ck_assert_double_ne(bob, alice);
-    double box3 = spawn_ok(&b, 1, "{\"shape\":{\"type\":\"circle\",\"radius\":0.3},\"pos\":[-5,9]}");
+    double box3 = spawn_circle(&b, 1, -5);
     /* The table on disk: both players, alice with her avatar. */
-    char want[160];
-    snprintf(want, sizeof want, "%.0f %.0f alice *\n", alice, avatar);
-    ck_assert_msg(players_file_has(want), "no '%s' in %s", want, players_path);
-    snprintf(want, sizeof want, "%.0f 0 bob *\n", bob);
-    ck_assert_msg(players_file_has(want), "no '%s' in %s", want, players_path);
+    expect_listed(alice, avatar, "alice");
+    expect_listed(bob, 0, "bob");
     ck_assert(file_has(players_path, "mink-players 1 2\n"));
     h_close(&a);
     h_close(&b);
@@ -149,8 +177,7 @@ START_TEST(a_player_owns_their_bodies_again_after_a_crash)
     /* Inputs go to the avatar she got back. */
     ck_assert_double_ge(send_inputs_to_ack(&a, "[1,0]", 3), 3);
     /* The table now has carol too, and survives a second crash with all three. */
-    snprintf(want, sizeof want, "%.0f 0 carol *\n", carol);
-    ck_assert_msg(players_file_has(want), "no '%s' in %s", want, players_path);
+    expect_listed(carol, 0, "carol");
     h_close(&a);
     h_close(&c);
     crash_and_restart();
@@ -192,16 +219,11 @@ static void damage(long keep, long flip)
 
 START_TEST(a_damaged_players_file_is_refused_and_the_server_runs)
 {
-    setup_files("60");
-    start(args);
     h_conn a;
-    cJSON *w = join_as(&a, "dave", false);
-    double dave = h_num(w, "client");
-    cJSON_Delete(w);
-    double box = spawn_ok(&a, 1, "{\"shape\":{\"type\":\"circle\",\"radius\":0.3},\"pos\":[5,9]}");
-    char want[160], line[128];
-    snprintf(want, sizeof want, "%.0f 0 dave *\n", dave);
-    ck_assert(players_file_has(want));
+    double dave;
+    double box = start_with_player(&a, "dave", &dave);
+    cJSON *w;
+    char line[128];
     h_close(&a);
     h_sleep_ms(400);
     ck_assert_int_eq(h_server_stop(&srv, SIGKILL, 3000), -2);
@@ -264,10 +286,9 @@ START_TEST(a_player_who_does_not_come_back_after_a_restart_loses_their_bodies)
     cJSON *w = join_as(&a, "frank", true);
     double frank = h_num(w, "client"), avatar = h_num(w, "avatar");
     cJSON_Delete(w);
-    double box = spawn_ok(&a, 1, "{\"shape\":{\"type\":\"circle\",\"radius\":0.3},\"pos\":[5,9]}");
+    double box = spawn_circle(&a, 1, 5);
+    expect_listed(frank, avatar, "frank");
     char want[160];
-    snprintf(want, sizeof want, "%.0f %.0f frank *\n", frank, avatar);
-    ck_assert(players_file_has(want));
     /* Still connected when the server dies: his bodies are his after the restart, for
      * --keep-bodies 1 s from it. */
     crash_and_restart();
@@ -297,16 +318,11 @@ END_TEST
  * restart with the key has no players, and its newcomers own nothing of the old ones'. */
 START_TEST(an_open_restart_drops_the_table_of_players)
 {
-    setup_files("60");
-    start(args);
     h_conn a;
-    cJSON *w = join_as(&a, "gina", false);
-    double gina = h_num(w, "client");
-    cJSON_Delete(w);
-    double box = spawn_ok(&a, 1, "{\"shape\":{\"type\":\"circle\",\"radius\":0.3},\"pos\":[5,9]}");
-    char want[160], line[128];
-    snprintf(want, sizeof want, "%.0f 0 gina *\n", gina);
-    ck_assert(players_file_has(want));
+    double gina;
+    double box = start_with_player(&a, "gina", &gina);
+    cJSON *w;
+    char line[128];
     h_close(&a);
     stop();
     const char *open_args[] = {"--save", save_path, NULL};
