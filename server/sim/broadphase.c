@@ -88,7 +88,7 @@ static inline bool consider(sim_world *w, const uint32_t *order, size_t i, size_
         return true;
     *sleeper |= a->sleeping || b->sleeping;
     sim_pair p = {sa, sb, 0.0f, 0};
-    return sim_vec_push(&w->pairs, &p);
+    return mk_vec_push(&w->pairs, &p);
 }
 
 /* Room after the last body's edges, so that the sweep reads four at once past it. */
@@ -113,7 +113,7 @@ void DIM_NAME(sim_broadphase)(sim_world *w, float dt, float g)
      * axis: the inner loop touches nothing else, so it runs through a tall pile's many
      * x-overlaps quickly. */
     size_t stride = n + SWEEP_PAD;
-    if (!sim_vec_reserve(&w->sweep, 2 * MK_DIM * stride))
+    if (!mk_vec_reserve(&w->sweep, 2 * MK_DIM * stride))
         return; /* out of memory: no pairs this step */
     float *lo[MK_DIM], *hi[MK_DIM];
     for (int k = 0; k < MK_DIM; k++) {
@@ -127,7 +127,7 @@ void DIM_NAME(sim_broadphase)(sim_world *w, float dt, float g)
     /* The pairs with static bodies first: the solver then works up from the ground. Those
      * are of awake bodies alone; a sleeper among the others is noted. The last list is kept
      * for its hints (carry_hints). */
-    sim_vec last = w->pairs;
+    mk_vec last = w->pairs;
     w->pairs = w->pairs_prev;
     w->pairs_prev = last;
     w->pairs.len = 0;

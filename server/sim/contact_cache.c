@@ -73,7 +73,7 @@ static bool rebuild(sim_cache *c, size_t cap)
 bool sim_cache_reserve(sim_cache *c, size_t more)
 {
     size_t live = c->entries.len - c->dead;
-    if (!sim_vec_reserve(&c->entries, c->entries.len + more))
+    if (!mk_vec_reserve(&c->entries, c->entries.len + more))
         return false;
     /* Table slots in use (live and tombstones) stay under half of the table. */
     if (2 * (c->used + more) <= c->table_cap)
@@ -87,7 +87,7 @@ bool sim_cache_reserve(sim_cache *c, size_t more)
 
 void sim_cache_free(sim_cache *c)
 {
-    sim_vec_free(&c->entries);
+    mk_vec_free(&c->entries);
     free(c->table);
     c->table = NULL;
     c->table_cap = c->used = c->dead = 0;
@@ -151,14 +151,14 @@ bool sim_cache_reserve_step(sim_world *w, size_t pairs)
 {
     sim_cache *c = &w->cache;
     size_t table_cap = c->table_cap, dead = c->dead;
-    if (!sim_cache_reserve(c, pairs) || !sim_vec_reserve(&w->solved, 2 * pairs))
+    if (!sim_cache_reserve(c, pairs) || !mk_vec_reserve(&w->solved, 2 * pairs))
         return false;
     if (c->table_cap != table_cap || c->dead != dead) {
         w->solved.len = 0;
         for (size_t i = 0; i < c->entries.len; i++) {
             uint32_t index = (uint32_t)i;
             if (sim_cache_at(c, index)->stamp + 1 == w->tick)
-                sim_vec_push(&w->solved, &index);
+                mk_vec_push(&w->solved, &index);
         }
     }
     return true;

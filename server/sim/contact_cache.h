@@ -3,7 +3,7 @@
 #define MINK_SIM_CONTACT_CACHE_H
 
 #include "mink_sim.h"
-#include "sim_vec.h"
+#include "mk_vec.h"
 
 /* The impulses of a touching pair, kept from one step to the next and found again by the
  * pair's body ids and each point's feature id, so that the solver starts from the last step's
@@ -56,7 +56,7 @@ typedef struct sim_cache_entry3 {
 /* One persistent map from body pairs to entries (contact_cache.c). Entry indices stay valid
  * until sim_cache_reserve rebuilds the map. entries.item is the world's entry size. */
 typedef struct sim_cache {
-    sim_vec entries;  /* sim_cache_entry or sim_cache_entry3 */
+    mk_vec entries;  /* sim_cache_entry or sim_cache_entry3 */
     uint32_t *table;  /* 0 empty, 1 removed, else entry index + 2 */
     size_t table_cap; /* a power of two */
     size_t used;      /* table slots holding an entry or a tombstone */

@@ -173,7 +173,7 @@ static void clear_constraints(sim_world *w)
 /* Room for n constraints and their ends for the wide solver's coloring. */
 static bool reserve_constraints(sim_world *w, size_t n)
 {
-    return sim_vec_reserve(&w->constraints, n) && sim_vec_reserve(&w->wide_ends, 2 * n);
+    return mk_vec_reserve(&w->constraints, n) && mk_vec_reserve(&w->wide_ends, 2 * n);
 }
 
 /* Prepares constraint k of the list: its masses and its movable ends for the wide solver's
@@ -474,7 +474,7 @@ static void clear_constraints(sim_world *w) { w->constraints3.len = 0; }
 
 static bool reserve_constraints(sim_world *w, size_t n)
 {
-    return sim_vec_reserve(&w->constraints3, n);
+    return mk_vec_reserve(&w->constraints3, n);
 }
 
 /* The 3D solver prepares its constraints itself (solver.c), and bounces group by group. */
@@ -560,12 +560,12 @@ void DIM_NAME(sim_wake_touched)(sim_world *w)
 
 void DIM_NAME(sim_build_solver_bodies)(sim_world *w)
 {
-    sim_vec *v = dim_solver_bodies(w), *info = dim_solver_info(w);
+    mk_vec *v = dim_solver_bodies(w), *info = dim_solver_info(w);
     v->len = info->len = 0;
-    const sim_vec *movers = dim_movers(w);
+    const mk_vec *movers = dim_movers(w);
     /* Room for the body at rest was reserved with the world (place_body); with room for every
      * body the arrays are written in place. Out of memory, no body moves this step. */
-    bool room = sim_vec_reserve(v, movers->len + 1) && sim_vec_reserve(info, movers->len + 1);
+    bool room = mk_vec_reserve(v, movers->len + 1) && mk_vec_reserve(info, movers->len + 1);
     dsolver_body *vb = v->data;
     dsolver_info *vi = info->data;
     vb[0] = dim_solver_rest();
@@ -649,7 +649,7 @@ static void add_constraint(sim_world *w, sim_pair *pair, const sim_body *a, cons
                            const dmanifold *m, uint32_t found, bool kept, fill_item *fills,
                            uint32_t i)
 {
-    sim_vec *cv = dim_constraints(w);
+    mk_vec *cv = dim_constraints(w);
     /* Built in place: sim_collide reserved one constraint a pair. */
     assert(cv->len < cv->cap);
     dconstraint *c = (dconstraint *)cv->data + cv->len;
@@ -787,7 +787,7 @@ static void fill_range(void *arg, size_t begin, size_t end)
  * others' order: the list comes out as the one-by-one pass makes it. */
 static void fill_constraints(sim_world *w, const narrow_item *items, fill_item *fills)
 {
-    sim_vec *cv = dim_constraints(w);
+    mk_vec *cv = dim_constraints(w);
     fill_job job = {w, items, fills};
     sim_pool_for(w->pool, cv->len, SIM_NARROW_GRAIN, fill_range, &job);
     size_t n = 0;
@@ -812,22 +812,22 @@ static void fill_constraints(sim_world *w, const narrow_item *items, fill_item *
  * out the same with any number of workers. */
 void DIM_NAME(sim_collide)(sim_world *w, dvec up)
 {
-    sim_vec *contacts = dim_contacts(w);
+    mk_vec *contacts = dim_contacts(w);
     clear_constraints(w);
     w->push_pairs.len = 0;
     contacts->len = 0;
     if (!sim_cache_reserve_step(w, w->pairs.len) ||
-        !sim_vec_reserve(&w->solved, w->solved.len + w->pairs.len) ||
+        !mk_vec_reserve(&w->solved, w->solved.len + w->pairs.len) ||
         !reserve_constraints(w, w->pairs.len) ||
-        !sim_vec_reserve(&w->push_pairs, w->pairs.len) ||
-        !sim_vec_reserve(contacts, w->pairs.len))
+        !mk_vec_reserve(&w->push_pairs, w->pairs.len) ||
+        !mk_vec_reserve(contacts, w->pairs.len))
         return; /* out of memory: this step has no contacts */
 
     narrow_item *items = NULL;
     fill_item *fills = NULL;
     if (sim_pool_workers(w->pool) > 1 && w->pairs.len > SIM_NARROW_GRAIN &&
-        sim_vec_reserve(&w->narrow, w->pairs.len) &&
-        sim_vec_reserve(&w->narrow_fills, w->pairs.len)) {
+        mk_vec_reserve(&w->narrow, w->pairs.len) &&
+        mk_vec_reserve(&w->narrow_fills, w->pairs.len)) {
         items = w->narrow.data;
         fills = w->narrow_fills.data;
         narrow_job job = {w, items};
@@ -843,7 +843,7 @@ void DIM_NAME(sim_collide)(sim_world *w, dvec up)
         uint32_t sa = sim_id_slot(a->id), sb = sim_id_slot(b->id);
         if (sim_is_push_pair(a, b)) {
             sim_pair p = {sa, sb, 0.0f, 0};
-            sim_vec_push(&w->push_pairs, &p);
+            mk_vec_push(&w->push_pairs, &p);
             continue; /* resolved after the solver, with fresh manifolds */
         }
         narrow_item here;

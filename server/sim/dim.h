@@ -63,22 +63,22 @@ static inline daabb *dim_tight_bounds(const sim_world *w)
 {
     return DIM_PICK(w->tight, w->tight3).data;
 }
-static inline sim_vec *dim_contacts(sim_world *w) { return &DIM_PICK(w->contacts, w->contacts3); }
-static inline sim_vec *dim_constraints(sim_world *w)
+static inline mk_vec *dim_contacts(sim_world *w) { return &DIM_PICK(w->contacts, w->contacts3); }
+static inline mk_vec *dim_constraints(sim_world *w)
 {
     return &DIM_PICK(w->constraints, w->constraints3);
 }
-static inline sim_vec *dim_solver_bodies(sim_world *w)
+static inline mk_vec *dim_solver_bodies(sim_world *w)
 {
     return &DIM_PICK(w->solver_bodies, w->solver_bodies3);
 }
-static inline sim_vec *dim_solver_info(sim_world *w)
+static inline mk_vec *dim_solver_info(sim_world *w)
 {
     return &DIM_PICK(w->solver_info, w->solver_info3);
 }
 /* The moving bodies in the order each dimension's passes walk them: slot order in 2D, by
  * bounds min x in 3D. */
-static inline const sim_vec *dim_movers(const sim_world *w)
+static inline const mk_vec *dim_movers(const sim_world *w)
 {
     return &DIM_PICK(w->movers, w->order);
 }

@@ -30,9 +30,9 @@ bool sim_graph_color(sim_world *w, const uint32_t *ends, size_t n, size_t bodies
                      uint32_t start[SIM_WIDE_COLORS + 1])
 {
     size_t words = (bodies + 63) / 64;
-    if (!sim_vec_reserve(&w->wide_bits, SIM_WIDE_COLORS * words) ||
-        !sim_vec_reserve(&w->wide_order, n) || !sim_vec_reserve(&w->wide_overflow, n) ||
-        !sim_vec_reserve(&w->wide_colors, n))
+    if (!mk_vec_reserve(&w->wide_bits, SIM_WIDE_COLORS * words) ||
+        !mk_vec_reserve(&w->wide_order, n) || !mk_vec_reserve(&w->wide_overflow, n) ||
+        !mk_vec_reserve(&w->wide_colors, n))
         return false;
     uint64_t *bits = w->wide_bits.data;
     memset(bits, 0, SIM_WIDE_COLORS * words * sizeof *bits);

@@ -57,10 +57,10 @@ struct sim_history {
     uint32_t *slot_mark;
     size_t slot_cap;
     uint32_t mark;
-    sim_vec candidates, keys;
+    mk_vec candidates, keys;
     /* The bodies at past_t, made at world tick past_now and change count past_changes;
      * `unsorted` and `order` (x_key) the scratch of their sort. */
-    sim_vec past, unsorted, order;
+    mk_vec past, unsorted, order;
     uint64_t past_t, past_now, changes, past_changes;
     float past_widest;
     bool past_valid;
@@ -82,8 +82,8 @@ sim_history *sim_history_of(sim_world *w)
     return w->history;
 }
 
-sim_vec *sim_history_candidates(sim_history *h) { return &h->candidates; }
-sim_vec *sim_history_keys(sim_history *h) { return &h->keys; }
+mk_vec *sim_history_candidates(sim_history *h) { return &h->candidates; }
+mk_vec *sim_history_keys(sim_history *h) { return &h->keys; }
 
 static void free_gone(gone_body *g)
 {
@@ -108,11 +108,11 @@ void sim_history_free(sim_history *h)
     free(h->opens);
     free(h->slot_pose);
     free(h->slot_mark);
-    sim_vec_free(&h->candidates);
-    sim_vec_free(&h->past);
-    sim_vec_free(&h->unsorted);
-    sim_vec_free(&h->order);
-    sim_vec_free(&h->keys);
+    mk_vec_free(&h->candidates);
+    mk_vec_free(&h->past);
+    mk_vec_free(&h->unsorted);
+    mk_vec_free(&h->order);
+    mk_vec_free(&h->keys);
     free(h);
 }
 
@@ -387,10 +387,10 @@ static int by_min_x(const void *a, const void *b)
     return p->index < q->index ? -1 : p->index > q->index;
 }
 
-const sim_vec *sim_history_bodies_at(sim_world *w, uint64_t t, float *widest)
+const mk_vec *sim_history_bodies_at(sim_world *w, uint64_t t, float *widest)
 {
     sim_history *h = w->history;
-    sim_vec *out = &h->past;
+    mk_vec *out = &h->past;
     if (h->past_valid && h->past_t == t && h->past_now == w->tick &&
         h->past_changes == h->changes) {
         *widest = h->past_widest;
@@ -468,7 +468,7 @@ const sim_vec *sim_history_bodies_at(sim_world *w, uint64_t t, float *widest)
                 q.x2 = (col_xf2){b->pos, b->angle};
             }
         }
-        if (!sim_vec_push(out, &q))
+        if (!mk_vec_push(out, &q))
             return NULL;
     }
     for (size_t g = 0; g < h->gone_len; g++) {
@@ -476,12 +476,12 @@ const sim_vec *sim_history_bodies_at(sim_world *w, uint64_t t, float *widest)
         if (gb->born > t || gb->removed < t || gb->mark != h->mark)
             continue;
         sim_qbody q = qbody_of(h, gb->id, gb->kind, &gb->s2, &gb->s3, gb->pose);
-        if (!sim_vec_push(out, &q))
+        if (!mk_vec_push(out, &q))
             return NULL;
     }
     /* Sorted on x as the broadphase's order is, so that a query reads only the bodies near
      * its box on x: small keys sorted, then the bodies laid out in their order. */
-    if (!sim_vec_reserve(&h->order, out->len) || !sim_vec_reserve(&h->past, out->len))
+    if (!mk_vec_reserve(&h->order, out->len) || !mk_vec_reserve(&h->past, out->len))
         return NULL;
     const sim_qbody *qs = out->data;
     x_key *keys = h->order.data;

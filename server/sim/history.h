@@ -21,8 +21,8 @@ typedef struct sim_qbody {
 sim_history *sim_history_of(sim_world *w);
 void sim_history_free(sim_history *h);
 /* Scratch arrays for query.c: sim_qbody candidates, and (float, uint32_t) sort keys. */
-sim_vec *sim_history_candidates(sim_history *h);
-sim_vec *sim_history_keys(sim_history *h);
+mk_vec *sim_history_candidates(sim_history *h);
+mk_vec *sim_history_keys(sim_history *h);
 
 /* Hooks of the world (world.c): before each step, when a body is placed in a slot, and when
  * a body is about to be removed (its shape still there). Cheap no-ops without a history. */
@@ -39,6 +39,6 @@ bool sim_history_born_by(const sim_world *w, uint32_t slot, uint64_t t);
  * the history owns, sorted by the bounds' min x (*widest gets the largest half width on x),
  * kept for further queries at t until the world steps or a body comes or goes. NULL when
  * memory runs out. t must be within the history and before the current tick. */
-const sim_vec *sim_history_bodies_at(sim_world *w, uint64_t t, float *widest);
+const mk_vec *sim_history_bodies_at(sim_world *w, uint64_t t, float *widest);
 
 #endif

@@ -62,13 +62,13 @@ static uint64_t layout_of(sim_world *w)
 
 /* The statics' tree is rebuilt from the statics and their bounds (the same tree: the build is
  * a function of them), so it is not kept. */
-static bool kept(const sim_world *w, const sim_vec *v)
+static bool kept(const sim_world *w, const mk_vec *v)
 {
     return v != &w->tree.nodes && v != &w->tree.items;
 }
 
 /* Tables indexed by slot, reserved to the slot count with their length left at 0. */
-static bool per_slot(const sim_world *w, const sim_vec *v)
+static bool per_slot(const sim_world *w, const mk_vec *v)
 {
     return v == &w->shape_box || v == &w->bounds || v == &w->tight || v == &w->bounds3 ||
            v == &w->tight3;
@@ -79,7 +79,7 @@ static bool per_slot(const sim_world *w, const sim_vec *v)
  * never held a body), the others' up to their length. The rest comes back zeroed: past its
  * length an array is scratch, and the region queries' bitset (near_bits) is all clear between
  * queries. */
-static size_t items_kept(const sim_world *w, const sim_vec *v)
+static size_t items_kept(const sim_world *w, const mk_vec *v)
 {
     if (per_slot(w, v))
         return v->cap < w->slot_count ? v->cap : w->slot_count;
@@ -116,7 +116,7 @@ static void write_image(sim_world *w, out *o)
      * slot. */
     world_vec vecs[WORLD_VECS];
     for (size_t i = 0, n = sim_world_vecs(w, vecs); i < n; i++) {
-        const sim_vec *v = vecs[i].v;
+        const mk_vec *v = vecs[i].v;
         if (!kept(w, v))
             continue;
         put_u64(o, v->len);
@@ -275,7 +275,7 @@ static bool read_bodies(sim_world *w, in *r, size_t at_bodies, size_t *reach)
 }
 
 /* Every item of a slot list names a slot of the world. */
-static bool slots_ok(sim_world *w, in *r, size_t at, const sim_vec *v, const char *what)
+static bool slots_ok(sim_world *w, in *r, size_t at, const mk_vec *v, const char *what)
 {
     const uint32_t *s = v->data;
     for (size_t i = 0; i < v->len; i++)
@@ -284,7 +284,7 @@ static bool slots_ok(sim_world *w, in *r, size_t at, const sim_vec *v, const cha
     return true;
 }
 
-static bool pairs_ok(sim_world *w, in *r, size_t at, const sim_vec *v)
+static bool pairs_ok(sim_world *w, in *r, size_t at, const mk_vec *v)
 {
     const sim_pair *p = v->data;
     for (size_t i = 0; i < v->len; i++) {
@@ -300,7 +300,7 @@ static bool read_vecs(sim_world *w, in *r, size_t at_vecs[WORLD_VECS])
 {
     world_vec vecs[WORLD_VECS];
     for (size_t i = 0, n = sim_world_vecs(w, vecs); i < n; i++) {
-        sim_vec *v = vecs[i].v;
+        mk_vec *v = vecs[i].v;
         if (!kept(w, v))
             continue;
         uint64_t len, cap;
@@ -332,7 +332,7 @@ static bool check_vecs(sim_world *w, in *r, const size_t at_vecs[WORLD_VECS], si
     world_vec vecs[WORLD_VECS];
     size_t n = sim_world_vecs(w, vecs);
     for (size_t i = 0; i < n; i++) {
-        const sim_vec *v = vecs[i].v;
+        const mk_vec *v = vecs[i].v;
         size_t at = at_vecs[i];
         bool ok = true;
         if (v == &w->free_slots || v == &w->pending_slots || v == &w->order ||

@@ -87,14 +87,14 @@ static bool on_path(const sweep_path *p, sim_qbody *q)
 }
 
 /* The bodies whose bounds may meet `box` at tick t, filtered, into the candidates. */
-static sim_vec *gather(sim_world *w, uint64_t t, const col_aabb3 *box, const sim_query_filter *f,
+static mk_vec *gather(sim_world *w, uint64_t t, const col_aabb3 *box, const sim_query_filter *f,
                        const sweep_path *path, int *rc)
 {
     sim_history *h = sim_history_of(w);
     *rc = SIM_QUERY_NOMEM;
     if (!h)
         return NULL;
-    sim_vec *out = sim_history_candidates(h);
+    mk_vec *out = sim_history_candidates(h);
     out->len = 0;
     if (t == w->tick) {
         if (!sim_query_box(w, box, true))
@@ -105,7 +105,7 @@ static sim_vec *gather(sim_world *w, uint64_t t, const col_aabb3 *box, const sim
             if (b->id == 0 || !wanted(f, b->id, b->kind))
                 continue;
             sim_qbody q = live_body(w, hits[i]);
-            if (on_path(path, &q) && !sim_vec_push(out, &q))
+            if (on_path(path, &q) && !mk_vec_push(out, &q))
                 return NULL;
         }
         *rc = 0;
@@ -126,12 +126,12 @@ static sim_vec *gather(sim_world *w, uint64_t t, const col_aabb3 *box, const sim
         if (b->id == 0 || !sim_history_born_by(w, hits[i], t) || !wanted(f, b->id, b->kind))
             continue;
         sim_qbody q = live_body(w, hits[i]);
-        if (on_path(path, &q) && !sim_vec_push(out, &q))
+        if (on_path(path, &q) && !mk_vec_push(out, &q))
             return NULL;
     }
     /* The moving bodies then: kept where their bounds then meet the box. */
     float widest;
-    const sim_vec *past = sim_history_bodies_at(w, t, &widest);
+    const mk_vec *past = sim_history_bodies_at(w, t, &widest);
     if (!past)
         return NULL;
     /* Sorted by min x: a body whose bounds reach the box on x starts at most twice the widest
@@ -151,7 +151,7 @@ static sim_vec *gather(sim_world *w, uint64_t t, const col_aabb3 *box, const sim
             break;
         sim_qbody q = ps[i];
         if (wanted(f, q.id, q.kind) && sim_aabb3_overlap(&q.box, box) && on_path(path, &q) &&
-            !sim_vec_push(out, &q))
+            !mk_vec_push(out, &q))
             return NULL;
     }
     *rc = 0;
@@ -175,11 +175,11 @@ static int by_enter(const void *a, const void *b)
 }
 
 /* The candidates in order of where the path enters their bounds: w's keys array. */
-static ray_key *by_entry(sim_world *w, const sim_vec *cand)
+static ray_key *by_entry(sim_world *w, const mk_vec *cand)
 {
-    sim_vec *keys = sim_history_keys(w->history);
+    mk_vec *keys = sim_history_keys(w->history);
     keys->len = 0;
-    if (!sim_vec_reserve(keys, cand->len))
+    if (!mk_vec_reserve(keys, cand->len))
         return NULL;
     const sim_qbody *qs = cand->data;
     ray_key *k = keys->data;
@@ -226,7 +226,7 @@ int sim_world_raycast(sim_world *w, uint64_t at_tick, mk_vec3 from, mk_vec3 to,
     col_aabb3 box = box_of(mk_v3_min(from, to), mk_v3_max(from, to));
     int rc;
     sweep_path path = {from, mk_v3_sub(to, from), mk_v3(0, 0, 0)};
-    sim_vec *cand = gather(w, at_tick, &box, f, &path, &rc);
+    mk_vec *cand = gather(w, at_tick, &box, f, &path, &rc);
     if (!cand)
         return rc;
     if (cand->len == 0)
@@ -235,7 +235,7 @@ int sim_world_raycast(sim_world *w, uint64_t at_tick, mk_vec3 from, mk_vec3 to,
     ray_key *k = by_entry(w, cand);
     if (!k)
         return SIM_QUERY_NOMEM;
-    sim_vec *keys = sim_history_keys(w->history);
+    mk_vec *keys = sim_history_keys(w->history);
     size_t n = 0;
     sim_hit best = {0};
     bool have = false;
@@ -303,7 +303,7 @@ int sim_world_cast(sim_world *w, uint64_t at_tick, const sim_query_shape *s, mk_
     col_aabb3 start = shape_bounds(w, s, mk_v3(0, 0, 0));
     sweep_path path = {start.center, translation, start.half};
     int rc;
-    sim_vec *cand = gather(w, at_tick, &box, f, &path, &rc);
+    mk_vec *cand = gather(w, at_tick, &box, f, &path, &rc);
     if (!cand)
         return rc;
     if (cand->len == 0)
@@ -354,7 +354,7 @@ int sim_world_overlap(sim_world *w, uint64_t at_tick, const sim_query_shape *s,
     *total = 0;
     col_aabb3 box = shape_bounds(w, s, mk_v3(0, 0, 0));
     int rc;
-    sim_vec *cand = gather(w, at_tick, &box, f, NULL, &rc);
+    mk_vec *cand = gather(w, at_tick, &box, f, NULL, &rc);
     if (!cand)
         return rc;
     const sim_qbody *qs = cand->data;

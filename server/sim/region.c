@@ -133,7 +133,7 @@ bool sim_query_box(sim_world *w, const col_aabb3 *box, bool with_statics)
         if (fat_min_x(w, s) > right)
             break;
         col_aabb3 fat = sim_fat_box(w, s);
-        if (w->bodies[s].id != 0 && sim_aabb3_overlap(&fat, box) && !sim_vec_push(&w->hits, &s))
+        if (w->bodies[s].id != 0 && sim_aabb3_overlap(&fat, box) && !mk_vec_push(&w->hits, &s))
             return false;
     }
     return true;
@@ -188,7 +188,7 @@ bool sim_world_bodies_near(sim_world *w, mk_vec3 centre, float radius, const uin
     *slots = NULL;
     *count = 0;
     size_t words = (w->slot_count + 63) / 64;
-    if (!sim_vec_reserve(&w->near_bits, words) || !sim_query_box(w, &box, true))
+    if (!mk_vec_reserve(&w->near_bits, words) || !sim_query_box(w, &box, true))
         return false;
     if (w->near_bits.len < words) { /* new words start empty, and are left empty */
         uint64_t *bits = w->near_bits.data;
@@ -239,7 +239,7 @@ bool sim_static_pairs(sim_world *w)
         const uint32_t *hits = w->hits.data;
         for (size_t k = 0; k < w->hits.len; k++) {
             sim_pair p = {hits[k], s, 0.0f, 0};
-            if (!sim_vec_push(&w->pairs, &p))
+            if (!mk_vec_push(&w->pairs, &p))
                 return false;
         }
     }

@@ -302,7 +302,7 @@ static void prepare(const sim_solver_body3 *bodies, const sim_solver_info3 *info
  * them: n_one becomes 0). */
 static inline drows *single_rows(sim_world *w, size_t *n_one)
 {
-    if (!sim_vec_reserve(&w->rows3, *n_one))
+    if (!mk_vec_reserve(&w->rows3, *n_one))
         *n_one = 0;
     return w->rows3.data;
 }

@@ -321,8 +321,8 @@ bool sim_wide_build3(sim_world *w, softness_set s)
     const sim_constraint3 *cs = w->constraints3.data;
     const sim_solver_info3 *info = w->solver_info3.data;
     size_t nc = w->constraints3.len, ng;
-    if (!sim_vec_reserve(&w->wide_ends, 2 * nc) ||
-        !sim_vec_reserve(&w->wide_groups3, nc / 4 + SIM_WIDE_COLORS + 1))
+    if (!mk_vec_reserve(&w->wide_ends, 2 * nc) ||
+        !mk_vec_reserve(&w->wide_groups3, nc / 4 + SIM_WIDE_COLORS + 1))
         return false;
     uint32_t *ends = w->wide_ends.data;
     for (size_t i = 0; i < nc; i++) {

@@ -180,8 +180,8 @@ bool sim_wide_build2(sim_world *w, softness_set s)
 {
     (void)s;
     size_t nc = w->constraints.len, ng;
-    if (!sim_vec_reserve(&w->wide_groups, nc / 4 + SIM_WIDE_COLORS + 1) ||
-        !sim_vec_reserve(&w->wide_cold, nc / 4 + SIM_WIDE_COLORS + 1))
+    if (!mk_vec_reserve(&w->wide_groups, nc / 4 + SIM_WIDE_COLORS + 1) ||
+        !mk_vec_reserve(&w->wide_cold, nc / 4 + SIM_WIDE_COLORS + 1))
         return false;
     pack_ctx ctx = {w->wide_groups.data, w->wide_cold.data, w->constraints.data};
     if (!sim_wide_groups(w, w->wide_ends.data, nc, w->solver_bodies.len, pack_group, &ctx,

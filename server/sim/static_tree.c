@@ -105,7 +105,7 @@ bool sim_tree_build(sim_tree *t, const uint32_t *slots, size_t n, const col_aabb
     if (n == 0)
         return true;
     /* A binary tree with leaves of 1 to TREE_LEAF items has fewer than 2n nodes. */
-    if (!sim_vec_reserve(&t->nodes, 2 * n) || !sim_vec_reserve(&t->items, n))
+    if (!mk_vec_reserve(&t->nodes, 2 * n) || !mk_vec_reserve(&t->items, n))
         return false;
     uint32_t *items = t->items.data;
     for (size_t i = 0; i < n; i++)
@@ -116,7 +116,7 @@ bool sim_tree_build(sim_tree *t, const uint32_t *slots, size_t n, const col_aabb
 }
 
 bool sim_tree_query(const sim_tree *t, const col_aabb3 *boxes, const col_aabb3 *box,
-                    sim_vec *hits)
+                    mk_vec *hits)
 {
     if (t->nodes.len == 0)
         return true;
@@ -137,7 +137,7 @@ bool sim_tree_query(const sim_tree *t, const col_aabb3 *boxes, const col_aabb3 *
         }
         for (uint32_t k = 0; k < node->count; k++) {
             uint32_t s = items[node->first + k];
-            if (sim_aabb3_overlap(&boxes[s], box) && !sim_vec_push(hits, &s))
+            if (sim_aabb3_overlap(&boxes[s], box) && !mk_vec_push(hits, &s))
                 return false;
         }
     }

@@ -3,7 +3,7 @@
 #define MINK_SIM_STATIC_TREE_H
 
 #include "mink_collision3.h"
-#include "sim_vec.h"
+#include "mk_vec.h"
 
 /* A bounding volume tree over boxes of slots (static_tree.c): a node's box holds its items';
  * a leaf has `count` items from items[first], an inner node count 0, its left child next to
@@ -14,14 +14,14 @@ typedef struct sim_tree_node {
 } sim_tree_node;
 
 typedef struct sim_tree {
-    sim_vec nodes; /* sim_tree_node, depth first */
-    sim_vec items; /* uint32_t slots */
+    mk_vec nodes; /* sim_tree_node, depth first */
+    mk_vec items; /* uint32_t slots */
 } sim_tree;
 
 /* Builds the tree over `slots` whose boxes are boxes[slot]; false when memory runs out. */
 bool sim_tree_build(sim_tree *t, const uint32_t *slots, size_t n, const col_aabb3 *boxes);
 /* Appends to `hits` the slots whose boxes[slot] overlap `box`; false when memory runs out. */
 bool sim_tree_query(const sim_tree *t, const col_aabb3 *boxes, const col_aabb3 *box,
-                    sim_vec *hits);
+                    mk_vec *hits);
 
 #endif

@@ -84,7 +84,7 @@ static void push_out_characters(sim_world *w, dvec up)
                 continue;
             if (pass == 0) {
                 dcontact c = {a->id, b->id, m};
-                sim_vec_push(dim_contacts(w), &c);
+                mk_vec_push(dim_contacts(w), &c);
             }
             largest = mk_maxf(largest, resolve(a, ap, b, bp, &m, up));
         }

@@ -12,37 +12,6 @@
 #include "static_tree.h"
 #include "world_internal.h"
 
-bool sim_vec_reserve(sim_vec *v, size_t cap)
-{
-    if (cap <= v->cap)
-        return true;
-    size_t n = v->cap ? v->cap : 16;
-    while (n < cap)
-        n *= 2;
-    void *p = realloc(v->data, n * v->item);
-    if (!p)
-        return false;
-    v->data = p;
-    v->cap = n;
-    return true;
-}
-
-bool sim_vec_push(sim_vec *v, const void *item)
-{
-    if (!sim_vec_reserve(v, v->len + 1))
-        return false;
-    memcpy((char *)v->data + v->len * v->item, item, v->item);
-    v->len++;
-    return true;
-}
-
-void sim_vec_free(sim_vec *v)
-{
-    free(v->data);
-    v->data = NULL;
-    v->len = v->cap = 0;
-}
-
 sim_config sim_config_default(void)
 {
     return (sim_config){
@@ -123,7 +92,7 @@ void sim_world_free(sim_world *w)
     free(w->generation);
     world_vec vecs[WORLD_VECS];
     for (size_t i = 0, n = sim_world_vecs(w, vecs); i < n; i++)
-        sim_vec_free(vecs[i].v);
+        mk_vec_free(vecs[i].v);
     sim_cache_free(&w->cache);
     sim_history_free(w->history);
     free(w->solver_index);
@@ -212,17 +181,17 @@ static sim_id place_body(sim_world *w, const sim_body_def *def, uint32_t owner, 
     if (!is3 && def->shape.type == COL_SHAPE_POLYGON && (polygon = malloc(sizeof *polygon)) != NULL)
         *polygon = def->polygon;
     bool need_polygon = !is3 && def->shape.type == COL_SHAPE_POLYGON;
-    if (!sim_vec_reserve(def->kind == SIM_STATIC ? &w->statics : &w->order, w->body_count + 1) ||
-        (def->kind != SIM_STATIC && !sim_vec_reserve(&w->movers, w->body_count + 1)) ||
-        !sim_vec_reserve(&w->shape_box, w->slot_count) ||
-        !sim_vec_reserve(is3 ? &w->bounds3 : &w->bounds, w->slot_count) ||
-        !sim_vec_reserve(is3 ? &w->tight3 : &w->tight, w->slot_count) ||
-        !sim_vec_reserve(is3 ? &w->solver_bodies3 : &w->solver_bodies, w->body_count + 2) ||
-        !sim_vec_reserve(is3 ? &w->solver_info3 : &w->solver_info, w->body_count + 2) ||
+    if (!mk_vec_reserve(def->kind == SIM_STATIC ? &w->statics : &w->order, w->body_count + 1) ||
+        (def->kind != SIM_STATIC && !mk_vec_reserve(&w->movers, w->body_count + 1)) ||
+        !mk_vec_reserve(&w->shape_box, w->slot_count) ||
+        !mk_vec_reserve(is3 ? &w->bounds3 : &w->bounds, w->slot_count) ||
+        !mk_vec_reserve(is3 ? &w->tight3 : &w->tight, w->slot_count) ||
+        !mk_vec_reserve(is3 ? &w->solver_bodies3 : &w->solver_bodies, w->body_count + 2) ||
+        !mk_vec_reserve(is3 ? &w->solver_info3 : &w->solver_info, w->body_count + 2) ||
         (need_polygon && !polygon) || (is3 && !sim_place_body3(w, def, slot))) {
         free(polygon);
         uint32_t s = slot;
-        sim_vec_push(&w->free_slots, &s);
+        mk_vec_push(&w->free_slots, &s);
         return 0;
     }
     sim_body *b = &w->bodies[slot];
@@ -301,13 +270,13 @@ static bool take_free_slot(sim_world *w, uint32_t slot)
         if (!grow_slots(w))
             return false;
     size_t skipped = slot >= w->slot_count ? slot + 1 - w->slot_count : 0;
-    if (!sim_vec_reserve(&w->free_slots, w->free_slots.len + skipped + 1))
+    if (!mk_vec_reserve(&w->free_slots, w->free_slots.len + skipped + 1))
         return false;
     while (w->slot_count <= slot) {
         uint32_t s = (uint32_t)w->slot_count++;
         w->generation[s] = 0;
         w->bodies[s].id = 0;
-        sim_vec_push(&w->free_slots, &s);
+        mk_vec_push(&w->free_slots, &s);
     }
     /* It must be free (and not waiting for sim_world_clear_removed). */
     uint32_t *free_list = w->free_slots.data;
@@ -342,7 +311,7 @@ bool sim_world_set_slot_generation(sim_world *w, uint32_t slot, uint32_t generat
     w->generation[slot] = generation;
     /* Free again, unless its generations are used up (then it stays retired). */
     if (generation < (1u << 29))
-        sim_vec_push(&w->free_slots, &slot);
+        mk_vec_push(&w->free_slots, &slot);
     return true;
 }
 
@@ -359,7 +328,7 @@ sim_body *sim_world_get(sim_world *w, sim_id id)
 }
 
 /* Drops freed slots from a list of slots, keeping its order. */
-static bool slots_compact(sim_world *w, sim_vec *list)
+static bool slots_compact(sim_world *w, mk_vec *list)
 {
     uint32_t *slots = list->data;
     size_t n = 0;
@@ -418,11 +387,11 @@ static bool remove_body(sim_world *w, sim_id id)
     uint32_t slot = sim_id_slot(id);
     /* The removal must be recorded even when memory is short; reserving first keeps both lists
      * consistent. */
-    if (!sim_vec_reserve(&w->removed, w->removed.len + 1) ||
-        !sim_vec_reserve(&w->pending_slots, w->pending_slots.len + 1))
+    if (!mk_vec_reserve(&w->removed, w->removed.len + 1) ||
+        !mk_vec_reserve(&w->pending_slots, w->pending_slots.len + 1))
         return false;
-    sim_vec_push(&w->removed, &id);
-    sim_vec_push(&w->pending_slots, &slot);
+    mk_vec_push(&w->removed, &id);
+    mk_vec_push(&w->pending_slots, &slot);
     free(b->polygon);
     b->polygon = NULL;
     b->shape.polygon = NULL;
@@ -494,7 +463,7 @@ void sim_world_clear_removed(sim_world *w)
     const uint32_t *slots = w->pending_slots.data;
     for (size_t i = 0; i < w->pending_slots.len; i++) {
         if (w->generation[slots[i]] < (1u << 29))
-            sim_vec_push(&w->free_slots, &slots[i]);
+            mk_vec_push(&w->free_slots, &slots[i]);
     }
     w->pending_slots.len = 0;
     w->removed.len = 0;

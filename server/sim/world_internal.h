@@ -1,5 +1,5 @@
 /* The world's private state and the passes of its step, shared by the files of mink_sim;
- * each module's own types are in its header (sim_vec.h, static_tree.h, contact_cache.h,
+ * each module's own types are in its header (static_tree.h, contact_cache.h,
  * solver.h, body_rules.h, broadphase.h, mass.h). */
 #ifndef MINK_SIM_WORLD_INTERNAL_H
 #define MINK_SIM_WORLD_INTERNAL_H
@@ -7,7 +7,7 @@
 #include "contact_cache.h"
 #include "mink_sim.h"
 #include "pool.h"
-#include "sim_vec.h"
+#include "mk_vec.h"
 #include "static_tree.h"
 
 #define SIM_WIDE_COLORS 16 /* the wide solvers' colors (solver.h, graph_color.c) */
@@ -20,57 +20,57 @@ struct sim_world {
     sim_body *bodies; /* slots */
     uint32_t *generation;
     size_t slot_count, slot_cap, body_count;
-    sim_vec free_slots;    /* uint32_t, reusable now */
-    sim_vec pending_slots; /* uint32_t, reusable after sim_world_clear_removed */
-    sim_vec removed;       /* sim_id */
+    mk_vec free_slots;    /* uint32_t, reusable now */
+    mk_vec pending_slots; /* uint32_t, reusable after sim_world_clear_removed */
+    mk_vec removed;       /* sim_id */
 
     /* Broadphase: sort and sweep on x over the moving bodies' fattened bounds (broadphase.c),
      * and a tree over the static ones (static_tree.c, region.c). */
-    sim_vec order;  /* uint32_t slots of the bodies that are not static, by bounds min x */
+    mk_vec order;  /* uint32_t slots of the bodies that are not static, by bounds min x */
     /* The same slots in slot order: the passes over the moving bodies that any order serves
      * (controls, bounds, solver bodies) read the bodies one after the other in memory rather
      * than hopping about as the order on x does. */
-    sim_vec movers;
+    mk_vec movers;
     bool order_unsorted; /* a fat box moved since the order was last sorted */
     float fat_half_max;  /* m: no fat box in `order` is wider than twice this on x */
-    sim_vec statics;     /* uint32_t slots of the static bodies */
+    mk_vec statics;     /* uint32_t slots of the static bodies */
     sim_tree tree;       /* over the statics' bounds */
     bool statics_dirty;  /* a static body came or went: the tree is built anew */
     /* Some moving body is kinematic this step (step.c): a sweep that stops only at static and
      * kinematic bodies reads the order too, not the statics' tree alone (sweep.c). */
     bool kinematic_movers;
-    sim_vec shape_box;   /* col_aabb3 per slot: the shape's bounds after the last step */
-    sim_vec hits;        /* uint32_t: the bodies found by the last query (region.c) */
-    sim_vec near_bits;   /* uint64_t: one bit a slot, all clear between queries (region.c) */
-    sim_vec bounds; /* col_aabb per slot: fat bounds (2D); a static body's are its own */
-    sim_vec tight;  /* col_aabb per slot: the shape grown by what it can reach this step */
+    mk_vec shape_box;   /* col_aabb3 per slot: the shape's bounds after the last step */
+    mk_vec hits;        /* uint32_t: the bodies found by the last query (region.c) */
+    mk_vec near_bits;   /* uint64_t: one bit a slot, all clear between queries (region.c) */
+    mk_vec bounds; /* col_aabb per slot: fat bounds (2D); a static body's are its own */
+    mk_vec tight;  /* col_aabb per slot: the shape grown by what it can reach this step */
     bool pairs_dirty; /* a body came or went: the pairs are computed anew */
-    sim_vec pairs;  /* sim_pair */
-    sim_vec pairs_prev; /* sim_pair: the list before the last was made anew (broadphase.c) */
+    mk_vec pairs;  /* sim_pair */
+    mk_vec pairs_prev; /* sim_pair: the list before the last was made anew (broadphase.c) */
     /* 2D: a pair of the list may have a sleeping body. The list is made anew whenever a body
      * falls asleep or wakes (pairs_dirty), so this holds until then. */
     bool pairs_sleeper;
-    sim_vec sweep;  /* float: the sorted bounds' min x, max x, min y, max y (broadphase.c) */
+    mk_vec sweep;  /* float: the sorted bounds' min x, max x, min y, max y (broadphase.c) */
 
-    sim_vec contacts; /* sim_contact2 of the last step */
+    mk_vec contacts; /* sim_contact2 of the last step */
 
     /* Dynamics (solver.c, contact_cache.c, sleep.c). */
     sim_cache cache;          /* impulses of the touching pairs */
-    sim_vec solved;           /* uint32_t: cache entries solved in the last step */
-    sim_vec solver_bodies;    /* sim_solver_body, [0] at rest */
-    sim_vec solver_info;      /* sim_solver_info, at the same indices */
-    sim_vec constraints;      /* sim_constraint */
+    mk_vec solved;           /* uint32_t: cache entries solved in the last step */
+    mk_vec solver_bodies;    /* sim_solver_body, [0] at rest */
+    mk_vec solver_info;      /* sim_solver_info, at the same indices */
+    mk_vec constraints;      /* sim_constraint */
     bool constraints_bounce;  /* one of them has restitution */
-    sim_vec push_pairs;       /* sim_pair: characters against fixed bodies and each other */
+    mk_vec push_pairs;       /* sim_pair: characters against fixed bodies and each other */
     uint32_t *solver_index;   /* per slot: its solver body, 0 for static and sleeping ones */
-    sim_vec wide_groups;      /* sim_wide_group */
-    sim_vec wide_cold;        /* sim_wide_cold, at the same indices */
-    sim_vec wide_bits;        /* uint64_t: a bitset of bodies per color */
-    sim_vec wide_order;       /* uint32_t: constraints by color */
-    sim_vec wide_overflow;    /* uint32_t: constraints with no color */
-    sim_vec wide_colors;      /* uint8_t: each constraint's color */
-    sim_vec wide_ends;        /* uint32_t: each constraint's two movable bodies, or 0 */
-    sim_vec wide_groups3;     /* sim_wide_group3 */
+    mk_vec wide_groups;      /* sim_wide_group */
+    mk_vec wide_cold;        /* sim_wide_cold, at the same indices */
+    mk_vec wide_bits;        /* uint64_t: a bitset of bodies per color */
+    mk_vec wide_order;       /* uint32_t: constraints by color */
+    mk_vec wide_overflow;    /* uint32_t: constraints with no color */
+    mk_vec wide_colors;      /* uint8_t: each constraint's color */
+    mk_vec wide_ends;        /* uint32_t: each constraint's two movable bodies, or 0 */
+    mk_vec wide_groups3;     /* sim_wide_group3 */
     uint32_t *island;         /* per slot: union-find parent, for sleeping (sleep.c) */
     float *island_sleep;      /* per slot: an island root's shortest sleep time */
     uint32_t *ring;           /* per slot: an island root's first body put to sleep */
@@ -78,20 +78,20 @@ struct sim_world {
 
     /* 3D worlds (world3.c and the files compiled for both dimensions). */
     sim_body3 *bodies3;     /* per slot */
-    sim_vec bounds3;        /* col_aabb3 per slot: fat bounds (3D); a static body's are its own */
-    sim_vec tight3;         /* col_aabb3 per slot */
-    sim_vec contacts3;      /* sim_contact3 of the last step */
-    sim_vec constraints3;   /* sim_constraint3 */
-    sim_vec rows3;          /* sim_rows3 of the constraints solved one by one */
-    sim_vec solver_bodies3; /* sim_solver_body3, [0] at rest */
-    sim_vec solver_info3;   /* sim_solver_info3, at the same indices */
+    mk_vec bounds3;        /* col_aabb3 per slot: fat bounds (3D); a static body's are its own */
+    mk_vec tight3;         /* col_aabb3 per slot */
+    mk_vec contacts3;      /* sim_contact3 of the last step */
+    mk_vec constraints3;   /* sim_constraint3 */
+    mk_vec rows3;          /* sim_rows3 of the constraints solved one by one */
+    mk_vec solver_bodies3; /* sim_solver_body3, [0] at rest */
+    mk_vec solver_info3;   /* sim_solver_info3, at the same indices */
 
     /* Queries' scratch and the history of placements (history.c), made on first use. */
     struct sim_history *history;
     /* The step's parallel parts (pool.c): the workers, NULL for one. */
     sim_pool *pool;
-    sim_vec narrow;  /* the narrowphase's per-pair results when it runs on the workers */
-    sim_vec narrow_fills; /* the constraints it fills on the workers (contacts.c) */
+    mk_vec narrow;  /* the narrowphase's per-pair results when it runs on the workers */
+    mk_vec narrow_fills; /* the constraints it fills on the workers (contacts.c) */
     uint32_t wide_color_groups[SIM_WIDE_COLORS + 1]; /* the first group of each color, and
                                                          * the end */
 
@@ -104,7 +104,7 @@ struct sim_world {
  * sim_world_new, sim_world_free and the world's image (image.c) all walk, so that none is
  * left unsized, unfreed or unsaved. */
 typedef struct world_vec {
-    sim_vec *v;
+    mk_vec *v;
     size_t item;
 } world_vec;
 #define WORLD_VECS 48
