@@ -4,7 +4,8 @@
  * to client"). The server is trusted for meaning, not for form: anything malformed is skipped
  * and reported, never allowed to crash the client or to put a non-finite number in the world.
  * The world's dim (from the welcome) says how a state reads: vectors of 2 or 3 numbers, `rot` an
- * angle or a quaternion, the 2D or the 3D shapes. */
+ * angle or a quaternion, the 2D or the 3D shapes. A shape is read by the protocol's own reader
+ * (proto_parse_shape), the one `spawn` takes, so it is held to the same limits. */
 #include <cjson/cJSON.h>
 #include <math.h>
 #include <stdlib.h>
@@ -155,61 +156,41 @@ static bool read_vec(const cJSON *v, int n, double *out)
     return true;
 }
 
-static bool read_vec2(const cJSON *v, double out[2])
+/* A 2D shape as the view draws it: its body-local bounds, and the outline the view fills. */
+static bool set_shape2(cli_body *b, const proto_shape *s)
 {
-    return read_vec(v, 2, out);
-}
-
-/* The body-local bounds the view draws, from any 2D shape (PROTOCOL.md, "Shapes"). */
-static bool read_shape(cli_body *b, const cJSON *shape)
-{
-    const cJSON *type = cJSON_GetObjectItemCaseSensitive(shape, "type");
-    if (!cJSON_IsString(type))
-        return false;
-    const char *t = type->valuestring;
-    if (strcmp(t, "aabb") == 0 || strcmp(t, "box") == 0) {
-        double half[2];
-        if (!read_vec2(cJSON_GetObjectItemCaseSensitive(shape, "half"), half) ||
-            half[0] < 0 || half[1] < 0)
-            return false;
-        b->lo[0] = -half[0];
-        b->lo[1] = -half[1];
-        b->hi[0] = half[0];
-        b->hi[1] = half[1];
-        b->turns = t[0] == 'b';
+    switch (s->type) {
+    case PROTO_SHAPE_AABB:
+    case PROTO_SHAPE_BOX:
+        for (int i = 0; i < 2; i++) {
+            b->lo[i] = -s->half[i];
+            b->hi[i] = s->half[i];
+        }
+        b->turns = s->type == PROTO_SHAPE_BOX;
         b->shape = CLI_SHAPE_BOX;
-    } else if (strcmp(t, "circle") == 0) {
-        double r;
-        if (!read_number(cJSON_GetObjectItemCaseSensitive(shape, "radius"), &r) || r < 0)
-            return false;
-        b->lo[0] = b->lo[1] = -r;
-        b->hi[0] = b->hi[1] = r;
+        return true;
+    case PROTO_SHAPE_CIRCLE:
+        b->lo[0] = b->lo[1] = -s->radius;
+        b->hi[0] = b->hi[1] = s->radius;
         b->turns = false;
         b->shape = CLI_SHAPE_CIRCLE;
-        b->radius = r;
-    } else if (strcmp(t, "polygon") == 0) {
-        const cJSON *points = cJSON_GetObjectItemCaseSensitive(shape, "points");
-        int n = cJSON_GetArraySize(points);
-        if (!cJSON_IsArray(points) || n < 3 || n > CLI_MAX_POLYGON)
+        b->radius = s->radius;
+        return true;
+    case PROTO_SHAPE_POLYGON: {
+        /* The server sends a polygon's hull, at most CLI_MAX_POLYGON vertices (PROTOCOL.md). */
+        int n = s->npoints;
+        if (n > CLI_MAX_POLYGON)
             return false;
         double(*pts)[2] = malloc((size_t)n * sizeof *pts);
         if (!pts)
             return false;
         double lo[2] = {INFINITY, INFINITY}, hi[2] = {-INFINITY, -INFINITY};
-        int k = 0;
-        const cJSON *p;
-        cJSON_ArrayForEach(p, points)
-        {
-            if (!read_vec2(p, pts[k])) {
-                free(pts);
-                return false;
-            }
+        for (int k = 0; k < n; k++)
             for (int i = 0; i < 2; i++) {
+                pts[k][i] = s->points[k][i];
                 lo[i] = fmin(lo[i], pts[k][i]);
                 hi[i] = fmax(hi[i], pts[k][i]);
             }
-            k++;
-        }
         memcpy(b->lo, lo, sizeof lo);
         memcpy(b->hi, hi, sizeof hi);
         b->turns = true;
@@ -217,118 +198,70 @@ static bool read_shape(cli_body *b, const cJSON *shape)
         b->points = pts;
         b->npoints = n;
         b->shape = CLI_SHAPE_POLYGON;
-    } else {
-        return false; /* not a 2D shape */
+        return true;
     }
-    b->has_shape = true;
-    return true;
+    default:
+        return false; /* proto_parse_shape gives a 2D world only 2D shapes */
+    }
 }
 
-/* A size (radius, half extent) as the protocol bounds it: finite, >= 0 and at most
- * PROTO_MAX_SIZE, so that squaring it in the view cannot overflow. */
-static bool read_size(const cJSON *j, double *out)
+/* A 3D shape as the view and the prediction take it. */
+_Static_assert(CLI_MAX_HULL >= PROTO_MAX_POINTS, "every hull the protocol takes has a footprint");
+static bool set_shape3(cli_body *b, const proto_shape *s)
 {
-    double v;
-    if (!read_number(j, &v) || v < 0 || v > PROTO_MAX_SIZE)
-        return false;
-    *out = v;
-    return true;
-}
-
-static bool read_sizes(const cJSON *j, double out[3])
-{
-    double v[3];
-    if (!read_vec(j, 3, v))
-        return false;
-    for (int i = 0; i < 3; i++)
-        if (v[i] < 0 || v[i] > PROTO_MAX_SIZE)
+    cli_solid *o = &b->solid;
+    switch (s->type) {
+    case PROTO_SHAPE_SPHERE:
+        o->type = CLI_SOLID_SPHERE;
+        o->radius = s->radius;
+        break;
+    case PROTO_SHAPE_BOX:
+        o->type = CLI_SOLID_BOX;
+        memcpy(o->half, s->half, sizeof o->half);
+        break;
+    case PROTO_SHAPE_ELLIPSOID:
+        o->type = CLI_SOLID_ELLIPSOID;
+        memcpy(o->half, s->radii, sizeof o->half);
+        break;
+    case PROTO_SHAPE_CAPSULE:
+    case PROTO_SHAPE_CYLINDER:
+    case PROTO_SHAPE_CONE:
+        o->type = s->type == PROTO_SHAPE_CAPSULE    ? CLI_SOLID_CAPSULE
+                  : s->type == PROTO_SHAPE_CYLINDER ? CLI_SOLID_CYLINDER
+                                                    : CLI_SOLID_CONE;
+        o->radius = s->radius;
+        o->half_height = s->half_height;
+        break;
+    case PROTO_SHAPE_HULL: {
+        double(*pts)[3] = malloc((size_t)s->npoints * sizeof *pts);
+        if (!pts)
             return false;
-    memcpy(out, v, sizeof v);
+        memcpy(pts, s->points, (size_t)s->npoints * sizeof *pts);
+        free(o->points);
+        o->points = pts;
+        o->npoints = s->npoints;
+        o->type = CLI_SOLID_HULL;
+        return true;
+    }
+    default:
+        return false; /* proto_parse_shape gives a 3D world only 3D shapes */
+    }
+    free(o->points);
+    o->points = NULL;
+    o->npoints = 0;
     return true;
 }
 
-/* The points of a hull: 4 to 256 of them, each within PROTO_MAX_COORD. */
-static bool read_hull(cli_solid *s, const cJSON *points)
+/* A body's shape from its first sighting, read by the protocol's reader (the form `spawn`
+ * takes); b keeps its old shape when this one cannot be read. */
+static bool read_shape(cli_body *b, const cJSON *json, int dim)
 {
-    int n = cJSON_GetArraySize(points);
-    if (!cJSON_IsArray(points) || n < 4 || n > CLI_MAX_HULL)
+    proto_shape s;
+    proto_error err;
+    if (proto_parse_shape(json, dim, "shape.", &s, &err) != PROTO_OK)
         return false;
-    double(*pts)[3] = malloc((size_t)n * sizeof *pts);
-    if (!pts)
+    if (!(dim == 3 ? set_shape3(b, &s) : set_shape2(b, &s)))
         return false;
-    int k = 0;
-    const cJSON *p;
-    cJSON_ArrayForEach(p, points)
-    {
-        bool ok = read_vec(p, 3, pts[k]);
-        for (int i = 0; ok && i < 3; i++)
-            ok = fabs(pts[k][i]) <= PROTO_MAX_COORD;
-        if (!ok) {
-            free(pts);
-            return false;
-        }
-        k++;
-    }
-    free(s->points);
-    s->points = pts;
-    s->npoints = n;
-    return true;
-}
-
-/* Any 3D shape (PROTOCOL.md, "Shapes"); b keeps its old shape when this one cannot be read. */
-static bool read_solid(cli_body *b, const cJSON *shape)
-{
-    const cJSON *type = cJSON_GetObjectItemCaseSensitive(shape, "type");
-    if (!cJSON_IsString(type))
-        return false;
-    static const char *const names[] = {"sphere",   "box",  "ellipsoid", "capsule",
-                                        "cylinder", "cone", "hull"};
-    static const cli_solid_type types[] = {CLI_SOLID_SPHERE,   CLI_SOLID_BOX,  CLI_SOLID_ELLIPSOID,
-                                           CLI_SOLID_CAPSULE,  CLI_SOLID_CYLINDER,
-                                           CLI_SOLID_CONE,     CLI_SOLID_HULL};
-    size_t t = 0;
-    while (t < sizeof names / sizeof names[0] && strcmp(type->valuestring, names[t]) != 0)
-        t++;
-    if (t == sizeof names / sizeof names[0])
-        return false; /* a 2D shape, or one added to the protocol later */
-    cli_solid *s = &b->solid;
-    const cJSON *radius = cJSON_GetObjectItemCaseSensitive(shape, "radius");
-    const cJSON *half_height = cJSON_GetObjectItemCaseSensitive(shape, "half_height");
-    bool ok;
-    switch (types[t]) {
-    case CLI_SOLID_SPHERE:
-        ok = read_size(radius, &s->radius);
-        break;
-    case CLI_SOLID_BOX:
-        ok = read_sizes(cJSON_GetObjectItemCaseSensitive(shape, "half"), s->half);
-        break;
-    case CLI_SOLID_ELLIPSOID:
-        ok = read_sizes(cJSON_GetObjectItemCaseSensitive(shape, "radii"), s->half);
-        break;
-    case CLI_SOLID_HULL:
-        ok = read_hull(s, cJSON_GetObjectItemCaseSensitive(shape, "points"));
-        break;
-    case CLI_SOLID_CAPSULE:
-    case CLI_SOLID_CYLINDER:
-    case CLI_SOLID_CONE:
-    default: {
-        double r, h;
-        ok = read_size(radius, &r) && read_size(half_height, &h);
-        if (ok) {
-            s->radius = r;
-            s->half_height = h;
-        }
-        break;
-    }
-    }
-    if (!ok)
-        return false;
-    if (types[t] != CLI_SOLID_HULL) {
-        free(s->points);
-        s->points = NULL;
-        s->npoints = 0;
-    }
-    s->type = types[t];
     b->has_shape = true;
     return true;
 }
@@ -350,18 +283,11 @@ static bool read_quat(const cJSON *j, double q[4])
 
 static bool read_kind(cli_body *b, const cJSON *kind)
 {
-    static const char *const names[] = {"dynamic", "static", "kinematic", "character"};
-    static const proto_body_kind kinds[] = {PROTO_KIND_DYNAMIC, PROTO_KIND_STATIC,
-                                            PROTO_KIND_KINEMATIC, PROTO_KIND_CHARACTER};
-    if (!cJSON_IsString(kind))
+    int k = cJSON_IsString(kind) ? proto_kind_of(kind->valuestring) : -1;
+    if (k < 0)
         return false;
-    for (size_t i = 0; i < sizeof kinds / sizeof kinds[0]; i++) {
-        if (strcmp(kind->valuestring, names[i]) == 0) {
-            b->kind = kinds[i];
-            return true;
-        }
-    }
-    return false;
+    b->kind = (proto_body_kind)k;
+    return true;
 }
 
 /* The body's state as the server quantised it (the numbers came at its precision); raw_quat
@@ -503,7 +429,7 @@ static bool apply_body(cli_world *w, const cJSON *e, bool delta, uint64_t tick, 
     if (spin && !(dim == 3 ? read_vec(spin, 3, b->spin) : read_number(spin, &b->spin[0])))
         ok = false;
     const cJSON *shape = cJSON_GetObjectItemCaseSensitive(e, "shape");
-    if (shape && !(dim == 3 ? read_solid(b, shape) : read_shape(b, shape)))
+    if (shape && !read_shape(b, shape, dim))
         ok = false;
     const cJSON *kind = cJSON_GetObjectItemCaseSensitive(e, "kind");
     if (kind && !read_kind(b, kind))

@@ -53,8 +53,8 @@ static bool shape_in_dim(proto_shape_type t, int dim)
 }
 
 /* path ends in "shape." so that fields read "body.shape.half". */
-static proto_error_code parse_shape(const cJSON *json, int dim, const char *path, proto_shape *out,
-                                    proto_error *err)
+proto_error_code proto_parse_shape(const cJSON *json, int dim, const char *path, proto_shape *out,
+                                   proto_error *err)
 {
     memset(out, 0, sizeof *out - sizeof out->points);
     if (!cJSON_IsObject(json))
@@ -147,7 +147,7 @@ proto_error_code proto_parse_placed(const cJSON *json, int dim, const char *path
     if (!v)
         return proto_fail(err, PROTO_ERR_BAD_REQUEST, "%sshape: missing", path);
     snprintf(p, sizeof p, "%sshape.", path);
-    proto_error_code rc = parse_shape(v, dim, p, shape, err);
+    proto_error_code rc = proto_parse_shape(v, dim, p, shape, err);
     if (rc)
         return rc;
     snprintf(p, sizeof p, "%spos", path);

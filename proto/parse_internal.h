@@ -54,8 +54,6 @@ proto_error_code proto_parse_placed(const cJSON *json, int dim, const char *path
                                     double *rot, proto_shape *shape, proto_error *err);
 proto_error_code proto_parse_spec(const cJSON *json, int dim, const char *path,
                                   proto_body_spec *out, proto_error *err);
-/* The kind named by a string, or -1 (body_spec.c). */
-int proto_kind_of(const char *name);
 
 /* ---- world queries (world_query.c) ---- */
 

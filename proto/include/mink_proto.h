@@ -147,6 +147,8 @@ typedef enum proto_body_kind {
 } proto_body_kind;
 
 const char *proto_kind_name(proto_body_kind kind);
+/* The kind a wire name names ("dynamic", ...), or -1. */
+int proto_kind_of(const char *name);
 
 /* A body spec with every optional field filled with its default. rot: rot[0] is the angle in
  * 2D; in 3D rot is a unit quaternion [x, y, z, w] (a non-unit one is normalised, a zero one
@@ -267,6 +269,12 @@ bool proto_utf8_valid(const char *s, size_t n);
 struct cJSON;
 proto_error_code proto_parse_body_spec(const struct cJSON *json, int dim, const char *path,
                                        proto_body_spec *out, proto_error *err);
+/* Reads one shape given as a cJSON object for a world of `dim` (PROTOCOL.md, "Shapes"): a body
+ * spec's `shape`, and the `shape` of a body's first sighting in `state`, which the server writes
+ * in the same form (proto_write_shape). The error message names fields after `path`, which ends
+ * in "shape." ("body.shape.half"). */
+proto_error_code proto_parse_shape(const struct cJSON *json, int dim, const char *path,
+                                   proto_shape *out, proto_error *err);
 /* Validates a vector of `dim` finite numbers each with |x| <= max_abs. */
 proto_error_code proto_parse_vector(const struct cJSON *json, int dim, double max_abs,
                                     const char *path, double *out, proto_error *err);
