@@ -5,14 +5,36 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "args.h"
+#include "drop.h"
 
 #define DEFAULT_BOT_S 10.0 /* s: bot mode without a terminal */
+#define HELP_COL 21        /* the column where an option's text starts in --help */
+#define HELP_WIDTH 80      /* columns a generated entry of --help fills at most */
+
+/* One option of --help: its name, then its text wrapped at HELP_WIDTH columns, the lines
+ * after the first starting at HELP_COL. */
+static void help_entry(FILE *out, const char *option, const char *text)
+{
+    int col = fprintf(out, "  %-*s", HELP_COL - 2, option);
+    bool first = true;
+    while (*text) {
+        size_t n = strcspn(text, " ");
+        if (!first && col + 1 + (int)n > HELP_WIDTH) {
+            col = fprintf(out, "\n%*s", HELP_COL, "") - 1;
+            first = true;
+        }
+        col += fprintf(out, "%s%.*s", first ? "" : " ", (int)n, text);
+        first = false;
+        text += n;
+        text += strspn(text, " ");
+    }
+    fputc('\n', out);
+}
 
 static void usage(FILE *out)
 {
-    fprintf(out,
-            "usage: mink-client [options]\n"
+    fputs("usage: mink-client [options]\n"
             "  --host HOST        server name or address (default 127.0.0.1)\n"
             "  --port N           server port, 1..65535 (default 7777)\n"
             "  --name NAME        player name, also the avatar's tag (default player)\n"
@@ -32,11 +54,16 @@ static void usage(FILE *out)
             "  --no-predict       draw the avatar where the server last said it was, instead\n"
             "                     of moving it at once by the inputs not yet acknowledged\n"
             "  --no-interp        draw other bodies as each state arrives, instead of\n"
-            "                     smoothly between the states around now minus a delay\n"
-            "  --spawn SHAPE      what the f key drops in front of the avatar: box (default),\n"
-            "                     aabb, circle, triangle in 2D; box, sphere, capsule,\n"
-            "                     cylinder, cone, ellipsoid in 3D\n"
-            "  --record FILE      keep every line received, with its arrival time, in FILE\n"
+            "                     smoothly between the states around now minus a delay\n",
+          out);
+    /* The shapes the f key drops, as drop.c lists them. */
+    char names2[128], names3[128], text[384];
+    cli_drop_names(2, " (default)", names2, sizeof names2);
+    cli_drop_names(3, "", names3, sizeof names3);
+    snprintf(text, sizeof text, "what the f key drops in front of the avatar: %s in 2D; %s in 3D",
+             names2, names3);
+    help_entry(out, "--spawn SHAPE", text);
+    fputs("  --record FILE      keep every line received, with its arrival time, in FILE\n"
             "  --replay FILE      play a record in the view without a server (p pause,\n"
             "                     ] faster, [ slower, . one line on while paused)\n"
             "  --json             with --bot: the summary as one JSON object, with the feel\n"
@@ -62,7 +89,8 @@ static void usage(FILE *out)
             "  --json             the summary as one JSON object\n"
             "  --help             this text\n"
             "keys: arrows/WASD move, space jump, f drop a shape, +/- zoom, q quit; in 3D the\n"
-            "view looks down on x-z (x right, z down the screen) and up/down move along -z/+z\n");
+            "view looks down on x-z (x right, z down the screen) and up/down move along -z/+z\n",
+          out);
 }
 
 static double number_arg(const char *flag, const char *text, double lo, double hi)
@@ -185,12 +213,15 @@ void cli_parse_args(cli_app *app, cli_bots_opts *bots, int argc, char **argv)
             if (optarg[0] != '\0' && strspn(optarg, "0123456789") == strlen(optarg)) {
                 bots->spawn = (int)whole_arg("--spawn", optarg, 0, 1000);
             } else if (strlen(optarg) < sizeof app->spawn_shape &&
-                       (cli_spawn_shape_valid(optarg, 2) || cli_spawn_shape_valid(optarg, 3))) {
+                       (cli_drop_valid(optarg, 2) || cli_drop_valid(optarg, 3))) {
                 snprintf(app->spawn_shape, sizeof app->spawn_shape, "%s", optarg);
             } else {
+                char names2[128], names3[128];
+                cli_drop_names(2, "", names2, sizeof names2);
+                cli_drop_names(3, "", names3, sizeof names3);
                 fprintf(stderr, "mink-client: --spawn: '%s' is neither a count nor one of %s "
                                 "(2D), %s (3D); try --help\n",
-                        optarg, cli_spawn_shapes(2), cli_spawn_shapes(3));
+                        optarg, names2, names3);
                 exit(2);
             }
             break;
@@ -285,9 +316,11 @@ void cli_parse_args(cli_app *app, cli_bots_opts *bots, int argc, char **argv)
         fprintf(stderr, "mink-client: --json goes with --bot S or --bots N\n");
         exit(2);
     }
-    if (app->spawn_shape[0] && !cli_spawn_shape_valid(app->spawn_shape, app->dim)) {
+    if (app->spawn_shape[0] && !cli_drop_valid(app->spawn_shape, app->dim)) {
+        char names[128];
+        cli_drop_names(app->dim, "", names, sizeof names);
         fprintf(stderr, "mink-client: --spawn: '%s' is not a %dD shape (%s); try --help\n",
-                app->spawn_shape, app->dim, cli_spawn_shapes(app->dim));
+                app->spawn_shape, app->dim, names);
         exit(2);
     }
 }

@@ -7,7 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "bot.h"
+#include "clock.h"
+#include "predict.h"
+#include "send.h"
+#include "world.h"
 
 #define BOT_RUN_S 2.0   /* s in each direction */
 #define BOT_JUMP_S 1.5  /* s between jumps */
@@ -19,9 +23,9 @@
 
 static const cli_body *drawn_avatar(const cli_app *app)
 {
-    for (size_t i = 0; i < app->drawn_count; i++)
-        if (app->has_avatar && app->drawn[i].id == app->avatar)
-            return &app->drawn[i];
+    for (size_t i = 0; i < app->drawn.v.len; i++)
+        if (app->has_avatar && app->drawn.at[i].id == app->avatar)
+            return &app->drawn.at[i];
     return NULL;
 }
 
@@ -119,21 +123,12 @@ void cli_bot_summary(const cli_app *app, FILE *out)
             s->last_error[0] ? ", last: " : "", s->last_error);
 }
 
-/* ---- spawned bodies: the probe of --bot, the shapes a player drops ---- */
+/* ---- the probe of --bot ---- */
 
 /* The probe: a kinematic crate high above the scene (nothing there to push) moving at a
  * constant 2 m/s along x, whose drawn steps measure how steadily bodies move on screen. */
 #define PROBE_SPEED 2.0 /* m/s */
 #define PROBE_HEIGHT 40.0 /* m */
-
-static void send_spawn(cli_app *app, const char *req, const char *body)
-{
-    char line[512];
-    int n = snprintf(line, sizeof line, "{\"type\":\"spawn\",\"req\":\"%s\",\"body\":%s}\n", req,
-                     body);
-    if (n > 0 && (size_t)n < sizeof line)
-        cli_send(app, line, (size_t)n);
-}
 
 void cli_bot_start(cli_app *app)
 {
@@ -151,7 +146,7 @@ void cli_bot_start(cli_app *app)
                  "\"vel\":[%g,0],\"kind\":\"kinematic\",\"tag\":\"probe\"}",
                  PROBE_HEIGHT, PROBE_SPEED);
     app->probe_vel[0] = PROBE_SPEED;
-    send_spawn(app, "probe", body);
+    cli_send_spawn(app, "probe", body);
 }
 
 void cli_bot_spawned(cli_app *app, const cJSON *msg)
@@ -161,65 +156,4 @@ void cli_bot_spawned(cli_app *app, const cJSON *msg)
     if (cJSON_IsString(req) && strcmp(req->valuestring, "probe") == 0 &&
         cli_json_uint(cJSON_GetObjectItemCaseSensitive(msg, "id"), &id))
         app->probe_id = id;
-}
-
-/* The shapes a player can drop (--spawn), each about 1 m across. */
-static const char *shape_json(const char *name, int dim)
-{
-    static const struct {
-        const char *name;
-        int dim;
-        const char *json;
-    } shapes[] = {
-        {"box", 2, "{\"type\":\"box\",\"half\":[0.5,0.5]}"},
-        {"aabb", 2, "{\"type\":\"aabb\",\"half\":[0.5,0.5]}"},
-        {"circle", 2, "{\"type\":\"circle\",\"radius\":0.5}"},
-        {"triangle", 2, "{\"type\":\"polygon\",\"points\":[[-0.6,-0.4],[0.6,-0.4],[0,0.6]]}"},
-        {"box", 3, "{\"type\":\"box\",\"half\":[0.5,0.5,0.5]}"},
-        {"sphere", 3, "{\"type\":\"sphere\",\"radius\":0.5}"},
-        {"capsule", 3, "{\"type\":\"capsule\",\"radius\":0.3,\"half_height\":0.4}"},
-        {"cylinder", 3, "{\"type\":\"cylinder\",\"radius\":0.4,\"half_height\":0.4}"},
-        {"cone", 3, "{\"type\":\"cone\",\"radius\":0.5,\"half_height\":0.5}"},
-        {"ellipsoid", 3, "{\"type\":\"ellipsoid\",\"radii\":[0.6,0.4,0.5]}"},
-    };
-    for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++)
-        if (shapes[i].dim == dim && strcmp(shapes[i].name, name) == 0)
-            return shapes[i].json;
-    return NULL;
-}
-
-bool cli_spawn_shape_valid(const char *name, int dim)
-{
-    return shape_json(name, dim) != NULL;
-}
-
-const char *cli_spawn_shapes(int dim)
-{
-    return dim == 3 ? "box, sphere, capsule, cylinder, cone, ellipsoid"
-                    : "box, aabb, circle, triangle";
-}
-
-/* Drops the chosen shape 1.5 m in front of the avatar (the way it last moved) and 3 m above
- * it, so that a pile can be built by hand. */
-void cli_spawn_drop(cli_app *app)
-{
-    if (app->replaying || !app->has_avatar)
-        return;
-    const cli_body *me = cli_world_find(&app->world, app->avatar);
-    if (!me)
-        return;
-    const char *name = app->spawn_shape[0] ? app->spawn_shape : "box";
-    const char *shape = shape_json(name, app->dim);
-    if (!shape)
-        shape = shape_json("box", app->dim);
-    char body[384];
-    double ahead = 1.5 * (app->facing_x ? app->facing_x : 1);
-    if (app->dim == 3)
-        snprintf(body, sizeof body, "{\"shape\":%s,\"pos\":[%.3f,%.3f,%.3f],\"tag\":\"%s\"}",
-                 shape, me->pos[0] + ahead * (app->facing_z ? 0 : 1), me->pos[1] + 3.0,
-                 me->pos[2] + 1.5 * app->facing_z, name);
-    else
-        snprintf(body, sizeof body, "{\"shape\":%s,\"pos\":[%.3f,%.3f],\"tag\":\"%s\"}", shape,
-                 me->pos[0] + ahead, me->pos[1] + 3.0, name);
-    send_spawn(app, "drop", body);
 }

@@ -16,7 +16,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "bots.h"
+#include "clock.h"
+#include "conn.h"
+#include "mk_vec.h"
+#include "msgs.h"
 
 #define BOTS_INPUT_MS 33      /* ~30 inputs a second */
 #define BOTS_PING_SLOTS 10    /* pings go out in 10 groups a second: one per player a second */
@@ -56,8 +60,8 @@ struct bots {
     uv_timer_t connect_timer, input_timer, ping_timer, progress_timer, end_timer;
     uv_signal_t sigint, sigterm;
     /* round trips in ms: every sample, and where the last progress line's began */
-    double *rtts;
-    size_t nrtts, rtt_cap, rtt_mark;
+    MK_VEC(double) rtts;
+    size_t rtt_mark;
     uint64_t errors;
     char last_error[PROTO_MAX_MESSAGE + 48];
     uint64_t states_mark, bytes_mark; /* totals at the last progress line */
@@ -201,15 +205,7 @@ static void on_pong(bot *b, const cJSON *msg, double now)
     /* t went out rounded to 1 us: 1 ms of slack */
     if (!cJSON_IsNumber(t) || !(t->valuedouble >= r->start_ms - 1 && t->valuedouble <= now + 1))
         return;
-    if (r->nrtts == r->rtt_cap) {
-        size_t cap = r->rtt_cap ? r->rtt_cap * 2 : 1024;
-        double *p = realloc(r->rtts, cap * sizeof *p);
-        if (!p)
-            return;
-        r->rtts = p;
-        r->rtt_cap = cap;
-    }
-    r->rtts[r->nrtts++] = fmax(now - t->valuedouble, 0.0);
+    (void)MK_VEC_PUSH(&r->rtts, fmax(now - t->valuedouble, 0.0)); /* out of memory: not counted */
 }
 
 static void on_line(cli_conn *c, const char *line, size_t len)
@@ -381,8 +377,8 @@ static void on_progress_timer(uv_timer_t *t)
     double now = cli_now_ms(), secs = (now - r->mark_ms) / 1000.0;
     uint64_t states, bytes;
     totals(r, &states, &bytes);
-    size_t n = r->nrtts - r->rtt_mark;
-    double *last = r->rtts + r->rtt_mark;
+    size_t n = r->rtts.v.len - r->rtt_mark;
+    double *last = r->rtts.at + r->rtt_mark;
     qsort(last, n, sizeof *last, by_value);
     int welcomed = count_welcomed(r);
     fprintf(stderr, "[%4.0f s] %d/%d players, %.0f states/s (%.1f per player), rtt p50 %.2f ms "
@@ -394,7 +390,7 @@ static void on_progress_timer(uv_timer_t *t)
             (double)(bytes - r->bytes_mark) / secs / 1e6, (unsigned long long)r->errors);
     r->states_mark = states;
     r->bytes_mark = bytes;
-    r->rtt_mark = r->nrtts;
+    r->rtt_mark = r->rtts.v.len;
     r->mark_ms = now;
 }
 
@@ -424,9 +420,9 @@ static summary summarise(bots *r)
         s.rate_median = n % 2 ? rates[n / 2] : (rates[n / 2 - 1] + rates[n / 2]) / 2;
     }
     free(rates);
-    qsort(r->rtts, r->nrtts, sizeof *r->rtts, by_value);
-    s.rtt_p50 = percentile(r->rtts, r->nrtts, 0.5);
-    s.rtt_p99 = percentile(r->rtts, r->nrtts, 0.99);
+    qsort(r->rtts.at, r->rtts.v.len, sizeof *r->rtts.at, by_value);
+    s.rtt_p50 = percentile(r->rtts.at, r->rtts.v.len, 0.5);
+    s.rtt_p99 = percentile(r->rtts.at, r->rtts.v.len, 0.99);
     s.bytes_per_s = s.secs > 0 ? (double)bytes / s.secs : 0.0;
     return s;
 }
@@ -442,7 +438,7 @@ static void print_summary(const bots *r, const summary *s)
         cJSON_AddNumberToObject(o, "states_per_s_median", round(s->rate_median * 100) / 100);
         cJSON_AddNumberToObject(o, "rtt_ms_p50", round(s->rtt_p50 * 1000) / 1000);
         cJSON_AddNumberToObject(o, "rtt_ms_p99", round(s->rtt_p99 * 1000) / 1000);
-        cJSON_AddNumberToObject(o, "pongs", (double)r->nrtts);
+        cJSON_AddNumberToObject(o, "pongs", (double)r->rtts.v.len);
         cJSON_AddNumberToObject(o, "bytes_per_s", round(s->bytes_per_s));
         cJSON_AddNumberToObject(o, "errors", (double)r->errors);
         cJSON_AddStringToObject(o, "last_error", r->last_error);
@@ -455,7 +451,7 @@ static void print_summary(const bots *r, const summary *s)
         printf("players connected: %d of %d, for %.1f s\n", s->connected, r->o.count, s->secs);
         printf("states per player: %.2f/s min, %.2f/s median\n", s->rate_min, s->rate_median);
         printf("ping rtt: p50 %.3f ms, p99 %.3f ms (%zu pongs)\n", s->rtt_p50, s->rtt_p99,
-               r->nrtts);
+               r->rtts.v.len);
         printf("received: %.0f bytes/s (%.2f MB/s)\n", s->bytes_per_s, s->bytes_per_s / 1e6);
         printf("errors: %llu%s%s\n", (unsigned long long)r->errors,
                r->last_error[0] ? ", last: " : "", r->last_error);
@@ -520,6 +516,7 @@ int cli_bots_run(uv_loop_t *loop, const cli_bots_opts *opts)
     r->o = *opts;
     r->bot = all;
     r->rng = 0x9E3779B97F4A7C15ull;
+    r->rtts.v = mk_vec_make(sizeof(double));
     for (int i = 0; i < opts->count; i++) {
         all[i].run = r;
         all[i].index = i;
@@ -546,7 +543,7 @@ int cli_bots_run(uv_loop_t *loop, const cli_bots_opts *opts)
 
     for (int i = 0; i < r->started; i++)
         cli_conn_free(&all[i].conn);
-    free(r->rtts);
+    mk_vec_free(&r->rtts.v);
     free(all);
     free(r);
     return exit_code;

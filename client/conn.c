@@ -1,9 +1,10 @@
-/* The client's TCP connection: resolve, connect, frame the server's lines, write messages, and
- * close either at once or gracefully (flush, end of stream, wait for the server's end). */
+/* The client's TCP connection (conn.h): resolve, connect, frame the server's lines (or read
+ * them from WebSocket frames, ws.c), write messages, and close either at once or gracefully
+ * (flush, end of stream, wait for the server's end). */
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "conn.h"
 
 static char read_buf[64 * 1024];
 
@@ -38,6 +39,21 @@ static int on_framed_line(void *ud, const char *line, size_t len)
     return c->closing ? 1 : 0; /* the application quit during this line: drop the rest */
 }
 
+/* The WebSocket's ends (ws.h): its bytes go out on the socket, its messages are lines. */
+static int write_raw(void *ud, const char *data, size_t len);
+
+static int ws_opened(void *ud)
+{
+    cli_conn *c = ud;
+    c->on_connect(c, 0);
+    return c->closing;
+}
+
+static int ws_message(void *ud, const char *data, size_t len)
+{
+    return on_framed_line(ud, data, len);
+}
+
 static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
 {
     cli_conn *c = stream->data;
@@ -54,9 +70,9 @@ static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
     }
     if (c->ws) {
         const char *why = NULL;
-        bool was_ready = c->ws_ready;
-        if (cli_ws_feed(c, buf->base, (size_t)nread, &why) != 0) {
-            if (!was_ready && !c->ws_ready && !c->closing) {
+        bool was_ready = c->wsock.ready;
+        if (cli_ws_feed(&c->wsock, buf->base, (size_t)nread, &why) != 0) {
+            if (!was_ready && !c->wsock.ready && !c->closing) {
                 /* The handshake failed: the connection never was one. */
                 cli_conn_close(c, false);
                 c->on_connect(c, UV_ECONNREFUSED);
@@ -84,7 +100,7 @@ static void on_connect(uv_connect_t *req, int status)
         status = uv_read_start((uv_stream_t *)&c->tcp, on_alloc, on_read);
         /* Over WebSocket the connection is made when the handshake is answered. */
         if (status == 0 && c->ws) {
-            status = cli_ws_handshake(c, "mink");
+            status = cli_ws_start(&c->wsock, "mink", write_raw, ws_opened, ws_message, c);
             if (status == 0)
                 return;
         }
@@ -114,7 +130,7 @@ int cli_conn_start(cli_conn *c, uv_loop_t *loop, const char *host, int port)
 {
     c->loop = loop;
     c->resolving = c->tcp_open = c->linger_open = c->connected = c->closing = false;
-    c->ws_ready = false;
+    c->wsock.ready = false;
     proto_framer_init(&c->framer, CLI_MAX_LINE);
     char service[16];
     snprintf(service, sizeof service, "%d", port);
@@ -144,12 +160,14 @@ int cli_conn_send(cli_conn *c, const char *data, size_t len)
     if (!c->connected || c->closing)
         return UV_ENOTCONN;
     if (c->ws)
-        return c->ws_ready ? cli_ws_send(c, data, len) : UV_ENOTCONN;
-    return cli_conn_write_raw(c, data, len);
+        return c->wsock.ready ? cli_ws_send(&c->wsock, data, len) : UV_ENOTCONN;
+    return write_raw(c, data, len);
 }
 
-int cli_conn_write_raw(cli_conn *c, const char *data, size_t len)
+/* Writes bytes as they are (a line, the WebSocket's handshake and frames). */
+static int write_raw(void *ud, const char *data, size_t len)
 {
+    cli_conn *c = ud;
     /* Most messages go out at once; uv_try_write refuses (UV_EAGAIN) while earlier bytes wait,
      * so the order holds. */
     uv_buf_t buf = uv_buf_init((char *)data, (unsigned)len);
@@ -213,5 +231,5 @@ bool cli_conn_owns(const cli_conn *c, const uv_handle_t *h)
 void cli_conn_free(cli_conn *c)
 {
     proto_framer_free(&c->framer);
-    cli_ws_free(c);
+    cli_ws_free(&c->wsock);
 }

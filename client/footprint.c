@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "world.h"
+#include "footprint.h"
 
 #define TWO_PI 6.283185307179586 /* C11 has no M_PI */
 

@@ -5,25 +5,13 @@
  * feel figures of --bot --json are measured here, on what the screen would show. */
 #include <math.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "frame.h"
+#include "interp.h"
+#include "predict.h"
 
 #define PROBE_SETTLE_MS 1000.0
-
-static bool ensure_drawn(cli_app *app, size_t n)
-{
-    if (n <= app->drawn_cap)
-        return true;
-    size_t cap = n + n / 2 + 16;
-    cli_body *p = realloc(app->drawn, cap * sizeof *p);
-    if (!p)
-        return false;
-    app->drawn = p;
-    app->drawn_cap = cap;
-    return true;
-}
 
 /* Feel: the frame-to-frame step of the probe (a body moving at constant speed) against the
  * step its speed makes in the same time; and the first frame on which the avatar has moved
@@ -64,13 +52,13 @@ static void measure(cli_app *app, const cli_body *b, double now_ms)
 void cli_frame_compose(cli_app *app, double now_ms)
 {
     const cli_world *w = &app->world;
-    if (!ensure_drawn(app, w->count)) {
-        app->drawn_count = 0;
+    if (!mk_vec_resize(&app->drawn.v, w->count)) {
+        app->drawn.v.len = 0;
         return;
     }
     double t = cli_interp_render_tick(&app->interp, now_ms);
     for (size_t i = 0; i < w->count; i++) {
-        cli_body *d = &app->drawn[i];
+        cli_body *d = &app->drawn.at[i];
         *d = w->bodies[i]; /* the shape is shared with the world: drawn, never freed here */
         bool mine = app->has_avatar && d->id == app->avatar;
         if (mine && !app->no_predict && cli_predict_active(&app->predict))
@@ -79,7 +67,6 @@ void cli_frame_compose(cli_app *app, double now_ms)
             cli_interp_sample(&app->interp, d->id, t, d);
         measure(app, d, now_ms);
     }
-    app->drawn_count = w->count;
 }
 
 void cli_frame_status(const cli_app *app, char *out, size_t size)
@@ -95,7 +82,7 @@ void cli_frame_status(const cli_app *app, char *out, size_t size)
              " %s%s tick %llu | ping %s ms | bodies %zu | %.1f kB/s in | %.0f states/s | "
              "pred err %s | interp %s | zoom %g%s%s",
              app->replaying ? "REPLAY " : "", app->dim == 3 ? "3D" : "2D",
-             (unsigned long long)app->world.tick, ping, app->drawn_count, s->kb_per_s,
+             (unsigned long long)app->world.tick, ping, app->drawn.v.len, s->kb_per_s,
              s->states_per_s, pred,
              app->no_interp ? "off" : "on", app->zoom,
              s->last_error[0] ? " | error " : "", s->last_error);

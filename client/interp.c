@@ -14,12 +14,14 @@ void cli_interp_init(cli_interp *ip, double tick_hz)
 {
     memset(ip, 0, sizeof *ip);
     ip->tick_ms = 1000.0 / (tick_hz > 0 ? tick_hz : 60.0);
+    for (int i = 0; i < CLI_INTERP_STATES; i++)
+        ip->ring[i].bodies.v = mk_vec_make(sizeof(cli_snap_body));
 }
 
 void cli_interp_free(cli_interp *ip)
 {
     for (int i = 0; i < CLI_INTERP_STATES; i++)
-        free(ip->ring[i].bodies);
+        mk_vec_free(&ip->ring[i].bodies.v);
     memset(ip, 0, sizeof *ip);
 }
 
@@ -42,26 +44,19 @@ int cli_interp_push(cli_interp *ip, const cli_world *w, double arrival_ms)
     if (ip->len == CLI_INTERP_STATES)
         slot = ip->head; /* the oldest goes */
     cli_snap *s = &ip->ring[slot];
-    if (s->cap < w->count) {
-        size_t cap = w->count + w->count / 2 + 16;
-        cli_snap_body *p = realloc(s->bodies, cap * sizeof *p);
-        if (!p)
-            return -1;
-        s->bodies = p;
-        s->cap = cap;
-    }
+    if (!mk_vec_resize(&s->bodies.v, w->count))
+        return -1;
     s->tick = w->tick;
-    s->count = w->count;
     for (size_t i = 0; i < w->count; i++) {
         const cli_body *b = &w->bodies[i];
-        cli_snap_body *o = &s->bodies[i];
+        cli_snap_body *o = &s->bodies.at[i];
         o->id = b->id;
         memcpy(o->pos, b->pos, sizeof o->pos);
         memcpy(o->vel, b->vel, sizeof o->vel);
         o->rot = b->rot;
         memcpy(o->quat, b->quat, sizeof o->quat);
     }
-    qsort(s->bodies, s->count, sizeof *s->bodies, by_id);
+    qsort(s->bodies.at, s->bodies.v.len, sizeof *s->bodies.at, by_id);
     if (ip->len == CLI_INTERP_STATES)
         ip->head = (ip->head + 1) % CLI_INTERP_STATES;
     else
@@ -104,15 +99,15 @@ double cli_interp_render_tick(const cli_interp *ip, double now_ms)
 
 static const cli_snap_body *find(const cli_snap *s, uint64_t id)
 {
-    size_t lo = 0, hi = s->count;
+    size_t lo = 0, hi = s->bodies.v.len;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (s->bodies[mid].id < id)
+        if (s->bodies.at[mid].id < id)
             lo = mid + 1;
         else
             hi = mid;
     }
-    return lo < s->count && s->bodies[lo].id == id ? &s->bodies[lo] : NULL;
+    return lo < s->bodies.v.len && s->bodies.at[lo].id == id ? &s->bodies.at[lo] : NULL;
 }
 
 static void put(cli_body *out, const cli_snap_body *a)

@@ -12,6 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "mk_vec.h"
 #include "world.h"
 
 #define CLI_INTERP_STATES 16     /* states kept: 0.8 s at 20 states a second */
@@ -27,8 +28,7 @@ typedef struct cli_snap_body {
 
 typedef struct cli_snap {
     uint64_t tick;
-    cli_snap_body *bodies; /* every body the world held after this state, by id */
-    size_t count, cap;
+    MK_VEC(cli_snap_body) bodies; /* every body the world held after this state, by id */
 } cli_snap;
 
 typedef struct cli_interp {

@@ -2,7 +2,7 @@
  * (ESC [ A..D, or ESC O A..D in application cursor mode) that a read may split. */
 #include <string.h>
 
-#include "cli.h"
+#include "keys.h"
 
 static cli_key letter(unsigned char c)
 {

@@ -8,7 +8,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "clock.h"
+#include "lag.h"
 
 typedef struct lag_item {
     struct lag_item *next;

@@ -9,7 +9,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "app.h"
+#include "args.h"
+#include "bot.h"
+#include "bots.h"
+#include "clock.h"
+#include "conn.h"
+#include "drop.h"
+#include "frame.h"
+#include "interp.h"
+#include "keys.h"
+#include "lag.h"
+#include "predict.h"
+#include "quit.h"
+#include "render.h"
+#include "replay.h"
+#include "send.h"
+#include "view.h"
+#include "world.h"
 
 #define INPUT_MS 33          /* ~30 inputs a second */
 #define PING_MS 1000         /* one ping a second */
@@ -18,112 +35,14 @@
 #define WELCOME_TIMEOUT_MS 5000 /* connect and be welcomed within this */
 #define PONG_TIMEOUT_MS 3000    /* --ping: connect and get the pong within this */
 
-double cli_now_ms(void)
-{
-    return (double)uv_hrtime() / 1e6;
-}
-
-/* ---- sending ---- */
-
-/* Everything the client sends goes through here: straight to the socket, or held back by
- * the latency simulator first. */
-void cli_send(cli_app *app, const char *data, size_t len)
-{
-    if (app->replaying)
-        return;
-    if (app->lagged)
-        cli_lag_push(&app->lag, &app->lag.out, data, len);
-    else
-        cli_conn_send(&app->conn, data, len);
-}
-
+/* The latency simulator's outgoing side ends at the socket. */
 static void deliver_out(void *ud, const char *data, size_t len)
 {
     cli_app *app = ud;
     cli_conn_send(&app->conn, data, len);
 }
 
-static void send_buf(cli_app *app, proto_buf *b)
-{
-    if (!b->failed)
-        cli_send(app, b->data, b->len);
-    proto_buf_free(b);
-}
-
-static void send_hello(cli_app *app)
-{
-    proto_buf b;
-    proto_buf_init(&b);
-    /* 4 m up in 2D, 2 m in 3D: above the ground, dropped from a small height. */
-    const double spawn2[3] = {0.0, 4.0, 0.0}, spawn3[3] = {0.0, 2.0, 0.0};
-    cli_write_hello(&b, app->name, app->token, app->kinematic, app->dim, app->dim == 3 ? spawn3 : spawn2);
-    app->hello_ms = cli_now_ms();
-    send_buf(app, &b);
-}
-
-static void send_ping(cli_app *app)
-{
-    proto_buf b;
-    proto_buf_init(&b);
-    double now = cli_now_ms();
-    if (app->first_ping_ms == 0)
-        app->first_ping_ms = now;
-    cli_write_ping(&b, now);
-    send_buf(app, &b);
-}
-
-static void send_input(cli_app *app, bool jump)
-{
-    proto_buf b;
-    proto_buf_init(&b);
-    /* Up the screen is +y in 2D and -z in 3D; a 3D move has no vertical part (a character
-     * jumps, a kinematic avatar flies level). */
-    double move[3] = {app->move_x, app->move_y, 0};
-    if (app->dim == 3) {
-        move[1] = 0;
-        move[2] = -app->move_y;
-    }
-    /* Stamped with the tick the prediction applies it from (none with --no-predict: the
-     * server applies it on arrival, as the screen then shows). */
-    uint64_t tick = cli_predict_input(&app->predict, ++app->seq, move, jump, cli_now_ms());
-    cli_write_input(&b, app->seq, app->no_predict ? 0 : tick, app->dim, move, jump);
-    app->stats.inputs++;
-    send_buf(app, &b);
-}
-
 /* ---- ending ---- */
-
-static void close_handle(uv_handle_t *h, void *arg)
-{
-    cli_app *app = arg;
-    if (!uv_is_closing(h) && !cli_conn_owns(&app->conn, h))
-        uv_close(h, NULL);
-}
-
-void cli_quit(cli_app *app, int code)
-{
-    if (app->quitting)
-        return;
-    app->quitting = true;
-    app->exit_code = code;
-    cli_view_restore(app);
-    /* A joined client says bye and closes gracefully; before the welcome there is no one to
-     * say it to (the server would answer not_joined). */
-    if (app->lagged) {
-        cli_lag_dir_drop(&app->lag.out);
-        cli_lag_dir_drop(&app->lag.in);
-    }
-    if (app->record) {
-        fclose(app->record);
-        app->record = NULL;
-    }
-    if (app->welcomed && app->conn.connected) {
-        static const char bye[] = "{\"type\":\"bye\"}\n";
-        cli_conn_send(&app->conn, bye, sizeof bye - 1);
-    }
-    cli_conn_close(&app->conn, app->welcomed);
-    uv_walk(app->loop, close_handle, app);
-}
 
 static void finish_bot(cli_app *app, int code)
 {
@@ -147,7 +66,7 @@ static void on_input_timer(uv_timer_t *t)
             app->move_y = 0;
     }
     if (app->has_avatar)
-        send_input(app, now < app->jump_until);
+        cli_send_input(app, now < app->jump_until);
 }
 
 /* The last second's traffic, for the status bar. */
@@ -176,7 +95,7 @@ static void on_frame_timer(uv_timer_t *t)
 
 static void on_ping_timer(uv_timer_t *t)
 {
-    send_ping(t->data);
+    cli_send_ping(t->data);
 }
 
 static void on_deadline(uv_timer_t *t)
@@ -196,6 +115,8 @@ static void on_deadline(uv_timer_t *t)
 }
 
 /* ---- messages from the server ---- */
+
+static void on_key(cli_app *app, cli_key key);
 
 static void on_welcome(cli_app *app, const cJSON *msg)
 {
@@ -269,7 +190,7 @@ static void on_welcome(cli_app *app, const cJSON *msg)
     }
     uv_timer_start(&app->frame_timer, on_frame_timer, 0, (uint64_t)CLI_FRAME_MS);
     if (app->mode == CLI_MODE_INTERACTIVE) {
-        int rc = cli_view_start(app);
+        int rc = cli_view_start(app, on_key);
         if (rc != 0) {
             cli_quit(app, 1);
             fprintf(stderr, "mink-client: cannot use the terminal: %s\n", uv_strerror(rc));
@@ -369,7 +290,8 @@ static void on_error_msg(cli_app *app, const cJSON *msg)
         fprintf(stderr, "mink-client: server error %s\n", s->last_error);
 }
 
-void cli_handle_line(cli_app *app, const char *line, size_t len)
+/* One line from the server (or from a record being replayed). */
+static void handle_line(cli_app *app, const char *line, size_t len)
 {
     app->stats.bytes_in += len + 1;
     app->stats.window_bytes += len + 1;
@@ -399,7 +321,7 @@ static void deliver_in(void *ud, const char *line, size_t len)
 {
     cli_app *app = ud;
     if (!app->quitting)
-        cli_handle_line(app, line, len);
+        handle_line(app, line, len);
 }
 
 static void on_line(cli_conn *c, const char *line, size_t len)
@@ -410,7 +332,7 @@ static void on_line(cli_conn *c, const char *line, size_t len)
     if (app->lagged)
         cli_lag_push(&app->lag, &app->lag.in, line, len);
     else
-        cli_handle_line(app, line, len);
+        handle_line(app, line, len);
 }
 
 static void on_closed(cli_conn *c, const char *why)
@@ -437,15 +359,16 @@ static void on_connect(cli_conn *c, int status)
                 uv_strerror(status));
         cli_quit(app, 1);
     } else if (app->mode == CLI_MODE_PING) {
-        send_ping(app);
+        cli_send_ping(app);
     } else {
-        send_hello(app);
+        cli_send_hello(app);
     }
 }
 
 /* ---- keyboard and signals ---- */
 
-void cli_on_key(cli_app *app, cli_key key)
+/* A key the view read. */
+static void on_key(cli_app *app, cli_key key)
 {
     double now = cli_now_ms();
     switch (key) {
@@ -482,7 +405,7 @@ void cli_on_key(cli_app *app, cli_key key)
         app->zoom = fmin(app->zoom * 2, CLI_ZOOM_MAX);
         break;
     case CLI_KEY_SPAWN:
-        cli_spawn_drop(app);
+        cli_drop(app);
         break;
     case CLI_KEY_PAUSE:
     case CLI_KEY_FASTER:
@@ -498,7 +421,7 @@ void cli_on_key(cli_app *app, cli_key key)
     if ((key == CLI_KEY_LEFT || key == CLI_KEY_RIGHT || key == CLI_KEY_UP ||
          key == CLI_KEY_DOWN || key == CLI_KEY_JUMP) &&
         app->has_avatar && !app->replaying) {
-        send_input(app, now < app->jump_until);
+        cli_send_input(app, now < app->jump_until);
     }
 }
 
@@ -550,7 +473,7 @@ static void start(cli_app *app)
         }
     }
     if (app->replaying) {
-        if (cli_replay_start(app) != 0)
+        if (cli_replay_start(app, handle_line) != 0)
             cli_quit(app, 1);
         return;
     }
@@ -579,8 +502,10 @@ int main(int argc, char **argv)
     }
     app.stats.last_rtt = NAN;
     app.zoom = 1.0;
+    app.drawn.v = mk_vec_make(sizeof(cli_body));
     app.loop = uv_default_loop();
     cli_world_init(&app.world);
+    cli_interp_init(&app.interp, 0); /* at the server's rate once the welcome tells it */
 
     start(&app);
     uv_run(app.loop, UV_RUN_DEFAULT);
@@ -590,7 +515,7 @@ int main(int argc, char **argv)
     cli_world_free(&app.world);
     cli_interp_free(&app.interp);
     cli_canvas_free(&app.canvas);
-    free(app.drawn);
+    mk_vec_free(&app.drawn.v);
     cli_replay_free(&app);
     int rc = uv_loop_close(app.loop);
     assert(rc == 0 && "every handle is closed when the loop ends");

@@ -1,6 +1,6 @@
 /* The lines mink-client sends, shared by the interactive client, the bot and the load
  * generator. */
-#include "cli.h"
+#include "msgs.h"
 
 /* The avatar: in 2D a 0.8 x 1.8 m box, in 3D a capsule of the same width and height (0.4 m
  * radius, 0.5 m half height: 1.8 m from end to end), upright; a capsule's round bottom slides

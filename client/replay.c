@@ -1,16 +1,19 @@
 /* --record FILE keeps every line received with its arrival time; --replay FILE plays such a
  * file in the view without a server. A record is text, one line per message received:
  * the milliseconds since the recording started (three decimals), a tab, the line as it came.
- * Replay feeds each line to the client at its time (times speed), as if it had just come from
- * the server: pause, faster, slower and one line at a time while paused. A record is outside
+ * Replay hands each line to the client's handler at its time (times speed), as if it had just
+ * come from the server: pause, faster, slower and one line at a time while paused. A record is outside
  * data like any other: a line without a time or out of order ends the replay with an error,
  * and the file is read at most CLI_REPLAY_MAX bytes. */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "cli.h"
+#include "clock.h"
+#include "quit.h"
+#include "replay.h"
 
 #define CLI_REPLAY_MAX ((size_t)1 << 30) /* 1 GiB: about an hour of a busy 2D world */
 #define SPEED_MIN 0.125
@@ -35,11 +38,12 @@ static bool next_entry(cli_app *app, double *at, const char **line, size_t *len,
 {
     cli_replay *r = &app->replay;
     *bad = false;
-    if (r->pos >= r->len)
+    if (r->pos >= r->text.v.len)
         return false;
-    char *start = r->data + r->pos;
-    char *nl = memchr(start, '\n', r->len - r->pos);
-    size_t n = nl ? (size_t)(nl - start) : r->len - r->pos;
+    size_t left = r->text.v.len - r->pos;
+    char *start = r->text.at + r->pos;
+    char *nl = memchr(start, '\n', left);
+    size_t n = nl ? (size_t)(nl - start) : left;
     char *tab = memchr(start, '\t', n);
     char *end = NULL;
     double t = tab ? strtod(start, &end) : NAN;
@@ -70,11 +74,10 @@ static void play(cli_app *app, bool one)
         bool bad;
         if (!next_entry(app, &at, &line, &len, &bad)) {
             if (bad) {
-                cli_view_restore(app);
+                cli_quit(app, 1); /* the terminal restored first, so that this is seen */
                 fprintf(stderr, "mink-client: --replay %s: line at byte %zu is not "
                                 "'milliseconds<TAB>message' in order\n",
                         app->replay_path, r->pos);
-                cli_quit(app, 1);
             } else {
                 r->ended = true;
             }
@@ -85,7 +88,7 @@ static void play(cli_app *app, bool one)
             r->last_at = keep_at;
             break;
         }
-        cli_handle_line(app, line, len);
+        r->on_line(app, line, len);
         if (app->quitting)
             return;
         if (one) {
@@ -124,37 +127,34 @@ static void arm(cli_app *app)
     uv_timer_start(&app->replay_timer, on_replay_timer, wait > 0 ? (uint64_t)wait : 0, 0);
 }
 
-int cli_replay_start(cli_app *app)
+int cli_replay_start(cli_app *app, cli_app_line_cb on_line)
 {
     cli_replay *r = &app->replay;
+    r->on_line = on_line;
     FILE *f = fopen(app->replay_path, "rb");
     if (!f) {
         fprintf(stderr, "mink-client: --replay: cannot read %s: %s\n", app->replay_path,
                 strerror(errno));
         return -1;
     }
-    size_t cap = 1 << 16;
-    r->data = malloc(cap);
-    while (r->data) {
-        size_t got = fread(r->data + r->len, 1, cap - r->len, f);
-        r->len += got;
+    /* Read whole, in room that doubles from 64 KiB, up to CLI_REPLAY_MAX bytes. */
+    mk_vec *text = &r->text.v;
+    *text = mk_vec_make(sizeof(char));
+    bool no_memory = false;
+    while (text->len < CLI_REPLAY_MAX) {
+        if (text->len == text->cap &&
+            !mk_vec_reserve(text, text->cap ? text->cap * 2 : (size_t)1 << 16)) {
+            no_memory = true;
+            break;
+        }
+        size_t got = fread(r->text.at + text->len, 1, text->cap - text->len, f);
+        text->len += got;
         if (got == 0)
             break;
-        if (r->len == cap) {
-            if (cap >= CLI_REPLAY_MAX)
-                break;
-            cap *= 2;
-            char *p = realloc(r->data, cap);
-            if (!p) {
-                free(r->data);
-                r->data = NULL;
-            }
-            r->data = p;
-        }
     }
-    bool err = ferror(f) || !r->data;
+    bool err = ferror(f) || no_memory;
     fclose(f);
-    if (err || r->len == 0) {
+    if (err || text->len == 0) {
         fprintf(stderr, "mink-client: --replay: %s is %s\n", app->replay_path,
                 err ? "unreadable" : "empty");
         return -1;
@@ -218,6 +218,5 @@ void cli_replay_key(cli_app *app, cli_key key)
 
 void cli_replay_free(cli_app *app)
 {
-    free(app->replay.data);
-    app->replay.data = NULL;
+    mk_vec_free(&app->replay.text.v);
 }

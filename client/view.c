@@ -2,12 +2,15 @@
  * cli_frame_compose) and copied to the screen with a colour pair per cell class; ncurses sends
  * only what changed. The frame timer (main.c) calls cli_view_draw at about 30 frames a second,
  * whatever the rate of states. Keys are read with getch in no-delay mode when libuv says
- * fd 0 is readable; a resize comes as KEY_RESIZE. endwin restores the terminal on every way
- * out (cli_quit). */
+ * fd 0 is readable and handed to the key handler the view was started with; a resize comes as
+ * KEY_RESIZE. endwin restores the terminal on every way out (cli_quit). */
 #include <curses.h>
 #include <string.h>
 
-#include "cli.h"
+#include "frame.h"
+#include "keys.h"
+#include "render.h"
+#include "view.h"
 
 #define MAX_COLS 1000
 #define MAX_ROWS 500
@@ -68,7 +71,7 @@ static void read_keys(cli_app *app)
         }
         cli_key k = key_of(ch);
         if (k != CLI_KEY_NONE)
-            cli_on_key(app, k);
+            app->on_key(app, k);
     }
 }
 
@@ -77,14 +80,15 @@ static void on_key_poll(uv_poll_t *h, int status, int events)
     cli_app *app = h->data;
     (void)events;
     if (status < 0) {
-        cli_quit(app, 0); /* the terminal went away */
+        app->on_key(app, CLI_KEY_QUIT); /* the terminal went away */
         return;
     }
     read_keys(app);
 }
 
-int cli_view_start(cli_app *app)
+int cli_view_start(cli_app *app, cli_app_key_cb on_key)
 {
+    app->on_key = on_key;
     if (!initscr())
         return UV_ENOTTY;
     app->tty_raw = true;
@@ -125,24 +129,22 @@ void cli_view_draw(cli_app *app, double now_ms)
         if (cli_canvas_init(&app->canvas, cols, rows) != 0)
             return;
     }
-    app->cols = cols;
-    app->rows = rows;
     cli_frame_compose(app, now_ms);
     cli_canvas *cv = &app->canvas;
     cli_canvas_clear(cv);
     int view_rows = rows - 2; /* the status bar and the help line */
     cli_scene sc = {
         .dim = app->world.dim,
-        .bodies = app->drawn,
-        .count = app->drawn_count,
+        .bodies = app->drawn.at,
+        .count = app->drawn.v.len,
         .has_avatar = app->has_avatar,
         .avatar = app->avatar,
         .client = app->client_id,
         .zoom = app->zoom,
     };
-    for (size_t i = 0; i < app->drawn_count; i++)
-        if (app->has_avatar && app->drawn[i].id == app->avatar)
-            memcpy(sc.centre, app->drawn[i].pos, sizeof sc.centre);
+    for (size_t i = 0; i < app->drawn.v.len; i++)
+        if (app->has_avatar && app->drawn.at[i].id == app->avatar)
+            memcpy(sc.centre, app->drawn.at[i].pos, sizeof sc.centre);
     cli_render(cv, view_rows, &sc);
     char text[MAX_COLS + 1];
     cli_frame_status(app, text, sizeof text);
