@@ -1,6 +1,7 @@
 /* mink-client: connects to a Mink server, joins with an avatar, sends inputs at 30 Hz and shows
  * the world in the terminal; without a terminal (or with --bot) it plays by itself and prints a
- * summary; with --ping it checks that a server answers (the Docker health check). */
+ * summary; with --ping it checks that a server answers (the Docker health check). This file
+ * wires the parts: the server's messages, the timers, the keys and the signals. */
 #include <assert.h>
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -34,13 +35,6 @@
 #define JUMP_MS 100.0        /* a jump is asked for in the inputs of this long, so none is lost */
 #define WELCOME_TIMEOUT_MS 5000 /* connect and be welcomed within this */
 #define PONG_TIMEOUT_MS 3000    /* --ping: connect and get the pong within this */
-
-/* The latency simulator's outgoing side ends at the socket. */
-static void deliver_out(void *ud, const char *data, size_t len)
-{
-    cli_app *app = ud;
-    cli_conn_send(&app->conn, data, len);
-}
 
 /* ---- ending ---- */
 
@@ -436,6 +430,13 @@ static void on_signal(uv_signal_t *h, int signum)
 }
 
 /* ---- wiring ---- */
+
+/* The latency simulator's outgoing side ends at the socket. */
+static void deliver_out(void *ud, const char *data, size_t len)
+{
+    cli_app *app = ud;
+    cli_conn_send(&app->conn, data, len);
+}
 
 static void start(cli_app *app)
 {

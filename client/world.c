@@ -205,50 +205,33 @@ static bool set_shape2(cli_body *b, const proto_shape *s)
     }
 }
 
-/* A 3D shape as the view and the prediction take it. */
+/* A 3D shape as the view and the prediction take it: the fields of its type, 0 in the others
+ * (proto_parse_shape clears them). */
 _Static_assert(CLI_MAX_HULL >= PROTO_MAX_POINTS, "every hull the protocol takes has a footprint");
 static bool set_shape3(cli_body *b, const proto_shape *s)
 {
-    cli_solid *o = &b->solid;
-    switch (s->type) {
-    case PROTO_SHAPE_SPHERE:
-        o->type = CLI_SOLID_SPHERE;
-        o->radius = s->radius;
-        break;
-    case PROTO_SHAPE_BOX:
-        o->type = CLI_SOLID_BOX;
-        memcpy(o->half, s->half, sizeof o->half);
-        break;
-    case PROTO_SHAPE_ELLIPSOID:
-        o->type = CLI_SOLID_ELLIPSOID;
-        memcpy(o->half, s->radii, sizeof o->half);
-        break;
-    case PROTO_SHAPE_CAPSULE:
-    case PROTO_SHAPE_CYLINDER:
-    case PROTO_SHAPE_CONE:
-        o->type = s->type == PROTO_SHAPE_CAPSULE    ? CLI_SOLID_CAPSULE
-                  : s->type == PROTO_SHAPE_CYLINDER ? CLI_SOLID_CYLINDER
-                                                    : CLI_SOLID_CONE;
-        o->radius = s->radius;
-        o->half_height = s->half_height;
-        break;
-    case PROTO_SHAPE_HULL: {
-        double(*pts)[3] = malloc((size_t)s->npoints * sizeof *pts);
+    /* proto_parse_shape gives a 3D world only 3D shapes. */
+    static const cli_solid_type types[PROTO_SHAPE_COUNT] = {
+        [PROTO_SHAPE_SPHERE] = CLI_SOLID_SPHERE,     [PROTO_SHAPE_BOX] = CLI_SOLID_BOX,
+        [PROTO_SHAPE_ELLIPSOID] = CLI_SOLID_ELLIPSOID, [PROTO_SHAPE_CAPSULE] = CLI_SOLID_CAPSULE,
+        [PROTO_SHAPE_CYLINDER] = CLI_SOLID_CYLINDER, [PROTO_SHAPE_CONE] = CLI_SOLID_CONE,
+        [PROTO_SHAPE_HULL] = CLI_SOLID_HULL,
+    };
+    double(*pts)[3] = NULL;
+    if (s->type == PROTO_SHAPE_HULL) {
+        pts = malloc((size_t)s->npoints * sizeof *pts);
         if (!pts)
             return false;
         memcpy(pts, s->points, (size_t)s->npoints * sizeof *pts);
-        free(o->points);
-        o->points = pts;
-        o->npoints = s->npoints;
-        o->type = CLI_SOLID_HULL;
-        return true;
     }
-    default:
-        return false; /* proto_parse_shape gives a 3D world only 3D shapes */
-    }
+    cli_solid *o = &b->solid;
     free(o->points);
-    o->points = NULL;
-    o->npoints = 0;
+    o->points = pts;
+    o->npoints = pts ? s->npoints : 0;
+    o->type = types[s->type];
+    o->radius = s->radius;
+    o->half_height = s->half_height;
+    memcpy(o->half, s->type == PROTO_SHAPE_ELLIPSOID ? s->radii : s->half, sizeof o->half);
     return true;
 }
 
