@@ -7,6 +7,7 @@
 import { World } from "./world.js";
 import { Predictor } from "./predict.js";
 import { View2, View3 } from "./render.js";
+import { DROPS, dropChoices } from "./shapes.js";
 
 const INPUT_MS = 33; // ~30 inputs a second, as mink-client
 const PING_MS = 1000;
@@ -155,34 +156,20 @@ function sendInput() {
   send(msg);
 }
 
-// A click drops a shape 4 m above where it points (on the ground plane in 3D).
-const SHAPES2 = [
-  { type: "box", half: [0.5, 0.5] },
-  { type: "circle", radius: 0.5 },
-  { type: "polygon", points: [[-0.6, -0.4], [0.6, -0.4], [0, 0.6]] },
-];
-const SHAPES3 = [
-  { type: "box", half: [0.5, 0.5, 0.5] },
-  { type: "sphere", radius: 0.5 },
-  { type: "capsule", radius: 0.3, half_height: 0.4 },
-  { type: "cylinder", radius: 0.4, half_height: 0.4 },
-  { type: "cone", radius: 0.5, half_height: 0.5 },
-  { type: "ellipsoid", radii: [0.6, 0.4, 0.3] },
-  { type: "hull", points: [[0, 0.6, 0], [0.5, -0.3, 0.5], [-0.5, -0.3, 0.5], [0, -0.3, -0.6]] },
-];
+// A click drops a shape 4 m above where it points (on the ground plane in 3D): the one chosen
+// in the menu, or each in turn.
 let dropCount = 0;
 function drop(sx, sy) {
   if (!joined) return;
   const w = canvas.width, h = canvas.height;
-  const pick = $("shape").value;
+  const pick = $("shape").value, drops = DROPS[world.dim === 3 ? 3 : 2];
+  const shape = pick === "any" ? drops[dropCount % drops.length] : drops.find((s) => s.type === pick) || drops[0];
   let body;
   if (world.dim === 3) {
     const p = view3.pick(sx, sy, w, h) || [view3.target[0], 0, view3.target[2]];
-    const shape = pick === "any" ? SHAPES3[dropCount % SHAPES3.length] : SHAPES3.find((s) => s.type === pick) || SHAPES3[0];
     body = { shape, pos: [p[0], 4, p[2]] };
   } else {
     const p = view2.toWorld(sx, sy, w, h);
-    const shape = pick === "any" ? SHAPES2[dropCount % SHAPES2.length] : SHAPES2.find((s) => s.type === pick) || SHAPES2[0];
     body = { shape, pos: [p[0], p[1] + 4], rot: 0.3 };
   }
   dropCount++;
@@ -281,6 +268,7 @@ $("view3mode").addEventListener("click", () => {
   $("view3mode").textContent = view3.top ? "Perspective" : "Top-down";
 });
 
+for (const [type, label] of dropChoices()) $("shape").add(new Option(label, type));
 resize();
 connect();
 setInterval(sendInput, INPUT_MS);
