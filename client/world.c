@@ -239,7 +239,7 @@ static bool set_shape3(cli_body *b, const proto_shape *s)
  * takes); b keeps its old shape when this one cannot be read. */
 static bool read_shape(cli_body *b, const cJSON *json, int dim)
 {
-    proto_shape s;
+    proto_shape s; /* 6 kB (256 points): on the loop thread's stack, a few calls deep */
     proto_error err;
     if (proto_parse_shape(json, dim, "shape.", &s, &err) != PROTO_OK)
         return false;
