@@ -311,27 +311,38 @@ double col_box_enter(const double lo[3], const double hi[3], const double o[3],
             ta = tb;
             tb = s;
         }
-        t0 = fmax(t0, ta);
-        t1 = fmin(t1, tb);
+        t0 = ta > t0 ? ta : t0;
+        t1 = tb < t1 ? tb : t1;
         if (t0 > t1)
             return INFINITY;
     }
     return t0;
 }
 
-/* Where the walk's segment enters node i's box, read back from its quantised bounds and
- * widened by a thousandth of a step, which covers the rounding of the read-back. */
+/* Where the walk's segment enters node i's box (slabs in the quantised units, so the box is
+ * read as it is stored), or INFINITY when it misses it within tmax. */
 static double node_enter(const col_bvh_ray *r, uint32_t i)
 {
-    const col_bvh *t = r->t;
-    const col_bvh_node *nd = &t->nodes[i];
-    double lo[3], hi[3];
+    const col_bvh_node *nd = &r->t->nodes[i];
+    double t0 = 0.0, t1 = r->tmax;
     for (int k = 0; k < 3; k++) {
-        double pad = 1e-3 * t->step[k];
-        lo[k] = t->lo[k] + nd->lo[k] * t->step[k] - pad;
-        hi[k] = t->lo[k] + nd->hi[k] * t->step[k] + pad;
+        double lo = (double)nd->lo[k] - r->pad[k], hi = (double)nd->hi[k] + r->pad[k];
+        if (r->flat[k]) {
+            if (r->o[k] < lo || r->o[k] > hi)
+                return INFINITY;
+            continue;
+        }
+        double ta = (lo - r->o[k]) * r->inv[k], tb = (hi - r->o[k]) * r->inv[k];
+        /* Compares, not fmin and fmax: nothing here is NaN, and those are library calls. */
+        if (ta > tb) {
+            double s = ta;
+            ta = tb;
+            tb = s;
+        }
+        t0 = ta > t0 ? ta : t0;
+        t1 = tb < t1 ? tb : t1;
     }
-    return col_box_enter(lo, hi, r->o, r->d, r->grow, r->tmax);
+    return t0 <= t1 ? t0 : INFINITY;
 }
 
 void col_bvh_ray_init(col_bvh_ray *r, const col_bvh *t, const double o[3], const double d[3],
@@ -341,9 +352,11 @@ void col_bvh_ray_init(col_bvh_ray *r, const col_bvh *t, const double o[3], const
     r->tmax = tmax;
     r->sp = 0;
     for (int k = 0; k < 3; k++) {
-        r->o[k] = o[k];
-        r->d[k] = d[k];
-        r->grow[k] = grow[k];
+        double step = t->step[k];
+        r->o[k] = (o[k] - t->lo[k]) / step;
+        r->flat[k] = d[k] == 0.0;
+        r->inv[k] = r->flat[k] ? 0.0 : step / d[k];
+        r->pad[k] = grow[k] / step + 1e-3;
     }
     if (t->node_count == 0)
         return;

@@ -235,6 +235,20 @@ void col_heightfield3_cells(const col_heightfield3 *h, const col_box *box, uint3
     range[3] = j1 + 1 < h->rows - 1 ? j1 + 1 : h->rows - 2;
 }
 
+/* Whether the ray's height while over cell (i, j), t in [t0, t1], reaches the cell's range of
+ * heights (a few roundings wider): the cheap test that lets a long ray pass over most cells
+ * without testing their triangles. */
+static bool ray_meets_cell(const col_heightfield3 *h, const col_ray_pre *r, uint32_t i,
+                           uint32_t j, double t0, double t1)
+{
+    const float *y = h->y + (size_t)j * h->cols + i;
+    float lo = mk_minf(mk_minf(y[0], y[1]), mk_minf(y[h->cols], y[h->cols + 1]));
+    float hi = mk_maxf(mk_maxf(y[0], y[1]), mk_maxf(y[h->cols], y[h->cols + 1]));
+    double y0 = r->o[1] + t0 * r->d[1], y1 = r->o[1] + t1 * r->d[1];
+    double slack = 1e-7 * (1.0 + fabs(y0) + fabs(y1) + fabs((double)lo) + fabs((double)hi));
+    return fmin(y0, y1) <= hi + slack && fmax(y0, y1) >= lo - slack;
+}
+
 /* A grid walk (Amanatides and Woo 1987) of the ray o + t d, t in [0, tmax], over the cells,
  * in the heightfield's frame: the first triangle hit, with the cells after it walked while
  * they begin no later than that hit (a hit on a cell's border may belong to the next cell's
@@ -256,6 +270,7 @@ bool col_heightfield3_ray(const col_heightfield3 *h, const col_ray_pre *r, col_b
     int si = d[0] > 0.0 ? 1 : d[0] < 0.0 ? -1 : 0, sj = d[2] > 0.0 ? 1 : d[2] < 0.0 ? -1 : 0;
     *best = UINT32_MAX;
     uint32_t cw = h->cols - 1;
+    double enter = t0;
     for (;;) {
         /* The cell (i, j) and, at a corner, its two side neighbours toward the next. */
         double tx = si == 0 ? INFINITY
@@ -268,6 +283,9 @@ bool col_heightfield3_ray(const col_heightfield3 *h, const col_ray_pre *r, col_b
             if (ci < 0 || cj < 0 || ci >= (long)cw || cj >= (long)h->rows - 1)
                 continue;
             uint32_t cell = (uint32_t)cj * cw + (uint32_t)ci;
+            if (c == 0 && !ray_meets_cell(h, r, (uint32_t)ci, (uint32_t)cj, enter,
+                                          fmin(fmin(tx, tz), tmax)))
+                continue;
             for (uint32_t k = 0; k < 2; k++) {
                 mk_vec3 v[3];
                 uint8_t active;
@@ -288,6 +306,7 @@ bool col_heightfield3_ray(const col_heightfield3 *h, const col_ray_pre *r, col_b
         double exit = fmin(tx, tz);
         if (exit > tmax || (*best != UINT32_MAX && *best_t < exit))
             break;
+        enter = exit;
         if (tx <= tz) {
             if ((si < 0 && i == 0) || (si > 0 && i + 1 >= cw))
                 break;

@@ -11,7 +11,8 @@
 
 #define COL_BVH_LEAF 0x80000000u
 #define COL_BVH_FIRST_MASK 0x07FFFFFFu
-#define COL_BVH_LEAF_MAX 8 /* pieces a leaf holds at most (Jolt's mMaxTrianglesPerLeaf) */
+#define COL_BVH_LEAF_MAX 4 /* pieces a leaf holds at most (Jolt's mMaxTrianglesPerLeaf is 8, tested
+                              * four at a time; one at a time, 4 is about 1.5 times faster) */
 
 static inline bool col_bvh_is_leaf(uint32_t data) { return (data & COL_BVH_LEAF) != 0; }
 static inline uint32_t col_bvh_leaf_first(uint32_t data) { return data & COL_BVH_FIRST_MASK; }
@@ -47,7 +48,11 @@ bool col_bvh_iter_next(col_bvh_iter *it, uint32_t *first, uint32_t *count);
  * lowers tmax as it finds hits, which prunes the walk. */
 typedef struct col_bvh_ray {
     const col_bvh *t;
-    double o[3], d[3], grow[3];
+    /* The segment in the tree's quantised units (steps above the root's lo), where a node's
+     * box is read as it is stored: o, step / d (0 where d is 0), and how far each node box
+     * is widened (the grow, and a thousandth of a step for the rounding). */
+    double o[3], inv[3], pad[3];
+    bool flat[3]; /* d is 0 on this axis */
     double tmax;
     int sp;
     uint32_t stack[COL_BVH_MAX_DEPTH];
