@@ -262,6 +262,11 @@ START_TEST(placed_mesh)
     col_mesh3 m = flat_square(0.0f, COL_ACTIVE_EDGE_COS);
     col_level3 l = {&m, NULL};
     col_xf3 xl = {{1.0f, 2.0f, 3.0f}, mk_quat_axis_angle(mk_v3(1, 0, 0), (float)(-PI / 2))};
+    col_aabb3 bounds = col_level3_bounds(l, xl);
+    NEAR(bounds.center.z, 3.0, 1e-6);
+    NEAR(bounds.half.x, 2.0, 1e-6);
+    NEAR(bounds.half.y, 2.0, 1e-6);
+    NEAR(bounds.half.z, 0.0, 1e-6);
     col_ray_hit3 hit = col_level3_ray(l, xl, mk_v3(1.5f, 2.5f, -5.0f), mk_v3(1.5f, 2.5f, 5.0f),
                                       COL_BACK_FACES_IGNORE, NULL);
     ck_assert(hit.hit);
@@ -352,11 +357,16 @@ static void terrain(float heights[HF_ROWS * HF_COLS], uint8_t holes[(HF_ROWS - 1
     holes[5 * (HF_COLS - 1) + 12] = holes[5 * (HF_COLS - 1) + 13] = holes[9 * (HF_COLS - 1) + 4] = 1;
 }
 
-static col_heightfield3 build_hf(const float *heights, const uint8_t *holes, mk_vec3 scale)
+/* The test terrain of the generator seeded with `seed`, samples 0.7 m by 0.9 m apart. */
+static col_heightfield3 build_hf(uint64_t seed)
 {
+    rng_state = seed;
+    float heights[HF_ROWS * HF_COLS];
+    uint8_t holes[(HF_ROWS - 1) * (HF_COLS - 1)];
+    terrain(heights, holes);
     col_heightfield3 h;
     mk_error err = {0};
-    col_heightfield3_desc d = {HF_COLS, HF_ROWS, scale, heights, holes, 1u << 20,
+    col_heightfield3_desc d = {HF_COLS, HF_ROWS, {0.7f, 1.3f, 0.9f}, heights, holes, 1u << 20,
                                COL_ACTIVE_EDGE_COS};
     ck_assert_msg(col_heightfield3_build(&d, &h, &err) == 0, "%s", err.message);
     return h;
@@ -402,11 +412,7 @@ static bool same_manifold(const col_manifold3 *a, const col_manifold3 *b)
 
 START_TEST(heightfield_equals_mesh)
 {
-    rng_state = 0xBEEF;
-    float heights[HF_ROWS * HF_COLS];
-    uint8_t holes[(HF_ROWS - 1) * (HF_COLS - 1)];
-    terrain(heights, holes);
-    col_heightfield3 h = build_hf(heights, holes, mk_v3(0.7f, 1.3f, 0.9f));
+    col_heightfield3 h = build_hf(0xBEEF);
     uint32_t map[2 * HF_COLS * HF_ROWS];
     col_mesh3 m = mesh_of_hf(&h, map);
     ck_assert_uint_eq(m.dropped, 0);
@@ -434,6 +440,18 @@ START_TEST(heightfield_equals_mesh)
                                                          (float)rnd(-1, 1))),
                                        (float)rnd(0, PI));
         col_xf3 xb = {{x, y + (float)rnd(-0.2, 0.6), z}, q};
+        /* Casts down onto both: the same first triangle at the same fraction. */
+        uint32_t ta = UINT32_MAX, tb = UINT32_MAX;
+        col_xf3 above = {{x, y + 3.0f, z}, q};
+        col_ray_hit3 ca = col_level3_cast(s, above, mk_v3(0.3f, -6.0f, 0.2f), lm, IDENTITY,
+                                          COL_BACK_FACES_IGNORE, &ta);
+        col_ray_hit3 cb = col_level3_cast(s, above, mk_v3(0.3f, -6.0f, 0.2f), lh, IDENTITY,
+                                          COL_BACK_FACES_IGNORE, &tb);
+        EXPECT(ca.hit == cb.hit && (!ca.hit || ca.fraction == cb.fraction),
+               "case %d: casts differ (%d %g, %d %g)", it, ca.hit, (double)ca.fraction, cb.hit,
+               (double)cb.fraction);
+        EXPECT(!ca.hit || map[m.source[ta]] == tb || ca.fraction == cb.fraction,
+               "case %d: casts met other triangles", it);
         col_child_manifold3 a[64], b[64];
         uint32_t na = col_level3_collide(lm, IDENTITY, s, xb, &how, a, 64);
         uint32_t nb = col_level3_collide(lh, IDENTITY, s, xb, &how, b, 64);
@@ -581,11 +599,7 @@ END_TEST
 
 START_TEST(heightfield_cells_brute_force)
 {
-    rng_state = 0xFACE;
-    float heights[HF_ROWS * HF_COLS];
-    uint8_t holes[(HF_ROWS - 1) * (HF_COLS - 1)];
-    terrain(heights, holes);
-    col_heightfield3 h = build_hf(heights, holes, mk_v3(0.7f, 1.3f, 0.9f));
+    col_heightfield3 h = build_hf(0xFACE);
     brute_queries((col_level3){NULL, &h}, mk_v3(-2, -3, -2), mk_v3(16, 3, 16), 2000, 4000);
     col_heightfield3_free(&h);
 }
@@ -627,14 +641,20 @@ START_TEST(welds_and_drops)
 }
 END_TEST
 
+/* A build refused: -1, and the message names the field. */
+static void expect_refused_as(int rc, const mk_error *err, const char *field)
+{
+    ck_assert_int_eq(rc, -1);
+    ck_assert_int_eq(err->code, MK_ERR_INVALID);
+    ck_assert_msg(strstr(err->message, field) != NULL, "\"%s\" does not name %s", err->message,
+                  field);
+}
+
 static void expect_refused(const col_mesh3_desc *d, const char *field)
 {
     col_mesh3 m;
     mk_error err = {0};
-    ck_assert_int_eq(col_mesh3_build(d, &m, &err), -1);
-    ck_assert_int_eq(err.code, MK_ERR_INVALID);
-    ck_assert_msg(strstr(err.message, field) != NULL, "\"%s\" does not name %s", err.message,
-                  field);
+    expect_refused_as(col_mesh3_build(d, &m, &err), &err, field);
 }
 
 START_TEST(bad_meshes_refused)
@@ -679,9 +699,7 @@ static void expect_hf_refused(const col_heightfield3_desc *d, const char *field)
 {
     col_heightfield3 h;
     mk_error err = {0};
-    ck_assert_int_eq(col_heightfield3_build(d, &h, &err), -1);
-    ck_assert_msg(strstr(err.message, field) != NULL, "\"%s\" does not name %s", err.message,
-                  field);
+    expect_refused_as(col_heightfield3_build(d, &h, &err), &err, field);
 }
 
 START_TEST(bad_heightfields_refused)

@@ -293,6 +293,22 @@ bool col_bvh_iter_next(col_bvh_iter *it, uint32_t *first, uint32_t *count)
     return false;
 }
 
+/* One slab of the segment's test: narrows [*t0, *t1] to where o + t d is within lo .. hi
+ * (inv = 1 / d); false when it is left empty. Compares, not fmin and fmax: nothing here is
+ * NaN, and those are library calls on the walks' hot path. */
+static inline bool slab(double lo, double hi, double o, double inv, double *t0, double *t1)
+{
+    double ta = (lo - o) * inv, tb = (hi - o) * inv;
+    if (ta > tb) {
+        double s = ta;
+        ta = tb;
+        tb = s;
+    }
+    *t0 = ta > *t0 ? ta : *t0;
+    *t1 = tb < *t1 ? tb : *t1;
+    return *t0 <= *t1;
+}
+
 double col_box_enter(const double lo[3], const double hi[3], const double o[3],
                      const double d[3], const double grow[3], double tmax)
 {
@@ -302,19 +318,9 @@ double col_box_enter(const double lo[3], const double hi[3], const double o[3],
         if (d[k] == 0.0) {
             if (o[k] < l || o[k] > h)
                 return INFINITY;
-            continue;
-        }
-        double inv = 1.0 / d[k];
-        double ta = (l - o[k]) * inv, tb = (h - o[k]) * inv;
-        if (ta > tb) {
-            double s = ta;
-            ta = tb;
-            tb = s;
-        }
-        t0 = ta > t0 ? ta : t0;
-        t1 = tb < t1 ? tb : t1;
-        if (t0 > t1)
+        } else if (!slab(l, h, o[k], 1.0 / d[k], &t0, &t1)) {
             return INFINITY;
+        }
     }
     return t0;
 }
@@ -330,19 +336,11 @@ static double node_enter(const col_bvh_ray *r, uint32_t i)
         if (r->flat[k]) {
             if (r->o[k] < lo || r->o[k] > hi)
                 return INFINITY;
-            continue;
+        } else if (!slab(lo, hi, r->o[k], r->inv[k], &t0, &t1)) {
+            return INFINITY;
         }
-        double ta = (lo - r->o[k]) * r->inv[k], tb = (hi - r->o[k]) * r->inv[k];
-        /* Compares, not fmin and fmax: nothing here is NaN, and those are library calls. */
-        if (ta > tb) {
-            double s = ta;
-            ta = tb;
-            tb = s;
-        }
-        t0 = ta > t0 ? ta : t0;
-        t1 = tb < t1 ? tb : t1;
     }
-    return t0 <= t1 ? t0 : INFINITY;
+    return t0;
 }
 
 void col_bvh_ray_init(col_bvh_ray *r, const col_bvh *t, const double o[3], const double d[3],

@@ -132,22 +132,51 @@ static col_aabb to_chain_frame(col_aabb world, col_xf2 xc)
                             as * world.half.x + ac * world.half.y)};
 }
 
+/* The segments whose boxes touch a box (chain frame), through the hierarchy. */
+typedef struct candidates {
+    const col_chain2 *c;
+    col_box box;
+    col_bvh_iter it;
+    uint32_t slot, end;
+} candidates;
+
+static void candidates_init(candidates *cd, const col_chain2 *c, col_aabb box)
+{
+    cd->c = c;
+    cd->box = box_of2(box);
+    cd->slot = cd->end = 0;
+    col_bvh_iter_init(&cd->it, &c->bvh, &cd->box);
+}
+
+static bool candidates_next(candidates *cd, uint32_t *i, col_chain_segment2 *s)
+{
+    for (;;) {
+        while (cd->slot < cd->end) {
+            *i = cd->c->order[cd->slot++];
+            *s = col_chain2_segment(cd->c, *i);
+            col_box sb = segment_box(s);
+            if (col_box_overlap(&sb, &cd->box))
+                return true;
+        }
+        uint32_t first, count;
+        if (!col_bvh_iter_next(&cd->it, &first, &count))
+            return false;
+        cd->slot = first;
+        cd->end = first + count;
+    }
+}
+
 uint32_t col_chain2_query(const col_chain2 *c, col_aabb box, uint32_t *out, uint32_t cap)
 {
-    col_box q = box_of2(box);
-    col_bvh_iter it;
-    col_bvh_iter_init(&it, &c->bvh, &q);
-    uint32_t first, count, found = 0;
-    while (col_bvh_iter_next(&it, &first, &count))
-        for (uint32_t k = first; k < first + count; k++) {
-            col_chain_segment2 s = col_chain2_segment(c, c->order[k]);
-            col_box sb = segment_box(&s);
-            if (!col_box_overlap(&sb, &q))
-                continue;
-            if (found < cap)
-                out[found] = c->order[k];
-            found++;
-        }
+    candidates cd;
+    candidates_init(&cd, c, box);
+    uint32_t i, found = 0;
+    col_chain_segment2 s;
+    while (candidates_next(&cd, &i, &s)) {
+        if (found < cap)
+            out[found] = i;
+        found++;
+    }
     return found;
 }
 
@@ -156,24 +185,18 @@ uint32_t col_chain2_collide(const col_chain2 *c, col_xf2 xc, const col_shape2 *b
 {
     col_aabb reach = to_chain_frame(col_shape_bounds(b, xb), xc);
     reach.half = mk_v2_add(reach.half, mk_v2(margin, margin));
-    col_box q = box_of2(reach);
-    col_bvh_iter it;
-    col_bvh_iter_init(&it, &c->bvh, &q);
-    uint32_t first, count, found = 0;
-    while (col_bvh_iter_next(&it, &first, &count))
-        for (uint32_t k = first; k < first + count; k++) {
-            uint32_t i = c->order[k];
-            col_chain_segment2 s = col_chain2_segment(c, i);
-            col_box sb = segment_box(&s);
-            if (!col_box_overlap(&sb, &q))
-                continue;
-            col_manifold2 m = col_collide_chain_segment2(&s, xc, b, xb, margin);
-            if (m.count == 0 && !(m.distance <= margin))
-                continue;
-            if (found < cap)
-                out[found] = (col_child_manifold2){i, m};
-            found++;
-        }
+    candidates cd;
+    candidates_init(&cd, c, reach);
+    uint32_t i, found = 0;
+    col_chain_segment2 s;
+    while (candidates_next(&cd, &i, &s)) {
+        col_manifold2 m = col_collide_chain_segment2(&s, xc, b, xb, margin);
+        if (m.count == 0 && !(m.distance <= margin))
+            continue;
+        if (found < cap)
+            out[found] = (col_child_manifold2){i, m};
+        found++;
+    }
     return found;
 }
 

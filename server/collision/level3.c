@@ -63,8 +63,7 @@ static bool candidates_next(candidates *c, uint32_t *tri, mk_vec3 v[3], uint8_t 
         for (;;) {
             while (c->slot < c->end) {
                 uint32_t t = c->slot++;
-                for (int k = 0; k < 3; k++)
-                    v[k] = m->verts[m->tris[t][k]];
+                col_mesh3_local(m, t, v);
                 col_box tb = col_tri_box(v);
                 if (!col_box_overlap(&tb, &c->box))
                     continue;
@@ -145,6 +144,35 @@ uint32_t col_level3_collide(col_level3 l, col_xf3 xl, const col_shape3 *b, col_x
 
 /* ---- rays ---- */
 
+/* A mesh's triangles along a segment (col_bvh_ray), one by one, nearest leaves first. */
+typedef struct mesh_walk {
+    col_bvh_ray r;
+    const col_mesh3 *m;
+    uint32_t slot, end;
+} mesh_walk;
+
+static void mesh_walk_init(mesh_walk *w, const col_mesh3 *m, const double o[3],
+                           const double d[3], const double grow[3])
+{
+    w->m = m;
+    w->slot = w->end = 0;
+    col_bvh_ray_init(&w->r, &m->bvh, o, d, grow, 1.0);
+}
+
+static bool mesh_walk_next(mesh_walk *w, uint32_t *k, mk_vec3 v[3])
+{
+    while (w->slot == w->end) {
+        uint32_t first, count;
+        if (!col_bvh_ray_next(&w->r, &first, &count))
+            return false;
+        w->slot = first;
+        w->end = first + count;
+    }
+    *k = w->slot++;
+    col_mesh3_local(w->m, *k, v);
+    return true;
+}
+
 col_ray_hit3 col_level3_ray(col_level3 l, col_xf3 xl, mk_vec3 from, mk_vec3 to,
                             col_back_face back, uint32_t *tri)
 {
@@ -159,29 +187,24 @@ col_ray_hit3 col_level3_ray(col_level3 l, col_xf3 xl, mk_vec3 from, mk_vec3 to,
     bool best_back = false;
     mk_vec3 bv[3];
     if (l.mesh) {
-        const col_mesh3 *m = l.mesh;
         double grow[3] = {0.0, 0.0, 0.0};
-        col_bvh_ray walk;
-        col_bvh_ray_init(&walk, &m->bvh, oa, da, grow, 1.0);
-        uint32_t first, count;
-        while (col_bvh_ray_next(&walk, &first, &count))
-            for (uint32_t k = first; k < first + count; k++) {
-                mk_vec3 v[3];
-                for (int e = 0; e < 3; e++)
-                    v[e] = m->verts[m->tris[k][e]];
-                double t;
-                bool from_back;
-                if (!col_ray_pre_hit(&ray, v, back, walk.tmax, &t, &from_back))
-                    continue;
-                if (t < walk.tmax || k < best) { /* t <= tmax: ties to the lower index */
-                    walk.tmax = best_t = t;
-                    best = k;
-                    best_back = from_back;
-                }
+        mesh_walk w;
+        mesh_walk_init(&w, l.mesh, oa, da, grow);
+        uint32_t k;
+        mk_vec3 v[3];
+        while (mesh_walk_next(&w, &k, v)) {
+            double t;
+            bool from_back;
+            if (!col_ray_pre_hit(&ray, v, back, w.r.tmax, &t, &from_back))
+                continue;
+            if (t < w.r.tmax || k < best) { /* t <= tmax: ties to the lower index */
+                w.r.tmax = best_t = t;
+                best = k;
+                best_back = from_back;
             }
+        }
         if (best != UINT32_MAX)
-            for (int e = 0; e < 3; e++)
-                bv[e] = m->verts[m->tris[best][e]];
+            col_mesh3_local(l.mesh, best, bv);
     } else {
         uint8_t active;
         if (col_heightfield3_ray(l.hf, &ray, back, 1.0, &best, &best_t, &best_back))
@@ -262,18 +285,14 @@ col_ray_hit3 col_level3_cast(const col_shape3 *a, col_xf3 xa, mk_vec3 translatio
     s.tmax = 1.0;
     s.best_i = UINT32_MAX;
     if (l.mesh) {
-        const col_mesh3 *m = l.mesh;
-        col_bvh_ray walk;
-        col_bvh_ray_init(&walk, &m->bvh, o, d, grow, 1.0);
-        uint32_t first, count;
-        while (col_bvh_ray_next(&walk, &first, &count))
-            for (uint32_t k = first; k < first + count; k++) {
-                mk_vec3 v[3];
-                for (int e = 0; e < 3; e++)
-                    v[e] = m->verts[m->tris[k][e]];
-                cast_triangle(&s, k, v, m->active[k]);
-                walk.tmax = s.tmax;
-            }
+        mesh_walk w;
+        mesh_walk_init(&w, l.mesh, o, d, grow);
+        uint32_t k;
+        mk_vec3 v[3];
+        while (mesh_walk_next(&w, &k, v)) {
+            cast_triangle(&s, k, v, l.mesh->active[k]);
+            w.r.tmax = s.tmax;
+        }
     } else {
         /* The cells under the swept box. */
         col_aabb3 end = {mk_v3_add(c, s.move), h};

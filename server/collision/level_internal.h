@@ -161,6 +161,15 @@ bool col_ray_pre_hit(const col_ray_pre *r, const mk_vec3 v[3], col_back_face bac
 col_ray_hit3 col_ray_pre_result(const col_ray_pre *r, const mk_vec3 v[3], double t,
                                 bool from_back);
 
+/* ---- meshes ---- */
+
+/* Triangle t of a mesh in its own frame. */
+static inline void col_mesh3_local(const col_mesh3 *m, uint32_t t, mk_vec3 v[3])
+{
+    for (int k = 0; k < 3; k++)
+        v[k] = m->verts[m->tris[t][k]];
+}
+
 /* ---- heightfields (heightfield3.c) ---- */
 
 /* Triangle t in the heightfield's frame and its active edges; false for a hole or past the

@@ -124,12 +124,6 @@ static bool degenerate(const mk_vec3 *v, const uint32_t t[3])
     return twice_area <= COL_WELD_DISTANCE * sqrt(longest);
 }
 
-static void tri_verts(const col_mesh3 *m, uint32_t t, mk_vec3 v[3])
-{
-    for (int k = 0; k < 3; k++)
-        v[k] = m->verts[m->tris[t][k]];
-}
-
 /* Jolt's sFindActiveEdges over the (welded) triangles. */
 static bool mark_active(col_mesh3 *m, float cos_threshold)
 {
@@ -160,8 +154,8 @@ static bool mark_active(col_mesh3 *m, float cos_threshold)
         if (x - s == 2) {
             uint32_t t2 = e[s + 1].value / 3, k2 = e[s + 1].value % 3;
             mk_vec3 a[3], b[3];
-            tri_verts(m, t1, a);
-            tri_verts(m, t2, b);
+            col_mesh3_local(m, t1, a);
+            col_mesh3_local(m, t2, b);
             if (col_tri_edge_active(a, (int)k1, b, cos_threshold)) {
                 m->active[t1] |= (uint8_t)(1u << k1);
                 m->active[t2] |= (uint8_t)(1u << k2);
@@ -221,7 +215,7 @@ static bool build_tree(col_mesh3 *m)
     if (ok) {
         for (uint32_t t = 0; t < nt; t++) {
             mk_vec3 v[3];
-            tri_verts(m, t, v);
+            col_mesh3_local(m, t, v);
             boxes[t] = col_tri_box(v);
         }
         ok = col_bvh_build(&m->bvh, boxes, nt, order) == 0;

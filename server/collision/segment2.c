@@ -300,6 +300,28 @@ bool col_chain_segment_normal(const col_chain_segment2 *s, mk_vec2 *normal)
     return type != NORMAL_SKIP;
 }
 
+/* The polygon's edge ia as the reference face, the segment incident (the two places of
+ * b2CollideChainSegmentAndPolygon that take a face of the polygon): nothing when the
+ * neighbour at the segment's nearer end is more against the face's normal than the segment
+ * itself (that neighbour is incident), else the segment clipped to the face. */
+static local2 shape_reference(const col_poly_view *pv, int ia, mk_vec2 p1, mk_vec2 p2, mk_vec2 n0,
+                              mk_vec2 normal1, mk_vec2 n2, bool *none)
+{
+    local2 l = {0};
+    int ia2 = ia < pv->count - 1 ? ia + 1 : 0;
+    mk_vec2 a1 = pv->v[ia], a2 = pv->v[ia2], n = pv->n[ia];
+    float dot1 = mk_v2_dot(n, mk_v2_sub(p1, a1)), dot2 = mk_v2_dot(n, mk_v2_sub(p2, a1));
+    mk_vec2 nn = dot1 < dot2 ? n0 : n2;
+    if (mk_v2_dot(nn, n) < mk_v2_dot(normal1, n)) {
+        *none = true;
+        return l;
+    }
+    l = clip_segments(a1, a2, p1, p2, n, ID_SHAPE_REF | make_id(ia, 1),
+                      ID_SHAPE_REF | make_id(ia2, 0));
+    l.normal = mk_v2_neg(n);
+    return l;
+}
+
 /* b2CollideChainSegmentAndPolygon in the segment's frame (p1 at the origin): the polygon's
  * view, its centroid, and the ghosts. */
 static local2 chain_polygon(mk_vec2 g1, mk_vec2 p1, mk_vec2 p2, mk_vec2 g2,
@@ -356,21 +378,8 @@ static local2 chain_polygon(mk_vec2 g1, mk_vec2 p1, mk_vec2 p2, mk_vec2 g2,
                 *none = true;
                 return l;
             }
-            if (type == NORMAL_ADMIT) {
-                int ib2 = ib < count - 1 ? ib + 1 : 0;
-                mk_vec2 b1 = vertices[ib], b2 = vertices[ib2];
-                float dot1 = mk_v2_dot(normal_b, mk_v2_sub(p1, b1));
-                float dot2 = mk_v2_dot(normal_b, mk_v2_sub(p2, b1));
-                mk_vec2 nn = dot1 < dot2 ? n0 : n2;
-                if (mk_v2_dot(nn, normal_b) < mk_v2_dot(normal1, normal_b)) {
-                    *none = true; /* the neighbour is incident */
-                    return l;
-                }
-                l = clip_segments(b1, b2, p1, p2, normal_b, ID_SHAPE_REF | make_id(ib, 1),
-                                  ID_SHAPE_REF | make_id(ib2, 0));
-                l.normal = mk_v2_neg(normal_b);
-                return l;
-            }
+            if (type == NORMAL_ADMIT)
+                return shape_reference(pv, ib, p1, p2, n0, normal1, n2, none);
             incident_normal = ib;
         } else {
             incident_index = out.ib;
@@ -413,20 +422,8 @@ static local2 chain_polygon(mk_vec2 g1, mk_vec2 p1, mk_vec2 p2, mk_vec2 g2,
                 reference_index = i;
             }
         }
-        if (polygon_separation > edge_separation) {
-            int ia1 = reference_index, ia2 = ia1 < count - 1 ? ia1 + 1 : 0;
-            mk_vec2 a1 = vertices[ia1], a2 = vertices[ia2], n = normals[ia1];
-            float dot1 = mk_v2_dot(n, mk_v2_sub(p1, a1)), dot2 = mk_v2_dot(n, mk_v2_sub(p2, a1));
-            mk_vec2 nn = dot1 < dot2 ? n0 : n2;
-            if (mk_v2_dot(nn, n) < mk_v2_dot(normal1, n)) {
-                *none = true; /* the neighbour is incident */
-                return l;
-            }
-            l = clip_segments(a1, a2, p1, p2, n, ID_SHAPE_REF | make_id(ia1, 1),
-                              ID_SHAPE_REF | make_id(ia2, 0));
-            l.normal = mk_v2_neg(n);
-            return l;
-        }
+        if (polygon_separation > edge_separation)
+            return shape_reference(pv, reference_index, p1, p2, n0, normal1, n2, none);
         if (incident_index == -1) {
             *none = true; /* a neighbouring segment is the separating axis */
             return l;
