@@ -172,6 +172,73 @@ static bool mark_active(col_mesh3 *m, float cos_threshold)
     return true;
 }
 
+/* A triangle turned to start at its least vertex, its winding kept: the same triangle, the
+ * same three numbers. */
+static void canonical_turn(const uint32_t t[3], uint32_t out[3])
+{
+    int k = t[0] < t[1] ? (t[0] < t[2] ? 0 : 2) : (t[1] < t[2] ? 1 : 2);
+    for (int i = 0; i < 3; i++)
+        out[i] = t[(k + i) % 3];
+}
+
+/* Drops the second and later copies of a triangle (the same vertices, the same winding), as
+ * Jolt's MeshShapeSettings::Sanitize: a copy would share every edge with its original and
+ * make them all inactive. A copy turned back to back is a thin wall, and stays. Keeps the
+ * first m->tris[0 .. *kept) in order. */
+static bool drop_repeats(col_mesh3 *m, uint32_t *kept)
+{
+    uint32_t n = *kept;
+    if (n < 2)
+        return true;
+    col_keyed *a = malloc((size_t)n * sizeof *a), *tmp = malloc((size_t)n * sizeof *tmp);
+    bool *drop = calloc(n, sizeof *drop);
+    if (!a || !tmp || !drop) {
+        free(a);
+        free(tmp);
+        free(drop);
+        return false;
+    }
+    for (uint32_t t = 0; t < n; t++) {
+        uint32_t c[3];
+        canonical_turn(m->tris[t], c);
+        uint64_t h = c[0];
+        h = h * 0x9E3779B97F4A7C15ull ^ c[1];
+        h = h * 0x9E3779B97F4A7C15ull ^ c[2];
+        a[t] = (col_keyed){h ^ (h >> 29), t};
+    }
+    col_radix_sort(a, tmp, n);
+    for (uint32_t s = 0; s < n;) {
+        uint32_t e = s + 1;
+        while (e < n && a[e].key == a[s].key)
+            e++;
+        for (uint32_t i = s + 1; i < e; i++) {
+            uint32_t ci[3];
+            canonical_turn(m->tris[a[i].value], ci);
+            for (uint32_t j = s; j < i; j++) {
+                uint32_t cj[3];
+                canonical_turn(m->tris[a[j].value], cj);
+                if (!drop[a[j].value] && memcmp(ci, cj, sizeof ci) == 0) {
+                    drop[a[i].value] = true; /* the sort is stable: j is the earlier input */
+                    break;
+                }
+            }
+        }
+        s = e;
+    }
+    uint32_t k = 0;
+    for (uint32_t t = 0; t < n; t++) {
+        if (drop[t])
+            continue;
+        memmove(m->tris[k], m->tris[t], sizeof m->tris[k]);
+        m->source[k++] = m->source[t];
+    }
+    *kept = k;
+    free(a);
+    free(tmp);
+    free(drop);
+    return true;
+}
+
 /* Numbers the vertices in the order the (leaf-ordered) triangles first use them, so that a
  * leaf's vertices lie together in memory: a ray or a query reads a few cache lines, not a
  * line per vertex. */
@@ -268,6 +335,8 @@ int col_mesh3_build(const col_mesh3_desc *d, col_mesh3 *out, mk_error *err)
         memcpy(out->tris[kept], tri, sizeof tri);
         out->source[kept++] = t;
     }
+    if (!drop_repeats(out, &kept))
+        goto oom;
     out->dropped = nt - kept;
     if (kept == 0) {
         free(canon);

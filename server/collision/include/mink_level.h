@@ -227,7 +227,7 @@ typedef struct col_mesh3 {
     uint8_t *active;   /* per triangle, as col_triangle3.active */
     uint32_t *source;  /* per triangle: its index in the input (indices[3 * source]) */
     uint32_t tri_count;
-    uint32_t dropped;  /* degenerate input triangles dropped */
+    uint32_t dropped;  /* input triangles dropped: degenerate, or a repeat of one before */
     col_bvh bvh;
     col_aabb3 bounds;  /* mesh frame */
 } col_mesh3;
@@ -235,7 +235,7 @@ typedef struct col_mesh3 {
 /* Builds a mesh: validates the input (an index out of range, a non-finite coordinate, one past
  * COL_LEVEL_MAX_COORD, more triangles than max_triangles, none left), drops degenerate
  * triangles (a repeated vertex, or a height below COL_WELD_DISTANCE over its longest edge)
- * and counts them, marks active edges as Jolt (an edge with one triangle, or three or more,
+ * and repeated ones (the same vertices, the same winding) and counts them, marks active edges as Jolt (an edge with one triangle, or three or more,
  * is active) and builds the hierarchy (binned SAH). Returns 0, or -1 with `err` naming the
  * field and index ("indices[17] = 9 is out of range (8 vertices)"). */
 int col_mesh3_build(const col_mesh3_desc *d, col_mesh3 *out, mk_error *err);
