@@ -175,5 +175,6 @@ col_ray_hit2 col_cast2(const col_shape2 *a, col_xf2 xa, mk_vec2 translation,
                        const col_shape2 *b, col_xf2 xb);
 
 #include "mink_collision3.h"
+#include "mink_level.h"
 
 #endif

@@ -1,0 +1,318 @@
+/* The queries of meshes and heightfields, written once: a mesh offers its triangles through
+ * its hierarchy (bvh.c), a heightfield through the cells under a box or along a ray
+ * (heightfield3.c); each triangle is then answered by triangle3.c. Everything happens in the
+ * level's frame (the shape or the ray carried into it once), and the answers are carried back
+ * to the world. */
+#include <float.h>
+#include <math.h>
+
+#include "level_internal.h"
+
+/* ---- frames ---- */
+
+static col_aabb3 box_to_world(col_aabb3 a, col_xf3 x)
+{
+    mk_mat3 r = mk_m3_from_quat(x.q);
+    mk_vec3 h = a.half;
+    mk_vec3 c0 = r.c0, c1 = r.c1, c2 = r.c2;
+    mk_vec3 half = mk_v3(fabsf(c0.x) * h.x + fabsf(c1.x) * h.y + fabsf(c2.x) * h.z,
+                         fabsf(c0.y) * h.x + fabsf(c1.y) * h.y + fabsf(c2.y) * h.z,
+                         fabsf(c0.z) * h.x + fabsf(c1.z) * h.y + fabsf(c2.z) * h.z);
+    return (col_aabb3){col_xf3_apply(x, a.center), half};
+}
+
+col_aabb3 col_level3_bounds(col_level3 l, col_xf3 xl)
+{
+    return box_to_world(l.mesh ? l.mesh->bounds : l.hf->bounds, xl);
+}
+
+/* ---- the triangles under a box ---- */
+
+typedef struct candidates {
+    col_level3 l;
+    col_box box;
+    col_bvh_iter it;         /* a mesh: the leaves under the box */
+    uint32_t slot, end;      /* and the current leaf's slots */
+    uint32_t range[4], i, j; /* a heightfield: the cells under it, and the next */
+    int k;
+    bool done;
+} candidates;
+
+static void candidates_init(candidates *c, col_level3 l, const col_box *box)
+{
+    c->l = l;
+    c->box = *box;
+    c->slot = c->end = 0;
+    if (l.mesh) {
+        col_bvh_iter_init(&c->it, &l.mesh->bvh, box);
+        return;
+    }
+    col_box all = col_box_of3(l.hf->bounds);
+    c->done = !col_box_overlap(&all, box);
+    col_heightfield3_cells(l.hf, box, c->range);
+    c->i = c->range[0];
+    c->j = c->range[2];
+    c->k = 0;
+}
+
+/* The next triangle whose box touches the box: its index, vertices and active edges. */
+static bool candidates_next(candidates *c, uint32_t *tri, mk_vec3 v[3], uint8_t *active)
+{
+    if (c->l.mesh) {
+        const col_mesh3 *m = c->l.mesh;
+        for (;;) {
+            while (c->slot < c->end) {
+                uint32_t t = c->slot++;
+                col_mesh3_local(m, t, v);
+                col_box tb = col_tri_box(v);
+                if (!col_box_overlap(&tb, &c->box))
+                    continue;
+                *tri = t;
+                *active = m->active[t];
+                return true;
+            }
+            uint32_t first, count;
+            if (!col_bvh_iter_next(&c->it, &first, &count))
+                return false;
+            c->slot = first;
+            c->end = first + count;
+        }
+    }
+    const col_heightfield3 *h = c->l.hf;
+    while (!c->done) {
+        uint32_t t = 2 * (c->j * (h->cols - 1) + c->i) + (uint32_t)c->k;
+        if (++c->k == 2) {
+            c->k = 0;
+            if (++c->i > c->range[1]) {
+                c->i = c->range[0];
+                c->done = ++c->j > c->range[3];
+            }
+        }
+        if (!col_heightfield3_local(h, t, v, active))
+            continue;
+        col_box tb = col_tri_box(v);
+        if (!col_box_overlap(&tb, &c->box))
+            continue;
+        *tri = t;
+        return true;
+    }
+    return false;
+}
+
+uint32_t col_level3_query(col_level3 l, col_aabb3 box, uint32_t *out, uint32_t cap)
+{
+    col_box q = col_box_of3(box);
+    candidates c;
+    candidates_init(&c, l, &q);
+    uint32_t t, found = 0;
+    mk_vec3 v[3];
+    uint8_t active;
+    while (candidates_next(&c, &t, v, &active)) {
+        if (found < cap)
+            out[found] = t;
+        found++;
+    }
+    return found;
+}
+
+uint32_t col_level3_collide(col_level3 l, col_xf3 xl, const col_shape3 *b, col_xf3 xb,
+                            const col_tri_contact3 *how, col_child_manifold3 *out,
+                            uint32_t cap)
+{
+    col_xf3 local = col_xf3_to_local(xl, xb);
+    col_tri_contact3 in_frame = *how;
+    in_frame.motion = mk_quat_unrotate(xl.q, how->motion);
+    col_aabb3 reach = col_shape3_bounds(b, local);
+    reach.half = mk_v3_add(reach.half, mk_v3(how->margin, how->margin, how->margin));
+    col_box q = col_box_of3(reach);
+    candidates c;
+    candidates_init(&c, l, &q);
+    uint32_t t, found = 0;
+    col_triangle3 tri;
+    while (candidates_next(&c, &t, tri.v, &tri.active)) {
+        col_manifold3 m = col_collide_triangle3(&tri, b, local, &in_frame);
+        if (m.count == 0 && !(m.distance <= how->margin))
+            continue;
+        if (found < cap) {
+            col_manifold3_to_world(&m, xl);
+            out[found] = (col_child_manifold3){t, m};
+        }
+        found++;
+    }
+    return found;
+}
+
+/* ---- rays ---- */
+
+/* A mesh's triangles along a segment (col_bvh_ray), one by one, nearest leaves first. */
+typedef struct mesh_walk {
+    col_bvh_ray r;
+    const col_mesh3 *m;
+    uint32_t slot, end;
+} mesh_walk;
+
+static void mesh_walk_init(mesh_walk *w, const col_mesh3 *m, const double o[3],
+                           const double d[3], const double grow[3])
+{
+    w->m = m;
+    w->slot = w->end = 0;
+    col_bvh_ray_init(&w->r, &m->bvh, o, d, grow, 1.0);
+}
+
+static bool mesh_walk_next(mesh_walk *w, uint32_t *k, mk_vec3 v[3])
+{
+    while (w->slot == w->end) {
+        uint32_t first, count;
+        if (!col_bvh_ray_next(&w->r, &first, &count))
+            return false;
+        w->slot = first;
+        w->end = first + count;
+    }
+    *k = w->slot++;
+    col_mesh3_local(w->m, *k, v);
+    return true;
+}
+
+col_ray_hit3 col_level3_ray(col_level3 l, col_xf3 xl, mk_vec3 from, mk_vec3 to,
+                            col_back_face back, uint32_t *tri)
+{
+    col_drot r = col_drot_of(xl.q);
+    col_d3 dw = d3_sub(d3_of(to), d3_of(from));
+    col_d3 o = drot_apply_t(&r, d3_sub(d3_of(from), d3_of(xl.p))), d = drot_apply_t(&r, dw);
+    double oa[3] = {o.x, o.y, o.z}, da[3] = {d.x, d.y, d.z};
+    col_ray_pre ray;
+    col_ray_pre_init(&ray, oa, da);
+    uint32_t best = UINT32_MAX;
+    double best_t = 1.0;
+    bool best_back = false;
+    mk_vec3 bv[3];
+    if (l.mesh) {
+        double grow[3] = {0.0, 0.0, 0.0};
+        mesh_walk w;
+        mesh_walk_init(&w, l.mesh, oa, da, grow);
+        uint32_t k;
+        mk_vec3 v[3];
+        while (mesh_walk_next(&w, &k, v)) {
+            double t;
+            bool from_back;
+            if (!col_ray_pre_hit(&ray, v, back, w.r.tmax, &t, &from_back))
+                continue;
+            if (t < w.r.tmax || k < best) { /* t <= tmax: ties to the lower index */
+                w.r.tmax = best_t = t;
+                best = k;
+                best_back = from_back;
+            }
+        }
+        if (best != UINT32_MAX)
+            col_mesh3_local(l.mesh, best, bv);
+    } else {
+        uint8_t active;
+        if (col_heightfield3_ray(l.hf, &ray, back, 1.0, &best, &best_t, &best_back))
+            col_heightfield3_local(l.hf, best, bv, &active);
+    }
+    if (best == UINT32_MAX)
+        return (col_ray_hit3){.hit = false};
+    if (tri)
+        *tri = best;
+    col_ray_hit3 h = col_ray_pre_result(&ray, bv, best_t, best_back);
+    h.point = d3_to_f(d3_mad(d3_of(from), best_t, dw));
+    h.normal = d3_to_f(drot_apply(&r, d3_of(h.normal)));
+    return h;
+}
+
+/* ---- shape casts ---- */
+
+typedef struct cast_state {
+    const col_shape3 *a;
+    col_xf3 xa;        /* level frame */
+    mk_vec3 move;      /* level frame */
+    col_back_face back;
+    double o[3], d[3], grow[3];
+    double tmax;
+    col_ray_hit3 best;
+    uint32_t best_i;
+} cast_state;
+
+/* A candidate triangle for the cast: skipped when the swept box misses its box, when A moves
+ * away from its back and back faces are ignored, or when A only touches it at the start
+ * while moving along or away. */
+static void cast_triangle(cast_state *s, uint32_t i, const mk_vec3 v[3], uint8_t active)
+{
+    col_box tb = col_tri_box(v);
+    double lo[3] = {tb.lo[0], tb.lo[1], tb.lo[2]}, hi[3] = {tb.hi[0], tb.hi[1], tb.hi[2]};
+    if (!(col_box_enter(lo, hi, s->o, s->d, s->grow, s->tmax) <= s->tmax))
+        return;
+    if (s->back == COL_BACK_FACES_IGNORE && d3_dot(col_tri_normal(v), d3_of(s->move)) > 0.0)
+        return;
+    col_tri_hull th;
+    col_tri_hull_make(v, &th);
+    col_ray_hit3 h = col_cast3(s->a, s->xa, s->move, &th.shape, th.xf);
+    if (!h.hit)
+        return;
+    /* The normal by the active-edge rule, as a contact's (Jolt's shape casts fix it too): an
+     * inactive edge met while sliding over a flat mesh gives the face's normal. */
+    col_d3 n = col_tri_normal(v), own = d3_of(h.normal);
+    if (d3_dot(n, own) < 0.0)
+        n = d3_neg(n); /* met from the back */
+    h.normal = d3_to_f(col_tri_fix_normal(v, n, active, own, d3_of(h.point), d3_of(s->move)));
+    if (mk_v3_dot(h.normal, s->move) >= 0.0f)
+        return; /* touched while moving along or away: nothing to stop */
+    if ((double)h.fraction < s->tmax || ((double)h.fraction == s->tmax && i < s->best_i)) {
+        s->tmax = h.fraction;
+        s->best = h;
+        s->best_i = i;
+    }
+}
+
+col_ray_hit3 col_level3_cast(const col_shape3 *a, col_xf3 xa, mk_vec3 translation,
+                             col_level3 l, col_xf3 xl, col_back_face back, uint32_t *tri)
+{
+    cast_state s = {.a = a,
+                    .xa = col_xf3_to_local(xl, xa),
+                    .move = mk_quat_unrotate(xl.q, translation),
+                    .back = back};
+    col_aabb3 start = col_shape3_bounds(a, s.xa);
+    mk_vec3 c = start.center, h = start.half;
+    /* The walk's box is A's box widened by the cast's tolerance: a hit is within it. */
+    double pad = COL_CAST_TOLERANCE;
+    double o[3] = {c.x, c.y, c.z}, d[3] = {s.move.x, s.move.y, s.move.z};
+    double grow[3] = {h.x + pad, h.y + pad, h.z + pad};
+    for (int k = 0; k < 3; k++) {
+        s.o[k] = o[k];
+        s.d[k] = d[k];
+        s.grow[k] = grow[k];
+    }
+    s.tmax = 1.0;
+    s.best_i = UINT32_MAX;
+    if (l.mesh) {
+        mesh_walk w;
+        mesh_walk_init(&w, l.mesh, o, d, grow);
+        uint32_t k;
+        mk_vec3 v[3];
+        while (mesh_walk_next(&w, &k, v)) {
+            cast_triangle(&s, k, v, l.mesh->active[k]);
+            w.r.tmax = s.tmax;
+        }
+    } else {
+        /* The cells under the swept box. */
+        col_aabb3 end = {mk_v3_add(c, s.move), h};
+        col_box b0 = col_box_of3(start), b1 = col_box_of3(end), swept;
+        for (int k = 0; k < 3; k++) {
+            swept.lo[k] = mk_minf(b0.lo[k], b1.lo[k]) - (float)pad;
+            swept.hi[k] = mk_maxf(b0.hi[k], b1.hi[k]) + (float)pad;
+        }
+        candidates cs;
+        candidates_init(&cs, l, &swept);
+        uint32_t t;
+        col_triangle3 tr;
+        while (candidates_next(&cs, &t, tr.v, &tr.active))
+            cast_triangle(&s, t, tr.v, tr.active);
+    }
+    if (!s.best.hit)
+        return s.best;
+    if (tri)
+        *tri = s.best_i;
+    s.best.point = col_xf3_apply(xl, s.best.point);
+    s.best.normal = mk_quat_rotate(xl.q, s.best.normal);
+    return s.best;
+}
