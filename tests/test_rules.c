@@ -5,6 +5,7 @@
 #include <math.h>
 
 #include "check_main.h"
+#include "mink_world_io.h"
 #include "rules_fixture.h"
 
 /* on_start spawns N boxes: the world holds N bodies, each with the spec's tag and place. */
@@ -215,6 +216,10 @@ START_TEST(velocities_and_impulses)
                        "  assert(mink.set(id, {vel = {0, 3}, w = 0.5}))\n"
                        "  local ok2, e2 = pcall(mink.set, id, {pos = {0, 0}})\n"
                        "  game.state.teleport = e2\n"
+                       "  local x, y = mink.pos(id)\n"
+                       "  local vx, vy = mink.vel(id)\n"
+                       "  game.state.pv = x .. ' ' .. y .. ' ' .. vx .. ' ' .. vy .. ' ' .. "
+                       "select('#', mink.pos(999))\n"
                        "end\n",
                    true, NULL);
     rul_start(b.rt);
@@ -225,6 +230,7 @@ START_TEST(velocities_and_impulses)
     ck_assert_str_eq(rules_box_string(&b, "static", s, sizeof s), "mink.set: body 2 is static");
     ck_assert_ptr_nonnull(strstr(rules_box_string(&b, "teleport", s, sizeof s),
                                  "pos needs sim_body_set_transform"));
+    ck_assert_str_eq(rules_box_string(&b, "pv", s, sizeof s), "1.0 2.0 0.0 3.0 0");
     const sim_body *body = sim_world_get(b.w, (sim_id)rules_box_number(&b, "id"));
     ck_assert_float_eq(body->vel.x, 0.0f);
     ck_assert_float_eq(body->vel.y, 3.0f);
@@ -384,7 +390,50 @@ START_TEST(timers)
 }
 END_TEST
 
-MINK_CHECK_TESTS("rules", 60, spawns_on_start, spawn_refused_with_the_protocols_message,
+/* The example game of docs/RULES.md runs: it spawns its crates, takes a player, and a "fire"
+ * straight down onto the first crate (x = -13.5, its top at y = 10.5) hits it. */
+START_TEST(docs_example_runs)
+{
+    mk_error err;
+    size_t len;
+    char *doc = wio_read_file(MINK_SOURCE_DIR "/docs/RULES.md", &len, &err);
+    ck_assert_ptr_nonnull(doc);
+    char *start = strstr(doc, "```lua\n");
+    ck_assert_ptr_nonnull(start);
+    start += 7;
+    char *end = strstr(start, "```");
+    ck_assert_ptr_nonnull(end);
+    *end = '\0';
+    rules_box b;
+    rul_config cfg = {.script = "RULES.md"};
+    rules_box_must(&b, start, false, &cfg);
+    free(doc);
+    rul_start(b.rt);
+    ck_assert_uint_eq(sim_world_body_count(b.w), 20);
+    rul_player p = {.id = 5, .name = "ann"};
+    ck_assert_int_eq(rul_join(b.rt, &p, &err), 0);
+    ck_assert_str_eq(b.last_sent, "5 welcome {\"round\":1}");
+    const char *fire = "{\"from\":[-13.5,20],\"to\":[-13.5,0]}";
+    ck_assert_int_eq(rul_action(b.rt, 5, "fire", fire, strlen(fire), &err), 0);
+    ck_assert_int_eq(rul_action(b.rt, 5, "jump", NULL, 0, &err), -1);
+    ck_assert_str_eq(err.message, "unknown action");
+    cJSON *j = rules_box_save(&b);
+    cJSON *hit = cJSON_GetObjectItem(cJSON_GetObjectItem(j, "state"), "last_hit");
+    /* {[1] = 5}: the first crate, hit by player 5 (keys 1..n make an array). */
+    ck_assert(cJSON_IsArray(hit));
+    ck_assert_int_eq(cJSON_GetArraySize(hit), 1);
+    ck_assert_int_eq(cJSON_GetArrayItem(hit, 0)->valueint, 5);
+    cJSON_Delete(j);
+    rules_box_step(&b, 10);
+    rul_stats st;
+    rul_stats_get(b.rt, &st);
+    for (int h = 0; h < RUL_HOOK_COUNT; h++)
+        ck_assert_uint_eq(st.hooks[h].errors, 0);
+    rules_box_close(&b);
+}
+END_TEST
+
+MINK_CHECK_TESTS("rules", 60, docs_example_runs, spawns_on_start, spawn_refused_with_the_protocols_message,
                  tick_counts, missing_file_named, syntax_error_names_file_and_line,
                  top_level_changes_refused, players_and_actions, events_reach_on_event,
                  velocities_and_impulses, explosion_falls_off, queries, deterministic_iteration,

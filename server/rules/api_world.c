@@ -165,6 +165,28 @@ static int w_body(lua_State *L)
     return 1;
 }
 
+/* mink.pos(id), mink.vel(id) -> x, y[, z]: a body's position or velocity as numbers, with no
+ * table made (for loops over many bodies); nothing for an id not in the world. */
+static int pos_or_vel(lua_State *L, bool vel)
+{
+    sim_world *w = rt_of(L)->world;
+    const sim_body *b = sim_world_get(w, id_arg(L, 1));
+    if (!b)
+        return 0;
+    const sim_body3 *b3 = sim_body3_of(w, b);
+    mk_vec3 v = b3 ? (vel ? b3->vel : b3->pos) : vel ? mk_v3(b->vel.x, b->vel.y, 0)
+                                                      : mk_v3(b->pos.x, b->pos.y, 0);
+    lua_pushnumber(L, v.x);
+    lua_pushnumber(L, v.y);
+    if (!b3)
+        return 2;
+    lua_pushnumber(L, v.z);
+    return 3;
+}
+
+static int w_pos(lua_State *L) { return pos_or_vel(L, false); }
+static int w_vel(lua_State *L) { return pos_or_vel(L, true); }
+
 static int kind_named(const char *name)
 {
     for (int k = PROTO_KIND_DYNAMIC; k <= PROTO_KIND_CHARACTER; k++)
@@ -548,6 +570,7 @@ void rul_world_open(lua_State *L)
 {
     static const luaL_Reg fns[] = {
         {"spawn", w_spawn},     {"despawn", w_despawn}, {"body", w_body},
+        {"pos", w_pos},         {"vel", w_vel},
         {"bodies", w_bodies},   {"set", w_set},         {"push", w_push},
         {"explode", w_explode}, {"raycast", w_raycast}, {"cast", w_cast},
         {"overlap", w_overlap}, {NULL, NULL},

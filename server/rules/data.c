@@ -16,6 +16,85 @@
 
 #define RUL_MAX_EXACT 9007199254740992LL /* 2^53: JSON readers carry integers exactly this far */
 #define RUL_MAX_READ_DEPTH (RUL_MAX_DEPTH + 8) /* a save's own levels above the data's */
+#define SMALL_TABLE 32 /* keys of a table whose keys are sorted on the stack */
+
+/* ---- keys in order: numbers, strings by their bytes, false, true ---- */
+
+int rul_key_cmp(const rul_key *a, const rul_key *b)
+{
+    if (a->kind != b->kind)
+        return a->kind - b->kind;
+    switch (a->kind) {
+    case RUL_KEY_NUMBER:
+        if (a->is_int && b->is_int)
+            return (a->i > b->i) - (a->i < b->i);
+        if (a->n != b->n)
+            return (a->n > b->n) - (a->n < b->n);
+        return (int)b->is_int - (int)a->is_int; /* equal as doubles: the integer first */
+    case RUL_KEY_STRING: {
+        size_t n = a->len < b->len ? a->len : b->len;
+        int c = memcmp(a->s, b->s, n);
+        return c ? c : (a->len > b->len) - (a->len < b->len);
+    }
+    case RUL_KEY_BOOLEAN:
+        return (int)a->i - (int)b->i;
+    default:
+        return 0;
+    }
+}
+
+void rul_key_of(lua_State *L, int idx, rul_key *k)
+{
+    memset(k, 0, sizeof *k);
+    switch (lua_type(L, idx)) {
+    case LUA_TNUMBER:
+        k->kind = RUL_KEY_NUMBER;
+        k->is_int = lua_isinteger(L, idx);
+        k->i = k->is_int ? lua_tointeger(L, idx) : 0;
+        k->n = lua_tonumber(L, idx);
+        break;
+    case LUA_TSTRING:
+        k->kind = RUL_KEY_STRING;
+        k->s = lua_tolstring(L, idx, &k->len);
+        break;
+    case LUA_TBOOLEAN:
+        k->kind = RUL_KEY_BOOLEAN;
+        k->i = lua_toboolean(L, idx);
+        break;
+    default:
+        k->kind = RUL_KEY_OTHER;
+    }
+}
+
+static int cmp_sorted(const void *a, const void *b) { return rul_key_cmp(a, b); }
+
+rul_key *rul_keys(lua_State *L, int idx, size_t *count)
+{
+    idx = lua_absindex(L, idx);
+    size_t n = 0;
+    lua_pushnil(L);
+    while (lua_next(L, idx)) {
+        lua_pop(L, 1);
+        n++;
+    }
+    rul_charge(L, 2 * n);
+    lua_createtable(L, n > INT_MAX ? INT_MAX : (int)n, 0);
+    rul_key *keys = lua_newuserdatauv(L, (n ? n : 1) * sizeof *keys, 0);
+    int tk = lua_absindex(L, -2);
+    size_t i = 0;
+    lua_pushnil(L);
+    while (lua_next(L, idx) && i < n) {
+        lua_pop(L, 1);
+        lua_pushvalue(L, -1);
+        lua_rawseti(L, tk, (lua_Integer)i + 1);
+        rul_key_of(L, -1, &keys[i]);
+        keys[i].slot = (lua_Integer)i + 1;
+        i++;
+    }
+    qsort(keys, i, sizeof *keys, cmp_sorted);
+    *count = i;
+    return keys;
+}
 
 /* ---- writing ---- */
 
@@ -106,6 +185,13 @@ static void put_string(proto_buf *b, const char *pre, const char *s, size_t len)
  * an integer. */
 static void put_float(proto_buf *b, double v)
 {
+    if (fabs(v) < 1e15 && v == (double)(long long)v) { /* a whole number: its digits */
+        if (signbit(v) && v == 0)
+            proto_buf_append_char(b, '-');
+        proto_buf_append_i64(b, (long long)v);
+        proto_buf_append_str(b, ".0");
+        return;
+    }
     char s[40];
     for (int prec = 15; prec <= 17; prec++) {
         snprintf(s, sizeof s - 2, "%.*g", prec, v);
@@ -169,9 +255,30 @@ static int write_table(writer *w, int idx)
         proto_buf_append_char(w->out, ']');
         return 0;
     }
-    size_t count;
-    const rul_key *keys = rul_keys(L, idx, &count);
-    int key_seq = lua_gettop(L) - 1;
+    /* The keys in order: a small table's with its values on the stack (key k at keys[k].slot,
+     * its value above it), no allocation; a larger one's through rul_keys. */
+    int top = lua_gettop(L), key_seq = 0;
+    rul_key small[SMALL_TABLE];
+    const rul_key *keys = small;
+    size_t count = 0;
+    if (n <= SMALL_TABLE) {
+        luaL_checkstack(L, 2 * (int)n + 4, "plain data");
+        lua_pushnil(L);
+        while (lua_next(L, idx)) {
+            rul_key_of(L, -2, &small[count]);
+            small[count++].slot = lua_gettop(L) - 1;
+            lua_pushvalue(L, -2);
+        }
+        for (size_t i = 1; i < count; i++) /* insertion sort: a few keys */
+            for (size_t j = i; j > 0 && rul_key_cmp(&small[j - 1], &small[j]) > 0; j--) {
+                rul_key x = small[j];
+                small[j] = small[j - 1];
+                small[j - 1] = x;
+            }
+    } else {
+        keys = rul_keys(L, idx, &count);
+        key_seq = lua_gettop(L) - 1;
+    }
     proto_buf_append_char(w->out, '{');
     for (size_t k = 0; k < count; k++) {
         const rul_key *key = &keys[k];
@@ -180,7 +287,10 @@ static int write_table(writer *w, int idx)
         if (key->kind == RUL_KEY_NUMBER && !key->is_int)
             return fail_at(w, "a key %.17g: keys are integers or strings", key->n);
         if (key->kind != RUL_KEY_NUMBER && key->kind != RUL_KEY_STRING) {
-            lua_rawgeti(L, key_seq, key->slot);
+            if (key_seq)
+                lua_rawgeti(L, key_seq, key->slot);
+            else
+                lua_pushvalue(L, (int)key->slot);
             return fail_at(w, "a key that is a %s: keys are integers or strings",
                            luaL_typename(L, -1));
         }
@@ -199,15 +309,19 @@ static int write_table(writer *w, int idx)
             put_string(w->out, save && g.len > 0 && g.s[0] == '#' ? "#" : "", g.s, g.len);
         }
         proto_buf_append_char(w->out, ':');
-        lua_rawgeti(L, key_seq, key->slot);
-        lua_rawget(L, idx);
+        if (key_seq) {
+            lua_rawgeti(L, key_seq, key->slot);
+            lua_rawget(L, idx);
+        } else {
+            lua_pushvalue(L, (int)key->slot + 1);
+        }
         w->path[w->depth++] = g;
         if (write_value(w, lua_gettop(L)) != 0)
             return -1;
         w->depth--;
         lua_pop(L, 1);
     }
-    lua_pop(L, 2);
+    lua_settop(L, top);
     proto_buf_append_char(w->out, '}');
     return 0;
 }

@@ -103,6 +103,8 @@ void rul_state_free(rul_state *s);
  * protected mode. */
 void rul_sandbox_open(lua_State *L);
 
+/* ---- data.c: keys in order, plain data <-> JSON ---- */
+
 /* A table's key, for walking keys in an order every run shares. */
 enum { RUL_KEY_NUMBER, RUL_KEY_STRING, RUL_KEY_BOOLEAN, RUL_KEY_OTHER };
 typedef struct rul_key {
@@ -114,13 +116,15 @@ typedef struct rul_key {
     size_t len;
     lua_Integer slot; /* where the key is in the key sequence */
 } rul_key;
+/* The record of the key at stack index idx (a string's bytes stay the key's). */
+void rul_key_of(lua_State *L, int idx, rul_key *k);
+/* The order of keys: <0, 0 or >0. */
+int rul_key_cmp(const rul_key *a, const rul_key *b);
 /* The keys of the table at idx: pushes a sequence of them (which keeps their strings alive)
  * and, above it, the userdata array of their records it returns, sorted: numbers, then
  * strings by their bytes, then false and true; keys of no order (tables, functions) last,
  * their kind RUL_KEY_OTHER. The work is charged (rul_charge). */
 rul_key *rul_keys(lua_State *L, int idx, size_t *n);
-
-/* ---- data.c: plain data <-> JSON ---- */
 
 typedef enum rul_json_mode {
     RUL_JSON_SAVE,  /* integer keys of objects as "#7", a string key "#x" as "##x" */

@@ -16,84 +16,6 @@
 
 #include "rules_internal.h"
 
-/* ---- keys in order ---- */
-
-static int cmp_keys(const void *pa, const void *pb)
-{
-    const rul_key *a = pa, *b = pb;
-    if (a->kind != b->kind)
-        return a->kind - b->kind;
-    switch (a->kind) {
-    case RUL_KEY_NUMBER:
-        if (a->is_int && b->is_int)
-            return (a->i > b->i) - (a->i < b->i);
-        if (a->n != b->n)
-            return (a->n > b->n) - (a->n < b->n);
-        return (int)b->is_int - (int)a->is_int; /* equal as doubles: the integer first */
-    case RUL_KEY_STRING: {
-        size_t n = a->len < b->len ? a->len : b->len;
-        int c = memcmp(a->s, b->s, n);
-        return c ? c : (a->len > b->len) - (a->len < b->len);
-    }
-    case RUL_KEY_BOOLEAN:
-        return (int)a->i - (int)b->i;
-    default:
-        return 0;
-    }
-}
-
-/* The record of the key at stack index idx. */
-static void key_of(lua_State *L, int idx, rul_key *k)
-{
-    memset(k, 0, sizeof *k);
-    switch (lua_type(L, idx)) {
-    case LUA_TNUMBER:
-        k->kind = RUL_KEY_NUMBER;
-        k->is_int = lua_isinteger(L, idx);
-        k->i = k->is_int ? lua_tointeger(L, idx) : 0;
-        k->n = lua_tonumber(L, idx);
-        break;
-    case LUA_TSTRING:
-        k->kind = RUL_KEY_STRING;
-        k->s = lua_tolstring(L, idx, &k->len);
-        break;
-    case LUA_TBOOLEAN:
-        k->kind = RUL_KEY_BOOLEAN;
-        k->i = lua_toboolean(L, idx);
-        break;
-    default:
-        k->kind = RUL_KEY_OTHER;
-    }
-}
-
-rul_key *rul_keys(lua_State *L, int idx, size_t *count)
-{
-    idx = lua_absindex(L, idx);
-    size_t n = 0;
-    lua_pushnil(L);
-    while (lua_next(L, idx)) {
-        lua_pop(L, 1);
-        n++;
-    }
-    rul_charge(L, 2 * n);
-    lua_createtable(L, n > INT_MAX ? INT_MAX : (int)n, 0);
-    rul_key *keys = lua_newuserdatauv(L, (n ? n : 1) * sizeof *keys, 0);
-    int tk = lua_absindex(L, -2);
-    size_t i = 0;
-    lua_pushnil(L);
-    while (lua_next(L, idx) && i < n) {
-        lua_pop(L, 1);
-        lua_pushvalue(L, -1);
-        lua_rawseti(L, tk, (lua_Integer)i + 1);
-        key_of(L, -1, &keys[i]);
-        keys[i].slot = (lua_Integer)i + 1;
-        i++;
-    }
-    qsort(keys, i, sizeof *keys, cmp_keys);
-    *count = i;
-    return keys;
-}
-
 static void no_order(lua_State *L, const char *fn, int type)
 {
     luaL_error(L, "%s: a key that is a %s has no order that a replay keeps (keys are walked "
@@ -157,7 +79,7 @@ static int sorted_next_key(lua_State *L)
     rul_key after, best, k;
     bool from_start = lua_isnil(L, 2), found = false;
     if (!from_start) {
-        key_of(L, 2, &after);
+        rul_key_of(L, 2, &after);
         if (after.kind == RUL_KEY_OTHER)
             no_order(L, "next", lua_type(L, 2));
     }
@@ -166,10 +88,10 @@ static int sorted_next_key(lua_State *L)
     while (lua_next(L, 1)) {
         n++;
         lua_pop(L, 1);
-        key_of(L, -1, &k);
+        rul_key_of(L, -1, &k);
         if (k.kind == RUL_KEY_OTHER)
             no_order(L, "next", lua_type(L, -1));
-        if ((from_start || cmp_keys(&k, &after) > 0) && (!found || cmp_keys(&k, &best) < 0)) {
+        if ((from_start || rul_key_cmp(&k, &after) > 0) && (!found || rul_key_cmp(&k, &best) < 0)) {
             best = k;
             found = true;
             lua_pushvalue(L, -1);
