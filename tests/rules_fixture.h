@@ -77,6 +77,25 @@ static inline void rules_box_close(rules_box *b)
     sim_world_free(b->w);
 }
 
+/* The counters of hook h now. */
+static inline rul_hook_stats rules_box_hook(rules_box *b, rul_hook h)
+{
+    rul_stats st;
+    rul_stats_get(b->rt, &st);
+    return st.hooks[h];
+}
+
+/* A script that does not load: the message contains `expect`. */
+static inline void rules_box_refused(const char *src, const char *expect)
+{
+    rules_box b;
+    mk_error err = {0};
+    ck_assert_ptr_null(rules_box_open(&b, src, true, NULL, &err));
+    ck_assert_msg(strstr(err.message, expect) != NULL, "\"%s\" not in \"%s\"", expect,
+                  err.message);
+    sim_world_free(b.w);
+}
+
 /* One step of the world and the rules after it. */
 static inline void rules_box_step(rules_box *b, int n)
 {

@@ -173,9 +173,7 @@ static void stopped_at_budget(const char *body)
     rules_box b;
     rules_box_must(&b, src, true, NULL);
     rul_start(b.rt);
-    rul_stats st;
-    rul_stats_get(b.rt, &st);
-    ck_assert_msg(st.hooks[RUL_HOOK_START].budget_stops == 1, "not stopped: %s", body);
+    ck_assert_msg(rules_box_hook(&b, RUL_HOOK_START).budget_stops == 1, "not stopped: %s", body);
     ck_assert_msg(strstr(b.log, "the instruction budget of 1000000 ran out"), "%s", b.log);
     cJSON *j = rules_box_save(&b);
     ck_assert_ptr_null(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "state"), "on"));
@@ -227,11 +225,9 @@ START_TEST(endless_loop_stopped)
     clock_gettime(CLOCK_MONOTONIC, &t0);
     rules_box_step(&b, 3);
     printf("three ticks stopped at the default budget: %.1f ms\n", seconds_since(&t0) * 1e3);
-    rul_stats st;
-    rul_stats_get(b.rt, &st);
-    ck_assert_uint_eq(st.hooks[RUL_HOOK_TICK].calls, 3);
-    ck_assert_uint_eq(st.hooks[RUL_HOOK_TICK].budget_stops, 3);
-    ck_assert_uint_eq(st.hooks[RUL_HOOK_TICK].errors, 3);
+    ck_assert_uint_eq(rules_box_hook(&b, RUL_HOOK_TICK).calls, 3);
+    ck_assert_uint_eq(rules_box_hook(&b, RUL_HOOK_TICK).budget_stops, 3);
+    ck_assert_uint_eq(rules_box_hook(&b, RUL_HOOK_TICK).errors, 3);
     ck_assert_ptr_nonnull(strstr(b.log, "on_tick stopped at tick 1"));
     ck_assert_ptr_nonnull(strstr(b.log, "instruction budget of 1000000 ran out"));
     ck_assert_ptr_nonnull(strstr(b.log, "stack traceback:"));
@@ -255,9 +251,7 @@ START_TEST(caught_stop_stopped)
                        "end\n",
                    true, NULL);
     rules_box_step(&b, 1);
-    rul_stats st;
-    rul_stats_get(b.rt, &st);
-    ck_assert_uint_eq(st.hooks[RUL_HOOK_TICK].budget_stops, 1);
+    ck_assert_uint_eq(rules_box_hook(&b, RUL_HOOK_TICK).budget_stops, 1);
     rules_box_close(&b);
 }
 END_TEST
@@ -276,9 +270,7 @@ START_TEST(budget_counts_instructions)
         rul_config cfg = {.budget = k == 0 ? 1900 : 2100};
         rules_box_must(&b, src, true, &cfg);
         rul_start(b.rt);
-        rul_stats st;
-        rul_stats_get(b.rt, &st);
-        ck_assert_uint_eq(st.hooks[RUL_HOOK_START].budget_stops, k == 0 ? 1 : 0);
+        ck_assert_uint_eq(rules_box_hook(&b, RUL_HOOK_START).budget_stops, k == 0 ? 1 : 0);
         if (k == 1)
             ck_assert_double_eq(rules_box_number(&b, "x"), 500500);
         rules_box_close(&b);
@@ -355,10 +347,8 @@ START_TEST(deep_recursion_stopped)
     rules_box_step(&b, 1);
     ck_assert_ptr_nonnull(strstr(b.log, "on_tick failed at tick 1"));
     ck_assert_ptr_nonnull(strstr(strstr(b.log, "on_tick failed"), "stack overflow"));
-    rul_stats st;
-    rul_stats_get(b.rt, &st);
-    ck_assert_uint_eq(st.hooks[RUL_HOOK_START].errors, 1);
-    ck_assert_uint_eq(st.hooks[RUL_HOOK_TICK].errors, 1);
+    ck_assert_uint_eq(rules_box_hook(&b, RUL_HOOK_START).errors, 1);
+    ck_assert_uint_eq(rules_box_hook(&b, RUL_HOOK_TICK).errors, 1);
     rules_box_close(&b);
 }
 END_TEST
@@ -374,12 +364,10 @@ START_TEST(failing_hook_disabled)
                       "end\n";
     rules_box_must(&b, src, true, &cfg);
     rules_box_step(&b, 12);
-    rul_stats st;
-    rul_stats_get(b.rt, &st);
     /* Ticks 1, 2 fail, 3 works, 4..8 fail: five in a row, then it runs no more. */
-    ck_assert_uint_eq(st.hooks[RUL_HOOK_TICK].calls, 8);
-    ck_assert_uint_eq(st.hooks[RUL_HOOK_TICK].errors, 7);
-    ck_assert(st.hooks[RUL_HOOK_TICK].disabled);
+    ck_assert_uint_eq(rules_box_hook(&b, RUL_HOOK_TICK).calls, 8);
+    ck_assert_uint_eq(rules_box_hook(&b, RUL_HOOK_TICK).errors, 7);
+    ck_assert(rules_box_hook(&b, RUL_HOOK_TICK).disabled);
     ck_assert_int_eq(b.errors, 1);
     ck_assert_ptr_nonnull(strstr(b.log, "test.lua:2: boom at 8"));
     ck_assert_ptr_nonnull(strstr(b.log, "on_tick disabled after 5 failures in a row"));
@@ -387,9 +375,8 @@ START_TEST(failing_hook_disabled)
     mk_error err;
     ck_assert_int_eq(rul_reload(b.rt, src, strlen(src), &err), 0);
     rules_box_step(&b, 1);
-    rul_stats_get(b.rt, &st);
-    ck_assert(!st.hooks[RUL_HOOK_TICK].disabled);
-    ck_assert_uint_eq(st.hooks[RUL_HOOK_TICK].calls, 9);
+    ck_assert(!rules_box_hook(&b, RUL_HOOK_TICK).disabled);
+    ck_assert_uint_eq(rules_box_hook(&b, RUL_HOOK_TICK).calls, 9);
     rules_box_close(&b);
 }
 END_TEST
@@ -408,10 +395,8 @@ START_TEST(failing_action_throttled)
     for (int i = 0; i < 2000; i++)
         ck_assert_int_eq(rul_action(b.rt, 7, "fire", "{}", 2, &err), -1);
     ck_assert_str_eq(err.message, "the game's rules failed on this action");
-    rul_stats st;
-    rul_stats_get(b.rt, &st);
-    ck_assert_uint_eq(st.hooks[RUL_HOOK_ACTION].errors, 2000);
-    ck_assert(!st.hooks[RUL_HOOK_ACTION].disabled);
+    ck_assert_uint_eq(rules_box_hook(&b, RUL_HOOK_ACTION).errors, 2000);
+    ck_assert(!rules_box_hook(&b, RUL_HOOK_ACTION).disabled);
     ck_assert_int_eq(b.warnings, 3 + 2); /* the first three, then the 1000th and 2000th */
     ck_assert_int_eq(b.errors, 1);
     ck_assert_int_eq(rul_action(b.rt, 7, "fire", "{\"x\":1}", 7, &err), 0);

@@ -523,18 +523,29 @@ static bool query_shape(lua_State *L, int idx, sim_query_shape *s, mk_error *err
     return true;
 }
 
+/* A placed shape's query: the shape at 1, the options at opts_idx; false with nil and why
+ * pushed when the shape is refused. */
+static bool placed_query(lua_State *L, int opts_idx, const char *fn, sim_query_shape *s,
+                         query_opts *o)
+{
+    read_opts(L, opts_idx, fn, o);
+    mk_error err;
+    if (query_shape(L, 1, s, &err))
+        return true;
+    refuse(L, "%s", err.message);
+    return false;
+}
+
 /* mink.cast({shape, pos, rot?}, to, opts?) -> the first hit, or nil */
 static int w_cast(lua_State *L)
 {
     rul_runtime *rt = rt_of(L);
     int dim = sim_world_dim(rt->world);
     mk_vec3 to = read_vec(L, 2, dim, PROTO_MAX_COORD, "mink.cast: to");
-    query_opts o;
-    read_opts(L, 3, "mink.cast", &o);
     sim_query_shape s;
-    mk_error err;
-    if (!query_shape(L, 1, &s, &err))
-        return refuse(L, "%s", err.message);
+    query_opts o;
+    if (!placed_query(L, 3, "mink.cast", &s, &o))
+        return 2;
     mk_vec3 from = dim == 3 ? rt->def->d3.pos : mk_v3(rt->def->pos.x, rt->def->pos.y, 0);
     int n = sim_world_cast(rt->world, o.tick, &s, mk_v3_sub(to, from), &o.f, rt->hits);
     if (n < 0)
@@ -551,18 +562,15 @@ static int w_cast(lua_State *L)
 static int w_overlap(lua_State *L)
 {
     rul_runtime *rt = rt_of(L);
-    int dim = sim_world_dim(rt->world);
-    query_opts o;
-    read_opts(L, 2, "mink.overlap", &o);
     sim_query_shape s;
-    mk_error err;
-    if (!query_shape(L, 1, &s, &err))
-        return refuse(L, "%s", err.message);
+    query_opts o;
+    if (!placed_query(L, 2, "mink.overlap", &s, &o))
+        return 2;
     size_t total;
     int n = sim_world_overlap(rt->world, o.tick, &s, &o.f, rt->hits, RUL_MAX_HITS, &total);
     if (n < 0)
         return query_failed(L, n, &o);
-    push_hits(L, n, dim, true);
+    push_hits(L, n, sim_world_dim(rt->world), true);
     return 1;
 }
 

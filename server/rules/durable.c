@@ -194,6 +194,15 @@ static void load_random(lua_State *L, load_call *c)
     lua_pop(L, 1);
 }
 
+/* Item i of the array at arr, an object pushed; its path ("timers[2]") in path. */
+static int get_item(lua_State *L, int arr, const char *key, lua_Integer i, char *path, size_t cap)
+{
+    snprintf(path, cap, "%s[%lld]", key, (long long)i);
+    if (lua_rawgeti(L, arr, i) != LUA_TTABLE)
+        luaL_error(L, "%s: an object expected", path);
+    return lua_gettop(L);
+}
+
 static void load_timers(lua_State *L, load_call *c)
 {
     rul_runtime *rt = c->rt;
@@ -201,10 +210,7 @@ static void load_timers(lua_State *L, load_call *c)
     int arr = lua_gettop(L);
     for (lua_Integer i = 1; i <= n; i++) {
         char path[32];
-        snprintf(path, sizeof path, "timers[%lld]", (long long)i);
-        if (lua_rawgeti(L, arr, i) != LUA_TTABLE)
-            luaL_error(L, "%s: an object expected", path);
-        int t = lua_gettop(L);
+        int t = get_item(L, arr, "timers", i, path, sizeof path);
         rul_timer tm = {0};
         tm.id = (uint64_t)get_int(L, t, path, "id", 1, (lua_Integer)c->next_timer - 1, true, 0);
         tm.due = (uint64_t)get_int(L, t, path, "due", 0, LUA_MAXINTEGER, true, 0);
@@ -219,10 +225,13 @@ static void load_timers(lua_State *L, load_call *c)
                 luaL_error(L, "%s", err.message);
             tm.len = rt->text.len;
         }
-        if (!MK_VEC_PUSH(&c->timers, tm) || (tm.len && !(c->timers.at[c->timers.v.len - 1].data = malloc(tm.len))))
+        if (!MK_VEC_PUSH(&c->timers, tm))
+            luaL_error(L, "rules: out of memory");
+        rul_timer *kept = &c->timers.at[c->timers.v.len - 1]; /* freed by load_in on failure */
+        if (tm.len && !(kept->data = malloc(tm.len)))
             luaL_error(L, "rules: out of memory");
         if (tm.len)
-            memcpy(c->timers.at[c->timers.v.len - 1].data, rt->text.data, tm.len);
+            memcpy(kept->data, rt->text.data, tm.len);
         lua_settop(L, arr);
     }
     lua_pop(L, 1);
@@ -237,10 +246,7 @@ static void load_players(lua_State *L, load_call *c)
     int table = lua_gettop(L);
     for (lua_Integer i = 1; i <= n; i++) {
         char path[32];
-        snprintf(path, sizeof path, "players[%lld]", (long long)i);
-        if (lua_rawgeti(L, arr, i) != LUA_TTABLE)
-            luaL_error(L, "%s: an object expected", path);
-        int t = lua_gettop(L);
+        int t = get_item(L, arr, "players", i, path, sizeof path);
         rul_player_rec p = {0};
         lua_Integer last = c->players.v.len ? c->players.at[c->players.v.len - 1].id : 0;
         p.id = (uint32_t)get_int(L, t, path, "id", last + 1, UINT32_MAX, true, 0);

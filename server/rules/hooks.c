@@ -75,6 +75,16 @@ typedef struct player_call {
     bool no;
 } player_call;
 
+/* Runs a hook that may refuse: 0, or -1 with err (the script's reason, or `failed` when the
+ * hook failed: the details are the log's, not the player's). */
+static int ask(rul_runtime *rt, rul_hook h, rul_body body, player_call *c, const char *failed,
+               mk_error *err)
+{
+    if (rul_call(rt, rt->s, h, body, c, true, NULL) != 0)
+        return mk_fail(err, MK_ERR_INVALID, "%s", failed);
+    return c->no ? mk_fail(err, MK_ERR_INVALID, "%s", c->why) : 0;
+}
+
 static int join_body(lua_State *L, void *ud)
 {
     player_call *c = ud;
@@ -140,15 +150,11 @@ int rul_join(rul_runtime *rt, const rul_player *p, mk_error *err)
     rt->players.at[at] = rec;
     rt->players.v.len++;
     player_call c = {.p = &rt->players.at[at]};
-    if (rul_call(rt, rt->s, RUL_HOOK_JOIN, join_body, &c, true, NULL) != 0) {
+    int rc = ask(rt, RUL_HOOK_JOIN, join_body, &c, "the game's rules failed to take the player in",
+                 err);
+    if (rc != 0)
         forget(rt, p->id);
-        return mk_fail(err, MK_ERR_INVALID, "the game's rules failed to take the player in");
-    }
-    if (c.no) {
-        forget(rt, p->id);
-        return mk_fail(err, MK_ERR_INVALID, "%s", c.why);
-    }
-    return 0;
+    return rc;
 }
 
 static int leave_body(lua_State *L, void *ud)
@@ -202,11 +208,7 @@ int rul_action(rul_runtime *rt, uint32_t player, const char *name, const char *d
     if (n == 0 || n > RUL_MAX_NAME || !proto_utf8_valid(name, n))
         return mk_fail(err, MK_ERR_INVALID, "name: 1 to %d bytes of UTF-8", RUL_MAX_NAME);
     player_call c = {.p = p, .name = name, .data = data, .len = len};
-    if (rul_call(rt, rt->s, RUL_HOOK_ACTION, action_body, &c, true, NULL) != 0)
-        return mk_fail(err, MK_ERR_INVALID, "the game's rules failed on this action");
-    if (c.no)
-        return mk_fail(err, MK_ERR_INVALID, "%s", c.why);
-    return 0;
+    return ask(rt, RUL_HOOK_ACTION, action_body, &c, "the game's rules failed on this action", err);
 }
 
 /* ---- after each step ---- */
