@@ -12,6 +12,7 @@
 #include "check_main.h"
 #include "rules_fixture.h"
 
+/* The save's text, NUL-terminated, and its length. */
 static char *save_text(rules_box *b, size_t *len)
 {
     proto_buf out;
@@ -20,6 +21,8 @@ static char *save_text(rules_box *b, size_t *len)
     if (rul_save(b->rt, &out, &err) != 0)
         ck_abort_msg("save failed: %s", err.message);
     *len = out.len;
+    proto_buf_append_char(&out, '\0');
+    ck_assert(!out.failed);
     return out.data;
 }
 

@@ -294,11 +294,13 @@ static int load_body(lua_State *L, void *ud)
     c->next_timer = (uint64_t)get_int(L, 1, "save", "next_timer", 1, LUA_MAXINTEGER, true, 0);
     load_random(L, c);
     load_timers(L, c);
-    qsort(c->timers.at, c->timers.v.len, sizeof *c->timers.at, by_id);
-    for (size_t i = 1; i < c->timers.v.len; i++)
-        if (c->timers.at[i].id == c->timers.at[i - 1].id)
-            return luaL_error(L, "timers: id %I twice", (lua_Integer)c->timers.at[i].id);
-    qsort(c->timers.at, c->timers.v.len, sizeof *c->timers.at, by_due);
+    if (c->timers.v.len > 1) {
+        qsort(c->timers.at, c->timers.v.len, sizeof *c->timers.at, by_id);
+        for (size_t i = 1; i < c->timers.v.len; i++)
+            if (c->timers.at[i].id == c->timers.at[i - 1].id)
+                return luaL_error(L, "timers: id %I twice", (lua_Integer)c->timers.at[i].id);
+        qsort(c->timers.at, c->timers.v.len, sizeof *c->timers.at, by_due);
+    }
     load_players(L, c);
     if (lua_getfield(L, 1, "state") != LUA_TTABLE)
         return luaL_error(L, "state: a table expected");
