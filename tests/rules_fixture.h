@@ -19,6 +19,8 @@ typedef struct rules_box {
     size_t log_len;
     int sent;
     char last_sent[512];
+    bool busy_in_send; /* rul_busy while the rules sent */
+    bool reenter;      /* the send callback calls rul_tick, which must be refused */
 } rules_box;
 
 static inline void rules_box_log(void *ctx, rul_log_level level, const char *line)
@@ -36,6 +38,9 @@ static inline void rules_box_send(void *ctx, uint32_t player, const char *name,
 {
     rules_box *b = ctx;
     b->sent++;
+    b->busy_in_send = rul_busy(b->rt);
+    if (b->reenter)
+        rul_tick(b->rt);
     snprintf(b->last_sent, sizeof b->last_sent, "%u %s %.*s", player, name, (int)len,
              data ? data : "");
 }

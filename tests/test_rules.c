@@ -158,6 +158,30 @@ START_TEST(players_and_actions)
 }
 END_TEST
 
+/* While a hook runs the runtime is busy (the world changes made then are the rules'), and a
+ * host callback that calls back in is refused, not run inside the hook. */
+START_TEST(host_callbacks_cannot_reenter)
+{
+    rules_box b;
+    rules_box_must(&b, "function on_action(game, p) game.send(p, 'pong') end\n"
+                       "function on_tick(game) game.state.ticks = (game.state.ticks or 0) + 1 "
+                       "end\n",
+                   true, NULL);
+    rul_player p = {.id = 2, .name = "al"};
+    mk_error err;
+    ck_assert_int_eq(rul_join(b.rt, &p, &err), 0);
+    ck_assert(!rul_busy(b.rt));
+    b.reenter = true;
+    ck_assert_int_eq(rul_action(b.rt, 2, "ping", "", 0, &err), 0);
+    ck_assert(b.busy_in_send);
+    ck_assert(!rul_busy(b.rt));
+    ck_assert_str_eq(b.last_sent, "2 pong ");
+    ck_assert_ptr_nonnull(strstr(b.log, "rul_tick called from inside a hook is refused"));
+    ck_assert_uint_eq(rules_box_hook(&b, RUL_HOOK_TICK).calls, 0);
+    rules_box_close(&b);
+}
+END_TEST
+
 /* The step's events reach on_event as tables. */
 START_TEST(events_reach_on_event)
 {
@@ -419,7 +443,7 @@ START_TEST(docs_example_runs)
 END_TEST
 
 MINK_CHECK_TESTS("rules", 60, docs_example_runs, spawns_on_start, spawn_refused_with_the_protocols_message,
-                 tick_counts, missing_file_named, syntax_error_names_file_and_line,
+                 tick_counts, missing_file_named, host_callbacks_cannot_reenter, syntax_error_names_file_and_line,
                  top_level_changes_refused, players_and_actions, events_reach_on_event,
                  velocities_and_impulses, explosion_falls_off, queries, deterministic_iteration,
                  timers)

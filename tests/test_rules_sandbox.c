@@ -238,6 +238,37 @@ START_TEST(endless_loop_stopped)
 }
 END_TEST
 
+/* Work done in C on long strings is charged by its bytes, one unit of budget for 64: a
+ * concatenation that copies 1 MiB (16,384 units) or a plain find through 1 MiB costs as much
+ * as 16,384 instructions, so the 1,000,000-instruction budget stops either loop after about
+ * 1,000,000 / 16,390 = 61 passes (not the ~100,000 a budget of instructions alone allows,
+ * copying 100 GB). */
+START_TEST(long_strings_charged)
+{
+    static const char *const loops[] = {
+        "for i = 1, math.maxinteger do local t = s .. 'y' passes = i end",
+        "for i = 1, math.maxinteger do s:find('y', 1, true) passes = i end",
+        "for i = 1, math.maxinteger do s:gsub('y', 'z') passes = i end",
+    };
+    for (size_t k = 0; k < sizeof loops / sizeof *loops; k++) {
+        char src[512];
+        snprintf(src, sizeof src,
+                 "local s = string.rep('x', 1 << 20)\n"
+                 "function on_start(game) passes = 0 %s end\n"
+                 "function on_tick(game) game.state.passes = passes end\n",
+                 loops[k]);
+        rules_box b;
+        rules_box_must(&b, src, true, NULL);
+        rul_start(b.rt);
+        ck_assert_uint_eq(rules_box_hook(&b, RUL_HOOK_START).budget_stops, 1);
+        rules_box_step(&b, 1);
+        double passes = rules_box_number(&b, "passes");
+        ck_assert_msg(passes >= 55 && passes <= 61, "%s: %g passes", loops[k], passes);
+        rules_box_close(&b);
+    }
+}
+END_TEST
+
 /* A loop that catches its own stop with pcall is stopped all the same. */
 START_TEST(caught_stop_stopped)
 {
@@ -407,6 +438,6 @@ END_TEST
 MINK_CHECK_TESTS("rules_sandbox", 60, no_io, no_os_execute, no_require, no_dofile,
                  no_debug_coroutine_package, no_bytecode, string_metatable_protected,
                  no_finalizers_or_weak_tables, no_addresses, long_c_loops_charged,
-                 endless_loop_stopped, caught_stop_stopped, budget_counts_instructions,
+                 endless_loop_stopped, long_strings_charged, caught_stop_stopped, budget_counts_instructions,
                  memory_bomb_stopped, memory_growth_stopped, deep_recursion_stopped,
                  failing_hook_disabled, failing_action_throttled)

@@ -187,7 +187,7 @@ static int action_body(lua_State *L, void *ud)
     }
     rul_push_player(L, c->p->id);
     lua_pushstring(L, c->name);
-    if (c->data)
+    if (c->data && c->len)
         rul_json_read(L, c->data, c->len, RUL_JSON_PLAIN);
     else
         lua_pushnil(L);

@@ -26,8 +26,10 @@ typedef struct rul_state {
     bool refused;      /* an allocation was refused during this call */
     bool budget_hit;   /* the instruction budget ran out during this call */
     bool in_hook;      /* a hook runs (not the top level): the world may be changed */
-    bool unlimited;    /* the runtime's own call (a save, a load): no budget */
-    uint64_t work;     /* items C functions looped over in this call (rul_charge) */
+    bool counting;     /* a hook's call runs under the budget (not a save's or a load's) */
+    uint64_t instructions; /* Lua instructions this call ran, as of the last count hook */
+    uint64_t work;     /* C work charged in this call (rul_charge, new long strings) */
+    int period;        /* instructions the count hook is set to fire after */
 } rul_state;
 
 /* A timer: at tick `due` (then every `every` ticks when not 0) the global function `name` is
@@ -86,7 +88,9 @@ static inline rul_state *rul_state_of(lua_State *L) { return *(rul_state **)lua_
 typedef int (*rul_body)(lua_State *L, void *ud);
 int rul_call(rul_runtime *rt, rul_state *s, rul_hook h, rul_body body, void *ud, bool counted,
              mk_error *err);
-/* Counts n items of C work in the running call and raises the budget's error past it. */
+#define RUL_BYTES_A_UNIT 64 /* bytes a C function reads or writes for one unit of budget */
+/* Counts n units of C work (an item looped over, RUL_BYTES_A_UNIT bytes read) in the running
+ * call and raises the budget's error past it. */
 void rul_charge(lua_State *L, uint64_t n);
 /* Raises an error unless a hook runs: what changes the world or the game's state may not run
  * at the script's top level, which runs again at each reload. */

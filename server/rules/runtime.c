@@ -14,6 +14,8 @@
 
 #define RUL_MIN_MEMORY ((size_t)256 << 10) /* bytes: less cannot even open the libraries */
 #define RUL_LOG_EVERY 1000 /* a player-driven hook failing in a row logs one failure in this */
+#define RUL_HOOK_PERIOD 10000  /* instructions between two looks at the budget, at most */
+#define RUL_CHARGED_STRING 256 /* bytes of a new string past which it is charged */
 
 static const char *const hook_names[RUL_HOOK_COUNT] = {
     "load", "on_start", "on_join", "on_leave", "on_action", "on_tick", "on_event", "timer",
@@ -34,6 +36,8 @@ void rul_log(rul_runtime *rt, rul_log_level level, const char *fmt, ...)
         fprintf(stderr, "%s\n", line);
 }
 
+static void count_hook(lua_State *L, lua_Debug *ar);
+
 /* Lua's allocator (lua_Alloc) with a cap: growing past `limit` (the timers' data counted in)
  * is refused, which Lua turns into a full collection and, if that is not enough, a memory
  * error (LUA_ERRMEM) that ends the running call. Shrinking and freeing never fail. */
@@ -45,6 +49,19 @@ static void *alloc(void *ud, void *ptr, size_t osize, size_t nsize)
         free(ptr);
         s->used -= old;
         return NULL;
+    }
+    /* A new long string is charged to the budget by its size: the work of the operator or
+     * function that made it (a concatenation copies it in one instruction). Long strings are
+     * never shared (only short ones, 40 bytes at most, are interned), so the charge is the
+     * same in every run. */
+    if (!ptr && osize == LUA_TSTRING && nsize > RUL_CHARGED_STRING) {
+        s->work += nsize / RUL_BYTES_A_UNIT;
+        /* Past the budget: the count hook fires at the next instruction (lua_sethook may be
+         * called at any time, as lua.c's signal handler does). */
+        if (s->counting && s->period != 1 && s->instructions + s->work >= s->rt->budget) {
+            s->period = 1;
+            lua_sethook(s->L, count_hook, LUA_MASKCOUNT, 1);
+        }
     }
     if (nsize > old && s->used - old + nsize + s->rt->timer_bytes > s->limit) {
         s->refused = true;
@@ -61,8 +78,6 @@ static void *alloc(void *ud, void *ptr, size_t osize, size_t nsize)
     return p;
 }
 
-static void count_hook(lua_State *L, lua_Debug *ar);
-
 /* Stops the running call at the budget, the error naming where the script was: the running
  * function's line (`level` 0, from the count hook) or the line that called a C function (1,
  * from rul_charge). From now on every instruction fails too (a count hook of 1), so that a
@@ -71,6 +86,7 @@ static void count_hook(lua_State *L, lua_Debug *ar);
 static int stop_at_budget(lua_State *L, rul_state *s, int level)
 {
     s->budget_hit = true;
+    s->period = 1;
     lua_sethook(L, count_hook, LUA_MASKCOUNT, 1);
     luaL_where(L, level);
     lua_pushfstring(L, "the instruction budget of %I ran out (--script-budget)",
@@ -79,17 +95,32 @@ static int stop_at_budget(lua_State *L, rul_state *s, int level)
     return lua_error(L);
 }
 
+/* Sets the count hook to fire when the budget would run out with no more C work charged, or
+ * after RUL_HOOK_PERIOD instructions, whichever comes first: the work C functions and new
+ * long strings charge in between is weighed at each firing. */
+static void arm(lua_State *L, rul_state *s)
+{
+    uint64_t spent = s->instructions + s->work, budget = s->rt->budget;
+    uint64_t left = spent < budget ? budget - spent : 1;
+    s->period = (int)(left < RUL_HOOK_PERIOD ? left : RUL_HOOK_PERIOD);
+    lua_sethook(L, count_hook, LUA_MASKCOUNT, s->period);
+}
+
 static void count_hook(lua_State *L, lua_Debug *ar)
 {
     (void)ar;
-    stop_at_budget(L, rul_state_of(L), 0);
+    rul_state *s = rul_state_of(L);
+    s->instructions += (uint64_t)s->period;
+    if (s->budget_hit || s->instructions + s->work >= s->rt->budget)
+        stop_at_budget(L, s, 0);
+    arm(L, s);
 }
 
 void rul_charge(lua_State *L, uint64_t n)
 {
     rul_state *s = rul_state_of(L);
     s->work += n;
-    if (!s->unlimited && (s->work > s->rt->budget || s->budget_hit))
+    if (s->counting && (s->instructions + s->work > s->rt->budget || s->budget_hit))
         stop_at_budget(L, s, 1);
 }
 
@@ -162,13 +193,13 @@ int rul_call(rul_runtime *rt, rul_state *s, rul_hook h, rul_body body, void *ud,
     lua_State *L = s->L;
     int base = lua_gettop(L);
     s->refused = s->budget_hit = false;
-    s->work = 0;
+    s->work = s->instructions = 0;
     s->in_hook = h != RUL_HOOK_LOAD;
-    s->unlimited = !counted;
+    s->counting = counted;
     bool was_busy = rt->busy;
     rt->busy = true;
     if (counted)
-        lua_sethook(L, count_hook, LUA_MASKCOUNT, (int)rt->budget);
+        arm(L, s);
     lua_pushcfunction(L, traceback);
     lua_pushcfunction(L, protected_body);
     frame f = {body, ud};
@@ -179,7 +210,7 @@ int rul_call(rul_runtime *rt, rul_state *s, rul_hook h, rul_body body, void *ud,
     st->nanoseconds += now_ns() - t0;
     lua_sethook(L, NULL, 0, 0);
     rt->busy = was_busy;
-    s->in_hook = false;
+    s->in_hook = s->counting = false;
     if (status == LUA_OK) {
         bool ran = lua_toboolean(L, -1);
         lua_settop(L, base);

@@ -6,8 +6,8 @@
  * luai_makeseed), table.sort is a stable merge sort (Lua's quicksort picks random pivots,
  * l_randomizePivot), tostring and string.format show no addresses, math.random draws from the
  * rules' own saved generator. The C loops a script can make as long as it likes
- * (table.insert, remove and move under a __len, string.rep of an empty string) are charged to
- * the instruction budget. */
+ * (table.insert, remove and move under a __len, string.rep of an empty string) and the
+ * string functions that read long strings whole are charged to the instruction budget. */
 #include <lauxlib.h>
 #include <limits.h>
 #include <lualib.h>
@@ -348,6 +348,22 @@ static int safe_rep(lua_State *L)
     return 1;
 }
 
+/* A string function that reads its strings whole (find, match, gmatch, gsub): charged by
+ * their bytes before the original (the upvalue) runs. A pattern's backtracking is not: see
+ * docs/RULES.md. */
+static int charged_by_length(lua_State *L)
+{
+    uint64_t bytes = 0;
+    for (int i = 1, n = lua_gettop(L); i <= n; i++)
+        if (lua_type(L, i) == LUA_TSTRING)
+            bytes += lua_rawlen(L, i);
+    rul_charge(L, bytes / RUL_BYTES_A_UNIT);
+    lua_pushvalue(L, lua_upvalueindex(1));
+    lua_insert(L, 1);
+    lua_call(L, lua_gettop(L) - 1, LUA_MULTRET);
+    return lua_gettop(L);
+}
+
 /* load(chunk, name?, mode?, env?): text only. */
 static int safe_load(lua_State *L)
 {
@@ -448,6 +464,9 @@ void rul_sandbox_open(lua_State *L)
     remove_field(L, "dump");
     wrap(L, "format", safe_format);
     wrap(L, "rep", safe_rep);
+    static const char *const reading[] = {"find", "match", "gmatch", "gsub"};
+    for (size_t i = 0; i < sizeof reading / sizeof *reading; i++)
+        wrap(L, reading[i], charged_by_length);
     lua_pop(L, 1);
     lua_getfield(L, -1, LUA_TABLIBNAME);
     set_fn(L, "sort", stable_sort);

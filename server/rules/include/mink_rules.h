@@ -124,8 +124,8 @@ typedef struct rul_player {
 int rul_join(rul_runtime *rt, const rul_player *p, mk_error *err);
 /* on_leave(game, player), then the player and its data are gone. */
 void rul_leave(rul_runtime *rt, uint32_t player);
-/* on_action(game, player, name, data): `data` is the action's JSON (NULL: none). 0, or -1
- * with `err` (the script's refusal, an unknown player, or that the rules failed). */
+/* on_action(game, player, name, data): `data` is the action's JSON (NULL or len 0: none).
+ * 0, or -1 with `err` (the script's refusal, an unknown player, or that the rules failed). */
 int rul_action(rul_runtime *rt, uint32_t player, const char *name, const char *data, size_t len,
                mk_error *err);
 
