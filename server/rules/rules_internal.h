@@ -107,7 +107,7 @@ void rul_state_free(rul_state *s);
  * protected mode. */
 void rul_sandbox_open(lua_State *L);
 
-/* ---- data.c: keys in order, plain data <-> JSON ---- */
+/* ---- keys.c: keys in order ---- */
 
 /* A table's key, for walking keys in an order every run shares. */
 enum { RUL_KEY_NUMBER, RUL_KEY_STRING, RUL_KEY_BOOLEAN, RUL_KEY_OTHER };
@@ -129,6 +129,8 @@ int rul_key_cmp(const rul_key *a, const rul_key *b);
  * strings by their bytes, then false and true; keys of no order (tables, functions) last,
  * their kind RUL_KEY_OTHER. The work is charged (rul_charge). */
 rul_key *rul_keys(lua_State *L, int idx, size_t *n);
+
+/* ---- data.c: plain data <-> JSON ---- */
 
 typedef enum rul_json_mode {
     RUL_JSON_SAVE,  /* integer keys of objects as "#7", a string key "#x" as "##x" */
