@@ -216,10 +216,8 @@ static int write_table(writer *w, int idx)
             return fail_at(w, "a key that is a %s: keys are integers or strings",
                            luaL_typename(L, -1));
         }
-        if (!g.is_int && !proto_utf8_valid(g.s, g.len)) {
-            w->path[w->depth++] = g;
+        if (!g.is_int && !proto_utf8_valid(g.s, g.len))
             return fail_at(w, "a key that is not UTF-8");
-        }
         if (k > 0)
             proto_buf_append_char(w->out, ',');
         bool save = w->mode == RUL_JSON_SAVE;
