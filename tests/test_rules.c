@@ -122,6 +122,7 @@ START_TEST(players_and_actions)
                        "  game.send(p, 'welcome', {id = p.id, role = p.role})\n"
                        "end\n"
                        "function on_action(game, p, name, data)\n"
+                       "  if name == 'taunt' then return 'not now' end\n"
                        "  if name ~= 'hit' then return nil, 'unknown action ' .. name end\n"
                        "  p.data.hp = p.data.hp - data.damage\n"
                        "  if p.data.hp < 0 then return false, 'already down' end\n"
@@ -143,6 +144,8 @@ START_TEST(players_and_actions)
     ck_assert_int_eq(rul_action(b.rt, 3, "hit", "{\"damage\":30}", 13, &err), 0);
     ck_assert_int_eq(rul_action(b.rt, 3, "heal", NULL, 0, &err), -1);
     ck_assert_str_eq(err.message, "unknown action heal");
+    ck_assert_int_eq(rul_action(b.rt, 3, "taunt", "{}", 2, &err), -1);
+    ck_assert_str_eq(err.message, "not now");
     ck_assert_int_eq(rul_action(b.rt, 4, "hit", "{\"damage\":1}", 12, &err), -1);
     ck_assert_str_eq(err.message, "not a player of this game");
     ck_assert_int_eq(rul_action(b.rt, 3, "hit", "{\"damage\":80}", 13, &err), -1);
@@ -254,7 +257,8 @@ START_TEST(velocities_and_impulses)
 END_TEST
 
 /* An explosion of 6 N s over 4 m: a 1 kg body 1 m away gets 6 (1 - 1/4) = 4.5 N s, one 3 m
- * away 6 (1 - 3/4) = 1.5, away from the centre; a static body and one beyond are not moved. */
+ * away 6 (1 - 3/4) = 1.5, away from the centre; a static body and one beyond are not moved;
+ * a second one that ignores the near body pushes the far one alone, one for characters none. */
 START_TEST(explosion_falls_off)
 {
     rules_box b;
@@ -265,13 +269,20 @@ START_TEST(explosion_falls_off)
                        "  local out = mink.spawn({shape = box, pos = {20, 0}})\n"
                        "  mink.spawn({shape = box, pos = {-1, 0}, kind = 'static'})\n"
                        "  game.state.pushed = mink.explode({0, 0}, 4, 6)\n"
+
                        "  game.state.near = mink.body(near).vel[1]\n"
                        "  game.state.far = mink.body(far).vel[2]\n"
                        "  game.state.out = mink.body(out).vel[1]\n"
+                       "  game.state.others = mink.explode({0, 0}, 4, 6, {ignore = {near}})\n"
+                       "  game.state.none = mink.explode({0, 0}, 4, 6, {kinds = {'character'}})\n"
+                       "  game.state.far2 = mink.body(far).vel[2]\n"
                        "end\n",
                    true, NULL);
     rul_start(b.rt);
     ck_assert_double_eq(rules_box_number(&b, "pushed"), 2);
+    ck_assert_double_eq(rules_box_number(&b, "others"), 1); /* the far one only */
+    ck_assert_double_eq(rules_box_number(&b, "none"), 0);
+    ck_assert_double_eq_tol(rules_box_number(&b, "far2"), -3.0, 1e-5);
     ck_assert_double_eq_tol(rules_box_number(&b, "near"), 4.5, 1e-5);
     ck_assert_double_eq_tol(rules_box_number(&b, "far"), -1.5, 1e-5);
     ck_assert_double_eq(rules_box_number(&b, "out"), 0);
@@ -442,8 +453,9 @@ START_TEST(docs_example_runs)
 }
 END_TEST
 
-MINK_CHECK_TESTS("rules", 60, docs_example_runs, spawns_on_start, spawn_refused_with_the_protocols_message,
-                 tick_counts, missing_file_named, host_callbacks_cannot_reenter, syntax_error_names_file_and_line,
+MINK_CHECK_TESTS("rules", 60, docs_example_runs, spawns_on_start,
+                 spawn_refused_with_the_protocols_message, tick_counts, missing_file_named,
+                 host_callbacks_cannot_reenter, syntax_error_names_file_and_line,
                  top_level_changes_refused, players_and_actions, events_reach_on_event,
                  velocities_and_impulses, explosion_falls_off, queries, deterministic_iteration,
                  timers)

@@ -438,6 +438,7 @@ END_TEST
 MINK_CHECK_TESTS("rules_sandbox", 60, no_io, no_os_execute, no_require, no_dofile,
                  no_debug_coroutine_package, no_bytecode, string_metatable_protected,
                  no_finalizers_or_weak_tables, no_addresses, long_c_loops_charged,
-                 endless_loop_stopped, long_strings_charged, caught_stop_stopped, budget_counts_instructions,
+                 endless_loop_stopped, long_strings_charged, caught_stop_stopped,
+                 budget_counts_instructions,
                  memory_bomb_stopped, memory_growth_stopped, deep_recursion_stopped,
                  failing_hook_disabled, failing_action_throttled)

@@ -267,9 +267,10 @@ START_TEST(timers_and_players_saved)
     rules_box_step(&a, 2);
     size_t len;
     char *text = save_text(&a, &len);
-    ck_assert_ptr_nonnull(strstr(text, "\"timers\":[{\"id\":1,\"due\":5,\"every\":0,\"fn\":\"ring\","
-                                       "\"data\":{\"list\":[2,3],\"x\":1}}],\"players\":[{\"id\":9,"
-                                       "\"name\":\"bo\",\"user\":\"u9\",\"data\":{\"score\":5}}]"));
+    ck_assert_ptr_nonnull(strstr(text, "\"timers\":[{\"id\":1,\"due\":5,\"every\":0,"
+                                       "\"fn\":\"ring\",\"data\":{\"list\":[2,3],\"x\":1}}],"
+                                       "\"players\":[{\"id\":9,\"name\":\"bo\",\"user\":\"u9\","
+                                       "\"data\":{\"score\":5}}]"));
     rules_box_must(&b, src, true, NULL);
     sim_world_set_tick(b.w, 2);
     ck_assert_int_eq(rul_load(b.rt, text, len, &err), 0);

@@ -346,7 +346,10 @@ static unsigned hex4(reader *r)
     unsigned v = 0;
     for (int i = 0; i < 4; i++, r->p++) {
         char c = r->p < r->end ? *r->p : 0;
-        int d = c >= '0' && c <= '9' ? c - '0' : (c | 32) >= 'a' && (c | 32) <= 'f' ? (c | 32) - 'a' + 10 : -1;
+        int lower = c | 32;
+        int d = c >= '0' && c <= '9'          ? c - '0'
+                : lower >= 'a' && lower <= 'f' ? lower - 'a' + 10
+                                               : -1;
         if (d < 0)
             bad(r, "a \\u escape needs four hex digits");
         v = v * 16 + (unsigned)d;

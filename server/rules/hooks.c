@@ -1,8 +1,8 @@
 /* The hooks: where the host calls into the script. Each looks its function up by name in the
  * script's globals at the call (a script may define it late, a reload replaces it), calls it
- * under the runtime's protection (runtime.c) and reads its answer: on_join's and on_action's
- * refusal is `return false, why` (or nil, why). After each step: the step's events, the
- * timers due, then on_tick. */
+ * under the runtime's protection (runtime.c) and reads its answer: on_join and on_action
+ * refuse with `return why`, `return false, why` or `return nil, why`. After each step: the
+ * step's events, the timers due, then on_tick. */
 #include <lauxlib.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,15 +39,21 @@ static bool push_hook(lua_State *L, const char *name)
     return true;
 }
 
-/* A hook's refusal from its two results: false (or nil with a reason) and the reason. */
+/* A hook's refusal from its two results: a reason (a string), or false (or nil) and the
+ * reason. Nothing, true or anything else accepts. */
 static bool refused(lua_State *L, char *why, size_t cap)
 {
-    int t = lua_type(L, -2);
-    bool no = (t == LUA_TBOOLEAN && !lua_toboolean(L, -2)) ||
-              (t == LUA_TNIL && lua_type(L, -1) == LUA_TSTRING);
-    if (no)
-        snprintf(why, cap, "%s", lua_type(L, -1) == LUA_TSTRING ? lua_tostring(L, -1) : "refused");
-    return no;
+    int first = lua_type(L, -2);
+    bool reason = lua_type(L, -1) == LUA_TSTRING;
+    if (first == LUA_TSTRING) {
+        snprintf(why, cap, "%s", lua_tostring(L, -2));
+        return true;
+    }
+    if ((first == LUA_TBOOLEAN && !lua_toboolean(L, -2)) || (first == LUA_TNIL && reason)) {
+        snprintf(why, cap, "%s", reason ? lua_tostring(L, -1) : "refused");
+        return true;
+    }
+    return false;
 }
 
 static int start_body(lua_State *L, void *ud)

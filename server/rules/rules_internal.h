@@ -151,7 +151,31 @@ void rul_json_text(lua_State *L, int idx, const char *root);
 /* Copies game.state and the players' data of `from` into `to` (a reload): 0, or -1 with err. */
 int rul_carry(rul_runtime *rt, rul_state *from, rul_state *to, mk_error *err);
 
-/* ---- api_game.c, api_world.c ---- */
+/* ---- api_game.c, api_world.c, api_motion.c ---- */
+
+/* The vector at idx: an array of `dim` finite numbers, each at most max_abs in size; raises an
+ * error naming `what` otherwise. */
+mk_vec3 rul_read_vec(lua_State *L, int idx, int dim, double max_abs, const char *what);
+/* A body id argument (0 for one no body has). */
+sim_id rul_id_arg(lua_State *L, int idx);
+/* nil and a message (lua_pushfstring's format): what a call the world cannot make answers. */
+int rul_refuse(lua_State *L, const char *fmt, ...);
+/* The world's kind of a kind's name ("dynamic", ...), or -1. */
+int rul_kind_named(const char *name);
+
+/* A query's options: at_tick (default now), ignore (ids, at most 64), kinds (names), all. */
+typedef struct rul_query_opts {
+    uint64_t tick;
+    sim_id ignore[PROTO_MAX_IGNORE];
+    sim_query_filter f;
+    bool all;
+} rul_query_opts;
+void rul_read_opts(lua_State *L, int idx, const char *fn, rul_query_opts *o);
+
+/* mink.set, mink.push, mink.explode (api_motion.c). */
+int rul_set(lua_State *L);
+int rul_push(lua_State *L);
+int rul_explode(lua_State *L);
 
 /* The game table, `mink` and `os.clock` in a new state (protected mode). */
 void rul_api_open(lua_State *L);
