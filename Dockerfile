@@ -11,7 +11,7 @@ RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
       gcc libc6-dev make cmake pkg-config libuv1-dev libcjson-dev check libncurses-dev tmux \
       libwebsockets-dev libwebsockets-evlib-uv libcurl4-openssl-dev libssl-dev python3 python3-yaml \
-      chromium chromium-driver python3-selenium openssl \
+      chromium chromium-driver python3-selenium openssl liblua5.4-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY . .
@@ -22,7 +22,7 @@ RUN cmake --preset release \
 FROM debian:bookworm-slim
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends libuv1 libcjson1 \
-      libncursesw6 libwebsockets17 libwebsockets-evlib-uv libcurl4 libssl3 curl \
+      libncursesw6 libwebsockets17 libwebsockets-evlib-uv libcurl4 libssl3 liblua5.4-0 curl \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10001 --no-create-home --shell /usr/sbin/nologin mink \
  && mkdir /data && chown mink /data

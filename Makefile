@@ -10,10 +10,11 @@
 # libwebsockets-evlib-uv: the plugin that runs libwebsockets on a libuv loop (the HTTP port);
 # python3-yaml: the test that reads the Agones manifests in deploy/; libssl-dev: libcrypto's
 # HMAC-SHA256 for connect tokens (--token-key); chromium, chromium-driver and python3-selenium:
-# the web viewer's test in a headless browser (openssl makes its certificate for the https run).
+# the web viewer's test in a headless browser (openssl makes its certificate for the https run);
+# liblua5.4-dev: a game's rules in Lua 5.4 (server/rules).
 DEB_PACKAGES := gcc make cmake pkg-config libuv1-dev libcjson-dev check libncurses-dev tmux \
                 libwebsockets-dev libwebsockets-evlib-uv libcurl4-openssl-dev libssl-dev python3 \
-                python3-yaml chromium chromium-driver python3-selenium openssl
+                python3-yaml chromium chromium-driver python3-selenium openssl liblua5.4-dev
 # The peer libraries mink-bench compares against (optional for every other target).
 BENCH_PACKAGES := libchipmunk-dev libccd-dev
 # libFuzzer comes with clang's runtime libraries (a recommendation apt would skip here).

@@ -25,6 +25,8 @@ mink_require_pkg(LIBWEBSOCKETS libwebsockets libwebsockets-dev)
 mink_require_pkg(LIBCURL libcurl libcurl4-openssl-dev)
 # Connect tokens (--token-key): HMAC-SHA256 from OpenSSL's libcrypto.
 mink_require_pkg(LIBCRYPTO libcrypto libssl-dev)
+# A game's rules (server/rules): Debian's Lua 5.4.
+mink_require_pkg(LUA lua5.4 liblua5.4-dev)
 if(MINK_TESTS)
   mink_require_pkg(CHECK check check)
 endif()
