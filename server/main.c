@@ -251,7 +251,7 @@ int main(int argc, char **argv)
     net_config cfg = net_config_default();
     sim_config wc = sim_config_default();
     /* One worker unless asked: on the machine measured, a second one paid only on large 3D
-     * worlds and made 2D piles slower (README, "Benchmarks"). */
+     * worlds and made 2D piles slower (docs/BENCHMARKS.md, "Against Box2D v3 and Jolt"). */
     wc.workers = 1;
     const char *scene = NULL, *record = NULL, *replay = NULL;
     double history_ms = 1000.0;

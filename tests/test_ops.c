@@ -93,7 +93,8 @@ void expect_ticks_kept(tick_mark m)
 
 START_TEST(metrics_count_what_happened)
 {
-    /* pile:5: five 1 m boxes on a static ground (README), none asleep with --no-sleep. */
+    /* pile:5: five 1 m boxes on a static ground (docs/OPERATING.md, "Load testing"), none
+     * asleep with --no-sleep. */
     const char *args[] = {"--scene", "pile:5", "--no-sleep", NULL};
     start_http(args);
     http_resp r;

@@ -2,7 +2,7 @@
  * hand, then random rays and casts (fixed seed) against a brute force: the segment marched in
  * 4,000 steps with the narrowphase's own inside test (a point is a circle or sphere of radius
  * 0), the first inside step bisected to 1e-9. Prints the largest error per shape (the
- * README's table). */
+ * table in docs/PHYSICS.md, "Accuracy of world queries"). */
 #include <check.h>
 #include <math.h>
 #include <stdio.h>

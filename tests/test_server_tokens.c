@@ -1,8 +1,8 @@
 /* Integration: invited players (--token-key). A hello without a valid token is answered with
  * `unauthorized` and closed; a token lets a player in once; the bodies belong to the token's
  * user, so a player who comes back with a fresh token gets them back, for --keep-bodies
- * seconds. The tokens are minted with mink_token (the same bytes as the README's Python, see
- * test_token.c) or by `mink-server --make-token`. */
+ * seconds. The tokens are minted with mink_token (the same bytes as docs/OPERATING.md's
+ * Python, see test_token.c) or by `mink-server --make-token`. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -1,7 +1,7 @@
 /* mink_token: connect tokens and the replay check. The expected tokens were minted by the
- * README's Python (hmac, hashlib, base64, json from Python's standard library) with the key
- * 00 01 02 ... 1f, so they check that a backend in another language and Mink agree byte for
- * byte. */
+ * Python of docs/OPERATING.md's "Invited players" (hmac, hashlib, base64, json from Python's
+ * standard library) with the key 00 01 02 ... 1f, so they check that a backend in another
+ * language and Mink agree byte for byte. */
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>

@@ -7,8 +7,8 @@
  * few microseconds for a table of --max-clients players), one write is in flight at a time,
  * and a change made meanwhile asks for one more write, of the table as it is when that one
  * starts: the newest table always reaches the disk, at most one write behind. A write takes
- * milliseconds (its two fsyncs; README's "Invited players" has the figures): on the loop it
- * would take a large part of a tick. */
+ * milliseconds (its two fsyncs; docs/OPERATING.md's "Invited players" has the figures): on the
+ * loop it would take a large part of a tick. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

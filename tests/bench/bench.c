@@ -1,7 +1,7 @@
 /* mink-bench: Mink's speed in named scenes, one table row per scene, with the same work done
  * by a peer library in the same run where one is installed (Chipmunk2D for the 2D world,
- * cJSON for the state line). DESIGN.md, "Tests and benchmarks": speed is measured here and
- * never asserted by a test. */
+ * cJSON for the state line). As CONTRIBUTING.md says, speed is measured here and never asserted
+ * by a test; docs/BENCHMARKS.md keeps the tables. */
 #include <errno.h>
 #include <math.h>
 #include <stdarg.h>

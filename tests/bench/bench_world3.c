@@ -1,6 +1,6 @@
 /* The 3D world scene pile3d N: the benchmark layout of 1 m cubes in columns of ten (the server's
  * `--scene pile3d:N`), timed step by step. No 3D peer library is packaged for Debian 12 (Jolt
- * and Bullet's figures for the same scene are in the README); the row says so. */
+ * and Bullet's figures for the same scene are in docs/BENCHMARKS.md); the row says so. */
 #include <stdio.h>
 #include <stdlib.h>
 

@@ -1,6 +1,7 @@
-/* mk_math: small value types for the simulation (float, as DESIGN.md asks). Header-only so
- * that every layer inlines them; the library builds with -ffp-contract=off, so each operation
- * rounds the same way on every build. */
+/* mk_math: small value types for the simulation, in float: the world's data and the collision
+ * library's inputs and results are float (GJK and EPA compute in double inside, and
+ * collide3_internal.h says why). Header-only so that every layer inlines them; the library
+ * builds with -ffp-contract=off, so each operation rounds the same way on every build. */
 #ifndef MK_MATH_H
 #define MK_MATH_H
 

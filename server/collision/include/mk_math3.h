@@ -1,4 +1,4 @@
-/* mk_math3: 3D value types for the simulation (float, as DESIGN.md asks): vectors, unit
+/* mk_math3: 3D value types for the simulation, in float like mk_math.h's: vectors, unit
  * quaternions (x, y, z, w) for rotations, and 3x3 matrices (columns) for inertia tensors and
  * rotation matrices. Header-only so that every layer inlines them; built with
  * -ffp-contract=off like mk_math.h, so each operation rounds the same way on every build. */
