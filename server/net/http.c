@@ -15,7 +15,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ops.h"
+#include "health.h"
+#include "http.h"
+#include "metrics.h"
+#include "net_internal.h"
 #include "web.h"
 
 struct net_http {

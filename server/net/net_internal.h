@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <uv.h>
 
+#include "health.h"
 #include "metrics.h"
 #include "mink_token.h"
 #include "mink_net.h"
@@ -219,9 +220,7 @@ struct net_server {
      * SDK. */
     struct net_http *http;
     struct net_agones *agones;
-    uint64_t last_step_ns;  /* when the world last stepped */
-    uint64_t stall_ns;      /* the longest gap between steps that ended at stall_end_ns */
-    uint64_t stall_end_ns;
+    net_health health;
     uint64_t stop_ns;       /* when the stop began */
 
     proto_msg *msg;   /* scratch for parsing: a message can hold two 256-point shapes */

@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "health.h"
 #include "net_internal.h"
 #include "ops.h"
 
