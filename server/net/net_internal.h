@@ -13,7 +13,6 @@
 typedef struct net_server net_server;
 typedef struct net_delta_memo net_delta_memo;
 typedef struct net_player net_player; /* players.c */
-typedef struct net_players_file net_players_file; /* players_file.c */
 typedef struct net_session net_session;
 struct net_tick_buf;
 struct lws;
@@ -190,13 +189,7 @@ struct net_server {
     uv_timer_t tick_timer;
     uv_timer_t stop_timer;
     uv_timer_t read_timer; /* reads paused sessions again when their buckets have refilled */
-    uv_timer_t away_timer; /* removes the bodies of players who did not come back in time */
-    /* --token-key (players.c): the players by user id, and the tokens already let in. */
-    net_player *players;
-    size_t players_len, players_cap;
-    net_players_file *players_file; /* with --save: the table kept in FILE.players */
-    wio_player *player_recs; /* players_cap of them: the table as written */
-    tok_replay *replay;
+    struct net_players *players; /* invited players (players.c) */
     uv_signal_t sig_int, sig_term, sig_hup;
 
     net_session *sessions; /* doubly linked */
@@ -326,32 +319,6 @@ void net_session_close_after_flush(net_session *s, const char *reason);
 /* A pass over the sessions: between begin and end, closes are noted and made at the end. */
 void net_walk_begin(net_server *srv);
 void net_walk_end(net_server *srv);
-
-/* players.c */
-/* Makes the player table and the replay check (with --token-key), or logs that the server is
- * open; 0, or a libuv error code. */
-int net_players_init(net_server *srv);
-void net_players_free(net_server *srv);
-/* A hello's token: true when the client may join (always without --token-key), with its
- * player found or made and s->owner, s->avatar (the avatar kept while away) and, from the
- * token, s->name set; otherwise false after `unauthorized` and a close. */
-bool net_player_admit(net_session *s, const char *token, const char *req);
-/* Writes the table of players to FILE.players (with --token-key and --save; nothing
- * otherwise), on the thread pool: when a player gets an owner number, their avatar changes
- * or they are forgotten. */
-void net_players_save(net_server *srv);
-
-/* players_file.c: the table of players written beside a durable save. */
-net_players_file *net_players_file_new(net_server *srv, const char *save_path);
-void net_players_file_free(net_players_file *f);
-const char *net_players_file_path(const net_players_file *f);
-/* Writes the table: at once when `wait`, otherwise on the thread pool; while a write is in
- * flight, only notes that net_players_save must run again when it is done. 0, or -1 after
- * logging. */
-int net_players_file_write(net_players_file *f, const wio_player *r, size_t n, bool wait);
-/* The session is closing: true when it was a player's, whose bodies are then kept
- * (--keep-bodies); false when its bodies are to go now. */
-bool net_player_left(net_session *s);
 
 /* server.c */
 /* Whether a session is due a state after the steps from tick `since` to `tick` (its phase

@@ -11,6 +11,7 @@
 #include "health.h"
 #include "net_internal.h"
 #include "ops.h"
+#include "players.h"
 
 #define STOP_GRACE_MS 500 /* after this, clients that have not drained are closed hard */
 

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "net_internal.h"
+#include "players.h"
 
 void net_session_free(net_session *s)
 {
@@ -199,8 +200,19 @@ static void handle_hello(net_session *s, proto_msg *m)
         return;
     }
     memcpy(s->name, m->u.hello.name, sizeof s->name);
-    if (!net_player_admit(s, m->u.hello.token, req_of(m)))
+    net_session *replaced;
+    mk_error why;
+    int admitted = net_player_admit(s, m->u.hello.token, &replaced, &why);
+    if (replaced) {
+        net_session_error(replaced, PROTO_ERR_UNAUTHORIZED,
+                          "signed in again on another connection", NULL);
+        net_session_close_after_flush(replaced, "signed in again");
+    }
+    if (admitted != 0) {
+        net_session_error(s, PROTO_ERR_UNAUTHORIZED, why.message, req_of(m));
+        net_session_close_after_flush(s, "unauthorized");
         return;
+    }
     /* A player back in time has the avatar they left (players.c). */
     sim_id avatar = s->avatar;
     if (m->u.hello.has_avatar && avatar == 0) {
