@@ -10,6 +10,7 @@
 
 #include "health.h"
 #include "net_internal.h"
+#include "session.h"
 
 void net_health_stepped(net_server *srv, uint64_t now)
 {

@@ -19,6 +19,7 @@
 #include "http.h"
 #include "metrics.h"
 #include "net_internal.h"
+#include "ws.h"
 #include "web.h"
 
 struct net_http {

@@ -17,35 +17,6 @@ typedef struct net_session net_session;
 struct net_tick_buf;
 struct lws;
 
-/* How a session's bytes travel: a TCP connection (tcp.c, JSON Lines) or a WebSocket on the HTTP
- * port (ws.c, one message per text frame). The session code (session.c, snapshot*.c) calls only
- * these, so it does not know which one it has; libuv's stream operations are the model. */
-typedef struct net_transport {
-    const char *name; /* "tcp", "ws": for logs */
-    /* Queues one message (its '\n' included; a transport that frames messages drops it); the
-     * bytes are copied unless the socket takes them at once. Calls net_session_check_hard_limit
-     * with what it has to keep, and closes the session when the write fails. */
-    void (*send)(net_session *s, const char *data, size_t len);
-    /* Queues the `state` snapshot.c built for the session (net_state_bufs gives its buffers:
-     * the body bytes in `tick`, which the transport keeps alive while it points into it, and
-     * the session's own bytes, which it copies), and clears s->state_in_flight once it is
-     * written. Returns 0, or a negative libuv error code (the caller closes the session). */
-    int (*write_state)(net_session *s, struct net_tick_buf *tick);
-    /* Bytes accepted and not yet taken by the socket. */
-    size_t (*queued)(const net_session *s);
-    /* Stops and restarts reading the client's messages (TCP: uv_read_stop/uv_read_start;
-     * WebSocket: lws_rx_flow_control). */
-    void (*read_pause)(net_session *s);
-    void (*read_resume)(net_session *s);
-    /* Closes the connection, at once or once the queued output is written (flush); the
-     * transport calls net_session_free when its connection is gone. A close at once may
-     * follow a close with flush (it then stops waiting), and may come more than once. */
-    void (*close)(net_session *s, bool flush);
-} net_transport;
-
-extern const net_transport net_tcp_transport; /* tcp.c */
-extern const net_transport net_ws_transport;  /* ws.c */
-
 /* Figures for the --stats line: how the clock kept up and what the steps and snapshots cost. */
 typedef struct net_stats {
     uint64_t steps, late, dropped; /* late: steps run to catch up after a stalled callback */
@@ -54,16 +25,6 @@ typedef struct net_stats {
     uint64_t states, states_dropped; /* sent, and not sent to a client still writing one */
     net_counters c; /* the rest of the metrics (metrics.h) */
 } net_stats;
-
-/* A token bucket (the leaky-bucket rate limit of traffic shaping): refills at `rate` tokens a
- * second up to `burst`; starts full. */
-typedef struct net_bucket {
-    double tokens;
-    uint64_t last_ns;
-} net_bucket;
-
-/* Takes one token when there is one. */
-bool net_bucket_take(net_bucket *b, double rate, double burst, uint64_t now_ns);
 
 /* One snapshot's encoded bodies, shared by every client's `state` of that tick: the writes
  * point into it (no copy per client), and it goes back to the pool when the last of them has
@@ -80,106 +41,10 @@ typedef struct net_piece {
     size_t off, end;
 } net_piece;
 
-/* A piece of one client's state: bytes of the tick buffer, or of the session's own bytes. */
-/* An input that waits for the step it names (session.c). */
-#define NET_INPUTS_WAITING 64
-typedef struct net_input {
-    uint64_t seq, id, tick;
-    double move[3];
-    bool jump;
-} net_input;
-
 typedef struct net_range {
     size_t off, len;
     bool own;
 } net_range;
-
-struct net_session {
-    /* A TCP session's handle, first: libuv hands the handle back, and it is the session
-     * (tcp.c). A WebSocket session leaves it unused and has its connection in ws. */
-    uv_tcp_t tcp;
-    struct net_ws_conn *ws;
-    const net_transport *tr;
-    net_server *srv;
-    struct net_session *prev, *next;
-    uint32_t client; /* client id, > 0 */
-    /* Who owns the bodies this client spawns: its client id, or with --token-key its
-     * player's (players.c), the same on every connection of the player. */
-    uint32_t owner;
-    net_player *player;
-    char peer[64];   /* "address:port", for logs */
-    bool joined;
-    bool closing;
-    /* Set while a pass over the sessions runs: the session is closed after the pass
-     * (net_close_pending), with the queued output flushed first when close_flush. */
-    const char *close_reason;
-    bool close_flush;
-    struct net_session *close_next;
-    char name[PROTO_MAX_NAME + 1];
-    sim_id avatar;
-    bool contacts; /* subscribed to contact manifolds */
-    double radius; /* interest radius in m around the avatar (`subscribe`); 0: every body */
-    bool compact;  /* seen bodies as arrays (`subscribe {compact}`) */
-    bool delta;    /* seen bodies relative to their last state sent (`subscribe {delta}`) */
-    bool delta_reset; /* delta was just turned on: the next state sends every body whole */
-    uint32_t hash_every; /* ticks between world hashes in `state` (`subscribe {hash}`), 0 off */
-    uint64_t hash_sent_tick; /* the tick of the last state that carried the hash */
-    bool hash_sent;
-    /* With delta: per slot, the last state of the body sent to this client (quantised,
-     * proto_q_count values) and then its tick, side by side: a snapshot reads both for
-     * every body and client, one cache line where it can. Valid while the slot's seen bit
-     * is set. */
-    int64_t *base;
-    size_t base_slots;
-    uint64_t delta_prev_id; /* the id of the entry before, in the state being built */
-    proto_framer framer;
-    uint64_t connected_ns;
-
-    /* Inputs: the newest seq received; the newest set on its body, which the next step
-     * applies; the newest a step has applied (`ack`). Inputs that name a later step (`tick`)
-     * wait in `waiting`, in the order received. */
-    bool has_seq, has_set;
-    uint64_t last_seq, set_seq;
-    uint64_t ack;
-    uint64_t ack_tick; /* the tick whose step first applied the input `ack` names (0: none) */
-    net_input waiting[NET_INPUTS_WAITING];
-    unsigned waiting_head, waiting_len;
-
-    /* Snapshots: which bodies this client has seen (one bit per world slot), and what it has
-     * to be told is gone. */
-    uint8_t *seen;
-    size_t seen_bits;
-    /* With an interest radius: the slots it was last sent as within it (valid while
-     * view_valid), so that those that left are found without looking at every slot. */
-    uint32_t *view;
-    size_t view_len, view_cap;
-    bool view_valid;
-    sim_id *removed;
-    size_t removed_len, removed_cap;
-
-    /* Output: whether a `state` is queued in libuv and not yet written (at most one waits: a
-     * slow reader gets the newest state when it drains, older ones are never queued). The
-     * bytes not yet written are libuv's write queue size (net_session_queued). */
-    bool state_in_flight;
-    uint64_t over_soft_since_ns; /* 0 while under the soft limit */
-
-    /* The state being built this snapshot (snapshot.c): its pieces are ranges
-     * [range_begin, range_end) of the server's list, its own bytes (header, `removed`, the
-     * end) [own_begin, own_end) of the server's `own` buffer. */
-    bool state_ready;
-    size_t range_begin, range_end, own_begin, own_end;
-    uint32_t phase; /* which tick of a snapshot period its states go out on */
-
-    /* Rate limits: every message, and spawns. With the messages' bucket empty the transport
-     * reads no more (backpressure: the kernel's buffers, or WebSocket flow control, push back
-     * on the sender) until resume_ns; the message that found it empty and the rest of its read
-     * wait in `held` (each as its length and bytes: at most a read's worth). */
-    net_bucket lines, spawns;
-    bool read_paused;
-    uint64_t resume_ns;
-    char *held;
-    size_t held_len, held_cap;
-};
 
 struct net_server {
     uv_loop_t *loop;
@@ -283,43 +148,6 @@ void net_delta_first(net_server *srv, net_session *s, const sim_body *body, uint
 net_delta_out net_delta_body(net_server *srv, net_session *s, const sim_body *body,
                              uint32_t slot, size_t *off, size_t *len);
 
-/* session.c */
-/* Sets on their bodies the waiting inputs that the next step is to apply first. */
-void net_session_take_inputs(net_session *s);
-/* A new session on transport `tr` (not yet counted or linked), or NULL when memory ran out. */
-net_session *net_session_new(net_server *srv, const net_transport *tr);
-/* Counts and links a new session from `peer`; over max_clients (counted across both
- * transports) or while stopping it is answered and closed after the answer: false then. */
-bool net_session_open(net_session *s, const char *peer);
-/* Frees a session whose connection is gone (its transport calls this). */
-void net_session_free(net_session *s);
-/* One message from the client (a line without its '\n', or a WebSocket text message).
- * Returns true when the session is closing and should read no more. */
-bool net_session_message(net_session *s, const char *msg, size_t len);
-/* The client sent a message longer than max_line: answered with line_too_long, then closed. */
-void net_session_too_long(net_session *s);
-/* Stops and restarts reading the client's messages (backpressure), whatever its transport. */
-void net_session_read_pause(net_session *s);
-void net_session_read_resume(net_session *s);
-/* Bytes queued for the client in libuv and not yet taken by the socket. */
-size_t net_session_queued(const net_session *s);
-/* Cuts off a client whose output is over the hard limit; true when it did. */
-bool net_session_check_hard_limit(net_session *s, size_t more);
-/* Queues one message for the client (copied when the socket does not take it at once). */
-void net_session_send(net_session *s, const char *data, size_t len);
-/* Sends an error line. */
-void net_session_error(net_session *s, proto_error_code code, const char *message,
-                       const char *req);
-/* Parses and answers one message (session.c). */
-void net_session_handle_line(net_session *s, const char *line, size_t len);
-/* Closes now: its bodies leave the world; pending writes are dropped. */
-void net_session_close(net_session *s, const char *reason);
-/* Closes after the queued output has been written (an answer, then the close). */
-void net_session_close_after_flush(net_session *s, const char *reason);
-/* A pass over the sessions: between begin and end, closes are noted and made at the end. */
-void net_walk_begin(net_server *srv);
-void net_walk_end(net_server *srv);
-
 /* server.c */
 /* Whether a session is due a state after the steps from tick `since` to `tick` (its phase
  * spreads the clients over the ticks). */
@@ -346,14 +174,6 @@ void net_snapshot_copy(const net_server *srv, const net_session *s, proto_buf *o
 void net_state_bufs(const net_server *srv, const net_session *s, const char *own,
                     uv_buf_t *bufs);
 void net_snapshot_free(net_server *srv);
-/* tcp.c: the game port's listener calls this for each connection. */
-void net_on_connection(uv_stream_t *listener, int status);
-
-/* ws.c: the WebSocket reasons of the HTTP port's callback (http.c hands them over); `user` is
- * the connection's slot for its session. Returns what the libwebsockets callback returns. */
-int net_ws_callback(net_server *srv, struct lws *wsi, int reason, net_session **user,
-                    void *in, size_t len);
-
 /* snapshot_write.c: the tick buffers (a pool, reference counted by the writes that point into
  * them) and the writes of the states built by snapshot.c. */
 net_tick_buf *net_tick_get(net_server *srv);

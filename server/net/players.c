@@ -20,6 +20,7 @@
 #include <unistd.h>
 
 #include "net_internal.h"
+#include "session.h"
 #include "players.h"
 #include "players_file.h"
 

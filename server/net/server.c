@@ -10,8 +10,10 @@
 
 #include "health.h"
 #include "net_internal.h"
+#include "tcp.h"
 #include "ops.h"
 #include "players.h"
+#include "session.h"
 
 #define STOP_GRACE_MS 500 /* after this, clients that have not drained are closed hard */
 
@@ -51,38 +53,13 @@ uint32_t net_state_phases(const net_config *cfg)
     return (uint32_t)ceil(cfg->tick_hz / cfg->snapshot_hz);
 }
 
-/* Per-tick bookkeeping of the sessions: acks, the hello timeout, the soft output limit. */
-static void check_sessions(net_server *srv, uint64_t now)
+/* After a step: each session's acknowledgement and the inputs waiting for the next step
+ * (inputs.c), then the limits on the sessions (session.c). */
+static void after_step(net_server *srv, uint64_t now)
 {
-    net_walk_begin(srv);
-    for (net_session *s = srv->sessions; s; s = s->next) {
-        /* Every input received before this step has now been applied; a new one first by this
-         * step, which the states say (`ack_tick`) so that a client replays its inputs from
-         * where the server took them up. */
-        if (s->has_set && (s->ack != s->set_seq || s->ack_tick == 0)) {
-            s->ack = s->set_seq;
-            s->ack_tick = sim_world_tick(srv->world);
-        }
-        net_session_take_inputs(s);
-        if (!s->joined && (double)(now - s->connected_ns) > srv->cfg.hello_timeout * 1e9) {
-            net_session_close(s, "no hello in time");
-            continue;
-        }
-        size_t queued = net_session_queued(s);
-        if (net_session_check_hard_limit(s, 0))
-            continue;
-        if (queued <= srv->cfg.out_soft_limit) {
-            s->over_soft_since_ns = 0;
-        } else if (s->over_soft_since_ns == 0) {
-            s->over_soft_since_ns = now;
-        } else if ((double)(now - s->over_soft_since_ns) > srv->cfg.out_soft_seconds * 1e9) {
-            LOG_WARN("client %u (%s): output over the soft limit (%zu bytes queued, the limit is "
-                     "%zu) for %g s: cut off", s->client, s->peer, queued,
-                     srv->cfg.out_soft_limit, srv->cfg.out_soft_seconds);
-            net_session_close(s, "too slow a reader");
-        }
-    }
-    net_walk_end(srv);
+    for (net_session *s = srv->sessions; s; s = s->next)
+        net_inputs_apply(&s->inputs, srv->world, s->owner);
+    net_sessions_police(srv, now);
 }
 
 void net_log_world_hash(const sim_world *w, uint64_t every)
@@ -116,7 +93,7 @@ static void on_tick(uv_timer_t *t)
         net_durable_tick(srv, t1);
         srv->acc_ns -= srv->dt_ns;
         steps++;
-        check_sessions(srv, now);
+        after_step(srv, now);
     }
     /* After catching up, the states show the newest step: a client due in any of the steps
      * run gets one state, of the last. */
@@ -180,7 +157,7 @@ static void close_handle(uv_handle_t *h, void *arg)
     if (uv_is_closing(h))
         return;
     if (h->type == UV_TCP && h != (uv_handle_t *)&srv->listener)
-        net_session_close((net_session *)h, "server stopped");
+        net_session_close(h->data, "server stopped"); /* a session's connection (tcp.c) */
     else
         uv_close(h, NULL);
 }

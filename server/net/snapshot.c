@@ -24,6 +24,7 @@
 #include <string.h>
 
 #include "net_internal.h"
+#include "session.h"
 
 /* Whether a body's state can change from one snapshot to the next; the others are sent once,
  * at their first sighting. A sleeping body joins the static ones (PROTOCOL.md allows leaving
@@ -426,10 +427,10 @@ static bool build_state(net_server *srv, net_session *s, const sim_body *bodies,
         s->hash_sent = true;
         s->hash_sent_tick = now;
     }
-    if (hash || s->delta || s->ack_tick > 0)
-        proto_state_begin_ext(own, now, s->ack, s->ack_tick, s->delta, hash, srv->hash);
+    if (hash || s->delta || s->inputs.ack_tick > 0)
+        proto_state_begin_ext(own, now, s->inputs.ack, s->inputs.ack_tick, s->delta, hash, srv->hash);
     else
-        proto_state_begin(own, now, s->ack);
+        proto_state_begin(own, now, s->inputs.ack);
     bool ok = add_own(srv, s, mark), first = true;
     if (near) {
         ok = ok && add_near_bodies(srv, s, bodies, slots, centre, &first);

@@ -18,6 +18,7 @@
 #include <string.h>
 
 #include "net_internal.h"
+#include "session.h"
 
 static size_t q_stride(const net_server *srv)
 {

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "net_internal.h"
+#include "session.h"
 
 #define TICK_POOL_MAX 4 /* tick buffers kept for reuse; more only while slow writes hold them */
 

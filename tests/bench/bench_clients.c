@@ -12,6 +12,7 @@
 
 #include "bench.h"
 #include "net_internal.h"
+#include "session.h"
 
 #define CLIENTS_BODIES 2000
 #define CLIENTS_BIG 20000 /* the radius row's second pile */
@@ -56,7 +57,7 @@ static void setup(clients_bench *cb, int n, double radius, int bodies)
         s->srv = &cb->srv;
         s->client = (uint32_t)i + 1;
         s->joined = true;
-        s->ack = 1000u + (uint64_t)i;
+        s->inputs.ack = 1000u + (uint64_t)i;
         s->radius = radius;
         if (radius > 0) {
             sim_body_def d;
