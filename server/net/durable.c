@@ -26,7 +26,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "net_internal.h"
+#include "durable.h"
+#include "net_server.h"
 
 /* Records kept in memory past this many bytes are flushed at the next tick, whatever the
  * --fsync-ms: memory stays bounded under a flood of inputs. */

@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "handlers.h"
-#include "net_internal.h"
+#include "net_server.h"
 #include "players.h"
 #include "session.h"
 
@@ -208,19 +208,20 @@ static void handle_ping(net_session *s, proto_msg *m)
 
 static void handle_subscribe(net_session *s, proto_msg *m)
 {
+    net_view *v = &s->view;
     if (m->u.subscribe.has_contacts)
-        s->contacts = m->u.subscribe.contacts;
+        v->contacts = m->u.subscribe.contacts;
     if (m->u.subscribe.has_radius)
-        s->radius = m->u.subscribe.radius;
+        v->radius = m->u.subscribe.radius;
     if (m->u.subscribe.has_compact)
-        s->compact = m->u.subscribe.compact;
+        v->compact = m->u.subscribe.compact;
     if (m->u.subscribe.has_delta) {
         /* Baselines begin with the next state: it sends every body whole. */
-        s->delta_reset = m->u.subscribe.delta && !s->delta;
-        s->delta = m->u.subscribe.delta;
+        v->delta_reset = m->u.subscribe.delta && !v->delta;
+        v->delta = m->u.subscribe.delta;
     }
     if (m->u.subscribe.has_hash)
-        s->hash_every = (uint32_t)m->u.subscribe.hash;
+        v->hash_every = (uint32_t)m->u.subscribe.hash;
 }
 
 static void handle_bye(net_session *s, proto_msg *m)

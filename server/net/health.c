@@ -9,7 +9,7 @@
 #include <stdio.h>
 
 #include "health.h"
-#include "net_internal.h"
+#include "net_server.h"
 #include "session.h"
 
 void net_health_stepped(net_server *srv, uint64_t now)

@@ -18,9 +18,9 @@
 #include "health.h"
 #include "http.h"
 #include "metrics.h"
-#include "net_internal.h"
-#include "ws.h"
+#include "net_server.h"
 #include "web.h"
+#include "ws.h"
 
 struct net_http {
     net_server *srv;

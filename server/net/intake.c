@@ -10,7 +10,7 @@
 
 #include "handlers.h"
 #include "intake.h"
-#include "net_internal.h"
+#include "net_server.h"
 #include "session.h"
 
 /* Messages read while the lines' bucket was empty wait in `held`, each as its length and its

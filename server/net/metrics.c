@@ -9,7 +9,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "net_internal.h"
+#include "metrics.h"
+#include "net_server.h"
 
 #ifndef MINK_VERSION
 #define MINK_VERSION "unknown"

@@ -4,11 +4,10 @@
  * SDK has heard of the shutdown or --drain-seconds has passed. */
 #include <stdlib.h>
 
-#include "net_internal.h"
-
 #include "agones.h"
 #include "health.h"
 #include "http.h"
+#include "net_server.h"
 #include "ops.h"
 
 int net_ops_start(net_server *srv)

@@ -19,10 +19,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "net_internal.h"
-#include "session.h"
+#include "mink_token.h"
+#include "net_server.h"
 #include "players.h"
 #include "players_file.h"
+#include "session.h"
 
 _Static_assert(WIO_PLAYER_USER == TOK_MAX_USER && WIO_PLAYER_ROLE == TOK_MAX_ROLE,
                "FILE.players holds the user ids and roles tokens carry");

@@ -8,12 +8,16 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "durable.h"
 #include "health.h"
-#include "net_internal.h"
-#include "tcp.h"
+#include "metrics.h"
+#include "net_server.h"
 #include "ops.h"
 #include "players.h"
 #include "session.h"
+#include "snapshot.h"
+#include "snapshot_write.h"
+#include "tcp.h"
 
 #define STOP_GRACE_MS 500 /* after this, clients that have not drained are closed hard */
 
@@ -32,25 +36,6 @@ net_config net_config_default(void)
         .http_timeout = 5, .stall_seconds = 5.0, .drain_seconds = 10.0,
         .save_every = 60.0, .fsync_ms = 1000, .keep_bodies = 60.0,
     };
-}
-
-/* Whether a snapshot period of a client of this phase ended in the steps from tick `since` to
- * `tick`: true when floor((t + phase) * snapshot_hz / tick_hz) changed in between, which
- * spreads the snapshots evenly even when the rates do not divide. Clients get phases 0, 1, ...
- * in turn, so that at 60 Hz ticks and 20 Hz states a third of them is written each tick: the
- * work of a snapshot (most of it the kernel copying the bytes) is spread over the ticks, and
- * no single tick carries all of it. */
-bool net_state_due(const net_server *srv, const net_session *s, uint64_t since, uint64_t tick)
-{
-    double per = srv->cfg.snapshot_hz / srv->cfg.tick_hz;
-    return (uint64_t)((double)(tick + s->phase) * per) !=
-           (uint64_t)((double)(since + s->phase) * per);
-}
-
-/* Phases of state writes: one for each tick of a snapshot period. */
-uint32_t net_state_phases(const net_config *cfg)
-{
-    return (uint32_t)ceil(cfg->tick_hz / cfg->snapshot_hz);
 }
 
 /* After a step: each session's acknowledgement and the inputs waiting for the next step
@@ -96,9 +81,11 @@ static void on_tick(uv_timer_t *t)
         after_step(srv, now);
     }
     /* After catching up, the states show the newest step: a client due in any of the steps
-     * run gets one state, of the last. */
+     * run gets one state, of the last. The views hear first what left the world. */
     uint64_t t1 = uv_hrtime();
-    if (steps > 0 && net_snapshot_send(srv, since)) {
+    if (steps > 0 && net_snapshot_due(srv, since)) {
+        net_sessions_take_removed(srv);
+        net_snapshot_send(srv, since);
         uint64_t t2 = uv_hrtime();
         st->snapshots++;
         st->snap_ns += t2 - t1;
@@ -253,10 +240,12 @@ int net_serve(const net_config *cfg, sim_world *world)
     net_server *srv = calloc(1, sizeof *srv);
     uv_loop_t *loop = malloc(sizeof *loop);
     proto_msg *msg = malloc(sizeof *msg);
-    if (!srv || !loop || !msg) {
+    net_snapshot *snap = net_snapshot_new();
+    if (!srv || !loop || !msg || !snap) {
         free(srv);
         free(loop);
         free(msg);
+        net_snapshot_free(snap);
         LOG_ERROR("out of memory");
         return UV_ENOMEM;
     }
@@ -265,9 +254,9 @@ int net_serve(const net_config *cfg, sim_world *world)
     srv->cfg = *cfg;
     srv->world = world;
     srv->msg = msg;
+    srv->snap = snap;
     srv->dt_ns = (uint64_t)(1e9 / cfg->tick_hz);
     proto_buf_init(&srv->out);
-    proto_buf_init(&srv->own);
 
     int rc = net_players_init(srv);
     if (rc == 0)
@@ -313,7 +302,7 @@ int net_serve(const net_config *cfg, sim_world *world)
     uv_loop_close(loop);
     free(loop);
     net_durable_free(srv);
-    net_snapshot_free(srv);
+    net_snapshot_free(srv->snap);
     net_players_free(srv);
     proto_buf_free(&srv->out);
     free(srv->msg);

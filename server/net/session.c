@@ -8,16 +8,13 @@
 #include <string.h>
 
 #include "metrics.h"
-#include "net_internal.h"
+#include "net_server.h"
 #include "players.h"
 #include "session.h"
 
 void net_session_free(net_session *s)
 {
-    free(s->seen);
-    free(s->view);
-    free(s->base);
-    free(s->removed);
+    net_view_free(&s->view);
     mk_vec_free(&s->intake.held.v);
     free(s);
 }
@@ -176,6 +173,7 @@ net_session *net_session_new(net_server *srv, const net_transport *tr)
     s->srv = srv;
     s->tr = tr;
     s->intake.held.v = mk_vec_make(sizeof(char));
+    net_view_init(&s->view);
     return s;
 }
 
@@ -185,7 +183,7 @@ bool net_session_open(net_session *s, const char *peer)
     snprintf(s->peer, sizeof s->peer, "%s", peer);
     s->client = ++srv->next_client;
     s->owner = s->client;
-    s->phase = s->client % net_state_phases(&srv->cfg);
+    s->view.phase = s->client % net_view_phases(&srv->cfg);
     s->connected_ns = uv_hrtime();
     s->next = srv->sessions;
     if (srv->sessions)
@@ -232,5 +230,20 @@ void net_sessions_police(net_server *srv, uint64_t now)
             net_session_close(s, "too slow a reader");
         }
     }
+    net_walk_end(srv);
+}
+
+void net_sessions_take_removed(net_server *srv)
+{
+    size_t n;
+    const sim_id *ids = sim_world_removed(srv->world, &n);
+    /* A session closed here leaves the world after the removed list is cleared: its bodies
+     * are then the next snapshot's removals, told to everyone who saw them. */
+    net_walk_begin(srv);
+    for (net_session *s = srv->sessions; s; s = s->next)
+        if (!net_view_forget(&s->view, ids, n))
+            net_session_close(s, "out of memory");
+    /* Every session now knows; the slots may be reused. */
+    sim_world_clear_removed(srv->world);
     net_walk_end(srv);
 }

@@ -15,6 +15,7 @@
 #include "mink_proto.h"
 #include "mink_sim.h"
 #include "transport.h"
+#include "view.h"
 
 typedef struct net_server net_server;
 typedef struct net_player net_player;
@@ -45,39 +46,7 @@ struct net_session {
     net_intake intake;  /* intake.c: the message rate */
     net_bucket spawns;  /* the spawn rate (handlers.c) */
 
-    bool contacts; /* subscribed to contact manifolds */
-    double radius; /* interest radius in m around the avatar (`subscribe`); 0: every body */
-    bool compact;  /* seen bodies as arrays (`subscribe {compact}`) */
-    bool delta;    /* seen bodies relative to their last state sent (`subscribe {delta}`) */
-    bool delta_reset; /* delta was just turned on: the next state sends every body whole */
-    uint32_t hash_every; /* ticks between world hashes in `state` (`subscribe {hash}`), 0 off */
-    uint64_t hash_sent_tick; /* the tick of the last state that carried the hash */
-    bool hash_sent;
-    /* With delta: per slot, the last state of the body sent to this client (quantised,
-     * proto_q_count values) and then its tick, side by side: a snapshot reads both for
-     * every body and client, one cache line where it can. Valid while the slot's seen bit
-     * is set. */
-    int64_t *base;
-    size_t base_slots;
-    uint64_t delta_prev_id; /* the id of the entry before, in the state being built */
-    /* Snapshots: which bodies this client has seen (one bit per world slot), and what it has
-     * to be told is gone. */
-    uint8_t *seen;
-    size_t seen_bits;
-    /* With an interest radius: the slots it was last sent as within it (valid while
-     * view_valid), so that those that left are found without looking at every slot. */
-    uint32_t *view;
-    size_t view_len, view_cap;
-    bool view_valid;
-    sim_id *removed;
-    size_t removed_len, removed_cap;
-
-    /* The state being built this snapshot (snapshot.c): its pieces are ranges
-     * [range_begin, range_end) of the server's list, its own bytes (header, `removed`, the
-     * end) [own_begin, own_end) of the server's `own` buffer. */
-    bool state_ready;
-    size_t range_begin, range_end, own_begin, own_end;
-    uint32_t phase; /* which tick of a snapshot period its states go out on */
+    net_view view;      /* what it asked to see and has seen (snapshot.c) */
 
     /* Output: whether a `state` is queued in the transport and not yet written (at most one
      * waits: a slow reader gets the newest state when it drains, older ones are never
@@ -125,5 +94,9 @@ bool net_session_check_hard_limit(net_session *s, size_t more);
  * and those whose output stayed over the soft limit for --out-soft-seconds or is over the
  * hard limit. */
 void net_sessions_police(net_server *srv, uint64_t now);
+/* The bodies removed from the world since the last call, handed to the views that saw them
+ * (their next state says `removed`); then the world may reuse their slots. Before a snapshot
+ * is built, when one is due (the slots are given back then, as the journal records). */
+void net_sessions_take_removed(net_server *srv);
 
 #endif

@@ -6,9 +6,10 @@
 #include <string.h>
 
 #include "intake.h"
-#include "net_internal.h"
+#include "net_server.h"
 #include "session.h"
 #include "tcp.h"
+#include "tick_buf.h"
 
 /* libuv reads into one buffer for the whole server: read callbacks run one at a time and the
  * framer copies what it keeps, so no session needs a read buffer of its own. */
@@ -94,37 +95,35 @@ static void on_state_written(uv_write_t *req, int status)
     state_write *w = (state_write *)req;
     net_session *s = w->s;
     s->state_in_flight = false;
-    net_tick_release(s->srv, w->tick);
+    net_tick_release(w->tick);
     free(w);
     if (status < 0 && status != UV_ECANCELED)
         net_session_close(s, uv_strerror(status));
 }
 
-static int tcp_write_state(net_session *s, net_tick_buf *tick)
+static int tcp_write_state(net_session *s, const net_state *st)
 {
-    const net_server *srv = s->srv;
-    size_t nbufs = s->range_end - s->range_begin, own_len = s->own_end - s->own_begin;
     uv_buf_t small[8];
-    uv_buf_t *bufs = nbufs <= 8 ? small : malloc(nbufs * sizeof *bufs);
-    state_write *w = malloc(sizeof *w + own_len);
+    uv_buf_t *bufs = st->n <= 8 ? small : malloc(st->n * sizeof *bufs);
+    state_write *w = malloc(sizeof *w + st->own_len);
     if (!bufs || !w) {
         if (bufs != small)
             free(bufs);
         free(w);
         return UV_ENOMEM;
     }
-    memcpy(w->own, srv->own.data + s->own_begin, own_len);
-    net_state_bufs(srv, s, w->own, bufs);
+    memcpy(w->own, st->own, st->own_len);
+    net_state_bufs(st, w->own, bufs);
     w->s = s;
-    w->tick = tick;
-    tick->refs++;
+    w->tick = st->tick;
+    st->tick->refs++;
     /* libuv copies the buffer list and writes what the socket takes at once; the rest waits
      * in its queue, pointing into the tick buffer, which this write keeps alive. */
-    int rc = uv_write(&w->req, stream_of(s), bufs, (unsigned)nbufs, on_state_written);
+    int rc = uv_write(&w->req, stream_of(s), bufs, (unsigned)st->n, on_state_written);
     if (bufs != small)
         free(bufs);
     if (rc != 0) {
-        tick->refs--;
+        st->tick->refs--;
         free(w);
         return rc;
     }

@@ -9,7 +9,7 @@
 #include <stddef.h>
 
 typedef struct net_session net_session;
-struct net_tick_buf;
+typedef struct net_state net_state;
 
 typedef struct net_transport {
     const char *name; /* "tcp", "ws": for logs */
@@ -17,11 +17,12 @@ typedef struct net_transport {
      * bytes are copied unless the socket takes them at once. Calls net_session_check_hard_limit
      * with what it has to keep, and closes the session when the write fails. */
     void (*send)(net_session *s, const char *data, size_t len);
-    /* Queues the `state` snapshot.c built for the session (net_state_bufs gives its buffers:
-     * the body bytes in `tick`, which the transport keeps alive while it points into it, and
-     * the session's own bytes, which it copies), and clears s->state_in_flight once it is
-     * written. Returns 0, or a negative libuv error code (the caller closes the session). */
-    int (*write_state)(net_session *s, struct net_tick_buf *tick);
+    /* Queues the `state` snapshot.c built for the session (tick_buf.h: net_state_bufs gives
+     * its buffers, the body bytes in st->tick, which the transport keeps alive while it points
+     * into it, and the session's own bytes, which it copies), and clears s->state_in_flight
+     * once it is written. Returns 0, or a negative libuv error code (the caller closes the
+     * session). */
+    int (*write_state)(net_session *s, const net_state *st);
     /* Bytes accepted and not yet taken by the socket. */
     size_t (*queued)(const net_session *s);
     /* Stops and restarts reading the client's messages (TCP: uv_read_stop/uv_read_start;

@@ -23,8 +23,9 @@
 #include <string.h>
 
 #include "intake.h"
-#include "net_internal.h"
+#include "net_server.h"
 #include "session.h"
+#include "tick_buf.h"
 #include "ws.h"
 
 #define WS_CLOSE_SECONDS 10 /* a close waits this long at most for the queue and the peer */
@@ -114,34 +115,16 @@ static void ws_send(net_session *s, const char *data, size_t len)
     write_soon(s);
 }
 
-static int ws_write_state(net_session *s, net_tick_buf *tick)
+static int ws_write_state(net_session *s, const net_state *st)
 {
-    (void)tick; /* the bytes are copied: nothing points into it after this call */
+    /* The bytes are copied: nothing points into the tick buffer after this call. */
     net_ws_conn *c = s->conn;
     if (!c->wsi || c->close_asked)
         return 0;
-    const net_server *srv = s->srv;
-    size_t nbufs = s->range_end - s->range_begin, len = 0;
-    uv_buf_t small[8];
-    uv_buf_t *bufs = nbufs <= 8 ? small : malloc(nbufs * sizeof *bufs);
-    if (!bufs)
-        return UV_ENOMEM;
-    net_state_bufs(srv, s, srv->own.data + s->own_begin, bufs);
-    for (size_t i = 0; i < nbufs; i++)
-        len += bufs[i].len;
     ws_msg *m;
-    if (!enqueue(s, len, true, &m)) {
-        if (bufs != small)
-            free(bufs);
+    if (!enqueue(s, net_state_len(st), true, &m))
         return UV_ENOMEM;
-    }
-    unsigned char *p = m->buf + LWS_PRE;
-    for (size_t i = 0; i < nbufs; i++) {
-        memcpy(p, bufs[i].base, bufs[i].len);
-        p += bufs[i].len;
-    }
-    if (bufs != small)
-        free(bufs);
+    net_state_copy(st, (char *)m->buf + LWS_PRE);
     if (m->len > 0 && m->buf[LWS_PRE + m->len - 1] == '\n') {
         m->len--;
         c->queued--;
