@@ -9,13 +9,6 @@
 
 typedef struct net_server net_server;
 
-/* The clock as the probes see it, in ns of uv_hrtime. */
-typedef struct net_health {
-    uint64_t last_step_ns; /* when the world last stepped (0: not yet watched) */
-    uint64_t stall_ns;     /* the longest gap between steps that ended at stall_end_ns */
-    uint64_t stall_end_ns;
-} net_health;
-
 /* A tick ran steps at `now` (ns); the first call starts the watch. */
 void net_health_stepped(net_server *srv, uint64_t now);
 /* /livez: the world stepped within --stall-seconds, and no gap between steps longer than that

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
-#include "metrics.h"
+#include "counters.h"
 #include "mink_proto.h"
 #include "mink_sim.h"
 

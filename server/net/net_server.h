@@ -10,8 +10,7 @@
 #include <stdint.h>
 #include <uv.h>
 
-#include "health.h"
-#include "metrics.h"
+#include "counters.h"
 #include "mink_net.h"
 
 typedef struct net_session net_session;
@@ -22,8 +21,15 @@ typedef struct net_stats {
     uint64_t step_ns, step_max_ns; /* time in sim_world_step */
     uint64_t snapshots, snap_ns, snap_max_ns; /* time building and writing the states */
     uint64_t states, states_dropped; /* sent, and not sent to a client still writing one */
-    net_counters c; /* the rest of the metrics (metrics.h) */
+    net_counters c; /* the rest of the metrics (counters.h) */
 } net_stats;
+
+/* The clock as the probes see it (health.c), in ns of uv_hrtime. */
+typedef struct net_health {
+    uint64_t last_step_ns; /* when the world last stepped (0: not yet watched) */
+    uint64_t stall_ns;     /* the longest gap between steps that ended at stall_end_ns */
+    uint64_t stall_end_ns;
+} net_health;
 
 typedef struct net_server {
     uv_loop_t *loop;

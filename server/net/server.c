@@ -10,7 +10,7 @@
 
 #include "durable.h"
 #include "health.h"
-#include "metrics.h"
+#include "counters.h"
 #include "net_server.h"
 #include "ops.h"
 #include "players.h"

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "metrics.h"
+#include "counters.h"
 #include "net_server.h"
 #include "players.h"
 #include "session.h"
