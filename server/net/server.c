@@ -4,13 +4,12 @@
  * spent in fixed steps of 1/tick_hz, so the world advances the same way however the timer
  * fires. After a stall at most max_catchup steps run at once and the rest of the debt is
  * dropped (and logged), so a slow step cannot make the next one slower in a spiral. */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "counters.h"
 #include "durable.h"
 #include "health.h"
-#include "counters.h"
 #include "net_server.h"
 #include "ops.h"
 #include "players.h"

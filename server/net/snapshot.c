@@ -324,11 +324,14 @@ static bool add_near_bodies(net_snapshot *sn, sim_world *w, net_view *v,
         if (!MK_VEC_PUSH(&v->removed, bodies[slot].id))
             return false;
     }
-    v->near.v.len = 0;
-    for (size_t k = 0; k < n; k++)
-        if (!MK_VEC_PUSH(&v->near, near[k]) ||
-            !add_body(sn, w, v, &bodies[near[k]], near[k], first))
+    /* What is near now is its view: room for all of it at once. */
+    if (!mk_vec_resize(&v->near.v, n))
+        return false;
+    for (size_t k = 0; k < n; k++) {
+        v->near.at[k] = near[k];
+        if (!add_body(sn, w, v, &bodies[near[k]], near[k], first))
             return false;
+    }
     return true;
 }
 
