@@ -18,7 +18,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ops.h"
+#include "agones.h"
+#include "health.h"
+#include "net_server.h"
 
 #define BEAT_MS 1000       /* how often the client looks at what it has to say */
 #define HEALTH_SECONDS 2.0 /* Agones' default health check allows 5 s between pings */

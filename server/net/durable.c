@@ -26,7 +26,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "net_internal.h"
+#include "durable.h"
+#include "mk_vec.h"
+#include "net_server.h"
 
 /* Records kept in memory past this many bytes are flushed at the next tick, whatever the
  * --fsync-ms: memory stays bounded under a flood of inputs. */
@@ -47,8 +49,8 @@ typedef struct net_durable {
     /* The snapshot being written by a worker. */
     uv_work_t work;
     bool snap_busy;
-    void *image; /* kept from one snapshot to the next: no page is faulted in on the loop */
-    size_t image_len, image_cap;
+    /* The image, kept from one snapshot to the next: no page is faulted in on the loop. */
+    MK_VEC(unsigned char) image;
     uint64_t snap_tick, snap_hash, copy_ns, begin_ns;
     int old_fd; /* the journal that ended at the snapshot: flushed and closed by the worker */
     int rc;
@@ -136,7 +138,7 @@ static void write_snapshot(uv_work_t *req)
         return;
     }
     d->old_fd = -1;
-    if (wio_snapshot_write(d->next, d->snap_tick, d->snap_hash, d->image, d->image_len,
+    if (wio_snapshot_write(d->next, d->snap_tick, d->snap_hash, d->image.at, d->image.v.len,
                            &d->err) != 0) {
         d->rc = -1;
         return;
@@ -162,7 +164,7 @@ static void snapshot_written(uv_work_t *req, int status)
     }
     LOG_INFO("snapshot: tick %llu hash %016llx, %.1f MB written to %s in %.1f ms (%.2f ms on "
              "the loop)", (unsigned long long)d->snap_tick, (unsigned long long)d->snap_hash,
-             (double)d->image_len / 1e6, d->path,
+             (double)d->image.v.len / 1e6, d->path,
              (double)(uv_hrtime() - d->begin_ns) / 1e6, (double)d->copy_ns / 1e6);
 }
 
@@ -174,20 +176,18 @@ static bool snapshot(net_durable *d, bool wait)
         return false;
     sim_world *w = d->srv->world;
     uint64_t t0 = uv_hrtime();
-    d->image_len = sim_world_image_size(w);
-    if (d->image_len > d->image_cap) {
-        /* Room for the world to grow a while before the next allocation. */
-        size_t cap = d->image_len + d->image_len / 4;
-        void *p = realloc(d->image, cap);
-        if (!p) {
+    size_t len = sim_world_image_size(w);
+    mk_vec *image = &d->image.v;
+    if (len > image->cap) {
+        /* The room doubles: the world may grow a while before the next allocation. */
+        if (!mk_vec_reserve(image, len)) {
             LOG_ERROR("--save: out of memory for the snapshot");
             return false;
         }
-        memset(p, 0, cap); /* faulted in now, once, not at the next copy */
-        d->image = p;
-        d->image_cap = cap;
+        memset(image->data, 0, image->cap); /* faulted in now, once, not at the next copy */
     }
-    sim_world_image_copy(w, d->image);
+    image->len = len;
+    sim_world_image_copy(w, image->data);
     d->copy_ns = uv_hrtime() - t0;
     d->begin_ns = t0;
     d->last_snapshot_ns = t0;
@@ -235,6 +235,7 @@ int net_durable_start(net_server *srv)
         return UV_ENOMEM;
     d->srv = srv;
     d->fd = d->old_fd = -1;
+    d->image.v = mk_vec_make(sizeof(unsigned char));
     const char *p = srv->cfg.save_path;
     set_path(d->path, sizeof d->path, p, "");
     set_path(d->next, sizeof d->next, p, ".next");
@@ -303,7 +304,7 @@ void net_durable_free(net_server *srv)
         close(d->fd);
     proto_buf_free(&d->journal_w.buf);
     proto_buf_free(&d->pending);
-    free(d->image);
+    mk_vec_free(&d->image.v);
     free(d);
     srv->durable = NULL;
 }

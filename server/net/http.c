@@ -15,8 +15,12 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "ops.h"
+#include "health.h"
+#include "http.h"
+#include "metrics.h"
+#include "net_server.h"
 #include "web.h"
+#include "ws.h"
 
 struct net_http {
     net_server *srv;

@@ -8,7 +8,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "net_internal.h"
+#include "handlers.h"
+#include "intake.h"
+#include "net_server.h"
+#include "session.h"
 
 /* Messages read while the lines' bucket was empty wait in `held`, each as its length and its
  * bytes, and are answered in order as the bucket refills; meanwhile the transport reads no
@@ -16,21 +19,13 @@
  * sender), so what waits is at most what one read brought. */
 static bool hold(net_session *s, const char *msg, size_t len)
 {
+    mk_vec *held = &s->intake.held.v;
     uint32_t n = (uint32_t)len;
-    size_t need = s->held_len + sizeof n + len;
-    if (need > s->held_cap) {
-        size_t cap = s->held_cap ? s->held_cap : 4096;
-        while (cap < need)
-            cap *= 2;
-        char *h = realloc(s->held, cap);
-        if (!h)
-            return false;
-        s->held = h;
-        s->held_cap = cap;
-    }
-    memcpy(s->held + s->held_len, &n, sizeof n);
-    memcpy(s->held + s->held_len + sizeof n, msg, len);
-    s->held_len = need;
+    size_t at = held->len;
+    if (!mk_vec_resize(held, at + sizeof n + len))
+        return false;
+    memcpy(s->intake.held.at + at, &n, sizeof n);
+    memcpy(s->intake.held.at + at + sizeof n, msg, len);
     return true;
 }
 
@@ -44,13 +39,14 @@ static void pause_reading(net_session *s)
     net_server *srv = s->srv;
     double rate = srv->cfg.msg_rate, want = rate / 20.0;
     want = want < 1.0 ? 1.0 : want > 2.0 * rate ? 2.0 * rate : want;
-    double wait_s = (want - s->lines.tokens) / rate;
-    if (!s->read_paused)
+    net_intake *in = &s->intake;
+    double wait_s = (want - in->lines.tokens) / rate;
+    if (!in->read_paused)
         net_session_read_pause(s);
-    s->read_paused = true;
-    s->resume_ns = s->lines.last_ns + (uint64_t)(wait_s > 0 ? wait_s * 1e9 : 0);
+    in->read_paused = true;
+    in->resume_ns = in->lines.last_ns + (uint64_t)(wait_s > 0 ? wait_s * 1e9 : 0);
     uint64_t now = uv_hrtime();
-    uint64_t ms = s->resume_ns > now ? (s->resume_ns - now + 999999) / 1000000 : 0;
+    uint64_t ms = in->resume_ns > now ? (in->resume_ns - now + 999999) / 1000000 : 0;
     if (!uv_is_active((uv_handle_t *)&srv->read_timer) ||
         uv_timer_get_due_in(&srv->read_timer) > ms)
         uv_timer_start(&srv->read_timer, on_read_timer, ms, 0);
@@ -69,10 +65,10 @@ bool net_session_message(net_session *s, const char *msg, size_t len)
     if (done(s))
         return true;
     const net_config *cfg = &s->srv->cfg;
-    if (s->held_len == 0 &&
-        net_bucket_take(&s->lines, cfg->msg_rate, 2.0 * cfg->msg_rate, uv_hrtime())) {
+    if (s->intake.held.v.len == 0 &&
+        net_bucket_take(&s->intake.lines, cfg->msg_rate, 2.0 * cfg->msg_rate, uv_hrtime())) {
         s->srv->stats.c.msgs_in++;
-        net_session_handle_line(s, msg, len);
+        net_handle_message(s, msg, len);
         return done(s);
     }
     if (!hold(s, msg, len)) {
@@ -88,25 +84,26 @@ bool net_session_message(net_session *s, const char *msg, size_t len)
 static void read_held(net_session *s)
 {
     const net_config *cfg = &s->srv->cfg;
+    net_intake *in = &s->intake;
     size_t at = 0;
-    while (at < s->held_len && !done(s) &&
-           net_bucket_take(&s->lines, cfg->msg_rate, 2.0 * cfg->msg_rate, uv_hrtime())) {
+    while (at < in->held.v.len && !done(s) &&
+           net_bucket_take(&in->lines, cfg->msg_rate, 2.0 * cfg->msg_rate, uv_hrtime())) {
         uint32_t n;
-        memcpy(&n, s->held + at, sizeof n);
+        memcpy(&n, in->held.at + at, sizeof n);
         at += sizeof n;
         s->srv->stats.c.msgs_in++;
-        net_session_handle_line(s, s->held + at, n);
+        net_handle_message(s, in->held.at + at, n);
         at += n;
     }
-    memmove(s->held, s->held + at, s->held_len - at);
-    s->held_len -= at;
+    memmove(in->held.at, in->held.at + at, in->held.v.len - at);
+    in->held.v.len -= at;
     if (done(s))
         return;
-    if (s->held_len > 0) {
+    if (in->held.v.len > 0) {
         pause_reading(s);
         return;
     }
-    s->read_paused = false;
+    in->read_paused = false;
     net_session_read_resume(s);
 }
 
@@ -116,10 +113,11 @@ static void on_read_timer(uv_timer_t *t)
     uint64_t now = uv_hrtime(), next = UINT64_MAX;
     net_walk_begin(srv);
     for (net_session *s = srv->sessions; s; s = s->next) {
-        if (s->read_paused && !s->close_reason && s->resume_ns <= now)
+        const net_intake *in = &s->intake;
+        if (in->read_paused && !s->close_reason && in->resume_ns <= now)
             read_held(s);
-        if (s->read_paused && !s->close_reason && s->resume_ns < next)
-            next = s->resume_ns;
+        if (in->read_paused && !s->close_reason && in->resume_ns < next)
+            next = in->resume_ns;
     }
     net_walk_end(srv);
     if (next != UINT64_MAX)

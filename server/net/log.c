@@ -1,3 +1,5 @@
+/* Logging to stderr (mink_log.h): one line per event at or above the level set, with a UTC
+ * timestamp. */
 #include "mink_log.h"
 
 #include <stdarg.h>

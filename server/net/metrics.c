@@ -4,20 +4,18 @@
  * No label names a client: the label values are bounded sets (error codes, disconnect reasons,
  * body states), so a busy server does not grow a scraper's series.
  *
- * Counting costs a few additions on the tick (net_metrics_observe_tick) and in the sessions;
- * everything else is worked out when a scraper asks. */
+ * Counting costs a few additions on the tick and in the sessions (counters.c); everything else
+ * is worked out here when a scraper asks. */
 #include <stdio.h>
 #include <string.h>
 
-#include "net_internal.h"
+#include "counters.h"
+#include "metrics.h"
+#include "net_server.h"
 
 #ifndef MINK_VERSION
 #define MINK_VERSION "unknown"
 #endif
-
-static const uint64_t tick_bounds_ns[NET_TICK_BUCKETS] = {
-    500000, 1000000, 2000000, 4000000, 8000000, 16000000, 32000000, 64000000, 128000000,
-};
 
 static const char *const reason_labels[NET_DISCONNECT_REASONS] = {
     [NET_DISC_CLOSED] = "closed",
@@ -30,49 +28,6 @@ static const char *const reason_labels[NET_DISCONNECT_REASONS] = {
     [NET_DISC_OUT_OF_MEMORY] = "out_of_memory",
     [NET_DISC_IO_ERROR] = "io_error",
 };
-
-void net_metrics_observe_tick(net_counters *c, uint64_t ns)
-{
-    int i = 0;
-    while (i < NET_TICK_BUCKETS && ns > tick_bounds_ns[i])
-        i++;
-    c->tick_buckets[i]++;
-    c->tick_ns += ns;
-    c->ticks_timed++;
-}
-
-/* The reasons are the literals session.c and server.c close with; what is left is libuv's
- * text of a socket error. */
-net_disconnect_reason net_metrics_reason(const char *reason)
-{
-    static const struct {
-        const char *text;
-        net_disconnect_reason label;
-    } known[] = {
-        {"connection closed", NET_DISC_CLOSED},
-        {"said bye", NET_DISC_CLOSED},
-        {"no hello in time", NET_DISC_NO_HELLO},
-        {"too slow a reader", NET_DISC_SLOW_READER},
-        {"output over the hard limit", NET_DISC_SLOW_READER},
-        {"unauthorized", NET_DISC_UNAUTHORIZED},
-        {"signed in again", NET_DISC_UNAUTHORIZED},
-        {"line too long", NET_DISC_LINE_TOO_LONG},
-        {"server full", NET_DISC_SERVER_FULL},
-        {"server stopping", NET_DISC_SHUTDOWN},
-        {"server stopped", NET_DISC_SHUTDOWN},
-    };
-    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
-        if (strcmp(reason, known[i].text) == 0)
-            return known[i].label;
-    if (strncmp(reason, "out of memory", 13) == 0)
-        return NET_DISC_OUT_OF_MEMORY;
-    return NET_DISC_IO_ERROR;
-}
-
-void net_metrics_count_disconnect(net_counters *c, const char *reason)
-{
-    c->disconnects[net_metrics_reason(reason)]++;
-}
 
 static void head(proto_buf *b, const char *name, const char *type, const char *help)
 {

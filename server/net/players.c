@@ -19,7 +19,11 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "net_internal.h"
+#include "mink_token.h"
+#include "net_server.h"
+#include "players.h"
+#include "players_file.h"
+#include "session.h"
 
 _Static_assert(WIO_PLAYER_USER == TOK_MAX_USER && WIO_PLAYER_ROLE == TOK_MAX_ROLE,
                "FILE.players holds the user ids and roles tokens carry");
@@ -37,6 +41,16 @@ struct net_player {
     uint64_t left_ns;     /* when the player went away */
 };
 
+/* The players by user id (with --token-key; empty without), and the tokens already let in. */
+struct net_players {
+    uv_timer_t away_timer; /* removes the bodies of players who did not come back in time */
+    net_player *table;
+    size_t len, cap;       /* cap: twice --max-clients */
+    net_players_file *file; /* with --save: the table kept in FILE.players */
+    wio_player *recs;       /* cap of them: the table as written */
+    tok_replay *replay;
+};
+
 static void on_away_timer(uv_timer_t *t);
 
 /* Whether `owner` is a restored player's (the table is sorted by owner for it). */
@@ -50,7 +64,8 @@ static int cmp_rec_owner(const void *a, const void *b)
  * that are not theirs cleared; client ids above theirs. */
 static void restore_players(net_server *srv)
 {
-    const char *path = net_players_file_path(srv->players_file);
+    net_players *t = srv->players;
+    const char *path = net_players_file_path(t->file);
     size_t n = 0;
     bool found;
     mk_error err = {0};
@@ -60,15 +75,15 @@ static void restore_players(net_server *srv)
     else if (!r)
         LOG_ERROR("--save: players refused: %s; the bodies come back without owners",
                   err.message);
-    if (n > srv->players_cap) {
+    if (n > t->cap) {
         LOG_WARN("--save: %s has %zu players, the table holds %zu (twice --max-clients): the "
-                 "first %zu kept", path, n, srv->players_cap, srv->players_cap);
-        n = srv->players_cap;
+                 "first %zu kept", path, n, t->cap, t->cap);
+        n = t->cap;
     }
     uint64_t now = uv_hrtime();
     uint32_t top = 0;
     for (size_t i = 0; i < n; i++) {
-        net_player *p = &srv->players[srv->players_len++];
+        net_player *p = &t->table[t->len++];
         memset(p, 0, sizeof *p);
         strcpy(p->user, r[i].user);
         strcpy(p->role, r[i].role);
@@ -99,17 +114,17 @@ static void restore_players(net_server *srv)
              "for --keep-bodies %g s, %zu lose theirs; client ids start at %u", n, kept,
              srv->cfg.keep_bodies, cleared, top + 1);
     if (n > 0)
-        uv_timer_start(&srv->away_timer, on_away_timer,
+        uv_timer_start(&t->away_timer, on_away_timer,
                        (uint64_t)(srv->cfg.keep_bodies * 1000.0) + 1, 0);
 }
 
-/* The table as the file keeps it, in srv->player_recs: a player online has their avatar in
- * their session. */
-static void table_recs(net_server *srv)
+/* The table as the file keeps it, in t->recs: a player online has their avatar in their
+ * session. */
+static void table_recs(net_players *t)
 {
-    for (size_t i = 0; i < srv->players_len; i++) {
-        const net_player *p = &srv->players[i];
-        wio_player *r = &srv->player_recs[i];
+    for (size_t i = 0; i < t->len; i++) {
+        const net_player *p = &t->table[i];
+        wio_player *r = &t->recs[i];
         memset(r, 0, sizeof *r);
         r->owner = p->owner;
         r->avatar = p->session ? p->session->avatar : p->avatar;
@@ -120,17 +135,27 @@ static void table_recs(net_server *srv)
 
 void net_players_save(net_server *srv)
 {
-    if (!srv->players_file)
+    net_players *t = srv->players;
+    if (!t->file)
         return;
-    table_recs(srv);
-    net_players_file_write(srv->players_file, srv->player_recs, srv->players_len, false);
+    table_recs(t);
+    net_players_file_write(t->file, t->recs, t->len, false);
 }
+
+/* The file's write is done and the table changed meanwhile: the table as it is now. */
+static void save_again(void *srv) { net_players_save(srv); }
 
 int net_players_init(net_server *srv)
 {
-    uv_timer_init(srv->loop, &srv->away_timer);
-    srv->away_timer.data = srv;
-    uv_unref((uv_handle_t *)&srv->away_timer);
+    net_players *t = calloc(1, sizeof *t);
+    if (!t) {
+        LOG_ERROR("out of memory");
+        return UV_ENOMEM;
+    }
+    srv->players = t;
+    uv_timer_init(srv->loop, &t->away_timer);
+    t->away_timer.data = srv;
+    uv_unref((uv_handle_t *)&t->away_timer);
     if (!srv->cfg.token_key) {
         LOG_WARN("no --token-key: the server is open, anyone who reaches the port may join");
         /* An open server's owners are connection ids, which its restore clears: a table left
@@ -144,17 +169,17 @@ int net_players_init(net_server *srv)
                      path);
         return 0;
     }
-    srv->players_cap = 2 * (size_t)srv->cfg.max_clients;
-    srv->players = calloc(srv->players_cap, sizeof *srv->players);
-    srv->replay = tok_replay_new(REPLAY_LIVE);
-    if (!srv->players || !srv->replay) {
+    t->cap = 2 * (size_t)srv->cfg.max_clients;
+    t->table = calloc(t->cap, sizeof *t->table);
+    t->replay = tok_replay_new(REPLAY_LIVE);
+    if (!t->table || !t->replay) {
         LOG_ERROR("out of memory");
         return UV_ENOMEM;
     }
     if (srv->cfg.save_path) {
-        srv->players_file = net_players_file_new(srv, srv->cfg.save_path);
-        srv->player_recs = calloc(srv->players_cap, sizeof *srv->player_recs);
-        if (!srv->players_file || !srv->player_recs) {
+        t->file = net_players_file_new(srv->loop, srv->cfg.save_path, save_again, srv);
+        t->recs = calloc(t->cap, sizeof *t->recs);
+        if (!t->file || !t->recs) {
             LOG_ERROR("out of memory");
             return UV_ENOMEM;
         }
@@ -162,9 +187,8 @@ int net_players_init(net_server *srv)
             restore_players(srv);
         /* The table as it starts, before the first step: a file of another save (or a damaged
          * one) does not outlive this start. */
-        table_recs(srv);
-        if (net_players_file_write(srv->players_file, srv->player_recs, srv->players_len,
-                                   true) != 0)
+        table_recs(t);
+        if (net_players_file_write(t->file, t->recs, t->len, true) != 0)
             return UV_EIO;
     }
     LOG_INFO("--token-key: only players with a valid token may join; a player who leaves "
@@ -174,24 +198,26 @@ int net_players_init(net_server *srv)
 
 void net_players_free(net_server *srv)
 {
-    /* The loop has ended: no write is in flight. */
-    net_players_file_free(srv->players_file);
-    free(srv->player_recs);
-    srv->players_file = NULL;
-    srv->player_recs = NULL;
-    free(srv->players);
-    tok_replay_free(srv->replay);
+    /* The loop has ended: no write is in flight, the timer is closed. */
+    net_players *t = srv->players;
+    if (!t)
+        return;
+    net_players_file_free(t->file);
+    free(t->recs);
+    free(t->table);
+    tok_replay_free(t->replay);
+    free(t);
     srv->players = NULL;
-    srv->replay = NULL;
 }
 
 /* The player's bodies leave the world and its place in the table is freed. */
 static void forget(net_server *srv, net_player *p, const char *why)
 {
+    net_players *t = srv->players;
     size_t n = sim_world_remove_owned(srv->world, p->owner);
     LOG_INFO("player %s (owner %u): %s; %zu bodies removed", p->user, p->owner, why, n);
     /* The last entry takes its place (sessions point at their players: the moved one's too). */
-    net_player *last = &srv->players[--srv->players_len];
+    net_player *last = &t->table[--t->len];
     if (last != p) {
         *p = *last;
         if (p->session)
@@ -200,12 +226,13 @@ static void forget(net_server *srv, net_player *p, const char *why)
     net_players_save(srv);
 }
 
-static void on_away_timer(uv_timer_t *t)
+static void on_away_timer(uv_timer_t *timer)
 {
-    net_server *srv = t->data;
+    net_server *srv = timer->data;
+    net_players *t = srv->players;
     uint64_t now = uv_hrtime(), keep = (uint64_t)(srv->cfg.keep_bodies * 1e9), next = 0;
-    for (size_t i = 0; i < srv->players_len;) {
-        net_player *p = &srv->players[i];
+    for (size_t i = 0; i < t->len;) {
+        net_player *p = &t->table[i];
         if (p->session || now - p->left_ns < keep) {
             if (!p->session && (next == 0 || p->left_ns + keep < next))
                 next = p->left_ns + keep;
@@ -215,28 +242,21 @@ static void on_away_timer(uv_timer_t *t)
         forget(srv, p, "did not come back in time");
     }
     if (next)
-        uv_timer_start(t, on_away_timer, (next - now) / 1000000 + 1, 0);
+        uv_timer_start(timer, on_away_timer, (next - now) / 1000000 + 1, 0);
 }
 
 static int64_t unix_now(void) { return (int64_t)time(NULL); }
-
-/* Refuses the hello: `unauthorized`, then the close. */
-static bool refuse(net_session *s, const char *why, const char *req)
-{
-    net_session_error(s, PROTO_ERR_UNAUTHORIZED, why, req);
-    net_session_close_after_flush(s, "unauthorized");
-    return false;
-}
 
 /* A place in the table for a new player: when it is full, the player away the longest loses
  * their bodies for it (a table full of players online cannot be: they are at most
  * --max-clients). */
 static net_player *new_player(net_server *srv)
 {
-    if (srv->players_len == srv->players_cap) {
+    net_players *t = srv->players;
+    if (t->len == t->cap) {
         net_player *oldest = NULL;
-        for (size_t i = 0; i < srv->players_len; i++) {
-            net_player *p = &srv->players[i];
+        for (size_t i = 0; i < t->len; i++) {
+            net_player *p = &t->table[i];
             if (!p->session && (!oldest || p->left_ns < oldest->left_ns))
                 oldest = p;
         }
@@ -244,59 +264,62 @@ static net_player *new_player(net_server *srv)
             return NULL;
         forget(srv, oldest, "away the longest, and the table of players is full");
     }
-    net_player *p = &srv->players[srv->players_len++];
+    net_player *p = &t->table[t->len++];
     memset(p, 0, sizeof *p);
     return p;
 }
 
-bool net_player_admit(net_session *s, const char *token, const char *req)
+int net_player_admit(net_session *s, const char *token, net_session **replaced, mk_error *err)
 {
     net_server *srv = s->srv;
+    net_players *t = srv->players;
+    *replaced = NULL;
     if (!srv->cfg.token_key || s->player) /* open, or let in by an earlier hello */
-        return true;
+        return 0;
     if (!token[0])
-        return refuse(s, "token: this server lets in only players with a token", req);
+        return mk_fail(err, MK_ERR_INVALID,
+                       "token: this server lets in only players with a token");
     tok_claims c;
-    mk_error err;
     int64_t now = unix_now();
-    if (tok_verify(srv->cfg.token_key, token, strlen(token), now, &c, &err) != 0) {
-        LOG_INFO("client %u (%s): refused: %s", s->client, s->peer, err.message);
-        return refuse(s, err.message, req);
+    if (tok_verify(srv->cfg.token_key, token, strlen(token), now, &c, err) != 0) {
+        LOG_INFO("client %u (%s): refused: %s", s->client, s->peer, err->message);
+        return -1;
     }
-    switch (tok_replay_check(srv->replay, c.mac, c.exp, now)) {
+    switch (tok_replay_check(t->replay, c.mac, c.exp, now)) {
     case TOK_FIRST:
         break;
     case TOK_REPLAYED:
         LOG_WARN("client %u (%s): refused: a token of %s shown again", s->client, s->peer,
                  c.user);
-        return refuse(s, "token: already used (a token lets a player in once)", req);
+        return mk_fail(err, MK_ERR_INVALID,
+                       "token: already used (a token lets a player in once)");
     case TOK_FULL:
         LOG_WARN("client %u (%s): refused: %d unexpired tokens remembered", s->client, s->peer,
                  REPLAY_LIVE);
-        return refuse(s, "token: the server has let in too many tokens that have not expired; "
-                         "try again with a shorter-lived one later", req);
+        return mk_fail(err, MK_ERR_INVALID,
+                       "token: the server has let in too many tokens that have not expired; "
+                       "try again with a shorter-lived one later");
     }
     net_player *p = NULL;
-    for (size_t i = 0; i < srv->players_len && !p; i++)
-        if (strcmp(srv->players[i].user, c.user) == 0)
-            p = &srv->players[i];
+    for (size_t i = 0; i < t->len && !p; i++)
+        if (strcmp(t->table[i].user, c.user) == 0)
+            p = &t->table[i];
     if (p && p->session) {
-        /* Signed in again (a new connection after the old one broke): the new one wins. */
+        /* Signed in again (a new connection after the old one broke): the new one wins; the
+         * caller closes the old one. */
         net_session *old = p->session;
         old->player = NULL;
         old->owner = 0; /* the bodies stay with the player, the avatar too */
         p->avatar = old->avatar;
         old->avatar = 0;
         p->session = NULL;
-        net_session_error(old, PROTO_ERR_UNAUTHORIZED, "signed in again on another connection",
-                          NULL);
-        net_session_close_after_flush(old, "signed in again");
+        *replaced = old;
     }
     bool back = p != NULL;
     if (!p) {
         p = new_player(srv);
         if (!p)
-            return refuse(s, "token: the server has no room for another player", req);
+            return mk_fail(err, MK_ERR_INVALID, "token: the server has no room for another player");
         strcpy(p->user, c.user);
         p->owner = s->client;
     }
@@ -313,7 +336,7 @@ bool net_player_admit(net_session *s, const char *token, const char *req)
              p->role[0] ? " role " : "", p->role, p->owner,
              back ? ": back, with the bodies kept" : "");
     net_players_save(srv); /* a new owner number, or the role of the fresh token */
-    return true;
+    return 0;
 }
 
 bool net_player_left(net_session *s)
@@ -322,13 +345,14 @@ bool net_player_left(net_session *s)
     if (!p)
         return false;
     net_server *srv = s->srv;
+    net_players *t = srv->players;
     p->session = NULL;
     p->avatar = s->avatar;
     p->left_ns = uv_hrtime();
     s->player = NULL;
     uint64_t ms = (uint64_t)(srv->cfg.keep_bodies * 1000.0) + 1;
-    if (!uv_is_active((uv_handle_t *)&srv->away_timer) ||
-        uv_timer_get_due_in(&srv->away_timer) > ms)
-        uv_timer_start(&srv->away_timer, on_away_timer, ms, 0);
+    if (!uv_is_active((uv_handle_t *)&t->away_timer) ||
+        uv_timer_get_due_in(&t->away_timer) > ms)
+        uv_timer_start(&t->away_timer, on_away_timer, ms, 0);
     return true;
 }

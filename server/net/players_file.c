@@ -13,10 +13,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "net_internal.h"
+#include "mink_log.h"
+#include "players_file.h"
 
 struct net_players_file {
-    net_server *srv;
+    uv_loop_t *loop;
+    void (*again_cb)(void *ctx); /* asks the owner for the table as it is now */
+    void *ctx;
     char path[4200];
     uv_work_t work;
     proto_buf buf; /* the table being written: the worker's while busy */
@@ -27,12 +30,15 @@ struct net_players_file {
     mk_error err;
 };
 
-net_players_file *net_players_file_new(net_server *srv, const char *save_path)
+net_players_file *net_players_file_new(uv_loop_t *loop, const char *save_path,
+                                       void (*again)(void *ctx), void *ctx)
 {
     net_players_file *f = calloc(1, sizeof *f);
     if (!f)
         return NULL;
-    f->srv = srv;
+    f->loop = loop;
+    f->again_cb = again;
+    f->ctx = ctx;
     snprintf(f->path, sizeof f->path, "%s.players", save_path);
     proto_buf_init(&f->buf);
     return f;
@@ -69,7 +75,7 @@ static void table_written(uv_work_t *req, int status)
                 (double)f->format_ns / 1e6);
     if (f->again) {
         f->again = false;
-        net_players_save(f->srv);
+        f->again_cb(f->ctx);
     }
 }
 
@@ -99,7 +105,7 @@ int net_players_file_write(net_players_file *f, const wio_player *r, size_t n, b
         return f->rc;
     }
     f->busy = true;
-    int rc = uv_queue_work(f->srv->loop, &f->work, write_table, table_written);
+    int rc = uv_queue_work(f->loop, &f->work, write_table, table_written);
     if (rc != 0) {
         f->busy = false;
         LOG_ERROR("--save: players not written: %s", uv_strerror(rc));

@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "net_internal.h"
+#include "mink_net.h"
 
 #define SNAPSHOTS 3
 #define JOURNALS 3

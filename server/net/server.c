@@ -4,12 +4,19 @@
  * spent in fixed steps of 1/tick_hz, so the world advances the same way however the timer
  * fires. After a stall at most max_catchup steps run at once and the rest of the debt is
  * dropped (and logged), so a slow step cannot make the next one slower in a spiral. */
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "net_internal.h"
+#include "counters.h"
+#include "durable.h"
+#include "health.h"
+#include "net_server.h"
 #include "ops.h"
+#include "players.h"
+#include "session.h"
+#include "snapshot.h"
+#include "snapshot_write.h"
+#include "tcp.h"
 
 #define STOP_GRACE_MS 500 /* after this, clients that have not drained are closed hard */
 
@@ -30,57 +37,13 @@ net_config net_config_default(void)
     };
 }
 
-/* Whether a snapshot period of a client of this phase ended in the steps from tick `since` to
- * `tick`: true when floor((t + phase) * snapshot_hz / tick_hz) changed in between, which
- * spreads the snapshots evenly even when the rates do not divide. Clients get phases 0, 1, ...
- * in turn, so that at 60 Hz ticks and 20 Hz states a third of them is written each tick: the
- * work of a snapshot (most of it the kernel copying the bytes) is spread over the ticks, and
- * no single tick carries all of it. */
-bool net_state_due(const net_server *srv, const net_session *s, uint64_t since, uint64_t tick)
+/* After a step: each session's acknowledgement and the inputs waiting for the next step
+ * (inputs.c), then the limits on the sessions (session.c). */
+static void after_step(net_server *srv, uint64_t now)
 {
-    double per = srv->cfg.snapshot_hz / srv->cfg.tick_hz;
-    return (uint64_t)((double)(tick + s->phase) * per) !=
-           (uint64_t)((double)(since + s->phase) * per);
-}
-
-/* Phases of state writes: one for each tick of a snapshot period. */
-uint32_t net_state_phases(const net_config *cfg)
-{
-    return (uint32_t)ceil(cfg->tick_hz / cfg->snapshot_hz);
-}
-
-/* Per-tick bookkeeping of the sessions: acks, the hello timeout, the soft output limit. */
-static void check_sessions(net_server *srv, uint64_t now)
-{
-    net_walk_begin(srv);
-    for (net_session *s = srv->sessions; s; s = s->next) {
-        /* Every input received before this step has now been applied; a new one first by this
-         * step, which the states say (`ack_tick`) so that a client replays its inputs from
-         * where the server took them up. */
-        if (s->has_set && (s->ack != s->set_seq || s->ack_tick == 0)) {
-            s->ack = s->set_seq;
-            s->ack_tick = sim_world_tick(srv->world);
-        }
-        net_session_take_inputs(s);
-        if (!s->joined && (double)(now - s->connected_ns) > srv->cfg.hello_timeout * 1e9) {
-            net_session_close(s, "no hello in time");
-            continue;
-        }
-        size_t queued = net_session_queued(s);
-        if (net_session_check_hard_limit(s, 0))
-            continue;
-        if (queued <= srv->cfg.out_soft_limit) {
-            s->over_soft_since_ns = 0;
-        } else if (s->over_soft_since_ns == 0) {
-            s->over_soft_since_ns = now;
-        } else if ((double)(now - s->over_soft_since_ns) > srv->cfg.out_soft_seconds * 1e9) {
-            LOG_WARN("client %u (%s): output over the soft limit (%zu bytes queued, the limit is "
-                     "%zu) for %g s: cut off", s->client, s->peer, queued,
-                     srv->cfg.out_soft_limit, srv->cfg.out_soft_seconds);
-            net_session_close(s, "too slow a reader");
-        }
-    }
-    net_walk_end(srv);
+    for (net_session *s = srv->sessions; s; s = s->next)
+        net_inputs_apply(&s->inputs, srv->world, s->owner);
+    net_sessions_police(srv, now);
 }
 
 void net_log_world_hash(const sim_world *w, uint64_t every)
@@ -114,12 +77,14 @@ static void on_tick(uv_timer_t *t)
         net_durable_tick(srv, t1);
         srv->acc_ns -= srv->dt_ns;
         steps++;
-        check_sessions(srv, now);
+        after_step(srv, now);
     }
     /* After catching up, the states show the newest step: a client due in any of the steps
-     * run gets one state, of the last. */
+     * run gets one state, of the last. The views hear first what left the world. */
     uint64_t t1 = uv_hrtime();
-    if (steps > 0 && net_snapshot_send(srv, since)) {
+    if (steps > 0 && net_snapshot_due(srv, since)) {
+        net_sessions_take_removed(srv);
+        net_snapshot_send(srv, since);
         uint64_t t2 = uv_hrtime();
         st->snapshots++;
         st->snap_ns += t2 - t1;
@@ -178,7 +143,7 @@ static void close_handle(uv_handle_t *h, void *arg)
     if (uv_is_closing(h))
         return;
     if (h->type == UV_TCP && h != (uv_handle_t *)&srv->listener)
-        net_session_close((net_session *)h, "server stopped");
+        net_session_close(h->data, "server stopped"); /* a session's connection (tcp.c) */
     else
         uv_close(h, NULL);
 }
@@ -274,10 +239,12 @@ int net_serve(const net_config *cfg, sim_world *world)
     net_server *srv = calloc(1, sizeof *srv);
     uv_loop_t *loop = malloc(sizeof *loop);
     proto_msg *msg = malloc(sizeof *msg);
-    if (!srv || !loop || !msg) {
+    net_snapshot *snap = net_snapshot_new();
+    if (!srv || !loop || !msg || !snap) {
         free(srv);
         free(loop);
         free(msg);
+        net_snapshot_free(snap);
         LOG_ERROR("out of memory");
         return UV_ENOMEM;
     }
@@ -286,9 +253,9 @@ int net_serve(const net_config *cfg, sim_world *world)
     srv->cfg = *cfg;
     srv->world = world;
     srv->msg = msg;
+    srv->snap = snap;
     srv->dt_ns = (uint64_t)(1e9 / cfg->tick_hz);
     proto_buf_init(&srv->out);
-    proto_buf_init(&srv->own);
 
     int rc = net_players_init(srv);
     if (rc == 0)
@@ -334,7 +301,7 @@ int net_serve(const net_config *cfg, sim_world *world)
     uv_loop_close(loop);
     free(loop);
     net_durable_free(srv);
-    net_snapshot_free(srv);
+    net_snapshot_free(srv->snap);
     net_players_free(srv);
     proto_buf_free(&srv->out);
     free(srv->msg);

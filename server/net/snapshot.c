@@ -16,14 +16,55 @@
  * What a client is sent: bodies whose state changes (not static, not long asleep: see
  * body_changes), bodies it has not seen yet, and with an interest radius only bodies within
  * it, found by the world's broadphase (sim_world_bodies_near); `removed` lists bodies that
- * left the world or its radius. Static and sleeping bodies it
- * has seen are left out. */
+ * left the world (handed to the views before the snapshot: net_sessions_take_removed) or its
+ * radius. Static and sleeping bodies it has seen are left out.
+ *
+ * Building touches the world, the sessions' views and the snapshot's own arrays, and nothing
+ * else: it closes no session (a view whose state ran out of memory is marked failed, and the
+ * writer closes it) and writes nothing (snapshot_write.c). */
 #include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "net_internal.h"
+#include "mink_log.h"
+#include "net_server.h"
+#include "session.h"
+#include "snapshot.h"
+
+net_snapshot *net_snapshot_new(void)
+{
+    net_snapshot *sn = calloc(1, sizeof *sn);
+    if (!sn)
+        return NULL;
+    sn->body_off.v = mk_vec_make(sizeof(size_t));
+    sn->compact_off.v = mk_vec_make(sizeof(size_t));
+    sn->sent.v = mk_vec_make(sizeof(bool));
+    sn->full.v = mk_vec_make(sizeof(net_piece));
+    sn->near_mark.v = mk_vec_make(sizeof(uint32_t));
+    sn->ranges.v = mk_vec_make(sizeof(net_range));
+    net_delta_init(&sn->delta);
+    proto_buf_init(&sn->own);
+    return sn;
+}
+
+void net_snapshot_free(net_snapshot *sn)
+{
+    if (!sn)
+        return;
+    if (sn->tick)
+        net_tick_release(sn->tick);
+    net_tick_pool_free(&sn->pool);
+    mk_vec_free(&sn->body_off.v);
+    mk_vec_free(&sn->compact_off.v);
+    mk_vec_free(&sn->sent.v);
+    mk_vec_free(&sn->full.v);
+    mk_vec_free(&sn->near_mark.v);
+    mk_vec_free(&sn->ranges.v);
+    net_delta_free(&sn->delta);
+    proto_buf_free(&sn->own);
+    free(sn);
+}
 
 /* Whether a body's state can change from one snapshot to the next; the others are sent once,
  * at their first sighting. A sleeping body joins the static ones (PROTOCOL.md allows leaving
@@ -34,179 +75,78 @@ static bool body_changes(const sim_body *b, uint64_t tick, uint64_t grace)
     return b->kind != SIM_STATIC && (!b->sleeping || tick - b->slept_at <= grace);
 }
 
-static bool seen_get(const net_session *s, uint32_t slot)
-{
-    return slot < s->seen_bits && (s->seen[slot >> 3] >> (slot & 7)) & 1u;
-}
-
-static void seen_set(net_session *s, uint32_t slot)
-{
-    s->seen[slot >> 3] |= (uint8_t)(1u << (slot & 7));
-}
-
-static void seen_clear(net_session *s, uint32_t slot)
-{
-    if (slot < s->seen_bits)
-        s->seen[slot >> 3] &= (uint8_t) ~(1u << (slot & 7));
-}
-
-/* Grows the bitset to cover `bits` slots; new slots are unseen. */
-static bool seen_reserve(net_session *s, size_t bits)
-{
-    if (bits <= s->seen_bits)
-        return true;
-    size_t old_bytes = (s->seen_bits + 7) / 8;
-    size_t bytes = (bits + 7) / 8;
-    bytes = bytes < 64 ? 64 : bytes + bytes / 2;
-    uint8_t *p = realloc(s->seen, bytes);
-    if (!p)
-        return false;
-    memset(p + old_bytes, 0, bytes - old_bytes);
-    s->seen = p;
-    s->seen_bits = bytes * 8;
-    return true;
-}
-
-/* Makes room for one more item in a growable array of `*cap` items (doubling, from `first`). */
-static bool grow_for_one(void **items, size_t len, size_t *cap, size_t item, size_t first)
-{
-    if (len < *cap)
-        return true;
-    size_t n = *cap ? *cap * 2 : first;
-    void *p = realloc(*items, n * item);
-    if (!p)
-        return false;
-    *items = p;
-    *cap = n;
-    return true;
-}
-
-/* Appends one item of `size` bytes to a growable array of `*len` items. */
-static bool push_one(void **items, size_t *len, size_t *cap, const void *item, size_t size,
-                     size_t first)
-{
-    if (!grow_for_one(items, *len, cap, size, first))
-        return false;
-    memcpy((unsigned char *)*items + *len * size, item, size);
-    (*len)++;
-    return true;
-}
-
-static bool removed_push(net_session *s, sim_id id)
-{
-    void *items = s->removed;
-    bool ok = push_one(&items, &s->removed_len, &s->removed_cap, &id, sizeof id, 16);
-    s->removed = items;
-    return ok;
-}
-
-void net_snapshot_collect_removed(net_server *srv)
-{
-    size_t n;
-    const sim_id *ids = sim_world_removed(srv->world, &n);
-    /* A session closed here leaves the world after the removed list is cleared: its bodies
-     * are then the next snapshot's removals, told to everyone who saw them. */
-    net_walk_begin(srv);
-    for (net_session *s = srv->sessions; s; s = s->next) {
-        for (size_t i = 0; i < n; i++) {
-            uint32_t slot = sim_id_slot(ids[i]);
-            if (!seen_get(s, slot))
-                continue;
-            seen_clear(s, slot);
-            if (!removed_push(s, ids[i])) {
-                net_session_close(s, "out of memory");
-                break;
-            }
-        }
-    }
-    /* Every session now knows; the slots may be reused. */
-    sim_world_clear_removed(srv->world);
-    net_walk_end(srv);
-}
-
 /* ---- encoding, once per snapshot ---- */
 
-static bool reserve_slots(net_server *srv, size_t slots)
+/* The per-slot arrays for `slots` slots (and the end); new slots carry no near round: they
+ * are near for no client yet. */
+static bool reserve_slots(net_snapshot *sn, size_t slots)
 {
-    if (slots + 1 <= srv->slot_cap)
+    size_t n = slots + 1, marked = sn->near_mark.v.len;
+    if (n <= marked)
         return true;
-    size_t cap = slots + slots / 2 + 64;
-    size_t *off = realloc(srv->body_off, cap * sizeof *off);
-    if (off)
-        srv->body_off = off;
-    net_piece *full = realloc(srv->full, cap * sizeof *full);
-    if (full)
-        srv->full = full;
-    size_t *compact_off = realloc(srv->compact_off, cap * sizeof *compact_off);
-    if (compact_off)
-        srv->compact_off = compact_off;
-    bool *sent = realloc(srv->sent, cap * sizeof *sent);
-    if (sent)
-        srv->sent = sent;
-    uint32_t *mark = realloc(srv->near_mark, cap * sizeof *mark);
-    if (mark) {
-        /* New slots carry no round: they are near for no client yet. */
-        for (size_t i = srv->slot_cap; i < cap; i++)
-            mark[i] = 0;
-        srv->near_mark = mark;
-    }
-    if (!off || !compact_off || !full || !sent || !mark)
+    if (!mk_vec_resize(&sn->body_off.v, n) || !mk_vec_resize(&sn->compact_off.v, n) ||
+        !mk_vec_resize(&sn->sent.v, n) || !mk_vec_resize(&sn->full.v, n) ||
+        !mk_vec_resize(&sn->near_mark.v, n))
         return false;
-    srv->slot_cap = cap;
+    memset(sn->near_mark.at + marked, 0, (n - marked) * sizeof *sn->near_mark.at);
     return true;
 }
 
-/* Each body whose state changes is sent this snapshot (srv->sent). With `objects`, each as
+/* Each body whose state changes is sent this snapshot (sn->sent). With `objects`, each as
  * `,{...}`: slot i's piece is tick[body_off[i], body_off[i + 1]); the others' pieces are empty.
  * With `compact`, then each again as `,[...]` in compact_off, in a run of its own so that a
  * client's pieces stay next to each other. A form no client reads is not written (delta
  * clients read neither). */
-static void encode_bodies(net_server *srv, const sim_body *bodies, size_t slots, bool objects,
-                          bool compact)
+static void encode_bodies(net_snapshot *sn, const net_server *srv, const sim_body *bodies,
+                          size_t slots, bool objects, bool compact)
 {
-    proto_buf *b = &srv->tick->data;
+    proto_buf *b = &sn->tick->data;
+    size_t *body_off = sn->body_off.at, *compact_off = sn->compact_off.at;
+    bool *sent = sn->sent.at;
+    net_piece *full = sn->full.at;
     proto_body_state st;
-    const sim_world *w = srv->world;
+    sim_world *w = srv->world;
     int dim = sim_world_dim(w);
     uint64_t tick = sim_world_tick(w);
     uint64_t grace =
         (uint64_t)ceil(2.0 * srv->cfg.tick_hz / srv->cfg.snapshot_hz + srv->cfg.tick_hz);
     for (size_t i = 0; i < slots; i++) {
-        srv->body_off[i] = b->len;
-        srv->full[i].off = SIZE_MAX;
+        body_off[i] = b->len;
+        full[i].off = SIZE_MAX;
         const sim_body *body = &bodies[i];
-        srv->sent[i] = body->id != 0 && body_changes(body, tick, grace);
-        if (!srv->sent[i] || !objects)
+        sent[i] = body->id != 0 && body_changes(body, tick, grace);
+        if (!sent[i] || !objects)
             continue;
         wio_body_state(w, body, &st);
         proto_state_body(b, dim, &st, false);
         proto_state_body_end(b);
     }
-    srv->body_off[slots] = b->len;
+    body_off[slots] = b->len;
     for (size_t i = 0; compact && i < slots; i++) {
-        srv->compact_off[i] = b->len;
-        if (!srv->sent[i])
+        compact_off[i] = b->len;
+        if (!sent[i])
             continue;
         wio_body_state(w, &bodies[i], &st);
         proto_state_body_compact(b, dim, &st);
     }
-    srv->compact_off[slots] = b->len;
+    compact_off[slots] = b->len;
 }
 
 /* The body with its first-sighting fields, encoded the first time a client needs it. */
-static net_piece full_piece(net_server *srv, const sim_body *body, size_t slot)
+static net_piece full_piece(net_snapshot *sn, sim_world *w, const sim_body *body,
+                            size_t slot)
 {
-    net_piece *p = &srv->full[slot];
+    net_piece *p = &sn->full.at[slot];
     if (p->off != SIZE_MAX)
         return *p;
-    proto_buf *b = &srv->tick->data;
+    proto_buf *b = &sn->tick->data;
     p->off = b->len;
-    int dim = sim_world_dim(srv->world);
+    int dim = sim_world_dim(w);
     proto_body_state st;
-    wio_body_state(srv->world, body, &st);
+    wio_body_state(w, body, &st);
     proto_state_body(b, dim, &st, false);
     proto_shape shape; /* up to 256 hull points: the first sighting's price, once per tick */
-    wio_body_shape_to_proto(srv->world, body, &shape);
+    wio_body_shape_to_proto(w, body, &shape);
     proto_state_body_first(b, dim, &shape, wio_kind_to_proto(body->kind), body->owner,
                            body->tag);
     proto_state_body_end(b);
@@ -253,18 +193,18 @@ static proto_contact contact3(const sim_contact3 *sc)
 }
 
 /* `,"contacts":[...]` of the last step, encoded the first time a subscriber needs it. */
-static net_piece contacts_piece(net_server *srv)
+static net_piece contacts_piece(net_snapshot *sn, sim_world *w)
 {
-    net_piece *p = &srv->contacts;
+    net_piece *p = &sn->contacts;
     if (p->off != SIZE_MAX)
         return *p;
-    proto_buf *b = &srv->tick->data;
+    proto_buf *b = &sn->tick->data;
     p->off = b->len;
     proto_state_contacts_begin(b);
-    int dim = sim_world_dim(srv->world);
+    int dim = sim_world_dim(w);
     size_t n = 0;
-    const sim_contact2 *c2 = dim == 2 ? sim_world_contacts2(srv->world, &n) : NULL;
-    const sim_contact3 *c3 = dim == 3 ? sim_world_contacts3(srv->world, &n) : NULL;
+    const sim_contact2 *c2 = dim == 2 ? sim_world_contacts2(w, &n) : NULL;
+    const sim_contact3 *c3 = dim == 3 ? sim_world_contacts3(w, &n) : NULL;
     for (size_t i = 0; i < n; i++) {
         proto_contact c = c2 ? contact2(&c2[i]) : contact3(&c3[i]);
         proto_state_contact(b, dim, &c, i == 0);
@@ -276,280 +216,268 @@ static net_piece contacts_piece(net_server *srv)
 
 /* ---- one client's state, as ranges ---- */
 
-/* Appends a range, joined to the previous one when it continues it. */
-static bool add_range(net_server *srv, net_session *s, size_t off, size_t len, bool own)
+/* Appends a range to the view's state, joined to the previous one when it continues it. */
+static bool add_range(net_snapshot *sn, const net_view *v, size_t off, size_t len, bool own)
 {
     if (len == 0)
         return true;
-    if (srv->ranges_len > s->range_begin) {
-        net_range *last = &srv->ranges[srv->ranges_len - 1];
+    if (sn->ranges.v.len > v->range_begin) {
+        net_range *last = &sn->ranges.at[sn->ranges.v.len - 1];
         if (last->own == own && last->off + last->len == off) {
             last->len += len;
             return true;
         }
     }
-    void *items = srv->ranges;
-    bool ok = grow_for_one(&items, srv->ranges_len, &srv->ranges_cap, sizeof *srv->ranges, 256);
-    srv->ranges = items;
-    if (ok)
-        srv->ranges[srv->ranges_len++] = (net_range){.off = off, .len = len, .own = own};
-    return ok;
+    return MK_VEC_PUSH(&sn->ranges, ((net_range){.off = off, .len = len, .own = own}));
 }
 
-/* Adds bytes of the session's own, written to srv->own since `mark`. */
-static bool add_own(net_server *srv, net_session *s, size_t mark)
+/* Adds bytes of the view's own, written to sn->own since `mark`. */
+static bool add_own(net_snapshot *sn, const net_view *v, size_t mark)
 {
-    return add_range(srv, s, mark - s->own_begin, srv->own.len - mark, true);
+    return add_range(sn, v, mark - v->own_begin, sn->own.len - mark, true);
 }
 
 /* A body piece `,{...}`; the list's first drops its comma. */
-static bool add_piece(net_server *srv, net_session *s, size_t off, size_t end, bool *first)
+static bool add_piece(net_snapshot *sn, const net_view *v, size_t off, size_t end, bool *first)
 {
     size_t skip = *first ? 1 : 0;
     *first = false;
-    return add_range(srv, s, off + skip, end - off - skip, false);
+    return add_range(sn, v, off + skip, end - off - skip, false);
 }
 
 /* The point around which a client's radius counts: its avatar, when it has one in the world. */
-static bool interest_centre(net_server *srv, const net_session *s, mk_vec3 *centre)
+static bool interest_centre(sim_world *w, const net_session *s, mk_vec3 *centre)
 {
-    if (s->radius <= 0 || s->avatar == 0)
+    if (s->view.radius <= 0 || s->avatar == 0)
         return false;
-    const sim_body *a = sim_world_get(srv->world, s->avatar);
+    const sim_body *a = sim_world_get(w, s->avatar);
     if (!a)
         return false;
-    const sim_body3 *a3 = sim_body3_of(srv->world, a);
+    const sim_body3 *a3 = sim_body3_of(w, a);
     *centre = a3 ? a3->pos : mk_v3(a->pos.x, a->pos.y, 0.0f);
     return true;
 }
 
 /* A body for the client: its piece when it has seen it (empty when it has not changed), its
  * first sighting otherwise. */
-static bool add_body(net_server *srv, net_session *s, const sim_body *body, uint32_t slot,
-                     bool *first)
+static bool add_body(net_snapshot *sn, sim_world *w, net_view *v, const sim_body *body,
+                     uint32_t slot, bool *first)
 {
-    if (!seen_get(s, slot) || s->delta_reset) {
-        net_piece p = full_piece(srv, body, slot);
-        seen_set(s, slot);
-        if (s->delta)
-            net_delta_first(srv, s, body, slot);
-        return add_piece(srv, s, p.off, p.end, first);
+    if (!net_view_seen(v, slot) || v->delta_reset) {
+        net_piece p = full_piece(sn, w, body, slot);
+        net_view_see(v, slot);
+        if (v->delta)
+            net_delta_first(&sn->delta, v, w, body, slot);
+        return add_piece(sn, v, p.off, p.end, first);
     }
-    if (s->delta) { /* relative to the client's baseline */
-        if (!srv->sent[slot])
+    if (v->delta) { /* relative to the client's baseline */
+        if (!sn->sent.at[slot])
             return true;
-        size_t mark = srv->own.len, off, len;
-        switch (net_delta_body(srv, s, body, slot, &off, &len)) {
+        size_t mark = sn->own.len, off, len;
+        switch (net_delta_body(&sn->delta, v, body, slot, &off, &len)) {
         case NET_DELTA_SHARED:
-            return add_piece(srv, s, off, off + len, first);
+            return add_piece(sn, v, off, off + len, first);
         case NET_DELTA_OWN:
             *first = false;
-            return add_own(srv, s, mark);
+            return add_own(sn, v, mark);
         default:
             return true;
         }
     }
-    const size_t *off = s->compact ? srv->compact_off : srv->body_off;
+    const size_t *off = v->compact ? sn->compact_off.at : sn->body_off.at;
     if (off[slot] == off[slot + 1])
         return true;
-    return add_piece(srv, s, off[slot], off[slot + 1], first);
-}
-
-static bool view_push(net_session *s, uint32_t slot)
-{
-    void *items = s->view;
-    bool ok = push_one(&items, &s->view_len, &s->view_cap, &slot, sizeof slot, 64);
-    s->view = items;
-    return ok;
+    return add_piece(sn, v, off[slot], off[slot + 1], first);
 }
 
 /* The bodies of a client with an interest radius: those the broadphase finds near its
  * avatar (sim_world_bodies_near, in slot order), and `removed` for those it was last sent
  * that are not near any more. Its cost follows the bodies near it, not the world's size. */
-static bool add_near_bodies(net_server *srv, net_session *s, const sim_body *bodies,
-                            size_t slots, mk_vec3 centre, bool *first)
+static bool add_near_bodies(net_snapshot *sn, sim_world *w, net_view *v,
+                            const sim_body *bodies, size_t slots, mk_vec3 centre, bool *first)
 {
     const uint32_t *near;
     size_t n;
-    if (!sim_world_bodies_near(srv->world, centre, (float)s->radius, &near, &n))
+    if (!sim_world_bodies_near(w, centre, (float)v->radius, &near, &n))
         return false;
-    if (++srv->near_round == 0) { /* wrapped: no mark may match a new round by chance */
-        memset(srv->near_mark, 0, slots * sizeof *srv->near_mark);
-        srv->near_round = 1;
+    uint32_t *mark = sn->near_mark.at;
+    if (++sn->near_round == 0) { /* wrapped: no mark may match a new round by chance */
+        memset(mark, 0, slots * sizeof *mark);
+        sn->near_round = 1;
     }
     for (size_t k = 0; k < n; k++)
-        srv->near_mark[near[k]] = srv->near_round;
-    if (!s->view_valid) { /* the radius is new: what it was sent so far is its view */
-        s->view_len = 0;
+        mark[near[k]] = sn->near_round;
+    if (!v->near_valid) { /* the radius is new: what it was sent so far is its view */
+        v->near.v.len = 0;
         for (uint32_t i = 0; i < slots; i++)
-            if (seen_get(s, i) && !view_push(s, i))
+            if (net_view_seen(v, i) && !MK_VEC_PUSH(&v->near, i))
                 return false;
-        s->view_valid = true;
+        v->near_valid = true;
     }
     /* What it was sent and that is gone from the radius. A slot whose body left the world
-     * has its seen bit cleared already (net_snapshot_collect_removed). */
-    for (size_t k = 0; k < s->view_len; k++) {
-        uint32_t slot = s->view[k];
-        if (srv->near_mark[slot] == srv->near_round || !seen_get(s, slot))
+     * has its seen bit cleared already (net_view_forget). */
+    for (size_t k = 0; k < v->near.v.len; k++) {
+        uint32_t slot = v->near.at[k];
+        if (mark[slot] == sn->near_round || !net_view_seen(v, slot))
             continue;
-        seen_clear(s, slot);
-        if (!removed_push(s, bodies[slot].id))
+        net_view_unsee(v, slot);
+        if (!MK_VEC_PUSH(&v->removed, bodies[slot].id))
             return false;
     }
-    s->view_len = 0;
-    for (size_t k = 0; k < n; k++)
-        if (!view_push(s, near[k]) || !add_body(srv, s, &bodies[near[k]], near[k], first))
+    /* What is near now is its view: room for all of it at once. */
+    if (!mk_vec_resize(&v->near.v, n))
+        return false;
+    for (size_t k = 0; k < n; k++) {
+        v->near.at[k] = near[k];
+        if (!add_body(sn, w, v, &bodies[near[k]], near[k], first))
             return false;
+    }
     return true;
 }
 
-static bool build_state(net_server *srv, net_session *s, const sim_body *bodies, size_t slots)
+static bool build_state(net_snapshot *sn, sim_world *w, net_session *s,
+                        const sim_body *bodies, size_t slots)
 {
-    proto_buf *own = &srv->own;
-    const proto_buf *tick = &srv->tick->data;
-    s->range_begin = srv->ranges_len;
-    s->own_begin = own->len;
+    net_view *v = &s->view;
+    proto_buf *own = &sn->own;
+    const proto_buf *tick = &sn->tick->data;
+    v->range_begin = sn->ranges.v.len;
+    v->own_begin = own->len;
     mk_vec3 centre = {0, 0, 0};
-    bool near = interest_centre(srv, s, &centre);
+    bool near = interest_centre(w, s, &centre);
 
     size_t mark = own->len;
-    s->delta_prev_id = 0;
+    v->delta_prev_id = 0;
     /* The world hash on the first state at or past each multiple of hash_every ticks. */
-    uint64_t now = srv->tick->tick;
-    bool hash = s->hash_every > 0 &&
-                (!s->hash_sent || now / s->hash_every > s->hash_sent_tick / s->hash_every);
+    uint64_t now = sn->tick->tick;
+    bool hash = v->hash_every > 0 &&
+                (!v->hash_sent || now / v->hash_every > v->hash_sent_tick / v->hash_every);
     if (hash) {
-        if (!srv->hash_valid) {
-            srv->hash = sim_world_hash(srv->world);
-            srv->hash_valid = true;
+        if (!sn->hash_valid) {
+            sn->hash = sim_world_hash(w);
+            sn->hash_valid = true;
         }
-        s->hash_sent = true;
-        s->hash_sent_tick = now;
+        v->hash_sent = true;
+        v->hash_sent_tick = now;
     }
-    if (hash || s->delta || s->ack_tick > 0)
-        proto_state_begin_ext(own, now, s->ack, s->ack_tick, s->delta, hash, srv->hash);
+    const net_inputs *in = &s->inputs;
+    if (hash || v->delta || in->ack_tick > 0)
+        proto_state_begin_ext(own, now, in->ack, in->ack_tick, v->delta, hash, sn->hash);
     else
-        proto_state_begin(own, now, s->ack);
-    bool ok = add_own(srv, s, mark), first = true;
+        proto_state_begin(own, now, in->ack);
+    bool ok = add_own(sn, v, mark), first = true;
     if (near) {
-        ok = ok && add_near_bodies(srv, s, bodies, slots, centre, &first);
+        ok = ok && add_near_bodies(sn, w, v, bodies, slots, centre, &first);
     } else {
-        s->view_valid = false;
+        v->near_valid = false;
         for (size_t i = 0; ok && i < slots; i++)
             if (bodies[i].id != 0)
-                ok = add_body(srv, s, &bodies[i], (uint32_t)i, &first);
+                ok = add_body(sn, w, v, &bodies[i], (uint32_t)i, &first);
     }
     mark = own->len;
     proto_state_bodies_end(own);
-    proto_state_removed(own, s->removed, s->removed_len);
-    ok = ok && add_own(srv, s, mark);
-    if (ok && s->contacts) {
-        net_piece p = contacts_piece(srv);
-        ok = add_range(srv, s, p.off, p.end - p.off, false);
+    proto_state_removed(own, v->removed.at, v->removed.v.len);
+    ok = ok && add_own(sn, v, mark);
+    if (ok && v->contacts) {
+        net_piece p = contacts_piece(sn, w);
+        ok = add_range(sn, v, p.off, p.end - p.off, false);
     }
     mark = own->len;
     proto_state_end(own);
-    ok = ok && add_own(srv, s, mark) && !own->failed && !tick->failed;
-    s->own_end = own->len;
-    s->range_end = srv->ranges_len;
-    s->removed_len = 0;
-    s->delta_reset = false;
+    ok = ok && add_own(sn, v, mark) && !own->failed && !tick->failed;
+    v->own_end = own->len;
+    v->range_end = sn->ranges.v.len;
+    v->removed.v.len = 0;
+    v->delta_reset = false;
     return ok;
 }
 
 int net_snapshot_build(net_server *srv, uint64_t since)
 {
-    net_snapshot_collect_removed(srv);
+    net_snapshot *sn = srv->snap;
+    sim_world *w = srv->world;
     size_t slots;
     const sim_body *bodies = sim_world_slots(srv->world, &slots);
-    srv->tick = net_tick_get(srv);
-    if (!srv->tick || !reserve_slots(srv, slots)) {
-        LOG_ERROR("snapshot: out of memory for %zu bodies", sim_world_body_count(srv->world));
+    sn->tick = net_tick_get(&sn->pool);
+    if (!sn->tick || !reserve_slots(sn, slots)) {
+        LOG_ERROR("snapshot: out of memory for %zu bodies", sim_world_body_count(w));
         net_snapshot_discard(srv);
         return -1;
     }
-    srv->tick->tick = sim_world_tick(srv->world);
+    sn->tick->tick = sim_world_tick(w);
     bool objects = false, compact = false, delta = false;
     for (const net_session *s = srv->sessions; s; s = s->next) {
-        objects = objects || (s->joined && !s->compact && !s->delta);
-        compact = compact || (s->joined && s->compact && !s->delta);
-        delta = delta || (s->joined && s->delta);
+        const net_view *v = &s->view;
+        objects = objects || (s->joined && !v->compact && !v->delta);
+        compact = compact || (s->joined && v->compact && !v->delta);
+        delta = delta || (s->joined && v->delta);
     }
-    encode_bodies(srv, bodies, slots, objects, compact);
-    srv->hash_valid = false;
-    srv->world_tick_hz = (uint32_t)srv->cfg.tick_hz;
+    encode_bodies(sn, srv, bodies, slots, objects, compact);
+    sn->hash_valid = false;
+    int dim = sim_world_dim(w);
     if (delta) {
-        if (!net_delta_reserve_server(srv, slots)) {
+        if (!net_delta_reserve(&sn->delta, dim, slots)) {
             LOG_ERROR("snapshot: out of memory for %zu bodies", slots);
             net_snapshot_discard(srv);
             return -1;
         }
-        net_delta_encode(srv, bodies, slots);
+        net_delta_begin(&sn->delta, w, (uint32_t)srv->cfg.tick_hz, sn->sent.at, bodies, slots,
+                        &sn->tick->data, &sn->own, sn->tick->tick);
     }
-    srv->contacts.off = SIZE_MAX;
-    srv->ranges_len = 0;
-    proto_buf_clear(&srv->own);
+    sn->contacts.off = SIZE_MAX;
+    sn->ranges.v.len = 0;
+    proto_buf_clear(&sn->own);
 
     int ready = 0;
-    net_walk_begin(srv); /* a failure closes s when the pass ends */
     for (net_session *s = srv->sessions; s; s = s->next) {
-        s->state_ready = false;
-        if (!s->joined || s->close_reason || !net_state_due(srv, s, since, srv->tick->tick))
+        net_view *v = &s->view;
+        v->ready = v->failed = false;
+        if (!s->joined || s->close_reason || !net_view_due(v, &srv->cfg, since, sn->tick->tick))
             continue;
         if (s->state_in_flight) { /* a slow reader: it gets a newer state once this one is
                                      written */
             srv->stats.states_dropped++;
             continue;
         }
-        if (!seen_reserve(s, slots) || (s->delta && !net_delta_reserve(srv, s, slots)) ||
-            !build_state(srv, s, bodies, slots)) {
-            net_session_close(s, "out of memory building a state");
+        if (!net_view_reserve(v, slots) || (v->delta && !net_delta_reserve_base(v, dim, slots)) ||
+            !build_state(sn, w, s, bodies, slots)) {
+            v->failed = true;
             continue;
         }
-        s->state_ready = true;
+        v->ready = true;
         ready++;
     }
-    net_walk_end(srv);
     return ready;
 }
 
-bool net_snapshot_send(net_server *srv, uint64_t since)
+void net_snapshot_discard(net_server *srv)
 {
-    uint64_t tick = sim_world_tick(srv->world);
-    bool due = false;
-    for (const net_session *s = srv->sessions; s && !due; s = s->next)
-        due = s->joined && net_state_due(srv, s, since, tick);
-    if (!due)
-        return false;
-    if (net_snapshot_build(srv, since) > 0)
-        net_snapshot_write(srv);
-    else
-        net_snapshot_discard(srv);
-    return true;
+    net_snapshot *sn = srv->snap;
+    for (net_session *s = srv->sessions; s; s = s->next)
+        s->view.ready = s->view.failed = false;
+    if (sn->tick)
+        net_tick_release(sn->tick);
+    sn->tick = NULL;
 }
 
-void net_snapshot_free(net_server *srv)
+net_state net_snapshot_state(const net_snapshot *sn, const net_view *v)
 {
-    net_snapshot_discard(srv);
-    net_tick_pool_free(srv);
-    free(srv->body_off);
-    free(srv->sent);
-    srv->sent = NULL;
-    free(srv->full);
-    free(srv->near_mark);
-    free(srv->compact_off);
-    free(srv->ranges);
-    free(srv->q);
-    srv->q = NULL;
-    srv->q_cap = 0;
-    free(srv->memo);
-    srv->memo = NULL;
-    srv->memo_cap = 0;
-    proto_buf_free(&srv->own);
-    srv->body_off = NULL;
-    srv->full = NULL;
-    srv->near_mark = NULL;
-    srv->compact_off = NULL;
-    srv->ranges = NULL;
-    srv->slot_cap = srv->ranges_cap = srv->ranges_len = 0;
+    return (net_state){
+        .tick = sn->tick,
+        .ranges = sn->ranges.at + v->range_begin,
+        .n = v->range_end - v->range_begin,
+        .own = sn->own.data + v->own_begin,
+        .own_len = v->own_end - v->own_begin,
+    };
+}
+
+void net_snapshot_copy(const net_snapshot *sn, const net_view *v, proto_buf *out)
+{
+    net_state st = net_snapshot_state(sn, v);
+    size_t len = net_state_len(&st);
+    proto_buf_clear(out);
+    if (!proto_buf_reserve(out, len))
+        return;
+    net_state_copy(&st, out->data);
+    out->len = len;
 }

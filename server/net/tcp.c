@@ -1,15 +1,29 @@
 /* The game port's transport: a TCP connection carrying JSON Lines (libuv streams). The session
- * code reaches it only through net_tcp_transport; this file owns the handle, the reads and the
- * framing of lines, and the writes. */
+ * code reaches it only through tcp_transport; this file owns the connection (the handle and
+ * the framing of lines), the reads and the writes. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "net_internal.h"
+#include "intake.h"
+#include "net_server.h"
+#include "session.h"
+#include "tcp.h"
+#include "tick_buf.h"
 
 /* libuv reads into one buffer for the whole server: read callbacks run one at a time and the
  * framer copies what it keeps, so no session needs a read buffer of its own. */
 static char read_buf[64 * 1024];
+
+/* A session's connection. libuv's rule: the handle's memory lives until its close callback
+ * (on_close), which frees the connection and the session together. The handle's data is the
+ * session: the stop's last pass (server.c) closes what is left of a session by its handle. */
+typedef struct tcp_conn {
+    uv_tcp_t handle; /* first: libuv hands back the handle, and it is the connection */
+    proto_framer framer; /* the stream cut into lines */
+} tcp_conn;
+
+static uv_stream_t *stream_of(const net_session *s) { return (uv_stream_t *)s->conn; }
 
 typedef struct write_req {
     uv_write_t req;
@@ -26,7 +40,14 @@ typedef struct state_write {
     char own[];
 } state_write;
 
-static void on_close(uv_handle_t *h) { net_session_free((net_session *)h); }
+static void on_close(uv_handle_t *h)
+{
+    tcp_conn *c = (tcp_conn *)h;
+    net_session *s = h->data;
+    proto_framer_free(&c->framer);
+    free(c);
+    net_session_free(s);
+}
 
 static void on_write(uv_write_t *req, int status)
 {
@@ -42,7 +63,7 @@ static void tcp_send(net_session *s, const char *data, size_t len)
     /* Try to write at once (libuv refuses while earlier bytes wait, so the order holds), and
      * copy only what the socket did not take. */
     uv_buf_t b = uv_buf_init((char *)data, (unsigned)len);
-    int n = uv_try_write((uv_stream_t *)&s->tcp, &b, 1);
+    int n = uv_try_write(stream_of(s), &b, 1);
     if (n == (int)len)
         return;
     if (n > 0) {
@@ -62,7 +83,7 @@ static void tcp_send(net_session *s, const char *data, size_t len)
     w->s = s;
     memcpy(w->data, data, len);
     b = uv_buf_init(w->data, (unsigned)len);
-    int rc = uv_write(&w->req, (uv_stream_t *)&s->tcp, &b, 1, on_write);
+    int rc = uv_write(&w->req, stream_of(s), &b, 1, on_write);
     if (rc != 0) {
         free(w);
         net_session_close(s, uv_strerror(rc));
@@ -74,37 +95,35 @@ static void on_state_written(uv_write_t *req, int status)
     state_write *w = (state_write *)req;
     net_session *s = w->s;
     s->state_in_flight = false;
-    net_tick_release(s->srv, w->tick);
+    net_tick_release(w->tick);
     free(w);
     if (status < 0 && status != UV_ECANCELED)
         net_session_close(s, uv_strerror(status));
 }
 
-static int tcp_write_state(net_session *s, net_tick_buf *tick)
+static int tcp_write_state(net_session *s, const net_state *st)
 {
-    const net_server *srv = s->srv;
-    size_t nbufs = s->range_end - s->range_begin, own_len = s->own_end - s->own_begin;
     uv_buf_t small[8];
-    uv_buf_t *bufs = nbufs <= 8 ? small : malloc(nbufs * sizeof *bufs);
-    state_write *w = malloc(sizeof *w + own_len);
+    uv_buf_t *bufs = st->n <= 8 ? small : malloc(st->n * sizeof *bufs);
+    state_write *w = malloc(sizeof *w + st->own_len);
     if (!bufs || !w) {
         if (bufs != small)
             free(bufs);
         free(w);
         return UV_ENOMEM;
     }
-    memcpy(w->own, srv->own.data + s->own_begin, own_len);
-    net_state_bufs(srv, s, w->own, bufs);
+    memcpy(w->own, st->own, st->own_len);
+    net_state_bufs(st, w->own, bufs);
     w->s = s;
-    w->tick = tick;
-    tick->refs++;
+    w->tick = st->tick;
+    st->tick->refs++;
     /* libuv copies the buffer list and writes what the socket takes at once; the rest waits
      * in its queue, pointing into the tick buffer, which this write keeps alive. */
-    int rc = uv_write(&w->req, (uv_stream_t *)&s->tcp, bufs, (unsigned)nbufs, on_state_written);
+    int rc = uv_write(&w->req, stream_of(s), bufs, (unsigned)st->n, on_state_written);
     if (bufs != small)
         free(bufs);
     if (rc != 0) {
-        tick->refs--;
+        st->tick->refs--;
         free(w);
         return rc;
     }
@@ -114,7 +133,7 @@ static int tcp_write_state(net_session *s, net_tick_buf *tick)
 
 static size_t tcp_queued(const net_session *s)
 {
-    return uv_stream_get_write_queue_size((const uv_stream_t *)&s->tcp);
+    return uv_stream_get_write_queue_size(stream_of(s));
 }
 
 static void on_alloc(uv_handle_t *h, size_t suggested, uv_buf_t *buf)
@@ -131,24 +150,25 @@ static int on_line(void *ud, const char *line, size_t len)
 
 static void on_read(uv_stream_t *stream, ssize_t nread, const uv_buf_t *buf)
 {
-    net_session *s = (net_session *)stream;
+    net_session *s = stream->data;
+    tcp_conn *c = (tcp_conn *)stream;
     if (nread < 0) {
         net_session_close(s, nread == UV_EOF ? "connection closed" : uv_strerror((int)nread));
         return;
     }
     s->srv->stats.c.bytes_in += (uint64_t)nread;
-    int rc = proto_framer_feed(&s->framer, buf->base, (size_t)nread, on_line, s);
+    int rc = proto_framer_feed(&c->framer, buf->base, (size_t)nread, on_line, s);
     if (rc == PROTO_ERR_LINE_TOO_LONG)
         net_session_too_long(s);
     else if (rc < 0)
         net_session_close(s, "out of memory");
 }
 
-static void tcp_read_pause(net_session *s) { uv_read_stop((uv_stream_t *)&s->tcp); }
+static void tcp_read_pause(net_session *s) { uv_read_stop(stream_of(s)); }
 
 static void tcp_read_resume(net_session *s)
 {
-    uv_read_start((uv_stream_t *)&s->tcp, on_alloc, on_read);
+    uv_read_start(stream_of(s), on_alloc, on_read);
 }
 
 static void on_shutdown(uv_shutdown_t *req, int status)
@@ -162,18 +182,18 @@ static void on_shutdown(uv_shutdown_t *req, int status)
 
 static void tcp_close(net_session *s, bool flush)
 {
-    uv_handle_t *h = (uv_handle_t *)&s->tcp;
+    uv_handle_t *h = s->conn;
     if (uv_is_closing(h))
         return;
     /* The shutdown completes once the queued writes are done. */
     uv_shutdown_t *req = flush ? malloc(sizeof *req) : NULL;
-    if (!req || uv_shutdown(req, (uv_stream_t *)&s->tcp, on_shutdown) != 0) {
+    if (!req || uv_shutdown(req, stream_of(s), on_shutdown) != 0) {
         free(req);
         uv_close(h, on_close);
     }
 }
 
-const net_transport net_tcp_transport = {
+static const net_transport tcp_transport = {
     .name = "tcp",
     .send = tcp_send,
     .write_state = tcp_write_state,
@@ -210,21 +230,26 @@ void net_on_connection(uv_stream_t *listener, int status)
         LOG_WARN("accept: %s", uv_strerror(status));
         return;
     }
-    net_session *s = net_session_new(srv, &net_tcp_transport);
-    if (!s || uv_tcp_init(srv->loop, &s->tcp) != 0) {
+    net_session *s = net_session_new(srv, &tcp_transport);
+    tcp_conn *c = s ? calloc(1, sizeof *c) : NULL;
+    if (!c || uv_tcp_init(srv->loop, &c->handle) != 0) {
+        free(c);
         if (s)
             net_session_free(s);
         LOG_ERROR("accept: out of memory");
         return;
     }
-    if (uv_accept(listener, (uv_stream_t *)&s->tcp) != 0) {
-        uv_close((uv_handle_t *)&s->tcp, on_close);
+    proto_framer_init(&c->framer, srv->cfg.max_line);
+    c->handle.data = s;
+    s->conn = c;
+    if (uv_accept(listener, (uv_stream_t *)&c->handle) != 0) {
+        uv_close((uv_handle_t *)&c->handle, on_close);
         return;
     }
     char peer[64];
-    format_peer(&s->tcp, peer, sizeof peer);
+    format_peer(&c->handle, peer, sizeof peer);
     if (!net_session_open(s, peer))
         return;
-    uv_tcp_nodelay(&s->tcp, 1);
+    uv_tcp_nodelay(&c->handle, 1);
     tcp_read_resume(s);
 }

@@ -1,6 +1,6 @@
 /* The WebSocket transport: `GET /ws` on the HTTP port (RFC 6455, served by libwebsockets on the
  * server's libuv loop, http.c), one protocol message per text frame, the same session code as
- * the game port's TCP clients (net_ws_transport is all session.c sees of it).
+ * the game port's TCP clients (ws_transport is all session.c sees of it).
  *
  * libwebsockets writes only from a connection's writeable callback, one frame each time, so a
  * session's output waits here in a queue of whole messages (each after LWS_PRE bytes of room
@@ -22,7 +22,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "net_internal.h"
+#include "intake.h"
+#include "net_server.h"
+#include "session.h"
+#include "tick_buf.h"
+#include "ws.h"
 
 #define WS_CLOSE_SECONDS 10 /* a close waits this long at most for the queue and the peer */
 
@@ -37,8 +41,7 @@ typedef struct net_ws_conn {
     struct lws *wsi; /* NULL once libwebsockets has closed the connection */
     ws_msg *head, *tail;
     size_t queued; /* bytes of the messages in the queue */
-    char *in;      /* the message being received */
-    size_t in_len, in_cap;
+    MK_VEC(char) msg; /* the message being received, up to max_line bytes */
     bool close_asked, close_flush;
     int close_code; /* 0: chosen when the close frame is sent */
 } net_ws_conn;
@@ -47,7 +50,7 @@ typedef struct net_ws_conn {
  * socket does not take and asks for no more until it has written it. */
 static int write_head(net_session *s)
 {
-    net_ws_conn *c = s->ws;
+    net_ws_conn *c = s->conn;
     ws_msg *m = c->head;
     c->head = m->next;
     if (!c->head)
@@ -65,7 +68,7 @@ static int write_head(net_session *s)
  * it, as a TCP player's does, instead of a loop iteration later. */
 static void write_soon(net_session *s)
 {
-    net_ws_conn *c = s->ws;
+    net_ws_conn *c = s->conn;
     if (c->head == c->tail && !lws_send_pipe_choked(c->wsi)) {
         if (write_head(s) != 0)
             net_session_close(s, "write failed");
@@ -76,7 +79,7 @@ static void write_soon(net_session *s)
 
 static bool enqueue(net_session *s, size_t len, bool state, ws_msg **out)
 {
-    net_ws_conn *c = s->ws;
+    net_ws_conn *c = s->conn;
     ws_msg *m = malloc(sizeof *m + LWS_PRE + len);
     if (!m)
         return false;
@@ -95,7 +98,7 @@ static bool enqueue(net_session *s, size_t len, bool state, ws_msg **out)
 
 static void ws_send(net_session *s, const char *data, size_t len)
 {
-    net_ws_conn *c = s->ws;
+    net_ws_conn *c = s->conn;
     if (!c->wsi || c->close_asked)
         return;
     /* The frame is the message: its line end stays off the wire. */
@@ -112,34 +115,16 @@ static void ws_send(net_session *s, const char *data, size_t len)
     write_soon(s);
 }
 
-static int ws_write_state(net_session *s, net_tick_buf *tick)
+static int ws_write_state(net_session *s, const net_state *st)
 {
-    (void)tick; /* the bytes are copied: nothing points into it after this call */
-    net_ws_conn *c = s->ws;
+    /* The bytes are copied: nothing points into the tick buffer after this call. */
+    net_ws_conn *c = s->conn;
     if (!c->wsi || c->close_asked)
         return 0;
-    const net_server *srv = s->srv;
-    size_t nbufs = s->range_end - s->range_begin, len = 0;
-    uv_buf_t small[8];
-    uv_buf_t *bufs = nbufs <= 8 ? small : malloc(nbufs * sizeof *bufs);
-    if (!bufs)
-        return UV_ENOMEM;
-    net_state_bufs(srv, s, srv->own.data + s->own_begin, bufs);
-    for (size_t i = 0; i < nbufs; i++)
-        len += bufs[i].len;
     ws_msg *m;
-    if (!enqueue(s, len, true, &m)) {
-        if (bufs != small)
-            free(bufs);
+    if (!enqueue(s, net_state_len(st), true, &m))
         return UV_ENOMEM;
-    }
-    unsigned char *p = m->buf + LWS_PRE;
-    for (size_t i = 0; i < nbufs; i++) {
-        memcpy(p, bufs[i].base, bufs[i].len);
-        p += bufs[i].len;
-    }
-    if (bufs != small)
-        free(bufs);
+    net_state_copy(st, (char *)m->buf + LWS_PRE);
     if (m->len > 0 && m->buf[LWS_PRE + m->len - 1] == '\n') {
         m->len--;
         c->queued--;
@@ -149,23 +134,27 @@ static int ws_write_state(net_session *s, net_tick_buf *tick)
     return 0;
 }
 
-static size_t ws_queued(const net_session *s) { return s->ws->queued; }
-
-static void ws_read_pause(net_session *s)
+static size_t ws_queued(const net_session *s)
 {
-    if (s->ws->wsi)
-        lws_rx_flow_control(s->ws->wsi, 0);
+    const net_ws_conn *c = s->conn;
+    return c->queued;
 }
 
-static void ws_read_resume(net_session *s)
+/* Stops (0) and restarts (1) reading the client's frames. */
+static void flow(net_session *s, int on)
 {
-    if (s->ws->wsi)
-        lws_rx_flow_control(s->ws->wsi, 1);
+    net_ws_conn *c = s->conn;
+    if (c->wsi)
+        lws_rx_flow_control(c->wsi, on);
 }
+
+static void ws_read_pause(net_session *s) { flow(s, 0); }
+
+static void ws_read_resume(net_session *s) { flow(s, 1); }
 
 static void drop_queue(net_session *s)
 {
-    net_ws_conn *c = s->ws;
+    net_ws_conn *c = s->conn;
     while (c->head) {
         ws_msg *m = c->head;
         c->head = m->next;
@@ -179,7 +168,7 @@ static void drop_queue(net_session *s)
 
 static void ws_close(net_session *s, bool flush)
 {
-    net_ws_conn *c = s->ws;
+    net_ws_conn *c = s->conn;
     if (!c->wsi)
         return;
     if (c->close_asked && (!c->close_flush || flush))
@@ -194,7 +183,7 @@ static void ws_close(net_session *s, bool flush)
     lws_callback_on_writable(c->wsi);
 }
 
-const net_transport net_ws_transport = {
+static const net_transport ws_transport = {
     .name = "ws",
     .send = ws_send,
     .write_state = ws_write_state,
@@ -206,7 +195,7 @@ const net_transport net_ws_transport = {
 
 static int on_established(net_server *srv, struct lws *wsi, net_session **user)
 {
-    net_session *s = net_session_new(srv, &net_ws_transport);
+    net_session *s = net_session_new(srv, &ws_transport);
     net_ws_conn *c = s ? calloc(1, sizeof *c) : NULL;
     if (!c) {
         if (s)
@@ -215,7 +204,8 @@ static int on_established(net_server *srv, struct lws *wsi, net_session **user)
         return -1;
     }
     c->wsi = wsi;
-    s->ws = c;
+    c->msg.v = mk_vec_make(sizeof(char));
+    s->conn = c;
     *user = s;
     /* From here the hello timeout watches the connection, as on the game port. */
     lws_set_timeout(wsi, NO_PENDING_TIMEOUT, 0);
@@ -229,7 +219,7 @@ static int on_established(net_server *srv, struct lws *wsi, net_session **user)
 
 static int on_receive(net_session *s, struct lws *wsi, const char *in, size_t len)
 {
-    net_ws_conn *c = s->ws;
+    net_ws_conn *c = s->conn;
     if (s->closing)
         return 0;
     s->srv->stats.c.bytes_in += len;
@@ -241,37 +231,29 @@ static int on_receive(net_session *s, struct lws *wsi, const char *in, size_t le
         return 0;
     }
     size_t max = s->srv->cfg.max_line;
-    if (len > max - c->in_len) {
+    size_t at = c->msg.v.len;
+    if (len > max - at) {
         c->close_code = LWS_CLOSE_STATUS_MESSAGE_TOO_LARGE;
-        c->in_len = 0;
+        c->msg.v.len = 0;
         net_session_too_long(s);
         return 0;
     }
-    if (c->in_len + len > c->in_cap) {
-        size_t cap = c->in_cap ? c->in_cap : 1024;
-        while (cap < c->in_len + len)
-            cap *= 2;
-        char *p = realloc(c->in, cap < max ? cap : max);
-        if (!p) {
-            net_session_close(s, "out of memory");
-            return 0;
-        }
-        c->in = p;
-        c->in_cap = cap < max ? cap : max;
+    if (!mk_vec_resize(&c->msg.v, at + len)) {
+        net_session_close(s, "out of memory");
+        return 0;
     }
-    memcpy(c->in + c->in_len, in, len);
-    c->in_len += len;
+    memcpy(c->msg.at + at, in, len);
     if (lws_is_final_fragment(wsi)) {
-        size_t n = c->in_len;
-        c->in_len = 0;
-        net_session_message(s, c->in, n);
+        size_t n = c->msg.v.len;
+        c->msg.v.len = 0;
+        net_session_message(s, c->msg.at, n);
     }
     return 0;
 }
 
 static int on_writeable(net_session *s, struct lws *wsi)
 {
-    net_ws_conn *c = s->ws;
+    net_ws_conn *c = s->conn;
     ws_msg *m = c->close_asked && !c->close_flush ? NULL : c->head;
     if (!m) {
         if (!c->close_asked)
@@ -302,7 +284,7 @@ static int on_writeable(net_session *s, struct lws *wsi)
 
 static void on_closed(net_session *s)
 {
-    net_ws_conn *c = s->ws;
+    net_ws_conn *c = s->conn;
     c->wsi = NULL;
     /* libwebsockets calls back from its own handles' callbacks, never inside a pass over the
      * sessions, so the close is made now. */
@@ -310,9 +292,9 @@ static void on_closed(net_session *s)
     if (!s->closing)
         net_session_close(s, "connection closed");
     drop_queue(s);
-    free(c->in);
+    mk_vec_free(&c->msg.v);
     free(c);
-    s->ws = NULL;
+    s->conn = NULL;
     net_session_free(s);
 }
 

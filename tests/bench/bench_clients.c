@@ -11,7 +11,9 @@
 #include <string.h>
 
 #include "bench.h"
-#include "net_internal.h"
+#include "net_server.h"
+#include "session.h"
+#include "snapshot.h"
 
 #define CLIENTS_BODIES 2000
 #define CLIENTS_BIG 20000 /* the radius row's second pile */
@@ -47,17 +49,18 @@ static void setup(clients_bench *cb, int n, double radius, int bodies)
     memset(&cb->srv, 0, sizeof cb->srv);
     cb->srv.world = cb->world;
     cb->srv.cfg = net_config_default();
-    proto_buf_init(&cb->srv.own);
+    cb->srv.snap = net_snapshot_new();
     cb->sessions = calloc((size_t)n, sizeof *cb->sessions);
-    if (!cb->sessions)
+    if (!cb->sessions || !cb->srv.snap)
         die("out of memory");
     for (int i = 0; i < n; i++) {
         net_session *s = &cb->sessions[i];
         s->srv = &cb->srv;
         s->client = (uint32_t)i + 1;
         s->joined = true;
-        s->ack = 1000u + (uint64_t)i;
-        s->radius = radius;
+        s->inputs.ack = 1000u + (uint64_t)i;
+        net_view_init(&s->view);
+        s->view.radius = radius;
         if (radius > 0) {
             sim_body_def d;
             memset(&d, 0, sizeof d);
@@ -78,14 +81,10 @@ static void setup(clients_bench *cb, int n, double radius, int bodies)
 
 static void teardown(clients_bench *cb, int n)
 {
-    for (int i = 0; i < n; i++) {
-        free(cb->sessions[i].seen);
-        free(cb->sessions[i].view);
-        free(cb->sessions[i].removed);
-        free(cb->sessions[i].base);
-    }
+    for (int i = 0; i < n; i++)
+        net_view_free(&cb->sessions[i].view);
     free(cb->sessions);
-    net_snapshot_free(&cb->srv);
+    net_snapshot_free(cb->srv.snap);
     sim_world_free(cb->world);
 }
 
@@ -173,7 +172,7 @@ static double scan_per_client(clients_bench *cb, int n, int reps, size_t *found)
         for (int c = 0; c < n; c++) {
             const net_session *s = &cb->sessions[c];
             mk_vec2 p = sim_world_get(cb->world, s->avatar)->pos;
-            float r = (float)s->radius;
+            float r = (float)s->view.radius;
             for (size_t i = 0; i < slots; i++) {
                 float dx = fmaxf(fabsf(p.x - bounds[i].center.x) - bounds[i].half.x, 0.0f);
                 float dy = fmaxf(fabsf(p.y - bounds[i].center.y) - bounds[i].half.y, 0.0f);
@@ -203,7 +202,7 @@ static void clients_row(const bench_opts *o, double radius, int bodies)
     /* The first snapshot shows every client every body (first sightings); from then on only
      * what moves, or with a radius what is near. Built as after a whole snapshot period of
      * steps, every client is due a state. */
-    uint64_t period_ago = sim_world_tick(cb.world) - net_state_phases(&cb.srv.cfg);
+    uint64_t period_ago = sim_world_tick(cb.world) - net_view_phases(&cb.srv.cfg);
     if (net_snapshot_build(&cb.srv, period_ago) != n)
         die("a state was not built");
     net_snapshot_discard(&cb.srv);
@@ -219,14 +218,14 @@ static void clients_row(const bench_opts *o, double radius, int bodies)
     proto_buf_init(&line);
     size_t total = 0, sent = 0;
     for (int c = 0; c < n; c++) {
-        net_snapshot_copy(&cb.srv, &cb.sessions[c], &line);
+        net_snapshot_copy(cb.srv.snap, &cb.sessions[c].view, &line);
         int k = bodies_in(&line);
         if (k < 0)
             die("a client's state does not read back");
         total += line.len;
         sent += (size_t)k;
     }
-    size_t ranges = cb.srv.ranges_len;
+    size_t ranges = cb.srv.snap->ranges.v.len;
     net_snapshot_discard(&cb.srv);
     proto_buf_free(&line);
 
@@ -262,7 +261,7 @@ static void clients_row(const bench_opts *o, double radius, int bodies)
 /* One snapshot period of the pile (untimed), then one state for every client (timed): ns. */
 static double period_then_build(clients_bench *cb, int n, size_t *bytes)
 {
-    uint64_t phases = net_state_phases(&cb->srv.cfg);
+    uint64_t phases = net_view_phases(&cb->srv.cfg);
     for (uint64_t i = 0; i < phases; i++)
         sim_world_step(cb->world);
     uint64_t t = bench_now_ns();
@@ -270,8 +269,9 @@ static double period_then_build(clients_bench *cb, int n, size_t *bytes)
         die("a state was not built");
     double ns = (double)(bench_now_ns() - t);
     *bytes = 0;
-    for (const net_range *r = cb->srv.ranges; r < cb->srv.ranges + cb->srv.ranges_len; r++)
-        *bytes += r->len;
+    const net_snapshot *sn = cb->srv.snap;
+    for (size_t i = 0; i < sn->ranges.v.len; i++)
+        *bytes += sn->ranges.at[i].len;
     net_snapshot_discard(&cb->srv);
     return ns;
 }
@@ -289,8 +289,8 @@ static void delta_clients_row(const bench_opts *o)
     setup(&d, n, 0, CLIENTS_BODIES);
     setup(&c, n, 0, CLIENTS_BODIES);
     for (int i = 0; i < n; i++) {
-        d.sessions[i].delta = true;
-        c.sessions[i].compact = true;
+        d.sessions[i].view.delta = true;
+        c.sessions[i].view.compact = true;
     }
     r.bodies = (long)sim_world_body_count(d.world);
     size_t bytes_d = 0, bytes_c = 0;
