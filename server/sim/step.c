@@ -247,7 +247,7 @@ void DIM_NAME(sim_world_step)(sim_world *w)
     DIM_NAME(sim_collide)(w, up);
     DIM_NAME(sim_solve)(w, cfg->dt);
 #if MK_DIM == 3
-    sim_store_impulses3(w); /* the 2D solver stores its own as it ends */
+    sim_store_impulses3(w, NULL, dim_constraints(w)->len); /* the 2D solver stores its own */
 #endif
     if (parallel)
         sim_pool_end(w->pool);

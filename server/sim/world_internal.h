@@ -121,7 +121,7 @@ void sim_store_impulses2(sim_world *w, const uint32_t *only, size_t n);
 void sim_wake_touched3(sim_world *w);
 void sim_build_solver_bodies3(sim_world *w);
 void sim_collide3(sim_world *w, mk_vec3 up);
-void sim_store_impulses3(sim_world *w);
+void sim_store_impulses3(sim_world *w, const uint32_t *only, size_t n);
 /* The size of the narrowphase's per-pair result (w->narrow's item) of each dimension. */
 size_t sim_narrow_item_size2(void);
 size_t sim_narrow_item_size3(void);
@@ -161,7 +161,7 @@ void sim_report_change(sim_world *w, sim_change_kind kind, const sim_body *body,
 /* Fills slot's 3D part from the definition (a hull is copied); false when memory runs out. */
 bool sim_place_body3(sim_world *w, const sim_body_def *def, uint32_t slot);
 col_aabb3 sim_body_bounds3(const sim_body3 *b3);
-/* The centre of mass in world space, m. */
+/* The centre of mass in world space, m (contacts3.c). */
 mk_vec3 sim_body_center3(const sim_body3 *b3);
 
 /* Removes a body as sim_world_remove does, but unrecorded: the step's own removals follow from
