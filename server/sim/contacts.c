@@ -21,7 +21,8 @@ static bool active(const sim_world *w, const sim_body *b)
 {
     if (b->sleeping || b->kind == SIM_STATIC)
         return false;
-    return b->kind != SIM_KINEMATIC || !dv_is_zero(dim_part(w, (uint32_t)(b - w->bodies))->vel);
+    return b->kind != SIM_KINEMATIC ||
+           !dv_is_zero(dim_part(w, (uint32_t)(b - w->slots.bodies.at))->vel);
 }
 
 /* The manifold of a pair, with speculative points when they are apart by less than
@@ -50,9 +51,9 @@ void DIM_NAME(sim_wake_touched)(sim_world *w)
 {
     if (!dim_pairs_may_sleep(w))
         return; /* no pair has a sleeper to wake */
-    const sim_pair *pairs = w->pairs.data;
-    for (size_t i = 0; i < w->pairs.len; i++) {
-        sim_body *a = &w->bodies[pairs[i].a], *b = &w->bodies[pairs[i].b];
+    const sim_pair *pairs = w->broad.pairs.at;
+    for (size_t i = 0; i < w->broad.pairs.v.len; i++) {
+        sim_body *a = &w->slots.bodies.at[pairs[i].a], *b = &w->slots.bodies.at[pairs[i].b];
         if (a->sleeping == b->sleeping)
             continue;
         sim_body *sleeper = a->sleeping ? a : b, *other = a->sleeping ? b : a;
@@ -64,23 +65,24 @@ void DIM_NAME(sim_wake_touched)(sim_world *w)
 
 void DIM_NAME(sim_build_solver_bodies)(sim_world *w)
 {
-    mk_vec *v = dim_solver_bodies(w), *info = dim_solver_info(w);
-    v->len = info->len = 0;
-    const mk_vec *movers = dim_movers(w);
+    ddim *d = dim_of(w);
+    d->solver_bodies.v.len = d->solver_info.v.len = 0;
+    size_t movers;
+    const uint32_t *slots = dim_movers(w, &movers);
     /* Room for the body at rest was reserved with the world (place_body); with room for every
      * body the arrays are written in place. Out of memory, no body moves this step. */
-    bool room = mk_vec_reserve(v, movers->len + 1) && mk_vec_reserve(info, movers->len + 1);
-    dsolver_body *vb = v->data;
-    dsolver_info *vi = info->data;
+    bool room = mk_vec_reserve(&d->solver_bodies.v, movers + 1) &&
+                mk_vec_reserve(&d->solver_info.v, movers + 1);
+    dsolver_body *vb = d->solver_bodies.at;
+    dsolver_info *vi = d->solver_info.at;
     vb[0] = dim_solver_rest();
     vi[0] = dim_solver_info_rest();
     size_t n = 1;
-    const uint32_t *slots = movers->data;
-    for (size_t i = 0; i < movers->len; i++) {
+    for (size_t i = 0; i < movers; i++) {
         uint32_t s = slots[i];
-        const sim_body *b = &w->bodies[s];
+        const sim_body *b = &w->slots.bodies.at[s];
         if (!room || b->kind == SIM_STATIC || b->sleeping) {
-            w->solver_index[s] = 0;
+            w->solver.index.at[s] = 0;
             continue;
         }
         const dpart *p = dim_part(w, s);
@@ -88,11 +90,11 @@ void DIM_NAME(sim_build_solver_bodies)(sim_world *w)
         sb.v = p->vel;
         sb.w = p->w;
         sb.gravity_scale = b->kind == SIM_KINEMATIC ? 0.0f : 1.0f;
-        w->solver_index[s] = (uint32_t)n;
+        w->solver.index.at[s] = (uint32_t)n;
         vb[n] = sb;
         vi[n++] = (dsolver_info){b->inv_mass, dim_solver_inv_inertia(b, p), s};
     }
-    v->len = info->len = n;
+    d->solver_bodies.v.len = d->solver_info.v.len = n;
 }
 
 /* The manifold a kept entry stands for now: each point midway between its two surface points
@@ -132,22 +134,23 @@ static void add_constraint(sim_world *w, sim_pair *pair, const sim_body *a, cons
                            const dmanifold *m, uint32_t found, bool kept, fill_item *fills,
                            uint32_t i)
 {
-    mk_vec *cv = dim_constraints(w);
+    ddim *d = dim_of(w);
+    size_t k = d->constraints.v.len;
     /* Built in place: sim_collide reserved one constraint a pair. */
-    assert(cv->len < cv->cap);
-    dconstraint *c = (dconstraint *)cv->data + cv->len;
+    assert(k < d->constraints.v.cap);
+    dconstraint *c = &d->constraints.at[k];
     uint32_t sa = sim_id_slot(a->id), sb = sim_id_slot(b->id);
-    c->a = w->solver_index[sa];
-    c->b = w->solver_index[sb];
+    c->a = w->solver.index.at[sa];
+    c->b = w->solver.index.at[sb];
     c->friction = sim_pair_friction(a, b);
     c->restitution = sim_pair_restitution(a, b);
-    const dsolver_info *si = dim_solver_info(w)->data;
+    const dsolver_info *si = d->solver_info.at;
     c->ma = si[c->a].inv_mass;
     c->mb = si[c->b].inv_mass;
     if (c->ma == 0.0f && c->mb == 0.0f)
         return; /* a kinematic body against a sleeping one: nothing to solve */
     c->fixed = c->ma == 0.0f || c->mb == 0.0f;
-    sim_cache *cache = &w->cache;
+    sim_cache *cache = &w->solver.cache;
     c->cache_entry = found;
     if (found == UINT32_MAX) {
         c->cache_entry = sim_cache_add(cache, a->id, b->id);
@@ -156,16 +159,17 @@ static void add_constraint(sim_world *w, sim_pair *pair, const sim_body *a, cons
     dcache_entry *e = (dcache_entry *)sim_cache_at(cache, c->cache_entry);
     e->head.stamp = w->tick;
     /* sim_collide made room for every pair. */
-    assert(w->solved.len < w->solved.cap);
-    ((uint32_t *)w->solved.data)[w->solved.len++] = c->cache_entry;
+    assert(w->solver.solved.v.len < w->solver.solved.v.cap);
+    w->solver.solved.at[w->solver.solved.v.len++] = c->cache_entry;
     if (fills) {
-        fills[cv->len++] = (fill_item){i, false, dim_bounces(c)};
+        fills[k] = (fill_item){i, false, dim_bounces(c)};
+        d->constraints.v.len = k + 1;
         return;
     }
     if (dim_fill_points(w, c, e, dim_part(w, sa), dim_part(w, sb), m, kept)) {
-        dim_finish_constraint(w, c, cv->len);
+        dim_finish_constraint(w, c, k);
         dim_note_bounce(w, c);
-        cv->len++;
+        d->constraints.v.len = k + 1;
     }
 }
 
@@ -191,8 +195,8 @@ size_t DIM_NAME(sim_narrow_fill_size)(void) { return sizeof(fill_item); }
 /* A pair's bodies in one order per pair, so that its normal and feature ids persist. */
 static void pair_bodies(sim_world *w, const sim_pair *pair, sim_body **a, sim_body **b)
 {
-    *a = &w->bodies[pair->a];
-    *b = &w->bodies[pair->b];
+    *a = &w->slots.bodies.at[pair->a];
+    *b = &w->slots.bodies.at[pair->b];
     if ((*a)->id > (*b)->id) {
         sim_body *t = *a;
         *a = *b;
@@ -216,8 +220,8 @@ static void collide_pair(sim_world *w, sim_pair *pair, narrow_item *it)
     if (dim_surely_apart(pa, pb))
         return;
     it->found = UINT32_MAX;
-    dcache_entry *e =
-        (dcache_entry *)sim_cache_find_hinted(&w->cache, &pair->entry, a->id, b->id, &it->found);
+    dcache_entry *e = (dcache_entry *)sim_cache_find_hinted(&w->solver.cache, &pair->entry,
+                                                            a->id, b->id, &it->found);
     it->kept = dim_kept_manifold(w, e, pa, pb);
     it->m = it->kept ? manifold_of(e, pa, pb) : speculative_collide(pa, pb);
     it->state = NARROW_DONE;
@@ -231,7 +235,7 @@ typedef struct narrow_job {
 static void collide_range(void *arg, size_t begin, size_t end)
 {
     const narrow_job *job = arg;
-    sim_pair *pairs = job->w->pairs.data;
+    sim_pair *pairs = job->w->broad.pairs.at;
     for (size_t i = begin; i < end; i++)
         collide_pair(job->w, &pairs[i], &job->items[i]);
 }
@@ -250,17 +254,17 @@ static void fill_range(void *arg, size_t begin, size_t end)
 {
     const fill_job *job = arg;
     sim_world *w = job->w;
-    dconstraint *cs = dim_constraints(w)->data;
-    const sim_pair *pairs = w->pairs.data;
+    dconstraint *cs = dim_of(w)->constraints.at;
+    const sim_pair *pairs = w->broad.pairs.at;
     for (size_t k = begin; k < end; k++) {
         dconstraint *c = &cs[k];
         const narrow_item *it = &job->items[job->fills[k].pair];
         const sim_pair *pair = &pairs[job->fills[k].pair];
         sim_body *a, *b;
         pair_bodies(w, pair, &a, &b);
-        dcache_entry *e = (dcache_entry *)sim_cache_at(&w->cache, c->cache_entry);
+        dcache_entry *e = (dcache_entry *)sim_cache_at(&w->solver.cache, c->cache_entry);
         job->fills[k].ok = dim_fill_points(w, c, e, dim_part(w, sim_id_slot(a->id)),
-                                       dim_part(w, sim_id_slot(b->id)), &it->m, it->kept);
+                                           dim_part(w, sim_id_slot(b->id)), &it->m, it->kept);
         if (job->fills[k].ok)
             dim_finish_constraint(w, c, k);
     }
@@ -270,7 +274,7 @@ static void fill_range(void *arg, size_t begin, size_t end)
  * others' order: the list comes out as the one-by-one pass makes it. */
 static void fill_constraints(sim_world *w, const narrow_item *items, fill_item *fills)
 {
-    mk_vec *cv = dim_constraints(w);
+    mk_vec *cv = &dim_of(w)->constraints.v;
     fill_job job = {w, items, fills};
     sim_pool_for(w->pool, cv->len, SIM_NARROW_GRAIN, fill_range, &job);
     size_t n = 0;
@@ -280,7 +284,7 @@ static void fill_constraints(sim_world *w, const narrow_item *items, fill_item *
         if (n != k)
             dim_move_constraint(w, k, n);
         /* From the fill item, not the constraint, which another core may have written. */
-        w->constraints_bounce |= fills[k].bounce;
+        w->solver.bounce |= fills[k].bounce;
         n++;
     }
     cv->len = n;
@@ -295,30 +299,31 @@ static void fill_constraints(sim_world *w, const narrow_item *items, fill_item *
  * out the same with any number of workers. */
 void DIM_NAME(sim_collide)(sim_world *w, dvec up)
 {
-    mk_vec *contacts = dim_contacts(w);
+    ddim *d = dim_of(w);
+    size_t n_pairs = w->broad.pairs.v.len;
     dim_clear_constraints(w);
-    w->push_pairs.len = 0;
-    contacts->len = 0;
-    if (!sim_cache_reserve_step(w, w->pairs.len) ||
-        !mk_vec_reserve(&w->solved, w->solved.len + w->pairs.len) ||
-        !dim_reserve_constraints(w, w->pairs.len) ||
-        !mk_vec_reserve(&w->push_pairs, w->pairs.len) ||
-        !mk_vec_reserve(contacts, w->pairs.len))
+    w->solver.push_pairs.v.len = 0;
+    d->contacts.v.len = 0;
+    if (!sim_cache_reserve_step(w, n_pairs) ||
+        !mk_vec_reserve(&w->solver.solved.v, w->solver.solved.v.len + n_pairs) ||
+        !dim_reserve_constraints(w, n_pairs) ||
+        !mk_vec_reserve(&w->solver.push_pairs.v, n_pairs) ||
+        !mk_vec_reserve(&d->contacts.v, n_pairs))
         return; /* out of memory: this step has no contacts */
 
     narrow_item *items = NULL;
     fill_item *fills = NULL;
-    if (sim_pool_workers(w->pool) > 1 && w->pairs.len > SIM_NARROW_GRAIN &&
-        mk_vec_reserve(&w->narrow, w->pairs.len) &&
-        mk_vec_reserve(&w->narrow_fills, w->pairs.len)) {
-        items = w->narrow.data;
-        fills = w->narrow_fills.data;
+    if (sim_pool_workers(w->pool) > 1 && n_pairs > SIM_NARROW_GRAIN &&
+        mk_vec_reserve(&w->solver.narrow, n_pairs) &&
+        mk_vec_reserve(&w->solver.narrow_fills, n_pairs)) {
+        items = w->solver.narrow.data;
+        fills = w->solver.narrow_fills.data;
         narrow_job job = {w, items};
-        sim_pool_for(w->pool, w->pairs.len, SIM_NARROW_GRAIN, collide_range, &job);
+        sim_pool_for(w->pool, n_pairs, SIM_NARROW_GRAIN, collide_range, &job);
     }
-    size_t first_solved = w->solved.len;
-    sim_pair *pairs = w->pairs.data;
-    for (size_t i = 0; i < w->pairs.len; i++) {
+    size_t first_solved = w->solver.solved.v.len;
+    sim_pair *pairs = w->broad.pairs.at;
+    for (size_t i = 0; i < n_pairs; i++) {
         sim_body *a, *b;
         pair_bodies(w, &pairs[i], &a, &b);
         if (sim_body_resting(a) && sim_body_resting(b))
@@ -326,7 +331,7 @@ void DIM_NAME(sim_collide)(sim_world *w, dvec up)
         uint32_t sa = sim_id_slot(a->id), sb = sim_id_slot(b->id);
         if (sim_is_push_pair(a, b)) {
             sim_pair p = {sa, sb, 0.0f, 0};
-            mk_vec_push(&w->push_pairs, &p);
+            mk_vec_push(&w->solver.push_pairs.v, &p);
             continue; /* resolved after the solver, with fresh manifolds */
         }
         narrow_item here;
@@ -338,7 +343,7 @@ void DIM_NAME(sim_collide)(sim_world *w, dvec up)
         const dmanifold m = it->m;
         bool touching = m.depth >= -SIM_TOUCHING;
         if (touching) {
-            dcontact *contact = (dcontact *)contacts->data + contacts->len++;
+            dcontact *contact = &d->contacts.at[d->contacts.v.len++];
             *contact = (dcontact){a->id, b->id, m};
             for (int k = 0; k < m.count; k++)
                 contact->m.points[k].depth = mk_maxf(m.points[k].depth, 0.0f);
@@ -361,10 +366,10 @@ void DIM_NAME(sim_collide)(sim_world *w, dvec up)
 
 void DIM_NAME(sim_store_impulses)(sim_world *w, const uint32_t *only, size_t n)
 {
-    const dconstraint *cs = dim_constraints(w)->data;
+    const dconstraint *cs = dim_of(w)->constraints.at;
     for (size_t k = 0; k < n; k++) {
         const dconstraint *c = &cs[only ? only[k] : k];
-        dcache_entry *e = (dcache_entry *)sim_cache_at(&w->cache, c->cache_entry);
+        dcache_entry *e = (dcache_entry *)sim_cache_at(&w->solver.cache, c->cache_entry);
         for (int i = 0; i < c->count; i++)
             dim_store_point(e, i, &c->points[i]);
     }

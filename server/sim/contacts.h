@@ -62,8 +62,14 @@ static inline mk_vec2 sim_shape_rot2(const sim_body *b)
 typedef struct dframe {
     mk_vec2 pos, q;
 } dframe;
-static inline dframe dim_frame_of(const sim_body *b) { return (dframe){b->pos, sim_shape_rot2(b)}; }
-static inline mk_vec2 dim_frame_apply(dframe f, mk_vec2 p) { return sim_to_world2(f.pos, f.q, p); }
+static inline dframe dim_frame_of(const sim_body *b)
+{
+    return (dframe){b->pos, sim_shape_rot2(b)};
+}
+static inline mk_vec2 dim_frame_apply(dframe f, mk_vec2 p)
+{
+    return sim_to_world2(f.pos, f.q, p);
+}
 
 /* A cache entry's points. */
 typedef col_contact_point2 dcontact_point;
@@ -90,22 +96,23 @@ static inline bool dim_surely_apart(const sim_body *a, const sim_body *b)
 
 static inline void dim_clear_constraints(sim_world *w)
 {
-    w->constraints.len = 0;
-    w->constraints_bounce = false;
+    w->d2.constraints.v.len = 0;
+    w->solver.bounce = false;
 }
 
 /* Room for n constraints and their ends for the wide solver's coloring. */
 static inline bool dim_reserve_constraints(sim_world *w, size_t n)
 {
-    return mk_vec_reserve(&w->constraints, n) && mk_vec_reserve(&w->wide_ends, 2 * n);
+    return mk_vec_reserve(&w->d2.constraints.v, n) &&
+           mk_vec_reserve(&w->solver.wide_ends.v, 2 * n);
 }
 
 /* Prepares constraint k of the list: its masses and its movable ends for the wide solver's
  * coloring, while it is at hand. Writes only its own. */
 static inline void dim_finish_constraint(sim_world *w, sim_constraint *c, size_t k)
 {
-    sim_prepare_constraint2(w->solver_bodies.data, c);
-    uint32_t *ends = (uint32_t *)w->wide_ends.data + 2 * k;
+    sim_prepare_constraint2(w->d2.solver_bodies.at, c);
+    uint32_t *ends = w->solver.wide_ends.at + 2 * k;
     ends[0] = c->ma > 0.0f || c->ia > 0.0f ? c->a : 0;
     ends[1] = c->mb > 0.0f || c->ib > 0.0f ? c->b : 0;
 }
@@ -115,14 +122,14 @@ static inline bool dim_bounces(const sim_constraint *c) { return c->restitution 
 
 static inline void dim_note_bounce(sim_world *w, const sim_constraint *c)
 {
-    w->constraints_bounce |= dim_bounces(c);
+    w->solver.bounce |= dim_bounces(c);
 }
 
 /* Moves a finished constraint from k to `to` (< k) in the list, with its ends. */
 static inline void dim_move_constraint(sim_world *w, size_t k, size_t to)
 {
-    sim_constraint *cs = w->constraints.data;
-    uint32_t *ends = w->wide_ends.data;
+    sim_constraint *cs = w->d2.constraints.at;
+    uint32_t *ends = w->solver.wide_ends.at;
     cs[to] = cs[k];
     ends[2 * to] = ends[2 * k];
     ends[2 * to + 1] = ends[2 * k + 1];
@@ -169,11 +176,11 @@ static inline mk_vec3 dim_kept_normal(sim_cache_entry3 *e, dframe fa)
     return e->manifold.normal;
 }
 
-static inline void dim_clear_constraints(sim_world *w) { w->constraints3.len = 0; }
+static inline void dim_clear_constraints(sim_world *w) { w->d3.constraints.v.len = 0; }
 
 static inline bool dim_reserve_constraints(sim_world *w, size_t n)
 {
-    return mk_vec_reserve(&w->constraints3, n);
+    return mk_vec_reserve(&w->d3.constraints.v, n);
 }
 
 /* The 3D solver prepares its constraints itself (solver.c), and bounces group by group. */
@@ -199,7 +206,7 @@ static inline void dim_note_bounce(sim_world *w, const sim_constraint3 *c)
 
 static inline void dim_move_constraint(sim_world *w, size_t k, size_t to)
 {
-    sim_constraint3 *cs = w->constraints3.data;
+    sim_constraint3 *cs = w->d3.constraints.at;
     cs[to] = cs[k];
 }
 

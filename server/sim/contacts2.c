@@ -62,7 +62,7 @@ static void place_point(sim_constraint_point *p, const col_contact_point2 *mp, m
 bool sim_fill_points2(sim_world *w, sim_constraint *c, sim_cache_entry *next, const sim_body *a,
                       const sim_body *b, const col_manifold2 *m, bool kept)
 {
-    const sim_solver_info *si = w->solver_info.data;
+    const sim_solver_info *si = w->d2.solver_info.at;
     c->ia = si[c->a].inv_inertia;
     c->ib = si[c->b].inv_inertia;
     c->normal = m->normal;

@@ -32,11 +32,12 @@ static bool wanted(const sim_query_filter *f, sim_id id, sim_kind kind)
  * left since. */
 static sim_qbody live_body(const sim_world *w, uint32_t slot)
 {
-    const sim_body *b = &w->bodies[slot];
-    col_aabb3 box = ((const col_aabb3 *)w->shape_box.data)[slot];
-    if (w->bodies3) {
-        const sim_body3 *b3 = &w->bodies3[slot];
-        return (sim_qbody){b->id, b->kind, NULL, {{0, 0}, 0}, &b3->shape, {b3->pos, b3->rot}, box, 0.0f};
+    const sim_body *b = &w->slots.bodies.at[slot];
+    col_aabb3 box = w->broad.shape_box.at[slot];
+    if (w->cfg.dim == 3) {
+        const sim_body3 *b3 = sim_part3(w, slot);
+        return (sim_qbody){b->id, b->kind, NULL, {{0, 0}, 0}, &b3->shape, {b3->pos, b3->rot},
+                           box, 0.0f};
     }
     return (sim_qbody){b->id, b->kind, &b->shape, {b->pos, b->angle}, NULL,
                        {{0, 0, 0}, {0, 0, 0, 1}}, box, 0.0f};
@@ -99,9 +100,9 @@ static mk_vec *gather(sim_world *w, uint64_t t, const col_aabb3 *box, const sim_
     if (t == w->tick) {
         if (!sim_query_box(w, box, true))
             return NULL;
-        const uint32_t *hits = w->hits.data;
-        for (size_t i = 0; i < w->hits.len; i++) {
-            const sim_body *b = &w->bodies[hits[i]];
+        const uint32_t *hits = w->broad.hits.at;
+        for (size_t i = 0; i < w->broad.hits.v.len; i++) {
+            const sim_body *b = &w->slots.bodies.at[hits[i]];
             if (b->id == 0 || !wanted(f, b->id, b->kind))
                 continue;
             sim_qbody q = live_body(w, hits[i]);
@@ -117,12 +118,13 @@ static mk_vec *gather(sim_world *w, uint64_t t, const col_aabb3 *box, const sim_
     }
     /* Statics never move: the tree has them, less those added since t (removed ones are in
      * the history). */
-    w->hits.len = 0;
-    if (!sim_statics_refresh(w) || !sim_tree_query(&w->tree, w->shape_box.data, box, &w->hits))
+    w->broad.hits.v.len = 0;
+    if (!sim_statics_refresh(w) ||
+        !sim_tree_query(&w->broad.tree, w->broad.shape_box.at, box, &w->broad.hits.v))
         return NULL;
-    const uint32_t *hits = w->hits.data;
-    for (size_t i = 0; i < w->hits.len; i++) {
-        const sim_body *b = &w->bodies[hits[i]];
+    const uint32_t *hits = w->broad.hits.at;
+    for (size_t i = 0; i < w->broad.hits.v.len; i++) {
+        const sim_body *b = &w->slots.bodies.at[hits[i]];
         if (b->id == 0 || !sim_history_born_by(w, hits[i], t) || !wanted(f, b->id, b->kind))
             continue;
         sim_qbody q = live_body(w, hits[i]);
@@ -163,29 +165,18 @@ static col_aabb3 box_of(mk_vec3 lo, mk_vec3 hi)
     return (col_aabb3){mk_v3_scale(mk_v3_add(lo, hi), 0.5f), mk_v3_scale(mk_v3_sub(hi, lo), 0.5f)};
 }
 
-typedef struct ray_key {
-    float enter;
-    uint32_t index;
-} ray_key;
-
-static int by_enter(const void *a, const void *b)
-{
-    const ray_key *p = a, *q = b;
-    return p->enter < q->enter ? -1 : p->enter > q->enter;
-}
-
-/* The candidates in order of where the path enters their bounds: w's keys array. */
-static ray_key *by_entry(sim_world *w, const mk_vec *cand)
+/* The candidates in order of where the path enters their bounds: the history's keys. */
+static sim_sort_key *by_entry(sim_world *w, const mk_vec *cand)
 {
     mk_vec *keys = sim_history_keys(w->history);
     keys->len = 0;
     if (!mk_vec_reserve(keys, cand->len))
         return NULL;
     const sim_qbody *qs = cand->data;
-    ray_key *k = keys->data;
+    sim_sort_key *k = keys->data;
     for (size_t i = 0; i < cand->len; i++)
-        k[keys->len++] = (ray_key){qs[i].enter, (uint32_t)i};
-    qsort(k, keys->len, sizeof *k, by_enter);
+        k[keys->len++] = (sim_sort_key){qs[i].enter, (uint32_t)i};
+    sim_sort_keys(k, keys->len);
     return k;
 }
 
@@ -220,7 +211,7 @@ int sim_world_raycast(sim_world *w, uint64_t at_tick, mk_vec3 from, mk_vec3 to,
                       const sim_query_filter *f, bool all, sim_hit *hits, size_t max,
                       size_t *total)
 {
-    if (!w->bodies3)
+    if (w->cfg.dim != 3)
         from.z = to.z = 0.0f;
     *total = 0;
     col_aabb3 box = box_of(mk_v3_min(from, to), mk_v3_max(from, to));
@@ -232,7 +223,7 @@ int sim_world_raycast(sim_world *w, uint64_t at_tick, mk_vec3 from, mk_vec3 to,
     if (cand->len == 0)
         return 0;
     const sim_qbody *qs = cand->data;
-    ray_key *k = by_entry(w, cand);
+    sim_sort_key *k = by_entry(w, cand);
     if (!k)
         return SIM_QUERY_NOMEM;
     mk_vec *keys = sim_history_keys(w->history);
@@ -240,7 +231,7 @@ int sim_world_raycast(sim_world *w, uint64_t at_tick, mk_vec3 from, mk_vec3 to,
     sim_hit best = {0};
     bool have = false;
     for (size_t i = 0; i < keys->len; i++) {
-        if (!all && have && k[i].enter > best.fraction)
+        if (!all && have && k[i].key > best.fraction)
             break; /* every later shape begins past the nearest hit */
         sim_hit hit;
         if (!ray_body(&qs[k[i].index], from, to, &hit))
@@ -280,7 +271,7 @@ int sim_world_raycast(sim_world *w, uint64_t at_tick, mk_vec3 from, mk_vec3 to,
 static col_aabb3 shape_bounds(const sim_world *w, const sim_query_shape *s, mk_vec3 move)
 {
     col_aabb3 a;
-    if (w->bodies3) {
+    if (w->cfg.dim == 3) {
         a = col_shape3_bounds(&s->shape3, s->xf3);
     } else {
         col_aabb b = col_shape_bounds(&s->shape2, s->xf2);
@@ -295,7 +286,7 @@ static col_aabb3 shape_bounds(const sim_world *w, const sim_query_shape *s, mk_v
 int sim_world_cast(sim_world *w, uint64_t at_tick, const sim_query_shape *s, mk_vec3 translation,
                    const sim_query_filter *f, sim_hit *hit)
 {
-    if (!w->bodies3)
+    if (w->cfg.dim != 3)
         translation.z = 0.0f;
     col_aabb3 box = shape_bounds(w, s, translation);
     /* The shape's bounds at its start swept along the translation: where they first meet a
@@ -309,13 +300,13 @@ int sim_world_cast(sim_world *w, uint64_t at_tick, const sim_query_shape *s, mk_
     if (cand->len == 0)
         return 0;
     const sim_qbody *qs = cand->data;
-    ray_key *k = by_entry(w, cand);
+    sim_sort_key *k = by_entry(w, cand);
     if (!k)
         return SIM_QUERY_NOMEM;
     size_t nk = sim_history_keys(w->history)->len;
     bool have = false;
     for (size_t j = 0; j < nk; j++) {
-        if (have && k[j].enter > hit->fraction)
+        if (have && k[j].key > hit->fraction)
             break; /* every later body's bounds are met past the nearest hit */
         const sim_qbody *q = &qs[k[j].index];
         sim_hit h = {.id = q->id};

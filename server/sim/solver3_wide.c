@@ -318,21 +318,21 @@ static void pack_group(void *ctx, size_t i, const uint32_t ci[4])
 
 bool sim_wide_build3(sim_world *w, softness_set s)
 {
-    const sim_constraint3 *cs = w->constraints3.data;
-    const sim_solver_info3 *info = w->solver_info3.data;
-    size_t nc = w->constraints3.len, ng;
-    if (!mk_vec_reserve(&w->wide_ends, 2 * nc) ||
-        !mk_vec_reserve(&w->wide_groups3, nc / 4 + SIM_WIDE_COLORS + 1))
+    const sim_constraint3 *cs = w->d3.constraints.at;
+    const sim_solver_info3 *info = w->d3.solver_info.at;
+    size_t nc = w->d3.constraints.v.len, ng;
+    if (!mk_vec_reserve(&w->solver.wide_ends.v, 2 * nc) ||
+        !mk_vec_reserve(&w->d3.wide_groups.v, nc / 4 + SIM_WIDE_COLORS + 1))
         return false;
-    uint32_t *ends = w->wide_ends.data;
+    uint32_t *ends = w->solver.wide_ends.at;
     for (size_t i = 0; i < nc; i++) {
         ends[2 * i] = movable(&info[cs[i].a]) ? cs[i].a : 0;
         ends[2 * i + 1] = movable(&info[cs[i].b]) ? cs[i].b : 0;
     }
-    pack_ctx ctx = {w->wide_groups3.data, w->solver_bodies3.data, info, cs, s};
-    if (!sim_wide_groups(w, ends, nc, w->solver_bodies3.len, pack_group, &ctx, &ng))
+    pack_ctx ctx = {w->d3.wide_groups.at, w->d3.solver_bodies.at, info, cs, s};
+    if (!sim_wide_groups(w, ends, nc, w->d3.solver_bodies.v.len, pack_group, &ctx, &ng))
         return false;
-    w->wide_groups3.len = ng;
+    w->d3.wide_groups.v.len = ng;
     return true;
 }
 
@@ -341,8 +341,8 @@ bool sim_wide_build3(sim_world *w, softness_set s)
 static void warm_range(void *arg, size_t begin, size_t end)
 {
     sim_world *w = arg;
-    sim_solver_body3 *bodies = w->solver_bodies3.data;
-    sim_wide_group3 *groups = w->wide_groups3.data;
+    sim_solver_body3 *bodies = w->d3.solver_bodies.at;
+    sim_wide_group3 *groups = w->d3.wide_groups.at;
     for (size_t gi = begin; gi < end; gi++) {
         const sim_wide_group3 *g = &groups[gi];
         lanes3 a, b;
@@ -377,8 +377,8 @@ static void solve_range(void *arg, size_t begin, size_t end)
     sim_world *w = job->w;
     float inv_h = job->inv_h;
     bool use_bias = job->use_bias;
-    sim_solver_body3 *bodies = w->solver_bodies3.data;
-    sim_wide_group3 *groups = w->wide_groups3.data;
+    sim_solver_body3 *bodies = w->d3.solver_bodies.at;
+    sim_wide_group3 *groups = w->d3.wide_groups.at;
     f4 zero = f4_set1(0.0f), one = f4_set1(1.0f), ih = f4_set1(inv_h);
     f4 slop = f4_set1(SIM_SLOP), push = f4_set1(-SIM_PUSH_SPEED);
     for (size_t gi = begin; gi < end; gi++) {
@@ -453,8 +453,8 @@ void sim_wide_solve3(sim_world *w, softness_set soft, float inv_h, bool use_bias
 static void restitution_range(void *arg, size_t begin, size_t end)
 {
     sim_world *w = arg;
-    sim_solver_body3 *bodies = w->solver_bodies3.data;
-    sim_wide_group3 *groups = w->wide_groups3.data;
+    sim_solver_body3 *bodies = w->d3.solver_bodies.at;
+    sim_wide_group3 *groups = w->d3.wide_groups.at;
     f4 zero = f4_set1(0.0f), slow = f4_set1(-SIM_BOUNCE_SPEED);
     for (size_t gi = begin; gi < end; gi++) {
         sim_wide_group3 *g = &groups[gi];
@@ -490,9 +490,9 @@ void sim_wide_restitution3(sim_world *w)
 
 void sim_wide_unpack3(sim_world *w)
 {
-    sim_constraint3 *cs = w->constraints3.data;
-    const sim_wide_group3 *groups = w->wide_groups3.data;
-    for (size_t gi = 0; gi < w->wide_groups3.len; gi++) {
+    sim_constraint3 *cs = w->d3.constraints.at;
+    const sim_wide_group3 *groups = w->d3.wide_groups.at;
+    for (size_t gi = 0; gi < w->d3.wide_groups.v.len; gi++) {
         const sim_wide_group3 *g = &groups[gi];
         for (int i = 0; i < g->count; i++) {
             float jn[4], t0[4], t1[4];
