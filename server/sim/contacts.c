@@ -128,7 +128,7 @@ typedef struct fill_item {
 } fill_item;
 
 /* found: the pair's cache entry (UINT32_MAX: none yet); kept: m is that entry's kept manifold
- * (sim_kept_manifold2/3). With `fills`, the constraint is only placed in the list and its
+ * (dim_kept_manifold). With `fills`, the constraint is only placed in the list and its
  * points are left to fill_range; pair i's narrow_item then holds m. */
 static void add_constraint(sim_world *w, sim_pair *pair, const sim_body *a, const sim_body *b,
                            const dmanifold *m, uint32_t found, bool kept, fill_item *fills,
@@ -175,7 +175,7 @@ static void add_constraint(sim_world *w, sim_pair *pair, const sim_body *a, cons
 
 /* A pair's collision, the part of the narrowphase that reads the bodies and the pair's own
  * cache entry alone: the pair's entry (UINT32_MAX: none yet), whether it keeps last step's
- * manifold (sim_kept_manifold2/3), and the manifold. */
+ * manifold (dim_kept_manifold), and the manifold. */
 typedef struct narrow_item {
     dmanifold m;
     uint32_t found;

@@ -1,10 +1,10 @@
 /* The narrowphase's parts, for the files compiled with MK_DIM (dim.h): the pass over the pairs
  * is one source for both dimensions (contacts.c); what each dimension's manifolds and cache
- * entries do in their own arithmetic is in contacts2.c and contacts3.c (whether a pair keeps
- * last step's manifold, the constraint's points from the manifold, the 3D persistent manifold
- * and box test). The small picks the pass makes per pair and per point (a cache entry's points,
- * a body's frame, the constraint list's bookkeeping) are inline below, per dimension, so that
- * they cost what they cost in one file. */
+ * entries do in their own arithmetic is in contacts2.c and contacts3.c (the constraint's
+ * points from the manifold, the 3D persistent manifold and box test). What the pass asks of
+ * every pair and every point in each dimension's own way (whether the pair keeps last step's
+ * manifold, a cache entry's points, a body's frame, the constraint list's bookkeeping) is
+ * inline below, so that it costs what it cost in one file. */
 #ifndef MINK_SIM_CONTACTS_H
 #define MINK_SIM_CONTACTS_H
 
@@ -17,17 +17,10 @@
 #include "solver.h"
 
 #define SIM_MATCH_DISTANCE 0.05f /* m: a new point continues an old one this close */
-#define SIM_KEEP_MOVE 1e-3f      /* m: see sim_kept_manifold2 and sim_kept_manifold3 */
+#define SIM_KEEP_MOVE 1e-3f      /* m: see dim_kept_manifold */
 
 /* ---- each dimension's own (contacts2.c, contacts3.c) ---- */
 
-/* Whether last step's manifold of the pair, in its cache entry e (NULL: none), still holds
- * because the pair has hardly moved in A's frame since it was computed (Jolt's body pair
- * cache): a resting pile is not collided again every step. */
-bool sim_kept_manifold2(const sim_world *w, const sim_cache_entry *e, const sim_body *a,
-                        const sim_body *b);
-bool sim_kept_manifold3(const sim_world *w, const sim_cache_entry3 *e, const sim_body3 *a,
-                        const sim_body3 *b);
 /* The constraint's normal and points at the manifold m, warm-started from the pair's cache
  * entry, which takes this step's points (a kept manifold's points are the entry's, one for
  * one, and so are their impulses); false when it has none to solve. */
@@ -35,10 +28,7 @@ bool sim_fill_points2(sim_world *w, sim_constraint *c, sim_cache_entry *next, co
                       const sim_body *b, const col_manifold2 *m, bool kept);
 bool sim_fill_points3(sim_world *w, sim_constraint3 *c, sim_cache_entry3 *entry,
                       const sim_body3 *a, const sim_body3 *b, const col_manifold3 *m, bool kept);
-/* Whether two boxes are surely farther apart than `margin` (contacts3.c). */
-bool sim_boxes_apart3(const sim_body3 *a, const sim_body3 *b, float margin);
 
-#define dim_kept_manifold DIM_NAME(sim_kept_manifold)
 #define dim_fill_points DIM_NAME(sim_fill_points)
 
 #if MK_DIM == 2
@@ -56,6 +46,38 @@ static inline mk_vec2 sim_to_world2(mk_vec2 pos, mk_vec2 q, mk_vec2 p)
 static inline mk_vec2 sim_shape_rot2(const sim_body *b)
 {
     return b->shape.type == COL_SHAPE_AABB ? mk_v2(1.0f, 0.0f) : sim_body_rot2(b);
+}
+
+/* A world point in the frame of a body at `pos` turned by (cos, sin) = q. */
+static inline mk_vec2 sim_to_local2(mk_vec2 pos, mk_vec2 q, mk_vec2 p)
+{
+    mk_vec2 d = mk_v2_sub(p, pos);
+    return mk_v2(q.x * d.x + q.y * d.y, -q.y * d.x + q.x * d.y);
+}
+
+/* B's placement in A's frame: its position, and the cosine and sine of its angle. */
+static inline void sim_relative_pose2(const sim_body *a, mk_vec2 qa, const sim_body *b,
+                                      mk_vec2 qb, mk_vec2 *p, mk_vec2 *q)
+{
+    *p = sim_to_local2(a->pos, qa, b->pos);
+    *q = mk_v2(qa.x * qb.x + qa.y * qb.y, qa.x * qb.y - qa.y * qb.x);
+}
+
+/* Whether last step's manifold of the pair, in its cache entry e (NULL: none), still holds
+ * because no point of B has moved more than SIM_KEEP_MOVE in A's frame since it was computed
+ * (Jolt's body pair cache, with Box2D v3's measure of the motion: the shift plus the largest
+ * extent times the sine of the turn): a resting pile is not collided again every step. The
+ * kept points ride on the bodies: manifold_of (contacts.c) measures their depths anew. */
+static inline bool dim_kept_manifold(const sim_world *w, const sim_cache_entry *e,
+                                     const sim_body *a, const sim_body *b)
+{
+    if (!e || e->head.stamp + 1 != w->tick)
+        return false;
+    mk_vec2 p, q;
+    sim_relative_pose2(a, sim_shape_rot2(a), b, sim_shape_rot2(b), &p, &q);
+    float turn = mk_v2_cross(e->rel_q, q); /* the sine of the turn since */
+    return mk_v2_dot(q, e->rel_q) > 0.0f &&
+           mk_v2_len(mk_v2_sub(p, e->rel_p)) + e->reach * fabsf(turn) <= SIM_KEEP_MOVE;
 }
 
 /* A body's frame: its position and the turn of its shape (sim_shape_rot2). */
@@ -146,7 +168,76 @@ static inline void dim_store_point(sim_cache_entry *e, int i, const sim_constrai
 /* B shifted toward A needs only the points within the speculative reach. */
 #define DIM_SHIFTED_MARGIN SIM_SPECULATIVE
 
+/* Jolt's body pair cache's turn: 2 degrees, as the cosine of half the angle. */
+#define SIM_KEEP_COS_HALF 0.99984770f
+
+#define SIM_APART_SLACK 1e-5f /* of the sizes: float rounding in sim_boxes_apart3, with room */
+
 static inline col_xf3 sim_body_xf3(const sim_body3 *b3) { return (col_xf3){b3->pos, b3->rot}; }
+
+/* Whether two boxes are farther apart than `margin` along a face normal of either: then they
+ * are at least that far apart (the separating-axis bound of Gottschalk, Lin and Manocha's
+ * OBBTree test), and col_collide3_within would only say so, after its double-precision test
+ * of all fifteen axes. The common pair of a pile, neighbours side by side, ends here in float.
+ * The slack covers float rounding (1e-7 of the sizes), so the answer is never wrong, only
+ * sometimes "don't know" (false). */
+static inline bool sim_boxes_apart3(const sim_body3 *a, const sim_body3 *b, float margin)
+{
+    mk_mat3 ra = mk_m3_from_quat(a->rot), rb = mk_m3_from_quat(b->rot);
+    const mk_vec3 ax[3] = {ra.c0, ra.c1, ra.c2}, bx[3] = {rb.c0, rb.c1, rb.c2};
+    const float ha[3] = {a->shape.half.x, a->shape.half.y, a->shape.half.z};
+    const float hb[3] = {b->shape.half.x, b->shape.half.y, b->shape.half.z};
+    mk_vec3 d = mk_v3_sub(b->pos, a->pos);
+    float c[3][3]; /* |a_i . b_j| */
+    for (int i = 0; i < 3; i++)
+        for (int j = 0; j < 3; j++)
+            c[i][j] = fabsf(mk_v3_dot(ax[i], bx[j]));
+    float size = ha[0] + ha[1] + ha[2] + hb[0] + hb[1] + hb[2] + fabsf(d.x) + fabsf(d.y) +
+                 fabsf(d.z);
+    float limit = margin + SIM_APART_SLACK * size;
+    for (int i = 0; i < 3; i++) {
+        if (fabsf(mk_v3_dot(ax[i], d)) - ha[i] -
+                (hb[0] * c[i][0] + hb[1] * c[i][1] + hb[2] * c[i][2]) > limit ||
+            fabsf(mk_v3_dot(bx[i], d)) - hb[i] -
+                (ha[0] * c[0][i] + ha[1] * c[1][i] + ha[2] * c[2][i]) > limit)
+            return true;
+    }
+    return false;
+}
+
+
+static inline bool sim_polytope3(const col_shape3 *s)
+{
+    return s->type == COL_SHAPE3_BOX || s->type == COL_SHAPE3_HULL;
+}
+
+/* B's placement in A's frame. */
+static inline void sim_relative_pose3(const sim_body3 *a, const sim_body3 *b, mk_vec3 *p,
+                                      mk_quat *q)
+{
+    *p = mk_quat_unrotate(a->rot, mk_v3_sub(b->pos, a->pos));
+    *q = mk_quat_mul(mk_quat_conj(a->rot), b->rot);
+}
+
+/* Whether a touching polytope pair's one-shot manifold of last step, in its cache entry e
+ * (NULL: none), still holds, because B has moved less than SIM_KEEP_MOVE and turned less than
+ * 2 degrees in A's frame since it was computed (Jolt's body pair cache defaults): a resting
+ * pile is not collided again every step. The kept points ride on the bodies: sim_fill_points3
+ * measures their depths anew. */
+static inline bool dim_kept_manifold(const sim_world *w, const sim_cache_entry3 *e,
+                                     const sim_body3 *a3, const sim_body3 *b3)
+{
+    if (!sim_polytope3(&a3->shape) || !sim_polytope3(&b3->shape))
+        return false;
+    if (!e || !e->one_shot || e->head.stamp + 1 != w->tick)
+        return false;
+    mk_vec3 p;
+    mk_quat q;
+    sim_relative_pose3(a3, b3, &p, &q);
+    mk_vec3 d = mk_v3_sub(p, e->rel_p);
+    float dot = q.x * e->rel_q.x + q.y * e->rel_q.y + q.z * e->rel_q.z + q.w * e->rel_q.w;
+    return !(mk_v3_dot(d, d) > SIM_KEEP_MOVE * SIM_KEEP_MOVE || fabsf(dot) < SIM_KEEP_COS_HALF);
+}
 
 /* Two boxes that sim_boxes_apart3 finds farther apart than the speculative reach:
  * speculative_collide would find nothing. */

@@ -1,47 +1,15 @@
-/* The 2D half of the narrowphase (contacts.h): whether a pair keeps last step's manifold, and
- * a constraint's points from a manifold, in the 2D arithmetic: a body's turn is a (cos, sin)
- * pair, and each point is placed at the manifold's own point. Compiled with MK_DIM=2. */
+/* The 2D half of the narrowphase (contacts.h): a constraint's points from a manifold, in the
+ * 2D arithmetic: a body's turn is a (cos, sin) pair, and each point is placed at the
+ * manifold's own point. Compiled with MK_DIM=2. */
 #include <math.h>
 
 #include "contacts.h"
-
-/* A world point in the frame of a body at `pos` turned by (cos, sin) = q. */
-static mk_vec2 to_local(mk_vec2 pos, mk_vec2 q, mk_vec2 p)
-{
-    mk_vec2 d = mk_v2_sub(p, pos);
-    return mk_v2(q.x * d.x + q.y * d.y, -q.y * d.x + q.x * d.y);
-}
-
-/* B's placement in A's frame: its position, and the cosine and sine of its angle. */
-static void relative_pose(const sim_body *a, mk_vec2 qa, const sim_body *b, mk_vec2 qb,
-                          mk_vec2 *p, mk_vec2 *q)
-{
-    *p = to_local(a->pos, qa, b->pos);
-    *q = mk_v2(qa.x * qb.x + qa.y * qb.y, qa.x * qb.y - qa.y * qb.x);
-}
 
 /* The farthest point of the shape from its body's origin is at most this far, m. */
 static float reach(const col_shape2 *s)
 {
     col_aabb box = col_shape_bounds_q(s, (col_xf2){mk_v2(0.0f, 0.0f), 0.0f}, mk_v2(1.0f, 0.0f));
     return mk_v2_len(box.center) + mk_v2_len(box.half);
-}
-
-/* Whether last step's manifold of the pair still holds because no point of B has moved more
- * than SIM_KEEP_MOVE in A's frame since it was computed (Jolt's body pair cache, with Box2D
- * v3's measure of the motion: the shift plus the largest extent times the sine of the turn):
- * a resting pile is not collided again every step. The kept points ride on the bodies:
- * manifold_of (contacts.c) measures their depths anew. */
-bool sim_kept_manifold2(const sim_world *w, const sim_cache_entry *e, const sim_body *a,
-                        const sim_body *b)
-{
-    if (!e || e->head.stamp + 1 != w->tick)
-        return false;
-    mk_vec2 p, q;
-    relative_pose(a, sim_shape_rot2(a), b, sim_shape_rot2(b), &p, &q);
-    float turn = mk_v2_cross(e->rel_q, q); /* the sine of the turn since */
-    return mk_v2_dot(q, e->rel_q) > 0.0f &&
-           mk_v2_len(mk_v2_sub(p, e->rel_p)) + e->reach * fabsf(turn) <= SIM_KEEP_MOVE;
 }
 
 /* A constraint point at the manifold point mp, with its arms from the centres of mass ca, cb
@@ -82,16 +50,16 @@ bool sim_fill_points2(sim_world *w, sim_constraint *c, sim_cache_entry *next, co
     mk_vec2 qa = sim_shape_rot2(a), qb = sim_shape_rot2(b);
     next->count = m->count;
     next->reach = mk_maxf(reach(&a->shape), reach(&b->shape));
-    relative_pose(a, qa, b, qb, &next->rel_p, &next->rel_q);
-    next->local_normal = to_local(mk_v2(0.0f, 0.0f), qa, m->normal);
+    sim_relative_pose2(a, qa, b, qb, &next->rel_p, &next->rel_q);
+    next->local_normal = sim_to_local2(mk_v2(0.0f, 0.0f), qa, m->normal);
     for (int i = 0; i < m->count; i++) {
         sim_constraint_point *p = &c->points[i];
         const col_contact_point2 *mp = &m->points[i];
         place_point(p, mp, ca, cb, c->normal);
         /* Its surface points, half the depth each side of it along the normal. */
         mk_vec2 half = mk_v2_scale(m->normal, 0.5f * mp->depth);
-        mk_vec2 local_a = to_local(a->pos, qa, mk_v2_add(mp->point, half));
-        mk_vec2 local_b = to_local(b->pos, qb, mk_v2_sub(mp->point, half));
+        mk_vec2 local_a = sim_to_local2(a->pos, qa, mk_v2_add(mp->point, half));
+        mk_vec2 local_b = sim_to_local2(b->pos, qb, mk_v2_sub(mp->point, half));
         int k = old ? sim_match_cached(old, mp->id, local_a) : -1;
         const sim_cached_point *prev = k >= 0 ? &old->points[k] : NULL;
         p->jn = prev ? prev->jn : 0.0f;

@@ -1,17 +1,12 @@
-/* The 3D half of the narrowphase (contacts.h): the box test that ends most pairs of a pile in
- * float, the persistent manifold of curved shapes with Bullet's perturbation, whether a
- * polytope pair keeps last step's one-shot manifold, and a constraint's points and tangents
- * from the pair's cache entry, in the 3D arithmetic (quaternions, two friction directions).
- * Compiled with MK_DIM=3. */
+/* The 3D half of the narrowphase (contacts.h): the persistent manifold of curved shapes with
+ * Bullet's perturbation, and a constraint's points and tangents from the pair's cache entry,
+ * in the 3D arithmetic (quaternions, two friction directions). Compiled with MK_DIM=3. */
 #include <math.h>
 #include <string.h>
 
 #include "contacts.h"
 
 #define SIM_ARBITER_THRESHOLD 0.02f /* m: a cached point this far off is dropped (Bullet's) */
-#define SIM_APART_SLACK 1e-5f /* of the sizes: float rounding in sim_boxes_apart3, with room */
-/* Jolt's body pair cache's turn: 2 degrees, as the cosine of half the angle. */
-#define SIM_KEEP_COS_HALF 0.99984770f
 
 /* The centre of mass in world space, m. */
 mk_vec3 sim_body_center3(const sim_body3 *b3)
@@ -19,41 +14,6 @@ mk_vec3 sim_body_center3(const sim_body3 *b3)
     if (b3->local_center.x == 0.0f && b3->local_center.y == 0.0f && b3->local_center.z == 0.0f)
         return b3->pos;
     return mk_v3_add(b3->pos, mk_quat_rotate(b3->rot, b3->local_center));
-}
-
-static bool polytope(const col_shape3 *s)
-{
-    return s->type == COL_SHAPE3_BOX || s->type == COL_SHAPE3_HULL;
-}
-
-/* Whether two boxes are farther apart than `margin` along a face normal of either: then they
- * are at least that far apart (the separating-axis bound of Gottschalk, Lin and Manocha's
- * OBBTree test), and col_collide3_within would only say so, after its double-precision test
- * of all fifteen axes. The common pair of a pile, neighbours side by side, ends here in float.
- * The slack covers float rounding (1e-7 of the sizes), so the answer is never wrong, only
- * sometimes "don't know" (false). */
-bool sim_boxes_apart3(const sim_body3 *a, const sim_body3 *b, float margin)
-{
-    mk_mat3 ra = mk_m3_from_quat(a->rot), rb = mk_m3_from_quat(b->rot);
-    const mk_vec3 ax[3] = {ra.c0, ra.c1, ra.c2}, bx[3] = {rb.c0, rb.c1, rb.c2};
-    const float ha[3] = {a->shape.half.x, a->shape.half.y, a->shape.half.z};
-    const float hb[3] = {b->shape.half.x, b->shape.half.y, b->shape.half.z};
-    mk_vec3 d = mk_v3_sub(b->pos, a->pos);
-    float c[3][3]; /* |a_i . b_j| */
-    for (int i = 0; i < 3; i++)
-        for (int j = 0; j < 3; j++)
-            c[i][j] = fabsf(mk_v3_dot(ax[i], bx[j]));
-    float size = ha[0] + ha[1] + ha[2] + hb[0] + hb[1] + hb[2] + fabsf(d.x) + fabsf(d.y) +
-                 fabsf(d.z);
-    float limit = margin + SIM_APART_SLACK * size;
-    for (int i = 0; i < 3; i++) {
-        if (fabsf(mk_v3_dot(ax[i], d)) - ha[i] -
-                (hb[0] * c[i][0] + hb[1] * c[i][1] + hb[2] * c[i][2]) > limit ||
-            fabsf(mk_v3_dot(bx[i], d)) - hb[i] -
-                (ha[0] * c[0][i] + ha[1] * c[1][i] + ha[2] * c[2][i]) > limit)
-            return true;
-    }
-    return false;
 }
 
 /* Two unit tangents of n, from whichever axis is least along it (Erin Catto's
@@ -135,7 +95,7 @@ static col_contact_cache3 pair_manifold(const sim_body3 *a, const sim_body3 *b,
                                         const sim_cache_entry3 *old, const col_manifold3 *m)
 {
     col_xf3 xa = sim_body_xf3(a), xb = sim_body_xf3(b);
-    if (!polytope(&a->shape) || !polytope(&b->shape)) {
+    if (!sim_polytope3(&a->shape) || !sim_polytope3(&b->shape)) {
         col_manifold3 fresh = *m;
         if (old->manifold.count < 3 && m->count == 1 &&
             (rests_on_many(&a->shape) || rests_on_many(&b->shape)))
@@ -156,32 +116,6 @@ static col_contact_cache3 pair_manifold(const sim_body3 *a, const sim_body3 *b,
     return fresh;
 }
 
-/* B's placement in A's frame. */
-static void relative_pose(const sim_body3 *a, const sim_body3 *b, mk_vec3 *p, mk_quat *q)
-{
-    *p = mk_quat_unrotate(a->rot, mk_v3_sub(b->pos, a->pos));
-    *q = mk_quat_mul(mk_quat_conj(a->rot), b->rot);
-}
-
-/* Whether a touching polytope pair's one-shot manifold of last step still holds, because B
- * has moved less than SIM_KEEP_MOVE and turned less than 2 degrees in A's frame since it was
- * computed (Jolt's body pair cache defaults): a resting pile is not collided again every
- * step. The kept points ride on the bodies: sim_fill_points3 measures their depths anew. */
-bool sim_kept_manifold3(const sim_world *w, const sim_cache_entry3 *e, const sim_body3 *a3,
-                        const sim_body3 *b3)
-{
-    if (!polytope(&a3->shape) || !polytope(&b3->shape))
-        return false;
-    if (!e || !e->one_shot || e->head.stamp + 1 != w->tick)
-        return false;
-    mk_vec3 p;
-    mk_quat q;
-    relative_pose(a3, b3, &p, &q);
-    mk_vec3 d = mk_v3_sub(p, e->rel_p);
-    float dot = q.x * e->rel_q.x + q.y * e->rel_q.y + q.z * e->rel_q.z + q.w * e->rel_q.w;
-    return !(mk_v3_dot(d, d) > SIM_KEEP_MOVE * SIM_KEEP_MOVE || fabsf(dot) < SIM_KEEP_COS_HALF);
-}
-
 /* The constraint's normal, tangents and points from the pair's entry, which takes this step's
  * manifold (a kept entry has it, point for point, with its impulses); false when the entry
  * has no point to solve. Unlike the 2D points, each point is placed from its two surface
@@ -200,9 +134,9 @@ bool sim_fill_points3(sim_world *w, sim_constraint3 *c, sim_cache_entry3 *entry,
         old = &copy;
         entry->manifold = pair_manifold(a3, b3, old, m);
         entry->one_shot =
-            polytope(&a3->shape) && polytope(&b3->shape) && entry->manifold.count > 0;
+            sim_polytope3(&a3->shape) && sim_polytope3(&b3->shape) && entry->manifold.count > 0;
         entry->local_normal = mk_quat_unrotate(a3->rot, m->normal);
-        relative_pose(a3, b3, &entry->rel_p, &entry->rel_q);
+        sim_relative_pose3(a3, b3, &entry->rel_p, &entry->rel_q);
     }
     const col_contact_cache3 *pm = &entry->manifold;
     if (pm->count == 0)
