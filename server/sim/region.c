@@ -28,16 +28,23 @@ col_aabb3 sim_shape_bounds_now(const sim_world *w, uint32_t slot)
     return from2(col_shape_bounds_q(&b->shape, (col_xf2){b->pos, b->angle}, sim_body_rot2(b)));
 }
 
-col_aabb3 sim_fat_box(const sim_world *w, uint32_t slot)
+/* A fat box of a 3D world (is3) or a 2D one. The loops that store slots take is3 once: a
+ * uint32_t store may change the world's int `dim` as far as the compiler knows. */
+static col_aabb3 fat_box(const sim_world *w, bool is3, uint32_t slot)
 {
-    if (w->cfg.dim == 3)
+    if (is3)
         return w->d3.bounds.at[slot];
     return from2(w->d2.bounds.at[slot]);
 }
 
-static float fat_min_x(const sim_world *w, uint32_t slot)
+col_aabb3 sim_fat_box(const sim_world *w, uint32_t slot)
 {
-    if (w->cfg.dim == 3) {
+    return fat_box(w, w->cfg.dim == 3, slot);
+}
+
+static float fat_min_x(const sim_world *w, bool is3, uint32_t slot)
+{
+    if (is3) {
         const col_aabb3 *b = &w->d3.bounds.at[slot];
         return b->center.x - b->half.x;
     }
@@ -67,17 +74,18 @@ void sim_order_sort(sim_world *w)
 {
     uint32_t *order = w->broad.order.at;
     size_t n = w->broad.order.v.len;
+    bool is3 = w->cfg.dim == 3;
     float widest = 0.0f;
     for (size_t i = 0; i < n; i++) {
         uint32_t s = order[i];
-        float key = fat_min_x(w, s);
+        float key = fat_min_x(w, is3, s);
         size_t j = i;
-        while (j > 0 && fat_min_x(w, order[j - 1]) > key) {
+        while (j > 0 && fat_min_x(w, is3, order[j - 1]) > key) {
             order[j] = order[j - 1];
             j--;
         }
         order[j] = s;
-        float half = sim_fat_box(w, s).half.x;
+        float half = fat_box(w, is3, s).half.x;
         widest = half > widest ? half : widest;
     }
     w->broad.fat_half_max = widest;
@@ -100,9 +108,10 @@ static size_t order_lower_bound(const sim_world *w, float x)
 {
     const uint32_t *order = w->broad.order.at;
     size_t lo = 0, hi = w->broad.order.v.len;
+    bool is3 = w->cfg.dim == 3;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (fat_min_x(w, order[mid]) < x)
+        if (fat_min_x(w, is3, order[mid]) < x)
             lo = mid + 1;
         else
             hi = mid;
@@ -127,13 +136,14 @@ bool sim_query_box(sim_world *w, const col_aabb3 *box, bool with_statics)
     /* A fat box that reaches box on x starts at most two of the widest half widths left of
      * it: the bodies from there to the box's right edge are the only ones to test. */
     const uint32_t *order = w->broad.order.at;
+    bool is3 = w->cfg.dim == 3;
     float left = box->center.x - box->half.x - 2.0f * w->broad.fat_half_max;
     float right = box->center.x + box->half.x;
     for (size_t i = order_lower_bound(w, left); i < w->broad.order.v.len; i++) {
         uint32_t s = order[i];
-        if (fat_min_x(w, s) > right)
+        if (fat_min_x(w, is3, s) > right)
             break;
-        col_aabb3 fat = sim_fat_box(w, s);
+        col_aabb3 fat = fat_box(w, is3, s);
         if (w->slots.bodies.at[s].id != 0 && sim_aabb3_overlap(&fat, box) &&
             !MK_VEC_PUSH(&w->broad.hits, s))
             return false;
