@@ -256,10 +256,10 @@ static void handle_spawn(net_session *s, proto_msg *m)
 }
 
 /* The body `id` if it exists and this client owns it; otherwise answers and returns NULL. */
-static sim_body *owned_body(net_session *s, uint64_t id, const char *req)
+static const sim_body *owned_body(net_session *s, uint64_t id, const char *req)
 {
     char msg[PROTO_MAX_MESSAGE];
-    sim_body *body = sim_world_get(s->srv->world, id);
+    const sim_body *body = sim_world_get(s->srv->world, id);
     if (!body) {
         snprintf(msg, sizeof msg, "id: no body %llu", (unsigned long long)id);
         net_session_error(s, PROTO_ERR_NOT_FOUND, msg, req);
@@ -291,14 +291,14 @@ static void handle_despawn(net_session *s, proto_msg *m)
     send_buf(s, b);
 }
 
-static void set_input(net_session *s, sim_body *body, const double move[3], bool jump,
+static void set_input(net_session *s, const sim_body *body, const double move[3], bool jump,
                       uint64_t seq)
 {
     if (sim_world_dim(s->srv->world) == 3)
-        sim_body_set_input3(s->srv->world, body,
+        sim_body_set_input3(s->srv->world, body->id,
                             mk_v3((float)move[0], (float)move[1], (float)move[2]), jump);
     else
-        sim_body_set_input2(s->srv->world, body, mk_v2((float)move[0], (float)move[1]), jump);
+        sim_body_set_input2(s->srv->world, body->id, mk_v2((float)move[0], (float)move[1]), jump);
     s->has_set = true;
     s->set_seq = seq;
 }
@@ -327,7 +327,7 @@ static void handle_input(net_session *s, proto_msg *m)
         net_session_error(s, PROTO_ERR_NOT_FOUND, "id: this client has no avatar", NULL);
         return;
     }
-    sim_body *body = owned_body(s, id, NULL);
+    const sim_body *body = owned_body(s, id, NULL);
     if (!body)
         return;
     if (s->has_seq && m->u.input.seq <= s->last_seq) {
@@ -382,7 +382,7 @@ void net_session_take_inputs(net_session *s)
         s->waiting_len--;
         /* The body may have left the world, or this client's hands, since: then the input
          * is acknowledged and goes nowhere. */
-        sim_body *body = sim_world_get(s->srv->world, in->id);
+        const sim_body *body = sim_world_get(s->srv->world, in->id);
         if (body && body->owner == s->owner && body->kind != SIM_STATIC) {
             set_input(s, body, in->move, in->jump, in->seq);
         } else {

@@ -161,21 +161,25 @@ void sim_sleep_islands(sim_world *w, float dt)
     }
 }
 
-void sim_world_put_to_sleep(sim_world *w, sim_body *b)
+bool sim_world_put_to_sleep(sim_world *w, sim_id id)
 {
+    sim_body *b = sim_body_of(w, id);
+    if (!b)
+        return false;
     if (b->sleeping || !joins_islands(b))
-        return;
+        return true;
     uint32_t s = sim_id_slot(b->id);
     w->broad.pairs_dirty = true;
     b->sleeping = true;
     b->slept_at = w->tick;
     stop(w, b);
-    sim_body *head = w->islands.loaded_ring ? sim_world_get(w, w->islands.loaded_ring) : NULL;
+    sim_body *head = w->islands.loaded_ring ? sim_body_of(w, w->islands.loaded_ring) : NULL;
     if (!head || !head->sleeping) {
         w->islands.loaded_ring = b->id;
         b->sleep_next = s;
-        return;
+        return true;
     }
     b->sleep_next = head->sleep_next;
     head->sleep_next = s;
+    return true;
 }

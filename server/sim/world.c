@@ -108,14 +108,14 @@ void sim_world_free(sim_world *w)
 const sim_config *sim_world_config(const sim_world *w) { return &w->cfg; }
 int sim_world_dim(const sim_world *w) { return w->cfg.dim; }
 
-sim_body3 *sim_body3_of(const sim_world *w, const sim_body *b)
+const sim_body3 *sim_body3_of(const sim_world *w, const sim_body *b)
 {
     return w->cfg.dim == 3 ? sim_part3(w, (uint32_t)(b - w->slots.bodies.at)) : NULL;
 }
 uint64_t sim_world_tick(const sim_world *w) { return w->tick; }
 size_t sim_world_body_count(const sim_world *w) { return w->slots.live; }
 
-sim_body *sim_world_slots(sim_world *w, size_t *slot_count)
+const sim_body *sim_world_slots(const sim_world *w, size_t *slot_count)
 {
     *slot_count = sim_slot_count(w);
     return w->slots.bodies.at;
@@ -306,7 +306,12 @@ bool sim_world_set_slot_generation(sim_world *w, uint32_t slot, uint32_t generat
 
 void sim_world_set_tick(sim_world *w, uint64_t tick) { w->tick = tick; }
 
-sim_body *sim_world_get(sim_world *w, sim_id id)
+sim_body *sim_body_of(sim_world *w, sim_id id)
+{
+    return (sim_body *)sim_world_get(w, id);
+}
+
+const sim_body *sim_world_get(const sim_world *w, sim_id id)
 {
     if (id == 0 || (id & SIM_MAX_BODIES) == 0)
         return NULL;
@@ -368,7 +373,7 @@ static void wake_neighbours(sim_world *w, sim_body *b)
 
 static bool remove_body(sim_world *w, sim_id id)
 {
-    sim_body *b = sim_world_get(w, id);
+    sim_body *b = sim_body_of(w, id);
     if (!b)
         return false;
     sim_history_note_removed(w, b);
@@ -409,7 +414,7 @@ bool sim_remove(sim_world *w, sim_id id)
 
 bool sim_world_remove(sim_world *w, sim_id id)
 {
-    sim_body *b = sim_world_get(w, id);
+    const sim_body *b = sim_world_get(w, id);
     if (b)
         sim_report_change(w, SIM_CHANGE_REMOVED, b, b->owner, mk_v3(0, 0, 0), false);
     if (!remove_body(w, id))
@@ -471,26 +476,65 @@ const sim_contact3 *sim_world_contacts3(const sim_world *w, size_t *n)
     return w->d3.contacts.at;
 }
 
-void sim_body_set_input2(sim_world *w, sim_body *b, mk_vec2 move, bool jump)
+bool sim_body_set_input2(sim_world *w, sim_id id, mk_vec2 move, bool jump)
 {
+    sim_body *b = sim_body_of(w, id);
+    if (!b)
+        return false;
     sim_wake(w, b);
     b->move = mk_v2(mk_clampf(move.x, -1.0f, 1.0f), mk_clampf(move.y, -1.0f, 1.0f));
     sim_report_change(w, SIM_CHANGE_INPUT, b, b->owner, mk_v3(b->move.x, b->move.y, 0), jump);
     b->jump = b->jump || jump;
     b->has_input = true;
+    return true;
 }
 
-void sim_body_set_input3(sim_world *w, sim_body *b, mk_vec3 move, bool jump)
+bool sim_body_set_input3(sim_world *w, sim_id id, mk_vec3 move, bool jump)
 {
-    if (w->cfg.dim != 3)
-        return;
-    sim_body3 *b3 = sim_part3(w, sim_id_slot(b->id));
+    sim_body *b = sim_body_of(w, id);
+    if (!b || w->cfg.dim != 3)
+        return false;
+    sim_body3 *b3 = sim_part3(w, sim_id_slot(id));
     sim_wake(w, b);
     b3->move = mk_v3(mk_clampf(move.x, -1.0f, 1.0f), mk_clampf(move.y, -1.0f, 1.0f),
                      mk_clampf(move.z, -1.0f, 1.0f));
     sim_report_change(w, SIM_CHANGE_INPUT, b, b->owner, b3->move, jump);
     b->jump = b->jump || jump;
     b->has_input = true;
+    return true;
+}
+
+bool sim_body_set_spin2(sim_world *w, sim_id id, float spin)
+{
+    sim_body *b = sim_body_of(w, id);
+    if (!b || w->cfg.dim != 2 || !(b->inv_inertia > 0.0f))
+        return false;
+    sim_wake(w, b);
+    b->w = spin;
+    return true;
+}
+
+bool sim_body_set_spin3(sim_world *w, sim_id id, mk_vec3 spin)
+{
+    sim_body *b = sim_body_of(w, id);
+    if (!b || w->cfg.dim != 3)
+        return false;
+    sim_body3 *b3 = sim_part3(w, sim_id_slot(id));
+    /* A body's world inverse inertia is zero, or positive definite (a dynamic body's). */
+    if (!(b3->inv_inertia.c0.x > 0.0f))
+        return false;
+    sim_wake(w, b);
+    b3->w = spin;
+    return true;
+}
+
+bool sim_body_set_owner(sim_world *w, sim_id id, uint32_t owner)
+{
+    sim_body *b = sim_body_of(w, id);
+    if (!b)
+        return false;
+    b->owner = owner;
+    return true;
 }
 
 void sim_world_on_change(sim_world *w, sim_change_fn fn, void *ctx)
