@@ -165,19 +165,32 @@ static col_aabb3 box_of(mk_vec3 lo, mk_vec3 hi)
     return (col_aabb3){mk_v3_scale(mk_v3_add(lo, hi), 0.5f), mk_v3_scale(mk_v3_sub(hi, lo), 0.5f)};
 }
 
-/* The candidates in order of where the path enters their bounds: the history's keys. */
-static sim_sort_key *by_entry(sim_world *w, const mk_vec *cand)
+/* The candidates along a path (gather), in order of where it enters their bounds. */
+typedef struct path_candidates {
+    const sim_qbody *qs;
+    const sim_sort_key *keys; /* into qs, by where the path enters their bounds (the history's) */
+    size_t n;
+    int rc; /* 0, or the query's failure (then n is 0) */
+} path_candidates;
+
+static path_candidates along_path(sim_world *w, uint64_t t, const col_aabb3 *box,
+                                  const sim_query_filter *f, const sweep_path *path)
 {
-    mk_vec *keys = sim_history_keys(w->history);
-    keys->len = 0;
-    if (!mk_vec_reserve(keys, cand->len))
-        return NULL;
+    path_candidates c = {NULL, NULL, 0, 0};
+    const mk_vec *cand = gather(w, t, box, f, path, &c.rc);
+    if (!cand)
+        return c;
+    mk_vec *kv = sim_history_keys(w->history);
+    if (!mk_vec_resize(kv, cand->len)) {
+        c.rc = SIM_QUERY_NOMEM;
+        return c;
+    }
     const sim_qbody *qs = cand->data;
-    sim_sort_key *k = keys->data;
+    sim_sort_key *k = kv->data;
     for (size_t i = 0; i < cand->len; i++)
-        k[keys->len++] = (sim_sort_key){qs[i].enter, (uint32_t)i};
-    sim_sort_keys(k, keys->len);
-    return k;
+        k[i] = (sim_sort_key){qs[i].enter, (uint32_t)i};
+    sim_sort_keys(k, cand->len);
+    return (path_candidates){qs, k, cand->len, 0};
 }
 
 static int by_fraction(const void *a, const void *b)
@@ -215,26 +228,18 @@ int sim_world_raycast(sim_world *w, uint64_t at_tick, mk_vec3 from, mk_vec3 to,
         from.z = to.z = 0.0f;
     *total = 0;
     col_aabb3 box = box_of(mk_v3_min(from, to), mk_v3_max(from, to));
-    int rc;
     sweep_path path = {from, mk_v3_sub(to, from), mk_v3(0, 0, 0)};
-    mk_vec *cand = gather(w, at_tick, &box, f, &path, &rc);
-    if (!cand)
-        return rc;
-    if (cand->len == 0)
-        return 0;
-    const sim_qbody *qs = cand->data;
-    sim_sort_key *k = by_entry(w, cand);
-    if (!k)
-        return SIM_QUERY_NOMEM;
-    mk_vec *keys = sim_history_keys(w->history);
+    path_candidates c = along_path(w, at_tick, &box, f, &path);
+    if (c.n == 0)
+        return c.rc;
     size_t n = 0;
     sim_hit best = {0};
     bool have = false;
-    for (size_t i = 0; i < keys->len; i++) {
-        if (!all && have && k[i].key > best.fraction)
+    for (size_t i = 0; i < c.n; i++) {
+        if (!all && have && c.keys[i].key > best.fraction)
             break; /* every later shape begins past the nearest hit */
         sim_hit hit;
-        if (!ray_body(&qs[k[i].index], from, to, &hit))
+        if (!ray_body(&c.qs[c.keys[i].index], from, to, &hit))
             continue;
         if (!all) {
             if (!have || by_fraction(&hit, &best) < 0)
@@ -293,22 +298,14 @@ int sim_world_cast(sim_world *w, uint64_t at_tick, const sim_query_shape *s, mk_
      * body's bounds is a lower bound of where the shapes meet. */
     col_aabb3 start = shape_bounds(w, s, mk_v3(0, 0, 0));
     sweep_path path = {start.center, translation, start.half};
-    int rc;
-    mk_vec *cand = gather(w, at_tick, &box, f, &path, &rc);
-    if (!cand)
-        return rc;
-    if (cand->len == 0)
-        return 0;
-    const sim_qbody *qs = cand->data;
-    sim_sort_key *k = by_entry(w, cand);
-    if (!k)
-        return SIM_QUERY_NOMEM;
-    size_t nk = sim_history_keys(w->history)->len;
+    path_candidates c = along_path(w, at_tick, &box, f, &path);
+    if (c.n == 0)
+        return c.rc;
     bool have = false;
-    for (size_t j = 0; j < nk; j++) {
-        if (have && k[j].key > hit->fraction)
+    for (size_t j = 0; j < c.n; j++) {
+        if (have && c.keys[j].key > hit->fraction)
             break; /* every later body's bounds are met past the nearest hit */
-        const sim_qbody *q = &qs[k[j].index];
+        const sim_qbody *q = &c.qs[c.keys[j].index];
         sim_hit h = {.id = q->id};
         if (q->s3) {
             col_ray_hit3 r = col_cast3(&s->shape3, s->xf3, translation, q->s3, q->x3);

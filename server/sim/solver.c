@@ -410,6 +410,7 @@ void DIM_NAME(sim_solve)(sim_world *w, float dt)
     /* Four at a time where the constraints allow (solver_wide.c, solver3_wide.c); the rest one
      * by one, in 3D with their rows beside them. */
     bool wide = DIM_NAME(sim_wide_build)(w, soft);
+    sim_wide_pass push = {w, soft, inv_h, true}, relax = {w, soft, inv_h, false};
     const uint32_t *one = wide ? w->solver.wide_overflow.at : NULL;
     size_t n_one = wide ? w->solver.wide_overflow.v.len : nc;
     drows *rows = single_rows(w, &n_one);
@@ -425,15 +426,15 @@ void DIM_NAME(sim_solve)(sim_world *w, float dt)
     for (int sub = 0; sub < SIM_SUBSTEPS; sub++) {
         sim_pool_for(w->pool, nb > 0 ? nb - 1 : 0, SIM_BODY_GRAIN, gravity_range, &job);
         if (wide)
-            DIM_NAME(sim_wide_warm_start)(w);
+            sim_wide_for_colors(w, DIM_NAME(sim_wide_warm_range), &push);
         EACH_SINGLE(warm_start(bodies, c, rw));
         if (wide)
-            DIM_NAME(sim_wide_solve)(w, soft, inv_h, true);
+            sim_wide_for_colors(w, DIM_NAME(sim_wide_solve_range), &push);
         EACH_SINGLE(solve_contact(bodies, c, rw, c->fixed ? soft.fixed : soft.movable, inv_h,
                                   true));
         sim_pool_for(w->pool, nb > 0 ? nb - 1 : 0, SIM_BODY_GRAIN, integrate_range, &job);
         if (wide)
-            DIM_NAME(sim_wide_solve)(w, soft, inv_h, false);
+            sim_wide_for_colors(w, DIM_NAME(sim_wide_solve_range), &relax);
         EACH_SINGLE(solve_contact(bodies, c, rw, soft.movable, inv_h, false));
     }
 #if MK_DIM == 2
@@ -454,7 +455,7 @@ void DIM_NAME(sim_solve)(sim_world *w, float dt)
     /* 3D: restitution for the colored groups four at a time, then for the rest one by one;
      * the 3D step stores the impulses (sim_store_impulses3). */
     if (wide) {
-        sim_wide_restitution3(w);
+        sim_wide_for_colors(w, sim_wide_restitution_range3, &relax);
         sim_wide_unpack3(w);
     }
     EACH_SINGLE(restitution(bodies, c, rw));

@@ -167,9 +167,9 @@ void sim_solve3(sim_world *w, float dt);
 /* The wide solver, one interface with two kernels (solver_wide.c for 2D, solver3_wide.c for
  * 3D: their rows differ in arithmetic). build colors and packs the constraints (false when
  * memory runs out: then every constraint is solved one by one); the indices of the
- * constraints left to solve one by one are then in the solver's wide_overflow. warm_start and
- * solve work on the colored ones four at a time; unpack gives their impulses back to the
- * constraints (in 2D, straight to the contact cache when no restitution follows).
+ * constraints left to solve one by one are then in the solver's wide_overflow. The warm start
+ * and solve passes work on the colored ones four at a time; unpack gives their impulses back
+ * to the constraints (in 2D, straight to the contact cache when no restitution follows).
  *   2D: the narrowphase wrote the constraints' movable ends into wide_ends and prepared
  *       them; a group's softness is one mask and is chosen from s at each solve.
  *   3D: build writes the ends and prepares the rows itself, and packs each lane's softness
@@ -182,11 +182,17 @@ size_t sim_wide_cold_size2(void);
 size_t sim_wide_group_size3(void);
 bool sim_wide_build2(sim_world *w, softness_set s);
 bool sim_wide_build3(sim_world *w, softness_set s);
-void sim_wide_warm_start2(sim_world *w);
-void sim_wide_warm_start3(sim_world *w);
-void sim_wide_solve2(sim_world *w, softness_set s, float inv_h, bool use_bias);
-void sim_wide_solve3(sim_world *w, softness_set s, float inv_h, bool use_bias);
-void sim_wide_restitution3(sim_world *w);
+/* A pass over the colored groups (sim_wide_for_colors, with a sim_wide_pass for ctx): each
+ * kernel's warm start, solve and (3D) restitution of groups [begin, end) of one color. */
+typedef struct sim_wide_pass {
+    sim_world *w;
+    softness_set soft;
+    float inv_h;   /* 1/s of the substep */
+    bool use_bias; /* the solve that pushes overlaps apart, or the relax pass after it */
+} sim_wide_pass;
+sim_task_fn sim_wide_warm_range2, sim_wide_warm_range3;
+sim_task_fn sim_wide_solve_range2, sim_wide_solve_range3;
+sim_task_fn sim_wide_restitution_range3;
 void sim_wide_unpack2(sim_world *w);
 void sim_wide_unpack3(sim_world *w);
 

@@ -338,9 +338,9 @@ bool sim_wide_build3(sim_world *w, softness_set s)
 
 /* ---- solving ---- */
 
-static void warm_range(void *arg, size_t begin, size_t end)
+void sim_wide_warm_range3(void *arg, size_t begin, size_t end)
 {
-    sim_world *w = arg;
+    const sim_world *w = ((const sim_wide_pass *)arg)->w;
     sim_solver_body3 *bodies = w->d3.solver_bodies.at;
     sim_wide_group3 *groups = w->d3.wide_groups.at;
     for (size_t gi = begin; gi < end; gi++) {
@@ -359,22 +359,11 @@ static void warm_range(void *arg, size_t begin, size_t end)
     }
 }
 
-void sim_wide_warm_start3(sim_world *w)
+/* Each lane's softness was packed at build: the pass's is not read again. */
+void sim_wide_solve_range3(void *arg, size_t begin, size_t end)
 {
-    sim_wide_for_colors(w, warm_range, w);
-}
-
-/* Each lane's softness was packed at build: soft is not read again. */
-typedef struct solve_job {
-    sim_world *w;
-    float inv_h;
-    bool use_bias;
-} solve_job;
-
-static void solve_range(void *arg, size_t begin, size_t end)
-{
-    const solve_job *job = arg;
-    sim_world *w = job->w;
+    const sim_wide_pass *job = arg;
+    const sim_world *w = job->w;
     float inv_h = job->inv_h;
     bool use_bias = job->use_bias;
     sim_solver_body3 *bodies = w->d3.solver_bodies.at;
@@ -443,16 +432,9 @@ static void solve_range(void *arg, size_t begin, size_t end)
     }
 }
 
-void sim_wide_solve3(sim_world *w, softness_set soft, float inv_h, bool use_bias)
+void sim_wide_restitution_range3(void *arg, size_t begin, size_t end)
 {
-    (void)soft;
-    solve_job j = {w, inv_h, use_bias};
-    sim_wide_for_colors(w, solve_range, &j);
-}
-
-static void restitution_range(void *arg, size_t begin, size_t end)
-{
-    sim_world *w = arg;
+    const sim_world *w = ((const sim_wide_pass *)arg)->w;
     sim_solver_body3 *bodies = w->d3.solver_bodies.at;
     sim_wide_group3 *groups = w->d3.wide_groups.at;
     f4 zero = f4_set1(0.0f), slow = f4_set1(-SIM_BOUNCE_SPEED);
@@ -481,11 +463,6 @@ static void restitution_range(void *arg, size_t begin, size_t end)
         scatter(bodies, g->a, &a);
         scatter(bodies, g->b, &b);
     }
-}
-
-void sim_wide_restitution3(sim_world *w)
-{
-    sim_wide_for_colors(w, restitution_range, w);
 }
 
 void sim_wide_unpack3(sim_world *w)

@@ -210,9 +210,9 @@ static void relative(const lanes *a, const lanes *b, f4 rax, f4 ray, f4 rbx, f4 
     *dvy = f4_sub(f4_add(b->vy, f4_mul(b->w, rbx)), f4_add(a->vy, f4_mul(a->w, rax)));
 }
 
-static void warm_range(void *arg, size_t begin, size_t end)
+void sim_wide_warm_range2(void *arg, size_t begin, size_t end)
 {
-    sim_world *w = arg;
+    const sim_world *w = ((const sim_wide_pass *)arg)->w;
     sim_solver_body *bodies = w->d2.solver_bodies.at;
     sim_wide_group *groups = w->d2.wide_groups.at;
     for (size_t i = begin; i < end; i++) {
@@ -229,22 +229,10 @@ static void warm_range(void *arg, size_t begin, size_t end)
     }
 }
 
-void sim_wide_warm_start2(sim_world *w)
+void sim_wide_solve_range2(void *arg, size_t begin, size_t end)
 {
-    sim_wide_for_colors(w, warm_range, w);
-}
-
-typedef struct solve_job {
-    sim_world *w;
-    softness_set soft;
-    float inv_h;
-    bool use_bias;
-} solve_job;
-
-static void solve_range(void *arg, size_t begin, size_t end)
-{
-    const solve_job *job = arg;
-    sim_world *w = job->w;
+    const sim_wide_pass *job = arg;
+    const sim_world *w = job->w;
     softness_set soft = job->soft;
     float inv_h = job->inv_h;
     bool use_bias = job->use_bias;
@@ -317,12 +305,6 @@ static void solve_range(void *arg, size_t begin, size_t end)
         scatter(bodies, g->a, &a);
         scatter(bodies, g->b, &b);
     }
-}
-
-void sim_wide_solve2(sim_world *w, softness_set soft, float inv_h, bool use_bias)
-{
-    solve_job j = {w, soft, inv_h, use_bias};
-    sim_wide_for_colors(w, solve_range, &j);
 }
 
 void sim_wide_unpack2(sim_world *w)

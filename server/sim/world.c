@@ -476,56 +476,73 @@ const sim_contact3 *sim_world_contacts3(const sim_world *w, size_t *n)
     return w->d3.contacts.at;
 }
 
-bool sim_body_set_input2(sim_world *w, sim_id id, mk_vec2 move, bool jump)
+/* The body of `id` in a world of `dim` dimensions, woken with its island; NULL when there is
+ * none (then nothing wakes). */
+static sim_body *wake_body(sim_world *w, sim_id id, int dim)
 {
     sim_body *b = sim_body_of(w, id);
-    if (!b)
-        return false;
+    if (!b || w->cfg.dim != dim)
+        return NULL;
     sim_wake(w, b);
-    b->move = mk_v2(mk_clampf(move.x, -1.0f, 1.0f), mk_clampf(move.y, -1.0f, 1.0f));
-    sim_report_change(w, SIM_CHANGE_INPUT, b, b->owner, mk_v3(b->move.x, b->move.y, 0), jump);
+    return b;
+}
+
+/* An input's move is set: it is reported, and a jump is kept until the step takes it. */
+static bool take_input(sim_world *w, sim_body *b, mk_vec3 move, bool jump)
+{
+    sim_report_change(w, SIM_CHANGE_INPUT, b, b->owner, move, jump);
     b->jump = b->jump || jump;
     b->has_input = true;
     return true;
+}
+
+bool sim_body_set_input2(sim_world *w, sim_id id, mk_vec2 move, bool jump)
+{
+    /* Taken in a world of either dimension: a 3D world's step reads the 3D move alone. */
+    sim_body *b = wake_body(w, id, w->cfg.dim);
+    if (!b)
+        return false;
+    b->move = mk_v2(mk_clampf(move.x, -1.0f, 1.0f), mk_clampf(move.y, -1.0f, 1.0f));
+    return take_input(w, b, mk_v3(b->move.x, b->move.y, 0), jump);
 }
 
 bool sim_body_set_input3(sim_world *w, sim_id id, mk_vec3 move, bool jump)
 {
-    sim_body *b = sim_body_of(w, id);
-    if (!b || w->cfg.dim != 3)
+    sim_body *b = wake_body(w, id, 3);
+    if (!b)
         return false;
     sim_body3 *b3 = sim_part3(w, sim_id_slot(id));
-    sim_wake(w, b);
     b3->move = mk_v3(mk_clampf(move.x, -1.0f, 1.0f), mk_clampf(move.y, -1.0f, 1.0f),
                      mk_clampf(move.z, -1.0f, 1.0f));
-    sim_report_change(w, SIM_CHANGE_INPUT, b, b->owner, b3->move, jump);
-    b->jump = b->jump || jump;
-    b->has_input = true;
-    return true;
+    return take_input(w, b, b3->move, jump);
+}
+
+/* Whether the body of `id` turns: its inverse inertia is not zero (in 3D the world tensor is
+ * zero or positive definite, a dynamic body's). */
+static bool turns(const sim_world *w, sim_id id)
+{
+    const sim_body *b = sim_world_get(w, id);
+    if (!b)
+        return false;
+    if (w->cfg.dim == 3)
+        return sim_part3(w, sim_id_slot(id))->inv_inertia.c0.x > 0.0f;
+    return b->inv_inertia > 0.0f;
 }
 
 bool sim_body_set_spin2(sim_world *w, sim_id id, float spin)
 {
-    sim_body *b = sim_body_of(w, id);
-    if (!b || w->cfg.dim != 2 || !(b->inv_inertia > 0.0f))
-        return false;
-    sim_wake(w, b);
-    b->w = spin;
-    return true;
+    sim_body *b = turns(w, id) ? wake_body(w, id, 2) : NULL;
+    if (b)
+        b->w = spin;
+    return b != NULL;
 }
 
 bool sim_body_set_spin3(sim_world *w, sim_id id, mk_vec3 spin)
 {
-    sim_body *b = sim_body_of(w, id);
-    if (!b || w->cfg.dim != 3)
-        return false;
-    sim_body3 *b3 = sim_part3(w, sim_id_slot(id));
-    /* A body's world inverse inertia is zero, or positive definite (a dynamic body's). */
-    if (!(b3->inv_inertia.c0.x > 0.0f))
-        return false;
-    sim_wake(w, b);
-    b3->w = spin;
-    return true;
+    sim_body *b = turns(w, id) ? wake_body(w, id, 3) : NULL;
+    if (b)
+        sim_part3(w, sim_id_slot(id))->w = spin;
+    return b != NULL;
 }
 
 bool sim_body_set_owner(sim_world *w, sim_id id, uint32_t owner)
