@@ -16,6 +16,9 @@
  *   dang, drot, dconstraint_point         an angular velocity (a number in 2D, a vector in 3D),
  *                                         a rotation ((cos, sin) or a unit quaternion), a
  *                                         solver constraint's point
+ *   ddim, dim_of(w)                       the world's arrays of the dimension (sim_dim2 or
+ *                                         sim_dim3: bounds, contacts, constraints, solver
+ *                                         bodies, under the same names)
  * DIM_PICK(two, three) (mk_dim.h, with dvec and dv_*) chooses between the two dimensions'
  * forms; #if blocks remain only where a helper's arithmetic differs. Each helper does exactly
  * the arithmetic the dimension's own code did, so that a world steps bit for bit as before. */
