@@ -1,10 +1,11 @@
 /* The narrowphase's parts, for the files compiled with MK_DIM (dim.h): the pass over the pairs
- * is one source for both dimensions (contacts.c); what each dimension's manifolds and cache
- * entries do in their own arithmetic is in contacts2.c and contacts3.c (the constraint's
- * points from the manifold, the 3D persistent manifold and box test). What the pass asks of
- * every pair and every point in each dimension's own way (whether the pair keeps last step's
- * manifold, a cache entry's points, a body's frame, the constraint list's bookkeeping) is
- * inline below, so that it costs what it cost in one file. */
+ * is one source for both dimensions (contacts.c); what each dimension does for a touching
+ * pair in its own arithmetic is in contacts2.c and contacts3.c (the constraint's points from
+ * the manifold, the 3D persistent manifold and its perturbation). What the pass asks of every
+ * pair and every point in each dimension's own way (whether the pair keeps last step's
+ * manifold or is surely apart, a cache entry's points, a body's frame, the constraint list's
+ * bookkeeping) is inline below: as calls, those cost the 2D pile several percent more in the
+ * narrowphase (measured with cachegrind), inline they cost what they did in one file. */
 #ifndef MINK_SIM_CONTACTS_H
 #define MINK_SIM_CONTACTS_H
 

@@ -30,10 +30,10 @@ typedef struct sim_slots {
  * the same names, so that the files compiled for both dimensions read either one through
  * dim_of (dim.h), as parry keeps its 2D and 3D types apart under one set of names. */
 typedef struct sim_dim2 {
-    MK_VEC(col_aabb) bounds; /* per slot: fat bounds; a static body's are its own */
-    MK_VEC(col_aabb) tight;  /* per slot: the shape grown by what it can reach this step */
-    MK_VEC(sim_contact2) contacts;       /* of the last step */
-    MK_VEC(sim_constraint) constraints;  /* the step's contacts to solve */
+    MK_VEC(col_aabb) bounds;               /* per slot: fat bounds; a static body's its own */
+    MK_VEC(col_aabb) tight;                /* per slot: the shape grown by its reach this step */
+    MK_VEC(sim_contact2) contacts;         /* of the last step */
+    MK_VEC(sim_constraint) constraints;    /* the step's contacts to solve */
     MK_VEC(sim_solver_body) solver_bodies; /* [0] at rest */
     MK_VEC(sim_solver_info) solver_info;   /* at the same indices */
     MK_VEC(sim_wide_group) wide_groups;    /* the constraints four by four (solver_wide.c) */
@@ -42,15 +42,15 @@ typedef struct sim_dim2 {
 
 /* The same of a 3D world, with its bodies' 3D parts. */
 typedef struct sim_dim3 {
-    MK_VEC(sim_body3) bodies; /* per slot: the 3D part of the body of the same slot */
-    MK_VEC(col_aabb3) bounds;
-    MK_VEC(col_aabb3) tight;
+    MK_VEC(sim_body3) bodies;               /* per slot: the 3D part of that slot's body */
+    MK_VEC(col_aabb3) bounds;               /* per slot */
+    MK_VEC(col_aabb3) tight;                /* per slot */
     MK_VEC(sim_contact3) contacts;
     MK_VEC(sim_constraint3) constraints;
-    MK_VEC(sim_rows3) rows; /* the rows of the constraints solved one by one */
+    MK_VEC(sim_rows3) rows;                 /* of the constraints solved one by one */
     MK_VEC(sim_solver_body3) solver_bodies;
     MK_VEC(sim_solver_info3) solver_info;
-    MK_VEC(sim_wide_group3) wide_groups; /* solver3_wide.c */
+    MK_VEC(sim_wide_group3) wide_groups;    /* solver3_wide.c */
 } sim_dim3;
 
 struct sim_world {
