@@ -384,7 +384,8 @@ const mk_vec *sim_history_bodies_at(sim_world *w, uint64_t t, float *widest)
         h->slot_mark.v.len = slots;
     }
     if (++h->mark == 0) { /* wrapped: clear the old marks */
-        memset(h->slot_mark.at, 0, h->slot_mark.v.len * sizeof *h->slot_mark.at);
+        for (size_t i = 0; i < h->slot_mark.v.len; i++)
+            h->slot_mark.at[i] = 0;
         for (size_t i = 0; i < h->gone.v.len; i++)
             h->gone.at[i].mark = 0;
         h->mark = 1;
@@ -483,4 +484,8 @@ static int by_key(const void *a, const void *b)
     return p->index < q->index ? -1 : p->index > q->index;
 }
 
-void sim_sort_keys(sim_sort_key *keys, size_t n) { qsort(keys, n, sizeof *keys, by_key); }
+void sim_sort_keys(sim_sort_key *keys, size_t n)
+{
+    if (n > 1) /* none may be no array at all, which qsort must not be given */
+        qsort(keys, n, sizeof *keys, by_key);
+}
