@@ -65,13 +65,13 @@ static void script(sim_world *w, int t, sim_id chr, sim_id *dropped)
 {
     int dim = sim_world_dim(w);
     if (t % 37 == 0) {
-        sim_body *c = sim_world_get(w, chr);
+        const sim_body *c = sim_world_get(w, chr);
         ck_assert_ptr_nonnull(c);
         float dir = (t / 37) % 2 ? -1.0f : 1.0f;
         if (dim == 3)
-            sim_body_set_input3(w, c, mk_v3(dir, 0, 0.5f), (t / 37) % 3 == 0);
+            sim_body_set_input3(w, c->id, mk_v3(dir, 0, 0.5f), (t / 37) % 3 == 0);
         else
-            sim_body_set_input2(w, c, mk_v2(dir, 0), (t / 37) % 3 == 0);
+            sim_body_set_input2(w, c->id, mk_v2(dir, 0), (t / 37) % 3 == 0);
     }
     if (t % 50 == 10) {
         sim_body_def d;

@@ -37,7 +37,7 @@ static void run(sim_world *w, int steps)
 static size_t awake_count(sim_world *w)
 {
     size_t n, awake = 0;
-    sim_body *b = sim_world_slots(w, &n);
+    const sim_body *b = sim_world_slots(w, &n);
     for (size_t i = 0; i < n; i++)
         awake += b[i].id != 0 && b[i].kind == SIM_DYNAMIC && !b[i].sleeping;
     return awake;
@@ -280,8 +280,8 @@ START_TEST(sleepers_wake_when_touched_moved_or_left_unsupported)
     ck_assert_float_eq_tol(sim_world_get(w, third)->pos.y, 1.5f, 0.02f);
     /* An input wakes a sleeping body and moves it. */
     ck_assert(sim_world_get(w, high)->sleeping);
-    sim_body *b = sim_world_get(w, high);
-    sim_body_set_input2(w, b, mk_v2(1, 0), false);
+    const sim_body *b = sim_world_get(w, high);
+    sim_body_set_input2(w, b->id, mk_v2(1, 0), false);
     ck_assert(!b->sleeping && !sim_world_get(w, third)->sleeping);
     sim_world_free(w);
 }
@@ -317,7 +317,7 @@ START_TEST(character_pushes_a_box_and_box_does_not_push_kinematic)
     sim_id bid = sim_world_add(w, &crate, 0);
     sim_body_def k = box_def(SIM_KINEMATIC, 6, 1, 0.5f, 1);
     sim_id kid = sim_world_add(w, &k, 0);
-    sim_body_set_input2(w, sim_world_get(w, cid), mk_v2(1, 0), false);
+    sim_body_set_input2(w, cid, mk_v2(1, 0), false);
     run(w, 180);
     /* The character walked into the crate and pushed it on to the kinematic wall, which did
      * not give way. */
@@ -338,13 +338,13 @@ START_TEST(character_stands_on_a_crate_and_jumps_off_it)
     sim_body_def c = box_def(SIM_CHARACTER, 0, 2.0f, 0.3f, 0.5f);
     sim_id cid = sim_world_add(w, &c, 0);
     run(w, 60);
-    sim_body *ch = sim_world_get(w, cid);
+    const sim_body *ch = sim_world_get(w, cid);
     /* Standing on the crate: 1 m of crate, 0.5 m of half height, soft contacts a hair deep. */
     ck_assert(ch->grounded);
     ck_assert_float_eq_tol(ch->pos.y, 1.5f, 0.01f);
     ck_assert_float_eq_tol(sim_world_get(w, bid)->pos.y, 0.5f, 0.01f);
     /* A jump from the crate rises about jump_height (1.5 m) above it. */
-    sim_body_set_input2(w, ch, mk_v2(0, 0), true);
+    sim_body_set_input2(w, ch->id, mk_v2(0, 0), true);
     float top = 0.0f;
     for (int i = 0; i < 60; i++) {
         sim_world_step(w);
@@ -503,9 +503,9 @@ static uint64_t scripted_run(int ticks, uint64_t *mid_hash, tape *rec)
     sim_id cid = sim_world_add(w, &c, 7);
     for (int t = 0; t < ticks; t++) {
         if (t % 97 == 0) {
-            sim_body *b = sim_world_get(w, cid);
+            const sim_body *b = sim_world_get(w, cid);
             float dir = (t / 97) % 2 ? -1.0f : 1.0f;
-            sim_body_set_input2(w, b, mk_v2(dir, 0), t % 3 == 0);
+            sim_body_set_input2(w, b->id, mk_v2(dir, 0), t % 3 == 0);
         }
         if (t == 700) { /* a client drops a crate and takes it away again */
             sim_body_def crate = box_def(SIM_DYNAMIC, 2, 8, 0.3f, 0.3f);

@@ -47,9 +47,9 @@ static sim_world *world_with_floor(void)
     return w;
 }
 
-static sim_body3 *body3(sim_world *w, sim_id id)
+static const sim_body3 *body3(sim_world *w, sim_id id)
 {
-    sim_body *b = sim_world_get(w, id);
+    const sim_body *b = sim_world_get(w, id);
     ck_assert_ptr_nonnull(b);
     return sim_body3_of(w, b);
 }
@@ -57,7 +57,7 @@ static sim_body3 *body3(sim_world *w, sim_id id)
 static bool all_asleep(sim_world *w)
 {
     size_t n;
-    sim_body *b = sim_world_slots(w, &n);
+    const sim_body *b = sim_world_slots(w, &n);
     for (size_t i = 0; i < n; i++)
         if (b[i].id && b[i].kind == SIM_DYNAMIC && !b[i].sleeping)
             return false;
@@ -85,7 +85,7 @@ START_TEST(mass_and_inertia_3d)
     d->density = 2.0f;
     sim_id box = sim_world_add(w, d, 0);
     ck_assert_float_eq_tol(sim_world_get(w, box)->inv_mass, 1.0f / 12.0f, 1e-6f);
-    sim_body3 *b = body3(w, box);
+    const sim_body3 *b = body3(w, box);
     ck_assert_float_eq_tol(b->inv_inertia.c0.x, 1.0f / 13.0f, 1e-5f);
     ck_assert_float_eq_tol(b->inv_inertia.c1.y, 1.0f / 10.0f, 1e-5f);
     ck_assert_float_eq_tol(b->inv_inertia.c2.z, 1.0f / 5.0f, 1e-5f);
@@ -130,7 +130,7 @@ START_TEST(tower_of_ten_cubes_settles_and_sleeps)
     for (int i = 0; i < 120; i++)
         sim_world_step(w);
     ck_assert(all_asleep(w));
-    sim_body3 *top = body3(w, ids[9]);
+    const sim_body3 *top = body3(w, ids[9]);
     /* Upright, over its base, its height 9.5 m less what soft contacts give under load. */
     ck_assert_float_lt(fabsf(top->pos.x), 0.02f);
     ck_assert_float_lt(fabsf(top->pos.z), 0.02f);
@@ -285,20 +285,20 @@ START_TEST(character_stands_walks_and_jumps_3d)
                                       mk_v3(0, 1.0f, 0)), 1);
     for (int i = 0; i < 60; i++)
         sim_world_step(w);
-    sim_body *c = sim_world_get(w, id);
+    const sim_body *c = sim_world_get(w, id);
     ck_assert(c->grounded);
     ck_assert_float_eq_tol(body3(w, id)->pos.y, 0.9f, 0.01f);
     /* Run along +z at 5 m/s for 1 s: the ramp takes 0.08 s, so about 4.8 m. */
-    sim_body_set_input3(w, c, mk_v3(0, 0, 1), false);
+    sim_body_set_input3(w, c->id, mk_v3(0, 0, 1), false);
     for (int i = 0; i < 60; i++)
         sim_world_step(w);
-    sim_body3 *b = body3(w, id);
+    const sim_body3 *b = body3(w, id);
     printf("character ran %.3f m along z\n", (double)b->pos.z);
     ck_assert_float_eq_tol(b->pos.z, 4.8f, 0.15f);
     ck_assert_float_lt(fabsf(b->pos.x), 0.01f);
     ck_assert_float_eq_tol(b->pos.y, 0.9f, 0.01f);
     /* Jump: it rises jump_height = 1.5 m. */
-    sim_body_set_input3(w, sim_world_get(w, id), mk_v3(0, 0, 0), true);
+    sim_body_set_input3(w, id, mk_v3(0, 0, 0), true);
     float peak = 0.0f;
     for (int i = 0; i < 90; i++) {
         sim_world_step(w);
@@ -337,7 +337,7 @@ START_TEST(character_stands_on_a_slope_and_pushes_a_crate_3d)
                                           mk_v3(0, 0.9f, 10)), 2);
     sim_id crate = sim_world_add(w, def3(box3(0.5f, 0.5f, 0.5f), SIM_DYNAMIC,
                                          mk_v3(2, 0.5f, 10)), 0);
-    sim_body_set_input3(w, sim_world_get(w, pusher), mk_v3(1, 0, 0), false);
+    sim_body_set_input3(w, pusher, mk_v3(1, 0, 0), false);
     for (int i = 0; i < 120; i++)
         sim_world_step(w);
     printf("crate pushed to x = %.3f\n", (double)body3(w, crate)->pos.x);
@@ -381,7 +381,7 @@ static uint64_t scripted_run3(int ticks)
     for (int t = 0; t < ticks; t++) {
         if (t % 50 == 0) {
             float a = 0.37f * (float)t;
-            sim_body_set_input3(w, sim_world_get(w, chr), mk_v3(cosf(a), 0, sinf(a)),
+            sim_body_set_input3(w, chr, mk_v3(cosf(a), 0, sinf(a)),
                                 t % 150 == 0);
         }
         if (t % 200 == 100)
@@ -419,11 +419,11 @@ START_TEST(a_saved_3d_world_loads_back_exactly)
     ck_assert_int_eq(sim_world_dim(back), 3);
     ck_assert_uint_eq(sim_world_body_count(back), sim_world_body_count(w));
     size_t n;
-    sim_body *bodies = sim_world_slots(w, &n);
+    const sim_body *bodies = sim_world_slots(w, &n);
     for (size_t i = 0; i < n; i++) {
         if (!bodies[i].id)
             continue;
-        sim_body3 *a3 = sim_body3_of(w, &bodies[i]), *b3 = body3(back, bodies[i].id);
+        const sim_body3 *a3 = sim_body3_of(w, &bodies[i]), *b3 = body3(back, bodies[i].id);
         ck_assert_mem_eq(&a3->pos, &b3->pos, sizeof a3->pos);
         ck_assert_mem_eq(&a3->rot, &b3->rot, sizeof a3->rot);
         ck_assert_mem_eq(&a3->vel, &b3->vel, sizeof a3->vel);

@@ -135,7 +135,7 @@ static void check_against_scan(int dim)
         size_t total, nw = 0;
         int n = sim_world_raycast(w, sim_world_tick(w), from, to, NULL, true, hits, 400, &total);
         size_t slots;
-        sim_body *bodies = sim_world_slots(w, &slots);
+        const sim_body *bodies = sim_world_slots(w, &slots);
         for (size_t s = 0; s < slots; s++) {
             if (bodies[s].id == 0)
                 continue;
@@ -317,7 +317,7 @@ START_TEST(sleeping_pile_records_nothing)
     for (int t = 0; t < 200; t++)
         sim_world_step(w);
     size_t slots;
-    sim_body *b = sim_world_slots(w, &slots);
+    const sim_body *b = sim_world_slots(w, &slots);
     for (size_t s = 1; s < slots; s++)
         ck_assert(b[s].sleeping);
     size_t before = sim_world_history_bytes(w);
@@ -348,7 +348,7 @@ START_TEST(woken_in_a_step_is_where_it_slept)
     sim_id sleeper = sim_world_add(w, &d, 0);
     for (int t = 0; t < 100; t++)
         sim_world_step(w);
-    sim_body *b = sim_world_get(w, sleeper);
+    const sim_body *b = sim_world_get(w, sleeper);
     ck_assert(b->sleeping);
     float x0 = b->pos.x, y0 = b->pos.y;
     uint64_t asleep = sim_world_tick(w);

@@ -36,7 +36,7 @@ static size_t check_near(sim_world *w, mk_vec3 c, float r)
     size_t n;
     ck_assert(sim_world_bodies_near(w, c, r, &slots, &n));
     size_t slot_count, expected = 0, k = 0;
-    sim_body *bodies = sim_world_slots(w, &slot_count);
+    const sim_body *bodies = sim_world_slots(w, &slot_count);
     for (size_t i = 0; i < slot_count; i++) {
         if (bodies[i].id == 0)
             continue;

@@ -167,7 +167,7 @@ START_TEST(kinematic_moves_at_max_speed_and_is_not_pushed)
     sim_id kid = sim_world_add(w, &k, 0);
     sim_body_def crate = box_def(SIM_DYNAMIC, -7, 0.5f, 0.5f, 0.5f);
     sim_id cid = sim_world_add(w, &crate, 0);
-    sim_body_set_input2(w, sim_world_get(w, kid), mk_v2(1, 0), false);
+    sim_body_set_input2(w, kid, mk_v2(1, 0), false);
     run(w, 60);
     const sim_body *kb = sim_world_get(w, kid);
     /* 4 m/s for one second, exactly along x, not lifted by the ground it overlaps. */
@@ -187,25 +187,25 @@ START_TEST(character_runs_jumps_and_lands)
     c.max_speed = 6.0f;
     sim_id id = sim_world_add(w, &c, 1);
     run(w, 10);
-    sim_body *b = sim_world_get(w, id);
+    const sim_body *b = sim_world_get(w, id);
     ck_assert(b->grounded);
     ck_assert_float_eq_tol(b->pos.y, 0.9f, 1e-3f);
 
-    sim_body_set_input2(w, b, mk_v2(1, 0), false);
+    sim_body_set_input2(w, b->id, mk_v2(1, 0), false);
     run(w, 30);
     b = sim_world_get(w, id);
     ck_assert_float_eq_tol(b->vel.x, 6.0f, 1e-4f);
     ck_assert(b->grounded);
 
     /* Jump: v = sqrt(2 g h) rises about h = 1.5 m (a little less with a discrete step). */
-    sim_body_set_input2(w, b, mk_v2(0, 0), true);
+    sim_body_set_input2(w, b->id, mk_v2(0, 0), true);
     float peak = 0.0f;
     bool left_ground = false;
     for (int i = 0; i < 120; i++) {
         sim_world_step(w);
         b = sim_world_get(w, id);
         if (i == 0)
-            sim_body_set_input2(w, b, mk_v2(0, 0), false);
+            sim_body_set_input2(w, b->id, mk_v2(0, 0), false);
         left_ground |= !b->grounded;
         peak = fmaxf(peak, b->pos.y - 0.9f);
     }
@@ -225,11 +225,11 @@ START_TEST(jump_between_steps_is_not_lost)
     sim_body_def c = box_def(SIM_CHARACTER, 0, 0.9f, 0.4f, 0.9f);
     sim_id id = sim_world_add(w, &c, 1);
     run(w, 10);
-    sim_body *b = sim_world_get(w, id);
+    const sim_body *b = sim_world_get(w, id);
     ck_assert(b->grounded);
     /* Two inputs between two steps: the first asks for a jump, the second does not. */
-    sim_body_set_input2(w, b, mk_v2(0, 0), true);
-    sim_body_set_input2(w, b, mk_v2(0, 0), false);
+    sim_body_set_input2(w, b->id, mk_v2(0, 0), true);
+    sim_body_set_input2(w, b->id, mk_v2(0, 0), false);
     sim_world_step(w);
     b = sim_world_get(w, id);
     /* Launched at sqrt(2 g h) = sqrt(30) m/s, less one step of gravity. */
@@ -252,8 +252,8 @@ START_TEST(character_walks_up_a_slope_and_stands_on_it)
     c.max_speed = 4.0f;
     sim_id id = sim_world_add(w, &c, 1);
     run(w, 10);
-    sim_body *b = sim_world_get(w, id);
-    sim_body_set_input2(w, b, mk_v2(1, 0), false);
+    const sim_body *b = sim_world_get(w, id);
+    sim_body_set_input2(w, b->id, mk_v2(1, 0), false);
     run(w, 120); /* 2 s: about 8 m, well onto the ramp */
     b = sim_world_get(w, id);
     ck_assert(b->grounded);
@@ -264,7 +264,7 @@ START_TEST(character_walks_up_a_slope_and_stands_on_it)
     /* It ran at full speed across the ground, up the ramp. */
     ck_assert_float_eq_tol(b->vel.x, 4.0f, 1e-3f);
     /* Let go: it stops and stands still on the slope, without sliding or jittering. */
-    sim_body_set_input2(w, b, mk_v2(0, 0), false);
+    sim_body_set_input2(w, b->id, mk_v2(0, 0), false);
     run(w, 30);
     b = sim_world_get(w, id);
     mk_vec2 rest = b->pos;
@@ -291,9 +291,9 @@ START_TEST(character_walks_down_a_slope_without_leaving_it)
     c.max_speed = 6.0f; /* 0.1 m a step, 5.8 cm down the slope */
     sim_id id = sim_world_add(w, &c, 1);
     run(w, 5);
-    sim_body *b = sim_world_get(w, id);
+    const sim_body *b = sim_world_get(w, id);
     ck_assert(b->grounded);
-    sim_body_set_input2(w, b, mk_v2(-1, 0), false);
+    sim_body_set_input2(w, b->id, mk_v2(-1, 0), false);
     /* 1.5 s down the slope: on the ground at every step, riding the surface (no hops), at
      * running speed along x. */
     for (int i = 0; i < 90; i++) {
@@ -324,7 +324,7 @@ START_TEST(character_slides_down_a_steep_slope)
         sim_world_step(w);
         ever_grounded |= sim_world_get(w, id)->grounded;
     }
-    sim_body *b = sim_world_get(w, id);
+    const sim_body *b = sim_world_get(w, id);
     /* Too steep to stand on: never ground, and it went down (and away from the slope). */
     ck_assert(!ever_grounded);
     ck_assert_float_lt(b->pos.y, y0 - 0.5f);
@@ -347,11 +347,11 @@ START_TEST(fast_small_circle_does_not_tunnel)
     sim_id id = sim_world_add(w, &ball, 0);
     for (int i = 0; i < 60; i++) {
         sim_world_step(w);
-        sim_body *b = sim_world_get(w, id);
+        const sim_body *b = sim_world_get(w, id);
         ck_assert_ptr_nonnull(b);
         ck_assert_float_le(b->pos.x, 10.0f - 0.025f - 0.1f + 0.01f);
     }
-    sim_body *b = sim_world_get(w, id);
+    const sim_body *b = sim_world_get(w, id);
     /* It stopped at the wall's face, its velocity into the wall gone. */
     ck_assert_float_eq_tol(b->pos.x, 10.0f - 0.025f - 0.1f, 0.01f);
     ck_assert_float_le(b->vel.x, 1e-3f);
@@ -412,7 +412,7 @@ START_TEST(character_stops_at_a_wall)
     sim_world_add(w, &wall, 0);
     sim_body_def c = box_def(SIM_CHARACTER, 0, 0.9f, 0.4f, 0.9f);
     sim_id id = sim_world_add(w, &c, 1);
-    sim_body_set_input2(w, sim_world_get(w, id), mk_v2(1, 0), false);
+    sim_body_set_input2(w, id, mk_v2(1, 0), false);
     run(w, 120);
     const sim_body *b = sim_world_get(w, id);
     /* Its right side (x + 0.4) rests on the wall's left side (4.5). */
@@ -528,7 +528,7 @@ START_TEST(demo_scene_loads)
      * against the side of the large crate (x = 12 + 0.75 + 0.4). */
     run(w, 600);
     size_t slots;
-    sim_body *b = sim_world_slots(w, &slots);
+    const sim_body *b = sim_world_slots(w, &slots);
     for (size_t i = 0; i < slots; i++) {
         if (!b[i].id || b[i].kind == SIM_STATIC)
             continue;
@@ -652,7 +652,7 @@ static void assert_same_bodies(sim_world *a, sim_world *b)
 {
     ck_assert_uint_eq(sim_world_body_count(a), sim_world_body_count(b));
     size_t slots;
-    sim_body *ba = sim_world_slots(a, &slots);
+    const sim_body *ba = sim_world_slots(a, &slots);
     for (size_t i = 0; i < slots; i++) {
         if (!ba[i].id)
             continue;
@@ -713,7 +713,7 @@ START_TEST(saved_world_loads_back_the_same)
     run(w, 60);
     run(back, 60);
     size_t slots;
-    sim_body *bw = sim_world_slots(w, &slots);
+    const sim_body *bw = sim_world_slots(w, &slots);
     for (size_t i = 0; i < slots; i++) {
         const sim_body *y = bw[i].id ? sim_world_get(back, bw[i].id) : NULL;
         if (!bw[i].id)
@@ -783,7 +783,7 @@ START_TEST(pile_scene_layout_and_range)
     ck_assert_msg(w != NULL, "%s", err.message);
     ck_assert_uint_eq(sim_world_body_count(w), 24);
     size_t slots;
-    sim_body *b = sim_world_slots(w, &slots);
+    const sim_body *b = sim_world_slots(w, &slots);
     ck_assert_uint_eq(slots, 24);
     ck_assert_int_eq(b[0].kind, SIM_STATIC);
     ck_assert_float_eq(b[0].pos.x, 0.0f);

@@ -76,9 +76,9 @@ static uint64_t run(sim_world *w, script_fn script, const void *ctx)
     return sim_world_hash(w);
 }
 
-static sim_body *character(sim_world *w, sim_id id)
+static const sim_body *character(sim_world *w, sim_id id)
 {
-    sim_body *b = sim_world_get(w, id);
+    const sim_body *b = sim_world_get(w, id);
     ck_assert_ptr_nonnull(b);
     return b;
 }
@@ -95,7 +95,7 @@ static void script_2d(sim_world *w, int t, const void *ctx)
     const script2 *s = ctx;
     if (t % 97 == 0) {
         float dir = (t / 97) % 2 ? -1.0f : 1.0f;
-        sim_body_set_input2(w, character(w, s->chr), mk_v2(dir, 0), (t / 97) % 3 == 0);
+        sim_body_set_input2(w, character(w, s->chr)->id, mk_v2(dir, 0), (t / 97) % 3 == 0);
     }
     if (t % 300 == 150) {
         sim_body_def crate = box2(SIM_DYNAMIC, s->x0 + 0.7f * (float)(t / 300), s->y0 + 8, 0.3f,
@@ -132,7 +132,7 @@ static void script_3d(sim_world *w, int t, const void *ctx)
         mk_vec3 move = mk_v3(cosf(a), 0, sinf(a));
         if (s->to_and_fro)
             move = mk_v3((t / 50) % 2 ? -0.7f : 0.7f, 0, 0);
-        sim_body_set_input3(w, character(w, s->chr), move, t % 150 == 0);
+        sim_body_set_input3(w, character(w, s->chr)->id, move, t % 150 == 0);
     }
     if (t % 200 == 100) {
         sim_body_def ball = body3(shape3(COL_SHAPE3_SPHERE, 0.3f, 0, 0), SIM_DYNAMIC,

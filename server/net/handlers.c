@@ -117,10 +117,10 @@ static void handle_spawn(net_session *s, proto_msg *m)
 }
 
 /* The body `id` if it exists and this client owns it; otherwise answers and returns NULL. */
-static sim_body *owned_body(net_session *s, uint64_t id, const char *req)
+static const sim_body *owned_body(net_session *s, uint64_t id, const char *req)
 {
     char msg[PROTO_MAX_MESSAGE];
-    sim_body *body = sim_world_get(s->srv->world, id);
+    const sim_body *body = sim_world_get(s->srv->world, id);
     if (!body) {
         snprintf(msg, sizeof msg, "id: no body %llu", (unsigned long long)id);
         net_session_error(s, PROTO_ERR_NOT_FOUND, msg, req);
@@ -160,7 +160,7 @@ static void handle_input(net_session *s, proto_msg *m)
         net_session_error(s, PROTO_ERR_NOT_FOUND, "id: this client has no avatar", NULL);
         return;
     }
-    sim_body *body = owned_body(s, id, NULL);
+    const sim_body *body = owned_body(s, id, NULL);
     if (!body)
         return;
     net_server *srv = s->srv;

@@ -11,14 +11,14 @@
 
 #include "inputs.h"
 
-static void set_input(net_inputs *in, sim_world *w, sim_body *body, const double move[3],
+static void set_input(net_inputs *in, sim_world *w, const sim_body *body, const double move[3],
                       bool jump, uint64_t seq)
 {
     if (sim_world_dim(w) == 3)
-        sim_body_set_input3(w, body, mk_v3((float)move[0], (float)move[1], (float)move[2]),
+        sim_body_set_input3(w, body->id, mk_v3((float)move[0], (float)move[1], (float)move[2]),
                             jump);
     else
-        sim_body_set_input2(w, body, mk_v2((float)move[0], (float)move[1]), jump);
+        sim_body_set_input2(w, body->id, mk_v2((float)move[0], (float)move[1]), jump);
     in->has_set = true;
     in->set_seq = seq;
 }
@@ -32,7 +32,7 @@ static void count_stamp(net_counters *c, const proto_msg *m, uint64_t next)
     c->inputs_late += m->u.input.tick < next;
 }
 
-int net_inputs_add(net_inputs *in, sim_world *w, sim_body *body, uint64_t id,
+int net_inputs_add(net_inputs *in, sim_world *w, const sim_body *body, uint64_t id,
                    const proto_msg *m, uint64_t max_ahead, net_counters *c, mk_error *err)
 {
     if (in->has_seq && m->u.input.seq <= in->last_seq)
@@ -82,7 +82,7 @@ void net_inputs_apply(net_inputs *in, sim_world *w, uint32_t owner)
         in->waiting_len--;
         /* The body may have left the world, or this client's hands, since: then the input
          * is acknowledged and goes nowhere. */
-        sim_body *body = sim_world_get(w, q->id);
+        const sim_body *body = sim_world_get(w, q->id);
         if (body && body->owner == owner && body->kind != SIM_STATIC) {
             set_input(in, w, body, q->move, q->jump, q->seq);
         } else {

@@ -36,7 +36,7 @@ typedef struct net_inputs {
  * with why not in *err (a seq not past the last one, a static body, a tick more than
  * max_ahead ticks past the next step, a full queue): nothing changed then. Counts the stamped
  * and the late ones in *c. */
-int net_inputs_add(net_inputs *in, sim_world *w, sim_body *body, uint64_t id,
+int net_inputs_add(net_inputs *in, sim_world *w, const sim_body *body, uint64_t id,
                    const proto_msg *m, uint64_t max_ahead, net_counters *c, mk_error *err);
 /* After a step: `ack` names the newest input that step applied, and the waiting inputs that
  * the next step is to apply first are set on their bodies (those of `owner`'s bodies still in

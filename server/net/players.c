@@ -96,7 +96,7 @@ static void restore_players(net_server *srv)
     if (n > 0)
         qsort(r, n, sizeof *r, cmp_rec_owner);
     size_t slots, kept = 0, cleared = 0;
-    sim_body *bodies = sim_world_slots(srv->world, &slots);
+    const sim_body *bodies = sim_world_slots(srv->world, &slots);
     for (size_t i = 0; i < slots; i++) {
         if (bodies[i].id == 0 || bodies[i].owner == 0)
             continue;
@@ -104,7 +104,7 @@ static void restore_players(net_server *srv)
         if (n > 0 && bsearch(&key, r, n, sizeof *r, cmp_rec_owner)) {
             kept++;
         } else {
-            bodies[i].owner = 0;
+            sim_body_set_owner(srv->world, bodies[i].id, 0);
             cleared++;
         }
     }

@@ -223,8 +223,9 @@ sim_world *net_restore(const char *path, bool keep_owners, bool *found)
     if (keep_owners)
         return restored;
     size_t slots;
-    sim_body *bodies = sim_world_slots(restored, &slots);
+    const sim_body *bodies = sim_world_slots(restored, &slots);
     for (size_t i = 0; i < slots; i++)
-        bodies[i].owner = 0;
+        if (bodies[i].id != 0)
+            sim_body_set_owner(restored, bodies[i].id, 0);
     return restored;
 }

@@ -117,7 +117,7 @@ static void set_number(lua_State *L, const char *k, double v)
 static int w_body(lua_State *L)
 {
     sim_world *w = rt_of(L)->world;
-    sim_body *b = sim_world_get(w, rul_id_arg(L, 1));
+    const sim_body *b = sim_world_get(w, rul_id_arg(L, 1));
     if (!b) {
         lua_pushnil(L);
         return 1;

@@ -27,13 +27,13 @@
  * of those whose tight ones left them; true when a fat box moved. */
 static bool refresh_bounds(sim_world *w, float dt, float g)
 {
-    daabb *bounds = dim_fat_bounds(w), *tight = dim_tight_bounds(w);
-    const col_aabb3 *shape_box = w->shape_box.data;
-    const uint32_t *movers = w->movers.data;
+    daabb *bounds = dim_of(w)->bounds.at, *tight = dim_of(w)->tight.at;
+    const col_aabb3 *shape_box = w->broad.shape_box.at;
+    const uint32_t *movers = w->broad.movers.at;
     bool moved = false;
-    for (size_t i = 0; i < w->movers.len; i++) {
+    for (size_t i = 0; i < w->broad.movers.v.len; i++) {
         uint32_t s = movers[i];
-        if (w->bodies[s].sleeping) /* it does not move: its bounds stand */
+        if (w->slots.bodies.at[s].sleeping) /* it does not move: its bounds stand */
             continue;
         daabb box = dim_aabb_of3(shape_box[s]); /* as the last step left it (region.c) */
         float grow = 0.5f * SIM_SPECULATIVE + (dv_len(dim_part(w, s)->vel) + g * dt) * dt;
@@ -42,7 +42,7 @@ static bool refresh_bounds(sim_world *w, float dt, float g)
         if (!dim_aabb_contains(&bounds[s], &box)) {
             box.half = dv_add(box.half, dim_splat(SIM_FAT_MARGIN));
             bounds[s] = box;
-            w->fat_half_max = mk_maxf(w->fat_half_max, box.half.x);
+            w->broad.fat_half_max = mk_maxf(w->broad.fat_half_max, box.half.x);
             moved = true;
         }
     }
@@ -59,10 +59,10 @@ static bool refresh_bounds(sim_world *w, float dt, float g)
 #define SIM_HINT_WINDOW 8
 static void carry_hints(sim_world *w)
 {
-    const sim_pair *old = w->pairs_prev.data;
-    sim_pair *p = w->pairs.data;
-    size_t n_old = w->pairs_prev.len, k = 0;
-    for (size_t i = 0; i < w->pairs.len && k < n_old; i++) {
+    const sim_pair *old = w->broad.pairs_prev.at;
+    sim_pair *p = w->broad.pairs.at;
+    size_t n_old = w->broad.pairs_prev.v.len, k = 0;
+    for (size_t i = 0; i < w->broad.pairs.v.len && k < n_old; i++) {
         for (size_t d = 0; d < SIM_HINT_WINDOW && k + d < n_old; d++) {
             if (old[k + d].a == p[i].a && old[k + d].b == p[i].b) {
                 p[i].entry = old[k + d].entry;
@@ -81,14 +81,14 @@ static inline bool consider(sim_world *w, const uint32_t *order, size_t i, size_
     uint32_t sa = order[i], sb = order[j];
     /* A pair of resting bodies is not listed (a sleeping island keeps its contacts in the
      * cache); waking or sleeping changes the list. */
-    const sim_body *a = &w->bodies[sa], *b = &w->bodies[sb];
+    const sim_body *a = &w->slots.bodies.at[sa], *b = &w->slots.bodies.at[sb];
     /* Kinematic bodies are never moved by contacts, so pairs of them do nothing. */
     if ((sim_kind_fixed(a->kind) && sim_kind_fixed(b->kind)) ||
         (sim_body_resting(a) && sim_body_resting(b)))
         return true;
     *sleeper |= a->sleeping || b->sleeping;
     sim_pair p = {sa, sb, 0.0f, 0};
-    return mk_vec_push(&w->pairs, &p);
+    return mk_vec_push(&w->broad.pairs.v, &p);
 }
 
 /* Room after the last body's edges, so that the sweep reads four at once past it. */
@@ -96,16 +96,16 @@ static inline bool consider(sim_world *w, const uint32_t *order, size_t i, size_
 
 void DIM_NAME(sim_broadphase)(sim_world *w, float dt, float g)
 {
-    bool moved = refresh_bounds(w, dt, g) || w->pairs_dirty;
+    bool moved = refresh_bounds(w, dt, g) || w->broad.pairs_dirty;
     if (!moved)
         return;
-    w->pairs_dirty = false;
+    w->broad.pairs_dirty = false;
     sim_order_sort(w);
-    const daabb *bounds = dim_fat_bounds(w);
-    const uint32_t *order = w->order.data;
-    size_t n = w->order.len;
+    const daabb *bounds = dim_of(w)->bounds.at;
+    const uint32_t *order = w->broad.order.at;
+    size_t n = w->broad.order.v.len;
     if (n == 0) { /* static bodies alone: no pair can move */
-        w->pairs.len = 0;
+        w->broad.pairs.v.len = 0;
         return;
     }
 
@@ -113,11 +113,11 @@ void DIM_NAME(sim_broadphase)(sim_world *w, float dt, float g)
      * axis: the inner loop touches nothing else, so it runs through a tall pile's many
      * x-overlaps quickly. */
     size_t stride = n + SWEEP_PAD;
-    if (!mk_vec_reserve(&w->sweep, 2 * MK_DIM * stride))
+    if (!mk_vec_reserve(&w->broad.sweep.v, 2 * MK_DIM * stride))
         return; /* out of memory: no pairs this step */
     float *lo[MK_DIM], *hi[MK_DIM];
     for (int k = 0; k < MK_DIM; k++) {
-        lo[k] = (float *)w->sweep.data + 2 * (size_t)k * stride;
+        lo[k] = w->broad.sweep.at + 2 * (size_t)k * stride;
         hi[k] = lo[k] + stride;
         for (size_t i = n; i < stride; i++)
             lo[k][i] = hi[k][i] = INFINITY; /* past the end: no box reaches it on x */
@@ -127,11 +127,11 @@ void DIM_NAME(sim_broadphase)(sim_world *w, float dt, float g)
     /* The pairs with static bodies first: the solver then works up from the ground. Those
      * are of awake bodies alone; a sleeper among the others is noted. The last list is kept
      * for its hints (carry_hints). */
-    mk_vec last = w->pairs;
-    w->pairs = w->pairs_prev;
-    w->pairs_prev = last;
-    w->pairs.len = 0;
-    w->pairs_sleeper = true; /* until the list is whole */
+    mk_vec last = w->broad.pairs.v;
+    w->broad.pairs.v = w->broad.pairs_prev.v;
+    w->broad.pairs_prev.v = last;
+    w->broad.pairs.v.len = 0;
+    w->broad.pairs_sleeper = true; /* until the list is whole */
     if (!sim_static_pairs(w))
         return; /* out of memory: this step resolves the pairs it has */
     bool sleeper = false;
@@ -173,6 +173,6 @@ void DIM_NAME(sim_broadphase)(sim_world *w, float dt, float g)
         }
 #endif
     }
-    w->pairs_sleeper = sleeper;
+    w->broad.pairs_sleeper = sleeper;
     carry_hints(w);
 }

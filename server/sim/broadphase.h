@@ -3,7 +3,10 @@
 #define MINK_SIM_BROADPHASE_H
 
 #include <math.h>
-#include "world_internal.h"
+
+#include "mink_sim.h"
+#include "mk_vec.h"
+#include "static_tree.h"
 
 /* A pair of slots whose fattened bounds overlap: a candidate for the narrowphase. */
 typedef struct sim_pair {
@@ -12,6 +15,35 @@ typedef struct sim_pair {
     uint32_t entry; /* a hint: the pair's contact cache entry + 1 when last found, 0 when
                      * not known, SIM_CACHE_NO_ENTRY when it has none (sim_cache_find_hinted) */
 } sim_pair;
+
+/* The broadphase's state: sort and sweep on x over the moving bodies' fattened bounds
+ * (broadphase.c), and a tree over the static ones (static_tree.c, region.c). The bounds
+ * themselves are per dimension (sim_dim2, sim_dim3: fat and tight, per slot). */
+typedef struct sim_broadphase {
+    MK_VEC(uint32_t) order; /* the slots of the bodies that are not static, by bounds min x */
+    /* The same slots in slot order: the passes over the moving bodies that any order serves
+     * (controls, bounds, solver bodies) read the bodies one after the other in memory rather
+     * than hopping about as the order on x does. */
+    MK_VEC(uint32_t) movers;
+    bool order_unsorted; /* a fat box moved since the order was last sorted */
+    float fat_half_max;  /* m: no fat box in `order` is wider than twice this on x */
+    MK_VEC(uint32_t) statics; /* the slots of the static bodies */
+    sim_tree tree;            /* over the statics' bounds */
+    bool statics_dirty;       /* a static body came or went: the tree is built anew */
+    /* Some moving body is kinematic this step (step.c): a sweep that stops only at static and
+     * kinematic bodies reads the order too, not the statics' tree alone (sweep.c). */
+    bool kinematic_movers;
+    MK_VEC(col_aabb3) shape_box; /* per slot: the shape's bounds after the last step */
+    MK_VEC(uint32_t) hits;       /* the bodies found by the last query (region.c) */
+    MK_VEC(uint64_t) near_bits;  /* one bit a slot, all clear between queries (region.c) */
+    bool pairs_dirty;            /* a body came or went: the pairs are computed anew */
+    MK_VEC(sim_pair) pairs;
+    MK_VEC(sim_pair) pairs_prev; /* the list before the last was made anew (carry_hints) */
+    /* 2D: a pair of the list may have a sleeping body. The list is made anew whenever a body
+     * falls asleep or wakes (pairs_dirty), so this holds until then. */
+    bool pairs_sleeper;
+    MK_VEC(float) sweep; /* the sorted bounds' low and high edges on each axis (broadphase.c) */
+} sim_broadphase;
 
 /* How far a body moves before its fat bounds do (Box2D's margin). */
 #define SIM_FAT_MARGIN 0.1f /* m */
@@ -26,20 +58,20 @@ void sim_set_fat_box(sim_world *w, uint32_t slot, col_aabb3 shape, float margin)
 void sim_order_sort(sim_world *w);
 /* Builds the statics' tree again when a static body came or went; false when out of memory. */
 bool sim_statics_refresh(sim_world *w);
-/* Fills w->hits with the bodies whose fat box overlaps `box` (the statics too when asked),
- * statics first, then by the order; false when out of memory. */
+/* Fills the broadphase's hits with the bodies whose fat box overlaps `box` (the statics too
+ * when asked), statics first, then by the order; false when out of memory. */
 bool sim_query_box(sim_world *w, const col_aabb3 *box, bool with_statics);
 /* The same, the static bodies alone. */
 bool sim_query_statics(sim_world *w, const col_aabb3 *box);
 /* After a step: takes the shape bounds of every awake body and grows its fat box over them
  * where it left it. */
 void sim_bounds_after_step(sim_world *w);
-/* Appends to w->pairs each awake dynamic body or character with every static body its fat box
- * overlaps; false when out of memory. */
+/* Appends to the broadphase's pairs each awake dynamic body or character with every static
+ * body its fat box overlaps; false when out of memory. */
 bool sim_static_pairs(sim_world *w);
 
-/* Keeps w->pairs the candidate pairs of the current positions: every pair whose tight bounds
- * may overlap (dt s, gravity g m/s^2 bound how far a body moves this step). */
+/* Keeps the broadphase's pairs the candidate pairs of the current positions: every pair whose
+ * tight bounds may overlap (dt s, gravity g m/s^2 bound how far a body moves this step). */
 void sim_broadphase2(sim_world *w, float dt, float g);
 void sim_broadphase3(sim_world *w, float dt, float g);
 
@@ -57,20 +89,6 @@ static inline bool sim_aabb3_overlap(const col_aabb3 *a, const col_aabb3 *b)
     return fabsf(a->center.x - b->center.x) <= a->half.x + b->half.x &&
            fabsf(a->center.y - b->center.y) <= a->half.y + b->half.y &&
            fabsf(a->center.z - b->center.z) <= a->half.z + b->half.z;
-}
-
-/* Whether the tight bounds of two slots overlap (the narrowphase's first test). */
-static inline bool sim_tight_overlap2(const sim_world *w, uint32_t a, uint32_t b)
-{
-    const col_aabb *t = w->tight.data;
-    return fabsf(t[a].center.x - t[b].center.x) <= t[a].half.x + t[b].half.x &&
-           fabsf(t[a].center.y - t[b].center.y) <= t[a].half.y + t[b].half.y;
-}
-
-static inline bool sim_tight_overlap3(const sim_world *w, uint32_t a, uint32_t b)
-{
-    const col_aabb3 *t = w->tight3.data;
-    return sim_aabb3_overlap(&t[a], &t[b]);
 }
 
 #endif

@@ -149,16 +149,16 @@ void sim_cache_remove(sim_cache *c, uint32_t i)
 
 bool sim_cache_reserve_step(sim_world *w, size_t pairs)
 {
-    sim_cache *c = &w->cache;
+    sim_cache *c = &w->solver.cache;
     size_t table_cap = c->table_cap, dead = c->dead;
-    if (!sim_cache_reserve(c, pairs) || !mk_vec_reserve(&w->solved, 2 * pairs))
+    if (!sim_cache_reserve(c, pairs) || !mk_vec_reserve(&w->solver.solved.v, 2 * pairs))
         return false;
     if (c->table_cap != table_cap || c->dead != dead) {
-        w->solved.len = 0;
+        w->solver.solved.v.len = 0;
         for (size_t i = 0; i < c->entries.len; i++) {
             uint32_t index = (uint32_t)i;
             if (sim_cache_at(c, index)->stamp + 1 == w->tick)
-                mk_vec_push(&w->solved, &index);
+                mk_vec_push(&w->solver.solved.v, &index);
         }
     }
     return true;
@@ -168,30 +168,30 @@ bool sim_cache_reserve_step(sim_world *w, size_t pairs)
  * unless its bodies went to sleep (then the entry waits for them). */
 static void end_pair(sim_world *w, uint32_t index)
 {
-    sim_cache_head *x = sim_cache_at(&w->cache, index);
+    sim_cache_head *x = sim_cache_at(&w->solver.cache, index);
     if (!x->live || x->stamp == w->tick)
         return;
     const sim_body *a = sim_world_get(w, x->a), *b = sim_world_get(w, x->b);
     bool asleep = a && b && (a->sleeping || b->sleeping) && sim_body_resting(a) &&
                   sim_body_resting(b);
     if (!asleep)
-        sim_cache_remove(&w->cache, index);
+        sim_cache_remove(&w->solver.cache, index);
 }
 
 void sim_cache_end_pairs(sim_world *w, size_t first)
 {
-    uint32_t *solved = w->solved.data;
+    uint32_t *solved = w->solver.solved.at;
     for (size_t i = 0; i < first; i++)
         end_pair(w, solved[i]);
     /* A sleeping pair whose island woke and parted without touching again was in no step's
      * list: a sweep over the whole cache every SIM_CACHE_SWEEP steps finds such pairs, at a
      * small share of a step's cost. */
     if (w->tick % SIM_CACHE_SWEEP == 0) {
-        for (size_t i = 0; i < w->cache.entries.len; i++)
+        for (size_t i = 0; i < w->solver.cache.entries.len; i++)
             end_pair(w, (uint32_t)i);
     }
     if (first == 0)
         return;
-    memmove(solved, solved + first, (w->solved.len - first) * sizeof *solved);
-    w->solved.len -= first;
+    memmove(solved, solved + first, (w->solver.solved.v.len - first) * sizeof *solved);
+    w->solver.solved.v.len -= first;
 }

@@ -84,13 +84,13 @@ sim_cache_head *sim_cache_find_hinted(const sim_cache *c, uint32_t *hint, sim_id
  * entry is zeroed past its head. */
 uint32_t sim_cache_add(sim_cache *c, sim_id a, sim_id b);
 void sim_cache_remove(sim_cache *c, uint32_t index);
-/* Before a step's narrowphase: room in the cache and in w->solved for every one of `pairs`
- * to be new. A rebuild moves the entries: the list of those solved in the last step is then
- * found again by their stamps. False when memory runs out. */
+/* Before a step's narrowphase: room in the cache and in the solver's `solved` for every one of
+ * `pairs` to be new. A rebuild moves the entries: the list of those solved in the last step is
+ * then found again by their stamps. False when memory runs out. */
 bool sim_cache_reserve_step(sim_world *w, size_t pairs);
-/* After it: removes the entries of the pairs solved in the last step (w->solved before
- * `first`) that were not solved in this one, unless their bodies went to sleep; the entries
- * of this step become the last step's. */
+/* After it: removes the entries of the pairs solved in the last step (the solver's `solved`
+ * before `first`) that were not solved in this one, unless their bodies went to sleep; the
+ * entries of this step become the last step's. */
 void sim_cache_end_pairs(sim_world *w, size_t first);
 
 #endif

@@ -16,6 +16,9 @@
  *   dang, drot, dconstraint_point         an angular velocity (a number in 2D, a vector in 3D),
  *                                         a rotation ((cos, sin) or a unit quaternion), a
  *                                         solver constraint's point
+ *   ddim, dim_of(w)                       the world's arrays of the dimension (sim_dim2 or
+ *                                         sim_dim3: bounds, contacts, constraints, solver
+ *                                         bodies, under the same names)
  * DIM_PICK(two, three) (mk_dim.h, with dvec and dv_*) chooses between the two dimensions'
  * forms; #if blocks remain only where a helper's arithmetic differs. Each helper does exactly
  * the arithmetic the dimension's own code did, so that a world steps bit for bit as before. */
@@ -34,7 +37,6 @@ typedef DIM_PICK(col_xf2, col_xf3) dxf;
 typedef DIM_PICK(col_manifold2, col_manifold3) dmanifold;
 typedef DIM_PICK(sim_body, sim_body3) dpart;
 #define dim_collide DIM_PICK(col_collide2, col_collide3)
-#define dim_tight_overlap DIM_PICK(sim_tight_overlap2, sim_tight_overlap3)
 #define dim_is_ground DIM_PICK(sim_is_ground2, sim_is_ground3)
 
 /* The narrowphase's contacts and cache entries, the solver's constraints and bodies. */
@@ -48,39 +50,20 @@ typedef DIM_PICK(sim_solver_info, sim_solver_info3) dsolver_info;
 typedef DIM_PICK(float, mk_vec3) dang;
 typedef DIM_PICK(mk_vec2, mk_quat) drot;
 
-/* The world's arrays of the dimension: the parts of the bodies, fat and tight bounds per slot
- * (broadphase.c), the contacts, constraints and solver bodies of the step (contacts.c,
- * solver.c). */
+/* The world's arrays of the dimension (sim_dim2 or sim_dim3: the same names, the items of
+ * the dimension), and the parts of the bodies: the body itself in 2D, its sim_body3 in 3D. */
+typedef DIM_PICK(sim_dim2, sim_dim3) ddim;
+static inline ddim *dim_of(sim_world *w) { return &DIM_PICK(w->d2, w->d3); }
 static inline dpart *dim_part(const sim_world *w, uint32_t slot)
 {
-    return &DIM_PICK(w->bodies, w->bodies3)[slot];
-}
-static inline daabb *dim_fat_bounds(const sim_world *w)
-{
-    return DIM_PICK(w->bounds, w->bounds3).data;
-}
-static inline daabb *dim_tight_bounds(const sim_world *w)
-{
-    return DIM_PICK(w->tight, w->tight3).data;
-}
-static inline mk_vec *dim_contacts(sim_world *w) { return &DIM_PICK(w->contacts, w->contacts3); }
-static inline mk_vec *dim_constraints(sim_world *w)
-{
-    return &DIM_PICK(w->constraints, w->constraints3);
-}
-static inline mk_vec *dim_solver_bodies(sim_world *w)
-{
-    return &DIM_PICK(w->solver_bodies, w->solver_bodies3);
-}
-static inline mk_vec *dim_solver_info(sim_world *w)
-{
-    return &DIM_PICK(w->solver_info, w->solver_info3);
+    return &DIM_PICK(w->slots.bodies.at, w->d3.bodies.at)[slot];
 }
 /* The moving bodies in the order each dimension's passes walk them: slot order in 2D, by
- * bounds min x in 3D. */
-static inline const mk_vec *dim_movers(const sim_world *w)
+ * bounds min x in 3D; *n gets how many. */
+static inline const uint32_t *dim_movers(const sim_world *w, size_t *n)
 {
-    return &DIM_PICK(w->movers, w->order);
+    *n = DIM_PICK(w->broad.movers, w->broad.order).v.len;
+    return DIM_PICK(w->broad.movers, w->broad.order).at;
 }
 static inline dvec dim_gravity(const sim_world *w)
 {
@@ -130,8 +113,15 @@ static inline void dim_aabb_edges(const daabb *b, float *lo[2], float *hi[2], si
     lo[1][i] = b->center.y - b->half.y;
     hi[1][i] = b->center.y + b->half.y;
 }
+/* Whether the tight bounds of two slots overlap (the narrowphase's first test). */
+static inline bool dim_tight_overlap(const sim_world *w, uint32_t a, uint32_t b)
+{
+    const col_aabb *t = w->d2.tight.at;
+    return fabsf(t[a].center.x - t[b].center.x) <= t[a].half.x + t[b].half.x &&
+           fabsf(t[a].center.y - t[b].center.y) <= t[a].half.y + t[b].half.y;
+}
 /* Whether the pair list may hold a pair with a sleeping body (kept by the 2D broadphase). */
-static inline bool dim_pairs_may_sleep(const sim_world *w) { return w->pairs_sleeper; }
+static inline bool dim_pairs_may_sleep(const sim_world *w) { return w->broad.pairs_sleeper; }
 /* The solver's body at rest, and the rest of it (no mass, no inertia). */
 static inline dsolver_body dim_solver_rest(void) { return (sim_solver_body){.dq = {1.0f, 0.0f}}; }
 static inline dsolver_info dim_solver_info_rest(void) { return (sim_solver_info){0.0f, 0.0f, 0}; }
@@ -168,7 +158,7 @@ static inline dvec dim_rotate(drot q, dvec v)
 #else /* MK_DIM == 3 */
 static inline dpart *dim_part_of(const sim_world *w, const sim_body *b)
 {
-    return sim_body3_of(w, b);
+    return sim_part3(w, (uint32_t)(b - w->slots.bodies.at));
 }
 static inline daabb dim_shape_bounds(const dpart *p) { return sim_body_bounds3(p); }
 static inline dvec dim_half_abs(dvec v)
@@ -190,6 +180,11 @@ static inline void dim_aabb_edges(const daabb *b, float *lo[3], float *hi[3], si
         lo[k][i] = c - h;
         hi[k][i] = c + h;
     }
+}
+static inline bool dim_tight_overlap(const sim_world *w, uint32_t a, uint32_t b)
+{
+    const col_aabb3 *t = w->d3.tight.at;
+    return sim_aabb3_overlap(&t[a], &t[b]);
 }
 /* The 3D broadphase keeps no note of sleepers in its pairs: any pair may have one. */
 static inline bool dim_pairs_may_sleep(const sim_world *w)

@@ -30,15 +30,16 @@ bool sim_graph_color(sim_world *w, const uint32_t *ends, size_t n, size_t bodies
                      uint32_t start[SIM_WIDE_COLORS + 1])
 {
     size_t words = (bodies + 63) / 64;
-    if (!mk_vec_reserve(&w->wide_bits, SIM_WIDE_COLORS * words) ||
-        !mk_vec_reserve(&w->wide_order, n) || !mk_vec_reserve(&w->wide_overflow, n) ||
-        !mk_vec_reserve(&w->wide_colors, n))
+    if (!mk_vec_reserve(&w->solver.wide_bits.v, SIM_WIDE_COLORS * words) ||
+        !mk_vec_reserve(&w->solver.wide_order.v, n) ||
+        !mk_vec_reserve(&w->solver.wide_overflow.v, n) ||
+        !mk_vec_reserve(&w->solver.wide_colors.v, n))
         return false;
-    uint64_t *bits = w->wide_bits.data;
+    uint64_t *bits = w->solver.wide_bits.at;
     memset(bits, 0, SIM_WIDE_COLORS * words * sizeof *bits);
-    uint32_t *order = w->wide_order.data, *overflow = w->wide_overflow.data;
-    uint8_t *color = w->wide_colors.data;
-    w->wide_overflow.len = 0;
+    uint32_t *order = w->solver.wide_order.at, *overflow = w->solver.wide_overflow.at;
+    uint8_t *color = w->solver.wide_colors.at;
+    w->solver.wide_overflow.v.len = 0;
     for (size_t i = 0; i < n; i++) {
         uint32_t a = ends[2 * i], b = ends[2 * i + 1];
         int k = 0;
@@ -54,7 +55,7 @@ bool sim_graph_color(sim_world *w, const uint32_t *ends, size_t n, size_t bodies
         }
         color[i] = (uint8_t)k;
         if (k == SIM_WIDE_COLORS)
-            overflow[w->wide_overflow.len++] = (uint32_t)i;
+            overflow[w->solver.wide_overflow.v.len++] = (uint32_t)i;
     }
     /* Constraints by color, and within a color by the part of the solver bodies their first
      * movable body is in (in their order within a part). The constraints of a color share no
@@ -80,7 +81,7 @@ bool sim_graph_color(sim_world *w, const uint32_t *ends, size_t n, size_t bodies
     for (size_t i = 0; i < n; i++)
         if (color[i] < SIM_WIDE_COLORS)
             order[fill[color[i] * SIM_WIDE_PARTS + body_part(ends, i, span)]++] = (uint32_t)i;
-    w->wide_order.len = at;
+    w->solver.wide_order.v.len = at;
     return true;
 }
 
@@ -96,7 +97,7 @@ typedef struct pack_job {
 static void pack_range(void *arg, size_t begin, size_t end)
 {
     const pack_job *j = arg;
-    const uint32_t *first = j->w->wide_color_groups, *order = j->w->wide_order.data;
+    const uint32_t *first = j->w->solver.wide_color_groups, *order = j->w->solver.wide_order.at;
     int k = 0;
     for (size_t g = begin; g < end; g++) {
         while (g >= first[k + 1])
@@ -115,7 +116,7 @@ bool sim_wide_groups(sim_world *w, const uint32_t *ends, size_t n, size_t bodies
     uint32_t start[SIM_WIDE_COLORS + 1];
     if (!sim_graph_color(w, ends, n, bodies, start))
         return false;
-    uint32_t *first = w->wide_color_groups;
+    uint32_t *first = w->solver.wide_color_groups;
     first[0] = 0;
     for (int k = 0; k < SIM_WIDE_COLORS; k++)
         first[k + 1] = first[k] + (start[k + 1] - start[k] + 3) / 4;
@@ -140,7 +141,7 @@ static void color_range(void *arg, size_t begin, size_t end)
 
 void sim_wide_for_colors(sim_world *w, sim_task_fn *fn, void *ctx)
 {
-    const uint32_t *first = w->wide_color_groups;
+    const uint32_t *first = w->solver.wide_color_groups;
     for (int k = 0; k < SIM_WIDE_COLORS; k++) {
         color_job job = {fn, ctx, first[k]};
         sim_pool_for(w->pool, first[k + 1] - first[k], SIM_WIDE_GRAIN, color_range, &job);

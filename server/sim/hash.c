@@ -19,8 +19,8 @@ uint64_t sim_world_hash(const sim_world *w)
 {
     uint64_t h = 0xcbf29ce484222325ull;
     h = mix(h, &w->tick, sizeof w->tick);
-    for (size_t i = 0; i < w->slot_count; i++) {
-        const sim_body *b = &w->bodies[i];
+    for (size_t i = 0; i < sim_slot_count(w); i++) {
+        const sim_body *b = &w->slots.bodies.at[i];
         if (b->id == 0)
             continue;
         unsigned char flags = (unsigned char)(b->sleeping | b->grounded << 1);

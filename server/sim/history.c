@@ -31,59 +31,72 @@ typedef struct gone_body {
     uint32_t mark;
 } gone_body;
 
-/* A body of the past list by its bounds' min x, for the sort. */
-typedef struct x_key {
-    float x;
-    uint32_t index;
-} x_key;
-
 struct sim_history {
     uint32_t ticks;  /* the window; 0: no history is kept */
     uint64_t since;  /* the tick the window started at */
     int floats;      /* per record: 3 in 2D (x, y, angle), 7 in 3D (position, quaternion) */
     frame *frames;   /* a ring of ticks + 1 */
     uint32_t frame_head, frame_count;
-    sim_id *ids;     /* the records: a ring of rec_cap, sequence numbers rec_first.. */
-    float *poses;
-    uint8_t *opens;  /* 1: the body's first record after a tick without one (see record) */
+    /* The records: a ring of rec_cap, sequence numbers rec_first.. (record s at s % rec_cap):
+     * ids, `floats` numbers of pose a record, and whether each is open (see record). */
+    MK_VEC(sim_id) ids;
+    MK_VEC(float) poses;
+    MK_VEC(uint8_t) opens;
     size_t rec_cap;
     uint64_t rec_first, rec_end;
-    uint64_t *born; /* per slot: the first tick its body existed at */
-    uint64_t *last; /* per slot: 1 + the tick of its body's last record, 0 for none */
-    size_t born_cap;
-    gone_body *gone;
-    size_t gone_len, gone_cap;
-    float *slot_pose; /* per slot, for sim_history_bodies_at */
-    uint32_t *slot_mark;
-    size_t slot_cap;
+    /* Per slot (their length, a power of two from 1024, covers every slot held): */
+    MK_VEC(uint64_t) born; /* the first tick its body existed at */
+    MK_VEC(uint64_t) last; /* 1 + the tick of its body's last record, 0 for none */
+    MK_VEC(gone_body) gone;
+    /* Per slot, for sim_history_bodies_at: a pose (7 floats) and the mark of the query that
+     * wrote it. */
+    MK_VEC(float) slot_pose;
+    MK_VEC(uint32_t) slot_mark;
     uint32_t mark;
-    mk_vec candidates, keys;
+    MK_VEC(sim_qbody) candidates;
+    MK_VEC(sim_sort_key) keys;
     /* The bodies at past_t, made at world tick past_now and change count past_changes;
-     * `unsorted` and `order` (x_key) the scratch of their sort. */
-    mk_vec past, unsorted, order;
+     * `unsorted` and `order` the scratch of their sort. */
+    MK_VEC(sim_qbody) past, unsorted;
+    MK_VEC(sim_sort_key) order;
     uint64_t past_t, past_now, changes, past_changes;
     float past_widest;
     bool past_valid;
 };
 
+/* The history's growable arrays with the sizes of their items: one list that making and
+ * freeing it both walk. */
+#define HISTORY_VECS 13
+static void history_vecs(sim_history *h, world_vec out[HISTORY_VECS])
+{
+#define V(field) {&h->field.v, sizeof *h->field.at, 0}
+    const world_vec list[] = {
+        V(ids), V(poses), V(opens), V(born), V(last), V(gone), V(slot_pose), V(slot_mark),
+        V(keys), V(candidates), V(past), V(unsorted), V(order),
+    };
+#undef V
+    _Static_assert(sizeof list / sizeof *list == HISTORY_VECS, "every array, once");
+    memcpy(out, list, sizeof list);
+}
+
 sim_history *sim_history_of(sim_world *w)
 {
     if (!w->history) {
-        w->history = calloc(1, sizeof *w->history);
-        if (!w->history)
+        sim_history *h = calloc(1, sizeof *h);
+        if (!h)
             return NULL;
-        w->history->floats = w->bodies3 || w->cfg.dim == 3 ? 7 : 3;
-        w->history->candidates.item = sizeof(sim_qbody);
-        w->history->past.item = sizeof(sim_qbody);
-        w->history->unsorted.item = sizeof(sim_qbody);
-        w->history->order.item = sizeof(x_key);
-        w->history->keys.item = sizeof(float) + sizeof(uint32_t);
+        h->floats = w->cfg.dim == 3 ? 7 : 3;
+        world_vec vecs[HISTORY_VECS];
+        history_vecs(h, vecs);
+        for (size_t i = 0; i < HISTORY_VECS; i++)
+            vecs[i].v->item = vecs[i].item;
+        w->history = h;
     }
     return w->history;
 }
 
-mk_vec *sim_history_candidates(sim_history *h) { return &h->candidates; }
-mk_vec *sim_history_keys(sim_history *h) { return &h->keys; }
+mk_vec *sim_history_candidates(sim_history *h) { return &h->candidates.v; }
+mk_vec *sim_history_keys(sim_history *h) { return &h->keys.v; }
 
 static void free_gone(gone_body *g)
 {
@@ -97,44 +110,30 @@ void sim_history_free(sim_history *h)
 {
     if (!h)
         return;
-    for (size_t i = 0; i < h->gone_len; i++)
-        free_gone(&h->gone[i]);
-    free(h->gone);
+    for (size_t i = 0; i < h->gone.v.len; i++)
+        free_gone(&h->gone.at[i]);
     free(h->frames);
-    free(h->ids);
-    free(h->poses);
-    free(h->born);
-    free(h->last);
-    free(h->opens);
-    free(h->slot_pose);
-    free(h->slot_mark);
-    mk_vec_free(&h->candidates);
-    mk_vec_free(&h->past);
-    mk_vec_free(&h->unsorted);
-    mk_vec_free(&h->order);
-    mk_vec_free(&h->keys);
+    world_vec vecs[HISTORY_VECS];
+    history_vecs(h, vecs);
+    for (size_t i = 0; i < HISTORY_VECS; i++)
+        mk_vec_free(vecs[i].v);
     free(h);
 }
 
 /* Grows the per-slot arrays to hold `slot`; new slots: a body there existed all along. */
 static bool hold_slot(sim_history *h, size_t slot)
 {
-    if (slot < h->born_cap)
+    size_t held = h->born.v.len;
+    if (slot < held)
         return true;
-    size_t cap = h->born_cap ? h->born_cap : 1024;
-    while (cap <= slot)
-        cap *= 2;
-    uint64_t *born = realloc(h->born, cap * sizeof *born);
-    if (born)
-        h->born = born;
-    uint64_t *last = realloc(h->last, cap * sizeof *last);
-    if (last)
-        h->last = last;
-    if (!born || !last)
+    size_t n = held ? held : 1024;
+    while (n <= slot)
+        n *= 2;
+    if (!mk_vec_reserve(&h->born.v, n) || !mk_vec_reserve(&h->last.v, n))
         return false;
-    memset(born + h->born_cap, 0, (cap - h->born_cap) * sizeof *born);
-    memset(last + h->born_cap, 0, (cap - h->born_cap) * sizeof *last);
-    h->born_cap = cap;
+    memset(h->born.at + held, 0, (n - held) * sizeof *h->born.at);
+    memset(h->last.at + held, 0, (n - held) * sizeof *h->last.at);
+    h->born.v.len = h->last.v.len = n;
     return true;
 }
 
@@ -144,7 +143,7 @@ bool sim_world_set_history(sim_world *w, uint32_t ticks)
     if (!h)
         return false;
     frame *frames = calloc((size_t)ticks + 1, sizeof *frames);
-    if (!frames || (w->slot_count > 0 && !hold_slot(h, w->slot_count - 1))) {
+    if (!frames || (sim_slot_count(w) > 0 && !hold_slot(h, sim_slot_count(w) - 1))) {
         free(frames);
         return false;
     }
@@ -172,40 +171,33 @@ size_t sim_world_history_bytes(const sim_world *w)
     if (!h)
         return 0;
     size_t bytes = h->rec_cap * (sizeof(sim_id) + (size_t)h->floats * sizeof(float) + 1) +
-                   (h->ticks + 1u) * sizeof(frame) + 2 * h->born_cap * sizeof(uint64_t) +
-                   h->gone_cap * sizeof(gone_body);
-    for (size_t i = 0; i < h->gone_len; i++)
-        bytes += h->gone[i].s2.type == COL_SHAPE_POLYGON && h->floats == 3 ? sizeof(col_polygon)
-                 : h->gone[i].s3.type == COL_SHAPE3_HULL && h->floats == 7 ? sizeof(col_hull3)
-                                                                             : 0;
+                   (h->ticks + 1u) * sizeof(frame) + 2 * h->born.v.len * sizeof(uint64_t) +
+                   h->gone.v.cap * sizeof(gone_body);
+    for (size_t i = 0; i < h->gone.v.len; i++) {
+        const gone_body *g = &h->gone.at[i];
+        bytes += g->s2.type == COL_SHAPE_POLYGON && h->floats == 3 ? sizeof(col_polygon)
+                 : g->s3.type == COL_SHAPE3_HULL && h->floats == 7 ? sizeof(col_hull3)
+                                                                    : 0;
+    }
     return bytes;
 }
 
+/* Doubles the records' ring. Record s moves from s % rec_cap to s % (2 rec_cap): the same
+ * place, or as far again into the new half, which held nothing. */
 static bool grow_records(sim_history *h)
 {
-    size_t cap = h->rec_cap ? 2 * h->rec_cap : 1024;
-    sim_id *ids = malloc(cap * sizeof *ids);
-    float *poses = malloc(cap * (size_t)h->floats * sizeof *poses);
-    uint8_t *opens = malloc(cap);
-    if (!ids || !poses || !opens) {
-        free(ids);
-        free(poses);
-        free(opens);
+    size_t old = h->rec_cap, cap = old ? 2 * old : 1024, f = (size_t)h->floats;
+    if (!mk_vec_reserve(&h->ids.v, cap) || !mk_vec_reserve(&h->opens.v, cap) ||
+        !mk_vec_reserve(&h->poses.v, cap * f))
         return false;
-    }
     for (uint64_t s = h->rec_first; s < h->rec_end; s++) {
-        size_t from = (size_t)(s % h->rec_cap), to = (size_t)(s % cap);
-        ids[to] = h->ids[from];
-        opens[to] = h->opens[from];
-        memcpy(&poses[to * (size_t)h->floats], &h->poses[from * (size_t)h->floats],
-               (size_t)h->floats * sizeof(float));
+        size_t from = (size_t)(s % old), to = (size_t)(s % cap);
+        if (to == from)
+            continue;
+        h->ids.at[to] = h->ids.at[from];
+        h->opens.at[to] = h->opens.at[from];
+        memcpy(&h->poses.at[to * f], &h->poses.at[from * f], f * sizeof(float));
     }
-    free(h->ids);
-    free(h->poses);
-    free(h->opens);
-    h->ids = ids;
-    h->poses = poses;
-    h->opens = opens;
     h->rec_cap = cap;
     return true;
 }
@@ -230,13 +222,13 @@ static frame *open_frame(sim_world *w, sim_history *h, uint64_t t)
     }
     uint64_t oldest = sim_world_history_oldest(w);
     size_t kept = 0;
-    for (size_t i = 0; i < h->gone_len; i++) {
-        if (h->gone[i].removed < oldest)
-            free_gone(&h->gone[i]);
+    for (size_t i = 0; i < h->gone.v.len; i++) {
+        if (h->gone.at[i].removed < oldest)
+            free_gone(&h->gone.at[i]);
         else
-            h->gone[kept++] = h->gone[i];
+            h->gone.at[kept++] = h->gone.at[i];
     }
-    h->gone_len = kept;
+    h->gone.v.len = kept;
     frame *f = frame_at(h, h->frame_count++);
     *f = (frame){t, h->rec_end, 0};
     return f;
@@ -248,24 +240,24 @@ static frame *open_frame(sim_world *w, sim_history *h, uint64_t t)
 static bool record(sim_world *w, sim_history *h, const sim_body *b)
 {
     uint32_t slot = sim_id_slot(b->id);
-    uint64_t last = slot < h->born_cap ? h->last[slot] : 0;
+    uint64_t last = slot < h->last.v.len ? h->last.at[slot] : 0;
     if (last == w->tick + 1)
         return true; /* recorded at this tick already (woken, then stepped) */
     if (h->rec_end - h->rec_first == h->rec_cap && !grow_records(h))
         return false;
     frame *f = open_frame(w, h, w->tick);
     size_t at = (size_t)(h->rec_end % h->rec_cap);
-    h->ids[at] = b->id;
-    h->opens[at] = last != w->tick;
-    if (slot < h->born_cap)
-        h->last[slot] = w->tick + 1;
-    float *p = &h->poses[at * (size_t)h->floats];
+    h->ids.at[at] = b->id;
+    h->opens.at[at] = last != w->tick;
+    if (slot < h->last.v.len)
+        h->last.at[slot] = w->tick + 1;
+    float *p = &h->poses.at[at * (size_t)h->floats];
     if (h->floats == 3) {
         p[0] = b->pos.x;
         p[1] = b->pos.y;
         p[2] = b->angle;
     } else {
-        const sim_body3 *b3 = sim_body3_of(w, b);
+        const sim_body3 *b3 = sim_part3(w, slot);
         float v[7] = {b3->pos.x, b3->pos.y, b3->pos.z, b3->rot.x, b3->rot.y, b3->rot.z, b3->rot.w};
         memcpy(p, v, sizeof v);
     }
@@ -286,9 +278,9 @@ void sim_history_before_step(sim_world *w)
     sim_history *h = w->history;
     if (!h || h->ticks == 0)
         return;
-    const uint32_t *movers = w->movers.data;
-    for (size_t i = 0; i < w->movers.len; i++) {
-        const sim_body *b = &w->bodies[movers[i]];
+    const uint32_t *movers = w->broad.movers.at;
+    for (size_t i = 0; i < w->broad.movers.v.len; i++) {
+        const sim_body *b = &w->slots.bodies.at[movers[i]];
         if (b->id != 0 && !b->sleeping && !record(w, h, b))
             return; /* out of memory: the oldest answers lose this tick's records */
     }
@@ -302,15 +294,15 @@ void sim_history_note_added(sim_world *w, uint32_t slot)
     h->changes++;
     if (!hold_slot(h, slot))
         return;
-    h->last[slot] = 0;
+    h->last.at[slot] = 0;
     /* Added while the world is at tick t: the state of tick t did not have it. */
-    h->born[slot] = w->tick + 1;
+    h->born.at[slot] = w->tick + 1;
 }
 
 bool sim_history_born_by(const sim_world *w, uint32_t slot, uint64_t t)
 {
     const sim_history *h = w->history;
-    return !h || slot >= h->born_cap || h->born[slot] <= t;
+    return !h || slot >= h->born.v.len || h->born.at[slot] <= t;
 }
 
 void sim_history_note_removed(sim_world *w, const sim_body *b)
@@ -319,32 +311,26 @@ void sim_history_note_removed(sim_world *w, const sim_body *b)
     if (!h || h->ticks == 0)
         return;
     h->changes++;
-    if (h->gone_len == h->gone_cap) {
-        size_t cap = h->gone_cap ? 2 * h->gone_cap : 16;
-        gone_body *g = realloc(h->gone, cap * sizeof *g);
-        if (!g)
-            return;
-        h->gone = g;
-        h->gone_cap = cap;
-    }
+    if (!mk_vec_reserve(&h->gone.v, h->gone.v.len + 1))
+        return;
     uint32_t slot = sim_id_slot(b->id);
     gone_body g = {.id = b->id, .kind = b->kind, .removed = w->tick,
-                   .born = slot < h->born_cap ? h->born[slot] : 0, .s2 = b->shape};
-    if (b->shape.type == COL_SHAPE_POLYGON && b->polygon && !w->bodies3) {
+                   .born = slot < h->born.v.len ? h->born.at[slot] : 0, .s2 = b->shape};
+    if (b->shape.type == COL_SHAPE_POLYGON && b->polygon && w->cfg.dim != 3) {
         col_polygon *copy = malloc(sizeof *copy);
         if (!copy)
             return;
         *copy = *b->polygon;
         g.s2.polygon = copy;
     }
-    if (w->bodies3) {
+    if (w->cfg.dim == 3) {
         g.s2.type = COL_SHAPE_AABB; /* unused in 3D */
-        g.s3 = w->bodies3[slot].shape;
+        g.s3 = sim_part3(w, slot)->shape;
         if (g.s3.type == COL_SHAPE3_HULL) {
             col_hull3 *copy = malloc(sizeof *copy);
             if (!copy)
                 return;
-            *copy = *w->bodies3[slot].hull;
+            *copy = *sim_part3(w, slot)->hull;
             g.s3.hull = copy;
         }
     } else {
@@ -354,7 +340,7 @@ void sim_history_note_removed(sim_world *w, const sim_body *b)
         free_gone(&g);
         return;
     }
-    h->gone[h->gone_len++] = g;
+    MK_VEC_PUSH(&h->gone, g); /* room reserved */
 }
 
 static col_aabb3 bounds_of(const sim_qbody *q)
@@ -379,44 +365,29 @@ static sim_qbody qbody_of(const sim_history *h, sim_id id, sim_kind kind, const 
     return q;
 }
 
-static int by_min_x(const void *a, const void *b)
-{
-    const x_key *p = a, *q = b;
-    if (p->x != q->x)
-        return p->x < q->x ? -1 : 1;
-    return p->index < q->index ? -1 : p->index > q->index;
-}
-
 const mk_vec *sim_history_bodies_at(sim_world *w, uint64_t t, float *widest)
 {
     sim_history *h = w->history;
-    mk_vec *out = &h->past;
     if (h->past_valid && h->past_t == t && h->past_now == w->tick &&
         h->past_changes == h->changes) {
         *widest = h->past_widest;
-        return out;
+        return &h->past.v;
     }
     h->past_valid = false;
-    h->past.len = 0;
-    out = &h->unsorted;
-    out->len = 0;
-    if (w->slot_count > h->slot_cap) {
-        size_t cap = w->slot_cap;
-        float *pose = realloc(h->slot_pose, cap * 7 * sizeof *pose);
-        if (pose)
-            h->slot_pose = pose;
-        uint32_t *mark = realloc(h->slot_mark, cap * sizeof *mark);
-        if (mark)
-            h->slot_mark = mark;
-        if (!pose || !mark)
+    h->past.v.len = 0;
+    h->unsorted.v.len = 0;
+    size_t slots = sim_slot_count(w), marked = h->slot_mark.v.len;
+    if (slots > marked) {
+        if (!mk_vec_reserve(&h->slot_pose.v, 7 * slots) || !mk_vec_reserve(&h->slot_mark.v, slots))
             return NULL;
-        memset(mark + h->slot_cap, 0, (cap - h->slot_cap) * sizeof *mark);
-        h->slot_cap = cap;
+        memset(h->slot_mark.at + marked, 0, (slots - marked) * sizeof *h->slot_mark.at);
+        h->slot_mark.v.len = slots;
     }
     if (++h->mark == 0) { /* wrapped: clear the old marks */
-        memset(h->slot_mark, 0, h->slot_cap * sizeof *h->slot_mark);
-        for (size_t i = 0; i < h->gone_len; i++)
-            h->gone[i].mark = 0;
+        for (size_t i = 0; i < h->slot_mark.v.len; i++)
+            h->slot_mark.at[i] = 0;
+        for (size_t i = 0; i < h->gone.v.len; i++)
+            h->gone.at[i].mark = 0;
         h->mark = 1;
     }
     /* Newest frame to the oldest at or after t: the earliest record of each body wins. A
@@ -429,77 +400,92 @@ const mk_vec *sim_history_bodies_at(sim_world *w, uint64_t t, float *widest)
         /* One division a frame, none a record. */
         size_t at = (size_t)(f->first % h->rec_cap);
         for (size_t k = 0; k < f->count; k++, at = at + 1 == h->rec_cap ? 0 : at + 1) {
-            if (f->tick > t && !h->opens[at])
+            if (f->tick > t && !h->opens.at[at])
                 continue;
-            sim_id id = h->ids[at];
-            const float *p = &h->poses[at * (size_t)h->floats];
+            sim_id id = h->ids.at[at];
+            const float *p = &h->poses.at[at * (size_t)h->floats];
             uint32_t slot = sim_id_slot(id);
-            if (slot < w->slot_count && w->bodies[slot].id == id) {
-                memcpy(&h->slot_pose[slot * 7], p, (size_t)h->floats * sizeof(float));
-                h->slot_mark[slot] = h->mark;
+            if (slot < slots && w->slots.bodies.at[slot].id == id) {
+                memcpy(&h->slot_pose.at[slot * 7], p, (size_t)h->floats * sizeof(float));
+                h->slot_mark.at[slot] = h->mark;
                 continue;
             }
-            for (size_t g = 0; g < h->gone_len; g++)
-                if (h->gone[g].id == id) {
-                    memcpy(h->gone[g].pose, p, (size_t)h->floats * sizeof(float));
-                    h->gone[g].mark = h->mark;
+            for (size_t g = 0; g < h->gone.v.len; g++)
+                if (h->gone.at[g].id == id) {
+                    memcpy(h->gone.at[g].pose, p, (size_t)h->floats * sizeof(float));
+                    h->gone.at[g].mark = h->mark;
                 }
         }
     }
-    const uint32_t *movers = w->movers.data;
-    for (size_t i = 0; i < w->movers.len; i++) {
+    const uint32_t *movers = w->broad.movers.at;
+    for (size_t i = 0; i < w->broad.movers.v.len; i++) {
         uint32_t slot = movers[i];
-        const sim_body *b = &w->bodies[slot];
+        const sim_body *b = &w->slots.bodies.at[slot];
         if (b->id == 0 || !sim_history_born_by(w, slot, t))
             continue;
         sim_qbody q;
-        if (h->slot_mark[slot] == h->mark) {
+        if (h->slot_mark.at[slot] == h->mark) {
             q = qbody_of(h, b->id, b->kind, &b->shape,
-                         w->bodies3 ? &w->bodies3[slot].shape : NULL, &h->slot_pose[slot * 7]);
+                         w->cfg.dim == 3 ? &sim_part3(w, slot)->shape : NULL,
+                         &h->slot_pose.at[slot * 7]);
         } else {
             /* Not moved since t: where it is now, its bounds those after the last step. */
             q = (sim_qbody){b->id, b->kind, NULL, {{0, 0}, 0}, NULL, {{0, 0, 0}, {0, 0, 0, 1}},
-                            ((const col_aabb3 *)w->shape_box.data)[slot], 0.0f};
-            if (w->bodies3) {
-                q.s3 = &w->bodies3[slot].shape;
-                q.x3 = (col_xf3){w->bodies3[slot].pos, w->bodies3[slot].rot};
+                            w->broad.shape_box.at[slot], 0.0f};
+            if (w->cfg.dim == 3) {
+                const sim_body3 *b3 = sim_part3(w, slot);
+                q.s3 = &b3->shape;
+                q.x3 = (col_xf3){b3->pos, b3->rot};
             } else {
                 q.s2 = &b->shape;
                 q.x2 = (col_xf2){b->pos, b->angle};
             }
         }
-        if (!mk_vec_push(out, &q))
+        if (!MK_VEC_PUSH(&h->unsorted, q))
             return NULL;
     }
-    for (size_t g = 0; g < h->gone_len; g++) {
-        const gone_body *gb = &h->gone[g];
+    for (size_t g = 0; g < h->gone.v.len; g++) {
+        const gone_body *gb = &h->gone.at[g];
         if (gb->born > t || gb->removed < t || gb->mark != h->mark)
             continue;
         sim_qbody q = qbody_of(h, gb->id, gb->kind, &gb->s2, &gb->s3, gb->pose);
-        if (!mk_vec_push(out, &q))
+        if (!MK_VEC_PUSH(&h->unsorted, q))
             return NULL;
     }
     /* Sorted on x as the broadphase's order is, so that a query reads only the bodies near
      * its box on x: small keys sorted, then the bodies laid out in their order. */
-    if (!mk_vec_reserve(&h->order, out->len) || !mk_vec_reserve(&h->past, out->len))
+    size_t n = h->unsorted.v.len;
+    if (!mk_vec_reserve(&h->order.v, n) || !mk_vec_reserve(&h->past.v, n))
         return NULL;
-    const sim_qbody *qs = out->data;
-    x_key *keys = h->order.data;
+    const sim_qbody *qs = h->unsorted.at;
+    sim_sort_key *keys = h->order.at;
     h->past_widest = 0.0f;
-    for (size_t i = 0; i < out->len; i++) {
-        keys[i] = (x_key){qs[i].box.center.x - qs[i].box.half.x, (uint32_t)i};
+    for (size_t i = 0; i < n; i++) {
+        keys[i] = (sim_sort_key){qs[i].box.center.x - qs[i].box.half.x, (uint32_t)i};
         h->past_widest = qs[i].box.half.x > h->past_widest ? qs[i].box.half.x : h->past_widest;
     }
-    qsort(keys, out->len, sizeof *keys, by_min_x);
-    sim_qbody *sorted = h->past.data;
-    for (size_t i = 0; i < out->len; i++)
-        sorted[i] = qs[keys[i].index];
-    h->past.len = out->len;
-    out = &h->past;
+    sim_sort_keys(keys, n);
+    for (size_t i = 0; i < n; i++)
+        h->past.at[i] = qs[keys[i].index];
+    h->past.v.len = n;
     *widest = h->past_widest;
     h->past_valid = true;
     h->past_t = t;
     h->past_now = w->tick;
     h->past_changes = h->changes;
-    return out;
+    return &h->past.v;
+}
+
+static int by_key(const void *a, const void *b)
+{
+    const sim_sort_key *p = a, *q = b;
+    if (p->key != q->key)
+        return p->key < q->key ? -1 : 1;
+    return p->index < q->index ? -1 : p->index > q->index;
+}
+
+void sim_sort_keys(sim_sort_key *keys, size_t n)
+{
+    if (n > 1) /* none may be no array at all, which qsort must not be given */
+        qsort(keys, n, sizeof *keys, by_key);
 }

@@ -17,10 +17,18 @@ typedef struct sim_qbody {
     float enter;   /* query.c: where a ray or a sweep enters the bounds, a fraction */
 } sim_qbody;
 
+/* A sort key: a number, and the index of what it stands for among its kind. */
+typedef struct sim_sort_key {
+    float key;
+    uint32_t index;
+} sim_sort_key;
+/* Sorts keys by key, ties by index (so that the order is the same on every run). */
+void sim_sort_keys(sim_sort_key *keys, size_t n);
+
 /* The world's query state, made on first use: the history (when kept) and scratch arrays. */
 sim_history *sim_history_of(sim_world *w);
 void sim_history_free(sim_history *h);
-/* Scratch arrays for query.c: sim_qbody candidates, and (float, uint32_t) sort keys. */
+/* Scratch arrays for query.c: sim_qbody candidates, and sim_sort_key keys. */
 mk_vec *sim_history_candidates(sim_history *h);
 mk_vec *sim_history_keys(sim_history *h);
 

@@ -60,70 +60,52 @@ static uint64_t layout_of(sim_world *w)
     return h;
 }
 
-/* The statics' tree is rebuilt from the statics and their bounds (the same tree: the build is
- * a function of them), so it is not kept. */
-static bool kept(const sim_world *w, const mk_vec *v)
+/* The items of an array an image holds: those up to its length, none of a scratch array's
+ * (past its length an array is scratch too). A scratch array comes back zeroed: the region
+ * queries' bitset is all clear between queries, and the step fills the per-slot maps of
+ * solver bodies and islands before it reads them. The statics' tree (SIM_VEC_REBUILT) is not
+ * in the image at all: it is built again from the statics and their bounds, the same tree. */
+static size_t items_kept(const world_vec *v)
 {
-    return v != &w->tree.nodes && v != &w->tree.items;
-}
-
-/* Tables indexed by slot, reserved to the slot count with their length left at 0. */
-static bool per_slot(const sim_world *w, const mk_vec *v)
-{
-    return v == &w->shape_box || v == &w->bounds || v == &w->tight || v == &w->bounds3 ||
-           v == &w->tight3;
-}
-
-/* The items of an array an image holds: a per-slot table's up to the slot count (or its
- * capacity, when it has not grown that far: the other dimension's tables, and slots that
- * never held a body), the others' up to their length. The rest comes back zeroed: past its
- * length an array is scratch, and the region queries' bitset (near_bits) is all clear between
- * queries. */
-static size_t items_kept(const sim_world *w, const mk_vec *v)
-{
-    if (per_slot(w, v))
-        return v->cap < w->slot_count ? v->cap : w->slot_count;
-    return v == &w->near_bits ? 0 : v->len;
+    return v->flags & SIM_VEC_SCRATCH ? 0 : v->v->len;
 }
 
 static void write_image(sim_world *w, out *o)
 {
+    size_t slots = sim_slot_count(w);
     put(o, IMAGE_MAGIC, 8);
     put_u64(o, layout_of(w));
     put(o, &w->cfg, sizeof w->cfg);
     put_u64(o, w->tick);
-    put_u64(o, w->slot_count);
-    put_u64(o, w->body_count);
-    unsigned char flags[5] = {w->order_unsorted, w->statics_dirty, w->pairs_dirty,
-                              w->pairs_sleeper, w->constraints_bounce};
+    put_u64(o, slots);
+    put_u64(o, w->slots.live);
+    unsigned char flags[5] = {w->broad.order_unsorted, w->broad.statics_dirty,
+                              w->broad.pairs_dirty, w->broad.pairs_sleeper, w->solver.bounce};
     put(o, flags, sizeof flags);
-    put(o, &w->fat_half_max, sizeof w->fat_half_max);
-    put_u64(o, w->loaded_ring);
-    put(o, w->bodies, w->slot_count * sizeof *w->bodies);
-    if (w->bodies3)
-        put(o, w->bodies3, w->slot_count * sizeof *w->bodies3);
-    put(o, w->generation, w->slot_count * sizeof *w->generation);
-    for (size_t i = 0; i < w->slot_count; i++) {
-        if (w->bodies[i].id == 0)
-            continue;
-        if (w->bodies[i].polygon)
-            put(o, w->bodies[i].polygon, sizeof(col_polygon));
-        if (w->bodies3 && w->bodies3[i].hull)
-            put(o, w->bodies3[i].hull, sizeof(col_hull3));
-    }
-    /* Each array's items up to its length, and its capacity, so that it comes back with the
-     * same room; the per-slot tables (indexed by slot, not filled by length) up to the last
-     * slot. */
+    put(o, &w->broad.fat_half_max, sizeof w->broad.fat_half_max);
+    put_u64(o, w->islands.loaded_ring);
+    /* Each array's length and capacity, so that it comes back with the same room, and its
+     * items: the slots (bodies, generations and the other per-slot tables) among them. */
     world_vec vecs[WORLD_VECS];
     for (size_t i = 0, n = sim_world_vecs(w, vecs); i < n; i++) {
         const mk_vec *v = vecs[i].v;
-        if (!kept(w, v))
+        if (vecs[i].flags & SIM_VEC_REBUILT)
             continue;
         put_u64(o, v->len);
         put_u64(o, v->cap);
-        put(o, v->data, items_kept(w, v) * v->item);
+        put(o, v->data, items_kept(&vecs[i]) * v->item);
     }
-    const sim_cache *c = &w->cache;
+    /* The bodies' polygons and hulls, in slot order. */
+    for (size_t i = 0; i < slots; i++) {
+        const sim_body *b = &w->slots.bodies.at[i];
+        if (b->id == 0)
+            continue;
+        if (b->polygon)
+            put(o, b->polygon, sizeof(col_polygon));
+        if (w->cfg.dim == 3 && sim_part3(w, (uint32_t)i)->hull)
+            put(o, sim_part3(w, (uint32_t)i)->hull, sizeof(col_hull3));
+    }
+    const sim_cache *c = &w->solver.cache;
     put_u64(o, c->entries.len);
     put(o, c->entries.data, c->entries.len * c->entries.item);
     put_u64(o, c->table_cap);
@@ -209,32 +191,35 @@ static bool finite_body(const sim_body *b, const sim_body3 *b3)
     return true;
 }
 
-/* The slots: each body's id names its slot and generation, its kind and shape are known ones,
- * its numbers finite, its polygon or hull follows in the image (pointers are set to them). */
-static bool read_bodies(sim_world *w, in *r, size_t at_bodies, size_t *reach)
+/* The pointers in the bodies' bytes are the writer's: none may be followed or freed. */
+static void clear_pointers(sim_world *w)
 {
-    /* The pointers in the bytes are the writer's: none may be followed or freed. */
-    for (size_t i = 0; i < w->slot_count; i++) {
-        w->bodies[i].polygon = NULL;
-        w->bodies[i].shape.polygon = NULL;
-        if (w->bodies3) {
-            w->bodies3[i].hull = NULL;
-            w->bodies3[i].shape.hull = NULL;
-        }
+    for (size_t i = 0; i < w->slots.bodies.v.len; i++) {
+        w->slots.bodies.at[i].polygon = NULL;
+        w->slots.bodies.at[i].shape.polygon = NULL;
     }
-    size_t live = 0;
-    *reach = 0;
-    for (size_t i = 0; i < w->slot_count; i++) {
-        sim_body *b = &w->bodies[i];
-        sim_body3 *b3 = w->bodies3 ? &w->bodies3[i] : NULL;
+    for (size_t i = 0; i < w->d3.bodies.v.len; i++) {
+        w->d3.bodies.at[i].hull = NULL;
+        w->d3.bodies.at[i].shape.hull = NULL;
+    }
+}
+
+/* The slots: each body's id names its slot and generation, its kind and shape are known ones,
+ * its numbers finite, its polygon or hull follows in the image (pointers are set to them).
+ * at_bodies: where the bodies' items are in the image. */
+static bool read_bodies(sim_world *w, in *r, size_t at_bodies)
+{
+    size_t live = 0, slots = sim_slot_count(w);
+    for (size_t i = 0; i < slots; i++) {
+        sim_body *b = &w->slots.bodies.at[i];
+        sim_body3 *b3 = w->cfg.dim == 3 ? sim_part3(w, (uint32_t)i) : NULL;
         size_t at = at_bodies + i * sizeof *b;
         if (b->id == 0)
             continue;
         live++;
-        *reach = i + 1;
-        if (sim_id_slot(b->id) != i || (b->id >> SIM_SLOT_BITS) != w->generation[i])
+        if (sim_id_slot(b->id) != i || (b->id >> SIM_SLOT_BITS) != w->slots.generation.at[i])
             return bad(r, at, "a body's id", b->id);
-        if ((unsigned)b->kind > SIM_CHARACTER || b->sleep_next >= w->slot_count)
+        if ((unsigned)b->kind > SIM_CHARACTER || b->sleep_next >= slots)
             return bad(r, at, "a body's kind or sleep ring", (unsigned long long)b->kind);
         if (!finite_body(b, b3))
             return bad(r, at, "a body's state (not finite)", b->id);
@@ -260,8 +245,7 @@ static bool read_bodies(sim_world *w, in *r, size_t at_bodies, size_t *reach)
                       h->face_count >= 4 && h->face_count <= COL_MAX_HULL3_FACES;
             for (int f = 0; ok && f < h->face_count; f++) {
                 const col_hull3_face *face = &h->faces[f];
-                ok = face->count >= 3 &&
-                     face->first + face->count <= COL_MAX_HULL3_INDICES;
+                ok = face->count >= 3 && face->first + face->count <= COL_MAX_HULL3_INDICES;
                 for (int k = 0; ok && k < face->count; k++)
                     ok = h->indices[face->first + k] < h->vert_count;
             }
@@ -269,8 +253,8 @@ static bool read_bodies(sim_world *w, in *r, size_t at_bodies, size_t *reach)
                 return bad(r, at_h, "a hull's vertices or faces", (unsigned)h->vert_count);
         }
     }
-    if (live != w->body_count)
-        return bad(r, at_bodies, "the body count", w->body_count);
+    if (live != w->slots.live)
+        return bad(r, at_bodies, "the body count", w->slots.live);
     return true;
 }
 
@@ -279,7 +263,7 @@ static bool slots_ok(sim_world *w, in *r, size_t at, const mk_vec *v, const char
 {
     const uint32_t *s = v->data;
     for (size_t i = 0; i < v->len; i++)
-        if (s[i] >= w->slot_count)
+        if (s[i] >= sim_slot_count(w))
             return bad(r, at, what, s[i]);
     return true;
 }
@@ -288,9 +272,9 @@ static bool pairs_ok(sim_world *w, in *r, size_t at, const mk_vec *v)
 {
     const sim_pair *p = v->data;
     for (size_t i = 0; i < v->len; i++) {
-        if (p[i].a >= w->slot_count || p[i].b >= w->slot_count)
+        if (p[i].a >= sim_slot_count(w) || p[i].b >= sim_slot_count(w))
             return bad(r, at, "a pair's slot", p[i].a);
-        if (p[i].entry != SIM_NO_ENTRY_HINT && p[i].entry > w->cache.entries.len)
+        if (p[i].entry != SIM_NO_ENTRY_HINT && p[i].entry > w->solver.cache.entries.len)
             return bad(r, at, "a pair's cache entry", p[i].entry);
     }
     return true;
@@ -301,7 +285,7 @@ static bool read_vecs(sim_world *w, in *r, size_t at_vecs[WORLD_VECS])
     world_vec vecs[WORLD_VECS];
     for (size_t i = 0, n = sim_world_vecs(w, vecs); i < n; i++) {
         mk_vec *v = vecs[i].v;
-        if (!kept(w, v))
+        if (vecs[i].flags & SIM_VEC_REBUILT)
             continue;
         uint64_t len, cap;
         at_vecs[i] = r->at;
@@ -311,23 +295,38 @@ static bool read_vecs(sim_world *w, in *r, size_t at_vecs[WORLD_VECS])
          * that a file cannot ask for memory out of all proportion to itself. */
         if (len > cap || cap > (16 * (uint64_t)r->len + (16u << 20)) / v->item)
             return bad(r, at_vecs[i], "an array's length", len);
-        /* The length first: it says how many items items_kept takes. */
-        v->len = (size_t)len;
-        v->cap = (size_t)cap;
-        uint64_t stored = items_kept(w, v);
+        uint64_t stored = vecs[i].flags & SIM_VEC_SCRATCH ? 0 : len;
         if (stored > (r->len - r->at) / v->item)
             return bad(r, at_vecs[i], "an array's length", stored);
         if (!(v->data = calloc(cap ? (size_t)cap : 1, v->item))) {
             mk_fail(r->err, MK_ERR_IO, "byte %zu: out of memory", at_vecs[i]);
             return false;
         }
+        v->len = (size_t)len;
+        v->cap = (size_t)cap;
         take(r, v->data, (size_t)stored * v->item, "an array");
     }
     return true;
 }
 
+/* Every per-slot table of the world's dimension has the slot count for its length (those of
+ * the other dimension none), before anything is looked up by slot. */
+static bool slot_tables_ok(sim_world *w, in *r, const size_t at_vecs[WORLD_VECS], size_t slots)
+{
+    world_vec vecs[WORLD_VECS];
+    for (size_t i = 0, n = sim_world_vecs(w, vecs); i < n; i++) {
+        bool own = vecs[i].flags & SIM_VEC_SLOT;
+        bool other = vecs[i].v == &w->d2.bounds.v || vecs[i].v == &w->d2.tight.v ||
+                     vecs[i].v == &w->d3.bodies.v || vecs[i].v == &w->d3.bounds.v ||
+                     vecs[i].v == &w->d3.tight.v;
+        if ((own && vecs[i].v->len != slots) || (!own && other && vecs[i].v->len != 0))
+            return bad(r, at_vecs[i], "a per-slot table's length", vecs[i].v->len);
+    }
+    return true;
+}
+
 /* The lists the step follows from one step to the next: slots, pairs, the entries solved. */
-static bool check_vecs(sim_world *w, in *r, const size_t at_vecs[WORLD_VECS], size_t reach)
+static bool check_vecs(sim_world *w, in *r, const size_t at_vecs[WORLD_VECS])
 {
     world_vec vecs[WORLD_VECS];
     size_t n = sim_world_vecs(w, vecs);
@@ -335,21 +334,15 @@ static bool check_vecs(sim_world *w, in *r, const size_t at_vecs[WORLD_VECS], si
         const mk_vec *v = vecs[i].v;
         size_t at = at_vecs[i];
         bool ok = true;
-        if (v == &w->free_slots || v == &w->pending_slots || v == &w->order ||
-            v == &w->movers || v == &w->statics)
+        if (v == &w->slots.free.v || v == &w->slots.pending.v || v == &w->broad.order.v ||
+            v == &w->broad.movers.v || v == &w->broad.statics.v)
             ok = slots_ok(w, r, at, v, "a slot");
-        else if (v == &w->pairs || v == &w->push_pairs)
+        else if (v == &w->broad.pairs.v || v == &w->solver.push_pairs.v)
             ok = pairs_ok(w, r, at, v);
-        else if (v == &w->solved)
+        else if (v == &w->solver.solved.v)
             for (size_t k = 0; ok && k < v->len; k++)
-                if (((const uint32_t *)v->data)[k] >= w->cache.entries.len)
-                    ok = bad(r, at, "a solved cache entry", ((const uint32_t *)v->data)[k]);
-        /* The per-slot tables must reach every body. */
-        bool per_slot = v == &w->shape_box ||
-                        (w->cfg.dim == 3 ? v == &w->bounds3 || v == &w->tight3
-                                         : v == &w->bounds || v == &w->tight);
-        if (ok && per_slot && v->cap < reach)
-            ok = bad(r, at, "a per-slot table's size", v->cap);
+                if (w->solver.solved.at[k] >= w->solver.cache.entries.len)
+                    ok = bad(r, at, "a solved cache entry", w->solver.solved.at[k]);
         if (!ok)
             return false;
     }
@@ -358,7 +351,7 @@ static bool check_vecs(sim_world *w, in *r, const size_t at_vecs[WORLD_VECS], si
 
 static bool read_cache(sim_world *w, in *r)
 {
-    sim_cache *c = &w->cache;
+    sim_cache *c = &w->solver.cache;
     uint64_t len, cap, used, dead;
     size_t at = r->at;
     if (!take_u64(r, &len, "the contact cache"))
@@ -416,45 +409,28 @@ sim_world *sim_world_from_image(const void *data, size_t len, mk_error *err)
     size_t at = r.at;
     bool ok = take_u64(&r, &w->tick, "the tick") && take_u64(&r, &slots, "the slots") &&
               take_u64(&r, &bodies, "the bodies") && take(&r, flags, sizeof flags, "flags") &&
-              take(&r, &w->fat_half_max, sizeof w->fat_half_max, "flags") &&
+              take(&r, &w->broad.fat_half_max, sizeof w->broad.fat_half_max, "flags") &&
               take_u64(&r, &ring, "flags");
     if (ok && (slots > cfg.max_bodies || bodies > slots))
         ok = bad(&r, at, "the slot count", slots);
-    size_t at_bodies = r.at;
-    size_t at_vecs[WORLD_VECS] = {0};
     if (ok) {
-        w->slot_count = w->slot_cap = (size_t)slots;
-        w->body_count = (size_t)bodies;
-        w->order_unsorted = flags[0];
-        w->statics_dirty = true; /* the tree is built anew */
-        w->pairs_dirty = flags[2];
-        w->pairs_sleeper = flags[3];
-        w->constraints_bounce = flags[4];
-        w->loaded_ring = ring;
-        w->bodies = take_array(&r, slots, sizeof *w->bodies, "the bodies");
-        w->bodies3 = cfg.dim == 3 ? take_array(&r, slots, sizeof *w->bodies3, "the bodies")
-                                  : NULL;
-        w->generation = w->bodies && (cfg.dim == 2 || w->bodies3)
-                            ? take_array(&r, slots, sizeof *w->generation, "the generations")
-                            : NULL;
-        w->solver_index = calloc(slots ? slots : 1, sizeof *w->solver_index);
-        w->island = calloc(slots ? slots : 1, sizeof *w->island);
-        w->island_sleep = calloc(slots ? slots : 1, sizeof *w->island_sleep);
-        w->ring = calloc(slots ? slots : 1, sizeof *w->ring);
-        ok = w->generation && w->solver_index && w->island && w->island_sleep && w->ring;
-        if (!ok && w->generation)
-            mk_fail(err, MK_ERR_IO, "out of memory");
+        w->slots.live = (size_t)bodies;
+        w->broad.order_unsorted = flags[0];
+        w->broad.statics_dirty = true; /* the tree is built anew */
+        w->broad.pairs_dirty = flags[2];
+        w->broad.pairs_sleeper = flags[3];
+        w->solver.bounce = flags[4];
+        w->islands.loaded_ring = ring;
     }
-    if (!ok) {
-        /* Nothing past the slot arrays was read: no body owns a polygon or hull yet. */
-        w->slot_count = 0;
-    }
-    size_t reach = 0;
-    ok = ok && read_bodies(w, &r, at_bodies, &reach);
-    ok = ok && read_vecs(w, &r, at_vecs) && read_cache(w, &r) &&
-         check_vecs(w, &r, at_vecs, reach);
-    if (ok && w->loaded_ring != 0 && !sim_world_get(w, w->loaded_ring))
-        ok = bad(&r, at, "the loaded sleepers' ring", w->loaded_ring);
+    size_t at_vecs[WORLD_VECS] = {0};
+    ok = ok && read_vecs(w, &r, at_vecs);
+    clear_pointers(w); /* before anything can fail and free the world */
+    /* The bodies' items follow their array's length and capacity. */
+    ok = ok && slot_tables_ok(w, &r, at_vecs, (size_t)slots) &&
+         read_bodies(w, &r, at_vecs[0] + 2 * sizeof(uint64_t)) && read_cache(w, &r) &&
+         check_vecs(w, &r, at_vecs);
+    if (ok && w->islands.loaded_ring != 0 && !sim_world_get(w, w->islands.loaded_ring))
+        ok = bad(&r, at, "the loaded sleepers' ring", w->islands.loaded_ring);
     if (ok && r.at != r.len)
         ok = bad(&r, r.at, "bytes after the image", r.len - r.at);
     if (!ok) {

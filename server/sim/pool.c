@@ -162,14 +162,21 @@ sim_pool *sim_pool_new(int workers)
     return p;
 }
 
+/* Sets a flag the sleeping workers wait on (awake or quit) and wakes them: under the mutex,
+ * so that none misses it between its test and its wait. */
+static void raise_and_wake(sim_pool *p, atomic_bool *flag)
+{
+    pthread_mutex_lock(&p->mu);
+    atomic_store(flag, true);
+    pthread_cond_broadcast(&p->cv);
+    pthread_mutex_unlock(&p->mu);
+}
+
 void sim_pool_free(sim_pool *p)
 {
     if (!p)
         return;
-    pthread_mutex_lock(&p->mu);
-    atomic_store(&p->quit, true);
-    pthread_cond_broadcast(&p->cv);
-    pthread_mutex_unlock(&p->mu);
+    raise_and_wake(p, &p->quit);
     for (int i = 0; i < p->threads; i++)
         pthread_join(p->tid[i], NULL);
     pthread_cond_destroy(&p->cv);
@@ -181,12 +188,8 @@ int sim_pool_workers(const sim_pool *p) { return p ? p->threads + 1 : 1; }
 
 void sim_pool_begin(sim_pool *p)
 {
-    if (!p)
-        return;
-    pthread_mutex_lock(&p->mu);
-    atomic_store(&p->awake, true);
-    pthread_cond_broadcast(&p->cv);
-    pthread_mutex_unlock(&p->mu);
+    if (p)
+        raise_and_wake(p, &p->awake);
 }
 
 void sim_pool_end(sim_pool *p)

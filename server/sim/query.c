@@ -32,11 +32,12 @@ static bool wanted(const sim_query_filter *f, sim_id id, sim_kind kind)
  * left since. */
 static sim_qbody live_body(const sim_world *w, uint32_t slot)
 {
-    const sim_body *b = &w->bodies[slot];
-    col_aabb3 box = ((const col_aabb3 *)w->shape_box.data)[slot];
-    if (w->bodies3) {
-        const sim_body3 *b3 = &w->bodies3[slot];
-        return (sim_qbody){b->id, b->kind, NULL, {{0, 0}, 0}, &b3->shape, {b3->pos, b3->rot}, box, 0.0f};
+    const sim_body *b = &w->slots.bodies.at[slot];
+    col_aabb3 box = w->broad.shape_box.at[slot];
+    if (w->cfg.dim == 3) {
+        const sim_body3 *b3 = sim_part3(w, slot);
+        return (sim_qbody){b->id, b->kind, NULL, {{0, 0}, 0}, &b3->shape, {b3->pos, b3->rot},
+                           box, 0.0f};
     }
     return (sim_qbody){b->id, b->kind, &b->shape, {b->pos, b->angle}, NULL,
                        {{0, 0, 0}, {0, 0, 0, 1}}, box, 0.0f};
@@ -99,9 +100,9 @@ static mk_vec *gather(sim_world *w, uint64_t t, const col_aabb3 *box, const sim_
     if (t == w->tick) {
         if (!sim_query_box(w, box, true))
             return NULL;
-        const uint32_t *hits = w->hits.data;
-        for (size_t i = 0; i < w->hits.len; i++) {
-            const sim_body *b = &w->bodies[hits[i]];
+        const uint32_t *hits = w->broad.hits.at;
+        for (size_t i = 0; i < w->broad.hits.v.len; i++) {
+            const sim_body *b = &w->slots.bodies.at[hits[i]];
             if (b->id == 0 || !wanted(f, b->id, b->kind))
                 continue;
             sim_qbody q = live_body(w, hits[i]);
@@ -117,12 +118,13 @@ static mk_vec *gather(sim_world *w, uint64_t t, const col_aabb3 *box, const sim_
     }
     /* Statics never move: the tree has them, less those added since t (removed ones are in
      * the history). */
-    w->hits.len = 0;
-    if (!sim_statics_refresh(w) || !sim_tree_query(&w->tree, w->shape_box.data, box, &w->hits))
+    w->broad.hits.v.len = 0;
+    if (!sim_statics_refresh(w) ||
+        !sim_tree_query(&w->broad.tree, w->broad.shape_box.at, box, &w->broad.hits.v))
         return NULL;
-    const uint32_t *hits = w->hits.data;
-    for (size_t i = 0; i < w->hits.len; i++) {
-        const sim_body *b = &w->bodies[hits[i]];
+    const uint32_t *hits = w->broad.hits.at;
+    for (size_t i = 0; i < w->broad.hits.v.len; i++) {
+        const sim_body *b = &w->slots.bodies.at[hits[i]];
         if (b->id == 0 || !sim_history_born_by(w, hits[i], t) || !wanted(f, b->id, b->kind))
             continue;
         sim_qbody q = live_body(w, hits[i]);
@@ -163,30 +165,32 @@ static col_aabb3 box_of(mk_vec3 lo, mk_vec3 hi)
     return (col_aabb3){mk_v3_scale(mk_v3_add(lo, hi), 0.5f), mk_v3_scale(mk_v3_sub(hi, lo), 0.5f)};
 }
 
-typedef struct ray_key {
-    float enter;
-    uint32_t index;
-} ray_key;
+/* The candidates along a path (gather), in order of where it enters their bounds. */
+typedef struct path_candidates {
+    const sim_qbody *qs;
+    const sim_sort_key *keys; /* into qs, by where the path enters their bounds (the history's) */
+    size_t n;
+    int rc; /* 0, or the query's failure (then n is 0) */
+} path_candidates;
 
-static int by_enter(const void *a, const void *b)
+static path_candidates along_path(sim_world *w, uint64_t t, const col_aabb3 *box,
+                                  const sim_query_filter *f, const sweep_path *path)
 {
-    const ray_key *p = a, *q = b;
-    return p->enter < q->enter ? -1 : p->enter > q->enter;
-}
-
-/* The candidates in order of where the path enters their bounds: w's keys array. */
-static ray_key *by_entry(sim_world *w, const mk_vec *cand)
-{
-    mk_vec *keys = sim_history_keys(w->history);
-    keys->len = 0;
-    if (!mk_vec_reserve(keys, cand->len))
-        return NULL;
+    path_candidates c = {NULL, NULL, 0, 0};
+    const mk_vec *cand = gather(w, t, box, f, path, &c.rc);
+    if (!cand)
+        return c;
+    mk_vec *kv = sim_history_keys(w->history);
+    if (!mk_vec_resize(kv, cand->len)) {
+        c.rc = SIM_QUERY_NOMEM;
+        return c;
+    }
     const sim_qbody *qs = cand->data;
-    ray_key *k = keys->data;
+    sim_sort_key *k = kv->data;
     for (size_t i = 0; i < cand->len; i++)
-        k[keys->len++] = (ray_key){qs[i].enter, (uint32_t)i};
-    qsort(k, keys->len, sizeof *k, by_enter);
-    return k;
+        k[i] = (sim_sort_key){qs[i].enter, (uint32_t)i};
+    sim_sort_keys(k, cand->len);
+    return (path_candidates){qs, k, cand->len, 0};
 }
 
 static int by_fraction(const void *a, const void *b)
@@ -220,30 +224,22 @@ int sim_world_raycast(sim_world *w, uint64_t at_tick, mk_vec3 from, mk_vec3 to,
                       const sim_query_filter *f, bool all, sim_hit *hits, size_t max,
                       size_t *total)
 {
-    if (!w->bodies3)
+    if (w->cfg.dim != 3)
         from.z = to.z = 0.0f;
     *total = 0;
     col_aabb3 box = box_of(mk_v3_min(from, to), mk_v3_max(from, to));
-    int rc;
     sweep_path path = {from, mk_v3_sub(to, from), mk_v3(0, 0, 0)};
-    mk_vec *cand = gather(w, at_tick, &box, f, &path, &rc);
-    if (!cand)
-        return rc;
-    if (cand->len == 0)
-        return 0;
-    const sim_qbody *qs = cand->data;
-    ray_key *k = by_entry(w, cand);
-    if (!k)
-        return SIM_QUERY_NOMEM;
-    mk_vec *keys = sim_history_keys(w->history);
+    path_candidates c = along_path(w, at_tick, &box, f, &path);
+    if (c.n == 0)
+        return c.rc;
     size_t n = 0;
     sim_hit best = {0};
     bool have = false;
-    for (size_t i = 0; i < keys->len; i++) {
-        if (!all && have && k[i].enter > best.fraction)
+    for (size_t i = 0; i < c.n; i++) {
+        if (!all && have && c.keys[i].key > best.fraction)
             break; /* every later shape begins past the nearest hit */
         sim_hit hit;
-        if (!ray_body(&qs[k[i].index], from, to, &hit))
+        if (!ray_body(&c.qs[c.keys[i].index], from, to, &hit))
             continue;
         if (!all) {
             if (!have || by_fraction(&hit, &best) < 0)
@@ -280,7 +276,7 @@ int sim_world_raycast(sim_world *w, uint64_t at_tick, mk_vec3 from, mk_vec3 to,
 static col_aabb3 shape_bounds(const sim_world *w, const sim_query_shape *s, mk_vec3 move)
 {
     col_aabb3 a;
-    if (w->bodies3) {
+    if (w->cfg.dim == 3) {
         a = col_shape3_bounds(&s->shape3, s->xf3);
     } else {
         col_aabb b = col_shape_bounds(&s->shape2, s->xf2);
@@ -295,29 +291,21 @@ static col_aabb3 shape_bounds(const sim_world *w, const sim_query_shape *s, mk_v
 int sim_world_cast(sim_world *w, uint64_t at_tick, const sim_query_shape *s, mk_vec3 translation,
                    const sim_query_filter *f, sim_hit *hit)
 {
-    if (!w->bodies3)
+    if (w->cfg.dim != 3)
         translation.z = 0.0f;
     col_aabb3 box = shape_bounds(w, s, translation);
     /* The shape's bounds at its start swept along the translation: where they first meet a
      * body's bounds is a lower bound of where the shapes meet. */
     col_aabb3 start = shape_bounds(w, s, mk_v3(0, 0, 0));
     sweep_path path = {start.center, translation, start.half};
-    int rc;
-    mk_vec *cand = gather(w, at_tick, &box, f, &path, &rc);
-    if (!cand)
-        return rc;
-    if (cand->len == 0)
-        return 0;
-    const sim_qbody *qs = cand->data;
-    ray_key *k = by_entry(w, cand);
-    if (!k)
-        return SIM_QUERY_NOMEM;
-    size_t nk = sim_history_keys(w->history)->len;
+    path_candidates c = along_path(w, at_tick, &box, f, &path);
+    if (c.n == 0)
+        return c.rc;
     bool have = false;
-    for (size_t j = 0; j < nk; j++) {
-        if (have && k[j].enter > hit->fraction)
+    for (size_t j = 0; j < c.n; j++) {
+        if (have && c.keys[j].key > hit->fraction)
             break; /* every later body's bounds are met past the nearest hit */
-        const sim_qbody *q = &qs[k[j].index];
+        const sim_qbody *q = &c.qs[c.keys[j].index];
         sim_hit h = {.id = q->id};
         if (q->s3) {
             col_ray_hit3 r = col_cast3(&s->shape3, s->xf3, translation, q->s3, q->x3);

@@ -22,26 +22,33 @@ static col_aabb3 from2(col_aabb b)
 
 col_aabb3 sim_shape_bounds_now(const sim_world *w, uint32_t slot)
 {
-    if (w->bodies3)
-        return sim_body_bounds3(&w->bodies3[slot]);
-    const sim_body *b = &w->bodies[slot];
+    if (w->cfg.dim == 3)
+        return sim_body_bounds3(sim_part3(w, slot));
+    const sim_body *b = &w->slots.bodies.at[slot];
     return from2(col_shape_bounds_q(&b->shape, (col_xf2){b->pos, b->angle}, sim_body_rot2(b)));
+}
+
+/* A fat box of a 3D world (is3) or a 2D one. The loops that store slots take is3 once: a
+ * uint32_t store may change the world's int `dim` as far as the compiler knows. */
+static col_aabb3 fat_box(const sim_world *w, bool is3, uint32_t slot)
+{
+    if (is3)
+        return w->d3.bounds.at[slot];
+    return from2(w->d2.bounds.at[slot]);
 }
 
 col_aabb3 sim_fat_box(const sim_world *w, uint32_t slot)
 {
-    if (w->bodies3)
-        return ((const col_aabb3 *)w->bounds3.data)[slot];
-    return from2(((const col_aabb *)w->bounds.data)[slot]);
+    return fat_box(w, w->cfg.dim == 3, slot);
 }
 
-static float fat_min_x(const sim_world *w, uint32_t slot)
+static float fat_min_x(const sim_world *w, bool is3, uint32_t slot)
 {
-    if (w->bodies3) {
-        const col_aabb3 *b = &((const col_aabb3 *)w->bounds3.data)[slot];
+    if (is3) {
+        const col_aabb3 *b = &w->d3.bounds.at[slot];
         return b->center.x - b->half.x;
     }
-    const col_aabb *b = &((const col_aabb *)w->bounds.data)[slot];
+    const col_aabb *b = &w->d2.bounds.at[slot];
     return b->center.x - b->half.x;
 }
 
@@ -49,60 +56,62 @@ static float fat_min_x(const sim_world *w, uint32_t slot)
  * and its tight bounds to the shape's own. */
 void sim_set_fat_box(sim_world *w, uint32_t slot, col_aabb3 shape, float margin)
 {
-    if (w->bodies3) {
+    if (w->cfg.dim == 3) {
         col_aabb3 fat = {shape.center, mk_v3_add(shape.half, mk_v3(margin, margin, margin))};
-        ((col_aabb3 *)w->bounds3.data)[slot] = fat;
-        ((col_aabb3 *)w->tight3.data)[slot] = shape;
+        w->d3.bounds.at[slot] = fat;
+        w->d3.tight.at[slot] = shape;
     } else {
         col_aabb fat = {mk_v2(shape.center.x, shape.center.y),
                         mk_v2(shape.half.x + margin, shape.half.y + margin)};
-        ((col_aabb *)w->bounds.data)[slot] = fat;
-        ((col_aabb *)w->tight.data)[slot] =
-            (col_aabb){fat.center, mk_v2(shape.half.x, shape.half.y)};
+        w->d2.bounds.at[slot] = fat;
+        w->d2.tight.at[slot] = (col_aabb){fat.center, mk_v2(shape.half.x, shape.half.y)};
     }
-    if (shape.half.x + margin > w->fat_half_max)
-        w->fat_half_max = shape.half.x + margin;
+    if (shape.half.x + margin > w->broad.fat_half_max)
+        w->broad.fat_half_max = shape.half.x + margin;
 }
 
 void sim_order_sort(sim_world *w)
 {
-    uint32_t *order = w->order.data;
-    size_t n = w->order.len;
+    uint32_t *order = w->broad.order.at;
+    size_t n = w->broad.order.v.len;
+    bool is3 = w->cfg.dim == 3;
     float widest = 0.0f;
     for (size_t i = 0; i < n; i++) {
         uint32_t s = order[i];
-        float key = fat_min_x(w, s);
+        float key = fat_min_x(w, is3, s);
         size_t j = i;
-        while (j > 0 && fat_min_x(w, order[j - 1]) > key) {
+        while (j > 0 && fat_min_x(w, is3, order[j - 1]) > key) {
             order[j] = order[j - 1];
             j--;
         }
         order[j] = s;
-        float half = sim_fat_box(w, s).half.x;
+        float half = fat_box(w, is3, s).half.x;
         widest = half > widest ? half : widest;
     }
-    w->fat_half_max = widest;
-    w->order_unsorted = false;
+    w->broad.fat_half_max = widest;
+    w->broad.order_unsorted = false;
 }
 
 bool sim_statics_refresh(sim_world *w)
 {
-    if (!w->statics_dirty)
+    if (!w->broad.statics_dirty)
         return true;
-    if (!sim_tree_build(&w->tree, w->statics.data, w->statics.len, w->shape_box.data))
+    if (!sim_tree_build(&w->broad.tree, w->broad.statics.at, w->broad.statics.v.len,
+                        w->broad.shape_box.at))
         return false;
-    w->statics_dirty = false;
+    w->broad.statics_dirty = false;
     return true;
 }
 
 /* The first index of the order whose fat box starts at or after x on the x axis. */
 static size_t order_lower_bound(const sim_world *w, float x)
 {
-    const uint32_t *order = w->order.data;
-    size_t lo = 0, hi = w->order.len;
+    const uint32_t *order = w->broad.order.at;
+    size_t lo = 0, hi = w->broad.order.v.len;
+    bool is3 = w->cfg.dim == 3;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
-        if (fat_min_x(w, order[mid]) < x)
+        if (fat_min_x(w, is3, order[mid]) < x)
             lo = mid + 1;
         else
             hi = mid;
@@ -112,28 +121,31 @@ static size_t order_lower_bound(const sim_world *w, float x)
 
 bool sim_query_statics(sim_world *w, const col_aabb3 *box)
 {
-    w->hits.len = 0;
-    return sim_statics_refresh(w) && sim_tree_query(&w->tree, w->shape_box.data, box, &w->hits);
+    w->broad.hits.v.len = 0;
+    return sim_statics_refresh(w) &&
+           sim_tree_query(&w->broad.tree, w->broad.shape_box.at, box, &w->broad.hits.v);
 }
 
 bool sim_query_box(sim_world *w, const col_aabb3 *box, bool with_statics)
 {
-    w->hits.len = 0;
+    w->broad.hits.v.len = 0;
     if (with_statics && !sim_query_statics(w, box))
         return false;
-    if (w->order_unsorted)
+    if (w->broad.order_unsorted)
         sim_order_sort(w);
     /* A fat box that reaches box on x starts at most two of the widest half widths left of
      * it: the bodies from there to the box's right edge are the only ones to test. */
-    const uint32_t *order = w->order.data;
+    const uint32_t *order = w->broad.order.at;
+    bool is3 = w->cfg.dim == 3;
+    float left = box->center.x - box->half.x - 2.0f * w->broad.fat_half_max;
     float right = box->center.x + box->half.x;
-    for (size_t i = order_lower_bound(w, box->center.x - box->half.x - 2.0f * w->fat_half_max);
-         i < w->order.len; i++) {
+    for (size_t i = order_lower_bound(w, left); i < w->broad.order.v.len; i++) {
         uint32_t s = order[i];
-        if (fat_min_x(w, s) > right)
+        if (fat_min_x(w, is3, s) > right)
             break;
-        col_aabb3 fat = sim_fat_box(w, s);
-        if (w->bodies[s].id != 0 && sim_aabb3_overlap(&fat, box) && !mk_vec_push(&w->hits, &s))
+        col_aabb3 fat = fat_box(w, is3, s);
+        if (w->slots.bodies.at[s].id != 0 && sim_aabb3_overlap(&fat, box) &&
+            !MK_VEC_PUSH(&w->broad.hits, s))
             return false;
     }
     return true;
@@ -141,11 +153,11 @@ bool sim_query_box(sim_world *w, const col_aabb3 *box, bool with_statics)
 
 void sim_bounds_after_step(sim_world *w)
 {
-    col_aabb3 *shape_box = w->shape_box.data;
-    const uint32_t *movers = w->movers.data;
-    for (size_t i = 0; i < w->movers.len; i++) {
+    col_aabb3 *shape_box = w->broad.shape_box.at;
+    const uint32_t *movers = w->broad.movers.at;
+    for (size_t i = 0; i < w->broad.movers.v.len; i++) {
         uint32_t s = movers[i];
-        if (w->bodies[s].sleeping)
+        if (w->slots.bodies.at[s].sleeping)
             continue; /* it has not moved since its bounds were taken */
         col_aabb3 box = sim_shape_bounds_now(w, s);
         shape_box[s] = box;
@@ -155,8 +167,8 @@ void sim_bounds_after_step(sim_world *w)
         /* The solver sped it past what the broadphase allowed for: its fat box follows, and
          * the pairs are swept again at the next step. */
         sim_set_fat_box(w, s, box, SIM_FAT_MARGIN);
-        w->order_unsorted = true;
-        w->pairs_dirty = true;
+        w->broad.order_unsorted = true;
+        w->broad.pairs_dirty = true;
     }
 }
 
@@ -182,29 +194,29 @@ static bool box_within(const col_aabb3 *box, mk_vec3 c, float r)
 bool sim_world_bodies_near(sim_world *w, mk_vec3 centre, float radius, const uint32_t **slots,
                            size_t *count)
 {
-    if (!w->bodies3)
+    if (w->cfg.dim != 3)
         centre.z = 0.0f;
-    col_aabb3 box = {centre, mk_v3(radius, radius, w->bodies3 ? radius : 0.0f)};
+    col_aabb3 box = {centre, mk_v3(radius, radius, w->cfg.dim == 3 ? radius : 0.0f)};
     *slots = NULL;
     *count = 0;
-    size_t words = (w->slot_count + 63) / 64;
-    if (!mk_vec_reserve(&w->near_bits, words) || !sim_query_box(w, &box, true))
+    size_t words = (sim_slot_count(w) + 63) / 64;
+    if (!mk_vec_reserve(&w->broad.near_bits.v, words) || !sim_query_box(w, &box, true))
         return false;
-    if (w->near_bits.len < words) { /* new words start empty, and are left empty */
-        uint64_t *bits = w->near_bits.data;
-        for (size_t i = w->near_bits.len; i < words; i++)
+    if (w->broad.near_bits.v.len < words) { /* new words start empty, and are left empty */
+        uint64_t *bits = w->broad.near_bits.at;
+        for (size_t i = w->broad.near_bits.v.len; i < words; i++)
             bits[i] = 0;
-        w->near_bits.len = words;
+        w->broad.near_bits.v.len = words;
     }
     /* The hits within the radius, put in slot order through a bitset of the slots: O(hits
      * plus slots / 64), where a sort would cost O(hits log hits). */
-    uint32_t *hits = w->hits.data;
-    uint64_t *bits = w->near_bits.data;
-    const col_aabb3 *shape_box = w->shape_box.data;
+    uint32_t *hits = w->broad.hits.at;
+    uint64_t *bits = w->broad.near_bits.at;
+    const col_aabb3 *shape_box = w->broad.shape_box.at;
     size_t lo = SIZE_MAX, hi = 0;
-    for (size_t i = 0; i < w->hits.len; i++) {
+    for (size_t i = 0; i < w->broad.hits.v.len; i++) {
         uint32_t s = hits[i];
-        if (w->bodies[s].id == 0 || !box_within(&shape_box[s], centre, radius))
+        if (w->slots.bodies.at[s].id == 0 || !box_within(&shape_box[s], centre, radius))
             continue;
         bits[s >> 6] |= (uint64_t)1 << (s & 63);
         lo = s >> 6 < lo ? s >> 6 : lo;
@@ -216,7 +228,7 @@ bool sim_world_bodies_near(sim_world *w, mk_vec3 centre, float radius, const uin
             hits[n++] = (uint32_t)(i * 64 + (size_t)__builtin_ctzll(word));
         bits[i] = 0;
     }
-    w->hits.len = n;
+    w->broad.hits.v.len = n;
     *slots = hits;
     *count = n;
     return true;
@@ -226,20 +238,20 @@ bool sim_static_pairs(sim_world *w)
 {
     if (!sim_statics_refresh(w))
         return false;
-    const uint32_t *order = w->order.data;
-    for (size_t i = 0; i < w->order.len; i++) {
+    const uint32_t *order = w->broad.order.at;
+    for (size_t i = 0; i < w->broad.order.v.len; i++) {
         uint32_t s = order[i];
-        const sim_body *b = &w->bodies[s];
+        const sim_body *b = &w->slots.bodies.at[s];
         if (b->sleeping || sim_kind_fixed(b->kind)) /* at rest, or a pair of fixed bodies */
             continue;
         col_aabb3 fat = sim_fat_box(w, s);
-        w->hits.len = 0;
-        if (!sim_tree_query(&w->tree, w->shape_box.data, &fat, &w->hits))
+        w->broad.hits.v.len = 0;
+        if (!sim_tree_query(&w->broad.tree, w->broad.shape_box.at, &fat, &w->broad.hits.v))
             return false;
-        const uint32_t *hits = w->hits.data;
-        for (size_t k = 0; k < w->hits.len; k++) {
+        const uint32_t *hits = w->broad.hits.at;
+        for (size_t k = 0; k < w->broad.hits.v.len; k++) {
             sim_pair p = {hits[k], s, 0.0f, 0};
-            if (!mk_vec_push(&w->pairs, &p))
+            if (!mk_vec_push(&w->broad.pairs.v, &p))
                 return false;
         }
     }

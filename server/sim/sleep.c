@@ -8,7 +8,7 @@
 #include <math.h>
 
 #include "history.h"
-#include "solver.h"
+#include "sleep.h"
 #include "world_internal.h"
 
 #define SIM_TIME_TO_SLEEP 0.5f    /* s */
@@ -31,12 +31,12 @@ void sim_wake(sim_world *w, sim_body *b)
         return;
     }
     uint32_t start = sim_id_slot(b->id), s = start;
-    w->pairs_dirty = true; /* its pairs with its island come back */
+    w->broad.pairs_dirty = true; /* its pairs with its island come back */
     do {
-        sim_body *o = &w->bodies[s];
+        sim_body *o = &w->slots.bodies.at[s];
         uint32_t next = o->sleep_next;
-        if (o->id == w->loaded_ring)
-            w->loaded_ring = 0; /* the saved world's sleepers are awake */
+        if (o->id == w->islands.loaded_ring)
+            w->islands.loaded_ring = 0; /* the saved world's sleepers are awake */
         o->sleeping = false;
         o->sleep_time = 0.0f;
         o->sleep_next = s;
@@ -54,8 +54,8 @@ static bool joins_islands(const sim_body *b)
  * distance of the shape's points from its centre of mass (bounded by its box). */
 static float point_speed(const sim_world *w, const sim_body *b)
 {
-    const sim_body3 *b3 = sim_body3_of(w, b);
-    if (b3) {
+    if (w->cfg.dim == 3) {
+        const sim_body3 *b3 = sim_part3(w, sim_id_slot(b->id));
         col_aabb3 box = col_shape3_bounds(&b3->shape, (col_xf3){mk_v3(0, 0, 0), b3->rot});
         float extent = mk_v3_len(box.half) + mk_v3_len(b3->local_center);
         return mk_v3_len(b3->vel) + extent * mk_v3_len(b3->w);
@@ -68,8 +68,8 @@ static float point_speed(const sim_world *w, const sim_body *b)
 
 static void stop(sim_world *w, sim_body *b)
 {
-    sim_body3 *b3 = sim_body3_of(w, b);
-    if (b3) {
+    if (w->cfg.dim == 3) {
+        sim_body3 *b3 = sim_part3(w, sim_id_slot(b->id));
         b3->vel = mk_v3(0.0f, 0.0f, 0.0f);
         b3->w = mk_v3(0.0f, 0.0f, 0.0f);
     }
@@ -82,18 +82,18 @@ static void stop(sim_world *w, sim_body *b)
 static bool constraint_slots(const sim_world *w, size_t i, uint32_t *a, uint32_t *b)
 {
     if (w->cfg.dim == 3) {
-        if (i >= w->constraints3.len)
+        if (i >= w->d3.constraints.v.len)
             return false;
-        const sim_constraint3 *c = &((const sim_constraint3 *)w->constraints3.data)[i];
-        const sim_solver_info3 *si = w->solver_info3.data;
+        const sim_constraint3 *c = &w->d3.constraints.at[i];
+        const sim_solver_info3 *si = w->d3.solver_info.at;
         *a = c->a ? si[c->a].slot : UINT32_MAX;
         *b = c->b ? si[c->b].slot : UINT32_MAX;
         return true;
     }
-    if (i >= w->constraints.len)
+    if (i >= w->d2.constraints.v.len)
         return false;
-    const sim_constraint *c = &((const sim_constraint *)w->constraints.data)[i];
-    const sim_solver_info *si = w->solver_info.data;
+    const sim_constraint *c = &w->d2.constraints.at[i];
+    const sim_solver_info *si = w->d2.solver_info.at;
     *a = c->a ? si[c->a].slot : UINT32_MAX;
     *b = c->b ? si[c->b].slot : UINT32_MAX;
     return true;
@@ -116,14 +116,14 @@ static void join(uint32_t *parent, float *island_sleep, uint32_t a, uint32_t b)
 
 void sim_sleep_islands(sim_world *w, float dt)
 {
-    uint32_t *parent = w->island, *ring = w->ring;
-    float *island_sleep = w->island_sleep;
-    const uint32_t *order = w->order.data;
-    size_t n = w->order.len;
+    uint32_t *parent = w->islands.parent.at, *ring = w->islands.ring.at;
+    float *island_sleep = w->islands.sleep.at;
+    const uint32_t *order = w->broad.order.at;
+    size_t n = w->broad.order.v.len;
 
     for (size_t i = 0; i < n; i++) {
         uint32_t s = order[i];
-        sim_body *b = &w->bodies[s];
+        sim_body *b = &w->slots.bodies.at[s];
         parent[s] = s;
         ring[s] = SIM_NO_RING;
         if (b->sleeping || !joins_islands(b))
@@ -134,13 +134,13 @@ void sim_sleep_islands(sim_world *w, float dt)
     }
     uint32_t sa, sb;
     for (size_t i = 0; constraint_slots(w, i, &sa, &sb); i++) {
-        if (sa != UINT32_MAX && sb != UINT32_MAX && joins_islands(&w->bodies[sa]) &&
-            joins_islands(&w->bodies[sb]))
+        if (sa != UINT32_MAX && sb != UINT32_MAX && joins_islands(&w->slots.bodies.at[sa]) &&
+            joins_islands(&w->slots.bodies.at[sb]))
             join(parent, island_sleep, sa, sb);
     }
     for (size_t i = 0; i < n; i++) {
         uint32_t s = order[i];
-        sim_body *b = &w->bodies[s];
+        sim_body *b = &w->slots.bodies.at[s];
         if (b->sleeping || !joins_islands(b))
             continue;
         uint32_t root = find(parent, s);
@@ -149,33 +149,37 @@ void sim_sleep_islands(sim_world *w, float dt)
         b->sleeping = true;
         b->slept_at = w->tick;
         stop(w, b);
-        w->pairs_dirty = true; /* its pairs with its island leave the list */
+        w->broad.pairs_dirty = true; /* its pairs with its island leave the list */
         if (ring[root] == SIM_NO_RING) {
             ring[root] = s;
             b->sleep_next = s;
         } else {
-            sim_body *head = &w->bodies[ring[root]];
+            sim_body *head = &w->slots.bodies.at[ring[root]];
             b->sleep_next = head->sleep_next;
             head->sleep_next = s;
         }
     }
 }
 
-void sim_world_put_to_sleep(sim_world *w, sim_body *b)
+bool sim_world_put_to_sleep(sim_world *w, sim_id id)
 {
+    sim_body *b = sim_body_of(w, id);
+    if (!b)
+        return false;
     if (b->sleeping || !joins_islands(b))
-        return;
+        return true;
     uint32_t s = sim_id_slot(b->id);
-    w->pairs_dirty = true;
+    w->broad.pairs_dirty = true;
     b->sleeping = true;
     b->slept_at = w->tick;
     stop(w, b);
-    sim_body *head = w->loaded_ring ? sim_world_get(w, w->loaded_ring) : NULL;
+    sim_body *head = w->islands.loaded_ring ? sim_body_of(w, w->islands.loaded_ring) : NULL;
     if (!head || !head->sleeping) {
-        w->loaded_ring = b->id;
+        w->islands.loaded_ring = b->id;
         b->sleep_next = s;
-        return;
+        return true;
     }
     b->sleep_next = head->sleep_next;
     head->sleep_next = s;
+    return true;
 }

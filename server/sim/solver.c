@@ -302,9 +302,9 @@ static void prepare(const sim_solver_body3 *bodies, const sim_solver_info3 *info
  * them: n_one becomes 0). */
 static inline drows *single_rows(sim_world *w, size_t *n_one)
 {
-    if (!mk_vec_reserve(&w->rows3, *n_one))
+    if (!mk_vec_reserve(&w->d3.rows.v, *n_one))
         *n_one = 0;
-    return w->rows3.data;
+    return w->d3.rows.at;
 }
 #endif
 
@@ -398,9 +398,10 @@ static void integrate_range(void *arg, size_t begin, size_t end)
 
 void DIM_NAME(sim_solve)(sim_world *w, float dt)
 {
-    dsolver_body *bodies = dim_solver_bodies(w)->data;
-    dconstraint *cs = dim_constraints(w)->data;
-    size_t nb = dim_solver_bodies(w)->len, nc = dim_constraints(w)->len;
+    ddim *d = dim_of(w);
+    dsolver_body *bodies = d->solver_bodies.at;
+    dconstraint *cs = d->constraints.at;
+    size_t nb = d->solver_bodies.v.len, nc = d->constraints.v.len;
     float h = dt / SIM_SUBSTEPS, inv_h = 1.0f / h;
     softness_set soft = softness_of(h);
     dvec g = dim_gravity(w);
@@ -409,8 +410,9 @@ void DIM_NAME(sim_solve)(sim_world *w, float dt)
     /* Four at a time where the constraints allow (solver_wide.c, solver3_wide.c); the rest one
      * by one, in 3D with their rows beside them. */
     bool wide = DIM_NAME(sim_wide_build)(w, soft);
-    const uint32_t *one = wide ? w->wide_overflow.data : NULL;
-    size_t n_one = wide ? w->wide_overflow.len : nc;
+    sim_wide_pass push = {w, soft, inv_h, true}, relax = {w, soft, inv_h, false};
+    const uint32_t *one = wide ? w->solver.wide_overflow.at : NULL;
+    size_t n_one = wide ? w->solver.wide_overflow.v.len : nc;
     drows *rows = single_rows(w, &n_one);
 #define EACH_SINGLE(body)                                                                      \
     for (size_t k = 0; k < n_one; k++) {                                                       \
@@ -419,20 +421,20 @@ void DIM_NAME(sim_solve)(sim_world *w, float dt)
         body;                                                                                  \
     }
 #if MK_DIM == 3
-    EACH_SINGLE(prepare(bodies, w->solver_info3.data, c, rw));
+    EACH_SINGLE(prepare(bodies, w->d3.solver_info.at, c, rw));
 #endif
     for (int sub = 0; sub < SIM_SUBSTEPS; sub++) {
         sim_pool_for(w->pool, nb > 0 ? nb - 1 : 0, SIM_BODY_GRAIN, gravity_range, &job);
         if (wide)
-            DIM_NAME(sim_wide_warm_start)(w);
+            sim_wide_for_colors(w, DIM_NAME(sim_wide_warm_range), &push);
         EACH_SINGLE(warm_start(bodies, c, rw));
         if (wide)
-            DIM_NAME(sim_wide_solve)(w, soft, inv_h, true);
+            sim_wide_for_colors(w, DIM_NAME(sim_wide_solve_range), &push);
         EACH_SINGLE(solve_contact(bodies, c, rw, c->fixed ? soft.fixed : soft.movable, inv_h,
                                   true));
         sim_pool_for(w->pool, nb > 0 ? nb - 1 : 0, SIM_BODY_GRAIN, integrate_range, &job);
         if (wide)
-            DIM_NAME(sim_wide_solve)(w, soft, inv_h, false);
+            sim_wide_for_colors(w, DIM_NAME(sim_wide_solve_range), &relax);
         EACH_SINGLE(solve_contact(bodies, c, rw, soft.movable, inv_h, false));
     }
 #if MK_DIM == 2
@@ -443,9 +445,9 @@ void DIM_NAME(sim_solve)(sim_world *w, float dt)
      * the two would change the order of the impulses and so the worlds' steps. */
     if (wide)
         sim_wide_unpack2(w);
-    for (size_t i = 0; i < nc && w->constraints_bounce; i++)
+    for (size_t i = 0; i < nc && w->solver.bounce; i++)
         restitution(bodies, &cs[i], NULL);
-    if (wide && !w->constraints_bounce)
+    if (wide && !w->solver.bounce)
         sim_store_impulses2(w, one, n_one);
     else
         sim_store_impulses2(w, NULL, nc);
@@ -453,7 +455,7 @@ void DIM_NAME(sim_solve)(sim_world *w, float dt)
     /* 3D: restitution for the colored groups four at a time, then for the rest one by one;
      * the 3D step stores the impulses (sim_store_impulses3). */
     if (wide) {
-        sim_wide_restitution3(w);
+        sim_wide_for_colors(w, sim_wide_restitution_range3, &relax);
         sim_wide_unpack3(w);
     }
     EACH_SINGLE(restitution(bodies, c, rw));

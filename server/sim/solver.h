@@ -4,6 +4,8 @@
 #define MINK_SIM_SOLVER_H
 
 #include "body_rules.h"
+#include "broadphase.h"
+#include "contact_cache.h"
 #include "mink_sim.h"
 #include "pool.h"
 
@@ -59,10 +61,33 @@ typedef struct softness_set {
 } softness_set;
 
 #define SIM_WIDE_COLORS 16
+
+/* The solver's state that is the same in both dimensions (the constraints and solver bodies
+ * themselves are per dimension: sim_dim2, sim_dim3): the contact cache the narrowphase
+ * warm-starts from, the step's map from slots to solver bodies, the characters' push-out
+ * pairs, and the wide solvers' coloring. */
+typedef struct sim_solver {
+    sim_cache cache;          /* impulses of the touching pairs (contact_cache.c) */
+    MK_VEC(uint32_t) solved;  /* cache entries solved in the last step */
+    MK_VEC(uint32_t) index;   /* per slot: its solver body, 0 for static and sleeping ones */
+    bool bounce;              /* 2D: a constraint of the step has restitution */
+    MK_VEC(sim_pair) push_pairs; /* characters against fixed bodies and each other */
+    MK_VEC(uint64_t) wide_bits;     /* a bitset of bodies per color (graph_color.c) */
+    MK_VEC(uint32_t) wide_order;    /* constraints by color */
+    MK_VEC(uint32_t) wide_overflow; /* constraints with no color */
+    MK_VEC(uint8_t) wide_colors;    /* each constraint's color */
+    MK_VEC(uint32_t) wide_ends;     /* each constraint's two movable bodies, or 0 */
+    uint32_t wide_color_groups[SIM_WIDE_COLORS + 1]; /* the first group of each color, and
+                                                       * the end */
+    /* The narrowphase's per-pair results and the constraints it fills when it runs on the
+     * workers (contacts.c): their items are its own, of the world's dimension. */
+    mk_vec narrow, narrow_fills;
+} sim_solver;
+
 /* Colors constraints (graph_color.c): ends holds each one's two solver bodies, 0 for one that
- * never moves. Fills w->wide_order with the colored ones by color (color k from start[k] to
- * start[k + 1]) and w->wide_overflow with those that found no color; false when memory runs
- * out. */
+ * never moves. Fills the solver's wide_order with the colored ones by color (color k from
+ * start[k] to start[k + 1]) and its wide_overflow with those that found no color; false when
+ * memory runs out. */
 bool sim_graph_color(sim_world *w, const uint32_t *ends, size_t n, size_t bodies,
                      uint32_t start[SIM_WIDE_COLORS + 1]);
 /* Colors them (sim_graph_color) and lays the colored ones out four to a group, color by color
@@ -142,10 +167,10 @@ void sim_solve3(sim_world *w, float dt);
 /* The wide solver, one interface with two kernels (solver_wide.c for 2D, solver3_wide.c for
  * 3D: their rows differ in arithmetic). build colors and packs the constraints (false when
  * memory runs out: then every constraint is solved one by one); the indices of the
- * constraints left to solve one by one are then in w->wide_overflow. warm_start and solve
- * work on the colored ones four at a time; unpack gives their impulses back to the
- * constraints (in 2D, straight to the contact cache when no restitution follows).
- *   2D: the narrowphase wrote the constraints' movable ends into w->wide_ends and prepared
+ * constraints left to solve one by one are then in the solver's wide_overflow. The warm start
+ * and solve passes work on the colored ones four at a time; unpack gives their impulses back
+ * to the constraints (in 2D, straight to the contact cache when no restitution follows).
+ *   2D: the narrowphase wrote the constraints' movable ends into wide_ends and prepared
  *       them; a group's softness is one mask and is chosen from s at each solve.
  *   3D: build writes the ends and prepares the rows itself, and packs each lane's softness
  *       from s; restitution ends the step for the colored constraints, before unpack. */
@@ -157,11 +182,17 @@ size_t sim_wide_cold_size2(void);
 size_t sim_wide_group_size3(void);
 bool sim_wide_build2(sim_world *w, softness_set s);
 bool sim_wide_build3(sim_world *w, softness_set s);
-void sim_wide_warm_start2(sim_world *w);
-void sim_wide_warm_start3(sim_world *w);
-void sim_wide_solve2(sim_world *w, softness_set s, float inv_h, bool use_bias);
-void sim_wide_solve3(sim_world *w, softness_set s, float inv_h, bool use_bias);
-void sim_wide_restitution3(sim_world *w);
+/* A pass over the colored groups (sim_wide_for_colors, with a sim_wide_pass for ctx): each
+ * kernel's warm start, solve and (3D) restitution of groups [begin, end) of one color. */
+typedef struct sim_wide_pass {
+    sim_world *w;
+    softness_set soft;
+    float inv_h;   /* 1/s of the substep */
+    bool use_bias; /* the solve that pushes overlaps apart, or the relax pass after it */
+} sim_wide_pass;
+sim_task_fn sim_wide_warm_range2, sim_wide_warm_range3;
+sim_task_fn sim_wide_solve_range2, sim_wide_solve_range3;
+sim_task_fn sim_wide_restitution_range3;
 void sim_wide_unpack2(sim_world *w);
 void sim_wide_unpack3(sim_world *w);
 

@@ -318,31 +318,31 @@ static void pack_group(void *ctx, size_t i, const uint32_t ci[4])
 
 bool sim_wide_build3(sim_world *w, softness_set s)
 {
-    const sim_constraint3 *cs = w->constraints3.data;
-    const sim_solver_info3 *info = w->solver_info3.data;
-    size_t nc = w->constraints3.len, ng;
-    if (!mk_vec_reserve(&w->wide_ends, 2 * nc) ||
-        !mk_vec_reserve(&w->wide_groups3, nc / 4 + SIM_WIDE_COLORS + 1))
+    const sim_constraint3 *cs = w->d3.constraints.at;
+    const sim_solver_info3 *info = w->d3.solver_info.at;
+    size_t nc = w->d3.constraints.v.len, ng;
+    if (!mk_vec_reserve(&w->solver.wide_ends.v, 2 * nc) ||
+        !mk_vec_reserve(&w->d3.wide_groups.v, nc / 4 + SIM_WIDE_COLORS + 1))
         return false;
-    uint32_t *ends = w->wide_ends.data;
+    uint32_t *ends = w->solver.wide_ends.at;
     for (size_t i = 0; i < nc; i++) {
         ends[2 * i] = movable(&info[cs[i].a]) ? cs[i].a : 0;
         ends[2 * i + 1] = movable(&info[cs[i].b]) ? cs[i].b : 0;
     }
-    pack_ctx ctx = {w->wide_groups3.data, w->solver_bodies3.data, info, cs, s};
-    if (!sim_wide_groups(w, ends, nc, w->solver_bodies3.len, pack_group, &ctx, &ng))
+    pack_ctx ctx = {w->d3.wide_groups.at, w->d3.solver_bodies.at, info, cs, s};
+    if (!sim_wide_groups(w, ends, nc, w->d3.solver_bodies.v.len, pack_group, &ctx, &ng))
         return false;
-    w->wide_groups3.len = ng;
+    w->d3.wide_groups.v.len = ng;
     return true;
 }
 
 /* ---- solving ---- */
 
-static void warm_range(void *arg, size_t begin, size_t end)
+void sim_wide_warm_range3(void *arg, size_t begin, size_t end)
 {
-    sim_world *w = arg;
-    sim_solver_body3 *bodies = w->solver_bodies3.data;
-    sim_wide_group3 *groups = w->wide_groups3.data;
+    const sim_world *w = ((const sim_wide_pass *)arg)->w;
+    sim_solver_body3 *bodies = w->d3.solver_bodies.at;
+    sim_wide_group3 *groups = w->d3.wide_groups.at;
     for (size_t gi = begin; gi < end; gi++) {
         const sim_wide_group3 *g = &groups[gi];
         lanes3 a, b;
@@ -359,26 +359,15 @@ static void warm_range(void *arg, size_t begin, size_t end)
     }
 }
 
-void sim_wide_warm_start3(sim_world *w)
+/* Each lane's softness was packed at build: the pass's is not read again. */
+void sim_wide_solve_range3(void *arg, size_t begin, size_t end)
 {
-    sim_wide_for_colors(w, warm_range, w);
-}
-
-/* Each lane's softness was packed at build: soft is not read again. */
-typedef struct solve_job {
-    sim_world *w;
-    float inv_h;
-    bool use_bias;
-} solve_job;
-
-static void solve_range(void *arg, size_t begin, size_t end)
-{
-    const solve_job *job = arg;
-    sim_world *w = job->w;
+    const sim_wide_pass *job = arg;
+    const sim_world *w = job->w;
     float inv_h = job->inv_h;
     bool use_bias = job->use_bias;
-    sim_solver_body3 *bodies = w->solver_bodies3.data;
-    sim_wide_group3 *groups = w->wide_groups3.data;
+    sim_solver_body3 *bodies = w->d3.solver_bodies.at;
+    sim_wide_group3 *groups = w->d3.wide_groups.at;
     f4 zero = f4_set1(0.0f), one = f4_set1(1.0f), ih = f4_set1(inv_h);
     f4 slop = f4_set1(SIM_SLOP), push = f4_set1(-SIM_PUSH_SPEED);
     for (size_t gi = begin; gi < end; gi++) {
@@ -443,18 +432,11 @@ static void solve_range(void *arg, size_t begin, size_t end)
     }
 }
 
-void sim_wide_solve3(sim_world *w, softness_set soft, float inv_h, bool use_bias)
+void sim_wide_restitution_range3(void *arg, size_t begin, size_t end)
 {
-    (void)soft;
-    solve_job j = {w, inv_h, use_bias};
-    sim_wide_for_colors(w, solve_range, &j);
-}
-
-static void restitution_range(void *arg, size_t begin, size_t end)
-{
-    sim_world *w = arg;
-    sim_solver_body3 *bodies = w->solver_bodies3.data;
-    sim_wide_group3 *groups = w->wide_groups3.data;
+    const sim_world *w = ((const sim_wide_pass *)arg)->w;
+    sim_solver_body3 *bodies = w->d3.solver_bodies.at;
+    sim_wide_group3 *groups = w->d3.wide_groups.at;
     f4 zero = f4_set1(0.0f), slow = f4_set1(-SIM_BOUNCE_SPEED);
     for (size_t gi = begin; gi < end; gi++) {
         sim_wide_group3 *g = &groups[gi];
@@ -483,16 +465,11 @@ static void restitution_range(void *arg, size_t begin, size_t end)
     }
 }
 
-void sim_wide_restitution3(sim_world *w)
-{
-    sim_wide_for_colors(w, restitution_range, w);
-}
-
 void sim_wide_unpack3(sim_world *w)
 {
-    sim_constraint3 *cs = w->constraints3.data;
-    const sim_wide_group3 *groups = w->wide_groups3.data;
-    for (size_t gi = 0; gi < w->wide_groups3.len; gi++) {
+    sim_constraint3 *cs = w->d3.constraints.at;
+    const sim_wide_group3 *groups = w->d3.wide_groups.at;
+    for (size_t gi = 0; gi < w->d3.wide_groups.v.len; gi++) {
         const sim_wide_group3 *g = &groups[gi];
         for (int i = 0; i < g->count; i++) {
             float jn[4], t0[4], t1[4];

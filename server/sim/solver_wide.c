@@ -179,15 +179,15 @@ static void pack_group(void *ctx, size_t i, const uint32_t ci[4])
 bool sim_wide_build2(sim_world *w, softness_set s)
 {
     (void)s;
-    size_t nc = w->constraints.len, ng;
-    if (!mk_vec_reserve(&w->wide_groups, nc / 4 + SIM_WIDE_COLORS + 1) ||
-        !mk_vec_reserve(&w->wide_cold, nc / 4 + SIM_WIDE_COLORS + 1))
+    size_t nc = w->d2.constraints.v.len, ng;
+    if (!mk_vec_reserve(&w->d2.wide_groups.v, nc / 4 + SIM_WIDE_COLORS + 1) ||
+        !mk_vec_reserve(&w->d2.wide_cold.v, nc / 4 + SIM_WIDE_COLORS + 1))
         return false;
-    pack_ctx ctx = {w->wide_groups.data, w->wide_cold.data, w->constraints.data};
-    if (!sim_wide_groups(w, w->wide_ends.data, nc, w->solver_bodies.len, pack_group, &ctx,
-                         &ng))
+    pack_ctx ctx = {w->d2.wide_groups.at, w->d2.wide_cold.at, w->d2.constraints.at};
+    if (!sim_wide_groups(w, w->solver.wide_ends.at, nc, w->d2.solver_bodies.v.len, pack_group,
+                         &ctx, &ng))
         return false;
-    w->wide_groups.len = w->wide_cold.len = ng;
+    w->d2.wide_groups.v.len = w->d2.wide_cold.v.len = ng;
     return true;
 }
 
@@ -210,11 +210,11 @@ static void relative(const lanes *a, const lanes *b, f4 rax, f4 ray, f4 rbx, f4 
     *dvy = f4_sub(f4_add(b->vy, f4_mul(b->w, rbx)), f4_add(a->vy, f4_mul(a->w, rax)));
 }
 
-static void warm_range(void *arg, size_t begin, size_t end)
+void sim_wide_warm_range2(void *arg, size_t begin, size_t end)
 {
-    sim_world *w = arg;
-    sim_solver_body *bodies = w->solver_bodies.data;
-    sim_wide_group *groups = w->wide_groups.data;
+    const sim_world *w = ((const sim_wide_pass *)arg)->w;
+    sim_solver_body *bodies = w->d2.solver_bodies.at;
+    sim_wide_group *groups = w->d2.wide_groups.at;
     for (size_t i = begin; i < end; i++) {
         sim_wide_group *g = &groups[i];
         lanes a = gather(bodies, g->a), b = gather(bodies, g->b);
@@ -229,29 +229,17 @@ static void warm_range(void *arg, size_t begin, size_t end)
     }
 }
 
-void sim_wide_warm_start2(sim_world *w)
+void sim_wide_solve_range2(void *arg, size_t begin, size_t end)
 {
-    sim_wide_for_colors(w, warm_range, w);
-}
-
-typedef struct solve_job {
-    sim_world *w;
-    softness_set soft;
-    float inv_h;
-    bool use_bias;
-} solve_job;
-
-static void solve_range(void *arg, size_t begin, size_t end)
-{
-    const solve_job *job = arg;
-    sim_world *w = job->w;
+    const sim_wide_pass *job = arg;
+    const sim_world *w = job->w;
     softness_set soft = job->soft;
     float inv_h = job->inv_h;
     bool use_bias = job->use_bias;
-    sim_solver_body *bodies = w->solver_bodies.data;
-    sim_wide_group *groups = w->wide_groups.data;
-    sim_wide_cold *cold = w->wide_cold.data;
-    bool bounce = w->constraints_bounce;
+    sim_solver_body *bodies = w->d2.solver_bodies.at;
+    sim_wide_group *groups = w->d2.wide_groups.at;
+    sim_wide_cold *cold = w->d2.wide_cold.at;
+    bool bounce = w->solver.bounce;
     f4 zero = f4_set1(0.0f), one = f4_set1(1.0f), ih = f4_set1(inv_h);
     f4 slop = f4_set1(SIM_SLOP), push = f4_set1(-SIM_PUSH_SPEED);
     f4 rate_fixed = f4_set1(soft.fixed.bias_rate), rate_movable = f4_set1(soft.movable.bias_rate);
@@ -319,19 +307,13 @@ static void solve_range(void *arg, size_t begin, size_t end)
     }
 }
 
-void sim_wide_solve2(sim_world *w, softness_set soft, float inv_h, bool use_bias)
-{
-    solve_job j = {w, soft, inv_h, use_bias};
-    sim_wide_for_colors(w, solve_range, &j);
-}
-
 void sim_wide_unpack2(sim_world *w)
 {
-    sim_constraint *cs = w->constraints.data;
-    const sim_wide_group *groups = w->wide_groups.data;
-    const sim_wide_cold *cold = w->wide_cold.data;
-    bool bounce = w->constraints_bounce;
-    for (size_t i = 0; i < w->wide_groups.len; i++) {
+    sim_constraint *cs = w->d2.constraints.at;
+    const sim_wide_group *groups = w->d2.wide_groups.at;
+    const sim_wide_cold *cold = w->d2.wide_cold.at;
+    bool bounce = w->solver.bounce;
+    for (size_t i = 0; i < w->d2.wide_groups.v.len; i++) {
         const sim_wide_group *g = &groups[i];
         const uint32_t *ci = cold[i].constraint;
         for (int p = 0; p < 2; p++) {
@@ -344,7 +326,7 @@ void sim_wide_unpack2(sim_world *w)
                     continue;
                 if (!bounce) {
                     sim_cache_entry *e =
-                        (sim_cache_entry *)sim_cache_at(&w->cache, cold[i].entry[k]);
+                        (sim_cache_entry *)sim_cache_at(&w->solver.cache, cold[i].entry[k]);
                     e->points[p].jn = jn[k];
                     e->points[p].jt = jt[k];
                     continue;

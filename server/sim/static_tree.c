@@ -72,8 +72,8 @@ static void select_kth(uint32_t *items, size_t n, size_t k, const col_aabb3 *box
 static uint32_t build(sim_tree *t, const col_aabb3 *boxes, uint32_t first, uint32_t count,
                       uint32_t at)
 {
-    sim_tree_node *nodes = t->nodes.data;
-    uint32_t *items = t->items.data;
+    sim_tree_node *nodes = t->nodes.at;
+    uint32_t *items = t->items.at;
     col_aabb3 box = boxes[items[first]];
     mk_vec3 clo = box.center, chi = box.center;
     for (uint32_t i = 1; i < count; i++) {
@@ -94,34 +94,34 @@ static uint32_t build(sim_tree *t, const col_aabb3 *boxes, uint32_t first, uint3
     select_kth(items + first, count, half, boxes, axis);
     nodes[at].count = 0;
     uint32_t right = build(t, boxes, first, half, at + 1);
-    nodes = t->nodes.data;
+    nodes = t->nodes.at;
     nodes[at].first = right;
     return build(t, boxes, first + half, count - half, right);
 }
 
 bool sim_tree_build(sim_tree *t, const uint32_t *slots, size_t n, const col_aabb3 *boxes)
 {
-    t->nodes.len = t->items.len = 0;
+    t->nodes.v.len = t->items.v.len = 0;
     if (n == 0)
         return true;
     /* A binary tree with leaves of 1 to TREE_LEAF items has fewer than 2n nodes. */
-    if (!mk_vec_reserve(&t->nodes, 2 * n) || !mk_vec_reserve(&t->items, n))
+    if (!mk_vec_reserve(&t->nodes.v, 2 * n) || !mk_vec_reserve(&t->items.v, n))
         return false;
-    uint32_t *items = t->items.data;
+    uint32_t *items = t->items.at;
     for (size_t i = 0; i < n; i++)
         items[i] = slots[i];
-    t->items.len = n;
-    t->nodes.len = build(t, boxes, 0, (uint32_t)n, 0);
+    t->items.v.len = n;
+    t->nodes.v.len = build(t, boxes, 0, (uint32_t)n, 0);
     return true;
 }
 
 bool sim_tree_query(const sim_tree *t, const col_aabb3 *boxes, const col_aabb3 *box,
                     mk_vec *hits)
 {
-    if (t->nodes.len == 0)
+    if (t->nodes.v.len == 0)
         return true;
-    const sim_tree_node *nodes = t->nodes.data;
-    const uint32_t *items = t->items.data;
+    const sim_tree_node *nodes = t->nodes.at;
+    const uint32_t *items = t->items.at;
     uint32_t stack[TREE_DEPTH_MAX];
     int top = 0;
     stack[top++] = 0;

@@ -14,8 +14,8 @@ typedef struct sim_tree_node {
 } sim_tree_node;
 
 typedef struct sim_tree {
-    mk_vec nodes; /* sim_tree_node, depth first */
-    mk_vec items; /* uint32_t slots */
+    MK_VEC(sim_tree_node) nodes; /* depth first */
+    MK_VEC(uint32_t) items;      /* slots */
 } sim_tree;
 
 /* Builds the tree over `slots` whose boxes are boxes[slot]; false when memory runs out. */

@@ -66,8 +66,8 @@ static int by_height(const void *pa, const void *pb)
  * the same order for the same input, so the same world steps the same way). */
 static void push_out_characters(sim_world *w, dvec up)
 {
-    sim_pair *pairs = w->push_pairs.data;
-    size_t n = w->push_pairs.len;
+    sim_pair *pairs = w->solver.push_pairs.at;
+    size_t n = w->solver.push_pairs.v.len;
     for (size_t i = 0; i < n; i++)
         pairs[i].height = mk_minf(dv_dot(dim_part(w, pairs[i].a)->pos, up),
                                   dv_dot(dim_part(w, pairs[i].b)->pos, up));
@@ -76,7 +76,8 @@ static void push_out_characters(sim_world *w, dvec up)
     for (int pass = 0; pass < w->cfg.iterations; pass++) {
         float largest = 0.0f;
         for (size_t i = 0; i < n; i++) {
-            sim_body *a = &w->bodies[pairs[i].a], *b = &w->bodies[pairs[i].b];
+            sim_body *a = &w->slots.bodies.at[pairs[i].a];
+            sim_body *b = &w->slots.bodies.at[pairs[i].b];
             dpart *ap = dim_part(w, pairs[i].a), *bp = dim_part(w, pairs[i].b);
             dmanifold m = dim_collide(&ap->shape, dim_xf_at(ap, ap->pos), &bp->shape,
                                       dim_xf_at(bp, bp->pos));
@@ -84,7 +85,7 @@ static void push_out_characters(sim_world *w, dvec up)
                 continue;
             if (pass == 0) {
                 dcontact c = {a->id, b->id, m};
-                mk_vec_push(dim_contacts(w), &c);
+                mk_vec_push(&dim_of(w)->contacts.v, &c);
             }
             largest = mk_maxf(largest, resolve(a, ap, b, bp, &m, up));
         }
@@ -155,10 +156,10 @@ static float wrap_angle(float x)
  * far (needs_sweep). The body's angle turns by the solver's (cos, sin), kept with it. */
 static void finish_bodies(sim_world *w, float dt)
 {
-    const sim_solver_body *sb = w->solver_bodies.data;
-    const sim_solver_info *info = w->solver_info.data;
-    for (size_t i = 1; i < w->solver_bodies.len; i++) {
-        sim_body *b = &w->bodies[info[i].slot];
+    const sim_solver_body *sb = w->d2.solver_bodies.at;
+    const sim_solver_info *info = w->d2.solver_info.at;
+    for (size_t i = 1; i < w->d2.solver_bodies.v.len; i++) {
+        sim_body *b = &w->slots.bodies.at[info[i].slot];
         mk_vec2 center = mk_v2_add(sim_body_center2(b), sb[i].dp);
         float angle = wrap_angle(b->angle + atan2f(sb[i].dq.y, sb[i].dq.x));
         float c = cosf(angle), s = sinf(angle);
@@ -186,11 +187,11 @@ static void finish_bodies(sim_world *w, float dt)
 /* The same in 3D: the body's rotation turns by the solver's quaternion. */
 static void finish_bodies(sim_world *w, float dt)
 {
-    const sim_solver_body3 *sb = w->solver_bodies3.data;
-    const sim_solver_info3 *info = w->solver_info3.data;
-    for (size_t i = 1; i < w->solver_bodies3.len; i++) {
-        sim_body *b = &w->bodies[info[i].slot];
-        sim_body3 *b3 = &w->bodies3[info[i].slot];
+    const sim_solver_body3 *sb = w->d3.solver_bodies.at;
+    const sim_solver_info3 *info = w->d3.solver_info.at;
+    for (size_t i = 1; i < w->d3.solver_bodies.v.len; i++) {
+        sim_body *b = &w->slots.bodies.at[info[i].slot];
+        sim_body3 *b3 = sim_part3(w, info[i].slot);
         mk_vec3 center = mk_v3_add(sim_body_center3(b3), sb[i].dp);
         mk_quat rot;
         if (!mk_quat_normalize_checked(mk_quat_mul(sb[i].dq, b3->rot), &rot))
@@ -218,18 +219,18 @@ void DIM_NAME(sim_world_step)(sim_world *w)
     const sim_config *cfg = &w->cfg;
     dvec up = DIM_NAME(chr_up)(dim_gravity(w));
     float g = dv_len(dim_gravity(w));
-    sim_body *bodies = w->bodies;
-    const uint32_t *order = w->order.data, *movers = w->movers.data;
+    sim_body *bodies = w->slots.bodies.at;
+    const uint32_t *order = w->broad.order.at, *movers = w->broad.movers.at;
     /* The workers spin for the step's parallel parts; a small world's parts are shorter than
      * waking them, and run on this thread alone (with the same results). */
-    bool parallel = w->movers.len >= SIM_POOL_MIN_MOVERS;
+    bool parallel = w->broad.movers.v.len >= SIM_POOL_MIN_MOVERS;
     if (parallel)
         sim_pool_begin(w->pool);
 
-    w->kinematic_movers = false;
-    for (size_t i = 0; i < w->movers.len; i++) {
+    w->broad.kinematic_movers = false;
+    for (size_t i = 0; i < w->broad.movers.v.len; i++) {
         sim_body *b = &bodies[movers[i]];
-        w->kinematic_movers |= b->kind == SIM_KINEMATIC;
+        w->broad.kinematic_movers |= b->kind == SIM_KINEMATIC;
         if (b->sleeping || b->kind == SIM_STATIC)
             continue;
         dpart *p = dim_part(w, movers[i]);
@@ -241,13 +242,13 @@ void DIM_NAME(sim_world_step)(sim_world *w)
 
     DIM_NAME(sim_broadphase)(w, cfg->dt, g);
     DIM_NAME(sim_wake_touched)(w);
-    if (w->pairs_dirty) /* an island woke: its own pairs join the list now */
+    if (w->broad.pairs_dirty) /* an island woke: its own pairs join the list now */
         DIM_NAME(sim_broadphase)(w, cfg->dt, g);
     DIM_NAME(sim_build_solver_bodies)(w);
     DIM_NAME(sim_collide)(w, up);
     DIM_NAME(sim_solve)(w, cfg->dt);
 #if MK_DIM == 3
-    sim_store_impulses3(w); /* the 2D solver stores its own as it ends */
+    sim_store_impulses3(w, NULL, dim_of(w)->constraints.v.len); /* 2D: the solver's own */
 #endif
     if (parallel)
         sim_pool_end(w->pool);
@@ -259,7 +260,7 @@ void DIM_NAME(sim_world_step)(sim_world *w)
      * down in hops, unable to jump between them. One that did not jump is kept on walkable
      * ground within the drop its run can make on its steepest slope (and a few centimetres
      * for steps). */
-    for (size_t i = 0; i < w->order.len; i++) {
+    for (size_t i = 0; i < w->broad.order.v.len; i++) {
         sim_body *b = &bodies[order[i]];
         const dpart *p = dim_part(w, order[i]);
         if (b->kind != SIM_CHARACTER || b->sleeping || !b->was_grounded || b->grounded ||
@@ -274,7 +275,7 @@ void DIM_NAME(sim_world_step)(sim_world *w)
         sim_sleep_islands(w, cfg->dt);
 
     /* A body that left the world is removed: it would fall forever. */
-    for (size_t i = 0; i < w->order.len;) {
+    for (size_t i = 0; i < w->broad.order.v.len;) {
         sim_body *b = &bodies[order[i]];
         /* A successful remove compacts `order`: index i then holds the next body. */
         if (!(b->kind != SIM_STATIC && !dim_within(dim_part(w, order[i])->pos, cfg->bounds) &&

@@ -62,14 +62,14 @@ static const sim_body *first_impact(sim_world *w, const sim_body *b, dvec d, flo
     /* Only static and kinematic bodies stop a sweep: without a kinematic one, the statics' tree
      * alone is read, not every moving body whose x range the region meets (in a tall pile,
      * its whole column, for each of the many bodies a settling pile sweeps). */
-    bool movers = !fixed_only || w->kinematic_movers;
+    bool movers = !fixed_only || w->broad.kinematic_movers;
     if (!(movers ? sim_query_box(w, &region, true) : sim_query_statics(w, &region))) {
         *t = best;
         return NULL; /* out of memory: the body moves as the solver left it */
     }
-    const uint32_t *hits = w->hits.data;
-    for (size_t i = 0; i < w->hits.len; i++) {
-        const sim_body *o = &w->bodies[hits[i]];
+    const uint32_t *hits = w->broad.hits.at;
+    for (size_t i = 0; i < w->broad.hits.v.len; i++) {
+        const sim_body *o = &w->slots.bodies.at[hits[i]];
         if (o == b || (fixed_only && !sim_kind_fixed(o->kind)))
             continue;
         col_aabb3 other = sim_shape_bounds_now(w, hits[i]); /* where it is now */

@@ -27,30 +27,42 @@ sim_config sim_config_default(void)
     };
 }
 
-/* Every growable array of the world with the size of its items: one list that sim_world_new
- * and sim_world_free both walk, so that none is left unsized or unfreed. */
+/* Every growable array of the world with the size of its items and its SIM_VEC_* flags: one
+ * list that sim_world_new, sim_world_free, slots_resize and the world's image all walk, so
+ * that none is left unsized, unfreed, ungrown or unsaved. The per-slot arrays are flagged
+ * SIM_VEC_SLOT for the world's own dimension only: the other dimension's stay empty. */
 size_t sim_world_vecs(sim_world *w, world_vec out[WORLD_VECS])
 {
-#define V(field, size) {&w->field, size}
+    unsigned slot2 = w->cfg.dim == 2 ? SIM_VEC_SLOT : 0, slot3 = w->cfg.dim == 3 ? SIM_VEC_SLOT : 0;
+    const unsigned slot = SIM_VEC_SLOT, scratch = SIM_VEC_SCRATCH, rebuilt = SIM_VEC_REBUILT;
+#define V(field, flags) {&w->field.v, sizeof *w->field.at, flags}
+#define OPAQUE(field, size, flags) {&w->field.v, size, flags}
     const world_vec list[] = {
-        V(free_slots, sizeof(uint32_t)), V(pending_slots, sizeof(uint32_t)),
-        V(removed, sizeof(sim_id)), V(order, sizeof(uint32_t)), V(movers, sizeof(uint32_t)),
-        V(statics, sizeof(uint32_t)), V(tree.nodes, sizeof(sim_tree_node)),
-        V(tree.items, sizeof(uint32_t)), V(shape_box, sizeof(col_aabb3)), V(hits, sizeof(uint32_t)),
-        V(near_bits, sizeof(uint64_t)), V(bounds, sizeof(col_aabb)), V(pairs, sizeof(sim_pair)), V(pairs_prev, sizeof(sim_pair)),
-        V(sweep, sizeof(float)), V(tight, sizeof(col_aabb)), V(contacts, sizeof(sim_contact2)),
-        V(solver_bodies, sizeof(sim_solver_body)), V(solver_info, sizeof(sim_solver_info)),
-        V(wide_groups, sim_wide_group_size2()), V(wide_cold, sim_wide_cold_size2()),
-        V(wide_bits, sizeof(uint64_t)), V(wide_order, sizeof(uint32_t)),
-        V(wide_overflow, sizeof(uint32_t)), V(wide_colors, sizeof(uint8_t)),
-        V(wide_ends, sizeof(uint32_t)), V(wide_groups3, sim_wide_group_size3()),
-        V(constraints, sizeof(sim_constraint)), V(push_pairs, sizeof(sim_pair)),
-        V(solved, sizeof(uint32_t)), V(bounds3, sizeof(col_aabb3)), V(tight3, sizeof(col_aabb3)),
-        V(contacts3, sizeof(sim_contact3)), V(constraints3, sizeof(sim_constraint3)),
-        V(rows3, sizeof(sim_rows3)), V(solver_bodies3, sizeof(sim_solver_body3)),
-        V(solver_info3, sizeof(sim_solver_info3)), V(narrow, 1), V(narrow_fills, 1),
+        /* The bodies first: the image reads their items at the first array's place. */
+        V(slots.bodies, slot), V(slots.generation, slot), V(slots.free, 0),
+        V(slots.pending, 0), V(slots.removed, 0),
+        V(broad.order, 0), V(broad.movers, 0), V(broad.statics, 0),
+        V(broad.tree.nodes, rebuilt), V(broad.tree.items, rebuilt), V(broad.shape_box, slot),
+        V(broad.hits, 0), V(broad.near_bits, scratch), V(broad.pairs, 0),
+        V(broad.pairs_prev, 0), V(broad.sweep, 0),
+        V(solver.solved, 0), V(solver.index, slot | scratch), V(solver.push_pairs, 0),
+        V(solver.wide_bits, 0), V(solver.wide_order, 0), V(solver.wide_overflow, 0),
+        V(solver.wide_colors, 0), V(solver.wide_ends, 0),
+        {&w->solver.narrow, w->cfg.dim == 3 ? sim_narrow_item_size3() : sim_narrow_item_size2(), 0},
+        {&w->solver.narrow_fills,
+         w->cfg.dim == 3 ? sim_narrow_fill_size3() : sim_narrow_fill_size2(), 0},
+        V(islands.parent, slot | scratch), V(islands.sleep, slot | scratch),
+        V(islands.ring, slot | scratch),
+        V(d2.bounds, slot2), V(d2.tight, slot2), V(d2.contacts, 0), V(d2.constraints, 0),
+        V(d2.solver_bodies, 0), V(d2.solver_info, 0),
+        OPAQUE(d2.wide_groups, sim_wide_group_size2(), 0),
+        OPAQUE(d2.wide_cold, sim_wide_cold_size2(), 0),
+        V(d3.bodies, slot3), V(d3.bounds, slot3), V(d3.tight, slot3), V(d3.contacts, 0),
+        V(d3.constraints, 0), V(d3.rows, 0), V(d3.solver_bodies, 0), V(d3.solver_info, 0),
+        OPAQUE(d3.wide_groups, sim_wide_group_size3(), 0),
     };
 #undef V
+#undef OPAQUE
     _Static_assert(sizeof list / sizeof *list <= WORLD_VECS, "room for every array");
     memcpy(out, list, sizeof list);
     return sizeof list / sizeof *list;
@@ -69,9 +81,8 @@ sim_world *sim_world_new(const sim_config *cfg)
     world_vec vecs[WORLD_VECS];
     for (size_t i = 0, n = sim_world_vecs(w, vecs); i < n; i++)
         vecs[i].v->item = vecs[i].item;
-    w->cache.entries.item = cfg->dim == 3 ? sizeof(sim_cache_entry3) : sizeof(sim_cache_entry);
-    w->narrow.item = cfg->dim == 3 ? sim_narrow_item_size3() : sim_narrow_item_size2();
-    w->narrow_fills.item = cfg->dim == 3 ? sim_narrow_fill_size3() : sim_narrow_fill_size2();
+    w->solver.cache.entries.item =
+        cfg->dim == 3 ? sizeof(sim_cache_entry3) : sizeof(sim_cache_entry);
     w->pool = sim_pool_new(cfg->workers);
     return w;
 }
@@ -80,25 +91,16 @@ void sim_world_free(sim_world *w)
 {
     if (!w)
         return;
-    for (size_t i = 0; i < w->slot_count; i++) {
-        if (w->bodies[i].id == 0)
-            continue;
-        free(w->bodies[i].polygon);
-        if (w->bodies3)
-            free(w->bodies3[i].hull);
-    }
-    free(w->bodies3);
-    free(w->bodies);
-    free(w->generation);
+    /* A free slot's polygon and hull are NULL. */
+    for (size_t i = 0; i < w->slots.bodies.v.len; i++)
+        free(w->slots.bodies.at[i].polygon);
+    for (size_t i = 0; i < w->d3.bodies.v.len; i++)
+        free(w->d3.bodies.at[i].hull);
     world_vec vecs[WORLD_VECS];
     for (size_t i = 0, n = sim_world_vecs(w, vecs); i < n; i++)
         mk_vec_free(vecs[i].v);
-    sim_cache_free(&w->cache);
+    sim_cache_free(&w->solver.cache);
     sim_history_free(w->history);
-    free(w->solver_index);
-    free(w->island);
-    free(w->island_sleep);
-    free(w->ring);
     sim_pool_free(w->pool);
     free(w);
 }
@@ -106,56 +108,46 @@ void sim_world_free(sim_world *w)
 const sim_config *sim_world_config(const sim_world *w) { return &w->cfg; }
 int sim_world_dim(const sim_world *w) { return w->cfg.dim; }
 
-sim_body3 *sim_body3_of(const sim_world *w, const sim_body *b)
+const sim_body3 *sim_body3_of(const sim_world *w, const sim_body *b)
 {
-    return w->cfg.dim == 3 ? &w->bodies3[b - w->bodies] : NULL;
+    return w->cfg.dim == 3 ? sim_part3(w, (uint32_t)(b - w->slots.bodies.at)) : NULL;
 }
 uint64_t sim_world_tick(const sim_world *w) { return w->tick; }
-size_t sim_world_body_count(const sim_world *w) { return w->body_count; }
+size_t sim_world_body_count(const sim_world *w) { return w->slots.live; }
 
-sim_body *sim_world_slots(sim_world *w, size_t *slot_count)
+const sim_body *sim_world_slots(const sim_world *w, size_t *slot_count)
 {
-    *slot_count = w->slot_count;
-    return w->bodies;
+    *slot_count = sim_slot_count(w);
+    return w->slots.bodies.at;
 }
 
-/* Grows a per-slot array to `cap` items of `size` bytes. */
-static bool grow_array(void **p, size_t cap, size_t size)
+/* Grows every per-slot array to n slots, the new ones free (all zeros: id 0, generation 0, no
+ * polygon or hull); false, with nothing changed, when memory runs out. */
+static bool slots_resize(sim_world *w, size_t n)
 {
-    void *q = realloc(*p, cap * size);
-    if (!q)
+    if (n > SIM_MAX_BODIES)
         return false;
-    *p = q;
+    world_vec vecs[WORLD_VECS];
+    size_t count = sim_world_vecs(w, vecs), old = sim_slot_count(w);
+    for (size_t i = 0; i < count; i++)
+        if ((vecs[i].flags & SIM_VEC_SLOT) && !mk_vec_reserve(vecs[i].v, n))
+            return false;
+    for (size_t i = 0; i < count; i++) {
+        mk_vec *v = vecs[i].v;
+        if (!(vecs[i].flags & SIM_VEC_SLOT))
+            continue;
+        memset((char *)v->data + old * v->item, 0, (n - old) * v->item);
+        v->len = n;
+    }
     return true;
 }
 
-static bool grow_slots(sim_world *w)
-{
-    size_t cap = w->slot_cap ? w->slot_cap * 2 : 64;
-    if (cap > SIM_MAX_BODIES)
-        cap = SIM_MAX_BODIES;
-    if (cap <= w->slot_cap)
-        return false;
-    if (!grow_array((void **)&w->bodies, cap, sizeof *w->bodies) ||
-        !grow_array((void **)&w->generation, cap, sizeof *w->generation) ||
-        !grow_array((void **)&w->solver_index, cap, sizeof *w->solver_index) ||
-        !grow_array((void **)&w->island, cap, sizeof *w->island) ||
-        !grow_array((void **)&w->island_sleep, cap, sizeof *w->island_sleep) ||
-        !grow_array((void **)&w->ring, cap, sizeof *w->ring) ||
-        (w->cfg.dim == 3 && !grow_array((void **)&w->bodies3, cap, sizeof *w->bodies3)))
-        return false;
-    w->slot_cap = cap;
-    return true;
-}
-
-/* Fills the free slot `slot` with a body of the given generation; returns its id, or 0 (the
- * slot then goes back to the free list) when memory runs out. */
-/* Puts a moving body's slot into w->movers, which stays in slot order (room reserved). A new
- * world's slots come in increasing order: then it is appended. */
+/* Puts a moving body's slot into the broadphase's movers, which stay in slot order (room
+ * reserved). A new world's slots come in increasing order: then it is appended. */
 static void movers_insert(sim_world *w, uint32_t slot)
 {
-    uint32_t *m = w->movers.data;
-    size_t lo = 0, hi = w->movers.len;
+    uint32_t *m = w->broad.movers.at;
+    size_t lo = 0, hi = w->broad.movers.v.len;
     if (hi > 0 && m[hi - 1] > slot) {
         while (lo < hi) {
             size_t mid = lo + (hi - lo) / 2;
@@ -164,40 +156,42 @@ static void movers_insert(sim_world *w, uint32_t slot)
             else
                 hi = mid;
         }
-        memmove(m + lo + 1, m + lo, (w->movers.len - lo) * sizeof *m);
+        memmove(m + lo + 1, m + lo, (w->broad.movers.v.len - lo) * sizeof *m);
     } else {
-        lo = w->movers.len;
+        lo = w->broad.movers.v.len;
     }
     m[lo] = slot;
-    w->movers.len++;
+    w->broad.movers.v.len++;
 }
 
+/* Fills the free slot `slot` with a body of the given generation; returns its id, or 0 (the
+ * slot then goes back to the free list) when memory runs out. */
 static sim_id place_body(sim_world *w, const sim_body_def *def, uint32_t owner, uint32_t slot)
 {
-    /* Reserve the per-body arrays now so the step never fails to grow them. A polygon's hull
-     * is the body's own: the definition it came from may be gone after this call. */
+    /* Reserve the per-body arrays now so the step never fails to grow them (the per-slot ones
+     * have the slot already). A polygon's hull is the body's own: the definition it came from
+     * may be gone after this call. */
     bool is3 = w->cfg.dim == 3;
     col_polygon *polygon = NULL;
-    if (!is3 && def->shape.type == COL_SHAPE_POLYGON && (polygon = malloc(sizeof *polygon)) != NULL)
+    if (!is3 && def->shape.type == COL_SHAPE_POLYGON &&
+        (polygon = malloc(sizeof *polygon)) != NULL)
         *polygon = def->polygon;
     bool need_polygon = !is3 && def->shape.type == COL_SHAPE_POLYGON;
-    if (!mk_vec_reserve(def->kind == SIM_STATIC ? &w->statics : &w->order, w->body_count + 1) ||
-        (def->kind != SIM_STATIC && !mk_vec_reserve(&w->movers, w->body_count + 1)) ||
-        !mk_vec_reserve(&w->shape_box, w->slot_count) ||
-        !mk_vec_reserve(is3 ? &w->bounds3 : &w->bounds, w->slot_count) ||
-        !mk_vec_reserve(is3 ? &w->tight3 : &w->tight, w->slot_count) ||
-        !mk_vec_reserve(is3 ? &w->solver_bodies3 : &w->solver_bodies, w->body_count + 2) ||
-        !mk_vec_reserve(is3 ? &w->solver_info3 : &w->solver_info, w->body_count + 2) ||
+    size_t live = w->slots.live;
+    if (!mk_vec_reserve(def->kind == SIM_STATIC ? &w->broad.statics.v : &w->broad.order.v,
+                        live + 1) ||
+        (def->kind != SIM_STATIC && !mk_vec_reserve(&w->broad.movers.v, live + 1)) ||
+        !mk_vec_reserve(is3 ? &w->d3.solver_bodies.v : &w->d2.solver_bodies.v, live + 2) ||
+        !mk_vec_reserve(is3 ? &w->d3.solver_info.v : &w->d2.solver_info.v, live + 2) ||
         (need_polygon && !polygon) || (is3 && !sim_place_body3(w, def, slot))) {
         free(polygon);
-        uint32_t s = slot;
-        mk_vec_push(&w->free_slots, &s);
+        MK_VEC_PUSH(&w->slots.free, slot);
         return 0;
     }
-    sim_body *b = &w->bodies[slot];
+    sim_body *b = &w->slots.bodies.at[slot];
     memset(b, 0, sizeof *b);
     b->polygon = polygon;
-    b->id = ((sim_id)w->generation[slot] << SIM_SLOT_BITS) | (sim_id)(slot + 1);
+    b->id = ((sim_id)w->slots.generation.at[slot] << SIM_SLOT_BITS) | (sim_id)(slot + 1);
     b->owner = owner;
     b->kind = def->kind;
     b->shape = def->shape;
@@ -206,7 +200,7 @@ static sim_id place_body(sim_world *w, const sim_body_def *def, uint32_t owner, 
     b->vel = def->kind == SIM_STATIC ? mk_v2(0.0f, 0.0f) : def->vel;
     b->angle = def->angle;
     if (is3) {
-        b->inv_mass = sim_mass3_of(&w->bodies3[slot], def->density, def->kind);
+        b->inv_mass = sim_mass3_of(&w->d3.bodies.at[slot], def->density, def->kind);
     } else {
         sim_mass mass = sim_mass2_of(&b->shape, def->density, def->kind);
         b->inv_mass = mass.inv_mass;
@@ -225,40 +219,40 @@ static sim_id place_body(sim_world *w, const sim_body_def *def, uint32_t owner, 
     /* Its bounds now, so that queries find it before it first steps; its pairs are found at
      * the next step. A static body's bounds are its shape's, for good. */
     col_aabb3 box = sim_shape_bounds_now(w, slot);
-    ((col_aabb3 *)w->shape_box.data)[slot] = box;
-    w->solver_index[slot] = 0;
+    w->broad.shape_box.at[slot] = box;
+    w->solver.index.at[slot] = 0;
     if (b->kind == SIM_STATIC) {
         sim_set_fat_box(w, slot, box, 0.0f);
-        ((uint32_t *)w->statics.data)[w->statics.len++] = slot;
-        w->statics_dirty = true;
+        w->broad.statics.at[w->broad.statics.v.len++] = slot;
+        w->broad.statics_dirty = true;
     } else {
         sim_set_fat_box(w, slot, box, SIM_FAT_MARGIN);
-        ((uint32_t *)w->order.data)[w->order.len++] = slot;
-        w->order_unsorted = true;
+        w->broad.order.at[w->broad.order.v.len++] = slot;
+        w->broad.order_unsorted = true;
         movers_insert(w, slot);
     }
-    w->pairs_dirty = true;
-    w->body_count++;
+    w->broad.pairs_dirty = true;
+    w->slots.live++;
     sim_history_note_added(w, slot);
     return b->id;
 }
 
 sim_id sim_world_add(sim_world *w, const sim_body_def *def, uint32_t owner)
 {
-    if (w->body_count >= w->cfg.max_bodies)
+    if (w->slots.live >= w->cfg.max_bodies)
         return 0;
     uint32_t slot;
-    if (w->free_slots.len > 0) {
-        slot = ((uint32_t *)w->free_slots.data)[--w->free_slots.len];
+    if (w->slots.free.v.len > 0) {
+        slot = w->slots.free.at[--w->slots.free.v.len];
     } else {
-        if (w->slot_count == w->slot_cap && !grow_slots(w))
+        slot = (uint32_t)sim_slot_count(w);
+        if (!slots_resize(w, (size_t)slot + 1))
             return 0;
-        slot = (uint32_t)w->slot_count++;
-        w->generation[slot] = 0;
     }
     sim_id id = place_body(w, def, owner, slot);
     if (id != 0)
-        sim_report_change(w, SIM_CHANGE_ADDED, &w->bodies[slot], owner, mk_v3(0, 0, 0), false);
+        sim_report_change(w, SIM_CHANGE_ADDED, &w->slots.bodies.at[slot], owner, mk_v3(0, 0, 0),
+                          false);
     return id;
 }
 
@@ -266,26 +260,21 @@ sim_id sim_world_add(sim_world *w, const sim_body_def *def, uint32_t owner)
  * the way become free, with generation 0). False when it is not free or memory runs out. */
 static bool take_free_slot(sim_world *w, uint32_t slot)
 {
-    while (slot >= w->slot_cap)
-        if (!grow_slots(w))
-            return false;
-    size_t skipped = slot >= w->slot_count ? slot + 1 - w->slot_count : 0;
-    if (!mk_vec_reserve(&w->free_slots, w->free_slots.len + skipped + 1))
+    size_t old = sim_slot_count(w);
+    size_t skipped = slot >= old ? slot + 1 - old : 0;
+    if (!mk_vec_reserve(&w->slots.free.v, w->slots.free.v.len + skipped + 1) ||
+        (skipped > 0 && !slots_resize(w, (size_t)slot + 1)))
         return false;
-    while (w->slot_count <= slot) {
-        uint32_t s = (uint32_t)w->slot_count++;
-        w->generation[s] = 0;
-        w->bodies[s].id = 0;
-        mk_vec_push(&w->free_slots, &s);
-    }
+    for (size_t s = old; s < old + skipped; s++)
+        MK_VEC_PUSH(&w->slots.free, (uint32_t)s); /* room reserved */
     /* It must be free (and not waiting for sim_world_clear_removed). */
-    uint32_t *free_list = w->free_slots.data;
+    uint32_t *free_list = w->slots.free.at;
     size_t i = 0;
-    while (i < w->free_slots.len && free_list[i] != slot)
+    while (i < w->slots.free.v.len && free_list[i] != slot)
         i++;
-    if (i == w->free_slots.len)
+    if (i == w->slots.free.v.len)
         return false;
-    free_list[i] = free_list[--w->free_slots.len];
+    free_list[i] = free_list[--w->slots.free.v.len];
     return true;
 }
 
@@ -296,11 +285,11 @@ sim_id sim_world_add_with_id(sim_world *w, const sim_body_def *def, uint32_t own
     /* A world of max_bodies never gave out a slot past it; a larger one would only make an
      * untrusted file allocate a huge slot array. */
     if (id == 0 || slot >= w->cfg.max_bodies || generation >= (1u << 29) ||
-        w->body_count >= w->cfg.max_bodies)
+        w->slots.live >= w->cfg.max_bodies)
         return 0;
     if (!take_free_slot(w, slot))
         return 0;
-    w->generation[slot] = (uint32_t)generation;
+    w->slots.generation.at[slot] = (uint32_t)generation;
     return place_body(w, def, owner, slot);
 }
 
@@ -308,23 +297,28 @@ bool sim_world_set_slot_generation(sim_world *w, uint32_t slot, uint32_t generat
 {
     if (slot >= w->cfg.max_bodies || generation > (1u << 29) || !take_free_slot(w, slot))
         return false;
-    w->generation[slot] = generation;
+    w->slots.generation.at[slot] = generation;
     /* Free again, unless its generations are used up (then it stays retired). */
     if (generation < (1u << 29))
-        mk_vec_push(&w->free_slots, &slot);
+        MK_VEC_PUSH(&w->slots.free, slot);
     return true;
 }
 
 void sim_world_set_tick(sim_world *w, uint64_t tick) { w->tick = tick; }
 
-sim_body *sim_world_get(sim_world *w, sim_id id)
+sim_body *sim_body_of(sim_world *w, sim_id id)
+{
+    return (sim_body *)sim_world_get(w, id);
+}
+
+const sim_body *sim_world_get(const sim_world *w, sim_id id)
 {
     if (id == 0 || (id & SIM_MAX_BODIES) == 0)
         return NULL;
     uint32_t slot = sim_id_slot(id);
-    if (slot >= w->slot_count || w->bodies[slot].id != id)
+    if (slot >= sim_slot_count(w) || w->slots.bodies.at[slot].id != id)
         return NULL;
-    return &w->bodies[slot];
+    return &w->slots.bodies.at[slot];
 }
 
 /* Drops freed slots from a list of slots, keeping its order. */
@@ -333,7 +327,7 @@ static bool slots_compact(sim_world *w, mk_vec *list)
     uint32_t *slots = list->data;
     size_t n = 0;
     for (size_t i = 0; i < list->len; i++) {
-        if (w->bodies[slots[i]].id != 0)
+        if (w->slots.bodies.at[slots[i]].id != 0)
             slots[n++] = slots[i];
     }
     bool changed = n != list->len;
@@ -344,10 +338,10 @@ static bool slots_compact(sim_world *w, mk_vec *list)
 /* Drops freed slots from the broadphase's lists (the order stays sorted). */
 static void order_compact(sim_world *w)
 {
-    slots_compact(w, &w->order);
-    slots_compact(w, &w->movers);
-    if (slots_compact(w, &w->statics))
-        w->statics_dirty = true;
+    slots_compact(w, &w->broad.order.v);
+    slots_compact(w, &w->broad.movers.v);
+    if (slots_compact(w, &w->broad.statics.v))
+        w->broad.statics_dirty = true;
 }
 
 /* Wakes what may rest on `b`, which is going: every sleeping body whose bounds come within the
@@ -359,19 +353,19 @@ static void wake_neighbours(sim_world *w, sim_body *b)
     sim_wake(w, b);
     col_aabb3 near = sim_shape_bounds_now(w, sim_id_slot(b->id));
     near.half = mk_v3_add(near.half, mk_v3(SIM_SPECULATIVE, SIM_SPECULATIVE,
-                                           w->bodies3 ? SIM_SPECULATIVE : 0.0f));
+                                           w->cfg.dim == 3 ? SIM_SPECULATIVE : 0.0f));
     if (!sim_query_box(w, &near, false)) {
         /* Out of memory for the query: every sleeper wakes, which is never wrong. */
-        const uint32_t *order = w->order.data;
-        for (size_t i = 0; i < w->order.len; i++)
-            if (w->bodies[order[i]].sleeping)
-                sim_wake(w, &w->bodies[order[i]]);
+        const uint32_t *order = w->broad.order.at;
+        for (size_t i = 0; i < w->broad.order.v.len; i++)
+            if (w->slots.bodies.at[order[i]].sleeping)
+                sim_wake(w, &w->slots.bodies.at[order[i]]);
         return;
     }
-    const uint32_t *hits = w->hits.data;
-    const col_aabb3 *shape_box = w->shape_box.data;
-    for (size_t i = 0; i < w->hits.len; i++) {
-        sim_body *o = &w->bodies[hits[i]];
+    const uint32_t *hits = w->broad.hits.at;
+    const col_aabb3 *shape_box = w->broad.shape_box.at;
+    for (size_t i = 0; i < w->broad.hits.v.len; i++) {
+        sim_body *o = &w->slots.bodies.at[hits[i]];
         if (o->sleeping && sim_aabb3_overlap(&near, &shape_box[hits[i]]))
             sim_wake(w, o);
     }
@@ -379,7 +373,7 @@ static void wake_neighbours(sim_world *w, sim_body *b)
 
 static bool remove_body(sim_world *w, sim_id id)
 {
-    sim_body *b = sim_world_get(w, id);
+    sim_body *b = sim_body_of(w, id);
     if (!b)
         return false;
     sim_history_note_removed(w, b);
@@ -387,25 +381,26 @@ static bool remove_body(sim_world *w, sim_id id)
     uint32_t slot = sim_id_slot(id);
     /* The removal must be recorded even when memory is short; reserving first keeps both lists
      * consistent. */
-    if (!mk_vec_reserve(&w->removed, w->removed.len + 1) ||
-        !mk_vec_reserve(&w->pending_slots, w->pending_slots.len + 1))
+    if (!mk_vec_reserve(&w->slots.removed.v, w->slots.removed.v.len + 1) ||
+        !mk_vec_reserve(&w->slots.pending.v, w->slots.pending.v.len + 1))
         return false;
-    mk_vec_push(&w->removed, &id);
-    mk_vec_push(&w->pending_slots, &slot);
+    MK_VEC_PUSH(&w->slots.removed, id);
+    MK_VEC_PUSH(&w->slots.pending, slot);
     free(b->polygon);
     b->polygon = NULL;
     b->shape.polygon = NULL;
-    if (w->bodies3) {
-        free(w->bodies3[slot].hull);
-        w->bodies3[slot].hull = NULL;
-        w->bodies3[slot].shape.hull = NULL;
+    if (w->cfg.dim == 3) {
+        sim_body3 *b3 = sim_part3(w, slot);
+        free(b3->hull);
+        b3->hull = NULL;
+        b3->shape.hull = NULL;
     }
     b->id = 0;
-    w->body_count--;
-    w->pairs_dirty = true;
+    w->slots.live--;
+    w->broad.pairs_dirty = true;
     /* Generations stay below 2^29 so ids stay below 2^53; a slot that wrapped that far is
      * retired instead (it is not given back to the free list in sim_world_clear_removed). */
-    w->generation[slot]++;
+    w->slots.generation.at[slot]++;
     return true;
 }
 
@@ -419,7 +414,7 @@ bool sim_remove(sim_world *w, sim_id id)
 
 bool sim_world_remove(sim_world *w, sim_id id)
 {
-    sim_body *b = sim_world_get(w, id);
+    const sim_body *b = sim_world_get(w, id);
     if (b)
         sim_report_change(w, SIM_CHANGE_REMOVED, b, b->owner, mk_v3(0, 0, 0), false);
     if (!remove_body(w, id))
@@ -432,8 +427,8 @@ size_t sim_world_remove_owned(sim_world *w, uint32_t owner)
 {
     sim_report_change(w, SIM_CHANGE_LEFT, NULL, owner, mk_v3(0, 0, 0), false);
     size_t n = 0;
-    for (size_t i = 0; i < w->slot_count; i++) {
-        sim_body *b = &w->bodies[i];
+    for (size_t i = 0; i < sim_slot_count(w); i++) {
+        sim_body *b = &w->slots.bodies.at[i];
         if (b->id != 0 && b->owner == owner && remove_body(w, b->id))
             n++;
     }
@@ -445,62 +440,141 @@ size_t sim_world_remove_owned(sim_world *w, uint32_t owner)
 size_t sim_world_count_owned(const sim_world *w, uint32_t owner)
 {
     size_t n = 0;
-    for (size_t i = 0; i < w->slot_count; i++)
-        n += w->bodies[i].id != 0 && w->bodies[i].owner == owner;
+    for (size_t i = 0; i < sim_slot_count(w); i++)
+        n += w->slots.bodies.at[i].id != 0 && w->slots.bodies.at[i].owner == owner;
     return n;
 }
 
 const sim_id *sim_world_removed(const sim_world *w, size_t *n)
 {
-    *n = w->removed.len;
-    return w->removed.data;
+    *n = w->slots.removed.v.len;
+    return w->slots.removed.at;
 }
 
 void sim_world_clear_removed(sim_world *w)
 {
-    if (w->pending_slots.len > 0)
+    if (w->slots.pending.v.len > 0)
         sim_report_change(w, SIM_CHANGE_REUSE, NULL, 0, mk_v3(0, 0, 0), false);
-    const uint32_t *slots = w->pending_slots.data;
-    for (size_t i = 0; i < w->pending_slots.len; i++) {
-        if (w->generation[slots[i]] < (1u << 29))
-            mk_vec_push(&w->free_slots, &slots[i]);
+    const uint32_t *slots = w->slots.pending.at;
+    for (size_t i = 0; i < w->slots.pending.v.len; i++) {
+        if (w->slots.generation.at[slots[i]] < (1u << 29))
+            MK_VEC_PUSH(&w->slots.free, slots[i]);
     }
-    w->pending_slots.len = 0;
-    w->removed.len = 0;
+    w->slots.pending.v.len = 0;
+    w->slots.removed.v.len = 0;
 }
 
 const sim_contact2 *sim_world_contacts2(const sim_world *w, size_t *n)
 {
-    *n = w->contacts.len;
-    return w->contacts.data;
+    *n = w->d2.contacts.v.len;
+    return w->d2.contacts.at;
 }
 
 const sim_contact3 *sim_world_contacts3(const sim_world *w, size_t *n)
 {
-    *n = w->contacts3.len;
-    return w->contacts3.data;
+    *n = w->d3.contacts.v.len;
+    return w->d3.contacts.at;
 }
 
-void sim_body_set_input2(sim_world *w, sim_body *b, mk_vec2 move, bool jump)
+/* The body of `id` in a world of `dim` dimensions, woken with its island; NULL when there is
+ * none (then nothing wakes). */
+static sim_body *wake_body(sim_world *w, sim_id id, int dim)
 {
+    sim_body *b = sim_body_of(w, id);
+    if (!b || w->cfg.dim != dim)
+        return NULL;
     sim_wake(w, b);
-    b->move = mk_v2(mk_clampf(move.x, -1.0f, 1.0f), mk_clampf(move.y, -1.0f, 1.0f));
-    sim_report_change(w, SIM_CHANGE_INPUT, b, b->owner, mk_v3(b->move.x, b->move.y, 0), jump);
+    return b;
+}
+
+/* An input's move is set: it is reported, and a jump is kept until the step takes it. */
+static bool take_input(sim_world *w, sim_body *b, mk_vec3 move, bool jump)
+{
+    sim_report_change(w, SIM_CHANGE_INPUT, b, b->owner, move, jump);
     b->jump = b->jump || jump;
     b->has_input = true;
+    return true;
 }
 
-void sim_body_set_input3(sim_world *w, sim_body *b, mk_vec3 move, bool jump)
+bool sim_body_set_input2(sim_world *w, sim_id id, mk_vec2 move, bool jump)
 {
-    sim_body3 *b3 = sim_body3_of(w, b);
-    if (!b3)
-        return;
-    sim_wake(w, b);
+    /* Taken in a world of either dimension: a 3D world's step reads the 3D move alone. */
+    sim_body *b = wake_body(w, id, w->cfg.dim);
+    if (!b)
+        return false;
+    b->move = mk_v2(mk_clampf(move.x, -1.0f, 1.0f), mk_clampf(move.y, -1.0f, 1.0f));
+    return take_input(w, b, mk_v3(b->move.x, b->move.y, 0), jump);
+}
+
+bool sim_body_set_input3(sim_world *w, sim_id id, mk_vec3 move, bool jump)
+{
+    sim_body *b = wake_body(w, id, 3);
+    if (!b)
+        return false;
+    sim_body3 *b3 = sim_part3(w, sim_id_slot(id));
     b3->move = mk_v3(mk_clampf(move.x, -1.0f, 1.0f), mk_clampf(move.y, -1.0f, 1.0f),
                      mk_clampf(move.z, -1.0f, 1.0f));
-    sim_report_change(w, SIM_CHANGE_INPUT, b, b->owner, b3->move, jump);
-    b->jump = b->jump || jump;
-    b->has_input = true;
+    return take_input(w, b, b3->move, jump);
+}
+
+/* Whether the body of `id` turns: its inverse inertia is not zero (in 3D the world tensor is
+ * zero or positive definite, a dynamic body's). */
+static bool turns(const sim_world *w, sim_id id)
+{
+    const sim_body *b = sim_world_get(w, id);
+    if (!b)
+        return false;
+    if (w->cfg.dim == 3)
+        return sim_part3(w, sim_id_slot(id))->inv_inertia.c0.x > 0.0f;
+    return b->inv_inertia > 0.0f;
+}
+
+bool sim_body_set_spin2(sim_world *w, sim_id id, float spin)
+{
+    sim_body *b = turns(w, id) ? wake_body(w, id, 2) : NULL;
+    if (b)
+        b->w = spin;
+    return b != NULL;
+}
+
+bool sim_body_set_spin3(sim_world *w, sim_id id, mk_vec3 spin)
+{
+    sim_body *b = turns(w, id) ? wake_body(w, id, 3) : NULL;
+    if (b)
+        sim_part3(w, sim_id_slot(id))->w = spin;
+    return b != NULL;
+}
+
+/* Whether the body of `id` is in the world and moves (not static). */
+static bool moves(const sim_world *w, sim_id id)
+{
+    const sim_body *b = sim_world_get(w, id);
+    return b && b->kind != SIM_STATIC;
+}
+
+bool sim_body_set_velocity2(sim_world *w, sim_id id, mk_vec2 vel)
+{
+    sim_body *b = moves(w, id) ? wake_body(w, id, 2) : NULL;
+    if (b)
+        b->vel = vel;
+    return b != NULL;
+}
+
+bool sim_body_set_velocity3(sim_world *w, sim_id id, mk_vec3 vel)
+{
+    sim_body *b = moves(w, id) ? wake_body(w, id, 3) : NULL;
+    if (b)
+        sim_part3(w, sim_id_slot(id))->vel = vel;
+    return b != NULL;
+}
+
+bool sim_body_set_owner(sim_world *w, sim_id id, uint32_t owner)
+{
+    sim_body *b = sim_body_of(w, id);
+    if (!b)
+        return false;
+    b->owner = owner;
+    return true;
 }
 
 void sim_world_on_change(sim_world *w, sim_change_fn fn, void *ctx)
@@ -521,15 +595,15 @@ void sim_report_change(sim_world *w, sim_change_kind kind, const sim_body *body,
 void sim_world_step_order(const sim_world *w, const uint32_t **movers, size_t *mover_count,
                           const uint32_t **statics, size_t *static_count)
 {
-    *movers = w->order.data;
-    *mover_count = w->order.len;
-    *statics = w->statics.data;
-    *static_count = w->statics.len;
+    *movers = w->broad.order.at;
+    *mover_count = w->broad.order.v.len;
+    *statics = w->broad.statics.at;
+    *static_count = w->broad.statics.v.len;
 }
 
 uint32_t sim_world_slot_generation(const sim_world *w, uint32_t slot)
 {
-    return slot < w->slot_count ? w->generation[slot] : 0;
+    return slot < sim_slot_count(w) ? w->slots.generation.at[slot] : 0;
 }
 
 void sim_world_step(sim_world *w)

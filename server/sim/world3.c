@@ -14,7 +14,7 @@ bool sim_place_body3(sim_world *w, const sim_body_def *def, uint32_t slot)
             return false;
         *hull = d->hull;
     }
-    sim_body3 *b3 = &w->bodies3[slot];
+    sim_body3 *b3 = sim_part3(w, slot);
     memset(b3, 0, sizeof *b3);
     b3->shape = d->shape;
     b3->shape.hull = hull;

@@ -1,113 +1,107 @@
-/* The world's private state and the passes of its step, shared by the files of mink_sim;
- * each module's own types are in its header (static_tree.h, contact_cache.h,
- * solver.h, body_rules.h, broadphase.h, mass.h). */
+/* The world's private state and the passes of its step, shared by the files of mink_sim. The
+ * world is a few parts, each declared in its module's header: the body pool (below), the
+ * broadphase (broadphase.h), the solver (solver.h, with the contact cache of
+ * contact_cache.h), the islands (sleep.h), and the arrays whose items differ by dimension
+ * (sim_dim2 and sim_dim3 below, read through dim.h by the files compiled for both). */
 #ifndef MINK_SIM_WORLD_INTERNAL_H
 #define MINK_SIM_WORLD_INTERNAL_H
 
+#include "broadphase.h"
 #include "contact_cache.h"
 #include "mink_sim.h"
-#include "pool.h"
 #include "mk_vec.h"
-#include "static_tree.h"
+#include "pool.h"
+#include "sleep.h"
+#include "solver.h"
 
-#define SIM_WIDE_COLORS 16 /* the wide solvers' colors (solver.h, graph_color.c) */
+/* The body pool (world.c): bodies in slots, addressed by ids that carry the slot's generation
+ * (Box2D's id scheme). Every per-slot array of the world (these two, and those of the other
+ * parts: SIM_VEC_SLOT in sim_world_vecs) has the slot count for its length. */
+typedef struct sim_slots {
+    MK_VEC(sim_body) bodies;     /* per slot: free where id == 0 */
+    MK_VEC(uint32_t) generation; /* per slot: the generation the slot's next id carries */
+    size_t live;                 /* bodies in the slots */
+    MK_VEC(uint32_t) free;       /* slots reusable now */
+    MK_VEC(uint32_t) pending;    /* slots reusable after sim_world_clear_removed */
+    MK_VEC(sim_id) removed;      /* ids removed since sim_world_clear_removed */
+} sim_slots;
+
+/* The arrays of a 2D world whose items are 2D ones; a 3D world leaves them empty. sim_dim3 has
+ * the same names, so that the files compiled for both dimensions read either one through
+ * dim_of (dim.h), as parry keeps its 2D and 3D types apart under one set of names. */
+typedef struct sim_dim2 {
+    MK_VEC(col_aabb) bounds;               /* per slot: fat bounds; a static body's its own */
+    MK_VEC(col_aabb) tight;                /* per slot: the shape grown by its reach this step */
+    MK_VEC(sim_contact2) contacts;         /* of the last step */
+    MK_VEC(sim_constraint) constraints;    /* the step's contacts to solve */
+    MK_VEC(sim_solver_body) solver_bodies; /* [0] at rest */
+    MK_VEC(sim_solver_info) solver_info;   /* at the same indices */
+    MK_VEC(sim_wide_group) wide_groups;    /* the constraints four by four (solver_wide.c) */
+    MK_VEC(sim_wide_cold) wide_cold;       /* at the same indices */
+} sim_dim2;
+
+/* The same of a 3D world, with its bodies' 3D parts. */
+typedef struct sim_dim3 {
+    MK_VEC(sim_body3) bodies;               /* per slot: the 3D part of that slot's body */
+    MK_VEC(col_aabb3) bounds;               /* per slot */
+    MK_VEC(col_aabb3) tight;                /* per slot */
+    MK_VEC(sim_contact3) contacts;
+    MK_VEC(sim_constraint3) constraints;
+    MK_VEC(sim_rows3) rows;                 /* of the constraints solved one by one */
+    MK_VEC(sim_solver_body3) solver_bodies;
+    MK_VEC(sim_solver_info3) solver_info;
+    MK_VEC(sim_wide_group3) wide_groups;    /* solver3_wide.c */
+} sim_dim3;
 
 struct sim_world {
     sim_config cfg;
     uint64_t tick;
     void (*step)(sim_world *w); /* the dimension's step: sim_world_step2 or sim_world_step3 */
 
-    sim_body *bodies; /* slots */
-    uint32_t *generation;
-    size_t slot_count, slot_cap, body_count;
-    mk_vec free_slots;    /* uint32_t, reusable now */
-    mk_vec pending_slots; /* uint32_t, reusable after sim_world_clear_removed */
-    mk_vec removed;       /* sim_id */
-
-    /* Broadphase: sort and sweep on x over the moving bodies' fattened bounds (broadphase.c),
-     * and a tree over the static ones (static_tree.c, region.c). */
-    mk_vec order;  /* uint32_t slots of the bodies that are not static, by bounds min x */
-    /* The same slots in slot order: the passes over the moving bodies that any order serves
-     * (controls, bounds, solver bodies) read the bodies one after the other in memory rather
-     * than hopping about as the order on x does. */
-    mk_vec movers;
-    bool order_unsorted; /* a fat box moved since the order was last sorted */
-    float fat_half_max;  /* m: no fat box in `order` is wider than twice this on x */
-    mk_vec statics;     /* uint32_t slots of the static bodies */
-    sim_tree tree;       /* over the statics' bounds */
-    bool statics_dirty;  /* a static body came or went: the tree is built anew */
-    /* Some moving body is kinematic this step (step.c): a sweep that stops only at static and
-     * kinematic bodies reads the order too, not the statics' tree alone (sweep.c). */
-    bool kinematic_movers;
-    mk_vec shape_box;   /* col_aabb3 per slot: the shape's bounds after the last step */
-    mk_vec hits;        /* uint32_t: the bodies found by the last query (region.c) */
-    mk_vec near_bits;   /* uint64_t: one bit a slot, all clear between queries (region.c) */
-    mk_vec bounds; /* col_aabb per slot: fat bounds (2D); a static body's are its own */
-    mk_vec tight;  /* col_aabb per slot: the shape grown by what it can reach this step */
-    bool pairs_dirty; /* a body came or went: the pairs are computed anew */
-    mk_vec pairs;  /* sim_pair */
-    mk_vec pairs_prev; /* sim_pair: the list before the last was made anew (broadphase.c) */
-    /* 2D: a pair of the list may have a sleeping body. The list is made anew whenever a body
-     * falls asleep or wakes (pairs_dirty), so this holds until then. */
-    bool pairs_sleeper;
-    mk_vec sweep;  /* float: the sorted bounds' min x, max x, min y, max y (broadphase.c) */
-
-    mk_vec contacts; /* sim_contact2 of the last step */
-
-    /* Dynamics (solver.c, contact_cache.c, sleep.c). */
-    sim_cache cache;          /* impulses of the touching pairs */
-    mk_vec solved;           /* uint32_t: cache entries solved in the last step */
-    mk_vec solver_bodies;    /* sim_solver_body, [0] at rest */
-    mk_vec solver_info;      /* sim_solver_info, at the same indices */
-    mk_vec constraints;      /* sim_constraint */
-    bool constraints_bounce;  /* one of them has restitution */
-    mk_vec push_pairs;       /* sim_pair: characters against fixed bodies and each other */
-    uint32_t *solver_index;   /* per slot: its solver body, 0 for static and sleeping ones */
-    mk_vec wide_groups;      /* sim_wide_group */
-    mk_vec wide_cold;        /* sim_wide_cold, at the same indices */
-    mk_vec wide_bits;        /* uint64_t: a bitset of bodies per color */
-    mk_vec wide_order;       /* uint32_t: constraints by color */
-    mk_vec wide_overflow;    /* uint32_t: constraints with no color */
-    mk_vec wide_colors;      /* uint8_t: each constraint's color */
-    mk_vec wide_ends;        /* uint32_t: each constraint's two movable bodies, or 0 */
-    mk_vec wide_groups3;     /* sim_wide_group3 */
-    uint32_t *island;         /* per slot: union-find parent, for sleeping (sleep.c) */
-    float *island_sleep;      /* per slot: an island root's shortest sleep time */
-    uint32_t *ring;           /* per slot: an island root's first body put to sleep */
-    sim_id loaded_ring;       /* a body of the ring that a saved world's sleepers form */
-
-    /* 3D worlds (world3.c and the files compiled for both dimensions). */
-    sim_body3 *bodies3;     /* per slot */
-    mk_vec bounds3;        /* col_aabb3 per slot: fat bounds (3D); a static body's are its own */
-    mk_vec tight3;         /* col_aabb3 per slot */
-    mk_vec contacts3;      /* sim_contact3 of the last step */
-    mk_vec constraints3;   /* sim_constraint3 */
-    mk_vec rows3;          /* sim_rows3 of the constraints solved one by one */
-    mk_vec solver_bodies3; /* sim_solver_body3, [0] at rest */
-    mk_vec solver_info3;   /* sim_solver_info3, at the same indices */
+    sim_slots slots;
+    sim_broadphase broad;
+    sim_solver solver;
+    sim_islands islands;
+    sim_dim2 d2;
+    sim_dim3 d3;
 
     /* Queries' scratch and the history of placements (history.c), made on first use. */
     struct sim_history *history;
     /* The step's parallel parts (pool.c): the workers, NULL for one. */
     sim_pool *pool;
-    mk_vec narrow;  /* the narrowphase's per-pair results when it runs on the workers */
-    mk_vec narrow_fills; /* the constraints it fills on the workers (contacts.c) */
-    uint32_t wide_color_groups[SIM_WIDE_COLORS + 1]; /* the first group of each color, and
-                                                         * the end */
 
     /* Changes made from outside the step (sim_world_on_change). */
     sim_change_fn on_change;
     void *change_ctx;
 };
 
+/* The slots in use (and the length of every per-slot array). */
+static inline size_t sim_slot_count(const sim_world *w) { return w->slots.bodies.v.len; }
+
+/* The body with this id, or NULL (world.c): sim_world_get for the world's own files, which
+ * change the bodies. */
+sim_body *sim_body_of(sim_world *w, sim_id id);
+/* A 3D world's part of the body in `slot`. */
+static inline sim_body3 *sim_part3(const sim_world *w, uint32_t slot)
+{
+    return &w->d3.bodies.at[slot];
+}
+
 /* Every growable array of the world with the size of its items (world.c): one list that
- * sim_world_new, sim_world_free and the world's image (image.c) all walk, so that none is
- * left unsized, unfreed or unsaved. */
+ * sim_world_new, sim_world_free, the slots' growth and the world's image (image.c) all walk,
+ * so that none is left unsized, unfreed, ungrown or unsaved. */
+enum {
+    SIM_VEC_SLOT = 1,    /* per slot of the world: its length is the slot count */
+    SIM_VEC_SCRATCH = 2, /* items not carried from one step to the next: the image keeps its
+                          * length and room, and brings it back zeroed */
+    SIM_VEC_REBUILT = 4, /* made anew from the rest when needed: not in the image */
+};
 typedef struct world_vec {
     mk_vec *v;
     size_t item;
+    unsigned flags; /* SIM_VEC_* */
 } world_vec;
-#define WORLD_VECS 48
+#define WORLD_VECS 64
 size_t sim_world_vecs(sim_world *w, world_vec out[WORLD_VECS]);
 
 /* The narrowphase (contacts.c): wakes sleeping bodies that something awake touches, builds
@@ -121,17 +115,13 @@ void sim_store_impulses2(sim_world *w, const uint32_t *only, size_t n);
 void sim_wake_touched3(sim_world *w);
 void sim_build_solver_bodies3(sim_world *w);
 void sim_collide3(sim_world *w, mk_vec3 up);
-void sim_store_impulses3(sim_world *w);
-/* The size of the narrowphase's per-pair result (w->narrow's item) of each dimension. */
+void sim_store_impulses3(sim_world *w, const uint32_t *only, size_t n);
+/* The sizes of the narrowphase's per-pair result and fill item (sim_solver.narrow and
+ * narrow_fills) of each dimension. */
 size_t sim_narrow_item_size2(void);
 size_t sim_narrow_item_size3(void);
 size_t sim_narrow_fill_size2(void);
 size_t sim_narrow_fill_size3(void);
-
-/* Wakes a sleeping body and every body that fell asleep with it (sleep.c). */
-void sim_wake(sim_world *w, sim_body *b);
-/* Puts to sleep the islands of touching bodies that have all rested long enough. */
-void sim_sleep_islands(sim_world *w, float dt);
 
 /* Continuous collision for a fast body (sweep.c): when its motion d over this step of dt
  * seconds would hit a static or kinematic body, moves it to the time of impact, resolves the
@@ -161,7 +151,7 @@ void sim_report_change(sim_world *w, sim_change_kind kind, const sim_body *body,
 /* Fills slot's 3D part from the definition (a hull is copied); false when memory runs out. */
 bool sim_place_body3(sim_world *w, const sim_body_def *def, uint32_t slot);
 col_aabb3 sim_body_bounds3(const sim_body3 *b3);
-/* The centre of mass in world space, m. */
+/* The centre of mass in world space, m (contacts3.c). */
 mk_vec3 sim_body_center3(const sim_body3 *b3);
 
 /* Removes a body as sim_world_remove does, but unrecorded: the step's own removals follow from

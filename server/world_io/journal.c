@@ -141,11 +141,12 @@ static int check_hash(const sim_world *w, const cJSON *hash, const char *what, m
     return what[0] == 'e' ? 1 : what[0] == 'h' ? 2 : 0;
 }
 
-static sim_body *body_of(sim_world *w, const cJSON *msg, uint32_t client, mk_error *err)
+static const sim_body *body_of(sim_world *w, const cJSON *msg, uint32_t client, mk_error *err)
 {
     const cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
-    sim_body *b = wio_json_whole_in(id, 0, PROTO_MAX_ID) ? sim_world_get(w, (sim_id)id->valuedouble)
-                                                         : NULL;
+    const sim_body *b = wio_json_whole_in(id, 0, PROTO_MAX_ID)
+                            ? sim_world_get(w, (sim_id)id->valuedouble)
+                            : NULL;
     if (!b || b->owner != client) {
         mk_fail(err, MK_ERR_INVALID, "tick %" PRIu64 ": no body %.0f of client %u to replay on",
                 sim_world_tick(w), cJSON_IsNumber(id) ? id->valuedouble : 0.0, client);
@@ -184,7 +185,7 @@ static int apply_msg(sim_world *w, const cJSON *msg, uint32_t client, const cJSO
         return 0;
     }
     if (strcmp(t, "despawn") == 0) {
-        sim_body *b = body_of(w, msg, client, err);
+        const sim_body *b = body_of(w, msg, client, err);
         return b && sim_world_remove(w, b->id) ? 0 : -1;
     }
     if (strcmp(t, "bye") == 0) {
@@ -196,7 +197,7 @@ static int apply_msg(sim_world *w, const cJSON *msg, uint32_t client, const cJSO
         return 0;
     }
     if (strcmp(t, "input") == 0) {
-        sim_body *b = body_of(w, msg, client, err);
+        const sim_body *b = body_of(w, msg, client, err);
         const cJSON *move = cJSON_GetObjectItemCaseSensitive(msg, "move");
         const cJSON *mx = cJSON_GetArrayItem(move, 0), *my = cJSON_GetArrayItem(move, 1);
         const cJSON *mz = cJSON_GetArrayItem(move, 2);
@@ -211,12 +212,12 @@ static int apply_msg(sim_world *w, const cJSON *msg, uint32_t client, const cJSO
             return -1;
         }
         if (is3)
-            sim_body_set_input3(w, b,
+            sim_body_set_input3(w, b->id,
                                 mk_v3((float)mx->valuedouble, (float)my->valuedouble,
                                       (float)mz->valuedouble),
                                 cJSON_IsTrue(jump));
         else
-            sim_body_set_input2(w, b, mk_v2((float)mx->valuedouble, (float)my->valuedouble),
+            sim_body_set_input2(w, b->id, mk_v2((float)mx->valuedouble, (float)my->valuedouble),
                                cJSON_IsTrue(jump));
         return 0;
     }

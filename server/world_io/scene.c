@@ -118,14 +118,13 @@ static bool add_scene_body(sim_world *w, const cJSON *item, const cJSON *id, int
                 source, path, id->valuedouble);
         return false;
     }
-    sim_body *b = sim_world_get(w, added);
-    sim_body3 *b3 = sim_body3_of(w, b);
-    if (spin && b3 && b3->inv_inertia.c0.x > 0.0f)
-        b3->w = mk_v3((float)spin3[0], (float)spin3[1], (float)spin3[2]);
-    else if (spin && !b3 && b->inv_inertia > 0.0f)
-        b->w = (float)spin->valuedouble;
+    /* A body that never turns keeps no spin (sim_body_set_spin2/3). */
+    if (spin && dim == 3)
+        sim_body_set_spin3(w, added, mk_v3((float)spin3[0], (float)spin3[1], (float)spin3[2]));
+    else if (spin)
+        sim_body_set_spin2(w, added, (float)spin->valuedouble);
     if (cJSON_IsTrue(asleep))
-        sim_world_put_to_sleep(w, b);
+        sim_world_put_to_sleep(w, added);
     return true;
 }
 

@@ -18,7 +18,7 @@ typedef struct ray {
 static int scan_ray(sim_world *w, ray r, bool all, sim_id *first, float *frac)
 {
     size_t slots;
-    sim_body *b = sim_world_slots(w, &slots);
+    const sim_body *b = sim_world_slots(w, &slots);
     int n = 0;
     *frac = 2.0f;
     for (size_t i = 0; i < slots; i++) {
@@ -52,7 +52,7 @@ static int scan_ray(sim_world *w, ray r, bool all, sim_id *first, float *frac)
 static int scan_overlap(sim_world *w, const sim_query_shape *q)
 {
     size_t slots;
-    sim_body *b = sim_world_slots(w, &slots);
+    const sim_body *b = sim_world_slots(w, &slots);
     int n = 0;
     for (size_t i = 0; i < slots; i++) {
         if (b[i].id == 0)
@@ -72,7 +72,7 @@ static int scan_overlap(sim_world *w, const sim_query_shape *q)
 static float scan_cast(sim_world *w, const sim_query_shape *q, mk_vec3 move)
 {
     size_t slots;
-    sim_body *b = sim_world_slots(w, &slots);
+    const sim_body *b = sim_world_slots(w, &slots);
     float best = 2.0f;
     for (size_t i = 0; i < slots; i++) {
         if (b[i].id == 0)

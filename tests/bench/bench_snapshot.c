@@ -70,7 +70,7 @@ static void pile3_at(proto_body_state *s, size_t n, int steps)
     for (int i = 0; i < steps; i++)
         sim_world_step(w);
     size_t slots, k = 0;
-    sim_body *bodies = sim_world_slots(w, &slots);
+    const sim_body *bodies = sim_world_slots(w, &slots);
     for (size_t i = 0; i < slots && k < n; i++)
         if (bodies[i].id != 0 && bodies[i].kind == SIM_DYNAMIC)
             wio_body_state(w, &bodies[i], &s[k++]);

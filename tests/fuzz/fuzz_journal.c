@@ -37,7 +37,7 @@ static bool on_record(void *ctx, const char *line, size_t len, size_t offset)
 static void check_world(sim_world *w)
 {
     size_t slots;
-    sim_body *b = sim_world_slots(w, &slots);
+    const sim_body *b = sim_world_slots(w, &slots);
     for (size_t i = 0; i < slots; i++)
         if (b[i].id)
             fuzz_check(mk_v2_finite(b[i].pos) && mk_v2_finite(b[i].vel) && isfinite(b[i].angle));

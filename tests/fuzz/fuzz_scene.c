@@ -20,7 +20,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     for (int i = 0; i < FUZZ_STEPS; i++)
         sim_world_step(w);
     size_t slots;
-    sim_body *b = sim_world_slots(w, &slots);
+    const sim_body *b = sim_world_slots(w, &slots);
     for (size_t i = 0; i < slots; i++)
         if (b[i].id)
             fuzz_check(mk_v2_finite(b[i].pos) && mk_v2_finite(b[i].vel));

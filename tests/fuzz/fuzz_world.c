@@ -15,7 +15,7 @@
 static void check_world(sim_world *w)
 {
     size_t slots;
-    sim_body *b = sim_world_slots(w, &slots);
+    const sim_body *b = sim_world_slots(w, &slots);
     float bounds = sim_world_config(w)->bounds;
     for (size_t i = 0; i < slots; i++) {
         if (!b[i].id)
@@ -57,10 +57,11 @@ static void on_line(sim_world *w, const char *line, size_t len, sim_id *last)
             fuzz_check(why.message[0] != '\0');
         }
     } else if (msg.type == PROTO_MSG_INPUT) {
-        sim_body *b = sim_world_get(w, *last);
+        const sim_body *b = sim_world_get(w, *last);
         if (b)
-            sim_body_set_input2(w, b, mk_v2((float)msg.u.input.move[0], (float)msg.u.input.move[1]),
-                               msg.u.input.jump);
+            sim_body_set_input2(w, b->id,
+                                mk_v2((float)msg.u.input.move[0], (float)msg.u.input.move[1]),
+                                msg.u.input.jump);
     } else if (msg.type == PROTO_MSG_DESPAWN) {
         sim_world_remove(w, (sim_id)msg.u.despawn.id);
     } else if (msg.type == PROTO_MSG_QUERY) {

@@ -137,7 +137,7 @@ void sim_world_free(sim_world *w);
 const sim_config *sim_world_config(const sim_world *w);
 int sim_world_dim(const sim_world *w);
 /* A body's 3D part in a 3D world, NULL in a 2D one. */
-sim_body3 *sim_body3_of(const sim_world *w, const sim_body *b);
+const sim_body3 *sim_body3_of(const sim_world *w, const sim_body *b);
 uint64_t sim_world_tick(const sim_world *w);
 
 /* Adds a body owned by `owner`. Returns its id, or 0 when the world is full. */
@@ -149,10 +149,11 @@ sim_id sim_world_add_with_id(sim_world *w, const sim_body_def *def, uint32_t own
  * so that an id removed before the save is not given again); false when the slot is taken or
  * out of range. A slot at generation 2^29 is retired, never given again. */
 bool sim_world_set_slot_generation(sim_world *w, uint32_t slot, uint32_t generation);
-/* Puts a body to sleep as a saved world had it. The bodies put to sleep this way wake
- * together (their contacts were not saved, so which of them hold each other up is not
- * known). Static bodies do not sleep. */
-void sim_world_put_to_sleep(sim_world *w, sim_body *b);
+/* Puts a body to sleep as a saved world had it (it stops: no speed, no spin). The bodies put
+ * to sleep this way wake together (their contacts were not saved, so which of them hold each
+ * other up is not known). Static and kinematic bodies do not sleep. False for an id that is
+ * not in the world. */
+bool sim_world_put_to_sleep(sim_world *w, sim_id id);
 /* Sets the step count (a saved world goes on from its tick). */
 void sim_world_set_tick(sim_world *w, uint64_t tick);
 /* Removes a body now; its id goes to the removed list and its slot is reused only after
@@ -163,10 +164,12 @@ bool sim_world_remove(sim_world *w, sim_id id);
 size_t sim_world_remove_owned(sim_world *w, uint32_t owner);
 size_t sim_world_count_owned(const sim_world *w, uint32_t owner);
 
-/* The body with this id, or NULL. */
-sim_body *sim_world_get(sim_world *w, sim_id id);
-/* Slots, for iteration: bodies[i] for i < slot_count, free where id == 0. */
-sim_body *sim_world_slots(sim_world *w, size_t *slot_count);
+/* The body with this id, or NULL. Read only: a body changes through the functions below, which
+ * keep the world's own records of it (its island's sleep, the journal's changes). The pointer
+ * holds until the world next adds a body. */
+const sim_body *sim_world_get(const sim_world *w, sim_id id);
+/* Slots, for iteration: bodies[i] for i < slot_count, free where id == 0; read only. */
+const sim_body *sim_world_slots(const sim_world *w, size_t *slot_count);
 size_t sim_world_body_count(const sim_world *w);
 static inline uint32_t sim_id_slot(sim_id id) { return (uint32_t)(id & SIM_MAX_BODIES) - 1u; }
 
@@ -177,10 +180,27 @@ void sim_world_clear_removed(sim_world *w);
 /* Sets a body's input; it applies from the next step on. move has each component in [-1, 1].
  * A jump is kept until the next step even when a later input of the same step does not ask
  * for one: two inputs can arrive between steps, and a jump must not be lost. An input wakes
- * the body and what sleeps with it. */
-void sim_body_set_input2(sim_world *w, sim_body *b, mk_vec2 move, bool jump);
-/* The same in a 3D world: move has three components. */
-void sim_body_set_input3(sim_world *w, sim_body *b, mk_vec3 move, bool jump);
+ * the body and what sleeps with it, and is reported (SIM_CHANGE_INPUT). False for an id that
+ * is not in the world. */
+bool sim_body_set_input2(sim_world *w, sim_id id, mk_vec2 move, bool jump);
+/* The same in a 3D world (false in a 2D one): move has three components. */
+bool sim_body_set_input3(sim_world *w, sim_id id, mk_vec3 move, bool jump);
+
+/* Sets the spin of a body that turns (rad/s: a number in 2D, about the world axes in 3D) and
+ * wakes it with what sleeps with it; a body that never turns (static, kinematic, a character,
+ * an AABB) keeps none. False, with nothing changed, for such a body or an id not in the world
+ * (or a spin of the other dimension). A scene's or a save's setting, not reported. */
+bool sim_body_set_spin2(sim_world *w, sim_id id, float spin);
+bool sim_body_set_spin3(sim_world *w, sim_id id, mk_vec3 spin);
+/* Sets the velocity of a body that moves (m/s; not a static one) and wakes it with what sleeps
+ * with it. False, with nothing changed, for a static body or an id not in the world (or a
+ * velocity of the other dimension). Not reported: the game's rules call it, and a journal
+ * brings their changes back by running the rules again. */
+bool sim_body_set_velocity2(sim_world *w, sim_id id, mk_vec2 vel);
+bool sim_body_set_velocity3(sim_world *w, sim_id id, mk_vec3 vel);
+/* Gives a body another owner (0: the server's); not reported: a restarted server's clients
+ * are new ones. False for an id that is not in the world. */
+bool sim_body_set_owner(sim_world *w, sim_id id, uint32_t owner);
 
 /* One fixed step of dt. */
 void sim_world_step(sim_world *w);
