@@ -55,14 +55,57 @@ START_TEST(ray3_exact)
     col_shape3 cone = {.type = COL_SHAPE3_CONE, .radius = 1, .half_height = 1};
     col_ray_hit3 h = col_ray3(&cone, at0, mk_v3(-5, -0.5f, 0), mk_v3(5, -0.5f, 0));
     ck_assert(h.hit);
-    NEAR(h.point.x, -0.75, 2e-5);
-    NEAR(h.normal.x, -2 / sqrt(5.0), 1e-4);
-    NEAR(h.normal.y, 1 / sqrt(5.0), 1e-4);
+    NEAR(h.fraction, 4.25 / 10, 1e-7);
+    NEAR(h.point.x, -0.75, 1e-6);
+    NEAR(h.normal.x, -2 / sqrt(5.0), 1e-6);
+    NEAR(h.normal.y, 1 / sqrt(5.0), 1e-6);
+    /* From below it meets the base; at y = -1 + 1e-7 beside it, 1e-7 m inside the base's
+     * slab, the side at x = -(1 - 0.5e-7); 1e-7 m below the base it misses. */
+    h = col_ray3(&cone, at0, mk_v3(0.3f, -5, 0.2f), mk_v3(0.3f, 5, 0.2f));
+    NEAR(h.fraction, 0.4, 1e-7);
+    NEAR(h.normal.y, -1.0, 1e-7);
+    h = col_ray3(&cone, at0, mk_v3(-5, -1 + 1e-7f, 0), mk_v3(5, -1 + 1e-7f, 0));
+    ck_assert(h.hit);
+    NEAR(h.point.x, -(1 - 0.5e-7), 1e-7);
+    ck_assert(!col_ray3(&cone, at0, mk_v3(-5, -1 - 1e-7f, 0), mk_v3(5, -1 - 1e-7f, 0)).hit);
+    /* Down the axis onto the apex: the axis is its normal; slanting into the apex, the side's
+     * normal in the plane of the ray and the axis, (-2, 1) / sqrt 5 facing it. */
+    h = col_ray3(&cone, at0, mk_v3(0, 5, 0), mk_v3(0, -5, 0));
+    NEAR(h.fraction, 0.4, 1e-7);
+    NEAR(h.normal.y, 1.0, 1e-7);
+    h = col_ray3(&cone, at0, mk_v3(-0.2f, 2, 0), mk_v3(0.2f, 0, 0));
+    NEAR(h.fraction, 0.5, 1e-7);
+    NEAR(h.normal.x, -2 / sqrt(5.0), 1e-6);
+    NEAR(h.normal.y, 1 / sqrt(5.0), 1e-6);
+    /* Parallel to the side line from the apex (0, 1, 0) to the rim (1, -1, 0), 1e-6 m out
+     * along its normal (2, 1) / sqrt 5: no hit; 1e-6 m in: it enters the other side 1e-6 m
+     * below the apex, a quarter of the way along, with that side's normal (-2, 1) / sqrt 5. */
+    for (int side = -1; side <= 1; side += 2) {
+        double off = side * 1e-6, nx = 2 / sqrt(5.0), ny = 1 / sqrt(5.0);
+        mk_vec3 a = mk_v3((float)(-0.5 + off * nx), (float)(2 + off * ny), 0);
+        mk_vec3 b = mk_v3((float)(1.5 + off * nx), (float)(-2 + off * ny), 0);
+        h = col_ray3(&cone, at0, a, b);
+        ck_assert(h.hit == (side < 0));
+        if (h.hit) {
+            NEAR(h.fraction, 0.25, 1e-6);
+            NEAR(h.normal.x, -nx, 1e-5);
+            NEAR(h.normal.y, ny, 1e-5);
+        }
+    }
     /* A capsule from above meets its top sphere; a cylinder its cap; from the side its tube. */
     col_shape3 cap = {.type = COL_SHAPE3_CAPSULE, .radius = 0.5f, .half_height = 1};
     h = col_ray3(&cap, at0, mk_v3(0.3f, 5, 0), mk_v3(0.3f, -5, 0));
     ck_assert(h.hit);
     NEAR(h.point.y, 1 + 0.4, 1e-6); /* sqrt(0.25 - 0.09) = 0.4 */
+    /* Rays that end on the seam of the tube and the top cap, from above and aslant, and
+     * along its circle's tangent: the normal there is the radial one both faces share. */
+    const mk_vec3 starts[] = {{1.5f, 2, 0}, {0.5f, 3, 0}, {3, 1, 0}, {0.5f, 1, -2}};
+    for (int i = 0; i < 4; i++) {
+        h = col_ray3(&cap, at0, starts[i], mk_v3(0.5f, 1, 0));
+        ck_assert(h.hit);
+        NEAR(h.fraction, 1.0, 1e-6);
+        NEAR(h.normal.x, 1.0, 1e-6);
+    }
     col_shape3 cyl = {.type = COL_SHAPE3_CYLINDER, .radius = 0.5f, .half_height = 1};
     h = col_ray3(&cyl, at0, mk_v3(0.3f, 5, 0), mk_v3(0.3f, -5, 0));
     NEAR(h.point.y, 1.0, 1e-6);
