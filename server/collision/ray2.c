@@ -21,7 +21,7 @@ static col_ray_hit2 no_hit2(void) { return (col_ray_hit2){.hit = false}; }
 /* A start inside the shape: a hit at fraction 0 facing the ray. */
 static col_ray_hit2 inside_hit2(mk_vec2 from, ray_d2 d)
 {
-    double l = hypot(d.x, d.y);
+    double l = sqrt(d.x * d.x + d.y * d.y);
     return (col_ray_hit2){true, 0.0f, from, mk_v2((float)(-d.x / l), (float)(-d.y / l))};
 }
 
@@ -55,7 +55,7 @@ static col_ray_hit2 ray_poly(const col_shape2 *s, col_xf2 xf, mk_vec2 from, ray_
     col_rot2 r = col_shape_rot(s, xf);
     /* cosf and sinf are each rounded: their vector is 1 within ~1e-7, which would scale the
      * shape by as much about its centre (1 mm for one 10 km wide). */
-    double unit = hypot(r.c, r.s), c = r.c / unit, sn = r.s / unit;
+    double unit = sqrt((double)r.c * r.c + (double)r.s * r.s), c = r.c / unit, sn = r.s / unit;
     ray_d2 rel = {(double)from.x - xf.p.x, (double)from.y - xf.p.y};
     ray_d2 p = {c * rel.x + sn * rel.y, -sn * rel.x + c * rel.y};
     ray_d2 dl = {c * d.x + sn * d.y, -sn * d.x + c * d.y};

@@ -115,7 +115,7 @@ typedef enum cone_face { CONE_NONE, CONE_SIDE, CONE_APEX, CONE_BASE } cone_face;
  * to rounding. A ray along the axis gets the axis. */
 static col_d3 cone_apex_normal(double k, col_d3 d)
 {
-    double sigma = hypot(d.x, d.z), slope = sqrt(1.0 + k * k);
+    double sigma = sqrt(d.x * d.x + d.z * d.z), slope = sqrt(1.0 + k * k);
     if (sigma == 0.0)
         return d3(0.0, 1.0, 0.0);
     return d3(-d.x / (sigma * slope), k / slope, -d.z / (sigma * slope));
@@ -204,7 +204,7 @@ static ray_span cone_span(double r, double h, col_d3 p, col_d3 d)
          * rho (cos phi, k, sin phi): the azimuth from the point's own x and z, unless they are
          * within rounding (1e-9 of the coordinates they came from) of the axis. */
         col_d3 at = d3_mad(m, lo, d);
-        double rho = hypot(at.x, at.z);
+        double rho = sqrt(at.x * at.x + at.z * at.z);
         double noise = 1e-9 * (fabs(m.x) + fabs(m.z) + fabs(lo) * (fabs(d.x) + fabs(d.z)));
         double slope = sqrt(1.0 + k2);
         sp.normal = rho > noise ? d3(at.x / (rho * slope), k / slope, at.z / (rho * slope))
@@ -249,7 +249,7 @@ static ray_span shape_span(const col_shape3 *s, col_d3 p, col_d3 d)
          * share. */
         if (!parts[0].empty && isfinite(parts[0].enter)) {
             col_d3 at = d3_mad(p, parts[0].enter, d);
-            double rho = hypot(at.x, at.z);
+            double rho = sqrt(at.x * at.x + at.z * at.z);
             if (rho > 0.0)
                 parts[0].normal = d3(at.x / rho, 0.0, at.z / rho);
         }

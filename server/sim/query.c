@@ -95,40 +95,54 @@ static double world_size(const sim_world *w, double widest)
 }
 
 /* A segment a query moves along: from `from` by `d`, a box of half extents `grow` swept along
- * it (zero for a ray), `slack` the rounding of that box (0 for a ray, whose ends are exact).
+ * it (zero for a ray), `slack` the rounding of that box (0 for a ray, whose ends are exact);
+ * `inv` and `abs_inv` are 1 / d and its size per axis, 1e300 where d is 0 (see slab_enter).
  * A body whose bounds the swept box never enters is no candidate. */
 typedef struct sweep_path {
-    double from[3], d[3];
+    double from[3], d[3], inv[3], abs_inv[3];
     mk_vec3 grow;
     double slack;
 } sweep_path;
 
-/* Where the path enters the body's bounds (slab test, in double), rounded down to a float
- * fraction, or false. The bounds are grown by the path's box and by both boxes' rounding. */
+static sweep_path path_of(const double from[3], const double d[3], mk_vec3 grow, double slack)
+{
+    sweep_path p = {.grow = grow, .slack = slack};
+    for (int k = 0; k < 3; k++) {
+        p.from[k] = from[k];
+        p.d[k] = d[k];
+        p.inv[k] = d[k] != 0.0 ? 1.0 / d[k] : 1e300;
+        p.abs_inv[k] = fabs(p.inv[k]);
+    }
+    return p;
+}
+
+/* Where the path enters the body's bounds, rounded down to a float fraction, or false: in
+ * double, the bounds grown by the path's box and by both boxes' rounding (the sum of the
+ * coordinates' sizes: no smaller than the largest, and cheaper). The slab test of Kay and
+ * Kajiya about each slab's centre: along axis k the path is within e of c for t in
+ * (c - from) / d -+ e / |d|. Where d is 0, 1e300 stands for 1 / d: the interval is then all
+ * of [0, 1] or lies wholly outside it, as from is within e of c or not (coordinates and
+ * extents below 1e8 m keep the products finite). Each body in a long ray's box comes here:
+ * this is the query's inner loop, without a branch per axis. */
 static bool slab_enter(const col_aabb3 *b, const sweep_path *p, float *enter)
 {
-    const double *pc = p->from, *dc = p->d;
     const double c[3] = {b->center.x, b->center.y, b->center.z};
     const double e[3] = {(double)b->half.x + p->grow.x, (double)b->half.y + p->grow.y,
                          (double)b->half.z + p->grow.z};
-    double slack = BOUNDS_SLACK * (abs_max3(b->center) + abs_max3(b->half)) + p->slack;
+    double slack = BOUNDS_SLACK * (fabs(c[0]) + fabs(c[1]) + fabs(c[2]) + e[0] + e[1] + e[2]) +
+                   p->slack;
     double lo = 0.0, hi = 1.0;
     for (int k = 0; k < 3; k++) {
-        double mn = c[k] - e[k] - slack, mx = c[k] + e[k] + slack;
-        if (dc[k] == 0.0) {
-            if (pc[k] < mn || pc[k] > mx)
-                return false;
-            continue;
-        }
-        double t0 = (mn - pc[k]) / dc[k], t1 = (mx - pc[k]) / dc[k];
-        lo = fmax(lo, fmin(t0, t1));
-        hi = fmin(hi, fmax(t0, t1));
-        if (lo > hi)
-            return false;
+        double mid = (c[k] - p->from[k]) * p->inv[k], reach = (e[k] + slack) * p->abs_inv[k];
+        double t0 = mid - reach, t1 = mid + reach;
+        lo = t0 > lo ? t0 : lo;
+        hi = t1 < hi ? t1 : hi;
     }
-    *enter = (float)lo;
-    if ((double)*enter > lo)
-        *enter = nextafterf(*enter, -INFINITY);
+    if (lo > hi)
+        return false;
+    /* lo >= 0: a float no larger than lo, without a call to nextafterf (lo less 2^-23 of
+     * itself is at least one float rounding below it, and 2^-149 covers the subnormals). */
+    *enter = (float)(lo - lo * 0x1p-23 - 0x1p-149);
     return true;
 }
 
@@ -280,10 +294,9 @@ int sim_world_raycast(sim_world *w, uint64_t at_tick, mk_vec3 from, mk_vec3 to,
         from.z = to.z = 0.0f;
     *total = 0;
     /* The segment's ends are exact; its direction is to - from in double, as col_ray2/3's. */
-    sweep_path path = {{from.x, from.y, from.z},
-                       {(double)to.x - from.x, (double)to.y - from.y, (double)to.z - from.z},
-                       {0, 0, 0},
-                       0.0};
+    const double start[3] = {from.x, from.y, from.z};
+    const double d[3] = {(double)to.x - from.x, (double)to.y - from.y, (double)to.z - from.z};
+    sweep_path path = path_of(start, d, mk_v3(0, 0, 0), 0.0);
     double lo[3], hi[3];
     for (int k = 0; k < 3; k++) {
         lo[k] = fmin(path.from[k], path.from[k] + path.d[k]);
@@ -370,10 +383,10 @@ int sim_world_cast(sim_world *w, uint64_t at_tick, const sim_query_shape *s, mk_
     /* The shape's bounds at its start swept along the translation: where they first meet a
      * body's bounds is a lower bound of where the shapes meet. */
     col_aabb3 start = shape_bounds(w, s, mk_v3(0, 0, 0));
-    sweep_path path = {{start.center.x, start.center.y, start.center.z},
-                       {translation.x, translation.y, translation.z},
-                       start.half,
-                       BOUNDS_SLACK * (abs_max3(start.center) + abs_max3(start.half))};
+    const double at[3] = {start.center.x, start.center.y, start.center.z};
+    const double d[3] = {translation.x, translation.y, translation.z};
+    sweep_path path =
+        path_of(at, d, start.half, BOUNDS_SLACK * (abs_max3(start.center) + abs_max3(start.half)));
     int rc;
     mk_vec *cand = gather(w, at_tick, &box, f, &path, &rc);
     if (!cand)
