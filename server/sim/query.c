@@ -121,9 +121,10 @@ static sweep_path path_of(const double from[3], const double d[3], mk_vec3 grow,
  * coordinates' sizes: no smaller than the largest, and cheaper). The slab test of Kay and
  * Kajiya about each slab's centre: along axis k the path is within e of c for t in
  * (c - from) / d -+ e / |d|. Where d is 0, 1e300 stands for 1 / d: the interval is then all
- * of [0, 1] or lies wholly outside it, as from is within e of c or not (coordinates and
- * extents below 1e8 m keep the products finite). Each body in a long ray's box comes here:
- * this is the query's inner loop, without a branch per axis. */
+ * of [0, 1] or lies wholly outside it, as from is within e of c or not (a product past the
+ * double range, for sizes beyond 1e8 m, leaves the axis unconstrained, or rejects a box that
+ * from is truly outside). Each body in a long ray's box comes here: this is the query's inner
+ * loop, without a branch per axis. */
 static bool slab_enter(const col_aabb3 *b, const sweep_path *p, float *enter)
 {
     const double c[3] = {b->center.x, b->center.y, b->center.z};
