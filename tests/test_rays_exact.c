@@ -19,14 +19,14 @@
  * Asserted for every ray whose segment misses the shape, or enters it, by more than the
  * grazing band (GRAZE_BAND times the size of the ray's coordinates in the shape's frame,
  * where double's own rounding of the inputs and of the quadric's discriminant lives): the
- * verdict; for a hit, the fraction within 1e-5 m along the ray and the normal within
+ * verdict; for a hit, the fraction within 1e-5 m along the ray (or the float fraction's own
+ * rounding, 2^-24 of the ray's length, where that is more) and the normal within
  * NORMAL_TOLERANCE rad of the surface's normal at the exact hit point. Within FEATURE_BAND of
  * an edge, a rim or an apex any normal of a face that meets there is right (at a cone's apex,
  * or so near its axis that the point's azimuth is lost to rounding, any normal of its side
  * facing the ray). A ray that starts inside gets fraction 0 and the normal against it. Prints
- * the counts and the worst errors per shape (README's table). */
+ * the counts and the worst errors per shape and size. */
 #include <check.h>
-#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -448,8 +448,8 @@ static void check_ray(const ray_case *c, tally *t)
     if (hit != want) {
         t->wrong_verdict++;
         t->verdict_margin = fmax(t->verdict_margin, (double)fabsl(ref.least));
-        note(t, want ? "missed, the segment goes %.3g m deep%.0s" : "hit, the segment passes %.3g m off%.0s",
-             c, (double)fabsl(ref.least), 0);
+        note(t, want ? "missed, the segment goes %.3g m deep" : "hit, %.3g m off the shape", c,
+             (double)fabsl(ref.least), 0);
         return;
     }
     if (!hit)
@@ -628,7 +628,8 @@ static void make_shape(ray_case *c, int type, int size)
         if (type == COL_SHAPE_POLYGON) {
             mk_vec2 pts[10];
             for (int i = 0; i < 10; i++)
-                pts[i] = mk_v2((float)rnd(-(double)hi, (double)hi), (float)rnd(-(double)hi, (double)hi));
+                pts[i] = mk_v2((float)rnd((double)-hi, (double)hi),
+                               (float)rnd((double)-hi, (double)hi));
             mk_error e;
             ck_assert_int_eq(col_polygon_make(pts, 10, &poly_store, &e), 0);
             c->s2.polygon = &poly_store;
@@ -646,8 +647,9 @@ static void make_shape(ray_case *c, int type, int size)
         if (type == COL_SHAPE3_HULL) {
             mk_vec3 pts[14];
             for (int i = 0; i < 14; i++)
-                pts[i] = mk_v3((float)rnd(-(double)hi, (double)hi), (float)rnd(-(double)hi, (double)hi),
-                               (float)rnd(-(double)hi, (double)hi));
+                pts[i] = mk_v3((float)rnd((double)-hi, (double)hi),
+                               (float)rnd((double)-hi, (double)hi),
+                               (float)rnd((double)-hi, (double)hi));
             mk_error e;
             ck_assert_int_eq(col_hull3_make(pts, 14, &hull_store, &e), 0);
             c->s3.hull = &hull_store;

@@ -26,8 +26,10 @@ static float axis_of(mk_vec3 v, int axis) { return axis == 0 ? v.x : axis == 1 ?
  * c + h of floats are exact, then rounded up to float half extents. */
 static col_aabb3 merge(col_aabb3 a, col_aabb3 b)
 {
-    const double ac[3] = {a.center.x, a.center.y, a.center.z}, ah[3] = {a.half.x, a.half.y, a.half.z};
-    const double bc[3] = {b.center.x, b.center.y, b.center.z}, bh[3] = {b.half.x, b.half.y, b.half.z};
+    const double ac[3] = {a.center.x, a.center.y, a.center.z};
+    const double ah[3] = {a.half.x, a.half.y, a.half.z};
+    const double bc[3] = {b.center.x, b.center.y, b.center.z};
+    const double bh[3] = {b.half.x, b.half.y, b.half.z};
     float c[3], h[3];
     for (int k = 0; k < 3; k++) {
         double lo = fmin(ac[k] - ah[k], bc[k] - bh[k]), hi = fmax(ac[k] + ah[k], bc[k] + bh[k]);
