@@ -96,55 +96,54 @@ static double world_size(const sim_world *w, double widest)
 
 /* A segment a query moves along: from `from` by `d`, a box of half extents `grow` swept along
  * it (zero for a ray), `slack` the rounding of that box (0 for a ray, whose ends are exact);
- * `inv` and `abs_inv` are 1 / d and its size per axis, 1e300 where d is 0 (see slab_enter).
- * A body whose bounds the swept box never enters is no candidate. */
+ * `size` the largest |from|; `inv` and `abs_inv` 1 / d and its size per axis, 1e30 where
+ * |d| < 1e-30 (see slab_enter); `axes` 2 in a 2D world, whose z is 0 everywhere. A body whose
+ * bounds the swept box never enters is no candidate. */
 typedef struct sweep_path {
-    double from[3], d[3], inv[3], abs_inv[3];
+    float from[3], inv[3], abs_inv[3];
     mk_vec3 grow;
-    double slack;
+    float slack, size;
+    int axes;
 } sweep_path;
 
-static sweep_path path_of(const double from[3], const double d[3], mk_vec3 grow, double slack)
+static sweep_path path_of(const sim_world *w, mk_vec3 from, const double d[3], mk_vec3 grow,
+                          float slack)
 {
-    sweep_path p = {.grow = grow, .slack = slack};
+    sweep_path p = {{from.x, from.y, from.z}, {0, 0, 0}, {0, 0, 0}, grow, slack,
+                    (float)abs_max3(from), w->bodies3 ? 3 : 2};
     for (int k = 0; k < 3; k++) {
-        p.from[k] = from[k];
-        p.d[k] = d[k];
-        p.inv[k] = d[k] != 0.0 ? 1.0 / d[k] : 1e300;
-        p.abs_inv[k] = fabs(p.inv[k]);
+        p.inv[k] = fabs(d[k]) >= 1e-30 ? (float)(1.0 / d[k]) : 1e30f;
+        p.abs_inv[k] = fabsf(p.inv[k]);
     }
     return p;
 }
 
-/* Where the path enters the body's bounds, rounded down to a float fraction, or false: in
- * double, the bounds grown by the path's box and by both boxes' rounding (the sum of the
- * coordinates' sizes: no smaller than the largest, and cheaper). The slab test of Kay and
- * Kajiya about each slab's centre: along axis k the path is within e of c for t in
- * (c - from) / d -+ e / |d|. Where d is 0, 1e300 stands for 1 / d: the interval is then all
- * of [0, 1] or lies wholly outside it, as from is within e of c or not (a product past the
- * double range, for sizes beyond 1e8 m, leaves the axis unconstrained, or rejects a box that
- * from is truly outside). Each body in a long ray's box comes here: this is the query's inner
- * loop, without a branch per axis. */
+/* Where the path enters the body's bounds, or false: the slab test of Kay and Kajiya about
+ * each slab's centre (along axis k the path is within e of c for t in (c - from) / d -+
+ * e / |d|), in float, the bounds grown by the path's box and by `slack`: BOUNDS_SLACK of the
+ * coordinates' sizes covers both boxes' rounding and this test's own (about three roundings
+ * of 2^-24 of |c - from| + e, each way), so that the interval found holds the true one and
+ * its start is no later than where the path enters the shape. Where |d| < 1e-30, 1e30 stands
+ * for 1 / d: the interval is then all of [0, 1] or lies wholly outside it, as from is within
+ * e of c or not (a product past the float range, for sizes beyond 1e8 m, leaves the axis
+ * unconstrained, or rejects a box that from is truly outside). Each body in a long ray's box
+ * comes here: this is the query's inner loop, without a branch or a division per axis. */
 static bool slab_enter(const col_aabb3 *b, const sweep_path *p, float *enter)
 {
-    const double c[3] = {b->center.x, b->center.y, b->center.z};
-    const double e[3] = {(double)b->half.x + p->grow.x, (double)b->half.y + p->grow.y,
-                         (double)b->half.z + p->grow.z};
-    double slack = BOUNDS_SLACK * (fabs(c[0]) + fabs(c[1]) + fabs(c[2]) + e[0] + e[1] + e[2]) +
-                   p->slack;
-    double lo = 0.0, hi = 1.0;
-    for (int k = 0; k < 3; k++) {
-        double mid = (c[k] - p->from[k]) * p->inv[k], reach = (e[k] + slack) * p->abs_inv[k];
-        double t0 = mid - reach, t1 = mid + reach;
+    const float c[3] = {b->center.x, b->center.y, b->center.z};
+    const float e[3] = {b->half.x + p->grow.x, b->half.y + p->grow.y, b->half.z + p->grow.z};
+    float slack = (float)BOUNDS_SLACK * (fabsf(c[0]) + fabsf(c[1]) + fabsf(c[2]) + e[0] + e[1] +
+                                         e[2] + p->size) +
+                  p->slack;
+    float lo = 0.0f, hi = 1.0f;
+    for (int k = 0; k < p->axes; k++) {
+        float mid = (c[k] - p->from[k]) * p->inv[k], reach = (e[k] + slack) * p->abs_inv[k];
+        float t0 = mid - reach, t1 = mid + reach;
         lo = t0 > lo ? t0 : lo;
         hi = t1 < hi ? t1 : hi;
     }
-    if (lo > hi)
-        return false;
-    /* lo >= 0: a float no larger than lo, without a call to nextafterf (lo less 2^-23 of
-     * itself is at least one float rounding below it, and 2^-149 covers the subnormals). */
-    *enter = (float)(lo - lo * 0x1p-23 - 0x1p-149);
-    return true;
+    *enter = lo;
+    return lo <= hi;
 }
 
 /* Whether the path enters the body's bounds, and where (q->enter). */
@@ -295,13 +294,13 @@ int sim_world_raycast(sim_world *w, uint64_t at_tick, mk_vec3 from, mk_vec3 to,
         from.z = to.z = 0.0f;
     *total = 0;
     /* The segment's ends are exact; its direction is to - from in double, as col_ray2/3's. */
-    const double start[3] = {from.x, from.y, from.z};
     const double d[3] = {(double)to.x - from.x, (double)to.y - from.y, (double)to.z - from.z};
-    sweep_path path = path_of(start, d, mk_v3(0, 0, 0), 0.0);
+    sweep_path path = path_of(w, from, d, mk_v3(0, 0, 0), 0.0f);
+    const double start[3] = {from.x, from.y, from.z};
     double lo[3], hi[3];
     for (int k = 0; k < 3; k++) {
-        lo[k] = fmin(path.from[k], path.from[k] + path.d[k]);
-        hi[k] = fmax(path.from[k], path.from[k] + path.d[k]);
+        lo[k] = fmin(start[k], start[k] + d[k]);
+        hi[k] = fmax(start[k], start[k] + d[k]);
     }
     col_aabb3 box = box_of(lo, hi);
     int rc;
@@ -384,10 +383,10 @@ int sim_world_cast(sim_world *w, uint64_t at_tick, const sim_query_shape *s, mk_
     /* The shape's bounds at its start swept along the translation: where they first meet a
      * body's bounds is a lower bound of where the shapes meet. */
     col_aabb3 start = shape_bounds(w, s, mk_v3(0, 0, 0));
-    const double at[3] = {start.center.x, start.center.y, start.center.z};
     const double d[3] = {translation.x, translation.y, translation.z};
     sweep_path path =
-        path_of(at, d, start.half, BOUNDS_SLACK * (abs_max3(start.center) + abs_max3(start.half)));
+        path_of(w, start.center, d, start.half,
+                (float)(BOUNDS_SLACK * (abs_max3(start.center) + abs_max3(start.half))));
     int rc;
     mk_vec *cand = gather(w, at_tick, &box, f, &path, &rc);
     if (!cand)
