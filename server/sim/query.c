@@ -8,8 +8,8 @@
  * and Kajiya), and a first-hit ray tests the shapes in order of where the segment enters
  * their bounds, stopping once that is past the nearest hit. Bounds decide only whether the
  * exact test runs, so every bound is rounded outward: the boxes are grown by more than the
- * float rounding they carry (BOUNDS_SLACK), the slab test runs in double and where it enters
- * a box is rounded down. The exact answers are the
+ * float rounding they carry and the slab test's own (BOUNDS_SLACK), and the query's box is
+ * rounded outward from the segment's ends. The exact answers are the
  * collision library's (col_ray2/3, col_cast2/3, col_collide2/3: the same narrowphase as the
  * stateless `query`). */
 #include <math.h>
