@@ -3,10 +3,13 @@
  * ellipsoid scaled to the unit sphere), the box's slabs (Kay and Kajiya 1986), the hull's
  * face planes clipping the segment (Cyrus and Beck 1978), the cylinder as its infinite tube
  * intersected with the slab of its caps, the capsule as the union of its tube and its two
- * spheres. The cone, and every shape cast, by conservative advancement on GJK's exact distance
- * (Mirtich 1996; for a ray the moving shape is a point): each step moves by the gap over the
- * closing speed along the gap's normal, which never passes the first contact of convex
- * shapes, until the gap is under COL_CAST_TOLERANCE. */
+ * spheres, the cone as one nappe of its quadric cut by the plane of its base. The segment is
+ * from -> to exactly (to - from in double), and a shape's rotation is its quaternion's made
+ * unit in double (a float quaternion is unit within ~1e-7, which would otherwise scale and
+ * shear the shape by as much about its centre). Every shape cast by conservative advancement
+ * on GJK's exact distance (Mirtich 1996): each step moves by the gap over the closing speed
+ * along the gap's normal, which never passes the first contact of convex shapes, until the
+ * gap is under COL_CAST_TOLERANCE. */
 #include <math.h>
 
 #include "collide3_internal.h"
@@ -104,8 +107,113 @@ static ray_span hull_span(const col_hull3 *h, col_d3 p, col_d3 d)
     return sp;
 }
 
-/* The span of the line in the shape (shape frame); `exact` false for the cone, which is
- * left to conservative advancement. */
+/* The faces of a cone the line can enter it through. */
+typedef enum cone_face { CONE_NONE, CONE_SIDE, CONE_APEX, CONE_BASE } cone_face;
+
+/* The normal of the cone's side in the plane of the axis and the ray, facing the ray: where
+ * the line meets the side at the apex, or so near the axis that the point's azimuth is lost
+ * to rounding. A ray along the axis gets the axis. */
+static col_d3 cone_apex_normal(double k, col_d3 d)
+{
+    double sigma = sqrt(d.x * d.x + d.z * d.z), slope = sqrt(1.0 + k * k);
+    if (sigma == 0.0)
+        return d3(0.0, 1.0, 0.0);
+    return d3(-d.x / (sigma * slope), k / slope, -d.z / (sigma * slope));
+}
+
+/* The line p + t d inside the cone of radius r and half height h: apex (0, h, 0), base the
+ * disc of radius r at y = -h. Its side is the nappe below the apex of the quadric
+ * x^2 + z^2 = k^2 u^2, u = h - y the depth below the apex, k = r / 2h; along the line
+ * f(t) = a t^2 + 2 b t + c <= 0 inside the double cone. For a > 0 (the line less steep than
+ * the side) that is one interval, within one nappe; for a < 0 two half-lines, one in each
+ * nappe, of which the one toward growing u is the cone's; a = 0 (parallel to a side line) is
+ * linear. Then the planes u >= 0 (the apex's: only the apex itself is entered through it)
+ * and y >= -h (the base). The quadric is homogeneous about the apex: its terms are of the
+ * size of the point's distance from the apex squared, so the line is first moved to its
+ * point nearest the apex, where b^2 - a c keeps the digits a grazing ray needs (measured from
+ * the ray's start 20 m off, or from the middle of a 10 km cone, they would be lost). */
+static ray_span cone_span(double r, double h, col_d3 p, col_d3 d)
+{
+    double k = r / (2.0 * h), k2 = k * k;
+    double shift = -(p.x * d.x + (p.y - h) * d.y + p.z * d.z) / d3_dot(d, d);
+    col_d3 m = d3_mad(p, shift, d);
+    /* Every point of the cone is within its side's length of the apex. */
+    if (m.x * m.x + (m.y - h) * (m.y - h) + m.z * m.z > (r * r + 4.0 * h * h) * (1.0 + 1e-9))
+        return EMPTY_SPAN;
+    double u = h - m.y, du = -d.y;
+    double a = d.x * d.x + d.z * d.z - k2 * du * du;
+    double b = m.x * d.x + m.z * d.z - k2 * u * du;
+    double c = m.x * m.x + m.z * m.z - k2 * u * u;
+    double lo = -INFINITY, hi = INFINITY;
+    cone_face face = CONE_NONE;
+    if (a == 0.0) {
+        if (b == 0.0 && c > 0.0)
+            return EMPTY_SPAN;
+        if (b > 0.0)
+            hi = -c / (2.0 * b);
+        else if (b < 0.0) {
+            lo = -c / (2.0 * b);
+            face = CONE_SIDE;
+        }
+    } else {
+        double disc = b * b - a * c;
+        if (disc < 0.0) {
+            if (a > 0.0)
+                return EMPTY_SPAN;
+            disc = 0.0; /* a < 0: the line passes through the apex, within rounding */
+        }
+        double sq = sqrt(disc);
+        double q = b >= 0.0 ? -(b + sq) : -(b - sq);
+        double t0 = q / a, t1 = q != 0.0 ? c / q : t0;
+        double r0 = fmin(t0, t1), r1 = fmax(t0, t1);
+        if (a > 0.0 || du > 0.0) {
+            lo = a > 0.0 ? r0 : r1;
+            face = CONE_SIDE;
+        }
+        if (a > 0.0 || du < 0.0)
+            hi = a > 0.0 ? r1 : r0;
+    }
+    /* u >= 0 and y >= -h along the line. */
+    if (du == 0.0) {
+        if (u < 0.0 || m.y < -h)
+            return EMPTY_SPAN;
+    } else if (du > 0.0) {
+        double apex = -u / du, base = (-h - m.y) / d.y;
+        if (apex > lo) {
+            lo = apex;
+            face = CONE_APEX;
+        }
+        hi = fmin(hi, base);
+    } else {
+        double apex = -u / du, base = (-h - m.y) / d.y;
+        hi = fmin(hi, apex);
+        if (base > lo) {
+            lo = base;
+            face = CONE_BASE;
+        }
+    }
+    if (hi < lo)
+        return EMPTY_SPAN;
+    ray_span sp = {false, shift + lo, shift + hi, {0.0, 0.0, 0.0}};
+    if (face == CONE_BASE) {
+        sp.normal = d3(0.0, -1.0, 0.0);
+    } else if (face == CONE_APEX) {
+        sp.normal = cone_apex_normal(k, d);
+    } else if (face == CONE_SIDE) {
+        /* The gradient (x, k^2 u, z) of the quadric, which on the side is
+         * rho (cos phi, k, sin phi): the azimuth from the point's own x and z, unless they are
+         * within rounding (1e-9 of the coordinates they came from) of the axis. */
+        col_d3 at = d3_mad(m, lo, d);
+        double rho = sqrt(at.x * at.x + at.z * at.z);
+        double noise = 1e-9 * (fabs(m.x) + fabs(m.z) + fabs(lo) * (fabs(d.x) + fabs(d.z)));
+        double slope = sqrt(1.0 + k2);
+        sp.normal = rho > noise ? d3(at.x / (rho * slope), k / slope, at.z / (rho * slope))
+                                : cone_apex_normal(k, d);
+    }
+    return sp;
+}
+
+/* The span of the line in the shape (shape frame). */
 static ray_span shape_span(const col_shape3 *s, col_d3 p, col_d3 d)
 {
     switch (s->type) {
@@ -135,6 +243,16 @@ static ray_span shape_span(const col_shape3 *s, col_d3 p, col_d3 d)
             sphere_span(d3(0.0, h, 0.0), s->radius, p, d),
             sphere_span(d3(0.0, -h, 0.0), s->radius, p, d),
         };
+        /* The slab's planes are inside the capsule, not faces of it: the tube's piece is
+         * entered through one only on the seam with a cap (anywhere else inside the cap's
+         * radius its sphere is entered first), where the normal is the radial one both faces
+         * share. */
+        if (!parts[0].empty && isfinite(parts[0].enter)) {
+            col_d3 at = d3_mad(p, parts[0].enter, d);
+            double rho = sqrt(at.x * at.x + at.z * at.z);
+            if (rho > 0.0)
+                parts[0].normal = d3(at.x / rho, 0.0, at.z / rho);
+        }
         ray_span best = EMPTY_SPAN;
         for (int i = 0; i < 3; i++) {
             if (parts[i].empty || parts[i].exit < 0.0)
@@ -149,10 +267,11 @@ static ray_span shape_span(const col_shape3 *s, col_d3 p, col_d3 d)
     case COL_SHAPE3_HULL:
         return hull_span(s->hull, p, d);
     case COL_SHAPE3_CONE:
+        return cone_span(s->radius, s->half_height, p, d);
     case COL_SHAPE3_COUNT:
         break;
     }
-    assert(0 && "no closed form");
+    assert(0 && "unknown shape type");
     return EMPTY_SPAN;
 }
 
@@ -191,26 +310,31 @@ static col_ray_hit3 advance(const col_shape3 *a, col_xf3 xa, mk_vec3 translation
     return no_hit3();
 }
 
+/* The rotation of q / |q|: the matrix of q's formula is |q|^2 R + (1 - |q|^2) I, R the
+ * rotation q stands for. */
+static col_drot unit_rot(mk_quat q)
+{
+    col_drot m = col_drot_of(q);
+    double n2 = (double)q.w * q.w + (double)q.x * q.x + (double)q.y * q.y + (double)q.z * q.z;
+    double off = 1.0 - n2, inv = 1.0 / n2;
+    m.r0.x -= off;
+    m.r1.y -= off;
+    m.r2.z -= off;
+    return (col_drot){d3_scale(m.r0, inv), d3_scale(m.r1, inv), d3_scale(m.r2, inv)};
+}
+
 col_ray_hit3 col_ray3(const col_shape3 *s, col_xf3 xf, mk_vec3 from, mk_vec3 to)
 {
-    mk_vec3 dir = mk_v3_sub(to, from);
-    if (s->type == COL_SHAPE3_CONE) {
-        col_shape3 point = {.type = COL_SHAPE3_SPHERE, .radius = 0.0f};
-        col_ray_hit3 h = advance(&point, (col_xf3){from, mk_quat_identity()}, dir, s, xf);
-        if (h.hit && h.fraction == 0.0f)
-            h.normal = mk_v3_neg(mk_v3_norm(dir));
-        h.point = h.hit ? mk_v3_mad(from, h.fraction, dir) : h.point;
-        return h;
-    }
-    col_drot r = col_drot_of(xf.q);
-    col_d3 p = drot_apply_t(&r, d3_sub(d3_of(from), d3_of(xf.p)));
-    col_d3 d = drot_apply_t(&r, d3_of(dir));
+    col_d3 f = d3_of(from), dir = d3_sub(d3_of(to), f);
+    col_drot r = unit_rot(xf.q);
+    col_d3 p = drot_apply_t(&r, d3_sub(f, d3_of(xf.p)));
+    col_d3 d = drot_apply_t(&r, dir);
     ray_span sp = shape_span(s, p, d);
     if (sp.empty || sp.exit < 0.0 || sp.enter > 1.0)
         return no_hit3();
     if (sp.enter <= 0.0) /* starts inside */
-        return (col_ray_hit3){true, 0.0f, from, mk_v3_neg(mk_v3_norm(dir))};
-    col_d3 at = d3_mad(d3_of(from), sp.enter, d3_of(dir));
+        return (col_ray_hit3){true, 0.0f, from, d3_to_f(d3_neg(d3_norm(dir)))};
+    col_d3 at = d3_mad(f, sp.enter, dir);
     return (col_ray_hit3){true, (float)sp.enter, d3_to_f(at),
                           d3_to_f(d3_norm(drot_apply(&r, sp.normal)))};
 }

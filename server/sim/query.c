@@ -6,7 +6,10 @@
  * come from the tree and the moving bodies from the history (history.c), where they were
  * then. Each candidate's own bounds are tested against the segment (the slab test of Kay
  * and Kajiya), and a first-hit ray tests the shapes in order of where the segment enters
- * their bounds, stopping once that is past the nearest hit. The exact answers are the
+ * their bounds, stopping once that is past the nearest hit. Bounds decide only whether the
+ * exact test runs, so every bound is rounded outward: the boxes are grown by more than the
+ * float rounding they carry and the slab test's own (BOUNDS_SLACK), and the query's box is
+ * rounded outward from the segment's ends. The exact answers are the
  * collision library's (col_ray2/3, col_cast2/3, col_collide2/3: the same narrowphase as the
  * stateless `query`). */
 #include <math.h>
@@ -43,58 +46,127 @@ static sim_qbody live_body(const sim_world *w, uint32_t slot)
                        {{0, 0, 0}, {0, 0, 0, 1}}, box, 0.0f};
 }
 
-/* Where the segment p + t d, t in [0, 1], enters the box (slab test), or false. */
-static bool slab_enter(const col_aabb3 *b, mk_vec3 p, mk_vec3 d, float *enter)
+/* 2^-19: a float bound carries a few roundings of 2^-24 of its coordinates' size (the shape's
+ * bounds rounded to float centre and half extents, the 3D ones taken through the quaternion's
+ * matrix where a ray turns by the unit rotation, a fat box holding them as float arithmetic
+ * decides, the order's cut-off on x a float sum); growing it by 2^-19 of that size covers 16
+ * or more. */
+#define BOUNDS_SLACK 0x1p-19
+
+static double abs_max3(mk_vec3 v) { return fmax(fabs(v.x), fmax(fabs(v.y), fabs(v.z))); }
+
+/* x rounded to a float no smaller than it. */
+static float float_up(double x)
 {
-    float lo = 0.0f, hi = 1.0f;
-    const float pc[3] = {p.x, p.y, p.z}, dc[3] = {d.x, d.y, d.z};
-    const float c[3] = {b->center.x, b->center.y, b->center.z};
-    const float e[3] = {b->half.x, b->half.y, b->half.z};
+    float f = (float)x;
+    return (double)f < x ? nextafterf(f, INFINITY) : f;
+}
+
+/* A float box grown by `by` on every axis, its half extents rounded up. */
+static col_aabb3 grown(col_aabb3 b, double by)
+{
+    return (col_aabb3){b.center, mk_v3(float_up((double)b.half.x + by),
+                                       float_up((double)b.half.y + by),
+                                       float_up((double)b.half.z + by))};
+}
+
+/* The box from lo to hi as a float centre and half extents whose c - h and c + h, however
+ * rounded, are outside [lo, hi]. */
+static col_aabb3 box_of(const double lo[3], const double hi[3])
+{
+    float c[3], h[3];
     for (int k = 0; k < 3; k++) {
-        float mn = c[k] - e[k], mx = c[k] + e[k];
-        if (dc[k] == 0.0f) {
-            if (pc[k] < mn || pc[k] > mx)
-                return false;
-            continue;
-        }
-        float t0 = (mn - pc[k]) / dc[k], t1 = (mx - pc[k]) / dc[k];
-        if (t0 > t1) {
-            float s = t0;
-            t0 = t1;
-            t1 = s;
-        }
-        lo = t0 > lo ? t0 : lo;
-        hi = t1 < hi ? t1 : hi;
-        if (lo > hi)
-            return false;
+        c[k] = (float)(0.5 * (lo[k] + hi[k]));
+        h[k] = float_up(fmax(hi[k] - c[k], c[k] - lo[k]));
     }
-    *enter = lo;
-    return true;
+    return (col_aabb3){mk_v3(c[0], c[1], c[2]), mk_v3(h[0], h[1], h[2])};
+}
+
+/* The size of the world's float bounds, m, what their rounding is relative to: the statics'
+ * tree's root, the box moving bodies are kept within (config bounds) and the widest of them
+ * (`widest`, a half width). */
+static double world_size(const sim_world *w, double widest)
+{
+    double size = (double)w->cfg.bounds + 2.0 * fmax((double)w->broad.fat_half_max, widest);
+    if (w->broad.tree.nodes.v.len > 0) {
+        const sim_tree_node *root = w->broad.tree.nodes.at;
+        size = fmax(size, abs_max3(root->box.center) + abs_max3(root->box.half));
+    }
+    return size;
 }
 
 /* A segment a query moves along: from `from` by `d`, a box of half extents `grow` swept along
- * it (zero for a ray). A body whose bounds the swept box never enters is no candidate. */
+ * it (zero for a ray), `slack` the rounding of that box (0 for a ray, whose ends are exact);
+ * `size` the largest |from|; `inv` and `abs_inv` 1 / d and its size per axis, 1e30 where
+ * |d| < 1e-30 (see slab_enter); `axes` 2 in a 2D world, whose z is 0 everywhere. A body whose
+ * bounds the swept box never enters is no candidate. */
 typedef struct sweep_path {
-    mk_vec3 from, d, grow;
+    float from[3], inv[3], abs_inv[3];
+    mk_vec3 grow;
+    float slack, size;
+    int axes;
 } sweep_path;
+
+static sweep_path path_of(const sim_world *w, mk_vec3 from, const double d[3], mk_vec3 grow,
+                          float slack)
+{
+    sweep_path p = {{from.x, from.y, from.z}, {0, 0, 0}, {0, 0, 0}, grow, slack,
+                    (float)abs_max3(from), w->cfg.dim == 3 ? 3 : 2};
+    for (int k = 0; k < 3; k++) {
+        p.inv[k] = fabs(d[k]) >= 1e-30 ? (float)(1.0 / d[k]) : 1e30f;
+        p.abs_inv[k] = fabsf(p.inv[k]);
+    }
+    return p;
+}
+
+/* Where the path enters the body's bounds, or false: the slab test of Kay and Kajiya about
+ * each slab's centre (along axis k the path is within e of c for t in (c - from) / d -+
+ * e / |d|), in float, the bounds grown by the path's box and by `slack`: BOUNDS_SLACK of the
+ * coordinates' sizes covers both boxes' rounding and this test's own (about three roundings
+ * of 2^-24 of |c - from| + e, each way), so that the interval found holds the true one and
+ * its start is no later than where the path enters the shape. Where |d| < 1e-30, 1e30 stands
+ * for 1 / d: the interval is then all of [0, 1] or lies wholly outside it, as from is within
+ * e of c or not (a product past the float range, for sizes beyond 1e8 m, leaves the axis
+ * unconstrained, or rejects a box that from is truly outside). Each body in a long ray's box
+ * comes here: this is the query's inner loop, without a branch or a division per axis. */
+static bool slab_enter(const col_aabb3 *b, const sweep_path *p, float *enter)
+{
+    const float c[3] = {b->center.x, b->center.y, b->center.z};
+    const float e[3] = {b->half.x + p->grow.x, b->half.y + p->grow.y, b->half.z + p->grow.z};
+    float slack = (float)BOUNDS_SLACK * (fabsf(c[0]) + fabsf(c[1]) + fabsf(c[2]) + e[0] + e[1] +
+                                         e[2] + p->size) +
+                  p->slack;
+    float lo = 0.0f, hi = 1.0f;
+    for (int k = 0; k < p->axes; k++) {
+        float mid = (c[k] - p->from[k]) * p->inv[k], reach = (e[k] + slack) * p->abs_inv[k];
+        float t0 = mid - reach, t1 = mid + reach;
+        lo = t0 > lo ? t0 : lo;
+        hi = t1 < hi ? t1 : hi;
+    }
+    *enter = lo;
+    return lo <= hi;
+}
 
 /* Whether the path enters the body's bounds, and where (q->enter). */
 static bool on_path(const sweep_path *p, sim_qbody *q)
 {
     if (!p)
         return true;
-    col_aabb3 b = {q->box.center, mk_v3_add(q->box.half, p->grow)};
-    return slab_enter(&b, p->from, p->d, &q->enter);
+    return slab_enter(&q->box, p, &q->enter);
 }
 
-/* The bodies whose bounds may meet `box` at tick t, filtered, into the candidates. */
-static mk_vec *gather(sim_world *w, uint64_t t, const col_aabb3 *box, const sim_query_filter *f,
-                       const sweep_path *path, int *rc)
+/* The bodies whose bounds may meet `query` at tick t, filtered, into the candidates. The
+ * box is first grown by the rounding of the bounds it is tested against. */
+static mk_vec *gather(sim_world *w, uint64_t t, const col_aabb3 *query, const sim_query_filter *f,
+                      const sweep_path *path, int *rc)
 {
     sim_history *h = sim_history_of(w);
     *rc = SIM_QUERY_NOMEM;
-    if (!h)
+    if (!h || !sim_statics_refresh(w))
         return NULL;
+    double size = abs_max3(query->center) + abs_max3(query->half);
+    col_aabb3 grown_box = grown(*query, BOUNDS_SLACK * (size + world_size(w, 0.0)));
+    const col_aabb3 *box = &grown_box;
     mk_vec *out = sim_history_candidates(h);
     out->len = 0;
     if (t == w->tick) {
@@ -119,8 +191,7 @@ static mk_vec *gather(sim_world *w, uint64_t t, const col_aabb3 *box, const sim_
     /* Statics never move: the tree has them, less those added since t (removed ones are in
      * the history). */
     w->broad.hits.v.len = 0;
-    if (!sim_statics_refresh(w) ||
-        !sim_tree_query(&w->broad.tree, w->broad.shape_box.at, box, &w->broad.hits.v))
+    if (!sim_tree_query(&w->broad.tree, w->broad.shape_box.at, box, &w->broad.hits.v))
         return NULL;
     const uint32_t *hits = w->broad.hits.at;
     for (size_t i = 0; i < w->broad.hits.v.len; i++) {
@@ -136,10 +207,13 @@ static mk_vec *gather(sim_world *w, uint64_t t, const col_aabb3 *box, const sim_
     const mk_vec *past = sim_history_bodies_at(w, t, &widest);
     if (!past)
         return NULL;
+    /* A body of then may be wider than any now. */
+    grown_box = grown(*query, BOUNDS_SLACK * (size + world_size(w, widest)));
     /* Sorted by min x: a body whose bounds reach the box on x starts at most twice the widest
-     * half width left of it (as sim_query_box reads the order). */
+     * half width left of it (as sim_query_box reads the order); both ends rounded outward. */
     const sim_qbody *ps = past->data;
-    float left = box->center.x - box->half.x - 2.0f * widest, right = box->center.x + box->half.x;
+    float left = -float_up(-((double)box->center.x - box->half.x - 2.0 * widest));
+    float right = float_up((double)box->center.x + box->half.x);
     size_t lo = 0, hi = past->len;
     while (lo < hi) {
         size_t mid = lo + (hi - lo) / 2;
@@ -158,11 +232,6 @@ static mk_vec *gather(sim_world *w, uint64_t t, const col_aabb3 *box, const sim_
     }
     *rc = 0;
     return out;
-}
-
-static col_aabb3 box_of(mk_vec3 lo, mk_vec3 hi)
-{
-    return (col_aabb3){mk_v3_scale(mk_v3_add(lo, hi), 0.5f), mk_v3_scale(mk_v3_sub(hi, lo), 0.5f)};
 }
 
 /* The candidates along a path (gather), in order of where it enters their bounds. */
@@ -227,8 +296,16 @@ int sim_world_raycast(sim_world *w, uint64_t at_tick, mk_vec3 from, mk_vec3 to,
     if (w->cfg.dim != 3)
         from.z = to.z = 0.0f;
     *total = 0;
-    col_aabb3 box = box_of(mk_v3_min(from, to), mk_v3_max(from, to));
-    sweep_path path = {from, mk_v3_sub(to, from), mk_v3(0, 0, 0)};
+    /* The segment's ends are exact; its direction is to - from in double, as col_ray2/3's. */
+    const double d[3] = {(double)to.x - from.x, (double)to.y - from.y, (double)to.z - from.z};
+    sweep_path path = path_of(w, from, d, mk_v3(0, 0, 0), 0.0f);
+    const double start[3] = {from.x, from.y, from.z};
+    double lo[3], hi[3];
+    for (int k = 0; k < 3; k++) {
+        lo[k] = fmin(start[k], start[k] + d[k]);
+        hi[k] = fmax(start[k], start[k] + d[k]);
+    }
+    col_aabb3 box = box_of(lo, hi);
     path_candidates c = along_path(w, at_tick, &box, f, &path);
     if (c.n == 0)
         return c.rc;
@@ -282,9 +359,13 @@ static col_aabb3 shape_bounds(const sim_world *w, const sim_query_shape *s, mk_v
         col_aabb b = col_shape_bounds(&s->shape2, s->xf2);
         a = (col_aabb3){mk_v3(b.center.x, b.center.y, 0), mk_v3(b.half.x, b.half.y, 0)};
     }
-    mk_vec3 lo = mk_v3_sub(a.center, a.half), hi = mk_v3_add(a.center, a.half);
-    lo = mk_v3_min(lo, mk_v3_add(lo, move));
-    hi = mk_v3_max(hi, mk_v3_add(hi, move));
+    const double c[3] = {a.center.x, a.center.y, a.center.z}, h[3] = {a.half.x, a.half.y, a.half.z};
+    const double m[3] = {move.x, move.y, move.z};
+    double lo[3], hi[3];
+    for (int k = 0; k < 3; k++) {
+        lo[k] = fmin(c[k] - h[k], c[k] - h[k] + m[k]);
+        hi[k] = fmax(c[k] + h[k], c[k] + h[k] + m[k]);
+    }
     return box_of(lo, hi);
 }
 
@@ -297,7 +378,10 @@ int sim_world_cast(sim_world *w, uint64_t at_tick, const sim_query_shape *s, mk_
     /* The shape's bounds at its start swept along the translation: where they first meet a
      * body's bounds is a lower bound of where the shapes meet. */
     col_aabb3 start = shape_bounds(w, s, mk_v3(0, 0, 0));
-    sweep_path path = {start.center, translation, start.half};
+    const double d[3] = {translation.x, translation.y, translation.z};
+    sweep_path path =
+        path_of(w, start.center, d, start.half,
+                (float)(BOUNDS_SLACK * (abs_max3(start.center) + abs_max3(start.half))));
     path_candidates c = along_path(w, at_tick, &box, f, &path);
     if (c.n == 0)
         return c.rc;

@@ -20,15 +20,26 @@
 
 static float axis_of(mk_vec3 v, int axis) { return axis == 0 ? v.x : axis == 1 ? v.y : v.z; }
 
+/* The box over a and b, rounded outward: a node's box must hold its items' as every overlap
+ * test evaluates them, or a query that touches an item's box could be turned away at the node
+ * (a rounding inward at each level would add up down the tree). In double, where c - h and
+ * c + h of floats are exact, then rounded up to float half extents. */
 static col_aabb3 merge(col_aabb3 a, col_aabb3 b)
 {
-    mk_vec3 lo = mk_v3(fminf(a.center.x - a.half.x, b.center.x - b.half.x),
-                       fminf(a.center.y - a.half.y, b.center.y - b.half.y),
-                       fminf(a.center.z - a.half.z, b.center.z - b.half.z));
-    mk_vec3 hi = mk_v3(fmaxf(a.center.x + a.half.x, b.center.x + b.half.x),
-                       fmaxf(a.center.y + a.half.y, b.center.y + b.half.y),
-                       fmaxf(a.center.z + a.half.z, b.center.z + b.half.z));
-    return (col_aabb3){mk_v3_scale(mk_v3_add(lo, hi), 0.5f), mk_v3_scale(mk_v3_sub(hi, lo), 0.5f)};
+    const double ac[3] = {a.center.x, a.center.y, a.center.z};
+    const double ah[3] = {a.half.x, a.half.y, a.half.z};
+    const double bc[3] = {b.center.x, b.center.y, b.center.z};
+    const double bh[3] = {b.half.x, b.half.y, b.half.z};
+    float c[3], h[3];
+    for (int k = 0; k < 3; k++) {
+        double lo = fmin(ac[k] - ah[k], bc[k] - bh[k]), hi = fmax(ac[k] + ah[k], bc[k] + bh[k]);
+        c[k] = (float)(0.5 * (lo + hi));
+        double want = fmax(hi - c[k], c[k] - lo);
+        h[k] = (float)want;
+        if ((double)h[k] < want)
+            h[k] = nextafterf(h[k], INFINITY);
+    }
+    return (col_aabb3){mk_v3(c[0], c[1], c[2]), mk_v3(h[0], h[1], h[2])};
 }
 
 /* Whether item a's centre comes before b's along `axis`; ties are broken by slot, so the tree

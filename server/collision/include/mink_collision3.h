@@ -172,9 +172,12 @@ bool col_overlap3(const col_shape3 *a, col_xf3 xa, const col_shape3 *b, col_xf3 
 
 COL_RAY_TYPES(3, mk_vec3)
 
-/* The first point of the segment from -> to (not of zero length) on the placed shape: closed
- * forms for the sphere, box, ellipsoid, capsule, cylinder and hull (exact up to rounding, in
- * double); the cone by conservative advancement (within COL_CAST_TOLERANCE m). */
+/* The first point of the segment from -> to (not of zero length) on the placed shape, in
+ * closed form for every shape, exact up to rounding (in double, the shape turned by its
+ * quaternion made unit). The normal is the face's that was entered: on an edge or a cylinder's
+ * or cone's rim either face's; on a capsule's seam the radial one both share; at a cone's apex
+ * (or within 1e-9 of the coordinates' size from its axis) the side's normal in the plane of
+ * the ray and the axis, facing the ray (the axis for a ray along it). */
 col_ray_hit3 col_ray3(const col_shape3 *s, col_xf3 xf, mk_vec3 from, mk_vec3 to);
 /* Shape A at xa moved by `translation` against B at xb, as col_cast2. */
 col_ray_hit3 col_cast3(const col_shape3 *a, col_xf3 xa, mk_vec3 translation,
