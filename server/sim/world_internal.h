@@ -70,10 +70,16 @@ struct sim_world {
     /* The step's parallel parts (pool.c): the workers, NULL for one. */
     sim_pool *pool;
 
+    /* What happened since sim_world_clear_events (events.c). */
+    MK_VEC(sim_event) events;
+
     /* Changes made from outside the step (sim_world_on_change). */
     sim_change_fn on_change;
     void *change_ctx;
 };
+
+/* Appends an event (events.c); false when memory ran out. */
+bool sim_emit_event(sim_world *w, const sim_event *e);
 
 /* The slots in use (and the length of every per-slot array). */
 static inline size_t sim_slot_count(const sim_world *w) { return w->slots.bodies.v.len; }

@@ -219,6 +219,35 @@ bool sim_world_bodies_near(sim_world *w, mk_vec3 centre, float radius, const uin
 const sim_contact2 *sim_world_contacts2(const sim_world *w, size_t *n);
 const sim_contact3 *sim_world_contacts3(const sim_world *w, size_t *n);
 
+/* ---- events: what happened in the world, for the game's rules and the clients ---- */
+
+/* The kinds of event, in the order they are listed within a tick. */
+typedef enum sim_event_type {
+    SIM_EVENT_CONTACT_BEGIN, /* a, b (a < b) began to touch */
+    SIM_EVENT_CONTACT_END,   /* a, b stopped touching, or one of them left the world */
+    SIM_EVENT_HIT,           /* a, b met faster than the world's hit speed: point, normal, speed */
+    SIM_EVENT_SENSOR_BEGIN,  /* a: the sensor, b: the body that began to overlap it */
+    SIM_EVENT_SENSOR_END,    /* a: the sensor, b: the body that stopped overlapping it */
+    SIM_EVENT_JOINT_BREAK,   /* a: the joint that broke */
+    SIM_EVENT_COUNT
+} sim_event_type;
+
+/* One event: its tick (the step it happened in, or the tick at which a body was removed from
+ * outside the step) and its bodies or joint; `point` (m), `normal` (from a toward b) and
+ * `speed` (m/s, the approach speed) are a hit's. z is 0 in a 2D world. */
+typedef struct sim_event {
+    sim_event_type type;
+    uint64_t tick;
+    sim_id a, b;
+    mk_vec3 point, normal;
+    float speed;
+} sim_event;
+
+/* The events since the last sim_world_clear_events, in tick order and in a fixed order within
+ * a tick, the same with any number of workers. */
+const sim_event *sim_world_events(const sim_world *w, size_t *n);
+void sim_world_clear_events(sim_world *w);
+
 /* ---- changes made from outside the step, for a journal ---- */
 
 /* A change to the world made through this API (not by the step): a body added or removed, a
