@@ -139,6 +139,17 @@ int h_server_stop(h_server *srv, int sig, int timeout_ms)
     return result;
 }
 
+void h_remove_save(const char *path)
+{
+    static const char *const suffix[] = {"",         ".prev",        ".next",
+                                         ".journal", ".journal.new", ".prev.journal"};
+    char name[256];
+    for (size_t i = 0; i < sizeof suffix / sizeof *suffix; i++) {
+        snprintf(name, sizeof name, "%s%s", path, suffix[i]);
+        unlink(name);
+    }
+}
+
 bool h_connect(h_conn *c, int port)
 {
     return h_connect_rcvbuf(c, port, 0);

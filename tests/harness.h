@@ -22,6 +22,8 @@ bool h_server_start(h_server *srv, const char *const *args);
 int h_server_stop(h_server *srv, int sig, int timeout_ms);
 /* True when the server's log contains `text`. */
 bool h_server_log_has(const h_server *srv, const char *text);
+/* Removes the files of a `--save FILE`: FILE, FILE.prev, FILE.next and their journals. */
+void h_remove_save(const char *path);
 
 typedef struct h_conn {
     int fd;

@@ -245,12 +245,7 @@ START_TEST(sigterm_drains)
     /* Exit 0, the world saved. */
     ck_assert_int_eq(wait_exit(3000), 0);
     ck_assert(file_has(save, "MINKSNAP"));
-    char name[96];
-    const char *suffix[] = {"", ".prev", ".journal", ".prev.journal"};
-    for (size_t i = 0; i < sizeof suffix / sizeof *suffix; i++) {
-        snprintf(name, sizeof name, "%s%s", save, suffix[i]);
-        unlink(name);
-    }
+    h_remove_save(save);
 }
 END_TEST
 
