@@ -128,6 +128,12 @@ double send_inputs_to_ack(h_conn *c, const char *move, int n)
     return ack;
 }
 
+void despawn(h_conn *c, int req, double id, char *line, size_t cap)
+{
+    snprintf(line, cap, "{\"type\":\"despawn\",\"req\":%d,\"id\":%.0f}", req, id);
+    ck_assert(h_send_line(c, line));
+}
+
 /* Spawns `body` (a body spec) with req `req`; returns its id. */
 double spawn_ok(h_conn *c, int req, const char *body)
 {
@@ -155,6 +161,23 @@ cJSON *state_with(h_conn *c, double id, int timeout_ms)
         cJSON_Delete(s);
     }
     return NULL;
+}
+
+void expect_forgotten(h_conn *c, cJSON *welcome, double body)
+{
+    ck_assert_ptr_null(cJSON_GetObjectItem(welcome, "avatar"));
+    cJSON_Delete(welcome);
+    char line[128];
+    despawn(c, 1, body, line, sizeof line);
+    expect_error(c, "not_found");
+}
+
+void expect_owner(h_conn *c, double id, double owner)
+{
+    cJSON *s = state_with(c, id, 3000);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_double_eq(h_num(h_state_body(s, id), "owner"), owner);
+    cJSON_Delete(s);
 }
 
 cJSON *request(h_conn *c, const char *line, const char *type)

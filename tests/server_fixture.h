@@ -37,6 +37,9 @@ void send_moves(h_conn *c, const char *const moves[3]);
  * meanwhile, up to the first that acknowledges input n (3 s at most). Returns the last ack
  * seen. */
 double send_inputs_to_ack(h_conn *c, const char *move, int n);
+/* Sends a despawn of `id` with req `req`; the line sent stays in `line` (cap bytes), to be sent
+ * again. */
+void despawn(h_conn *c, int req, double id, char *line, size_t cap);
 /* Spawns `body` (a body spec) with req `req`; returns its id. */
 double spawn_ok(h_conn *c, int req, const char *body);
 /* Sends `line` and returns the next message of type `type` (caller deletes); fails the test
@@ -60,6 +63,11 @@ void stop_and_replay(h_conn *c, const char *path, const char *flags, char *log);
 int server_exit_code(const char *fmt, ...);
 /* The next state that has body `id`, skipping the others; NULL after timeout_ms. */
 cJSON *state_with(h_conn *c, double id, int timeout_ms);
+/* A player back too late is a newcomer: `welcome` (deleted here) gives no avatar, and `body`,
+ * once theirs, is gone (its despawn is not_found). */
+void expect_forgotten(h_conn *c, cJSON *welcome, double body);
+/* The next state that has body `id` (within 3 s) shows it owned by client `owner`. */
+void expect_owner(h_conn *c, double id, double owner);
 
 /* Each file's tests, added to the suite by test_server.c. */
 void server_limit_tests(TCase *tc);
