@@ -12,6 +12,7 @@
 #include <unistd.h>
 
 h_server srv;
+const char *const DIM3[] = {"--dim", "3", NULL};
 
 void start(const char *const *args)
 {

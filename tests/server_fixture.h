@@ -12,6 +12,7 @@
 #define HELLO "{\"type\":\"hello\",\"protocol\":1,\"name\":\"test\"}"
 
 extern h_server srv; /* the one server a test runs at a time */
+extern const char *const DIM3[]; /* the flags of a 3D world (the embedded demo3d scene) */
 
 /* Starts mink-server with `args` (NULL-terminated) on an ephemeral port; fails the test if it
  * does not come up. */

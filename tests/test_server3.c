@@ -12,7 +12,6 @@
 
 /* ---- 3D worlds: the server started with --dim 3 (the embedded demo3d scene) ---- */
 
-static const char *const DIM3[] = {"--dim", "3", NULL};
 
 /* The length of a state body's `rot` quaternion. */
 static double quat_norm(const cJSON *body)
