@@ -1574,10 +1574,8 @@ START_TEST(world_queries)
 }
 END_TEST
 
-static Suite *parse_suite(void)
+MINK_CHECK_SUITE("proto_parse", s)
 {
-    Suite *s = suite_create("proto_parse");
-
     MINK_TCASE(s, "messages", 60, hello_2d_with_avatar_gets_defaults,
                hello_3d_with_avatar_gets_identity_rotation, hello_without_avatar,
                spawn_2d_with_every_field, spawn_2d_shapes, spawn_3d_shapes,
@@ -1600,7 +1598,4 @@ static Suite *parse_suite(void)
     MINK_TCASE(s, "utf8", 60, utf8_validation);
 
     MINK_TCASE(s, "cjson_api", 60, body_spec_from_cjson_with_path, vector_from_cjson, wire_names);
-    return s;
 }
-
-MINK_CHECK_MAIN(parse_suite)

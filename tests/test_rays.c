@@ -450,9 +450,8 @@ START_TEST(cast_against_brute_force)
 }
 END_TEST
 
-static Suite *rays_suite(void)
+MINK_CHECK_SUITE("rays", s)
 {
-    Suite *s = suite_create("rays");
     MINK_TCASE(s, "exact", 0, ray2_exact, ray3_exact, cast2_exact);
     TCase *tc = tcase_create("brute");
     tcase_set_timeout(tc, 120);
@@ -460,8 +459,5 @@ static Suite *rays_suite(void)
     tcase_add_loop_test(tc, ray3_against_brute_force, 0, COL_SHAPE3_COUNT);
     tcase_add_test(tc, cast_against_brute_force);
     suite_add_tcase(s, tc);
-    return s;
 }
-
-MINK_CHECK_MAIN(rays_suite)
 

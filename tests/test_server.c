@@ -376,9 +376,8 @@ START_TEST(bad_flags_and_scenes_exit_cleanly)
 }
 END_TEST
 
-static Suite *server_suite(void)
+MINK_CHECK_SUITE("server", s)
 {
-    Suite *s = suite_create("server");
     MINK_TCASE(s, "wire", 30, hello_gets_welcome, spawned_box_rests_on_ground,
                input_moves_kinematic_avatar, bad_json_keeps_connection,
                long_line_refused_others_served, order_and_ownership_errors,
@@ -405,7 +404,4 @@ static Suite *server_suite(void)
         tcase_set_timeout(tc, files[i].timeout);
         suite_add_tcase(s, tc);
     }
-    return s;
 }
-
-MINK_CHECK_MAIN(server_suite)

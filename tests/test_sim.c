@@ -831,9 +831,8 @@ START_TEST(pile_scene_layout_and_range)
 }
 END_TEST
 
-static Suite *sim_suite(void)
+MINK_CHECK_SUITE("sim", s)
 {
-    Suite *s = suite_create("sim");
     MINK_TCASE(s, "world", 60, box_falls_and_rests_on_ground, stack_of_three_settles,
                overlapping_pair_is_pushed_apart_keeping_momentum,
                closing_velocity_removed_momentum_kept,
@@ -848,7 +847,4 @@ static Suite *sim_suite(void)
     MINK_TCASE(s, "scene", 0, demo_scene_loads, scene_errors_name_the_field, scene_gravity_applies,
                query_aabb_and_circle, saved_world_loads_back_the_same, scene_ids_are_checked,
                pile_scene_layout_and_range);
-    return s;
 }
-
-MINK_CHECK_MAIN(sim_suite)
