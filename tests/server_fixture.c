@@ -42,6 +42,12 @@ void start_and_join(h_conn *c, const char *const *args)
     cJSON_Delete(join(c, HELLO));
 }
 
+void start_and_join_with(h_conn *c, const char *flag, const char *value)
+{
+    const char *const args[] = {flag, value, NULL};
+    start_and_join(c, args);
+}
+
 /* Joins with a kinematic avatar (half extents hx, hy) at (0, y); returns the avatar's id. */
 double join_kinematic(h_conn *c, double hx, double hy, double y, double max_speed)
 {

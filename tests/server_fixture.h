@@ -23,6 +23,8 @@ void stop(void);
 cJSON *join(h_conn *c, const char *hello);
 /* start(args), then joins `c` with HELLO. */
 void start_and_join(h_conn *c, const char *const *args);
+/* The same with one flag and its value. */
+void start_and_join_with(h_conn *c, const char *flag, const char *value);
 /* Joins with a kinematic avatar (half extents hx, hy) at (0, y); returns the avatar's id. */
 double join_kinematic(h_conn *c, double hx, double hy, double y, double max_speed);
 void expect_error(h_conn *c, const char *code);
