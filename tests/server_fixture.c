@@ -3,6 +3,7 @@
 #include "server_fixture.h"
 
 #include <check.h>
+#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -133,6 +134,31 @@ double send_inputs_to_ack(h_conn *c, const char *move, int n)
         cJSON_Delete(s);
     }
     return ack;
+}
+
+double expect_run(h_conn *c, double id, double speed, const field_near *fields, size_t n,
+                  double tol, double *ack)
+{
+    double x0 = NAN, t0 = NAN;
+    for (int i = 0; i < 4; i++) {
+        cJSON *s = h_recv_type(c, "state", 2000);
+        ck_assert_ptr_nonnull(s);
+        const cJSON *b = h_state_body(s, id);
+        ck_assert_ptr_nonnull(b);
+        for (size_t k = 0; k < n; k++)
+            ck_assert_msg(fabs(h_vec(b, fields[k].key, fields[k].i) - fields[k].want) <
+                              fields[k].tol,
+                          "%s[%d] = %.9g, not %.9g within %g", fields[k].key, fields[k].i,
+                          h_vec(b, fields[k].key, fields[k].i), fields[k].want, fields[k].tol);
+        double x = h_vec(b, "pos", 0), t = h_num(s, "tick");
+        if (!isnan(x0))
+            ck_assert_double_eq_tol(x - x0, speed * (t - t0) / 60.0, tol);
+        x0 = x;
+        t0 = t;
+        *ack = h_num(s, "ack");
+        cJSON_Delete(s);
+    }
+    return x0;
 }
 
 void despawn(h_conn *c, int req, double id, char *line, size_t cap)

@@ -43,6 +43,18 @@ double send_inputs_to_ack(h_conn *c, const char *move, int n);
 /* Sends a despawn of `id` with req `req`; the line sent stays in `line` (cap bytes), to be sent
  * again. */
 void despawn(h_conn *c, int req, double id, char *line, size_t cap);
+/* A component of a body's vector field in a state (h_vec(body, key, i)) and the value it must
+ * have, less than tol away. */
+typedef struct field_near {
+    const char *key;
+    int i;
+    double want, tol;
+} field_near;
+/* The next four states show body `id` with its `n` fields near their values, its x advancing
+ * at `speed` m/s with the ticks (60 a second, within `tol` m); returns its last x, and the last
+ * state's ack in *ack. */
+double expect_run(h_conn *c, double id, double speed, const field_near *fields, size_t n,
+                  double tol, double *ack);
 /* Spawns `body` (a body spec) with req `req`; returns its id. */
 double spawn_ok(h_conn *c, int req, const char *body);
 /* Sends `line` and returns the next message of type `type` (caller deletes); fails the test
