@@ -116,4 +116,24 @@ static inline void fixture_expect_fast_landings(fixture_landing_world make, cons
     ck_assert_float_lt(highest, 2e-2f);
 }
 
+/* A body of world a and the body of the same id in world b. */
+typedef void (*fixture_pair_check)(sim_world *a, const sim_body *x, sim_world *b,
+                                   const sim_body *y);
+
+/* Both worlds hold as many bodies, and each body of a has one of the same id in b, which
+ * `check` compares with it. */
+static inline void fixture_each_pair(sim_world *a, sim_world *b, fixture_pair_check check)
+{
+    ck_assert_uint_eq(sim_world_body_count(a), sim_world_body_count(b));
+    size_t slots;
+    const sim_body *ba = sim_world_slots(a, &slots);
+    for (size_t i = 0; i < slots; i++) {
+        if (!ba[i].id)
+            continue;
+        const sim_body *y = sim_world_get(b, ba[i].id);
+        ck_assert_msg(y != NULL, "body %llu is missing", (unsigned long long)ba[i].id);
+        check(a, &ba[i], b, y);
+    }
+}
+
 #endif
