@@ -223,16 +223,13 @@ START_TEST(ball_bounces_to_restitution_squared_height_3d)
 }
 END_TEST
 
-/* A fixture_landing_world: the box or ball dropped at 1 + k m/s from a height that puts the
- * ground at another point of the step for each k. */
-static sim_world *landing_world(int shape, int k, sim_id *id)
+/* A fixture_landing_body: the cube or the ball. */
+static sim_body_def landing_body(int shape, int k)
 {
-    sim_world *w = world_with_floor();
     col_shape3 s = shape == 0 ? box3(0.5f, 0.5f, 0.5f) : round3(COL_SHAPE3_SPHERE, 0.5f, 0);
     sim_body_def *d = def3(s, SIM_DYNAMIC, mk_v3(0, 0.8f + 0.0137f * (float)k, 0));
     d->d3.vel = mk_v3(0, -1.0f - (float)k, 0);
-    *id = sim_world_add(w, d, 0);
-    return w;
+    return *d;
 }
 
 /* test_dynamics.c's fast landings in 3D: a cube and a ball landing at 1 to 30 m/s, from start
@@ -240,7 +237,7 @@ static sim_world *landing_world(int shape, int k, sim_id *id)
  * depth, and the cube does not bounce. */
 START_TEST(fast_landings_neither_sink_nor_hop_3d)
 {
-    fixture_expect_fast_landings(landing_world, "3D ", "cube");
+    fixture_expect_fast_landings(world_with_floor, landing_body, "3D ", "cube");
 }
 END_TEST
 
