@@ -226,8 +226,10 @@ START_TEST(dim3_input_walks_the_character_on_the_floor)
      * floor (its centre 0.9 m up), not drifting in z. */
     double ack = send_inputs_to_ack(&c, "[1,0,0]", 30);
     ck_assert_double_eq(ack, 30);
-    const field_near on_floor[] = {
-        {"vel", 0, 3.0, 1e-2}, {"vel", 2, 0.0, 1e-3}, {"pos", 1, 0.9, 0.03}, {"pos", 2, -15.0, 1e-3}};
+    const field_near on_floor[] = {{"vel", 0, 3.0, 1e-2},
+                                   {"vel", 2, 0.0, 1e-3},
+                                   {"pos", 1, 0.9, 0.03},
+                                   {"pos", 2, -15.0, 1e-3}};
     double x = expect_run(&c, avatar, 3.0, on_floor, 4, 2e-2, &ack);
     /* 30 inputs 33 ms apart: about a second at up to 3 m/s. */
     ck_assert_double_gt(x, 12.0 + 2.0);

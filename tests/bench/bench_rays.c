@@ -58,7 +58,8 @@ static int scan_ray(sim_world *w, ray r, sim_id *first, float *frac)
         bool hit;
         float f;
         if (p.s2) {
-            col_ray_hit2 h = col_ray2(p.s2, p.x2, mk_v2(r.from.x, r.from.y), mk_v2(r.to.x, r.to.y));
+            col_ray_hit2 h = col_ray2(p.s2, p.x2, mk_v2(r.from.x, r.from.y),
+                                      mk_v2(r.to.x, r.to.y));
             hit = h.hit;
             f = h.fraction;
         } else {
