@@ -94,17 +94,6 @@ proto_error_code proto_parse_world_query(const cJSON *root, int dim, proto_msg_t
     return parse_filter(root, out, err);
 }
 
-static void write_vec(proto_buf *b, const double *v, int dim)
-{
-    proto_buf_append_char(b, '[');
-    for (int i = 0; i < dim; i++) {
-        if (i)
-            proto_buf_append_char(b, ',');
-        proto_buf_append_fixed(b, v[i], DEC_HIT);
-    }
-    proto_buf_append_char(b, ']');
-}
-
 void proto_write_hits(proto_buf *b, const char *req, int dim, uint64_t tick, bool overlap,
                       const proto_hit *hits, size_t n)
 {
@@ -126,20 +115,16 @@ void proto_write_hits(proto_buf *b, const char *req, int dim, uint64_t tick, boo
             LIT(b, ",\"depth\":");
             proto_buf_append_fixed(b, h->depth, DEC_HIT);
             LIT(b, ",\"normal\":");
-            write_vec(b, h->normal, dim);
-            LIT(b, ",\"points\":[");
-            for (int k = 0; k < h->npoints; k++) {
-                if (k)
-                    proto_buf_append_char(b, ',');
-                write_vec(b, h->points[k], dim);
-            }
-            LIT(b, "]}");
+            proto_buf_append_fixed_array(b, h->normal, dim, DEC_HIT);
+            LIT(b, ",\"points\":");
+            proto_buf_append_fixed_points(b, h->points, h->npoints, dim, DEC_HIT);
+            proto_buf_append_char(b, '}');
             continue;
         }
         LIT(b, ",\"point\":");
-        write_vec(b, h->point, dim);
+        proto_buf_append_fixed_array(b, h->point, dim, DEC_HIT);
         LIT(b, ",\"normal\":");
-        write_vec(b, h->normal, dim);
+        proto_buf_append_fixed_array(b, h->normal, dim, DEC_HIT);
         LIT(b, ",\"fraction\":");
         proto_buf_append_fixed(b, h->fraction, 7);
         proto_buf_append_char(b, '}');

@@ -303,6 +303,11 @@ void proto_buf_append_i64(proto_buf *b, int64_t v);
  * fixed point are written with %.17g; non-finite values are written as 0 (they never should
  * reach a writer). */
 void proto_buf_append_fixed(proto_buf *b, double v, int decimals);
+/* The n numbers of v as a JSON array of such numbers ("[1.5,-2,0]"). */
+void proto_buf_append_fixed_array(proto_buf *b, const double *v, int n, int decimals);
+/* n points of `dim` such numbers each, as a JSON array of arrays ("[[0,1],[2,3.5]]"). */
+void proto_buf_append_fixed_points(proto_buf *b, const double (*p)[3], int n, int dim,
+                                   int decimals);
 /* The same texts written straight into memory with room for them (26 bytes for a fixed
  * number, 20 for an integer); each returns the end. For writers that reserve once for many
  * numbers. */

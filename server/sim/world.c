@@ -530,22 +530,6 @@ static bool turns(const sim_world *w, sim_id id)
     return b->inv_inertia > 0.0f;
 }
 
-bool sim_body_set_spin2(sim_world *w, sim_id id, float spin)
-{
-    sim_body *b = turns(w, id) ? wake_body(w, id, 2) : NULL;
-    if (b)
-        b->w = spin;
-    return b != NULL;
-}
-
-bool sim_body_set_spin3(sim_world *w, sim_id id, mk_vec3 spin)
-{
-    sim_body *b = turns(w, id) ? wake_body(w, id, 3) : NULL;
-    if (b)
-        sim_part3(w, sim_id_slot(id))->w = spin;
-    return b != NULL;
-}
-
 /* Whether the body of `id` is in the world and moves (not static). */
 static bool moves(const sim_world *w, sim_id id)
 {
@@ -553,20 +537,47 @@ static bool moves(const sim_world *w, sim_id id)
     return b && b->kind != SIM_STATIC;
 }
 
+/* Sets the spin or the velocity of the body of `id` in a world of `dim` dimensions, woken with
+ * its island, when the body moves and, for a spin, turns; false when it does not (or is not
+ * there). The value comes as a 3D vector: a 2D body takes a velocity's x and y and a spin's z
+ * (the axis out of its plane). */
+static bool set_motion(sim_world *w, sim_id id, int dim, bool spin, mk_vec3 v)
+{
+    sim_body *b = (spin ? turns(w, id) : moves(w, id)) ? wake_body(w, id, dim) : NULL;
+    if (!b)
+        return false;
+    if (dim == 3) {
+        sim_body3 *p = sim_part3(w, sim_id_slot(id));
+        if (spin)
+            p->w = v;
+        else
+            p->vel = v;
+    } else if (spin) {
+        b->w = v.z;
+    } else {
+        b->vel = mk_v2(v.x, v.y);
+    }
+    return true;
+}
+
+bool sim_body_set_spin2(sim_world *w, sim_id id, float spin)
+{
+    return set_motion(w, id, 2, true, mk_v3(0, 0, spin));
+}
+
+bool sim_body_set_spin3(sim_world *w, sim_id id, mk_vec3 spin)
+{
+    return set_motion(w, id, 3, true, spin);
+}
+
 bool sim_body_set_velocity2(sim_world *w, sim_id id, mk_vec2 vel)
 {
-    sim_body *b = moves(w, id) ? wake_body(w, id, 2) : NULL;
-    if (b)
-        b->vel = vel;
-    return b != NULL;
+    return set_motion(w, id, 2, false, mk_v3(vel.x, vel.y, 0));
 }
 
 bool sim_body_set_velocity3(sim_world *w, sim_id id, mk_vec3 vel)
 {
-    sim_body *b = moves(w, id) ? wake_body(w, id, 3) : NULL;
-    if (b)
-        sim_part3(w, sim_id_slot(id))->vel = vel;
-    return b != NULL;
+    return set_motion(w, id, 3, false, vel);
 }
 
 bool sim_body_set_owner(sim_world *w, sim_id id, uint32_t owner)

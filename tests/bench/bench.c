@@ -163,6 +163,18 @@ static long parse_count(const char *s, long max)
     return v;
 }
 
+/* The value of `flag`, a positive integer of at most `max`, into *out; false, said, when bad. */
+static bool count_arg(const char *flag, const char *v, long max, int *out)
+{
+    long n = parse_count(v, max);
+    if (n < 0) {
+        fprintf(stderr, "mink-bench: %s wants an integer in [1, %ld]\n", flag, max);
+        return false;
+    }
+    *out = (int)n;
+    return true;
+}
+
 static void add_pile(bench_opts *o, int n)
 {
     for (int i = 0; i < o->npiles; i++) {
@@ -176,16 +188,14 @@ static void add_pile(bench_opts *o, int n)
 /* A --pile or --pile3d size into list (n sizes so far, at most cap); false, said, when bad. */
 static bool add_size(const char *flag, const char *v, int *list, int *n, int cap)
 {
-    long size = parse_count(v, MAX_PILE);
-    if (size < 0) {
-        fprintf(stderr, "mink-bench: %s wants an integer in [1, %d]\n", flag, MAX_PILE);
+    int size;
+    if (!count_arg(flag, v, MAX_PILE, &size))
         return false;
-    }
     if (*n == cap) {
         fprintf(stderr, "mink-bench: at most %d %s sizes\n", cap, flag);
         return false;
     }
-    list[(*n)++] = (int)size;
+    list[(*n)++] = size;
     return true;
 }
 
@@ -208,12 +218,8 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "--no-peer") == 0) {
             o.no_peer = true;
         } else if (strcmp(a, "--workers") == 0) {
-            long n = parse_count(v, 64);
-            if (n < 0) {
-                fprintf(stderr, "mink-bench: --workers wants an integer in [1, 64]\n");
+            if (!count_arg(a, v, 64, &o.workers))
                 return 2;
-            }
-            o.workers = (int)n;
             i++;
         } else if (strcmp(a, "--quick") == 0) {
             o.quick = true;
@@ -225,12 +231,8 @@ int main(int argc, char **argv)
             o.pair = v;
             i++;
         } else if (strcmp(a, "--steps") == 0) {
-            long n = parse_count(v, 1000000);
-            if (n < 0) {
-                fprintf(stderr, "mink-bench: --steps wants an integer in [1, 1000000]\n");
+            if (!count_arg(a, v, 1000000, &o.steps))
                 return 2;
-            }
-            o.steps = (int)n;
             i++;
         } else if (strcmp(a, "--scene") == 0) {
             if (!v || (strcmp(v, "demo") != 0 && strcmp(v, "pile2d") != 0 &&
