@@ -341,6 +341,8 @@ void DIM_NAME(sim_collide)(sim_world *w, dvec up)
         if (it->state != NARROW_DONE || it->m.count == 0)
             continue;
         const dmanifold m = it->m;
+        if (w->cfg.events)
+            DIM_NAME(sim_hit_check)(w, a, b, &m);
         bool touching = m.depth >= -SIM_TOUCHING;
         if (touching) {
             dcontact *contact = &d->contacts.at[d->contacts.v.len++];
