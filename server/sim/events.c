@@ -144,13 +144,30 @@ static bool is_woken(const sim_world *w, uint32_t slot)
     return lo < w->ev.woken.v.len && woken[lo] == slot;
 }
 
-/* Whether the narrowphase left a body's pairs alone this step: it is static, it slept through
- * the step (not fallen asleep in it), or it slept until something woke it within the step. */
-static bool stood_still(const sim_world *w, uint32_t slot)
+/* Whether a body stood still through the step, so that the narrowphase may have left its
+ * pairs alone: it is static, or it slept through the step (not fallen asleep in it). *woken:
+ * it slept until the narrowphase's pass woke it (it did not move either: it takes that step as
+ * if static). */
+static bool stood_still(const sim_world *w, uint32_t slot, bool *woken)
 {
     const sim_body *b = &w->slots.bodies.at[slot];
-    return b->kind == SIM_STATIC || (b->sleeping && b->slept_at + 1 != w->tick) ||
-           is_woken(w, slot);
+    if (b->kind == SIM_STATIC || (b->sleeping && b->slept_at + 1 != w->tick))
+        return true;
+    *woken = *woken || is_woken(w, slot);
+    return is_woken(w, slot);
+}
+
+static bool shapes_touch(const sim_world *w, uint32_t a, uint32_t b, float within);
+
+/* Whether an old pair that is not among the step's contacts still touches: both its bodies
+ * stood still (the narrowphase skipped a pair of two such, whose touching cannot have
+ * changed), and when the pass woke one of them, they touch where they stand. */
+static bool still_touching(const sim_world *w, uint64_t key)
+{
+    bool woken = false;
+    if (!stood_still(w, KEY_LO(key), &woken) || !stood_still(w, KEY_HI(key), &woken))
+        return false;
+    return !woken || shapes_touch(w, KEY_LO(key), KEY_HI(key), SIM_TOUCHING);
 }
 
 static int by_slot(const void *pa, const void *pb)
@@ -207,7 +224,7 @@ static void merge(sim_world *w, mk_vec *list, sim_event_type begin, sim_event_ty
     while (i < n_old || j < n_now) {
         if (j == n_now || (i < n_old && old[i] < now[j])) {
             uint64_t key = old[i++];
-            if (carry && stood_still(w, KEY_LO(key)) && stood_still(w, KEY_HI(key)))
+            if (carry && still_touching(w, key))
                 out[k++] = key;
             else
                 emit(w, end, w->tick, id_at(w, KEY_LO(key)), id_at(w, KEY_HI(key)));
@@ -265,19 +282,20 @@ static void hits_after_step(sim_world *w)
 
 /* ---- sensors ---- */
 
-/* Whether the shapes of two slots' bodies overlap or touch, where they are now. */
-static bool shapes_touch(const sim_world *w, uint32_t a, uint32_t b)
+/* Whether the shapes of two slots' bodies overlap or are at most `within` apart, where they
+ * are now. */
+static bool shapes_touch(const sim_world *w, uint32_t a, uint32_t b, float within)
 {
     if (w->cfg.dim == 3) {
         const sim_body3 *pa = sim_part3(w, a), *pb = sim_part3(w, b);
-        return col_collide3(&pa->shape, (col_xf3){pa->pos, pa->rot}, &pb->shape,
-                            (col_xf3){pb->pos, pb->rot})
-                   .count > 0;
+        col_manifold3 m = col_collide3(&pa->shape, (col_xf3){pa->pos, pa->rot}, &pb->shape,
+                                       (col_xf3){pb->pos, pb->rot});
+        return m.count > 0 || m.distance <= within;
     }
     const sim_body *pa = &w->slots.bodies.at[a], *pb = &w->slots.bodies.at[b];
-    return col_collide2(&pa->shape, (col_xf2){pa->pos, pa->angle}, &pb->shape,
-                        (col_xf2){pb->pos, pb->angle})
-               .count > 0;
+    col_manifold2 m = col_collide2(&pa->shape, (col_xf2){pa->pos, pa->angle}, &pb->shape,
+                                   (col_xf2){pb->pos, pb->angle});
+    return m.count > 0 || m.distance <= within;
 }
 
 /* Each sensor's overlaps now, by a query of its bounds and an exact test of each body found. */
@@ -293,7 +311,7 @@ static bool sensor_keys(sim_world *w)
         for (size_t k = 0; k < w->broad.hits.v.len; k++) {
             uint32_t o = w->broad.hits.at[k];
             if (o == s || !sim_sensor_sees(w, s, o) || !sim_aabb3_overlap(&box, &shape_box[o]) ||
-                !shapes_touch(w, s, o))
+                !shapes_touch(w, s, o, 0.0f))
                 continue;
             if (!MK_VEC_PUSH(&w->ev.next, SIM_TOUCH_KEY(s, o)))
                 return false;
@@ -335,7 +353,7 @@ void sim_events_after_step(sim_world *w)
 
 void sim_events_note_woken(sim_world *w, uint32_t s)
 {
-    if (w->ev.stepping)
+    if (w->ev.in_collide)
         MK_VEC_PUSH(&w->ev.woken, s); /* out of memory: its pairs may end and begin again */
 }
 

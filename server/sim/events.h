@@ -37,6 +37,7 @@ typedef struct sim_event_state {
     MK_VEC(uint32_t) woken;
     size_t step_first; /* the step's first event */
     bool stepping;     /* between sim_events_before_step and sim_events_after_step */
+    bool in_collide;   /* in the narrowphase's pass over the pairs (contacts.c) */
 } sim_event_state;
 
 /* Around each step (world.c's sim_world_step). */
@@ -46,8 +47,8 @@ void sim_events_after_step(sim_world *w);
  * leave the world: its contacts and overlaps end now. */
 void sim_events_body_added(sim_world *w, uint32_t s);
 void sim_events_body_removed(sim_world *w, const sim_body *b);
-/* A body woken (sleep.c): a step's pairs of it that the narrowphase did not reach while it
- * slept keep touching as they were. */
+/* A body woken (sleep.c): woken by the narrowphase's pass, it skipped the pairs the pass met
+ * before it woke (they are tested after the step). */
 void sim_events_note_woken(sim_world *w, uint32_t s);
 /* The events' lists of an image name live bodies and sensors: NULL, or what is wrong. */
 const char *sim_events_check(const sim_world *w);
