@@ -89,9 +89,24 @@ proto_error_code proto_parse_world_query(const cJSON *root, int dim, proto_msg_t
                                   "to: the cast has zero length (to equals pos)");
         }
     }
-    if ((rc = proto_get_id(root, "at_tick", false, &out->has_at_tick, &out->at_tick, err)))
+    if ((rc = proto_get_id(root, "at_tick", false, &out->has_at_tick, &out->at_tick, err)) ||
+        (rc = proto_get_mask(root, &out->mask, err)))
         return rc;
     return parse_filter(root, out, err);
+}
+
+proto_error_code proto_get_mask(const cJSON *root, uint64_t *out, proto_error *err)
+{
+    *out = 0;
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "mask");
+    if (!v)
+        return PROTO_OK;
+    if (!cJSON_IsNumber(v) || !(v->valuedouble >= 1 && v->valuedouble <= PROTO_MAX_ID) ||
+        v->valuedouble != (double)(uint64_t)v->valuedouble)
+        return proto_fail(err, PROTO_ERR_BAD_REQUEST,
+                          "mask: must be a whole number in [1, 2^53] (categories' bits)");
+    *out = (uint64_t)v->valuedouble;
+    return PROTO_OK;
 }
 
 void proto_write_hits(proto_buf *b, const char *req, int dim, uint64_t tick, bool overlap,

@@ -91,5 +91,6 @@ void server_netcode_tests(TCase *tc);
 void server_3d_tests(TCase *tc);
 void server_query_tests(TCase *tc);
 void server_token_tests(TCase *tc);
+void server_event_tests(TCase *tc);
 
 #endif
