@@ -294,6 +294,19 @@ bool col_bvh_iter_next(col_bvh_iter *it, uint32_t *first, uint32_t *count)
     return false;
 }
 
+bool col_bvh_iter_slot(col_bvh_iter *it, uint32_t *slot)
+{
+    while (it->slot == it->end) {
+        uint32_t first, count;
+        if (!col_bvh_iter_next(it, &first, &count))
+            return false;
+        it->slot = first;
+        it->end = first + count;
+    }
+    *slot = it->slot++;
+    return true;
+}
+
 /* One slab of the segment's test: narrows [*t0, *t1] to where o + t d is within lo .. hi
  * (inv = 1 / d); false when it is left empty. Compares, not fmin and fmax: nothing here is
  * NaN, and those are library calls on the walks' hot path. */

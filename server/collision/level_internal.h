@@ -45,18 +45,7 @@ void col_bvh_iter_init(col_bvh_iter *it, const col_bvh *t, const col_box *box);
 bool col_bvh_iter_next(col_bvh_iter *it, uint32_t *first, uint32_t *count);
 
 /* The next slot of those leaves, one at a time; false when there is none. */
-static inline bool col_bvh_iter_slot(col_bvh_iter *it, uint32_t *slot)
-{
-    while (it->slot == it->end) {
-        uint32_t first, count;
-        if (!col_bvh_iter_next(it, &first, &count))
-            return false;
-        it->slot = first;
-        it->end = first + count;
-    }
-    *slot = it->slot++;
-    return true;
-}
+bool col_bvh_iter_slot(col_bvh_iter *it, uint32_t *slot);
 
 /* The leaves a segment o + s d (s in [0, tmax]) passes through with every node box grown by
  * `grow` on each side (a swept box's half extents; 0 for a ray), nearest first. The caller
