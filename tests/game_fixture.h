@@ -1,0 +1,101 @@
+/* The fixture of the game suites (test_game_*.c, test_server_rules.c): a mink-server running a
+ * script, bots that join and send actions, and the game's `event` lines picked out of what
+ * the server sends. */
+#ifndef MINK_TESTS_GAME_FIXTURE_H
+#define MINK_TESTS_GAME_FIXTURE_H
+
+#include <check.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "harness.h"
+
+/* The next `event` line named `name` within timeout_ms, skipping everything else; NULL when
+ * none came (the caller deletes it). */
+static inline cJSON *game_event(h_conn *c, const char *name, int timeout_ms)
+{
+    long long end = h_now_ms() + timeout_ms;
+    for (;;) {
+        long long left = end - h_now_ms();
+        if (left <= 0)
+            return NULL;
+        cJSON *m = h_recv_type(c, "event", (int)left);
+        if (!m)
+            return NULL;
+        const char *n = h_str(m, "name");
+        if (n && strcmp(n, name) == 0)
+            return m;
+        cJSON_Delete(m);
+    }
+}
+
+/* The data of the next event `name` (the caller deletes the event through *ev). */
+static inline const cJSON *game_event_data(h_conn *c, const char *name, int timeout_ms,
+                                           cJSON **ev)
+{
+    *ev = game_event(c, name, timeout_ms);
+    ck_assert_msg(*ev != NULL, "no '%s' event within %d ms", name, timeout_ms);
+    const cJSON *data = cJSON_GetObjectItemCaseSensitive(*ev, "data");
+    ck_assert_ptr_nonnull(data);
+    return data;
+}
+
+/* Connects and says hello with `hello` (a whole line); returns the welcome's client id. */
+static inline double game_join(h_conn *c, const h_server *srv, const char *hello)
+{
+    ck_assert(h_connect(c, srv->port));
+    ck_assert(h_send_line(c, hello));
+    cJSON *w = h_recv_type(c, "welcome", 5000);
+    ck_assert_msg(w != NULL, "no welcome");
+    double id = h_num(w, "client");
+    cJSON_Delete(w);
+    return id;
+}
+
+/* Sends an action with `req` and returns the answer: a `done` or an `error` answering it (the
+ * caller deletes it). */
+static inline cJSON *game_action(h_conn *c, int req, const char *name, const char *data)
+{
+    char line[1024];
+    snprintf(line, sizeof line, "{\"type\":\"action\",\"req\":%d,\"name\":\"%s\"%s%s}", req, name,
+             data ? ",\"data\":" : "", data ? data : "");
+    ck_assert(h_send_line(c, line));
+    long long end = h_now_ms() + 5000;
+    while (h_now_ms() < end) {
+        cJSON *m = h_recv(c, 200);
+        if (!m)
+            continue;
+        const char *type = h_str(m, "type");
+        if (type && (strcmp(type, "done") == 0 || strcmp(type, "error") == 0) &&
+            h_num(m, "req") == req)
+            return m;
+        cJSON_Delete(m);
+    }
+    ck_abort_msg("no answer to action %s (req %d)", name, req);
+    return NULL;
+}
+
+/* The action must be answered `done`. */
+static inline void game_action_ok(h_conn *c, int req, const char *name, const char *data)
+{
+    cJSON *m = game_action(c, req, name, data);
+    ck_assert_msg(strcmp(h_str(m, "type"), "done") == 0, "action %s: %s", name,
+                  h_str(m, "message") ? h_str(m, "message") : "?");
+    cJSON_Delete(m);
+}
+
+/* Runs `cmd` through the shell and returns its exit code (-1 when it did not exit). */
+static inline int game_shell(const char *cmd)
+{
+    int st = system(cmd);
+    return WIFEXITED(st) ? WEXITSTATUS(st) : -1;
+}
+
+/* The path of an example game's file (the source tree's examples/). */
+#define GAME_PATH(rel) MINK_SOURCE_DIR "/examples/" rel
+
+#endif
