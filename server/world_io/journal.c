@@ -199,6 +199,8 @@ void wio_journal_start(wio_journal *j, sim_world *w, wio_line_fn fn, void *ctx)
     j->world = w;
     j->fn = fn;
     j->ctx = ctx;
+    j->by_rules = NULL;
+    j->rules_ctx = NULL;
     proto_buf_init(&j->buf);
     write_mark(j, "start");
     sim_world_on_change(w, on_change, j);

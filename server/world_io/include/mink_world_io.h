@@ -61,7 +61,8 @@ typedef struct wio_journal {
 } wio_journal;
 
 /* Starts recording the changes of `w` into `fn`: a first line gives the tick and the world
- * hash. The journal must stay where it is until wio_journal_stop. */
+ * hash (none of them the rules' until wio_journal_by_rules). The journal must stay where it
+ * is until wio_journal_stop. */
 void wio_journal_start(wio_journal *j, sim_world *w, wio_line_fn fn, void *ctx);
 /* Writes a mark, {"tick":T,"hash":"H"}: a point the writer flushed, which replay checks and a
  * restart comes back to. Returns the hash written. */
