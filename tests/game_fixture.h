@@ -14,10 +14,19 @@
 
 #include "harness.h"
 
+/* The `event` lines game_action read before its answer (a hook's messages come before the
+ * action's `done`), for game_event. */
+static cJSON *game_pending;
+
 /* The next `event` line named `name` within timeout_ms, skipping everything else; NULL when
  * none came (the caller deletes it). */
 static inline cJSON *game_event(h_conn *c, const char *name, int timeout_ms)
 {
+    for (int i = 0; game_pending && i < cJSON_GetArraySize(game_pending); i++) {
+        const char *n = h_str(cJSON_GetArrayItem(game_pending, i), "name");
+        if (n && strcmp(n, name) == 0)
+            return cJSON_DetachItemFromArray(game_pending, i);
+    }
     long long end = h_now_ms() + timeout_ms;
     for (;;) {
         long long left = end - h_now_ms();
@@ -73,6 +82,12 @@ static inline cJSON *game_action(h_conn *c, int req, const char *name, const cha
         if (type && (strcmp(type, "done") == 0 || strcmp(type, "error") == 0) &&
             h_num(m, "req") == req)
             return m;
+        if (type && strcmp(type, "event") == 0) {
+            if (!game_pending)
+                game_pending = cJSON_CreateArray();
+            cJSON_AddItemToArray(game_pending, m);
+            continue;
+        }
         cJSON_Delete(m);
     }
     ck_abort_msg("no answer to action %s (req %d)", name, req);
