@@ -190,7 +190,8 @@ START_TEST(kill_keeps_the_score)
 END_TEST
 
 /* A recorded game (a goal, a kick off the post, a refused kick) replays to the recorded hash
- * with the script run again, and without it (the rules' changes read from the recording). */
+ * with the script run again, on one worker and on three (--workers changes nothing a script
+ * sees), and without it (the rules' changes read from the recording). */
 START_TEST(replay_same_hash)
 {
     char rec[] = "/tmp/mink_ball_rec_XXXXXX";
@@ -212,10 +213,12 @@ START_TEST(replay_same_hash)
     h_sleep_ms(100);
     ck_assert_int_eq(h_server_stop(&srv, SIGTERM, 5000), 0);
     char cmd[1024];
-    for (int script = 0; script < 2; script++) {
-        snprintf(cmd, sizeof cmd, "%s --scene %s %s%s --replay %s 2>&1 | grep -q 'as recorded'",
+    for (int script = 0; script < 3; script++) {
+        snprintf(cmd, sizeof cmd,
+                 "%s --scene %s %s%s%s --replay %s 2>&1 | grep -q 'as recorded'",
                  MINK_SERVER_PATH, GAME_PATH("ball/arena.json"), script ? "--script " : "",
-                 script ? GAME_PATH("ball/ball.lua") : "", rec);
+                 script ? GAME_PATH("ball/ball.lua") : "", script == 2 ? " --workers 3" : "",
+                 rec);
         ck_assert_msg(game_shell(cmd) == 0, "%s", cmd);
     }
     unlink(rec);

@@ -376,13 +376,63 @@ START_TEST(game_role_connection)
 }
 END_TEST
 
+/* Ways out of the sandbox, tried by a hook: every one refused (the memory bomb too), and the
+ * game goes on. */
+START_TEST(sandbox_escapes_refused)
+{
+    start_rules(NULL);
+    h_conn c;
+    game_join(&c, &srv, HELLO("eve"));
+    game_action_ok(&c, 1, "escape", NULL);
+    cJSON *ev;
+    const cJSON *d = game_event_data(&c, "escape", 3000, &ev);
+    ck_assert_int_eq(cJSON_GetArraySize(d), 10);
+    const cJSON *item;
+    cJSON_ArrayForEach(item, d)
+    {
+        ck_assert_msg(cJSON_IsFalse(item), "escaped: %s", item->string);
+    }
+    cJSON_Delete(ev);
+    game_action_ok(&c, 2, "echo", "1");
+    h_close(&c);
+    stop_server();
+}
+END_TEST
+
+/* An on_tick that fails every tick is disabled after ten failures in a row, said in the log
+ * and in /metrics; the rest of the game goes on. */
+START_TEST(failing_tick_disabled)
+{
+    int http = http_free_port();
+    char port[16];
+    snprintf(port, sizeof port, "%d", http);
+    const char *more[] = {"--http-port", port, NULL};
+    start_rules(more);
+    h_conn c;
+    game_join(&c, &srv, HELLO("ann"));
+    game_action_ok(&c, 1, "break_tick", NULL);
+    h_sleep_ms(600);
+    game_action_ok(&c, 2, "echo", "1");
+    http_resp r;
+    ck_assert(http_get(http, "/metrics", &r));
+    ck_assert_double_eq(http_metric(r.body, "mink_script_hooks_disabled"), 1);
+    ck_assert_double_eq(http_metric(r.body, "mink_script_hook_errors_total{hook=\"on_tick\"}"),
+                        10);
+    http_resp_free(&r);
+    h_close(&c);
+    stop_server();
+    ck_assert(h_server_log_has(&srv, "on_tick broke at"));
+    ck_assert(h_server_log_has(&srv, "disabled"));
+}
+END_TEST
+
 static Suite *make_suite(void)
 {
     Suite *s = suite_create("server_rules");
     MINK_TCASE(s, "rules", 60, a_script_that_does_not_load_stops_the_start,
                join_refuse_and_leave, actions_answered, actions_rate_limited,
                events_in_order_with_states, sighup_reloads, metrics_count_hooks, kick_closes,
-               game_role_connection);
+               game_role_connection, sandbox_escapes_refused, failing_tick_disabled);
     return s;
 }
 
