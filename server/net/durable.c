@@ -197,6 +197,7 @@ static bool snapshot(net_durable *d, bool wait)
     d->snap_hash = sim_world_hash(w);
     d->old_fd = -1;
     if (d->fd >= 0) {
+        net_rules_journal_state(d->srv, &d->journal_w, false); /* the game's, at the end */
         wio_journal_stop(&d->journal_w); /* the end line: this tick and hash */
         write_pending(d);
         d->old_fd = d->fd;
