@@ -113,4 +113,42 @@ static inline int game_shell(const char *cmd)
 /* The path of an example game's file (the source tree's examples/). */
 #define GAME_PATH(rel) MINK_SOURCE_DIR "/examples/" rel
 
+/* Makes an empty file from the mkstemp template `path`, which becomes its name. */
+static inline void game_temp(char *path)
+{
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    close(fd);
+}
+
+/* Kills the server with SIGKILL, as a crash would, once what it flushed every 50 ms is past a
+ * flush point; `c` is closed. */
+static inline void game_crash(h_server *srv, h_conn *c)
+{
+    h_sleep_ms(400);
+    ck_assert_int_eq(h_server_stop(srv, SIGKILL, 5000), -2);
+    h_close(c);
+}
+
+/* Ends a recorded game (closes `c`, stops the server) and replays the recording `rec` of the
+ * game `scene` and `script` offline three ways, each of which must end on the recorded hash:
+ * without the script (its changes read from the recording), with it run again, and with it on
+ * three workers (--workers changes nothing a script sees). */
+static inline void game_replays(h_server *srv, h_conn *c, const char *scene, const char *script,
+                                const char *rec)
+{
+    h_sleep_ms(500);
+    h_close(c);
+    h_sleep_ms(100);
+    ck_assert_int_eq(h_server_stop(srv, SIGTERM, 5000), 0);
+    char cmd[1024];
+    for (int way = 0; way < 3; way++) {
+        snprintf(cmd, sizeof cmd, "%s --scene %s %s%s%s --replay %s 2>&1 | grep -q 'as recorded'",
+                 MINK_SERVER_PATH, scene, way ? "--script " : "", way ? script : "",
+                 way == 2 ? " --workers 3" : "", rec);
+        ck_assert_msg(game_shell(cmd) == 0, "%s", cmd);
+    }
+    unlink(rec);
+}
+
 #endif

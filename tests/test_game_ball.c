@@ -54,6 +54,17 @@ static void ball_state(h_conn *c, double id, double pos[2], double vel[2])
     ck_abort_msg("no state showed the ball");
 }
 
+/* A bot joins and scores a goal. */
+static void join_and_score(h_conn *c)
+{
+    double client;
+    join_bot(c, &client);
+    game_action_ok(c, 1, "kick", "{\"dir\":[1,0]}");
+    cJSON *ev = game_event(c, "goal", 3000);
+    ck_assert_ptr_nonnull(ev);
+    cJSON_Delete(ev);
+}
+
 /* A kick along +x scores once for the left, by the kicker; the ball is back at rest at the
  * centre and no second goal follows. */
 START_TEST(goal_counted_once)
@@ -160,24 +171,16 @@ END_TEST
 START_TEST(kill_keeps_the_score)
 {
     char save[] = "/tmp/mink_ball_save_XXXXXX";
-    int fd = mkstemp(save);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
+    game_temp(save);
     h_remove_save(save);
     start_game("--save", save);
     h_conn c;
-    double client;
-    join_bot(&c, &client);
-    game_action_ok(&c, 1, "kick", "{\"dir\":[1,0]}");
-    cJSON *ev = game_event(&c, "goal", 3000);
-    ck_assert_ptr_nonnull(ev);
-    cJSON_Delete(ev);
-    h_sleep_ms(400); /* past a flush point (--fsync-ms 50) */
-    ck_assert_int_eq(h_server_stop(&srv, SIGKILL, 5000), -2);
-    h_close(&c);
+    join_and_score(&c);
+    game_crash(&srv, &c);
     start_game("--save", save);
     ck_assert(h_server_log_has(&srv, "the game's state restored"));
     game_join(&c, &srv, AVATAR_HELLO);
+    cJSON *ev;
     const cJSON *data = game_event_data(&c, "welcome", 3000, &ev);
     const cJSON *score = cJSON_GetObjectItemCaseSensitive(data, "score");
     ck_assert_double_eq(h_num(score, "left"), 1);
@@ -195,33 +198,14 @@ END_TEST
 START_TEST(replay_same_hash)
 {
     char rec[] = "/tmp/mink_ball_rec_XXXXXX";
-    int fd = mkstemp(rec);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
+    game_temp(rec);
     start_game("--record", rec);
     h_conn c;
-    double client;
-    join_bot(&c, &client);
-    game_action_ok(&c, 1, "kick", "{\"dir\":[1,0]}");
-    cJSON *ev = game_event(&c, "goal", 3000);
-    ck_assert_ptr_nonnull(ev);
-    cJSON_Delete(ev);
+    join_and_score(&c);
     game_action_ok(&c, 2, "kick", "{\"dir\":[20,3.3]}");
     cJSON_Delete(game_action(&c, 3, "kick", NULL));
-    h_sleep_ms(700);
-    h_close(&c);
-    h_sleep_ms(100);
-    ck_assert_int_eq(h_server_stop(&srv, SIGTERM, 5000), 0);
-    char cmd[1024];
-    for (int script = 0; script < 3; script++) {
-        snprintf(cmd, sizeof cmd,
-                 "%s --scene %s %s%s%s --replay %s 2>&1 | grep -q 'as recorded'",
-                 MINK_SERVER_PATH, GAME_PATH("ball/arena.json"), script ? "--script " : "",
-                 script ? GAME_PATH("ball/ball.lua") : "", script == 2 ? " --workers 3" : "",
-                 rec);
-        ck_assert_msg(game_shell(cmd) == 0, "%s", cmd);
-    }
-    unlink(rec);
+    h_sleep_ms(200);
+    game_replays(&srv, &c, GAME_PATH("ball/arena.json"), GAME_PATH("ball/ball.lua"), rec);
 }
 END_TEST
 

@@ -105,18 +105,14 @@ END_TEST
 START_TEST(kill_keeps_the_points)
 {
     char save[] = "/tmp/mink_range_save_XXXXXX";
-    int fd = mkstemp(save);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
+    game_temp(save);
     h_remove_save(save);
     start_game("--save", save);
     h_conn c;
     double points;
     double target = join_sam(&c, &points);
     ck_assert_double_eq(miss_then_hit(&c, target), 1);
-    h_sleep_ms(400);
-    ck_assert_int_eq(h_server_stop(&srv, SIGKILL, 5000), -2);
-    h_close(&c);
+    game_crash(&srv, &c);
     start_game("--save", save);
     join_sam(&c, &points);
     ck_assert_double_eq(points, 1);
@@ -126,29 +122,17 @@ START_TEST(kill_keeps_the_points)
 }
 END_TEST
 
+/* A recorded miss and hit replay to the recorded hash, three ways (game_replays). */
 START_TEST(replay_same_hash)
 {
     char rec[] = "/tmp/mink_range_rec_XXXXXX";
-    int fd = mkstemp(rec);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
+    game_temp(rec);
     start_game("--record", rec);
     h_conn c;
     double points;
     double target = join_sam(&c, &points);
     miss_then_hit(&c, target);
-    h_sleep_ms(500);
-    h_close(&c);
-    h_sleep_ms(100);
-    ck_assert_int_eq(h_server_stop(&srv, SIGTERM, 5000), 0);
-    char cmd[1024];
-    for (int script = 0; script < 2; script++) {
-        snprintf(cmd, sizeof cmd, "%s --scene %s %s%s --replay %s 2>&1 | grep -q 'as recorded'",
-                 MINK_SERVER_PATH, GAME_PATH("range/range.json"), script ? "--script " : "",
-                 script ? GAME_PATH("range/range.lua") : "", rec);
-        ck_assert_msg(game_shell(cmd) == 0, "%s", cmd);
-    }
-    unlink(rec);
+    game_replays(&srv, &c, GAME_PATH("range/range.json"), GAME_PATH("range/range.lua"), rec);
 }
 END_TEST
 

@@ -27,6 +27,17 @@ static void start_rules(const char *const *more)
     ck_assert(h_server_start(&srv, args));
 }
 
+/* start_rules with an HTTP port: its number. */
+static int start_with_http(void)
+{
+    int http = http_free_port();
+    char port[16];
+    snprintf(port, sizeof port, "%d", http);
+    const char *more[] = {"--http-port", port, NULL};
+    start_rules(more);
+    return http;
+}
+
 static void stop_server(void) { ck_assert_int_eq(h_server_stop(&srv, SIGTERM, 5000), 0); }
 
 /* Writes `text` to `path`. */
@@ -41,9 +52,7 @@ static void write_file(const char *path, const char *text)
 START_TEST(a_script_that_does_not_load_stops_the_start)
 {
     char path[] = "/tmp/mink_rules_bad_XXXXXX";
-    int fd = mkstemp(path);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
+    game_temp(path);
     write_file(path, "function on_start(game)\n  local x = = 1\nend\n");
     char cmd[512], out[1024] = "";
     snprintf(cmd, sizeof cmd, "%s --port 0 --http-port 0 --script %s 2>&1", MINK_SERVER_PATH,
@@ -213,9 +222,7 @@ END_TEST
 START_TEST(sighup_reloads)
 {
     char path[] = "/tmp/mink_rules_hup_XXXXXX";
-    int fd = mkstemp(path);
-    ck_assert_int_ge(fd, 0);
-    close(fd);
+    game_temp(path);
     FILE *in = fopen(SCRIPT, "r");
     ck_assert_ptr_nonnull(in);
     static char text[8192];
@@ -254,11 +261,7 @@ END_TEST
 
 START_TEST(metrics_count_hooks)
 {
-    int http = http_free_port();
-    char port[16];
-    snprintf(port, sizeof port, "%d", http);
-    const char *more[] = {"--http-port", port, NULL};
-    start_rules(more);
+    int http = start_with_http();
     h_conn c;
     game_join(&c, &srv, HELLO("ann"));
     cJSON_Delete(game_action(&c, 1, "spin", NULL));
@@ -403,11 +406,7 @@ END_TEST
  * and in /metrics; the rest of the game goes on. */
 START_TEST(failing_tick_disabled)
 {
-    int http = http_free_port();
-    char port[16];
-    snprintf(port, sizeof port, "%d", http);
-    const char *more[] = {"--http-port", port, NULL};
-    start_rules(more);
+    int http = start_with_http();
     h_conn c;
     game_join(&c, &srv, HELLO("ann"));
     game_action_ok(&c, 1, "break_tick", NULL);
