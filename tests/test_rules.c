@@ -425,8 +425,8 @@ START_TEST(timers)
 }
 END_TEST
 
-/* The example game of docs/RULES.md runs: it spawns its crates, takes a player, and a "fire"
- * straight down onto the first crate (x = -13.5, its top at y = 10.5) hits it. */
+/* The example game of docs/RULES.md runs: it spawns its 20 crates and its pit, takes a player,
+ * and a "fire" straight down onto the first crate (x = -13.5, its top at y = 10.5) hits it. */
 START_TEST(docs_example_runs)
 {
     mk_error err;
@@ -444,7 +444,7 @@ START_TEST(docs_example_runs)
     rules_box_must(&b, start, false, &cfg);
     free(doc);
     rul_start(b.rt);
-    ck_assert_uint_eq(sim_world_body_count(b.w), 20);
+    ck_assert_uint_eq(sim_world_body_count(b.w), 21);
     rul_player p = {.id = 5, .name = "ann"};
     ck_assert_int_eq(rul_join(b.rt, &p, &err), 0);
     ck_assert_str_eq(b.last_sent, "5 welcome {\"round\":1}");

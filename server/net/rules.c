@@ -15,6 +15,7 @@
  * runs the script again skips the first and feeds it the second; the rules' saved state is a
  * rules_state line of the --save journal at each flush point, so a restore (which does not run
  * the script) brings back the world with the rules' changes and the state at the same tick. */
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

@@ -16,7 +16,7 @@ end
 
 function on_action(game, p, name, data)
   if name == 'echo' then game.send(p, 'echo', data) return end
-  if name == 'version' then game.send(p, 'version', {v = VERSION}) return end
+  if name == 'version' then mink.send(p, 'version', {v = VERSION}) return end
   if name == 'spin' then while true do end end
   if name == 'grow' then local t = {} for i = 1, 1e9 do t[i] = string.rep('x', 1 << 20) .. i end end
   if name == 'kick_me' then game.kick(p, 'asked to be kicked') return end
