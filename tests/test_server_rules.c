@@ -318,18 +318,60 @@ static void mint(const uint8_t *key, char *out, const char *user, const char *ro
     ck_assert_int_gt(tok_mint(key, &c, out, TOK_MAX_LEN + 1, &err), 0);
 }
 
+/* A random key in a new file: its path in `path` (a mkstemp template), its bytes in `key`. */
+static void make_key(char *path, uint8_t key[TOK_KEY_BYTES])
+{
+    int fd = mkstemp(path);
+    ck_assert_int_ge(fd, 0);
+    for (int i = 0; i < TOK_KEY_BYTES; i++)
+        key[i] = (uint8_t)(i * 37 + 11);
+    ck_assert_int_eq(write(fd, key, TOK_KEY_BYTES), (ssize_t)TOK_KEY_BYTES);
+    close(fd);
+}
+
+/* An invited player who signs in again on a new connection leaves the game on the old one
+ * and joins again on the new one, as the same player: on_leave, then on_join, not a refusal. */
+START_TEST(signing_in_again_rejoins)
+{
+    char keypath[] = "/tmp/mink_rules_key_XXXXXX";
+    uint8_t key[TOK_KEY_BYTES];
+    make_key(keypath, key);
+    const char *more[] = {"--token-key", keypath, NULL};
+    start_rules(more);
+    char tok[TOK_MAX_LEN + 1], line[TOK_MAX_LEN + 512];
+    h_conn a, b;
+    mint(key, tok, "ann", "");
+    snprintf(line, sizeof line, "{\"type\":\"hello\",\"protocol\":1,\"token\":\"%s\"}", tok);
+    double first = game_join(&a, &srv, line);
+    /* A second token of the same user, with a nonce of its own. */
+    tok_claims c = {.exp = (int64_t)time(NULL) + 60};
+    snprintf(c.user, sizeof c.user, "ann");
+    snprintf(c.nonce, sizeof c.nonce, "again");
+    mk_error err = {0};
+    ck_assert_int_gt(tok_mint(key, &c, tok, TOK_MAX_LEN + 1, &err), 0);
+    snprintf(line, sizeof line, "{\"type\":\"hello\",\"protocol\":1,\"token\":\"%s\"}", tok);
+    double second = game_join(&b, &srv, line);
+    ck_assert_double_eq(second, first); /* the player's owner number, on both connections */
+    cJSON *ev;
+    const cJSON *d = game_event_data(&b, "joined", 2000, &ev);
+    ck_assert_double_eq(h_num(d, "id"), first);
+    ck_assert_double_eq(h_num(d, "joins"), 2);
+    cJSON_Delete(ev);
+    ck_assert(!h_server_log_has(&srv, "already in the game"));
+    h_close(&a);
+    h_close(&b);
+    stop_server();
+    unlink(keypath);
+}
+END_TEST
+
 /* A `game` connection pushes a player's body, emits to that player and to all, and hears the
  * rules' messages to anyone; a player's emit is unauthorized. */
 START_TEST(game_role_connection)
 {
     char keypath[] = "/tmp/mink_rules_key_XXXXXX";
-    int fd = mkstemp(keypath);
-    ck_assert_int_ge(fd, 0);
     uint8_t key[TOK_KEY_BYTES];
-    for (int i = 0; i < TOK_KEY_BYTES; i++)
-        key[i] = (uint8_t)(i * 37 + 11);
-    ck_assert_int_eq(write(fd, key, sizeof key), (ssize_t)sizeof key);
-    close(fd);
+    make_key(keypath, key);
     const char *more[] = {"--token-key", keypath, NULL};
     start_rules(more);
     char tok[TOK_MAX_LEN + 1], line[TOK_MAX_LEN + 512];
@@ -431,7 +473,8 @@ static Suite *make_suite(void)
     MINK_TCASE(s, "rules", 60, a_script_that_does_not_load_stops_the_start,
                join_refuse_and_leave, actions_answered, actions_rate_limited,
                events_in_order_with_states, sighup_reloads, metrics_count_hooks, kick_closes,
-               game_role_connection, sandbox_escapes_refused, failing_tick_disabled);
+               game_role_connection, signing_in_again_rejoins, sandbox_escapes_refused,
+               failing_tick_disabled);
     return s;
 }
 

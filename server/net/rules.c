@@ -228,6 +228,7 @@ int net_rules_join(net_session *s, mk_error *why)
     }
     journal_input(r, s->owner, "rules_join");
     s->in_game = true; /* on_join may send to the player */
+    s->game_id = s->owner;
     hook_begin(r);
     int rc = rul_join(r->rt, &p, why);
     hook_end(r);
@@ -244,9 +245,9 @@ void net_rules_leave(net_session *s)
     if (!r || !s->in_game)
         return;
     s->in_game = false;
-    journal_input(r, s->owner, "rules_leave");
+    journal_input(r, s->game_id, "rules_leave");
     hook_begin(r);
-    rul_leave(r->rt, s->owner);
+    rul_leave(r->rt, s->game_id);
     hook_end(r);
 }
 
