@@ -5,6 +5,10 @@
 # chromium-driver, python3-selenium and openssl in the build stage only.
 # A save survives the container on a volume: docker run -v mink-data:/data mink \
 #   mink-server --save /data/world (kept as it runs; the same command brings it back).
+# The example games are in /usr/local/share/mink/examples (docker run -p 7777:7777 -p 7778:7778
+# mink mink-server --scene /usr/local/share/mink/examples/ball/arena.json --script
+# /usr/local/share/mink/examples/ball/ball.lua); a studio's own rules come in on a volume:
+#   docker run -v "$PWD/game:/game:ro" mink mink-server --script /game/rules.lua
 
 FROM debian:bookworm-slim AS build
 RUN apt-get update \
@@ -27,6 +31,7 @@ RUN apt-get update \
  && useradd --system --uid 10001 --no-create-home --shell /usr/sbin/nologin mink \
  && mkdir /data && chown mink /data
 COPY --from=build /src/build/mink-server /src/build/mink-client /usr/local/bin/
+COPY --from=build /src/examples /usr/local/share/mink/examples
 USER mink
 VOLUME /data
 EXPOSE 7777 7778

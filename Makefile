@@ -1,5 +1,6 @@
 # A thin wrapper over CMake presets so that a fresh Debian 12 machine needs two commands:
 #   make run    install what is missing, build the release preset, serve the demo scene on :7777
+#               (GAME=ball or GAME=range: an example game of examples/ instead)
 #   make test   install what is missing, build the debug and asan presets, run every test in both,
 #               then run each fuzz target for 30 s from a fixed seed
 #   make fuzz   install clang, build the libFuzzer targets, run each for FUZZ_SECONDS (60)
@@ -19,12 +20,15 @@ DEB_PACKAGES := gcc make cmake pkg-config libuv1-dev libcjson-dev check libncurs
 BENCH_PACKAGES := libchipmunk-dev libccd-dev
 # libFuzzer comes with clang's runtime libraries (a recommendation apt would skip here).
 FUZZ_PACKAGES := clang libclang-rt-14-dev
-FUZZ_TARGETS := fuzz_proto fuzz_world fuzz_scene fuzz_journal fuzz_token fuzz_players
+FUZZ_TARGETS := fuzz_proto fuzz_world fuzz_scene fuzz_journal fuzz_token fuzz_players fuzz_rules
 FUZZ_SECONDS ?= 60
 FUZZ_SEED ?= 0 # 0: a new seed each run
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)
 JOBS := $(shell nproc 2>/dev/null || echo 2)
 ARGS ?=
+# make run GAME=ball: serve an example game of examples/ (its scene and its rules' script)
+GAME ?=
+GAME_ARGS := $(if $(GAME),--scene examples/$(GAME)/$(if $(filter range,$(GAME)),range,arena).json --script examples/$(GAME)/$(GAME).lua)
 
 .PHONY: all deps build run test test-debug test-asan bench fuzz valgrind clean
 
@@ -46,7 +50,7 @@ build: deps
 	cmake --build --preset release -j $(JOBS)
 
 run: build
-	./build/mink-server $(ARGS)
+	./build/mink-server $(GAME_ARGS) $(ARGS)
 
 test: test-debug test-asan
 	$(MAKE) fuzz FUZZ_SECONDS=30 FUZZ_SEED=1

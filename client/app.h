@@ -70,6 +70,9 @@ typedef struct cli_stats {
      * dropped, and the last one ("hit 3 7"), empty before the first. */
     uint64_t events, events_dropped;
     char last_event[64];
+    /* A game's score line: from the last `event {name, data}` whose data has `score` (an
+     * object of sides: "goal: left 1 right 0") or `points`; empty before the first. */
+    char score[96];
 } cli_stats;
 
 struct cli_app {

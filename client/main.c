@@ -311,6 +311,32 @@ static void on_error_msg(cli_app *app, const cJSON *msg)
         fprintf(stderr, "mink-client: server error %s\n", s->last_error);
 }
 
+/* A game's message (its rules' `event {name, data}`): a score line when its data has `score`
+ * (an object of sides and their numbers) or `points`. */
+static void on_game_event(cli_app *app, const cJSON *msg)
+{
+    const cJSON *name = cJSON_GetObjectItemCaseSensitive(msg, "name");
+    const cJSON *data = cJSON_GetObjectItemCaseSensitive(msg, "data");
+    const cJSON *score = cJSON_GetObjectItemCaseSensitive(data, "score");
+    const cJSON *points = cJSON_GetObjectItemCaseSensitive(data, "points");
+    char *out = app->stats.score;
+    size_t cap = sizeof app->stats.score, n = 0;
+    if (!cJSON_IsString(name) || (!cJSON_IsObject(score) && !cJSON_IsNumber(points)))
+        return;
+    n += (size_t)snprintf(out, cap, "%.24s:", name->valuestring);
+    const cJSON *side;
+    if (cJSON_IsObject(score)) {
+        cJSON_ArrayForEach(side, score)
+        {
+            if (cJSON_IsNumber(side) && n < cap)
+                n += (size_t)snprintf(out + n, cap - n, " %.16s %g", side->string,
+                                      side->valuedouble);
+        }
+    } else if (n < cap) {
+        snprintf(out + n, cap - n, " points %g", points->valuedouble);
+    }
+}
+
 /* One line from the server (or from a record being replayed). */
 static void handle_line(cli_app *app, const char *line, size_t len)
 {
@@ -332,6 +358,8 @@ static void handle_line(cli_app *app, const char *line, size_t len)
         on_error_msg(app, msg);
     } else if (strcmp(type->valuestring, "spawned") == 0) {
         cli_bot_spawned(app, msg);
+    } else if (strcmp(type->valuestring, "event") == 0) {
+        on_game_event(app, msg);
     }
     /* spawned, despawned, result: this client asks for none of them; types added to the
      * protocol later are ignored too. */

@@ -38,6 +38,7 @@ static const char *const msg_names[] = {
     [PROTO_MSG_PING] = "ping",   [PROTO_MSG_BYE] = "bye",
     [PROTO_MSG_RAYCAST] = "raycast", [PROTO_MSG_CAST] = "cast", [PROTO_MSG_OVERLAP] = "overlap",
     [PROTO_MSG_PUSH] = "push", [PROTO_MSG_SET] = "set", [PROTO_MSG_EXPLODE] = "explode",
+    [PROTO_MSG_ACTION] = "action", [PROTO_MSG_EMIT] = "emit",
 };
 
 static proto_error_code parse_hello(const cJSON *root, int dim, proto_msg *out, proto_error *err)
@@ -176,6 +177,9 @@ static proto_error_code parse_fields(const char *line, size_t len, const cJSON *
     case PROTO_MSG_SET:
     case PROTO_MSG_EXPLODE:
         return proto_parse_motion(root, dim, out, err);
+    case PROTO_MSG_ACTION:
+    case PROTO_MSG_EMIT:
+        return proto_parse_action(root, out, err);
     }
     return PROTO_OK;
 }

@@ -69,4 +69,8 @@ proto_error_code proto_get_mask(const cJSON *root, uint64_t *out, proto_error *e
 
 proto_error_code proto_parse_motion(const cJSON *root, int dim, proto_msg *out, proto_error *err);
 
+/* ---- a game's messages: action, emit (action.c) ---- */
+
+proto_error_code proto_parse_action(const cJSON *root, proto_msg *out, proto_error *err);
+
 #endif

@@ -10,6 +10,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "game.h"
 #include "mink_net.h"
 #include "mink_token.h"
 #include "record.h"
@@ -112,6 +113,17 @@ static void usage(FILE *out)
             "  --help                   this text\n",
             machine_cores(), d.http_port, d.http_max_connections, d.stall_seconds,
             d.drain_seconds, d.keep_bodies, (double)s.hit_speed, d.events_per_state);
+    fprintf(out,
+            "the game's rules (docs/RULES.md):\n"
+            "  --script FILE.lua        run the game's rules, a Lua 5.4 script, in the tick;\n"
+            "                           SIGHUP reloads it (the old one runs on if the new one\n"
+            "                           does not load); with --record, --replay runs it again\n"
+            "  --script-memory BYTES    the most memory the script may hold (default %zu,\n"
+            "                           64 MiB)\n"
+            "  --script-budget N        Lua instructions a hook call may run (default %u)\n"
+            "  --max-action-rate N      actions a client may send a second, bursts of 2N\n"
+            "                           (default %.0f)\n",
+            RUL_DEFAULT_MEMORY, RUL_DEFAULT_BUDGET, d.action_rate);
 }
 
 /* Parses a number in [lo, hi] or exits with a message naming the flag. */
@@ -263,6 +275,7 @@ int main(int argc, char **argv)
     /* Clients may subscribe to events at any time: the world keeps them from the start. */
     wc.events = true;
     const char *scene = NULL, *record = NULL, *replay = NULL;
+    mink_game_opts game = {.memory = RUL_DEFAULT_MEMORY, .budget = RUL_DEFAULT_BUDGET};
     double history_ms = 1000.0;
     int dim = 0; /* 0: not given; the scene decides, and the default world is 2D */
     /* --make-token and the key */
@@ -300,11 +313,14 @@ int main(int argc, char **argv)
         {"ttl", NUM_DOUBLE, 1, TOK_MAX_TTL, &ttl},
         {"hit-speed", NUM_FLOAT, 0, 1e3, &wc.hit_speed},
         {"events-per-state", NUM_U32, 1, 1e6, &cfg.events_per_state},
+        {"script-memory", NUM_SIZE, 1 << 20, 1ull << 40, &game.memory},
+        {"script-budget", NUM_U32, 1000, RUL_MAX_BUDGET, &game.budget},
+        {"max-action-rate", NUM_DOUBLE, 0.01, 1e6, &cfg.action_rate},
     };
     enum { NUMS = sizeof nums / sizeof nums[0] };
     enum { O_HOST = 256, O_SCENE, O_LOG, O_SAVE, O_RECORD, O_REPLAY, O_NO_SLEEP, O_DIM,
            O_AGONES_ALLOCATE, O_TOKEN_KEY, O_MAKE_TOKEN, O_USER, O_NAME, O_ROLE, O_TLS_CERT,
-           O_TLS_KEY, O_HELP, O_FSYNC, O_NO_EVENTS };
+           O_TLS_KEY, O_HELP, O_FSYNC, O_NO_EVENTS, O_SCRIPT };
     static const struct option other[] = {
         {"host", required_argument, NULL, O_HOST},
         {"scene", required_argument, NULL, O_SCENE},
@@ -325,6 +341,7 @@ int main(int argc, char **argv)
         {"help", no_argument, NULL, O_HELP},
         {"fsync-ms", required_argument, NULL, O_FSYNC},
         {"no-events", no_argument, NULL, O_NO_EVENTS},
+        {"script", required_argument, NULL, O_SCRIPT},
     };
     enum { OTHER = sizeof other / sizeof other[0] };
     struct option opts[NUMS + OTHER + 1];
@@ -378,6 +395,9 @@ int main(int argc, char **argv)
             break;
         case O_NO_EVENTS:
             wc.events = false;
+            break;
+        case O_SCRIPT:
+            game.script = optarg;
             break;
         case O_DIM:
             if (strcmp(optarg, "2") != 0 && strcmp(optarg, "3") != 0) {
@@ -485,8 +505,10 @@ int main(int argc, char **argv)
 
     int code;
     bool saved = false;
-    sim_world *world =
-        cfg.save_path ? net_restore(cfg.save_path, cfg.token_key != NULL, &saved) : NULL;
+    char *game_state = NULL;
+    sim_world *world = cfg.save_path ? net_restore_game(cfg.save_path, cfg.token_key != NULL,
+                                                        &saved, game.script ? &game_state : NULL)
+                                     : NULL;
     if (saved && !world)
         return 1;
     cfg.restored = world != NULL;
@@ -508,22 +530,42 @@ int main(int argc, char **argv)
         return 1;
     }
 
+    /* The game's rules over the world as it is now: a script that does not load stops here. */
+    rul_runtime *rules = game.script ? mink_game_load(&game, world) : NULL;
+    if (game.script && (!rules || (game_state && mink_game_restore(rules, game_state) != 0))) {
+        free(game_state);
+        rul_free(rules);
+        sim_world_free(world);
+        return 1;
+    }
+    cfg.rules = rules;
     if (replay) {
-        int replayed = mink_replay(world, replay, cfg.hash_every);
+        int replayed = mink_replay(world, replay, cfg.hash_every, rules);
+        rul_free(rules);
         sim_world_free(world);
         return replayed == 0 ? 0 : 1;
     }
     mink_recording recording = {0};
     if (record && !mink_record_start(&recording, world, record)) {
+        rul_free(rules);
         sim_world_free(world);
         return 1;
     }
+    cfg.record = record ? &recording.journal : NULL;
+    if (record && rules)
+        wio_journal_by_rules(&recording.journal, mink_game_busy, rules);
+    /* A new game begins (a restored one goes on), after the recording has begun: a replay
+     * starts it at the same point. */
+    if (rules && !game_state)
+        rul_start(rules);
+    free(game_state);
 
     /* A peer that closes while we write must give an error code, not kill the process. */
     signal(SIGPIPE, SIG_IGN);
     int rc = net_serve(&cfg, world);
     if (record && mink_record_stop(&recording) != 0)
         rc = -1;
+    rul_free(rules);
     sim_world_free(world);
     return rc == 0 ? 0 : 1;
 }

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "game.h"
 #include "record.h"
 
 #define RECORD_MAX_LINE (1u << 20) /* bytes: a longer line is not a recording's */
@@ -42,12 +43,28 @@ int mink_record_stop(mink_recording *r)
     return 0;
 }
 
+typedef struct replaying {
+    uint64_t hash_every;
+    rul_runtime *rules;
+} replaying;
+
+/* As the server's tick: the rules after the step, then the hash (server/net/server.c). */
 static void on_step(void *ctx, const sim_world *w)
 {
-    net_log_world_hash(w, *(const uint64_t *)ctx);
+    const replaying *r = ctx;
+    if (r->rules)
+        rul_after_step(r->rules);
+    net_log_world_hash(w, r->hash_every);
 }
 
-int mink_replay(sim_world *w, const char *path, uint64_t hash_every)
+static int rules_line(void *ctx, uint32_t client, const char *type, const struct cJSON *msg,
+                      mk_error *err)
+{
+    const replaying *r = ctx;
+    return r->rules ? mink_game_replay_line(r->rules, client, type, msg, err) : 0;
+}
+
+int mink_replay(sim_world *w, const char *path, uint64_t hash_every, rul_runtime *rules)
 {
     FILE *f = fopen(path, "r");
     if (!f) {
@@ -60,6 +77,9 @@ int mink_replay(sim_world *w, const char *path, uint64_t hash_every)
     int rc = 0;
     long number = 0;
     mk_error err = {0};
+    replaying how = {hash_every, rules};
+    wio_replay r = {.on_step = on_step, .ctx = &how, .rerun = rules != NULL,
+                    .rules = rules_line};
     while ((rc == 0 || rc == 2) && (n = getline(&line, &cap, f)) > 0) {
         number++;
         if ((size_t)n > RECORD_MAX_LINE) {
@@ -67,7 +87,9 @@ int mink_replay(sim_world *w, const char *path, uint64_t hash_every)
             rc = -1;
             break;
         }
-        rc = wio_journal_apply(w, line, (size_t)n, on_step, &hash_every, &err);
+        rc = wio_journal_replay(w, line, (size_t)n, &r, &err);
+        if (number == 1 && rc == 0 && rules)
+            rul_start(rules); /* as the server starts a new game once the recording has */
     }
     free(line);
     fclose(f);

@@ -185,24 +185,29 @@ START_TEST(host_callbacks_cannot_reenter)
 }
 END_TEST
 
-/* The step's events reach on_event as tables. */
+/* The step's events reach on_event as tables with the protocol's names and fields: a hit's
+ * point, normal and speed, a sensor's sensor and body. */
 START_TEST(events_reach_on_event)
 {
     rules_box b;
     rules_box_must(&b, "function on_event(game, ev)\n"
+                       "  local p = ev.point and string.format(' %g %g %g', ev.point[1], "
+                       "ev.normal[2], ev.speed) or ''\n"
                        "  game.state.seen = (game.state.seen or '') .. string.format('%s %d %d "
-                       "%g %g %g %d;', ev.type, ev.a, ev.b or 0, ev.point[1], ev.normal[2], "
-                       "ev.speed, ev.tick)\n"
+                       "%d %d %d', ev.type, ev.a, ev.b or 0, ev.sensor or 0, ev.body or 0, "
+                       "ev.tick) .. p .. ';'\n"
                        "end\n",
                    true, NULL);
-    rul_world_event ev = {RUL_EVENT_CONTACT_BEGIN, 5, 9, {1.5f, 2, 0}, {0, 1, 0}, 3.25f, 12};
+    sim_event ev = {.type = SIM_EVENT_HIT, .tick = 12, .a = 5, .b = 9, .point = {1.5f, 2, 0},
+                    .normal = {0, 1, 0}, .speed = 3.25f};
     rul_event(b.rt, &ev);
-    ev.type = RUL_EVENT_REMOVED;
-    ev.b = 0;
+    ev.type = SIM_EVENT_SENSOR_BEGIN;
     rul_event(b.rt, &ev);
-    char s[128];
+    ev.type = SIM_EVENT_CONTACT_END;
+    rul_event(b.rt, &ev);
+    char s[160];
     ck_assert_str_eq(rules_box_string(&b, "seen", s, sizeof s),
-                     "contact_begin 5 9 1.5 1 3.25 12;removed 5 0 1.5 1 3.25 12;");
+                     "hit 5 9 0 0 12 1.5 1 3.25;sensor_begin 5 9 5 9 12;contact_end 5 9 0 0 12;");
     rules_box_close(&b);
 }
 END_TEST
@@ -420,8 +425,8 @@ START_TEST(timers)
 }
 END_TEST
 
-/* The example game of docs/RULES.md runs: it spawns its crates, takes a player, and a "fire"
- * straight down onto the first crate (x = -13.5, its top at y = 10.5) hits it. */
+/* The example game of docs/RULES.md runs: it spawns its 20 crates and its pit, takes a player,
+ * and a "fire" straight down onto the first crate (x = -13.5, its top at y = 10.5) hits it. */
 START_TEST(docs_example_runs)
 {
     mk_error err;
@@ -439,7 +444,7 @@ START_TEST(docs_example_runs)
     rules_box_must(&b, start, false, &cfg);
     free(doc);
     rul_start(b.rt);
-    ck_assert_uint_eq(sim_world_body_count(b.w), 20);
+    ck_assert_uint_eq(sim_world_body_count(b.w), 21);
     rul_player p = {.id = 5, .name = "ann"};
     ck_assert_int_eq(rul_join(b.rt, &p, &err), 0);
     ck_assert_str_eq(b.last_sent, "5 welcome {\"round\":1}");

@@ -425,7 +425,8 @@ START_TEST(failing_action_throttled)
     ck_assert_int_eq(rul_join(b.rt, &p, &err), 0);
     for (int i = 0; i < 2000; i++)
         ck_assert_int_eq(rul_action(b.rt, 7, "fire", "{}", 2, &err), -1);
-    ck_assert_str_eq(err.message, "the game's rules failed on this action");
+    ck_assert_str_eq(err.message,
+                     "the game's rules failed on this action: the script raised an error");
     ck_assert_uint_eq(rules_box_hook(&b, RUL_HOOK_ACTION).errors, 2000);
     ck_assert(!rules_box_hook(&b, RUL_HOOK_ACTION).disabled);
     ck_assert_int_eq(b.warnings, 3 + 2); /* the first three, then the 1000th and 2000th */

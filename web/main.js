@@ -51,6 +51,31 @@ function showEvents(events) {
   setData("events", Number(document.body.dataset.events || 0) + events.length);
 }
 
+// A game's messages (its rules' `event` lines): the score line and a feed of the last few. A
+// message whose data has `score` (an object of sides) or `points` sets the score line; one
+// with `ball` names the body K kicks at (examples/ball).
+let gameBall = 0;
+function showGameEvent(m) {
+  const d = m.data && typeof m.data === "object" ? m.data : {};
+  if (d.score && typeof d.score === "object")
+    $("score").textContent = Object.entries(d.score).map(([side, n]) => `${side} ${n}`).join(" – ");
+  else if (typeof d.points === "number") $("score").textContent = `${d.name || "you"}: ${d.points}`;
+  if (typeof d.ball === "number") gameBall = d.ball;
+  const li = document.createElement("li");
+  li.textContent = `${m.name} ${m.data === undefined ? "" : JSON.stringify(m.data)}`.slice(0, 96);
+  const list = $("feed");
+  list.prepend(li);
+  while (list.children.length > 5) list.lastChild.remove();
+  setData("gameEvents", Number(document.body.dataset.gameEvents || 0) + 1);
+}
+
+// K: the action `kick` towards the ball, from the avatar.
+function kick() {
+  const me = avatar && world.latest(avatar), ball = gameBall && world.latest(gameBall);
+  if (!me || !ball) return;
+  send({ type: "action", req: "kick", name: "kick", data: { dir: [ball.pos[0] - me.pos[0], ball.pos[1] - me.pos[1]] } });
+}
+
 function send(msg) {
   if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(msg));
 }
@@ -119,6 +144,9 @@ function onMessage(text) {
       break;
     case "error":
       showError(`${m.code}: ${m.message}`);
+      break;
+    case "event":
+      showGameEvent(m);
       break;
   }
 }
@@ -268,6 +296,7 @@ canvas.addEventListener("wheel", (e) => {
 
 const GAME_KEYS = ["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "KeyA", "KeyD", "KeyW", "KeyS", "Space"];
 window.addEventListener("keydown", (e) => {
+  if (e.code === "KeyK" && !e.repeat) kick();
   if (!GAME_KEYS.includes(e.code) || e.target.tagName === "SELECT") return;
   e.preventDefault();
   if (e.code === "Space" && !keys.has("Space")) jumpQueued = true;

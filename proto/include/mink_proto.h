@@ -205,8 +205,10 @@ typedef enum proto_msg_type {
     PROTO_MSG_PUSH, /* extension: acting on a body (motion.c) */
     PROTO_MSG_SET,
     PROTO_MSG_EXPLODE,
+    PROTO_MSG_ACTION, /* extension: a game's own command, for its rules (action.c) */
+    PROTO_MSG_EMIT,   /* extension: a `game` connection's message to players (action.c) */
 } proto_msg_type;
-#define PROTO_MSG_COUNT (PROTO_MSG_EXPLODE + 1)
+#define PROTO_MSG_COUNT (PROTO_MSG_EMIT + 1)
 
 /* A world query: `raycast {from, to, all?}`, `cast {shape, pos, rot?, to}`, `overlap {shape,
  * pos, rot?}`, each with `at_tick?`, `ignore?` and `kinds?` (docs/PROTOCOL.md). */
@@ -244,6 +246,20 @@ typedef struct proto_explode {
     double impulse; /* N s at the centre */
     uint64_t mask;  /* 0: every body */
 } proto_explode;
+
+/* `action {req?, name, data?}`: a game's own command (fire, use, respawn) for its rules, and
+ * `emit {req?, to?, name, data?}`: a `game` connection's message to one player (`to`) or to
+ * every one (docs/PROTOCOL.md). `name` 1 to PROTO_MAX_ACTION_NAME bytes; `data` any JSON value,
+ * kept as compact JSON of at most PROTO_MAX_ACTION_DATA bytes ("" when absent). */
+#define PROTO_MAX_ACTION_NAME 64
+#define PROTO_MAX_ACTION_DATA 4096
+typedef struct proto_action {
+    char name[PROTO_MAX_ACTION_NAME + 1];
+    char data[PROTO_MAX_ACTION_DATA + 1];
+    size_t data_len;
+    bool has_to;
+    uint32_t to; /* emit: the player (client id) */
+} proto_action;
 
 typedef struct proto_msg {
     proto_msg_type type;
@@ -296,6 +312,7 @@ typedef struct proto_msg {
         proto_push push;
         proto_set set;
         proto_explode explode;
+        proto_action action; /* action, emit */
     } u;
 } proto_msg;
 
@@ -385,6 +402,12 @@ void proto_write_pong(proto_buf *b, const char *t, uint64_t tick);
 void proto_write_pushed(proto_buf *b, const char *req, uint64_t id);
 void proto_write_updated(proto_buf *b, const char *req, uint64_t id);
 void proto_write_exploded(proto_buf *b, const char *req, uint64_t bodies);
+/* The answer to an action or an emit the server carried out: `{"type":"done","req":..}`. */
+void proto_write_done(proto_buf *b, const char *req);
+/* A game's message to a client (its rules' mink.send and game.broadcast, a `game` connection's
+ * emit): `{"type":"event","name":NAME,"data":DATA}`, `data` compact JSON of `len` bytes (left
+ * out when len is 0). The name is written as a JSON string. */
+void proto_write_game_event(proto_buf *b, const char *name, const char *data, size_t len);
 
 typedef struct proto_result {
     bool hit;

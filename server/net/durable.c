@@ -29,6 +29,7 @@
 #include "durable.h"
 #include "mk_vec.h"
 #include "net_server.h"
+#include "rules.h"
 
 /* Records kept in memory past this many bytes are flushed at the next tick, whatever the
  * --fsync-ms: memory stays bounded under a flood of inputs. */
@@ -101,6 +102,7 @@ static void flush(net_durable *d, uint64_t now, bool sync)
 {
     d->last_flush_ns = now;
     d->last_flush_tick = sim_world_tick(d->srv->world);
+    net_rules_journal_state(d->srv, &d->journal_w, false); /* the game's state at this mark */
     uint64_t hash = wio_journal_mark(&d->journal_w);
     if (!write_pending(d))
         return;
@@ -195,6 +197,7 @@ static bool snapshot(net_durable *d, bool wait)
     d->snap_hash = sim_world_hash(w);
     d->old_fd = -1;
     if (d->fd >= 0) {
+        net_rules_journal_state(d->srv, &d->journal_w, false); /* the game's, at the end */
         wio_journal_stop(&d->journal_w); /* the end line: this tick and hash */
         write_pending(d);
         d->old_fd = d->fd;
@@ -206,6 +209,7 @@ static bool snapshot(net_durable *d, bool wait)
         LOG_ERROR("--save: %s: %s", d->journal_new, strerror(errno));
     } else {
         wio_journal_start(&d->journal_w, w, on_line, d);
+        net_rules_journal_state(d->srv, &d->journal_w, true);
         write_pending(d);
     }
     d->last_flush_ns = t0;

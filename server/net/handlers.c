@@ -8,6 +8,7 @@
 #include "handlers.h"
 #include "net_server.h"
 #include "players.h"
+#include "rules.h"
 #include "session.h"
 
 static const char *req_of(const proto_msg *m) { return m->has_req ? m->req : NULL; }
@@ -97,6 +98,12 @@ static void handle_hello(net_session *s, proto_msg *m)
     net_session_send_buf(s, b);
     LOG_INFO("client %u (%s) joined as '%s'%s", s->client, s->peer, s->name,
              avatar ? " with an avatar" : "");
+    /* Then the game's rules, which may send to the player or refuse it (rules.c): the reason,
+     * then the close. */
+    if (net_rules_join(s, &why) != 0) {
+        net_session_error(s, PROTO_ERR_UNAUTHORIZED, why.message, req_of(m));
+        net_session_close_after_flush(s, "refused by the game");
+    }
 }
 
 static void handle_spawn(net_session *s, proto_msg *m)
@@ -117,7 +124,8 @@ static void handle_spawn(net_session *s, proto_msg *m)
     net_session_send_buf(s, b);
 }
 
-/* The body `id` if it exists and this client owns it; otherwise answers and returns NULL. */
+/* The body `id` if it exists and this client owns it (a `game` connection owns every body);
+ * otherwise answers and returns NULL. */
 static const sim_body *owned_body(net_session *s, uint64_t id, const char *req)
 {
     char msg[PROTO_MAX_MESSAGE];
@@ -127,7 +135,7 @@ static const sim_body *owned_body(net_session *s, uint64_t id, const char *req)
         net_session_error(s, PROTO_ERR_NOT_FOUND, msg, req);
         return NULL;
     }
-    if (body->owner != s->owner) {
+    if (body->owner != s->owner && !net_session_is_game(s)) {
         snprintf(msg, sizeof msg, "id: body %llu belongs to %s", (unsigned long long)id,
                  body->owner ? "another client" : "the server");
         net_session_error(s, PROTO_ERR_NOT_OWNER, msg, req);
@@ -326,12 +334,13 @@ static void handle_set(net_session *s, proto_msg *m)
     answer_motion(s, m, NULL, p->id);
 }
 
-/* An explosion that pushes the client's own bodies alone. */
+/* An explosion that pushes the client's own bodies alone (every body: a `game` connection's). */
 static void handle_explode(net_session *s, proto_msg *m)
 {
     const proto_explode *p = &m->u.explode;
     sim_explosion e = {.pos = v3_of(p->pos), .radius = (float)p->radius,
-                       .impulse = (float)p->impulse, .filter = {.mask = p->mask}, .owned = true,
+                       .impulse = (float)p->impulse, .filter = {.mask = p->mask},
+                       .owned = !net_session_is_game(s),
                        .owner = s->owner};
     answer_motion(s, m, NULL, sim_world_explode(s->srv->world, &e, NULL));
 }
@@ -351,6 +360,7 @@ static void (*const handlers[])(net_session *, proto_msg *) = {
     [PROTO_MSG_RAYCAST] = handle_world_query, [PROTO_MSG_CAST] = handle_world_query,
     [PROTO_MSG_OVERLAP] = handle_world_query, [PROTO_MSG_PUSH] = handle_push,
     [PROTO_MSG_SET] = handle_set,             [PROTO_MSG_EXPLODE] = handle_explode,
+    [PROTO_MSG_ACTION] = net_rules_action,    [PROTO_MSG_EMIT] = net_rules_emit,
 };
 _Static_assert(sizeof handlers / sizeof handlers[0] == PROTO_MSG_COUNT,
                "a handler for every message type");

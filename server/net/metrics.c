@@ -12,6 +12,7 @@
 #include "counters.h"
 #include "metrics.h"
 #include "net_server.h"
+#include "rules.h"
 
 #ifndef MINK_VERSION
 #define MINK_VERSION "unknown"
@@ -179,4 +180,5 @@ void net_metrics_write(net_server *srv, proto_buf *b)
     for (int r = 0; r < NET_DISCONNECT_REASONS; r++)
         sample(b, "mink_disconnects_total", "reason", reason_labels[r], c->disconnects[r]);
     gauge(b, "mink_draining", "1 while the server is stopping.", srv->stopping ? 1 : 0);
+    net_rules_metrics(srv, b);
 }

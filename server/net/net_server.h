@@ -65,6 +65,7 @@ typedef struct net_server {
     struct net_snapshot *snap;    /* the snapshots' arrays and tick buffers (snapshot.c) */
     struct net_events *events;    /* the world's events for the clients (events.c) */
     struct net_durable *durable;  /* --save: snapshots and the journal (durable.c) */
+    struct net_rules *rules;      /* --script: the game's rules (rules.c) */
     /* Operations (ops.c): the HTTP port, the Agones SDK, the clock's health, the drain. */
     struct net_http *http;
     struct net_agones *agones;

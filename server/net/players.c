@@ -53,6 +53,9 @@ struct net_players {
 
 static void on_away_timer(uv_timer_t *t);
 
+const char *net_player_user(const net_player *p) { return p->user; }
+const char *net_player_role(const net_player *p) { return p->role; }
+
 /* Whether `owner` is a restored player's (the table is sorted by owner for it). */
 static int cmp_rec_owner(const void *a, const void *b)
 {

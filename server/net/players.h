@@ -27,6 +27,9 @@ int net_player_admit(net_session *s, const char *token, net_session **replaced, 
  * otherwise), on the thread pool: when a player gets an owner number, their avatar changes
  * or they are forgotten. */
 void net_players_save(net_server *srv);
+/* A player's user id and role, from its token ("" when the token has none). */
+const char *net_player_user(const net_player *p);
+const char *net_player_role(const net_player *p);
 /* The session is closing: true when it was a player's, whose bodies are then kept
  * (--keep-bodies); false when its bodies are to go now. */
 bool net_player_left(net_session *s);

@@ -14,6 +14,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <cjson/cJSON.h>
+
 #include "mink_net.h"
 
 #define SNAPSHOTS 3
@@ -84,7 +86,28 @@ typedef struct replay {
     size_t records;
     int rc;
     mk_error err;
+    char **rules_state; /* the last rules_state line's state, or NULL: not wanted */
 } replay;
+
+/* The game rules' lines: the restore does not run the script (the changes it made are in the
+ * journal), it keeps the last state written. */
+static int rules_line(void *ctx, uint32_t client, const char *type, const cJSON *msg,
+                      mk_error *err)
+{
+    replay *r = ctx;
+    (void)client;
+    if (!r->rules_state || strcmp(type, "rules_state") != 0)
+        return 0;
+    const cJSON *state = cJSON_GetObjectItemCaseSensitive(msg, "state");
+    if (!cJSON_IsString(state))
+        return mk_fail(err, MK_ERR_INVALID, "rules_state: state must be a string");
+    char *copy = strdup(state->valuestring);
+    if (!copy)
+        return mk_fail(err, MK_ERR_INVALID, "rules_state: out of memory");
+    free(*r->rules_state);
+    *r->rules_state = copy;
+    return 0;
+}
 
 static bool apply(void *ctx, const char *line, size_t len, size_t offset)
 {
@@ -92,7 +115,8 @@ static bool apply(void *ctx, const char *line, size_t len, size_t offset)
     if (offset >= r->until)
         return false;
     r->records++;
-    if (wio_journal_apply(r->w, line, len, NULL, NULL, &r->err) < 0) {
+    wio_replay how = {.ctx = r, .rules = rules_line};
+    if (wio_journal_replay(r->w, line, len, &how, &r->err) < 0) {
         mk_error_prefix(&r->err, "byte %zu: ", offset);
         r->rc = -1;
         return false;
@@ -102,7 +126,7 @@ static bool apply(void *ctx, const char *line, size_t len, size_t offset)
 
 /* Replays one journal onto `w` up to its last flush point; the records replayed in *records.
  * 0, or -1 after logging a record that did not replay. */
-static int replay_journal(sim_world *w, journal_file *j, size_t *records)
+static int replay_journal(sim_world *w, journal_file *j, size_t *records, char **rules_state)
 {
     last_mark m = {0, 0};
     size_t end;
@@ -116,7 +140,7 @@ static int replay_journal(sim_world *w, journal_file *j, size_t *records)
         LOG_INFO("--save: %s: %zu bytes after the last flush point (tick %llu) were not "
                  "flushed when the server stopped: not replayed", j->path, j->len - m.end,
                  (unsigned long long)m.tick);
-    replay r = {w, m.end, 0, 0, {0}};
+    replay r = {w, m.end, 0, 0, {0}, rules_state};
     wio_record_scan(j->data, j->len, apply, &r, &end, &err);
     *records += r.records;
     if (r.rc != 0) {
@@ -127,7 +151,8 @@ static int replay_journal(sim_world *w, journal_file *j, size_t *records)
 }
 
 /* Chains the journals from the world's tick and hash. 0, or -1 after logging. */
-static int replay_chain(sim_world *w, journal_file *journals, size_t *records)
+static int replay_chain(sim_world *w, journal_file *journals, size_t *records,
+                        char **rules_state)
 {
     for (int hop = 0; hop < JOURNALS; hop++) {
         char hash[17];
@@ -142,7 +167,7 @@ static int replay_chain(sim_world *w, journal_file *journals, size_t *records)
         if (!next)
             return 0;
         next->used = true;
-        if (replay_journal(w, next, records) != 0)
+        if (replay_journal(w, next, records, rules_state) != 0)
             return -1;
     }
     return 0;
@@ -156,6 +181,14 @@ typedef struct snapshot_file {
 
 sim_world *net_restore(const char *path, bool keep_owners, bool *found)
 {
+    return net_restore_game(path, keep_owners, found, NULL);
+}
+
+sim_world *net_restore_game(const char *path, bool keep_owners, bool *found,
+                            char **rules_state)
+{
+    if (rules_state)
+        *rules_state = NULL;
     snapshot_file snaps[SNAPSHOTS];
     journal_file journals[JOURNALS];
     memset(snaps, 0, sizeof snaps);
@@ -196,7 +229,11 @@ sim_world *net_restore(const char *path, bool keep_owners, bool *found)
         size_t records = 0;
         for (int i = 0; i < JOURNALS; i++)
             journals[i].used = false;
-        if (replay_chain(s->w, journals, &records) == 0) {
+        if (rules_state) { /* what an older attempt found is not this one's */
+            free(*rules_state);
+            *rules_state = NULL;
+        }
+        if (replay_chain(s->w, journals, &records, rules_state) == 0) {
             restored = s->w;
             s->w = NULL;
             LOG_INFO("--save: restored %s (tick %llu) and %zu journal records: tick %llu hash "
@@ -216,6 +253,10 @@ sim_world *net_restore(const char *path, bool keep_owners, bool *found)
     for (int i = 0; i < JOURNALS; i++)
         free(journals[i].data);
     if (!restored) {
+        if (rules_state) {
+            free(*rules_state);
+            *rules_state = NULL;
+        }
         LOG_ERROR("--save: no snapshot of %s could be brought back", path);
         return NULL;
     }

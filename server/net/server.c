@@ -14,6 +14,7 @@
 #include "net_server.h"
 #include "ops.h"
 #include "players.h"
+#include "rules.h"
 #include "session.h"
 #include "snapshot.h"
 #include "snapshot_write.h"
@@ -35,6 +36,7 @@ net_config net_config_default(void)
         .http_port = 7778, .http_max_connections = 64, .http_max_header = 4096,
         .http_timeout = 5, .stall_seconds = 5.0, .drain_seconds = 10.0,
         .save_every = 60.0, .fsync_ms = 1000, .keep_bodies = 60.0, .events_per_state = 1024,
+        .action_rate = 30.0,
     };
 }
 
@@ -67,6 +69,8 @@ static void on_tick(uv_timer_t *t)
     while (srv->acc_ns >= srv->dt_ns && steps < srv->cfg.max_catchup) {
         uint64_t t0 = uv_hrtime();
         sim_world_step(srv->world);
+        /* The game's rules: the step's events, the timers, on_tick (rules.c). */
+        net_rules_after_step(srv);
         /* The step's events to the sessions that asked, and the world's cleared, before
          * anything else reads the world (a flush point's hash, a snapshot). */
         net_events_take(srv);
@@ -204,8 +208,10 @@ static void stop(net_server *srv, const char *why)
 
 static void on_signal(uv_signal_t *h, int signum)
 {
-    if (signum == SIGHUP)
+    if (signum == SIGHUP) {
+        net_rules_reload(h->data);
         save_world(h->data, "SIGHUP");
+    }
     else
         stop(h->data, signum == SIGINT ? "SIGINT" : "SIGTERM");
 }
@@ -266,6 +272,8 @@ int net_serve(const net_config *cfg, sim_world *world)
 
     int rc = net_players_init(srv);
     if (rc == 0)
+        rc = net_rules_start(srv);
+    if (rc == 0)
         rc = net_durable_start(srv);
     if (rc == 0)
         rc = start_listening(srv);
@@ -311,6 +319,7 @@ int net_serve(const net_config *cfg, sim_world *world)
     net_snapshot_free(srv->snap);
     net_events_free(srv->events);
     net_players_free(srv);
+    net_rules_free(srv);
     proto_buf_free(&srv->out);
     free(srv->msg);
     free(srv);

@@ -10,6 +10,7 @@
 #include "counters.h"
 #include "net_server.h"
 #include "players.h"
+#include "rules.h"
 #include "session.h"
 
 void net_session_free(net_session *s)
@@ -38,6 +39,7 @@ static bool begin_close(net_session *s, const char *reason)
     if (s->closing)
         return false;
     s->closing = true;
+    net_rules_leave(s); /* before its bodies go: on_leave sees them */
     if (net_player_left(s)) {
         LOG_INFO("client %u (%s) left: %s; its player's bodies are kept %g s", s->client,
                  s->peer, reason, s->srv->cfg.keep_bodies);

@@ -45,6 +45,10 @@ struct net_session {
     net_inputs inputs;  /* inputs.c */
     net_intake intake;  /* intake.c: the message rate */
     net_bucket spawns;  /* the spawn rate (handlers.c) */
+    net_bucket actions; /* the action rate (rules.c) */
+    bool in_game;       /* a player of the game's rules: joined, not yet left (rules.c) */
+    uint32_t game_id;   /* its id there: the owner it joined as (a session that loses its
+                           player to a new connection has its owner cleared before it goes) */
 
     net_view view;      /* what it asked to see and has seen (snapshot.c) */
 

@@ -30,6 +30,7 @@
 #include "events.h"
 #include "mink_log.h"
 #include "net_server.h"
+#include "rules.h"
 #include "session.h"
 #include "snapshot.h"
 
@@ -341,14 +342,14 @@ static bool add_near_bodies(net_snapshot *sn, sim_world *w, net_view *v,
 }
 
 /* `,"events":[...]` of the client, pieces of the tick buffer (each event encoded once a
- * snapshot), and `,"dropped":N`. */
+ * snapshot), and `,"dropped":N`. A `game` connection gets every event, near or not. */
 static bool add_events(net_snapshot *sn, net_session *s, bool near, mk_vec3 centre)
 {
     net_server *srv = s->srv;
     net_view *v = &s->view;
     net_events *ev = srv->events;
-    uint64_t dropped =
-        net_events_pick(ev, v, near, centre, v->radius, srv->cfg.events_per_state);
+    uint64_t dropped = net_events_pick(ev, v, near && !net_session_is_game(s), centre,
+                                       v->radius, srv->cfg.events_per_state);
     size_t mark = sn->own.len;
     proto_state_events_begin(&sn->own);
     bool ok = add_own(sn, v, mark), first = true;

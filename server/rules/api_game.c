@@ -399,7 +399,8 @@ void rul_api_open(lua_State *L)
     static const luaL_Reg mink_fns[] = {
         {"tick", tick_now},       {"clock", world_clock},   {"log", log_line},
         {"after", timer_after},   {"every", timer_every},   {"cancel", timer_cancel},
-        {"random", random_draw},  {"randomseed", random_seed}, {NULL, NULL},
+        {"random", random_draw},  {"randomseed", random_seed}, {"send", game_send},
+        {"broadcast", game_broadcast}, {NULL, NULL},
     };
     const sim_world *w = rt_of(L)->world;
     lua_newtable(L);

@@ -9,13 +9,15 @@
 
 #include "rules_internal.h"
 
-static const char *const event_names[RUL_EVENT_TYPE_COUNT] = {
-    "contact_begin", "contact_end", "removed",
+static const char *const event_names[SIM_EVENT_COUNT] = {
+    [SIM_EVENT_CONTACT_BEGIN] = "contact_begin", [SIM_EVENT_CONTACT_END] = "contact_end",
+    [SIM_EVENT_HIT] = "hit",                     [SIM_EVENT_SENSOR_BEGIN] = "sensor_begin",
+    [SIM_EVENT_SENSOR_END] = "sensor_end",       [SIM_EVENT_JOINT_BREAK] = "joint_break",
 };
 
-const char *rul_event_name(rul_event_type t)
+const char *rul_event_name(sim_event_type t)
 {
-    return t < RUL_EVENT_TYPE_COUNT ? event_names[t] : "?";
+    return (unsigned)t < SIM_EVENT_COUNT ? event_names[t] : "?";
 }
 
 /* False (and logged) when the host calls in while a hook runs: a host callback must not. */
@@ -82,12 +84,19 @@ typedef struct player_call {
 } player_call;
 
 /* Runs a hook that may refuse: 0, or -1 with err (the script's reason, or `failed` when the
- * hook failed: the details are the log's, not the player's). */
+ * hook failed, with why: a stop at the budget or the memory cap, or an error, whose details
+ * are the log's, not the player's). */
 static int ask(rul_runtime *rt, rul_hook h, rul_body body, player_call *c, const char *failed,
                mk_error *err)
 {
+    uint64_t budget = rt->stats[h].budget_stops, memory = rt->stats[h].memory_stops;
     if (rul_call(rt, rt->s, h, body, c, true, NULL) != 0)
-        return mk_fail(err, MK_ERR_INVALID, "%s", failed);
+        return mk_fail(err, MK_ERR_INVALID, "%s: %s", failed,
+                       rt->stats[h].budget_stops != budget
+                           ? "stopped at its instruction budget (--script-budget)"
+                       : rt->stats[h].memory_stops != memory
+                           ? "stopped at its memory cap (--script-memory)"
+                           : "the script raised an error");
     return c->no ? mk_fail(err, MK_ERR_INVALID, "%s", c->why) : 0;
 }
 
@@ -173,6 +182,14 @@ static int leave_body(lua_State *L, void *ud)
     return 1;
 }
 
+size_t rul_player_ids(const rul_runtime *rt, uint32_t *ids, size_t cap)
+{
+    size_t n = rt->players.v.len;
+    for (size_t i = 0; i < n && i < cap; i++)
+        ids[i] = rt->players.at[i].id;
+    return n;
+}
+
 void rul_leave(rul_runtime *rt, uint32_t player)
 {
     rul_player_rec *p = rul_player_find(rt, player);
@@ -219,13 +236,16 @@ int rul_action(rul_runtime *rt, uint32_t player, const char *name, const char *d
 
 /* ---- after each step ---- */
 
+/* An event as the protocol's `events` show it: a sensor's as {sensor, body}, a joint's as
+ * {joint}, a pair's as {a, b}, a hit's with its point, normal and speed; and a and b on every
+ * one, so that a script may read any event the same way. */
 static int event_body(lua_State *L, void *ud)
 {
-    const rul_world_event *ev = ud;
+    const sim_event *ev = ud;
     if (!push_hook(L, "on_event"))
         return 0;
     int dim = sim_world_dim(rul_state_of(L)->rt->world);
-    lua_createtable(L, 0, 7);
+    lua_createtable(L, 0, 8);
     lua_pushstring(L, rul_event_name(ev->type));
     lua_setfield(L, -2, "type");
     lua_pushinteger(L, (lua_Integer)ev->a);
@@ -234,19 +254,29 @@ static int event_body(lua_State *L, void *ud)
         lua_pushinteger(L, (lua_Integer)ev->b);
         lua_setfield(L, -2, "b");
     }
-    rul_push_vec(L, ev->point, dim);
-    lua_setfield(L, -2, "point");
-    rul_push_vec(L, ev->normal, dim);
-    lua_setfield(L, -2, "normal");
-    lua_pushnumber(L, ev->speed);
-    lua_setfield(L, -2, "speed");
+    if (ev->type == SIM_EVENT_SENSOR_BEGIN || ev->type == SIM_EVENT_SENSOR_END) {
+        lua_pushinteger(L, (lua_Integer)ev->a);
+        lua_setfield(L, -2, "sensor");
+        lua_pushinteger(L, (lua_Integer)ev->b);
+        lua_setfield(L, -2, "body");
+    } else if (ev->type == SIM_EVENT_JOINT_BREAK) {
+        lua_pushinteger(L, (lua_Integer)ev->a);
+        lua_setfield(L, -2, "joint");
+    } else if (ev->type == SIM_EVENT_HIT) {
+        rul_push_vec(L, ev->point, dim);
+        lua_setfield(L, -2, "point");
+        rul_push_vec(L, ev->normal, dim);
+        lua_setfield(L, -2, "normal");
+        lua_pushnumber(L, ev->speed);
+        lua_setfield(L, -2, "speed");
+    }
     lua_pushinteger(L, (lua_Integer)ev->tick);
     lua_setfield(L, -2, "tick");
     lua_call(L, 2, 0);
     return 1;
 }
 
-void rul_event(rul_runtime *rt, const rul_world_event *ev)
+void rul_event(rul_runtime *rt, const sim_event *ev)
 {
     if (enter(rt, "rul_event") && !rt->stats[RUL_HOOK_EVENT].disabled)
         rul_call(rt, rt->s, RUL_HOOK_EVENT, event_body, (void *)ev, true, NULL);
@@ -319,6 +349,19 @@ static int tick_body(lua_State *L, void *ud)
     lua_pushinteger(L, (lua_Integer)*(const uint64_t *)ud);
     lua_call(L, 2, 0);
     return 1;
+}
+
+void rul_after_step(rul_runtime *rt)
+{
+    for (size_t i = 0;; i++) {
+        size_t n;
+        const sim_event *events = sim_world_events(rt->world, &n);
+        if (i >= n)
+            break;
+        sim_event ev = events[i]; /* a copy: the hook may add events, and the list move */
+        rul_event(rt, &ev);
+    }
+    rul_tick(rt);
 }
 
 void rul_tick(rul_runtime *rt)

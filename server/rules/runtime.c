@@ -372,6 +372,11 @@ rul_runtime *rul_new(const rul_config *cfg, sim_world *w, const rul_host *host, 
     return rt;
 }
 
+void rul_set_host(rul_runtime *rt, const rul_host *host)
+{
+    rt->host = host ? *host : (rul_host){0};
+}
+
 void rul_free(rul_runtime *rt)
 {
     if (!rt)

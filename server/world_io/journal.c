@@ -13,6 +13,12 @@
  *   {"tick":T,"client":C,"msg":{"type":"explode","pos":[x,y],"radius":R,"impulse":I,
  *     "mask":M,"kinds":K,"ignore":[...],"owned":true}}  (C the owner when owned; K the
  *     world's kinds' bits)
+ * A change made by the game's rules has "rules":true after its client; the rules' own lines
+ * (wio_journal_rules_line) have types that begin with "rules_":
+ *   {"tick":T,"client":C,"msg":{"type":"rules_join","name":N,"user":U,"role":R,"avatar":ID}}
+ *   {"tick":T,"client":C,"msg":{"type":"rules_leave"}}
+ *   {"tick":T,"client":C,"msg":{"type":"rules_action","name":N,"data":D}}
+ *   {"tick":T,"client":0,"msg":{"type":"rules_state","state":"JSON as a string"}}
  * framed by {"tick":T,"start":"HASH"} and {"tick":T,"end":"HASH"} with the world hash there
  * (a start adds "events":true,"hit_speed":V when the world keeps events, which are hashed),
  * and with {"tick":T,"hash":"HASH"} between them where the writer marks a point it flushed
@@ -37,6 +43,8 @@ static proto_buf *begin(wio_journal *j, uint32_t client, const char *type)
     proto_buf_append_u64(b, sim_world_tick(j->world));
     proto_buf_append_str(b, ",\"client\":");
     proto_buf_append_u64(b, client);
+    if (j->by_rules && j->by_rules(j->rules_ctx))
+        proto_buf_append_str(b, ",\"rules\":true");
     proto_buf_append_str(b, ",\"msg\":{\"type\":\"");
     proto_buf_append_str(b, type);
     proto_buf_append_char(b, '"');
@@ -191,9 +199,31 @@ void wio_journal_start(wio_journal *j, sim_world *w, wio_line_fn fn, void *ctx)
     j->world = w;
     j->fn = fn;
     j->ctx = ctx;
+    j->by_rules = NULL;
+    j->rules_ctx = NULL;
     proto_buf_init(&j->buf);
     write_mark(j, "start");
     sim_world_on_change(w, on_change, j);
+}
+
+void wio_journal_by_rules(wio_journal *j, bool (*fn)(void *ctx), void *ctx)
+{
+    j->by_rules = fn;
+    j->rules_ctx = ctx;
+}
+
+void wio_journal_rules_line(wio_journal *j, uint32_t client, const char *type,
+                            const char *fields, size_t len)
+{
+    if (!j->world)
+        return;
+    bool (*by_rules)(void *) = j->by_rules;
+    j->by_rules = NULL; /* the line is the rules', not a change they made */
+    proto_buf *b = begin(j, client, type);
+    j->by_rules = by_rules;
+    proto_buf_append(b, fields, len);
+    proto_buf_append_char(b, '}');
+    finish(j, b);
 }
 
 uint64_t wio_journal_mark(wio_journal *j)
@@ -345,10 +375,14 @@ static int apply_explode(sim_world *w, const cJSON *msg, uint32_t client, mk_err
 }
 
 static int apply_msg(sim_world *w, const cJSON *msg, uint32_t client, const cJSON *root,
-                     mk_error *err)
+                     const wio_replay *r, mk_error *err)
 {
     const cJSON *type = cJSON_GetObjectItemCaseSensitive(msg, "type");
     const char *t = cJSON_IsString(type) ? type->valuestring : "";
+    if (strncmp(t, "rules_", 6) == 0)
+        return r->rules ? r->rules(r->ctx, client, t, msg, err) : 0;
+    if (r->rerun && cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "rules")))
+        return 0;
     if (strcmp(t, "spawn") == 0) {
         proto_body_spec spec;
         sim_body_def def;
@@ -426,6 +460,13 @@ static int apply_msg(sim_world *w, const cJSON *msg, uint32_t client, const cJSO
 int wio_journal_apply(sim_world *w, const char *line, size_t len, wio_step_fn on_step,
                       void *ctx, mk_error *err)
 {
+    wio_replay r = {on_step, ctx, false, NULL};
+    return wio_journal_replay(w, line, len, &r, err);
+}
+
+int wio_journal_replay(sim_world *w, const char *line, size_t len, const wio_replay *r,
+                       mk_error *err)
+{
     cJSON *root = cJSON_ParseWithLength(line, len);
     int rc = -1;
     const cJSON *tick = cJSON_GetObjectItemCaseSensitive(root, "tick");
@@ -456,8 +497,8 @@ int wio_journal_apply(sim_world *w, const char *line, size_t len, wio_step_fn on
     }
     while (sim_world_tick(w) < t) {
         sim_world_step(w);
-        if (on_step)
-            on_step(ctx, w);
+        if (r->on_step)
+            r->on_step(r->ctx, w);
         sim_world_clear_events(w); /* as the server does once it has handed them out */
     }
     const cJSON *end = cJSON_GetObjectItemCaseSensitive(root, "end");
@@ -477,7 +518,7 @@ int wio_journal_apply(sim_world *w, const char *line, size_t len, wio_step_fn on
                 "tick %" PRIu64 ": a line needs client and msg", sim_world_tick(w));
         goto done;
     }
-    rc = apply_msg(w, msg, (uint32_t)client->valuedouble, root, err);
+    rc = apply_msg(w, msg, (uint32_t)client->valuedouble, root, r, err);
 done:
     cJSON_Delete(root);
     return rc;

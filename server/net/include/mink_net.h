@@ -70,6 +70,12 @@ typedef struct net_config {
                                   count of those dropped; the server keeps 16 times this many
                                   for all its clients (a client that reads slowly costs no
                                   memory of its own) */
+    /* The game's rules (--script, server/net/rules.c): the runtime, made and started before
+     * the server (main.c), or NULL. */
+    struct rul_runtime *rules;
+    wio_journal *record;       /* --record's journal, or NULL: the rules' inputs go there */
+    double action_rate;        /* --max-action-rate: actions a second, default 30, bursts of
+                                  twice that */
 } net_config;
 
 #define NET_FSYNC_ALWAYS (-1)
@@ -86,6 +92,10 @@ net_config net_config_default(void);
  * with *found false when there is no save; NULL with *found true after logging why none could
  * be brought back. */
 sim_world *net_restore(const char *path, bool keep_owners, bool *found);
+/* net_restore, and the game rules' state at the tick the world comes back to, as rul_save
+ * wrote it, in *rules_state (malloc'd, NUL-terminated; NULL when the save has none). */
+sim_world *net_restore_game(const char *path, bool keep_owners, bool *found,
+                            char **rules_state);
 
 /* Logs "tick T hash H" when the world's tick is a multiple of `every` (0: never). */
 void net_log_world_hash(const sim_world *w, uint64_t every);

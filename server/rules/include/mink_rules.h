@@ -129,29 +129,18 @@ void rul_leave(rul_runtime *rt, uint32_t player);
 int rul_action(rul_runtime *rt, uint32_t player, const char *name, const char *data, size_t len,
                mk_error *err);
 
-/* Something the step did, for on_event (the world reports them after each step). */
-typedef enum rul_event_type {
-    RUL_EVENT_CONTACT_BEGIN, /* a and b began touching */
-    RUL_EVENT_CONTACT_END,   /* a and b stopped touching */
-    RUL_EVENT_REMOVED,       /* a left the world's bounds and was removed (b 0) */
-    RUL_EVENT_TYPE_COUNT
-} rul_event_type;
-
-typedef struct rul_world_event {
-    rul_event_type type;
-    sim_id a, b;
-    mk_vec3 point, normal; /* m; unit, from a toward b (z 0 in 2D) */
-    float speed;           /* m/s: how fast a and b met along the normal */
-    uint64_t tick;
-} rul_world_event;
-
-/* "contact_begin", "contact_end", "removed". */
-const char *rul_event_name(rul_event_type t);
+/* "contact_begin", "contact_end", "hit", "sensor_begin", "sensor_end", "joint_break": the
+ * protocol's names of the world's events. */
+const char *rul_event_name(sim_event_type t);
 
 /* After each step: rul_event for each event of the step, then rul_tick (the timers due at
  * this tick, in the order they fall due, then on_tick(game, tick)). */
-void rul_event(rul_runtime *rt, const rul_world_event *ev);
+void rul_event(rul_runtime *rt, const sim_event *ev);
 void rul_tick(rul_runtime *rt);
+/* Both, as the server and a replay call them after a step: rul_event for each of the world's
+ * events not yet cleared (sim_world_events), read by index so that those a hook causes (a body
+ * it removes ends its contacts) are handed on in the same pass, then rul_tick. */
+void rul_after_step(rul_runtime *rt);
 
 /* The rules' state as one JSON document (docs/RULES.md, "Durability"): the random generator,
  * the timers, the players and their data, game.state; keys sorted, so the same state gives
@@ -168,5 +157,12 @@ int rul_load(rul_runtime *rt, const char *data, size_t len, mk_error *err);
 bool rul_busy(const rul_runtime *rt);
 
 void rul_stats_get(const rul_runtime *rt, rul_stats *out);
+
+/* Replaces the host's callbacks (copied): a runtime made before the server that carries its
+ * messages (the script is loaded, and its errors reported, before the network starts). */
+void rul_set_host(rul_runtime *rt, const rul_host *host);
+/* The ids of the players in the game, ascending, into ids[0..cap); returns how many there
+ * are (more than cap: the rest not written). */
+size_t rul_player_ids(const rul_runtime *rt, uint32_t *ids, size_t cap);
 
 #endif

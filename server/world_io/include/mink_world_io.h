@@ -55,16 +55,29 @@ typedef struct wio_journal {
     wio_line_fn fn;
     void *ctx;
     proto_buf buf;
+    /* While by_rules(rules_ctx) is true the changes are the game's rules' (wio_journal_by_rules) */
+    bool (*by_rules)(void *ctx);
+    void *rules_ctx;
 } wio_journal;
 
 /* Starts recording the changes of `w` into `fn`: a first line gives the tick and the world
- * hash. The journal must stay where it is until wio_journal_stop. */
+ * hash (none of them the rules' until wio_journal_by_rules). The journal must stay where it
+ * is until wio_journal_stop. */
 void wio_journal_start(wio_journal *j, sim_world *w, wio_line_fn fn, void *ctx);
 /* Writes a mark, {"tick":T,"hash":"H"}: a point the writer flushed, which replay checks and a
  * restart comes back to. Returns the hash written. */
 uint64_t wio_journal_mark(wio_journal *j);
 /* Ends a recording with the tick and the world hash, and stops listening to the world. */
 void wio_journal_stop(wio_journal *j);
+/* The changes made while `fn(ctx)` is true (a hook of the game's rules runs) are written with
+ * "rules":true: a replay that runs the script again skips them (the script makes them again),
+ * a restore that does not run it applies them. NULL: none is. */
+void wio_journal_by_rules(wio_journal *j, bool (*fn)(void *ctx), void *ctx);
+/* Writes a line of the game's rules, {"tick":T,"client":C,"msg":{"type":"TYPE",FIELDS}}, where
+ * `fields` is `len` bytes of JSON members (",\"name\":\"fire\"" or empty) and TYPE begins
+ * with "rules_": a player joining or leaving, an action, the rules' saved state. */
+void wio_journal_rules_line(wio_journal *j, uint32_t client, const char *type,
+                            const char *fields, size_t len);
 
 typedef void (*wio_step_fn)(void *ctx, const sim_world *w);
 /* Replays one recorded line: steps the world up to its tick (calling on_step after each
@@ -75,6 +88,21 @@ typedef void (*wio_step_fn)(void *ctx, const sim_world *w);
  * world that went another way: a different id, a missing body, a different hash). */
 int wio_journal_apply(sim_world *w, const char *line, size_t len, wio_step_fn on_step,
                       void *ctx, mk_error *err);
+
+struct cJSON;
+/* A replay with the game's rules: `rules` gets every rules_ line (its client, type and msg)
+ * and returns 0, or -1 with `err`; `rerun` skips the changes written as the rules' (the
+ * script, run again, makes them). */
+typedef struct wio_replay {
+    wio_step_fn on_step;
+    void *ctx;
+    bool rerun;
+    int (*rules)(void *ctx, uint32_t client, const char *type, const struct cJSON *msg,
+                 mk_error *err);
+} wio_replay;
+/* wio_journal_apply with the rules' lines: without `rules` they are read past. */
+int wio_journal_replay(sim_world *w, const char *line, size_t len, const wio_replay *r,
+                       mk_error *err);
 
 /* ---- a durable save's files: snapshots and the journal's records (durable.c) ---- */
 
