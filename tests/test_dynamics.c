@@ -18,13 +18,21 @@ static sim_body_def box_def(sim_kind kind, float x, float y, float hx, float hy)
     return fixture_rect(COL_SHAPE_BOX, kind, x, y, hx, hy);
 }
 
+/* A box of half extents (hx, hy) at (x, y) added to the world: its id. */
+static sim_id add_box(sim_world *w, sim_kind kind, float x, float y, float hx, float hy)
+{
+    sim_body_def d = box_def(kind, x, y, hx, hy);
+    sim_id id = sim_world_add(w, &d, 0);
+    ck_assert_uint_ne(id, 0);
+    return id;
+}
+
 /* A world with a static ground whose top is y = 0, 200 m wide. */
 static sim_world *world_with_ground(void)
 {
     sim_config cfg = sim_config_default();
     sim_world *w = sim_world_new(&cfg);
-    sim_body_def g = box_def(SIM_STATIC, 0, -0.5f, 100, 0.5f);
-    ck_assert_uint_ne(sim_world_add(w, &g, 0), 0);
+    add_box(w, SIM_STATIC, 0, -0.5f, 100, 0.5f);
     return w;
 }
 
@@ -255,15 +263,12 @@ END_TEST
 START_TEST(sleepers_wake_when_touched_moved_or_left_unsupported)
 {
     sim_world *w = world_with_ground();
-    sim_body_def d = box_def(SIM_DYNAMIC, 0, 0.5f, 0.5f, 0.5f);
-    sim_id low = sim_world_add(w, &d, 0);
-    d.pos.y = 1.5f;
-    sim_id high = sim_world_add(w, &d, 0);
+    sim_id low = add_box(w, SIM_DYNAMIC, 0, 0.5f, 0.5f, 0.5f);
+    sim_id high = add_box(w, SIM_DYNAMIC, 0, 1.5f, 0.5f, 0.5f);
     run(w, 60);
     ck_assert(sim_world_get(w, low)->sleeping && sim_world_get(w, high)->sleeping);
     /* A box dropped onto the pair wakes both: they fell asleep together. */
-    d.pos.y = 4.0f;
-    sim_id third = sim_world_add(w, &d, 0);
+    sim_id third = add_box(w, SIM_DYNAMIC, 0, 4.0f, 0.5f, 0.5f);
     run(w, 40);
     ck_assert(!sim_world_get(w, low)->sleeping && !sim_world_get(w, high)->sleeping);
     run(w, 120);
@@ -329,10 +334,8 @@ END_TEST
 START_TEST(character_stands_on_a_crate_and_jumps_off_it)
 {
     sim_world *w = world_with_ground();
-    sim_body_def crate = box_def(SIM_DYNAMIC, 0, 0.5f, 0.5f, 0.5f);
-    sim_id bid = sim_world_add(w, &crate, 0);
-    sim_body_def c = box_def(SIM_CHARACTER, 0, 2.0f, 0.3f, 0.5f);
-    sim_id cid = sim_world_add(w, &c, 0);
+    sim_id bid = add_box(w, SIM_DYNAMIC, 0, 0.5f, 0.5f, 0.5f);
+    sim_id cid = add_box(w, SIM_CHARACTER, 0, 2.0f, 0.3f, 0.5f);
     run(w, 60);
     const sim_body *ch = sim_world_get(w, cid);
     /* Standing on the crate: 1 m of crate, 0.5 m of half height, soft contacts a hair deep. */
@@ -404,12 +407,20 @@ END_TEST
 static sim_world *asleep_on_a_shelf(sim_body_def d, sim_id *shelf_id, sim_id *id)
 {
     sim_world *w = world_with_ground();
-    sim_body_def shelf = box_def(SIM_STATIC, 0, 3, 2, 0.25f);
-    *shelf_id = sim_world_add(w, &shelf, 0);
+    *shelf_id = add_box(w, SIM_STATIC, 0, 3, 2, 0.25f);
     *id = sim_world_add(w, &d, 0);
     run(w, 90);
     ck_assert(sim_world_get(w, *id)->sleeping);
     return w;
+}
+
+/* The shelf goes: the body asleep on it wakes at once and falls to rest at height y (m). */
+static void expect_woken_to_fall(sim_world *w, sim_id shelf_id, sim_id id, float y)
+{
+    ck_assert(sim_world_remove(w, shelf_id));
+    ck_assert(!sim_world_get(w, id)->sleeping);
+    run(w, 90);
+    ck_assert_float_eq_tol(sim_world_get(w, id)->pos.y, y, 0.01f);
 }
 
 START_TEST(a_sleeping_character_wakes_when_its_shelf_goes)
@@ -418,10 +429,7 @@ START_TEST(a_sleeping_character_wakes_when_its_shelf_goes)
      * record while it sleeps, and it must wake all the same. */
     sim_id shelf_id, cid;
     sim_world *w = asleep_on_a_shelf(box_def(SIM_CHARACTER, 0, 4.0f, 0.3f, 0.75f), &shelf_id, &cid);
-    ck_assert(sim_world_remove(w, shelf_id));
-    ck_assert(!sim_world_get(w, cid)->sleeping);
-    run(w, 90);
-    ck_assert_float_eq_tol(sim_world_get(w, cid)->pos.y, 0.75f, 0.01f);
+    expect_woken_to_fall(w, shelf_id, cid, 0.75f);
     sim_world_free(w);
 }
 END_TEST
@@ -443,10 +451,7 @@ START_TEST(a_saved_sleeper_wakes_when_its_support_goes)
     ck_assert_msg(w != NULL, "%s", err.message);
     ck_assert(sim_world_get(w, box)->sleeping);
     /* The shelf goes: the box, asleep since before the save, wakes and falls to the ground. */
-    ck_assert(sim_world_remove(w, shelf_id));
-    ck_assert(!sim_world_get(w, box)->sleeping);
-    run(w, 90);
-    ck_assert_float_eq_tol(sim_world_get(w, box)->pos.y, 0.5f, 0.01f);
+    expect_woken_to_fall(w, shelf_id, box, 0.5f);
     sim_world_free(w);
 }
 END_TEST
@@ -588,11 +593,9 @@ START_TEST(state_stays_finite_and_speed_bounded)
 {
     sim_world *w = world_with_ground();
     /* Two boxes spawned deep inside each other and one flung at a huge speed. */
-    sim_body_def d = box_def(SIM_DYNAMIC, 0, 0.5f, 0.5f, 0.5f);
-    sim_id a = sim_world_add(w, &d, 0);
-    d.pos = mk_v2(0.01f, 0.51f);
-    sim_id b = sim_world_add(w, &d, 0);
-    d.pos = mk_v2(5, 1);
+    sim_id a = add_box(w, SIM_DYNAMIC, 0, 0.5f, 0.5f, 0.5f);
+    sim_id b = add_box(w, SIM_DYNAMIC, 0.01f, 0.51f, 0.5f, 0.5f);
+    sim_body_def d = box_def(SIM_DYNAMIC, 5, 1, 0.5f, 0.5f);
     d.vel = mk_v2(1e6f, 3e5f);
     sim_id c = sim_world_add(w, &d, 0);
     for (int i = 0; i < 120; i++) {
