@@ -86,6 +86,8 @@ static inline void ev_append(ev_log *log, const sim_world *w)
 {
     size_t n;
     const sim_event *e = sim_world_events(w, &n);
+    if (n == 0)
+        return; /* the log may be unallocated yet: memcpy takes no NULL */
     if (log->n + n > log->cap) {
         log->cap = 2 * (log->n + n) + 64;
         log->at = realloc(log->at, log->cap * sizeof *log->at);

@@ -95,6 +95,8 @@ static bool sort_next(sim_world *w)
     size_t n = ev->next.v.len;
     if (!mk_vec_resize(&ev->sorted.v, n))
         return false;
+    if (n == 0)
+        return true; /* both lists may be unallocated: memcpy takes no NULL even for 0 bytes */
     if (n < RADIX_MIN) {
         memcpy(ev->sorted.at, ev->next.at, n * sizeof(uint64_t));
         if (n > 1)
