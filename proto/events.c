@@ -52,17 +52,6 @@ void proto_state_body_filter(proto_buf *b, const proto_filter *f, bool sensor)
 
 void proto_state_events_begin(proto_buf *b) { LIT(b, ",\"events\":["); }
 
-static void write_vec(proto_buf *b, const double *v, int dim, int decimals)
-{
-    proto_buf_append_char(b, '[');
-    for (int i = 0; i < dim; i++) {
-        if (i)
-            proto_buf_append_char(b, ',');
-        proto_buf_append_fixed(b, v[i], decimals);
-    }
-    proto_buf_append_char(b, ']');
-}
-
 void proto_state_event(proto_buf *b, int dim, const proto_event *e, bool first_in_list)
 {
     if (!first_in_list)
@@ -88,10 +77,7 @@ void proto_state_event(proto_buf *b, int dim, const proto_event *e, bool first_i
         proto_buf_append_u64(b, e->b);
         if (e->type != PROTO_EVENT_HIT)
             break;
-        LIT(b, ",\"point\":");
-        write_vec(b, e->point, dim, DEC_POS);
-        LIT(b, ",\"normal\":");
-        write_vec(b, e->normal, dim, DEC_DIR);
+        proto_write_point_normal(b, e->point, DEC_POS, e->normal, DEC_DIR, dim);
         LIT(b, ",\"speed\":");
         proto_buf_append_fixed(b, e->speed, DEC_SPEED);
         break;

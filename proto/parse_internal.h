@@ -64,6 +64,10 @@ proto_error_code proto_parse_world_query(const cJSON *root, int dim, proto_msg_t
                                          proto_world_query *out, proto_error *err);
 /* An optional `mask` (a query's, an explosion's): a whole number in [1, 2^53]; absent, 0. */
 proto_error_code proto_get_mask(const cJSON *root, uint64_t *out, proto_error *err);
+/* `,"point":[..],"normal":[..]` of a hit (a ray's or cast's in `hits`, a `hit` event's), each
+ * vector of dim numbers with its own decimals. */
+void proto_write_point_normal(proto_buf *b, const double *point, int point_decimals,
+                              const double *normal, int normal_decimals, int dim);
 
 /* ---- acting on bodies: push, set, explode (motion.c) ---- */
 

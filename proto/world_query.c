@@ -109,6 +109,15 @@ proto_error_code proto_get_mask(const cJSON *root, uint64_t *out, proto_error *e
     return PROTO_OK;
 }
 
+void proto_write_point_normal(proto_buf *b, const double *point, int point_decimals,
+                              const double *normal, int normal_decimals, int dim)
+{
+    LIT(b, ",\"point\":");
+    proto_buf_append_fixed_array(b, point, dim, point_decimals);
+    LIT(b, ",\"normal\":");
+    proto_buf_append_fixed_array(b, normal, dim, normal_decimals);
+}
+
 void proto_write_hits(proto_buf *b, const char *req, int dim, uint64_t tick, bool overlap,
                       const proto_hit *hits, size_t n)
 {
@@ -136,10 +145,7 @@ void proto_write_hits(proto_buf *b, const char *req, int dim, uint64_t tick, boo
             proto_buf_append_char(b, '}');
             continue;
         }
-        LIT(b, ",\"point\":");
-        proto_buf_append_fixed_array(b, h->point, dim, DEC_HIT);
-        LIT(b, ",\"normal\":");
-        proto_buf_append_fixed_array(b, h->normal, dim, DEC_HIT);
+        proto_write_point_normal(b, h->point, DEC_HIT, h->normal, DEC_HIT, dim);
         LIT(b, ",\"fraction\":");
         proto_buf_append_fixed(b, h->fraction, 7);
         proto_buf_append_char(b, '}');

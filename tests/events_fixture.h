@@ -20,26 +20,35 @@ static inline sim_world *ev_world(int dim, int workers)
     return sim_world_new(&c);
 }
 
-/* A box of half extents (hx, hy) (and hz = hx in 3D) at (x, y), with a filter when f is not
- * NULL, a sensor when asked. */
-static inline sim_id ev_box(sim_world *w, sim_kind kind, float x, float y, float hx, float hy,
-                            const sim_filter *f, bool sensor)
+/* A box of half extents (hx, hy, and hz in 3D) at (x, y) (z = 0) in the world's dimension,
+ * with the fixtures' defaults: one definition kept and reused (a 3D one is large). */
+static inline sim_body_def *ev_box_def(const sim_world *w, sim_kind kind, float x, float y,
+                                       float hx, float hy, float hz)
 {
     static sim_body_def d;
     if (sim_world_dim(w) == 3) {
         col_shape3 s;
         memset(&s, 0, sizeof s);
         s.type = COL_SHAPE3_BOX;
-        s.half = mk_v3(hx, hy, hx);
+        s.half = mk_v3(hx, hy, hz);
         fixture_body3(&d, s, kind, mk_v3(x, y, 0.0f));
     } else {
         d = fixture_rect(COL_SHAPE_BOX, kind, x, y, hx, hy);
     }
-    d.has_filter = f != NULL;
+    return &d;
+}
+
+/* A box of half extents (hx, hy) (and hz = hx in 3D) at (x, y), with a filter when f is not
+ * NULL, a sensor when asked. */
+static inline sim_id ev_box(sim_world *w, sim_kind kind, float x, float y, float hx, float hy,
+                            const sim_filter *f, bool sensor)
+{
+    sim_body_def *d = ev_box_def(w, kind, x, y, hx, hy, hx);
+    d->has_filter = f != NULL;
     if (f)
-        d.filter = *f;
-    d.sensor = sensor;
-    sim_id id = sim_world_add(w, &d, 0);
+        d->filter = *f;
+    d->sensor = sensor;
+    sim_id id = sim_world_add(w, d, 0);
     ck_assert(id != 0);
     return id;
 }
@@ -72,10 +81,13 @@ typedef struct ev_log {
     size_t n, cap;
 } ev_log;
 
-static inline void ev_take(sim_world *w, ev_log *log)
+/* Appends the events the world holds now (a replay's step, before the replay clears them). */
+static inline void ev_append(ev_log *log, const sim_world *w)
 {
     size_t n;
     const sim_event *e = sim_world_events(w, &n);
+    if (n == 0)
+        return; /* the log may be unallocated yet: memcpy takes no NULL */
     if (log->n + n > log->cap) {
         log->cap = 2 * (log->n + n) + 64;
         log->at = realloc(log->at, log->cap * sizeof *log->at);
@@ -84,6 +96,11 @@ static inline void ev_take(sim_world *w, ev_log *log)
     if (n > 0) /* no events: their array may be NULL, which memcpy must not get */
         memcpy(log->at + log->n, e, n * sizeof *e);
     log->n += n;
+}
+
+static inline void ev_take(sim_world *w, ev_log *log)
+{
+    ev_append(log, w);
     sim_world_clear_events(w);
 }
 

@@ -49,6 +49,13 @@ void start_and_join_with(h_conn *c, const char *flag, const char *value)
     start_and_join(c, args);
 }
 
+h_conn start_joined(const char *const *args)
+{
+    h_conn c;
+    start_and_join(&c, args);
+    return c;
+}
+
 /* Joins with a kinematic avatar (half extents hx, hy) at (0, y); returns the avatar's id. */
 double join_kinematic(h_conn *c, double hx, double hy, double y, double max_speed)
 {

@@ -25,6 +25,8 @@ cJSON *join(h_conn *c, const char *hello);
 void start_and_join(h_conn *c, const char *const *args);
 /* The same with one flag and its value. */
 void start_and_join_with(h_conn *c, const char *flag, const char *value);
+/* start_and_join, the connection returned. */
+h_conn start_joined(const char *const *args);
 /* Joins with a kinematic avatar (half extents hx, hy) at (0, y); returns the avatar's id. */
 double join_kinematic(h_conn *c, double hx, double hy, double y, double max_speed);
 void expect_error(h_conn *c, const char *code);

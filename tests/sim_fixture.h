@@ -7,6 +7,7 @@
 #include <check.h>
 #include <stdbool.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "mink_sim.h"
@@ -43,6 +44,21 @@ static inline sim_body_def *fixture_body3(sim_body_def *d, col_shape3 shape, sim
     d->d3.rot = mk_quat_identity();
     fixture_defaults(d, kind);
     return d;
+}
+
+/* A copy of the world made through its image (sim_world_image_copy, sim_world_from_image), as
+ * durability and --save restore it. */
+static inline sim_world *fixture_image_copy(const sim_world *w)
+{
+    size_t len = sim_world_image_size(w);
+    void *image = malloc(len);
+    ck_assert_ptr_nonnull(image);
+    sim_world_image_copy(w, image);
+    mk_error err = {0};
+    sim_world *back = sim_world_from_image(image, len, &err);
+    ck_assert_msg(back != NULL, "%s", err.message);
+    free(image);
+    return back;
 }
 
 /* The height of body `id`'s centre and its vertical speed, in either dimension. */

@@ -48,6 +48,13 @@ static void assert_rows(const cli_canvas *cv, const char *const *expected, int n
     }
 }
 
+/* The scene drawn on all six rows of the canvas is the expected picture. */
+static void expect_picture(cli_canvas *cv, const cli_scene *sc, const char *const expected[6])
+{
+    cli_render(cv, 6, sc);
+    assert_rows(cv, expected, 6);
+}
+
 /* A ground, the avatar standing on it and a small crate this client spawned. */
 static void scene3(cli_body bodies[3])
 {
@@ -74,7 +81,6 @@ START_TEST(side_view_picture)
     cli_body bodies[3];
     cli_canvas cv;
     cli_scene sc = side_scene(bodies, &cv, 1);
-    cli_render(&cv, 6, &sc);
     static const char *const expected[] = {
         "",
         "        @@@@",
@@ -83,7 +89,7 @@ START_TEST(side_view_picture)
         "   oo   @@@@",
         "####################",
     };
-    assert_rows(&cv, expected, 6);
+    expect_picture(&cv, &sc, expected);
     ck_assert_int_eq(cv.paint[1 * 20 + 8], CLI_PAINT_AVATAR);
     ck_assert_int_eq(cv.paint[4 * 20 + 3], CLI_PAINT_MINE);
     ck_assert_int_eq(cv.paint[5 * 20 + 0], CLI_PAINT_STATIC);
@@ -126,11 +132,10 @@ START_TEST(side_view_zoomed_out)
     cli_body bodies[3];
     cli_canvas cv;
     cli_scene sc = side_scene(bodies, &cv, 2);
-    cli_render(&cv, 6, &sc);
     static const char *const expected[] = {
         "", "", "         @@", "      oo @@", "####################", "",
     };
-    assert_rows(&cv, expected, 6);
+    expect_picture(&cv, &sc, expected);
     cli_canvas_free(&cv);
 }
 END_TEST
@@ -187,12 +192,11 @@ START_TEST(view_from_above_picture)
     ck_assert_int_eq(cli_canvas_init(&cv, 20, 6), 0);
     cli_scene sc = {.dim = 3, .bodies = bodies, .count = 3, .has_avatar = true, .avatar = 2,
                     .client = 7, .centre = {0, 0.9, 0}, .zoom = 1};
-    cli_render(&cv, 6, &sc);
     static const char *const expected[] = {
         "....................", "....................", "........@@@@....1111",
         "........@@@@....1111", "....................", "....................",
     };
-    assert_rows(&cv, expected, 6);
+    expect_picture(&cv, &sc, expected);
     ck_assert_int_eq(cv.paint[2 * 20 + 8], CLI_PAINT_AVATAR);
     ck_assert_int_eq(cv.paint[2 * 20 + 16], CLI_PAINT_DYNAMIC);
     ck_assert_int_eq(cv.paint[0], CLI_PAINT_STATIC);
@@ -217,10 +221,12 @@ static void apply_state(cli_world *w, uint64_t tick, bool first)
     ck_assert(client_apply(w, line));
 }
 
-/* States every 3 ticks (20 a second at 60 Hz), each arriving 50 ms after its tick plus
- * `jitter(k)` ms. */
+/* A new world and its 60 Hz interpolation, fed states every 3 ticks (20 a second) up to tick
+ * `last`, each arriving 50 ms after its tick plus `jitter(k)` ms. */
 static void stream(cli_world *w, cli_interp *ip, uint64_t last, double (*jitter)(int))
 {
+    cli_world_init(w);
+    cli_interp_init(ip, 60);
     for (uint64_t t = 0; t <= last; t += 3) {
         apply_state(w, t, t == 0);
         ck_assert_int_eq(cli_interp_push(ip, w, 50.0 + (double)t * TICK_MS + jitter((int)(t / 3))), 0);
@@ -236,9 +242,7 @@ static double no_jitter(int k)
 START_TEST(steady_stream_is_drawn_two_intervals_behind)
 {
     cli_world w;
-    cli_world_init(&w);
     cli_interp ip;
-    cli_interp_init(&ip, 60);
     stream(&w, &ip, 30, no_jitter);
     /* The interval is 50 ms and there is no jitter: a delay of 100 ms. At the arrival of
      * tick 30 (550 ms) the picture shows tick 24, x = 0.8 m. */
@@ -262,9 +266,7 @@ END_TEST
 START_TEST(a_gap_extrapolates_briefly_then_holds)
 {
     cli_world w;
-    cli_world_init(&w);
     cli_interp ip;
-    cli_interp_init(&ip, 60);
     stream(&w, &ip, 30, no_jitter);
     cli_body b;
     memset(&b, 0, sizeof b);
@@ -293,9 +295,7 @@ START_TEST(jittered_stream_moves_steadily)
      * apart step the body by 2 m/s * 33 ms = 66.7 mm each, within a millimetre, however the
      * states fall between the frames. */
     cli_world w;
-    cli_world_init(&w);
     cli_interp ip;
-    cli_interp_init(&ip, 60);
     stream(&w, &ip, 600, alternating_jitter); /* 10 s of states */
     ck_assert(cli_interp_delay(&ip) > 100.0 && cli_interp_delay(&ip) < 150.0);
     cli_body b;

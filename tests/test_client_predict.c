@@ -51,15 +51,29 @@ static void state(cli_world *w, uint64_t tick, uint64_t ack, double x, double vx
 static const double gravity[3] = {0, -10, 0};
 static const double right[3] = {1, 0, 0};
 
-/* A 60 Hz world whose state of tick 60 has the avatar (body 2) at rest at x 0 on a ground,
- * received at 1000 ms, and a predictor of that avatar in it. */
-static void start(cli_world *w, cli_predict *p)
+/* A 60 Hz world, empty, and a predictor of the avatar (body 2) in it. */
+static void predictor(cli_world *w, cli_predict *p)
 {
     cli_world_init(w);
     w->tick_hz = 60;
     cli_predict_init(p, 2, 60, gravity, false);
+}
+
+/* The world's state of tick 60 has the avatar at rest at x 0 on a ground, received at
+ * 1000 ms: returns the predictor's error then. */
+static double start(cli_world *w, cli_predict *p)
+{
+    predictor(w, p);
     state(w, 60, 0, 0, 0, true);
-    cli_predict_state(p, w, 2, 1000.0);
+    return cli_predict_state(p, w, 2, 1000.0);
+}
+
+/* Started, and pushed right (input 1) at 1000 ms: with no round trip known the prediction
+ * stands at 61, and the input is stamped 62. */
+static void start_walking(cli_world *w, cli_predict *p)
+{
+    start(w, p);
+    ck_assert_uint_eq(cli_predict_input(p, 1, right, false, 1000.0), 62);
 }
 
 static double drawn_x(cli_predict *p, double now)
@@ -72,12 +86,8 @@ static double drawn_x(cli_predict *p, double now)
 START_TEST(input_moves_the_avatar_at_once)
 {
     cli_world w;
-    cli_world_init(&w);
-    w.tick_hz = 60;
     cli_predict p;
-    cli_predict_init(&p, 2, 60, gravity, false);
-    state(&w, 60, 0, 0, 0, true);
-    ck_assert_double_eq(cli_predict_state(&p, &w, 2, 1000.0), 0);
+    ck_assert_double_eq(start(&w, &p), 0);
     ck_assert(cli_predict_active(&p));
     cli_predict_input(&p, 1, right, false, 1000.0);
     /* One tick later it has moved 1.25 m/s * 1/60 s, the ground holding it at y 0.9. */
@@ -95,10 +105,7 @@ START_TEST(input_is_stamped_a_round_trip_ahead)
 {
     cli_world w;
     cli_predict p;
-    start(&w, &p);
-    /* At 1000 ms the server is at tick 60: with no round trip known the prediction stands
-     * at 61, and the input is stamped 62. */
-    ck_assert_uint_eq(cli_predict_input(&p, 1, right, false, 1000.0), 62);
+    start_walking(&w, &p); /* the server at tick 60, the input stamped 62 */
     /* A 100 ms round trip: 6 ticks more. Two ticks on (1033.8 ms) the server is at 62.03,
      * the prediction at 62 + 6 + 1 = 69: the input is stamped 70. */
     cli_predict_rtt(&p, 100.0);
@@ -113,8 +120,7 @@ START_TEST(reconciliation_replays_and_smooths)
 {
     cli_world w;
     cli_predict p;
-    start(&w, &p);
-    ck_assert_uint_eq(cli_predict_input(&p, 1, right, false, 1000.0), 62);
+    start_walking(&w, &p);
     double now = 1000.0 + 5 * TICK_MS + 0.01; /* the server at 65: the prediction at 66 */
     ck_assert_double_eq_tol(drawn_x(&p, now), 18.5 / 60, 1e-5);
     /* The state of tick 65 has input 1 applied from 62, as stamped, but the avatar at x 0.3
@@ -169,8 +175,7 @@ START_TEST(an_input_sent_before_the_round_trip_is_known_is_not_counted_late)
 {
     cli_world w;
     cli_predict p;
-    start(&w, &p);
-    ck_assert_uint_eq(cli_predict_input(&p, 1, right, false, 1000.0), 62);
+    start_walking(&w, &p);
     state_acked(&w, 65, 1, 64, 2.5 / 60 + 1.25 / 60, 2.5, false);
     cli_predict_state(&p, &w, 2, 1000.0 + 5 * TICK_MS + 0.5);
     ck_assert_uint_eq(p.late, 0);
@@ -186,10 +191,8 @@ END_TEST
 START_TEST(an_input_sent_before_the_first_state_gets_its_arrival_tick)
 {
     cli_world w;
-    cli_world_init(&w);
-    w.tick_hz = 60;
     cli_predict p;
-    cli_predict_init(&p, 2, 60, gravity, false);
+    predictor(&w, &p);
     cli_predict_rtt(&p, 100.0); /* the welcome's */
     ck_assert_uint_eq(cli_predict_input(&p, 1, right, false, 950.5), 0);
     /* The state of tick 60 at 1000 ms: the server's tick at 1050.5 ms (950.5 and the round

@@ -44,19 +44,6 @@ static sim_world *pile(int n)
     return w;
 }
 
-static sim_world *copy_of(const sim_world *w)
-{
-    size_t len = sim_world_image_size(w);
-    void *image = malloc(len);
-    ck_assert_ptr_nonnull(image);
-    sim_world_image_copy(w, image);
-    mk_error err = {0};
-    sim_world *back = sim_world_from_image(image, len, &err);
-    ck_assert_msg(back != NULL, "%s", err.message);
-    free(image);
-    return back;
-}
-
 /* What happens to a world at tick t: a character (client 1) turns every 37 ticks and jumps
  * every third turn; client 2 drops a box every 50 ticks and removes the one before every
  * 120; the removed slots are given back every 45 ticks, as the server does after a snapshot
@@ -121,7 +108,7 @@ static void steps_on_exactly(sim_world *w, float x, float y)
         script(w, t, chr, &dropped_a);
         sim_world_step(w);
     }
-    sim_world *b = copy_of(w);
+    sim_world *b = fixture_image_copy(w);
     sim_id dropped_b = dropped_a;
     ck_assert_uint_eq(sim_world_tick(b), 400);
     ck_assert_uint_eq(sim_world_hash(b), sim_world_hash(w));

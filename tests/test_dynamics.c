@@ -18,13 +18,32 @@ static sim_body_def box_def(sim_kind kind, float x, float y, float hx, float hy)
     return fixture_rect(COL_SHAPE_BOX, kind, x, y, hx, hy);
 }
 
+/* A box of half extents (hx, hy) at (x, y) added to the world: its id. */
+static sim_id add_box(sim_world *w, sim_kind kind, float x, float y, float hx, float hy)
+{
+    sim_body_def d = box_def(kind, x, y, hx, hy);
+    sim_id id = sim_world_add(w, &d, 0);
+    ck_assert_uint_ne(id, 0);
+    return id;
+}
+
+/* A crate: a dynamic 1 m box centred at (x, y). */
+static sim_body_def crate_def(float x, float y)
+{
+    return box_def(SIM_DYNAMIC, x, y, 0.5f, 0.5f);
+}
+
+static sim_id add_crate(sim_world *w, float x, float y)
+{
+    return add_box(w, SIM_DYNAMIC, x, y, 0.5f, 0.5f);
+}
+
 /* A world with a static ground whose top is y = 0, 200 m wide. */
 static sim_world *world_with_ground(void)
 {
     sim_config cfg = sim_config_default();
     sim_world *w = sim_world_new(&cfg);
-    sim_body_def g = box_def(SIM_STATIC, 0, -0.5f, 100, 0.5f);
-    ck_assert_uint_ne(sim_world_add(w, &g, 0), 0);
+    add_box(w, SIM_STATIC, 0, -0.5f, 100, 0.5f);
     return w;
 }
 
@@ -119,16 +138,24 @@ static void check_settled(sim_world *w, const sim_id *ids, const mk_vec2 *start,
            (double)largest);
 }
 
+/* A column of n crates at x = 0 standing on the ground, each touching the next: their ids and
+ * where they were put (start may be NULL). */
+static void add_column(sim_world *w, int n, sim_id *ids, mk_vec2 *start)
+{
+    for (int i = 0; i < n; i++) {
+        sim_body_def d = crate_def(0, 0.5f + 1.0f * (float)i);
+        ids[i] = sim_world_add(w, &d, 0);
+        if (start)
+            start[i] = d.pos;
+    }
+}
+
 START_TEST(column_of_twenty_settles_and_sleeps)
 {
     sim_world *w = world_with_ground();
     sim_id ids[20];
     mk_vec2 start[20];
-    for (int i = 0; i < 20; i++) {
-        sim_body_def d = box_def(SIM_DYNAMIC, 0, 0.5f + 1.0f * (float)i, 0.5f, 0.5f);
-        ids[i] = sim_world_add(w, &d, 0);
-        start[i] = d.pos;
-    }
+    add_column(w, 20, ids, start);
     /* Soft contacts rest deeper the more weight they carry: about g / (2 pi 30 Hz)^2 = 0.3 mm
      * per box above, more between two movable boxes; the column of 20 ends about 15 cm
      * shorter (the sum over its 20 contacts), and straight. */
@@ -147,7 +174,7 @@ START_TEST(pyramid_of_base_twenty_settles_and_sleeps)
     for (int row = 0; row < BASE; row++) {
         for (int i = 0; i < BASE - row; i++) {
             float x = (float)i * 1.0f - 0.5f * (float)(BASE - row - 1);
-            sim_body_def d = box_def(SIM_DYNAMIC, x, 0.5f + (float)row, 0.5f, 0.5f);
+            sim_body_def d = crate_def(x, 0.5f + (float)row);
             ids[k] = sim_world_add(w, &d, 0);
             start[k++] = d.pos;
         }
@@ -170,7 +197,7 @@ static float slide_on_slope(float angle, float friction, float seconds)
     sim_world_add(w, &ramp, 0);
     /* On the ramp's top face: 0.5 + 0.5 m from the ramp's centre along its normal. */
     mk_vec2 n = mk_v2(-sinf(angle), cosf(angle));
-    sim_body_def d = box_def(SIM_DYNAMIC, n.x * 1.0f, n.y * 1.0f, 0.5f, 0.5f);
+    sim_body_def d = crate_def(n.x * 1.0f, n.y * 1.0f);
     d.angle = angle;
     d.friction = friction;
     sim_id id = sim_world_add(w, &d, 0);
@@ -214,7 +241,7 @@ END_TEST
 /* A fixture_landing_body: the box or the ball. */
 static sim_body_def landing_body(int shape, int k)
 {
-    sim_body_def d = box_def(SIM_DYNAMIC, 0, 0.5f + 0.3f + 0.0137f * (float)k, 0.5f, 0.5f);
+    sim_body_def d = crate_def(0, 0.5f + 0.3f + 0.0137f * (float)k);
     if (shape == 1) {
         d.shape.type = COL_SHAPE_CIRCLE;
         d.shape.radius = 0.5f;
@@ -239,7 +266,7 @@ END_TEST
 START_TEST(box_dropped_on_its_corner_turns_and_lands_flat)
 {
     sim_world *w = world_with_ground();
-    sim_body_def d = box_def(SIM_DYNAMIC, 0, 2, 0.5f, 0.5f);
+    sim_body_def d = crate_def(0, 2);
     d.angle = 0.6f; /* off balance on its corner: it must turn to rest on a face */
     sim_id id = sim_world_add(w, &d, 0);
     run(w, 240);
@@ -255,15 +282,13 @@ END_TEST
 START_TEST(sleepers_wake_when_touched_moved_or_left_unsupported)
 {
     sim_world *w = world_with_ground();
-    sim_body_def d = box_def(SIM_DYNAMIC, 0, 0.5f, 0.5f, 0.5f);
-    sim_id low = sim_world_add(w, &d, 0);
-    d.pos.y = 1.5f;
-    sim_id high = sim_world_add(w, &d, 0);
+    sim_id pair[2];
+    add_column(w, 2, pair, NULL);
+    sim_id low = pair[0], high = pair[1];
     run(w, 60);
     ck_assert(sim_world_get(w, low)->sleeping && sim_world_get(w, high)->sleeping);
     /* A box dropped onto the pair wakes both: they fell asleep together. */
-    d.pos.y = 4.0f;
-    sim_id third = sim_world_add(w, &d, 0);
+    sim_id third = add_crate(w, 0, 4.0f);
     run(w, 40);
     ck_assert(!sim_world_get(w, low)->sleeping && !sim_world_get(w, high)->sleeping);
     run(w, 120);
@@ -287,7 +312,7 @@ START_TEST(sleeping_bodies_cost_no_contacts)
 {
     sim_world *w = world_with_ground();
     for (int i = 0; i < 10; i++) {
-        sim_body_def d = box_def(SIM_DYNAMIC, 3.0f * (float)i, 0.5f, 0.5f, 0.5f);
+        sim_body_def d = crate_def(3.0f * (float)i, 0.5f);
         sim_world_add(w, &d, 0);
     }
     run(w, 5);
@@ -329,10 +354,8 @@ END_TEST
 START_TEST(character_stands_on_a_crate_and_jumps_off_it)
 {
     sim_world *w = world_with_ground();
-    sim_body_def crate = box_def(SIM_DYNAMIC, 0, 0.5f, 0.5f, 0.5f);
-    sim_id bid = sim_world_add(w, &crate, 0);
-    sim_body_def c = box_def(SIM_CHARACTER, 0, 2.0f, 0.3f, 0.5f);
-    sim_id cid = sim_world_add(w, &c, 0);
+    sim_id bid = add_crate(w, 0, 0.5f);
+    sim_id cid = add_box(w, SIM_CHARACTER, 0, 2.0f, 0.3f, 0.5f);
     run(w, 60);
     const sim_body *ch = sim_world_get(w, cid);
     /* Standing on the crate: 1 m of crate, 0.5 m of half height, soft contacts a hair deep. */
@@ -368,7 +391,7 @@ START_TEST(bodies_come_and_go_while_piles_sleep_and_wake)
         if (t % 10 == 0 && n < 90 && t < 1600) { /* columns of at most about 15 */
             rng = rng * 6364136223846793005ull + 1442695040888963407ull;
             float x = (float)((t / 10) % 6) * 1.5f; /* a column gets a box each second */
-            sim_body_def d = box_def(SIM_DYNAMIC, x, 20.0f, 0.5f, 0.5f);
+            sim_body_def d = crate_def(x, 20.0f);
             d.angle = (float)((rng >> 20) % 100) * 0.01f;
             ids[n] = sim_world_add(w, &d, 0);
             ck_assert_uint_ne(ids[n], 0);
@@ -404,12 +427,20 @@ END_TEST
 static sim_world *asleep_on_a_shelf(sim_body_def d, sim_id *shelf_id, sim_id *id)
 {
     sim_world *w = world_with_ground();
-    sim_body_def shelf = box_def(SIM_STATIC, 0, 3, 2, 0.25f);
-    *shelf_id = sim_world_add(w, &shelf, 0);
+    *shelf_id = add_box(w, SIM_STATIC, 0, 3, 2, 0.25f);
     *id = sim_world_add(w, &d, 0);
     run(w, 90);
     ck_assert(sim_world_get(w, *id)->sleeping);
     return w;
+}
+
+/* The shelf goes: the body asleep on it wakes at once and falls to rest at height y (m). */
+static void expect_woken_to_fall(sim_world *w, sim_id shelf_id, sim_id id, float y)
+{
+    ck_assert(sim_world_remove(w, shelf_id));
+    ck_assert(!sim_world_get(w, id)->sleeping);
+    run(w, 90);
+    ck_assert_float_eq_tol(sim_world_get(w, id)->pos.y, y, 0.01f);
 }
 
 START_TEST(a_sleeping_character_wakes_when_its_shelf_goes)
@@ -418,10 +449,7 @@ START_TEST(a_sleeping_character_wakes_when_its_shelf_goes)
      * record while it sleeps, and it must wake all the same. */
     sim_id shelf_id, cid;
     sim_world *w = asleep_on_a_shelf(box_def(SIM_CHARACTER, 0, 4.0f, 0.3f, 0.75f), &shelf_id, &cid);
-    ck_assert(sim_world_remove(w, shelf_id));
-    ck_assert(!sim_world_get(w, cid)->sleeping);
-    run(w, 90);
-    ck_assert_float_eq_tol(sim_world_get(w, cid)->pos.y, 0.75f, 0.01f);
+    expect_woken_to_fall(w, shelf_id, cid, 0.75f);
     sim_world_free(w);
 }
 END_TEST
@@ -429,7 +457,7 @@ END_TEST
 START_TEST(a_saved_sleeper_wakes_when_its_support_goes)
 {
     sim_id shelf_id, box;
-    sim_world *w = asleep_on_a_shelf(box_def(SIM_DYNAMIC, 0, 3.75f, 0.5f, 0.5f), &shelf_id, &box);
+    sim_world *w = asleep_on_a_shelf(crate_def(0, 3.75f), &shelf_id, &box);
     char path[] = "/tmp/mink-sleeper-XXXXXX";
     int fd = mkstemp(path);
     ck_assert_int_ge(fd, 0);
@@ -443,10 +471,7 @@ START_TEST(a_saved_sleeper_wakes_when_its_support_goes)
     ck_assert_msg(w != NULL, "%s", err.message);
     ck_assert(sim_world_get(w, box)->sleeping);
     /* The shelf goes: the box, asleep since before the save, wakes and falls to the ground. */
-    ck_assert(sim_world_remove(w, shelf_id));
-    ck_assert(!sim_world_get(w, box)->sleeping);
-    run(w, 90);
-    ck_assert_float_eq_tol(sim_world_get(w, box)->pos.y, 0.5f, 0.01f);
+    expect_woken_to_fall(w, shelf_id, box, 0.5f);
     sim_world_free(w);
 }
 END_TEST
@@ -588,11 +613,9 @@ START_TEST(state_stays_finite_and_speed_bounded)
 {
     sim_world *w = world_with_ground();
     /* Two boxes spawned deep inside each other and one flung at a huge speed. */
-    sim_body_def d = box_def(SIM_DYNAMIC, 0, 0.5f, 0.5f, 0.5f);
-    sim_id a = sim_world_add(w, &d, 0);
-    d.pos = mk_v2(0.01f, 0.51f);
-    sim_id b = sim_world_add(w, &d, 0);
-    d.pos = mk_v2(5, 1);
+    sim_id a = add_crate(w, 0, 0.5f);
+    sim_id b = add_crate(w, 0.01f, 0.51f);
+    sim_body_def d = crate_def(5, 1);
     d.vel = mk_v2(1e6f, 3e5f);
     sim_id c = sim_world_add(w, &d, 0);
     for (int i = 0; i < 120; i++) {

@@ -509,13 +509,7 @@ START_TEST(events_are_the_same_after_an_image_round_trip)
         size_t slots;
         const sim_body *b = sim_world_slots(w, &slots);
         ck_assert(sim_world_remove(w, b[slots - 1].id));
-        size_t bytes = sim_world_image_size(w);
-        void *image = malloc(bytes);
-        ck_assert_ptr_nonnull(image);
-        sim_world_image_copy(w, image);
-        mk_error err = {0};
-        sim_world *copy = sim_world_from_image(image, bytes, &err);
-        ck_assert_msg(copy != NULL, "%s", err.message);
+        sim_world *copy = fixture_image_copy(w);
         ck_assert_uint_eq(sim_world_hash(copy), sim_world_hash(w));
         first.n = 0;
         ev_steps(w, 150, &first);
@@ -523,7 +517,6 @@ START_TEST(events_are_the_same_after_an_image_round_trip)
         ev_expect_same(&first, &again, "image");
         ck_assert_uint_eq(sim_world_hash(copy), sim_world_hash(w));
         ck_assert_uint_gt(first.n, 10);
-        free(image);
         free(first.at);
         free(again.at);
         sim_world_free(copy);

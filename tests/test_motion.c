@@ -29,19 +29,11 @@ static sim_world *still_world(int dim)
 static sim_id box_of(sim_world *w, float x, float y, float hx, float hy, float hz, float rho,
                      mk_quat q)
 {
-    static sim_body_def d;
-    if (sim_world_dim(w) == 3) {
-        col_shape3 s;
-        memset(&s, 0, sizeof s);
-        s.type = COL_SHAPE3_BOX;
-        s.half = mk_v3(hx, hy, hz);
-        fixture_body3(&d, s, SIM_DYNAMIC, mk_v3(x, y, 0));
-        d.d3.rot = q;
-    } else {
-        d = fixture_rect(COL_SHAPE_BOX, SIM_DYNAMIC, x, y, hx, hy);
-    }
-    d.density = rho;
-    sim_id id = sim_world_add(w, &d, 0);
+    sim_body_def *d = ev_box_def(w, SIM_DYNAMIC, x, y, hx, hy, hz);
+    if (sim_world_dim(w) == 3)
+        d->d3.rot = q;
+    d->density = rho;
+    sim_id id = sim_world_add(w, d, 0);
     ck_assert(id != 0);
     return id;
 }
@@ -233,19 +225,7 @@ END_TEST
 static void to_buf(void *ctx, const char *line, size_t len) { proto_buf_append(ctx, line, len); }
 
 /* A replay's step: its events, before the replay clears them. */
-static void collect(void *ctx, const sim_world *w)
-{
-    ev_log *log = ctx;
-    size_t n;
-    const sim_event *e = sim_world_events(w, &n);
-    if (log->n + n > log->cap) {
-        log->cap = 2 * (log->n + n) + 64;
-        log->at = realloc(log->at, log->cap * sizeof *log->at);
-        ck_assert_ptr_nonnull(log->at);
-    }
-    memcpy(log->at + log->n, e, n * sizeof *e);
-    log->n += n;
-}
+static void collect(void *ctx, const sim_world *w) { ev_append(ctx, w); }
 
 /* A world with filters and sensors, acted on between steps by every call there is: recorded,
  * it replays on the same start to the same hashes (checked at the marks and the end) and the

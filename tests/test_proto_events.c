@@ -82,6 +82,32 @@ START_TEST(queries_and_explosions_take_a_mask)
 }
 END_TEST
 
+/* Motion messages refused, each naming its field. */
+static const struct {
+    int dim;
+    const char *line, *field;
+} bad_motion[] = {
+    {2, "{\"type\":\"push\",\"impulse\":[1,2]}", "id"},
+    {2, "{\"type\":\"push\",\"id\":1}", "impulse"},
+    {2, "{\"type\":\"push\",\"id\":1,\"impulse\":[1e999,0]}", "impulse[0]"},
+    {2, "{\"type\":\"push\",\"id\":1,\"impulse\":[0,2e6]}", "impulse[1]"},
+    {2, "{\"type\":\"push\",\"id\":1,\"impulse\":[1,2,3]}", "impulse"},
+    {2, "{\"type\":\"push\",\"id\":1,\"impulse\":[1,2],\"point\":[0,\"x\"]}", "point[1]"},
+    {2, "{\"type\":\"set\",\"id\":1}", "set: give at least one"},
+    {2, "{\"type\":\"set\",\"id\":1,\"pos\":[2e6,0]}", "pos[0]"},
+    {2, "{\"type\":\"set\",\"id\":1,\"rot\":[1,0]}", "rot"},
+    {3, "{\"type\":\"set\",\"id\":1,\"rot\":[0,0,0,0]}", "rot"},
+    {2, "{\"type\":\"set\",\"id\":1,\"vel\":[1e5,0]}", "vel[0]"},
+    {2, "{\"type\":\"set\",\"id\":1,\"w\":[1,2,3]}", "w"},
+    {3, "{\"type\":\"set\",\"id\":1,\"w\":1}", "w"},
+    {2, "{\"type\":\"explode\",\"radius\":1,\"impulse\":1}", "pos"},
+    {2, "{\"type\":\"explode\",\"pos\":[0,0],\"radius\":0,\"impulse\":1}", "radius"},
+    {2, "{\"type\":\"explode\",\"pos\":[0,0],\"radius\":2e6,\"impulse\":1}", "radius"},
+    {2, "{\"type\":\"explode\",\"pos\":[0,0],\"radius\":1}", "impulse"},
+    {2, "{\"type\":\"explode\",\"pos\":[0,0],\"radius\":1,\"impulse\":-1e7}", "impulse"},
+    {2, "{\"type\":\"explode\",\"pos\":[0,0],\"radius\":1,\"impulse\":1,\"mask\":-3}", "mask"},
+};
+
 START_TEST(push_set_and_explode)
 {
     EXPECT_OK(2, "{\"type\":\"push\",\"req\":1,\"id\":7,\"impulse\":[1,-2]}");
@@ -113,29 +139,8 @@ START_TEST(push_set_and_explode)
     ck_assert_uint_eq(msg.u.explode.mask, 0);
 
     /* Each bad input names its field. */
-    EXPECT_BAD(2, "{\"type\":\"push\",\"impulse\":[1,2]}", "id");
-    EXPECT_BAD(2, "{\"type\":\"push\",\"id\":1}", "impulse");
-    EXPECT_BAD(2, "{\"type\":\"push\",\"id\":1,\"impulse\":[1e999,0]}", "impulse[0]");
-    EXPECT_BAD(2, "{\"type\":\"push\",\"id\":1,\"impulse\":[0,2e6]}", "impulse[1]");
-    EXPECT_BAD(2, "{\"type\":\"push\",\"id\":1,\"impulse\":[1,2,3]}", "impulse");
-    EXPECT_BAD(2, "{\"type\":\"push\",\"id\":1,\"impulse\":[1,2],\"point\":[0,\"x\"]}",
-               "point[1]");
-    EXPECT_BAD(2, "{\"type\":\"set\",\"id\":1}", "set: give at least one");
-    EXPECT_BAD(2, "{\"type\":\"set\",\"id\":1,\"pos\":[2e6,0]}", "pos[0]");
-    EXPECT_BAD(2, "{\"type\":\"set\",\"id\":1,\"rot\":[1,0]}", "rot");
-    EXPECT_BAD(3, "{\"type\":\"set\",\"id\":1,\"rot\":[0,0,0,0]}", "rot");
-    EXPECT_BAD(2, "{\"type\":\"set\",\"id\":1,\"vel\":[1e5,0]}", "vel[0]");
-    EXPECT_BAD(2, "{\"type\":\"set\",\"id\":1,\"w\":[1,2,3]}", "w");
-    EXPECT_BAD(3, "{\"type\":\"set\",\"id\":1,\"w\":1}", "w");
-    EXPECT_BAD(2, "{\"type\":\"explode\",\"radius\":1,\"impulse\":1}", "pos");
-    EXPECT_BAD(2, "{\"type\":\"explode\",\"pos\":[0,0],\"radius\":0,\"impulse\":1}", "radius");
-    EXPECT_BAD(2, "{\"type\":\"explode\",\"pos\":[0,0],\"radius\":2e6,\"impulse\":1}",
-               "radius");
-    EXPECT_BAD(2, "{\"type\":\"explode\",\"pos\":[0,0],\"radius\":1}", "impulse");
-    EXPECT_BAD(2, "{\"type\":\"explode\",\"pos\":[0,0],\"radius\":1,\"impulse\":-1e7}",
-               "impulse");
-    EXPECT_BAD(2, "{\"type\":\"explode\",\"pos\":[0,0],\"radius\":1,\"impulse\":1,\"mask\":-3}",
-               "mask");
+    for (size_t i = 0; i < sizeof bad_motion / sizeof *bad_motion; i++)
+        EXPECT_BAD(bad_motion[i].dim, bad_motion[i].line, bad_motion[i].field);
     ck_assert_int_eq(parse(2, "{\"type\":\"explosion\"}"), PROTO_ERR_UNKNOWN_TYPE);
 }
 END_TEST

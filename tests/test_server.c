@@ -47,15 +47,13 @@ START_TEST(hello_gets_welcome)
     ck_assert_ptr_null(cJSON_GetObjectItemCaseSensitive(h_state_body(s, avatar), "shape"));
     cJSON_Delete(s);
     cJSON_Delete(w);
-    h_close(&c);
-    stop();
+    close_and_stop(&c);
 }
 END_TEST
 
 START_TEST(spawned_box_rests_on_ground)
 {
-    h_conn c;
-    start_and_join(&c, NULL);
+    h_conn c = start_joined(NULL);
     cJSON *sp = request(&c, "{\"type\":\"spawn\",\"req\":7,\"body\":{\"shape\":{\"type\":"
                             "\"aabb\",\"half\":[0.5,0.5]},\"pos\":[-2,4],\"tag\":\"mine\"}}",
                             "spawned");
@@ -87,8 +85,7 @@ START_TEST(spawned_box_rests_on_ground)
     }
     ck_assert_double_eq_tol(y, 0.5, 1e-3);
     ck_assert_double_eq_tol(vy, 0.0, 1e-3);
-    h_close(&c);
-    stop();
+    close_and_stop(&c);
 }
 END_TEST
 
@@ -104,15 +101,13 @@ START_TEST(input_moves_kinematic_avatar)
     double x = expect_run(&c, avatar, 3.0, at, 2, 2e-3, &ack);
     ck_assert_double_eq(ack, 30);
     ck_assert_double_gt(x, 2.0);
-    h_close(&c);
-    stop();
+    close_and_stop(&c);
 }
 END_TEST
 
 START_TEST(bad_json_keeps_connection)
 {
-    h_conn c;
-    start_and_join(&c, NULL);
+    h_conn c = start_joined(NULL);
     ck_assert(h_send_line(&c, "{not json"));
     expect_error(&c, "bad_json");
     ck_assert(h_send_line(&c, "{\"type\":\"spawn\",\"req\":\"r1\",\"body\":{\"shape\":{\"type\":"
@@ -126,8 +121,7 @@ START_TEST(bad_json_keeps_connection)
     ck_assert(h_send_line(&c, "{\"type\":\"teleport\"}"));
     expect_error(&c, "unknown_type");
     expect_alive(&c);
-    h_close(&c);
-    stop();
+    close_and_stop(&c);
 }
 END_TEST
 
@@ -205,8 +199,7 @@ START_TEST(order_and_ownership_errors)
     }
     ck_assert(removed);
     h_close(&a);
-    h_close(&b);
-    stop();
+    close_and_stop(&b);
 }
 END_TEST
 
@@ -233,8 +226,7 @@ START_TEST(leaving_client_bodies_removed)
         cJSON_Delete(s);
     }
     ck_assert(removed);
-    h_close(&b);
-    stop();
+    close_and_stop(&b);
 }
 END_TEST
 
@@ -262,15 +254,13 @@ START_TEST(quota_and_server_full)
     ck_assert(h_wait_closed(&b, 3000));
     h_close(&b);
     expect_alive(&a);
-    h_close(&a);
-    stop();
+    close_and_stop(&a);
 }
 END_TEST
 
 START_TEST(query_over_the_wire)
 {
-    h_conn c;
-    start_and_join(&c, NULL);
+    h_conn c = start_joined(NULL);
     cJSON *r = expect_hit(&c, "{\"type\":\"query\",\"req\":\"q\",\"a\":{\"shape\":{\"type\":"
                               "\"aabb\",\"half\":[1,1]},\"pos\":[0,0]},\"b\":{\"shape\":{"
                               "\"type\":\"aabb\",\"half\":[0.5,0.5]},\"pos\":[0.25,1.25]}}",
@@ -281,15 +271,13 @@ START_TEST(query_over_the_wire)
     expect_miss(&c, "{\"type\":\"query\",\"a\":{\"shape\":{\"type\":\"aabb\",\"half\":"
                     "[1,1]},\"pos\":[0,0]},\"b\":{\"shape\":{\"type\":\"aabb\","
                     "\"half\":[1,1]},\"pos\":[5,0]}}", 3.0, 1e-6);
-    h_close(&c);
-    stop();
+    close_and_stop(&c);
 }
 END_TEST
 
 START_TEST(subscribe_contacts)
 {
-    h_conn c;
-    start_and_join(&c, NULL);
+    h_conn c = start_joined(NULL);
     ck_assert(h_send_line(&c, "{\"type\":\"subscribe\",\"contacts\":true}"));
     /* The demo's crates rest on the ground (id 1): contacts carry its normal pointing up. */
     bool found = false;
@@ -312,15 +300,13 @@ START_TEST(subscribe_contacts)
         cJSON_Delete(s);
     }
     ck_assert(found);
-    h_close(&c);
-    stop();
+    close_and_stop(&c);
 }
 END_TEST
 
 START_TEST(sigterm_stops_cleanly)
 {
-    h_conn c;
-    start_and_join(&c, NULL);
+    h_conn c = start_joined(NULL);
     long long t0 = h_now_ms();
     ck_assert_int_eq(h_server_stop(&srv, SIGTERM, 1000), 0);
     ck_assert_int_lt(h_now_ms() - t0, 1000);

@@ -95,15 +95,13 @@ START_TEST(dim3_welcome_and_states_are_3d)
     ck_assert_double_eq_tol(h_vec(shape, "half", 2), 20, 1e-6);
     cJSON_Delete(s);
     cJSON_Delete(w);
-    h_close(&c);
-    stop();
+    close_and_stop(&c);
 }
 END_TEST
 
 START_TEST(dim3_spawns_and_refusals)
 {
-    h_conn c;
-    start_and_join(&c, DIM3);
+    h_conn c = start_joined(DIM3);
     /* Shapes and vectors of the other dim, and a zero quaternion, are refused. */
     static const char *const refused[][2] = {
         {"{\"type\":\"spawn\",\"req\":5,\"body\":{\"shape\":{\"type\":\"aabb\",\"half\":[1,1]},"
@@ -207,8 +205,7 @@ START_TEST(dim3_spawns_and_refusals)
     ck_assert_double_eq_tol(h_vec(b, "rot", 3), 0.70710678, 1e-4);
     cJSON_Delete(s);
     expect_alive(&c);
-    h_close(&c);
-    stop();
+    close_and_stop(&c);
 }
 END_TEST
 
@@ -233,15 +230,13 @@ START_TEST(dim3_input_walks_the_character_on_the_floor)
     double x = expect_run(&c, avatar, 3.0, on_floor, 4, 2e-2, &ack);
     /* 30 inputs 33 ms apart: about a second at up to 3 m/s. */
     ck_assert_double_gt(x, 12.0 + 2.0);
-    h_close(&c);
-    stop();
+    close_and_stop(&c);
 }
 END_TEST
 
 START_TEST(dim3_dropped_sphere_rests_then_sleeps)
 {
-    h_conn c;
-    start_and_join(&c, DIM3);
+    h_conn c = start_joined(DIM3);
     ck_assert(h_send_line(&c, "{\"type\":\"subscribe\",\"contacts\":true}"));
     double ball = spawn_ok(&c, 1, "{\"shape\":{\"type\":\"sphere\",\"radius\":0.5},"
                                   "\"pos\":[14,3,-14]}");
@@ -291,15 +286,13 @@ START_TEST(dim3_dropped_sphere_rests_then_sleeps)
     ck_assert_double_eq(speed, 0.0);
     /* Out of the states for the last second at least. */
     ck_assert_int_lt(last_seen, h_now_ms() - 1000);
-    h_close(&c);
-    stop();
+    close_and_stop(&c);
 }
 END_TEST
 
 START_TEST(dim3_query_over_the_wire)
 {
-    h_conn c;
-    start_and_join(&c, DIM3);
+    h_conn c = start_joined(DIM3);
     /* Two unit spheres 1.5 m apart overlap by 0.5 m along +x; the contact point is midway
      * between the surfaces (x = 1 of a, x = 0.5 of b): x = 0.75. */
     cJSON *r = expect_hit(&c, "{\"type\":\"query\",\"req\":\"q1\",\"a\":{\"shape\":{\"type\":"
@@ -328,8 +321,7 @@ START_TEST(dim3_query_over_the_wire)
                        "\"type\":\"circle\",\"radius\":1},\"pos\":[1,0]}}",
                    "bad_request", "2D shape");
     expect_alive(&c);
-    h_close(&c);
-    stop();
+    close_and_stop(&c);
 }
 END_TEST
 
@@ -360,8 +352,7 @@ START_TEST(dim3_radius_counts_z)
     ck_assert_ptr_nonnull(h_state_body(s, avatar));
     ck_assert_ptr_null(h_state_body(s, far));
     cJSON_Delete(s);
-    h_close(&c);
-    stop();
+    close_and_stop(&c);
 }
 END_TEST
 
@@ -392,8 +383,7 @@ START_TEST(dim3_pile_scene_and_dim_flags)
     ck_assert_double_le(h_vec(cube, "pos", 1), 0.55 + 1e-4);
     cJSON_Delete(s);
     expect_alive(&c);
-    h_close(&c);
-    stop();
+    close_and_stop(&c);
 
     /* A --dim that contradicts the scene, and a bad N, exit 2 saying why. */
     char scene[] = "/tmp/mink-scene3-XXXXXX";
@@ -425,8 +415,7 @@ START_TEST(dim3_pile_scene_and_dim_flags)
     w = join(&c, HELLO);
     ck_assert_double_eq(h_num(w, "dim"), 3);
     cJSON_Delete(w);
-    h_close(&c);
-    stop();
+    close_and_stop(&c);
     unlink(scene);
 }
 END_TEST

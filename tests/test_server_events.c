@@ -186,19 +186,23 @@ START_TEST(push_set_and_explode_over_the_wire)
     cJSON_Delete(r);
 
     /* Refusals, each naming its field, changing nothing. */
-    snprintf(line, sizeof line, "{\"type\":\"push\",\"id\":%.0f,\"impulse\":[1e7,0]}", box);
-    expect_refused(&c, line, "bad_request", "impulse[0]");
-    snprintf(line, sizeof line, "{\"type\":\"push\",\"id\":%.0f,\"impulse\":[1,0]}", theirs);
-    expect_refused(&c, line, "not_owner", "id");
-    snprintf(line, sizeof line, "{\"type\":\"set\",\"id\":%.0f,\"pos\":[0,0]}", theirs);
-    expect_refused(&c, line, "not_owner", "id");
-    snprintf(line, sizeof line, "{\"type\":\"push\",\"id\":%.0f,\"impulse\":[1,0]}", wall);
-    expect_refused(&c, line, "bad_request", "id");
-    snprintf(line, sizeof line, "{\"type\":\"set\",\"id\":%.0f,\"vel\":[1,0]}", wall);
-    expect_refused(&c, line, "bad_request", "vel");
-    snprintf(line, sizeof line, "{\"type\":\"set\",\"id\":%.0f,\"pos\":\"here\"}", box);
-    expect_refused(&c, line, "bad_request", "pos");
-    expect_refused(&c, "{\"type\":\"push\",\"id\":99999999,\"impulse\":[1,0]}", "not_found", "id");
+    const struct {
+        const char *line; /* %.0f: the body's id */
+        double id;
+        const char *code, *field;
+    } refusals[] = {
+        {"{\"type\":\"push\",\"id\":%.0f,\"impulse\":[1e7,0]}", box, "bad_request", "impulse[0]"},
+        {"{\"type\":\"push\",\"id\":%.0f,\"impulse\":[1,0]}", theirs, "not_owner", "id"},
+        {"{\"type\":\"set\",\"id\":%.0f,\"pos\":[0,0]}", theirs, "not_owner", "id"},
+        {"{\"type\":\"push\",\"id\":%.0f,\"impulse\":[1,0]}", wall, "bad_request", "id"},
+        {"{\"type\":\"set\",\"id\":%.0f,\"vel\":[1,0]}", wall, "bad_request", "vel"},
+        {"{\"type\":\"set\",\"id\":%.0f,\"pos\":\"here\"}", box, "bad_request", "pos"},
+        {"{\"type\":\"push\",\"id\":%.0f,\"impulse\":[1,0]}", 99999999.0, "not_found", "id"},
+    };
+    for (size_t i = 0; i < sizeof refusals / sizeof *refusals; i++) {
+        snprintf(line, sizeof line, refusals[i].line, refusals[i].id);
+        expect_refused(&c, line, refusals[i].code, refusals[i].field);
+    }
     expect_refused(&c, "{\"type\":\"explode\",\"pos\":[0,0],\"radius\":-1,\"impulse\":1}",
                    "bad_request", "radius");
     ck_assert_double_eq_tol(vel_of(&c, box, 0), 6.0, 1e-3);

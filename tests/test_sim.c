@@ -56,6 +56,40 @@ static void run(sim_world *w, int steps)
         sim_world_step(w);
 }
 
+/* A world with the ground and a ramp on it (add_ramp). */
+static sim_world *world_with_ramp(float x0, float run_x, float angle)
+{
+    sim_world *w = world_with_ground(NULL);
+    add_ramp(w, x0, run_x, angle);
+    return w;
+}
+
+/* n 1 m boxes, dynamic, in rows of `cols`: box i at (x0 + dx (i % cols), y0 + dy (i / cols));
+ * their ids. */
+static void add_boxes(sim_world *w, sim_id *ids, int n, int cols, float x0, float dx, float y0,
+                      float dy)
+{
+    for (int i = 0; i < n; i++) {
+        sim_body_def d = box_def(SIM_DYNAMIC, x0 + (float)(i % cols) * dx,
+                                 y0 + (float)(i / cols) * dy, 0.5f, 0.5f);
+        ids[i] = sim_world_add(w, &d, 0);
+    }
+}
+
+/* Two 1 m boxes on the x axis in a weightless world: a at the origin moving at va (m/s), b at
+ * xb of density rho_b; their ids. */
+static sim_world *weightless_pair(float va, float xb, float rho_b, sim_id *ia, sim_id *ib)
+{
+    sim_world *w = weightless_world();
+    sim_body_def a = box_def(SIM_DYNAMIC, 0, 0, 0.5f, 0.5f);
+    sim_body_def b = box_def(SIM_DYNAMIC, xb, 0, 0.5f, 0.5f);
+    a.vel = mk_v2(va, 0);
+    b.density = rho_b;
+    *ia = sim_world_add(w, &a, 0);
+    *ib = sim_world_add(w, &b, 0);
+    return w;
+}
+
 START_TEST(box_falls_and_rests_on_ground)
 {
     sim_world *w = world_with_ground(NULL);
@@ -78,10 +112,7 @@ START_TEST(stack_of_three_settles)
 {
     sim_world *w = world_with_ground(NULL);
     sim_id ids[3];
-    for (int i = 0; i < 3; i++) {
-        sim_body_def d = box_def(SIM_DYNAMIC, 0, 0.6f + 1.2f * (float)i, 0.5f, 0.5f);
-        ids[i] = sim_world_add(w, &d, 0);
-    }
+    add_boxes(w, ids, 3, 1, 0, 0, 0.6f, 1.2f);
     run(w, 240);
     /* Soft contacts rest a little deep under load: a millimetre or so per contact. */
     for (int i = 0; i < 3; i++) {
@@ -95,11 +126,8 @@ END_TEST
 
 START_TEST(overlapping_pair_is_pushed_apart_keeping_momentum)
 {
-    sim_world *w = weightless_world();
-    sim_body_def a = box_def(SIM_DYNAMIC, 0, 0, 0.5f, 0.5f);
-    sim_body_def b = box_def(SIM_DYNAMIC, 0.9f, 0, 0.5f, 0.5f);
-    b.density = 3.0f; /* 3 kg against 1 kg */
-    sim_id ia = sim_world_add(w, &a, 0), ib = sim_world_add(w, &b, 0);
+    sim_id ia, ib;
+    sim_world *w = weightless_pair(0, 0.9f, 3.0f, &ia, &ib); /* 3 kg against 1 kg */
     sim_world_step(w);
     size_t n;
     const sim_contact2 *c = sim_world_contacts2(w, &n);
@@ -127,11 +155,8 @@ END_TEST
 
 START_TEST(closing_velocity_removed_momentum_kept)
 {
-    sim_world *w = weightless_world();
-    sim_body_def a = box_def(SIM_DYNAMIC, 0, 0, 0.5f, 0.5f);
-    sim_body_def b = box_def(SIM_DYNAMIC, 1.05f, 0, 0.5f, 0.5f);
-    a.vel = mk_v2(6, 0); /* 1 kg at 6 m/s meets 1 kg at rest */
-    sim_id ia = sim_world_add(w, &a, 0), ib = sim_world_add(w, &b, 0);
+    sim_id ia, ib;
+    sim_world *w = weightless_pair(6, 1.05f, 1.0f, &ia, &ib); /* 1 kg at 6 m/s meets 1 kg */
     run(w, 3);
     /* A perfectly inelastic normal impulse: both go on at 3 m/s, momentum 6 kg m/s kept. */
     ck_assert_float_eq_tol(sim_world_get(w, ia)->vel.x, 3.0f, 1e-4f);
@@ -245,9 +270,8 @@ END_TEST
 
 START_TEST(character_walks_up_a_slope_and_stands_on_it)
 {
-    sim_world *w = world_with_ground(NULL);
     const float angle = 30.0f * PI_F / 180.0f;
-    add_ramp(w, 2.0f, 20.0f, angle);
+    sim_world *w = world_with_ramp(2.0f, 20.0f, angle);
     sim_body_def c = box_def(SIM_CHARACTER, 0, 0.9f, 0.4f, 0.9f);
     c.max_speed = 4.0f;
     sim_id id = sim_world_add(w, &c, 1);
@@ -281,9 +305,8 @@ END_TEST
 
 START_TEST(character_walks_down_a_slope_without_leaving_it)
 {
-    sim_world *w = world_with_ground(NULL);
     const float angle = 30.0f * PI_F / 180.0f;
-    add_ramp(w, 2.0f, 20.0f, angle);
+    sim_world *w = world_with_ramp(2.0f, 20.0f, angle);
     /* Standing on the slope (rising to the right) near its top: its lower right corner on the
      * surface. */
     float x = 18.0f;
@@ -310,9 +333,8 @@ END_TEST
 
 START_TEST(character_slides_down_a_steep_slope)
 {
-    sim_world *w = world_with_ground(NULL);
     const float angle = 65.0f * PI_F / 180.0f; /* steeper than 50 degrees */
-    add_ramp(w, 0.0f, 4.0f, angle);
+    sim_world *w = world_with_ramp(0.0f, 4.0f, angle);
     /* Dropped onto the slope's face, near its top. */
     float x = 2.5f, y = (x + 0.4f) * tanf(angle) + 0.9f + 0.05f;
     sim_body_def c = box_def(SIM_CHARACTER, x, y, 0.4f, 0.9f);
@@ -492,11 +514,7 @@ START_TEST(many_boxes_never_pass_through_the_ground)
 {
     sim_world *w = world_with_ground(NULL);
     sim_id ids[200];
-    for (int i = 0; i < 200; i++) {
-        sim_body_def d = box_def(SIM_DYNAMIC, (float)(i % 20) * 1.1f - 11.0f,
-                                 1.0f + (float)(i / 20) * 1.3f, 0.5f, 0.5f);
-        ids[i] = sim_world_add(w, &d, 0);
-    }
+    add_boxes(w, ids, 200, 20, -11.0f, 1.1f, 1.0f, 1.3f);
     run(w, 600);
     for (int i = 0; i < 200; i++) {
         const sim_body *b = sim_world_get(w, ids[i]);

@@ -95,6 +95,8 @@ static bool sort_next(sim_world *w)
     size_t n = ev->next.v.len;
     if (!mk_vec_resize(&ev->sorted.v, n))
         return false;
+    if (n == 0)
+        return true; /* both lists may be unallocated: memcpy takes no NULL even for 0 bytes */
     if (n < RADIX_MIN) {
         if (n > 0) /* an empty vec's array may be NULL, which memcpy must not get */
             memcpy(ev->sorted.at, ev->next.at, n * sizeof(uint64_t));
@@ -133,16 +135,8 @@ static bool sort_next(sim_world *w)
 
 static bool is_woken(const sim_world *w, uint32_t slot)
 {
-    const uint32_t *woken = w->ev.woken.at;
-    size_t lo = 0, hi = w->ev.woken.v.len;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (woken[mid] < slot)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < w->ev.woken.v.len && woken[lo] == slot;
+    size_t n = w->ev.woken.v.len, at = sim_slots_lower_bound(w->ev.woken.at, n, slot);
+    return at < n && w->ev.woken.at[at] == slot;
 }
 
 /* Whether a body stood still through the step, so that the narrowphase may have left its
@@ -360,16 +354,30 @@ void sim_events_note_woken(sim_world *w, uint32_t s)
 
 /* ---- bodies coming and going ---- */
 
+size_t sim_slots_lower_bound(const uint32_t *list, size_t n, uint32_t slot)
+{
+    size_t lo = 0, hi = n;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (list[mid] < slot)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo;
+}
+
+void sim_slots_insert(uint32_t *list, size_t *n, uint32_t slot)
+{
+    size_t at = *n > 0 && list[*n - 1] > slot ? sim_slots_lower_bound(list, *n, slot) : *n;
+    memmove(list + at + 1, list + at, (*n - at) * sizeof *list);
+    list[at] = slot;
+    (*n)++;
+}
+
 void sim_events_body_added(sim_world *w, uint32_t s)
 {
-    /* Sensors are mostly added in slot order: then at the end. */
-    uint32_t *list = w->ev.sensors.at;
-    size_t n = w->ev.sensors.v.len, at = n;
-    while (at > 0 && list[at - 1] > s)
-        at--;
-    memmove(list + at + 1, list + at, (n - at) * sizeof *list);
-    list[at] = s;
-    w->ev.sensors.v.len = n + 1;
+    sim_slots_insert(w->ev.sensors.at, &w->ev.sensors.v.len, s);
 }
 
 /* Takes the pairs of slot s out of a list, ending each. */

@@ -40,6 +40,13 @@ typedef struct sim_event_state {
     bool in_collide;   /* in the narrowphase's pass over the pairs (contacts.c) */
 } sim_event_state;
 
+/* Lists of slots in increasing order (the sensors, the woken, the broadphase's movers): the
+ * first index whose slot is not below `slot` (binary search), and `slot` put in its place in
+ * a list of *n with room for one more. Slots mostly come in increasing order: then it is
+ * appended without a search. */
+size_t sim_slots_lower_bound(const uint32_t *list, size_t n, uint32_t slot);
+void sim_slots_insert(uint32_t *list, size_t *n, uint32_t slot);
+
 /* Around each step (world.c's sim_world_step). */
 void sim_events_before_step(sim_world *w);
 void sim_events_after_step(sim_world *w);

@@ -19,6 +19,7 @@
 
 #include "f4.h"
 #include "solver.h"
+#include "wide_soft.h"
 #include "world_internal.h"
 
 /* The body loads read sim_solver_body3 as floats: v, w, dp, dq, gravity_scale in order. */
@@ -362,16 +363,14 @@ void sim_wide_warm_range3(void *arg, size_t begin, size_t end)
 /* Each lane's softness was packed at build: the pass's is not read again. */
 void sim_wide_solve_range3(void *arg, size_t begin, size_t end)
 {
-    const sim_wide_pass *job = arg;
-    const sim_world *w = job->w;
-    float inv_h = job->inv_h;
-    bool use_bias = job->use_bias;
+    wide_pass_lanes pass = wide_pass_lanes_of(arg);
+    const sim_world *w = ((const sim_wide_pass *)arg)->w;
     sim_solver_body3 *bodies = w->d3.solver_bodies.at;
     sim_wide_group3 *groups = w->d3.wide_groups.at;
-    f4 zero = f4_set1(0.0f), one = f4_set1(1.0f), ih = f4_set1(inv_h);
-    f4 slop = f4_set1(SIM_SLOP), push = f4_set1(-SIM_PUSH_SPEED);
+    f4 zero = f4_set1(0.0f);
     for (size_t gi = begin; gi < end; gi++) {
         sim_wide_group3 *g = &groups[gi];
+        wide_softness soft = {g->bias_rate, g->mass_scale, g->impulse_scale};
         lanes3 a, b;
         gather_all(bodies, g->a, &a);
         gather_all(bodies, g->b, &b);
@@ -385,23 +384,8 @@ void sim_wide_solve_range3(void *arg, size_t begin, size_t end)
             wide_point3 *p = &g->p[i];
             f4 s = f4_add(f4_add(dpn, f4_sub(v4_dot(p->rb, nb), v4_dot(p->ra, na))),
                           p->base_sep);
-            f4 apart = f4_gt(s, zero);
-            f4 bias = zero, mass_scale = one, impulse_scale = zero;
-            if (use_bias) {
-                bias = f4_max(f4_mul(g->bias_rate, f4_min(f4_add(s, slop), zero)), push);
-                mass_scale = g->mass_scale;
-                impulse_scale = g->impulse_scale;
-            }
-            bias = f4_select(apart, f4_mul(s, ih), bias);
-            mass_scale = f4_select(apart, one, mass_scale);
-            impulse_scale = f4_select(apart, zero, impulse_scale);
             f4 vn = normal_speed(&a, &b, p, g->n);
-            f4 j = f4_sub(f4_mul(f4_sub(zero, f4_mul(p->normal_mass, mass_scale)),
-                                 f4_add(vn, bias)),
-                          f4_mul(impulse_scale, p->jn));
-            f4 jn = f4_max(f4_add(p->jn, j), zero);
-            j = f4_sub(jn, p->jn);
-            p->jn = jn;
+            f4 j = wide_normal_impulse(&pass, soft, s, vn, p->normal_mass, &p->jn);
             p->max_jn = f4_max(p->max_jn, j);
             apply_normal(&a, &b, g, p, j);
         }

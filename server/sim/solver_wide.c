@@ -9,6 +9,7 @@
 
 #include "f4.h"
 #include "solver.h"
+#include "wide_soft.h"
 #include "world_internal.h"
 
 /* A group holds what every pass reads: the solve streams through all groups twelve times a
@@ -232,16 +233,13 @@ void sim_wide_warm_range2(void *arg, size_t begin, size_t end)
 void sim_wide_solve_range2(void *arg, size_t begin, size_t end)
 {
     const sim_wide_pass *job = arg;
-    const sim_world *w = job->w;
+    wide_pass_lanes pass = wide_pass_lanes_of(job);
     softness_set soft = job->soft;
-    float inv_h = job->inv_h;
-    bool use_bias = job->use_bias;
-    sim_solver_body *bodies = w->d2.solver_bodies.at;
-    sim_wide_group *groups = w->d2.wide_groups.at;
-    sim_wide_cold *cold = w->d2.wide_cold.at;
-    bool bounce = w->solver.bounce;
-    f4 zero = f4_set1(0.0f), one = f4_set1(1.0f), ih = f4_set1(inv_h);
-    f4 slop = f4_set1(SIM_SLOP), push = f4_set1(-SIM_PUSH_SPEED);
+    sim_solver_body *bodies = job->w->d2.solver_bodies.at;
+    sim_wide_group *groups = job->w->d2.wide_groups.at;
+    sim_wide_cold *cold = job->w->d2.wide_cold.at;
+    bool bounce = job->w->solver.bounce;
+    f4 zero = f4_set1(0.0f), one = f4_set1(1.0f);
     f4 rate_fixed = f4_set1(soft.fixed.bias_rate), rate_movable = f4_set1(soft.movable.bias_rate);
     f4 mass_fixed = f4_set1(soft.fixed.mass_scale);
     f4 mass_movable = f4_set1(soft.movable.mass_scale);
@@ -251,11 +249,11 @@ void sim_wide_solve_range2(void *arg, size_t begin, size_t end)
         sim_wide_group *g = &groups[i];
         lanes a = gather(bodies, g->a), b = gather(bodies, g->b);
         f4 dpx = f4_sub(b.dpx, a.dpx), dpy = f4_sub(b.dpy, a.dpy);
-        f4 bias_rate = zero, soft_mass = one, soft_impulse = zero;
-        if (use_bias) {
-            bias_rate = f4_select(g->fixed, rate_fixed, rate_movable);
-            soft_mass = f4_select(g->fixed, mass_fixed, mass_movable);
-            soft_impulse = f4_select(g->fixed, impulse_fixed, impulse_movable);
+        wide_softness lane_soft = {zero, one, zero};
+        if (pass.use_bias) {
+            lane_soft.bias_rate = f4_select(g->fixed, rate_fixed, rate_movable);
+            lane_soft.mass_scale = f4_select(g->fixed, mass_fixed, mass_movable);
+            lane_soft.impulse_scale = f4_select(g->fixed, impulse_fixed, impulse_movable);
         }
         for (int p = 0; p < 2; p++) {
             /* The separation now, from the anchors turned by each body's rotation so far. */
@@ -265,25 +263,10 @@ void sim_wide_solve_range2(void *arg, size_t begin, size_t end)
             f4 prby = f4_add(f4_mul(b.qs, g->rbx[p]), f4_mul(b.qc, g->rby[p]));
             f4 dx = f4_add(dpx, f4_sub(prbx, prax)), dy = f4_add(dpy, f4_sub(prby, pray));
             f4 s = f4_add(f4_add(f4_mul(dx, g->nx), f4_mul(dy, g->ny)), g->base_sep[p]);
-            f4 apart = f4_gt(s, zero);
-            f4 bias = zero, mass_scale = one, impulse_scale = zero;
-            if (use_bias) {
-                bias = f4_max(f4_mul(bias_rate, f4_min(f4_add(s, slop), zero)), push);
-                mass_scale = soft_mass;
-                impulse_scale = soft_impulse;
-            }
-            bias = f4_select(apart, f4_mul(s, ih), bias);
-            mass_scale = f4_select(apart, one, mass_scale);
-            impulse_scale = f4_select(apart, zero, impulse_scale);
             f4 dvx, dvy;
             relative(&a, &b, g->rax[p], g->ray[p], g->rbx[p], g->rby[p], &dvx, &dvy);
             f4 vn = f4_add(f4_mul(dvx, g->nx), f4_mul(dvy, g->ny));
-            f4 j = f4_sub(f4_mul(f4_sub(zero, f4_mul(g->normal_mass[p], mass_scale)),
-                                 f4_add(vn, bias)),
-                          f4_mul(impulse_scale, g->jn[p]));
-            f4 jn = f4_max(f4_add(g->jn[p], j), zero);
-            j = f4_sub(jn, g->jn[p]);
-            g->jn[p] = jn;
+            f4 j = wide_normal_impulse(&pass, lane_soft, s, vn, g->normal_mass[p], &g->jn[p]);
             if (bounce)
                 cold[i].max_jn[p] = f4_max(cold[i].max_jn[p], j);
             apply(&a, &b, g, g->rax[p], g->ray[p], g->rbx[p], g->rby[p], f4_mul(j, g->nx),

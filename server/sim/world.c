@@ -152,22 +152,7 @@ static bool slots_resize(sim_world *w, size_t n)
  * reserved). A new world's slots come in increasing order: then it is appended. */
 static void movers_insert(sim_world *w, uint32_t slot)
 {
-    uint32_t *m = w->broad.movers.at;
-    size_t lo = 0, hi = w->broad.movers.v.len;
-    if (hi > 0 && m[hi - 1] > slot) {
-        while (lo < hi) {
-            size_t mid = lo + (hi - lo) / 2;
-            if (m[mid] < slot)
-                lo = mid + 1;
-            else
-                hi = mid;
-        }
-        memmove(m + lo + 1, m + lo, (w->broad.movers.v.len - lo) * sizeof *m);
-    } else {
-        lo = w->broad.movers.v.len;
-    }
-    m[lo] = slot;
-    w->broad.movers.v.len++;
+    sim_slots_insert(w->broad.movers.at, &w->broad.movers.v.len, slot);
 }
 
 /* Fills the free slot `slot` with a body of the given generation; returns its id, or 0 (the

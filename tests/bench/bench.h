@@ -8,6 +8,7 @@
 #include <stdint.h>
 
 #include "mink_collision.h"
+#include "mink_sim.h"
 
 /* One table row. A negative number means "not measured" and prints as "-". */
 typedef struct bench_row {
@@ -91,6 +92,9 @@ void bench_layout_pile(int n, bench_boxes *out);
  * boxes, touching, the lowest row on the ground. */
 void bench_layout_pyramid(int base, bench_boxes *out);
 void bench_boxes_free(bench_boxes *b);
+/* A box body of the piles: its half sizes (m) at (x, y), density 1, BENCH_FRICTION; every
+ * other field zero. */
+sim_body_def bench_box_body(sim_kind kind, double x, double y, double hx, double hy);
 
 /* ---- scenes ---- */
 

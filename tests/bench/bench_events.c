@@ -13,20 +13,6 @@
 #define EVENTS_PILE 2000
 #define EVENTS_ROUNDS 3
 
-static sim_body_def box_at(sim_kind kind, double x, double y, double hx, double hy, bool sensor)
-{
-    sim_body_def d;
-    memset(&d, 0, sizeof d);
-    d.shape.type = COL_SHAPE_BOX;
-    d.shape.half = mk_v2((float)hx, (float)hy);
-    d.pos = mk_v2((float)x, (float)y);
-    d.kind = kind;
-    d.density = 1.0f;
-    d.friction = (float)BENCH_FRICTION;
-    d.sensor = sensor;
-    return d;
-}
-
 /* The pile stepped o->steps times: the mean and p99 of its steps, the events it kept. */
 static bench_step_stats run(const bench_opts *o, const bench_boxes *layout, bool events,
                             size_t *kept)
@@ -36,12 +22,13 @@ static bench_step_stats run(const bench_opts *o, const bench_boxes *layout, bool
     cfg.workers = o->workers;
     cfg.events = events;
     sim_world *w = sim_world_new(&cfg);
-    sim_body_def ground = box_at(SIM_STATIC, 0.0, -0.5, layout->ground_half, 0.5, false);
-    sim_body_def band = box_at(SIM_STATIC, 0.0, 1.5, layout->ground_half, 1.0, true);
+    sim_body_def ground = bench_box_body(SIM_STATIC, 0.0, -0.5, layout->ground_half, 0.5);
+    sim_body_def band = bench_box_body(SIM_STATIC, 0.0, 1.5, layout->ground_half, 1.0);
+    band.sensor = true;
     bool ok = w && sim_world_add(w, &ground, 0) != 0 && sim_world_add(w, &band, 0) != 0;
     for (int i = 0; ok && i < layout->n; i++) {
-        sim_body_def d = box_at(SIM_DYNAMIC, layout->x[i], layout->y[i], BENCH_BOX_HALF,
-                                BENCH_BOX_HALF, false);
+        sim_body_def d = bench_box_body(SIM_DYNAMIC, layout->x[i], layout->y[i], BENCH_BOX_HALF,
+                                        BENCH_BOX_HALF);
         ok = sim_world_add(w, &d, 0) != 0;
     }
     if (!ok) {

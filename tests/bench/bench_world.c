@@ -53,8 +53,7 @@ void bench_boxes_free(bench_boxes *b)
     b->x = b->y = NULL;
 }
 
-static sim_body_def box_def(sim_kind kind, double x, double y, double hx, double hy,
-                            const char *tag)
+sim_body_def bench_box_body(sim_kind kind, double x, double y, double hx, double hy)
 {
     sim_body_def d;
     memset(&d, 0, sizeof d);
@@ -64,6 +63,14 @@ static sim_body_def box_def(sim_kind kind, double x, double y, double hx, double
     d.kind = kind;
     d.density = 1.0f;
     d.friction = (float)BENCH_FRICTION;
+    return d;
+}
+
+/* A box as the server makes it from a spec with the protocol's defaults. */
+static sim_body_def box_def(sim_kind kind, double x, double y, double hx, double hy,
+                            const char *tag)
+{
+    sim_body_def d = bench_box_body(kind, x, y, hx, hy);
     d.restitution = 0.0f;
     d.max_speed = (float)PROTO_DEFAULT_MAX_SPEED;
     d.jump_height = (float)PROTO_DEFAULT_JUMP_HEIGHT;
