@@ -78,8 +78,10 @@ struct rul_runtime {
 
 static inline rul_state *rul_state_of(lua_State *L) { return *(rul_state **)lua_getextraspace(L); }
 
-/* ---- runtime.c ---- */
+/* ---- call.c ---- */
 
+/* Lua's allocator (lua_Alloc) for a state `ud`, under its memory cap. */
+void *rul_alloc(void *ud, void *ptr, size_t osize, size_t nsize);
 /* Calls `body(L, ud)` in protected mode on state s for hook h, with the budget reset and a
  * traceback on failure; body returns whether a hook of the script ran. Returns 0, or -1 with
  * the failure's message (without its traceback) in err when err is not NULL. `counted`: a
@@ -96,6 +98,9 @@ void rul_charge(lua_State *L, uint64_t n);
  * at the script's top level, which runs again at each reload. */
 void rul_need_hook(lua_State *L, const char *fn);
 void rul_log(rul_runtime *rt, rul_log_level level, const char *fmt, ...) MK_PRINTF(3, 4);
+
+/* ---- runtime.c ---- */
+
 /* A new state with the sandbox and the API, the game table and no players; NULL when memory
  * runs out. */
 rul_state *rul_state_new(rul_runtime *rt);
