@@ -37,5 +37,5 @@ uint64_t sim_world_hash(const sim_world *w)
         }
         h = mix(h, &flags, 1);
     }
-    return h;
+    return sim_joints_hash(w, h, mix);
 }

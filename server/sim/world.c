@@ -61,6 +61,12 @@ size_t sim_world_vecs(sim_world *w, world_vec out[WORLD_VECS])
         V(d3.constraints, 0), V(d3.rows, 0), V(d3.solver_bodies, 0), V(d3.solver_info, 0),
         OPAQUE(d3.wide_groups, sim_wide_group_size3(), 0),
         V(events, 0),
+        V(joints.items, 0), V(joints.free, 0), V(joints.pending, 0), V(joints.removed, 0),
+        V(joints.body_head, slot), V(joints.active, scratch),
+        {&w->joints.rows, w->cfg.dim == 3 ? sim_joint_row_size3() : sim_joint_row_size2(),
+         scratch},
+        V(joints.ends, scratch), V(joints.color_bits, scratch), V(joints.color_order, scratch),
+        V(joints.color_overflow, scratch), V(joints.colors, scratch),
     };
 #undef V
 #undef OPAQUE
@@ -387,6 +393,7 @@ static bool remove_body(sim_world *w, sim_id id)
         return false;
     MK_VEC_PUSH(&w->slots.removed, id);
     MK_VEC_PUSH(&w->slots.pending, slot);
+    sim_joints_remove_body(w, slot);
     free(b->polygon);
     b->polygon = NULL;
     b->shape.polygon = NULL;
@@ -454,8 +461,9 @@ const sim_id *sim_world_removed(const sim_world *w, size_t *n)
 
 void sim_world_clear_removed(sim_world *w)
 {
-    if (w->slots.pending.v.len > 0)
+    if (w->slots.pending.v.len > 0 || w->joints.pending.v.len > 0)
         sim_report_change(w, SIM_CHANGE_REUSE, NULL, 0, mk_v3(0, 0, 0), false);
+    sim_joints_clear_removed(w);
     const uint32_t *slots = w->slots.pending.at;
     for (size_t i = 0; i < w->slots.pending.v.len; i++) {
         if (w->slots.generation.at[slots[i]] < (1u << 29))
@@ -589,7 +597,7 @@ void sim_report_change(sim_world *w, sim_change_kind kind, const sim_body *body,
 {
     if (!w->on_change)
         return;
-    sim_change c = {kind, body, owner, move, jump};
+    sim_change c = {.kind = kind, .body = body, .owner = owner, .move = move, .jump = jump};
     w->on_change(w->change_ctx, w, &c);
 }
 

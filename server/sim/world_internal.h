@@ -8,6 +8,7 @@
 
 #include "broadphase.h"
 #include "contact_cache.h"
+#include "joint.h"
 #include "mink_sim.h"
 #include "mk_vec.h"
 #include "pool.h"
@@ -64,6 +65,7 @@ struct sim_world {
     sim_islands islands;
     sim_dim2 d2;
     sim_dim3 d3;
+    sim_joints joints; /* joint.c */
 
     /* Queries' scratch and the history of placements (history.c), made on first use. */
     struct sim_history *history;
@@ -107,7 +109,7 @@ typedef struct world_vec {
     size_t item;
     unsigned flags; /* SIM_VEC_* */
 } world_vec;
-#define WORLD_VECS 64
+#define WORLD_VECS 96
 size_t sim_world_vecs(sim_world *w, world_vec out[WORLD_VECS]);
 
 /* The narrowphase (contacts.c): wakes sleeping bodies that something awake touches, builds
