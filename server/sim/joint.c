@@ -23,7 +23,7 @@
 #define SIM_GENERATIONS (1u << 29) /* as bodies': ids stay below 2^53 */
 
 static const char *const type_names[SIM_JOINT_TYPE_COUNT] = {
-    [SIM_JOINT_REVOLUTE] = "revolute", [SIM_JOINT_HINGE] = "hinge",
+    [SIM_JOINT_REVOLUTE] = "revolute",   [SIM_JOINT_HINGE] = "hinge",
     [SIM_JOINT_PRISMATIC] = "prismatic", [SIM_JOINT_DISTANCE] = "distance",
     [SIM_JOINT_WELD] = "weld",           [SIM_JOINT_SPHERICAL] = "spherical",
     [SIM_JOINT_WHEEL] = "wheel",
@@ -48,7 +48,10 @@ bool sim_joint_type_in(sim_joint_type type, int dim)
 }
 
 /* Types whose free axis is a turn (its limits are angles) and types with an axis. */
-static bool turns(sim_joint_type t) { return t == SIM_JOINT_REVOLUTE || t == SIM_JOINT_HINGE; }
+static bool turns(sim_joint_type t)
+{
+    return t == SIM_JOINT_REVOLUTE || t == SIM_JOINT_HINGE;
+}
 static bool has_axis(const sim_joint_def *d)
 {
     return d->type == SIM_JOINT_HINGE || d->type == SIM_JOINT_PRISMATIC ||
@@ -57,7 +60,10 @@ static bool has_axis(const sim_joint_def *d)
 
 /* ---- checking a definition ---- */
 
-static bool finite3(mk_vec3 v) { return mk_v3_finite(v); }
+static bool finite3(mk_vec3 v)
+{
+    return mk_v3_finite(v);
+}
 
 static int check_spring(float hz, float damping, const char *name, mk_error *err)
 {
@@ -113,8 +119,8 @@ static int check_def(const sim_world *w, const sim_joint_def *d, mk_error *err)
         if (turns(d->type) && (d->lower < -3.14159265f || d->upper > 3.14159265f))
             return mk_fail(err, MK_ERR_INVALID, "limits: angles lie in [-pi, pi] rad");
     }
-    if (d->motor && (!isfinite(d->motor_speed) || !(isfinite(d->max_motor) &&
-                                                    d->max_motor >= 0.0f)))
+    if (d->motor &&
+        (!isfinite(d->motor_speed) || !(isfinite(d->max_motor) && d->max_motor >= 0.0f)))
         return mk_fail(err, MK_ERR_INVALID,
                        "motor: the speed must be finite and the most force or torque finite "
                        "and not negative");
@@ -226,8 +232,7 @@ static void set_params(const sim_joint_def *d, sim_joint *j)
         j->min_length = d->min_length;
         j->max_length = d->max_length;
         j->rigid = d->spring_hz == 0.0f && d->min_length == d->max_length;
-        j->length = j->rigid ? d->min_length : mk_clampf(d->length, d->min_length,
-                                                          d->max_length);
+        j->length = j->rigid ? d->min_length : mk_clampf(d->length, d->min_length, d->max_length);
         j->limit = !j->rigid;
         j->lower = d->min_length - j->length;
         j->upper = d->max_length - j->length;
@@ -238,7 +243,10 @@ static void set_params(const sim_joint_def *d, sim_joint *j)
 
 /* ---- the store ---- */
 
-static sim_joint *joint_at(sim_joints *js, uint32_t key) { return &js->items.at[key >> 1]; }
+static sim_joint *joint_at(sim_joints *js, uint32_t key)
+{
+    return &js->items.at[key >> 1];
+}
 
 /* The edge list of body slot s: the first edge's key + 1 (0: none). */
 static void link_edge(sim_joints *js, uint32_t body, uint32_t key)
@@ -342,8 +350,8 @@ static uint32_t take_slot(sim_joints *js, sim_id id, mk_error *err)
     }
     uint32_t slot = id ? sim_id_slot(id) : 0;
     uint64_t generation = id >> SIM_SLOT_BITS;
-    if (id && ((id & SIM_MAX_BODIES) == 0 || slot >= SIM_MAX_JOINTS ||
-               generation >= SIM_GENERATIONS)) {
+    if (id &&
+        ((id & SIM_MAX_BODIES) == 0 || slot >= SIM_MAX_JOINTS || generation >= SIM_GENERATIONS)) {
         mk_fail(err, MK_ERR_INVALID, "id: %llu is not a joint id", (unsigned long long)id);
         return SIM_NO_SLOT;
     }
@@ -375,8 +383,7 @@ static sim_id add(sim_world *w, const sim_joint_def *d, uint32_t owner, sim_id i
     return slot == SIM_NO_SLOT ? 0 : place(w, d, owner, slot);
 }
 
-sim_id sim_world_add_joint(sim_world *w, const sim_joint_def *def, uint32_t owner,
-                           mk_error *err)
+sim_id sim_world_add_joint(sim_world *w, const sim_joint_def *def, uint32_t owner, mk_error *err)
 {
     sim_id id = add(w, def, owner, 0, err);
     if (id == 0)
@@ -386,8 +393,7 @@ sim_id sim_world_add_joint(sim_world *w, const sim_joint_def *def, uint32_t owne
     if (def->b)
         sim_wake(w, sim_body_of(w, def->b));
     if (w->on_change) {
-        sim_change c = {.kind = SIM_CHANGE_JOINED, .owner = owner, .joint = id,
-                        .joint_def = def};
+        sim_change c = {.kind = SIM_CHANGE_JOINED, .owner = owner, .joint = id, .joint_def = def};
         w->on_change(w->change_ctx, w, &c);
     }
     return id;
@@ -503,7 +509,10 @@ const sim_joint *sim_world_joint_slots(const sim_world *w, size_t *slot_count)
     return w->joints.items.at;
 }
 
-size_t sim_world_joint_count(const sim_world *w) { return w->joints.live; }
+size_t sim_world_joint_count(const sim_world *w)
+{
+    return w->joints.live;
+}
 
 size_t sim_world_count_joints_owned(const sim_world *w, uint32_t owner)
 {
@@ -617,8 +626,8 @@ uint64_t sim_joints_hash(const sim_world *w, uint64_t h,
         const sim_joint *j = &js->items.at[i];
         if (j->id == 0)
             continue;
-        float state[10] = {j->linear.x,  j->linear.y,    j->linear.z,        j->angular.x,
-                           j->angular.y, j->angular.z,   j->spring,          j->motor_impulse,
+        float state[10] = {j->linear.x,      j->linear.y,     j->linear.z, j->angular.x,
+                           j->angular.y,     j->angular.z,    j->spring,   j->motor_impulse,
                            j->lower_impulse, j->upper_impulse};
         h = mix(h, &j->id, sizeof j->id);
         h = mix(h, state, sizeof state);
@@ -636,19 +645,19 @@ static bool body_ok(const sim_world *w, uint32_t slot, sim_id id)
 static bool joint_ok(const sim_world *w, const sim_joint *j, size_t slot)
 {
     size_t keys = 2 * w->joints.items.v.len;
-    const float f[] = {j->local_a.x, j->local_a.y, j->local_a.z, j->local_b.x, j->local_b.y,
-                       j->local_b.z, j->frame_a.x, j->frame_a.y, j->frame_a.z, j->frame_a.w,
-                       j->frame_b.x, j->frame_b.y, j->frame_b.z, j->frame_b.w, j->linear.x,
-                       j->linear.y, j->linear.z, j->angular.x, j->angular.y, j->angular.z,
-                       j->spring, j->motor_impulse, j->lower_impulse, j->upper_impulse};
+    const float f[] = {j->local_a.x, j->local_a.y,     j->local_a.z,     j->local_b.x,
+                       j->local_b.y, j->local_b.z,     j->frame_a.x,     j->frame_a.y,
+                       j->frame_a.z, j->frame_a.w,     j->frame_b.x,     j->frame_b.y,
+                       j->frame_b.z, j->frame_b.w,     j->linear.x,      j->linear.y,
+                       j->linear.z,  j->angular.x,     j->angular.y,     j->angular.z,
+                       j->spring,    j->motor_impulse, j->lower_impulse, j->upper_impulse};
     for (size_t k = 0; k < sizeof f / sizeof *f; k++)
         if (!isfinite(f[k]))
             return false;
     return sim_id_slot(j->id) == slot && (j->id >> SIM_SLOT_BITS) == j->generation &&
            sim_joint_type_in(j->type, w->cfg.dim) && body_ok(w, j->slot_a, j->a) &&
            (j->slot_b == SIM_NO_SLOT ? j->b == 0 : body_ok(w, j->slot_b, j->b)) &&
-           j->next[0] <= keys && j->next[1] <= keys && j->prev[0] <= keys &&
-           j->prev[1] <= keys;
+           j->next[0] <= keys && j->next[1] <= keys && j->prev[0] <= keys && j->prev[1] <= keys;
 }
 
 bool sim_joints_image_ok(sim_world *w, mk_error *err)
@@ -665,8 +674,9 @@ bool sim_joints_image_ok(sim_world *w, mk_error *err)
         if (j->id == 0)
             continue;
         if (!joint_ok(w, j, i))
-            return mk_fail(err, MK_ERR_INVALID, "joint %llu: its slot, type, bodies, lists or "
-                                                "state are out of range",
+            return mk_fail(err, MK_ERR_INVALID,
+                           "joint %llu: its slot, type, bodies, lists or "
+                           "state are out of range",
                            (unsigned long long)j->id),
                    false;
         count(js, j, 1);
@@ -680,7 +690,8 @@ bool sim_joints_image_ok(sim_world *w, mk_error *err)
     /* Each body's list: live joints that name it on that side, each edge once, ending. */
     for (size_t s = 0; s < js->body_head.v.len; s++) {
         uint32_t prev = 0;
-        for (uint32_t e = js->body_head.at[s]; e; prev = e, e = js->items.at[(e - 1) >> 1].next[(e - 1) & 1]) {
+        for (uint32_t e = js->body_head.at[s]; e;
+             prev = e, e = js->items.at[(e - 1) >> 1].next[(e - 1) & 1]) {
             const sim_joint *j = &js->items.at[(e - 1) >> 1];
             uint32_t side = (e - 1) & 1;
             if (e > keys || j->id == 0 || (side ? j->slot_b : j->slot_a) != s ||
@@ -703,8 +714,7 @@ bool sim_joints_image_ok(sim_world *w, mk_error *err)
 static sim_joint_ctx ctx_of(sim_world *w, float h, int pass)
 {
     float hertz = mk_minf(SIM_JOINT_HERTZ, 0.25f / h);
-    return (sim_joint_ctx){w, h, 1.0f / h, sim_make_soft(hertz, SIM_JOINT_DAMPING, h), NULL,
-                           pass};
+    return (sim_joint_ctx){w, h, 1.0f / h, sim_make_soft(hertz, SIM_JOINT_DAMPING, h), NULL, pass};
 }
 
 void sim_joints_prepare(sim_world *w, float h)
@@ -784,7 +794,8 @@ void sim_joints_finish(sim_world *w, float h)
         const sim_joint *j = &js->items.at[slot];
         if (!(j->kinds & JOINT_BREAKS) || j->id == 0)
             continue;
-        float force = is3 ? sim_joint_row_force3(w, i, c.inv_h) : sim_joint_row_force2(w, i, c.inv_h);
+        float force = is3 ? sim_joint_row_force3(w, i, c.inv_h)
+                          : sim_joint_row_force2(w, i, c.inv_h);
         if (!(force > j->break_force))
             continue;
         sim_event e = {.type = SIM_EVENT_JOINT_BREAK, .tick = w->tick + 1, .a = j->id};

@@ -26,12 +26,13 @@ enum {
  * list of joints (Box2D's joint edges): a body's joints are found without looking at the
  * others, to remove them with it and to keep its pairs with them apart. */
 typedef struct sim_joints {
-    MK_VEC(sim_joint) items;    /* per joint slot: free where id == 0 */
-    size_t live;                /* joints in the slots */
-    MK_VEC(uint32_t) free;      /* joint slots reusable now */
-    MK_VEC(uint32_t) pending;   /* reusable after sim_world_clear_removed */
-    MK_VEC(sim_id) removed;     /* ids removed since sim_world_clear_removed */
-    MK_VEC(uint32_t) body_head; /* per body slot: its first joint edge + 1 (0: none); an edge
+    MK_VEC(sim_joint) items;  /* per joint slot: free where id == 0 */
+    size_t live;              /* joints in the slots */
+    MK_VEC(uint32_t) free;    /* joint slots reusable now */
+    MK_VEC(uint32_t) pending; /* reusable after sim_world_clear_removed */
+    MK_VEC(sim_id) removed;   /* ids removed since sim_world_clear_removed */
+    MK_VEC(uint32_t)
+    body_head;                    /* per body slot: its first joint edge + 1 (0: none); an edge
                                  * is 2 * joint slot + side (0: a, 1: b) */
     uint32_t kinematic, breaking; /* joints with JOINT_KINEMATIC, with JOINT_BREAKS */
     /* The step's (scratch): the joints solved this step in slot order, their rows (joint2.c
@@ -69,8 +70,8 @@ void sim_joints_wake(sim_world *w);
 /* Joins the islands of the bodies of each joint solved this step (sleep.c's join). */
 void sim_joints_islands(sim_world *w, void (*join)(sim_world *w, uint32_t sa, uint32_t sb));
 /* The joints' part of the world hash (hash.c): nothing for a world without joints. */
-uint64_t sim_joints_hash(const sim_world *w, uint64_t h, uint64_t (*mix)(uint64_t, const void *,
-                                                                          size_t));
+uint64_t sim_joints_hash(const sim_world *w, uint64_t h,
+                         uint64_t (*mix)(uint64_t, const void *, size_t));
 /* Checks the joints of a world read from an image: ids, slots, bodies, lists; recounts. */
 bool sim_joints_image_ok(sim_world *w, mk_error *err);
 

@@ -47,8 +47,8 @@ static mk_vec2 solve22(float a11, float a12, float a22, mk_vec2 b)
 
 /* The anchors held together (revolute, weld): Cdot = (vb + wb x rb) - (va + wa x ra), two rows
  * as one block; the bias pulls the separation `sep` to 0 with softness s. */
-static void point(joint_row *r, joint_vel *v, mk_vec2 ra, mk_vec2 rb, mk_vec2 sep,
-                  sim_softness s, bool use_bias)
+static void point(joint_row *r, joint_vel *v, mk_vec2 ra, mk_vec2 rb, mk_vec2 sep, sim_softness s,
+                  bool use_bias)
 {
     mk_vec2 cdot = mk_v2_sub(mk_v2_add(v->vb, mk_v2(-v->wb * rb.y, v->wb * rb.x)),
                              mk_v2_add(v->va, mk_v2(-v->wa * ra.y, v->wa * ra.x)));

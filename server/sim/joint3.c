@@ -61,8 +61,7 @@ static void push(const joint_row *r, joint_vel *v, mk_vec3 ra, mk_vec3 rb, mk_ve
 static const mk_vec3 NONE = {0.0f, 0.0f, 0.0f};
 
 /* The anchors held together: three rows as one block. */
-static void point(joint_row *r, joint_vel *v, const joint_motion *m, sim_softness s,
-                  bool use_bias)
+static void point(joint_row *r, joint_vel *v, const joint_motion *m, sim_softness s, bool use_bias)
 {
     mk_vec3 ra, rb;
     mk_vec3 sep = joint_separation(r, m, &ra, &rb);
@@ -165,8 +164,8 @@ static axis_row turn_about(const joint_row *r, mk_vec3 axis)
     return make_row(r, NONE, axis, axis);
 }
 
-static void hinge_joint(joint_row *r, joint_vel *v, const joint_motion *m,
-                        const sim_joint_ctx *c, bool use_bias)
+static void hinge_joint(joint_row *r, joint_vel *v, const joint_motion *m, const sim_joint_ctx *c,
+                        bool use_bias)
 {
     hinge h = hinge_of(r, m);
     if (r->flags & ROW_AXIS) {
@@ -193,13 +192,13 @@ static bool cone_row(const joint_row *r, const joint_motion *m, mk_vec3 *n, floa
         return true;
     }
     if (*angle < 1.5707963f)
-        return false; /* parallel: in the cone */
+        return false;           /* parallel: in the cone */
     *n = mk_quat_rotate(qa, Y); /* opposite: any way back will do */
     return true;
 }
 
-static void spherical(joint_row *r, joint_vel *v, const joint_motion *m,
-                      const sim_joint_ctx *c, bool use_bias)
+static void spherical(joint_row *r, joint_vel *v, const joint_motion *m, const sim_joint_ctx *c,
+                      bool use_bias)
 {
     mk_vec3 n;
     float angle;
@@ -253,7 +252,8 @@ static void slide_across(joint_row *r, joint_vel *v, const slide *s, sim_softnes
     float det = k[0][0] * k[1][1] - k[0][1] * k[1][0];
     if (det != 0.0f)
         det = 1.0f / det;
-    float y0 = det * (k[1][1] * b[0] - k[0][1] * b[1]), y1 = det * (k[0][0] * b[1] - k[1][0] * b[0]);
+    float y0 = det * (k[1][1] * b[0] - k[0][1] * b[1]),
+          y1 = det * (k[0][0] * b[1] - k[1][0] * b[0]);
     float mass_scale = use_bias ? soft.mass_scale : 1.0f;
     float impulse_scale = use_bias ? soft.impulse_scale : 0.0f;
     float j0 = -mass_scale * y0 - impulse_scale * r->linear.x;
@@ -312,7 +312,8 @@ void sim_joint_warm3(joint_row *r, joint_vel *v, const joint_motion *m)
     switch ((sim_joint_type)r->type) {
     case SIM_JOINT_HINGE: {
         hinge h = hinge_of(r, m);
-        mk_vec3 l = mk_v3_add(mk_v3_scale(h.u[0], r->angular.x), mk_v3_scale(h.u[1], r->angular.y));
+        mk_vec3 l = mk_v3_add(mk_v3_scale(h.u[0], r->angular.x),
+                              mk_v3_scale(h.u[1], r->angular.y));
         push(r, v, ra, rb, r->linear, mk_v3_mad(l, axis_impulse(r), h.a1));
         return;
     }

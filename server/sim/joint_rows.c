@@ -8,7 +8,10 @@
 
 #include "joint_rows.h"
 
-size_t DIM_NAME(sim_joint_row_size)(void) { return sizeof(joint_row); }
+size_t DIM_NAME(sim_joint_row_size)(void)
+{
+    return sizeof(joint_row);
+}
 
 #if MK_DIM == 2
 /* a's frame turned by b: complex multiplication of (cos, sin) pairs. */
@@ -37,8 +40,14 @@ static void body_frame(const sim_world *w, uint32_t slot, mk_vec3 local, mk_quat
     *q = rot_mul(rot, f);
 }
 
-static bool inertia_moves(float i) { return i > 0.0f; }
-static float inertia_zero(void) { return 0.0f; }
+static bool inertia_moves(float i)
+{
+    return i > 0.0f;
+}
+static float inertia_zero(void)
+{
+    return 0.0f;
+}
 #else
 static void body_frame(const sim_world *w, uint32_t slot, mk_vec3 local, mk_quat frame,
                        dvec *center, dvec *r, drot *q)
@@ -55,8 +64,14 @@ static void body_frame(const sim_world *w, uint32_t slot, mk_vec3 local, mk_quat
     *q = mk_quat_mul(b3->rot, frame);
 }
 
-static bool inertia_moves(mk_mat3 i) { return i.c0.x > 0.0f || i.c1.y > 0.0f || i.c2.z > 0.0f; }
-static mk_mat3 inertia_zero(void) { return mk_m3_diag(0.0f, 0.0f, 0.0f); }
+static bool inertia_moves(mk_mat3 i)
+{
+    return i.c0.x > 0.0f || i.c1.y > 0.0f || i.c2.z > 0.0f;
+}
+static mk_mat3 inertia_zero(void)
+{
+    return mk_m3_diag(0.0f, 0.0f, 0.0f);
+}
 #endif
 
 /* The solver body of a slot (0 for the world, a static or a sleeping body). */
@@ -67,9 +82,12 @@ static uint32_t solver_body(const sim_world *w, uint32_t slot)
 
 static void prepare_row(sim_world *w, joint_row *r, const sim_joint *j, float h)
 {
+    /* The row's first body is the joint's b (the base: the world, a frame, a chassis) and its
+     * second the joint's a: the joint's angles, translations and speeds are a's relative to
+     * b, its axis turns with b. */
     const dsolver_info *info = dim_of(w)->solver_info.at;
-    r->a = solver_body(w, j->slot_a);
-    r->b = solver_body(w, j->slot_b);
+    r->a = solver_body(w, j->slot_b);
+    r->b = solver_body(w, j->slot_a);
     r->joint = (uint32_t)(j - w->joints.items.at);
     r->type = (uint8_t)j->type;
     r->ma = info[r->a].inv_mass;
@@ -85,8 +103,8 @@ static void prepare_row(sim_world *w, joint_row *r, const sim_joint *j, float h)
                 (j->spring_hz > 0.0f ? ROW_SPRING : 0) |
                 (j->linear_hz > 0.0f ? ROW_LINEAR_SPRING : 0) | (j->rigid ? ROW_RIGID : 0);
     dvec ca, cb;
-    body_frame(w, j->slot_a, j->local_a, j->frame_a, &ca, &r->ra, &r->qa);
-    body_frame(w, j->slot_b, j->local_b, j->frame_b, &cb, &r->rb, &r->qb);
+    body_frame(w, j->slot_b, j->local_b, j->frame_b, &ca, &r->ra, &r->qa);
+    body_frame(w, j->slot_a, j->local_a, j->frame_a, &cb, &r->rb, &r->qb);
     r->dc = dv_sub(cb, ca);
     r->linear = DIM_PICK(mk_v2(j->linear.x, j->linear.y), j->linear);
     r->angular = DIM_PICK(j->angular.z, j->angular);
@@ -228,21 +246,27 @@ void DIM_NAME(sim_joint_axis)(joint_row *r, joint_vel *v, const axis_row *x, flo
         row_apply(r, v, x, j);
     }
     if (which & ROW_LIMIT) {
-        float j = DIM_NAME(sim_joint_limit)(&r->lower, position - r->lower_limit, row_speed(v, x), x->mass,
-                                c, use_bias);
+        float j = DIM_NAME(sim_joint_limit)(&r->lower, position - r->lower_limit, row_speed(v, x),
+                                            x->mass, c, use_bias);
         row_apply(r, v, x, j);
         /* The upper limit pushes the other way: its row is the axis's negated. */
-        j = DIM_NAME(sim_joint_limit)(&r->upper, r->upper_limit - position, -row_speed(v, x), x->mass, c,
-                          use_bias);
+        j = DIM_NAME(sim_joint_limit)(&r->upper, r->upper_limit - position, -row_speed(v, x),
+                                      x->mass, c, use_bias);
         row_apply(r, v, x, -j);
     }
 }
 
 #if MK_DIM == 2
 /* r x d for the row of a direction d at arm r: a number in 2D, a vector in 3D. */
-static float arm(mk_vec2 r, mk_vec2 d) { return mk_v2_cross(r, d); }
+static float arm(mk_vec2 r, mk_vec2 d)
+{
+    return mk_v2_cross(r, d);
+}
 #else
-static mk_vec3 arm(mk_vec3 r, mk_vec3 d) { return mk_v3_cross(r, d); }
+static mk_vec3 arm(mk_vec3 r, mk_vec3 d)
+{
+    return mk_v3_cross(r, d);
+}
 #endif
 
 /* The distance joint along the line between its anchors (Box2D's distance_joint.c): held at

@@ -39,11 +39,11 @@ typedef struct joint_row {
     uint32_t a, b;  /* solver bodies: 0 is the body at rest (static, asleep, the world) */
     uint32_t joint; /* its slot */
     uint8_t type, flags;
-    float ma, mb;      /* inverse masses, 1/kg */
-    dinertia ia, ib;   /* inverse inertias (world axes at the start of the step) */
-    dvec ra, rb;       /* the anchors from each centre of mass, world axes, m */
-    dvec dc;           /* b's centre of mass less a's, m */
-    drot qa, qb;       /* the joint's frame in the world, as each body carries it */
+    float ma, mb;    /* inverse masses, 1/kg */
+    dinertia ia, ib; /* inverse inertias (world axes at the start of the step) */
+    dvec ra, rb;     /* the anchors from each centre of mass, world axes, m */
+    dvec dc;         /* b's centre of mass less a's, m */
+    drot qa, qb;     /* the joint's frame in the world, as each body carries it */
     dvec linear;
     dang angular;
     float spring, motor, lower, upper;
@@ -73,18 +73,48 @@ typedef struct axis_row {
 } axis_row;
 
 #if MK_DIM == 2
-static inline float dang_dot(float a, float b) { return a * b; }
-static inline float dang_scale(float a, float s) { return a * s; }
-static inline float inertia_mul(float i, float j) { return i * j; }
-static inline float dang_zero(void) { return 0.0f; }
+static inline float dang_dot(float a, float b)
+{
+    return a * b;
+}
+static inline float dang_scale(float a, float s)
+{
+    return a * s;
+}
+static inline float inertia_mul(float i, float j)
+{
+    return i * j;
+}
+static inline float dang_zero(void)
+{
+    return 0.0f;
+}
 #else
-static inline float dang_dot(mk_vec3 a, mk_vec3 b) { return mk_v3_dot(a, b); }
-static inline mk_vec3 dang_scale(mk_vec3 a, float s) { return mk_v3_scale(a, s); }
-static inline mk_vec3 inertia_mul(mk_mat3 i, mk_vec3 j) { return mk_m3_mul_v(i, j); }
-static inline mk_vec3 dang_zero(void) { return mk_v3(0.0f, 0.0f, 0.0f); }
+static inline float dang_dot(mk_vec3 a, mk_vec3 b)
+{
+    return mk_v3_dot(a, b);
+}
+static inline mk_vec3 dang_scale(mk_vec3 a, float s)
+{
+    return mk_v3_scale(a, s);
+}
+static inline mk_vec3 inertia_mul(mk_mat3 i, mk_vec3 j)
+{
+    return mk_m3_mul_v(i, j);
+}
+static inline mk_vec3 dang_zero(void)
+{
+    return mk_v3(0.0f, 0.0f, 0.0f);
+}
 #endif
-static inline dang dang_add(dang a, dang b) { return DIM_PICK(a + b, mk_v3_add(a, b)); }
-static inline dang dang_sub(dang a, dang b) { return DIM_PICK(a - b, mk_v3_sub(a, b)); }
+static inline dang dang_add(dang a, dang b)
+{
+    return DIM_PICK(a + b, mk_v3_add(a, b));
+}
+static inline dang dang_sub(dang a, dang b)
+{
+    return DIM_PICK(a - b, mk_v3_sub(a, b));
+}
 
 /* The speed of a row, and an impulse j along it applied to both bodies. */
 static inline float row_speed(const joint_vel *v, const axis_row *x)
