@@ -85,7 +85,7 @@ static inline bool consider(sim_world *w, const uint32_t *order, size_t i, size_
     /* Kinematic bodies are never moved by contacts, so pairs of them do nothing. */
     if ((sim_kind_fixed(a->kind) && sim_kind_fixed(b->kind)) ||
         (sim_body_resting(a) && sim_body_resting(b)) ||
-        !sim_joint_pair_collides(&w->joints, sa, sb, w))
+        !sim_joint_pair_collides(&w->joints, sa, sb))
         return true;
     *sleeper |= a->sleeping || b->sleeping;
     sim_pair p = {sa, sb, 0.0f, 0};

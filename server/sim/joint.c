@@ -92,9 +92,6 @@ static int check_def(const sim_world *w, const sim_joint_def *d, mk_error *err)
     if (d->b == d->a)
         return mk_fail(err, MK_ERR_INVALID, "b: the same body as a (%llu)",
                        (unsigned long long)d->a);
-    if (!(a->inv_mass > 0.0f) && !(b && b->inv_mass > 0.0f))
-        return mk_fail(err, MK_ERR_INVALID,
-                       "a: neither body moves (a joint holds a dynamic body or a character)");
     bool two = d->type == SIM_JOINT_DISTANCE;
     if (!d->framed && !finite3(d->anchor_a))
         return mk_fail(err, MK_ERR_INVALID, "%s: must be finite", two ? "anchor_a" : "anchor");
@@ -243,33 +240,25 @@ static void set_params(const sim_joint_def *d, sim_joint *j)
 
 /* ---- the store ---- */
 
-static sim_joint *joint_at(sim_joints *js, uint32_t key)
-{
-    return &js->items.at[key >> 1];
-}
-
-/* The edge list of body slot s: the first edge's key + 1 (0: none). */
-static void link_edge(sim_joints *js, uint32_t body, uint32_t key)
+/* Puts edge `key` (2 * joint slot + side) at the head of body slot `body`'s list. */
+static void link_edge(sim_joints *js, uint32_t body, uint32_t key, uint32_t other, bool apart)
 {
     uint32_t head = js->body_head.at[body];
-    sim_joint *j = joint_at(js, key);
-    j->next[key & 1] = head;
-    j->prev[key & 1] = 0;
+    js->edges.at[key] = (sim_joint_edge){head, 0, other, apart};
     if (head)
-        joint_at(js, head - 1)->prev[(head - 1) & 1] = key + 1;
+        js->edges.at[head - 1].prev = key + 1;
     js->body_head.at[body] = key + 1;
 }
 
 static void unlink_edge(sim_joints *js, uint32_t body, uint32_t key)
 {
-    sim_joint *j = joint_at(js, key);
-    uint32_t next = j->next[key & 1], prev = j->prev[key & 1];
-    if (prev)
-        joint_at(js, prev - 1)->next[(prev - 1) & 1] = next;
+    const sim_joint_edge *e = &js->edges.at[key];
+    if (e->prev)
+        js->edges.at[e->prev - 1].next = e->next;
     else
-        js->body_head.at[body] = next;
-    if (next)
-        joint_at(js, next - 1)->prev[(next - 1) & 1] = prev;
+        js->body_head.at[body] = e->next;
+    if (e->next)
+        js->edges.at[e->next - 1].prev = e->prev;
 }
 
 static bool joins_islands(const sim_body *b)
@@ -308,9 +297,9 @@ static sim_id place(sim_world *w, const sim_joint_def *d, uint32_t owner, uint32
                               ? JOINT_KINEMATIC
                               : 0) |
                          (isfinite(j->break_force) ? JOINT_BREAKS : 0));
-    link_edge(js, j->slot_a, 2 * slot);
+    link_edge(js, j->slot_a, 2 * slot, j->slot_b, !j->collide);
     if (b)
-        link_edge(js, j->slot_b, 2 * slot + 1);
+        link_edge(js, j->slot_b, 2 * slot + 1, j->slot_a, !j->collide);
     count(js, j, 1);
     /* The pairs it holds apart leave the broadphase's list (and those it lets go come). */
     w->broad.pairs_dirty = true;
@@ -323,10 +312,13 @@ static bool grow(sim_joints *js, size_t n)
     size_t old = js->items.v.len;
     if (n <= old)
         return true;
-    if (!mk_vec_reserve(&js->items.v, n) || !mk_vec_reserve(&js->free.v, n))
+    if (!mk_vec_reserve(&js->items.v, n) || !mk_vec_reserve(&js->free.v, n) ||
+        !mk_vec_reserve(&js->edges.v, 2 * n))
         return false;
     memset(js->items.at + old, 0, (n - old) * sizeof *js->items.at);
+    memset(js->edges.at + 2 * old, 0, 2 * (n - old) * sizeof *js->edges.at);
     js->items.v.len = n;
+    js->edges.v.len = 2 * n;
     for (size_t s = n; s-- > old;)
         js->free.at[js->free.v.len++] = (uint32_t)s;
     return true;
@@ -466,7 +458,7 @@ void sim_joints_remove_body(sim_world *w, uint32_t slot)
     sim_joints *js = &w->joints;
     while (js->body_head.at[slot]) {
         uint32_t key = js->body_head.at[slot] - 1;
-        const sim_joint *j = joint_at(js, key);
+        const sim_joint *j = &js->items.at[key >> 1];
         sim_id other = key & 1 ? j->a : j->b;
         drop(w, key >> 1);
         wake_ends(w, other, 0);
@@ -561,20 +553,6 @@ sim_joint_def sim_joint_def_of(const sim_joint *j)
 
 /* ---- what the rest of the world asks of the joints ---- */
 
-bool sim_joints_hold_apart(const sim_world *w, uint32_t sa, uint32_t sb)
-{
-    const sim_joints *js = &w->joints;
-    for (uint32_t e = js->body_head.at[sa]; e;) {
-        uint32_t key = e - 1;
-        const sim_joint *j = &js->items.at[key >> 1];
-        uint32_t other = key & 1 ? j->slot_a : j->slot_b;
-        if (other == sb && !j->collide)
-            return true;
-        e = j->next[key & 1];
-    }
-    return false;
-}
-
 /* Awake and moving: a body that wakes a sleeping one it holds (contacts.c's `active`). */
 static bool moving(const sim_world *w, const sim_body *b)
 {
@@ -644,7 +622,6 @@ static bool body_ok(const sim_world *w, uint32_t slot, sim_id id)
 
 static bool joint_ok(const sim_world *w, const sim_joint *j, size_t slot)
 {
-    size_t keys = 2 * w->joints.items.v.len;
     const float f[] = {j->local_a.x, j->local_a.y,     j->local_a.z,     j->local_b.x,
                        j->local_b.y, j->local_b.z,     j->frame_a.x,     j->frame_a.y,
                        j->frame_a.z, j->frame_a.w,     j->frame_b.x,     j->frame_b.y,
@@ -656,56 +633,77 @@ static bool joint_ok(const sim_world *w, const sim_joint *j, size_t slot)
             return false;
     return sim_id_slot(j->id) == slot && (j->id >> SIM_SLOT_BITS) == j->generation &&
            sim_joint_type_in(j->type, w->cfg.dim) && body_ok(w, j->slot_a, j->a) &&
-           (j->slot_b == SIM_NO_SLOT ? j->b == 0 : body_ok(w, j->slot_b, j->b)) &&
-           j->next[0] <= keys && j->next[1] <= keys && j->prev[0] <= keys && j->prev[1] <= keys;
+           (j->slot_b == SIM_NO_SLOT ? j->b == 0 : body_ok(w, j->slot_b, j->b));
+}
+
+/* Body slot s's list: edges of live joints that name it on their side and the other body on
+ * the other, each linked back to the one before, ending within `edges` steps in all;
+ * *walked counts them. */
+static bool list_ok(const sim_joints *js, uint32_t s, size_t edges, size_t *walked)
+{
+    size_t keys = js->edges.v.len;
+    uint32_t prev = 0;
+    for (uint32_t e = js->body_head.at[s]; e; prev = e, e = js->edges.at[e - 1].next) {
+        if (e > keys || ++*walked > edges)
+            return false;
+        const sim_joint *j = &js->items.at[(e - 1) >> 1];
+        const sim_joint_edge *d = &js->edges.at[e - 1];
+        bool side_b = (e - 1) & 1;
+        if (j->id == 0 || (side_b ? j->slot_b : j->slot_a) != s || d->prev != prev ||
+            d->other != (side_b ? j->slot_a : j->slot_b) || d->apart != !j->collide)
+            return false;
+    }
+    return true;
 }
 
 bool sim_joints_image_ok(sim_world *w, mk_error *err)
 {
     sim_joints *js = &w->joints;
-    size_t n = js->items.v.len, keys = 2 * n, edges = 0, walked = 0;
+    size_t n = js->items.v.len, edges = 0, walked = 0;
     js->live = 0;
     js->kinematic = js->breaking = 0;
+    if (js->edges.v.len != 2 * n) {
+        mk_fail(err, MK_ERR_INVALID, "the joints' edges do not match their slots");
+        return false;
+    }
     for (size_t i = 0; i < n; i++) {
         const sim_joint *j = &js->items.at[i];
-        if (j->generation > SIM_GENERATIONS)
-            return mk_fail(err, MK_ERR_INVALID, "joint slot %zu: generation out of range", i),
-                   false;
+        if (j->generation > SIM_GENERATIONS) {
+            mk_fail(err, MK_ERR_INVALID, "joint slot %zu: generation out of range", i);
+            return false;
+        }
         if (j->id == 0)
             continue;
-        if (!joint_ok(w, j, i))
-            return mk_fail(err, MK_ERR_INVALID,
-                           "joint %llu: its slot, type, bodies, lists or "
-                           "state are out of range",
-                           (unsigned long long)j->id),
-                   false;
+        if (!joint_ok(w, j, i)) {
+            mk_fail(err, MK_ERR_INVALID,
+                    "joint %llu: its slot, type, bodies or state are out of range",
+                    (unsigned long long)j->id);
+            return false;
+        }
         count(js, j, 1);
         edges += j->slot_b == SIM_NO_SLOT ? 1 : 2;
     }
     const mk_vec *lists[] = {&js->free.v, &js->pending.v};
     for (size_t l = 0; l < 2; l++)
         for (size_t i = 0; i < lists[l]->len; i++)
-            if (((const uint32_t *)lists[l]->data)[i] >= n)
-                return mk_fail(err, MK_ERR_INVALID, "a free joint slot is out of range"), false;
-    /* Each body's list: live joints that name it on that side, each edge once, ending. */
-    for (size_t s = 0; s < js->body_head.v.len; s++) {
-        uint32_t prev = 0;
-        for (uint32_t e = js->body_head.at[s]; e;
-             prev = e, e = js->items.at[(e - 1) >> 1].next[(e - 1) & 1]) {
-            const sim_joint *j = &js->items.at[(e - 1) >> 1];
-            uint32_t side = (e - 1) & 1;
-            if (e > keys || j->id == 0 || (side ? j->slot_b : j->slot_a) != s ||
-                j->prev[side] != prev || ++walked > edges)
-                return mk_fail(err, MK_ERR_INVALID, "body slot %zu: its joint list is broken", s),
-                       false;
+            if (((const uint32_t *)lists[l]->data)[i] >= n) {
+                mk_fail(err, MK_ERR_INVALID, "a free joint slot is out of range");
+                return false;
+            }
+    for (size_t s = 0; s < js->body_head.v.len; s++)
+        if (!list_ok(js, (uint32_t)s, edges, &walked)) {
+            mk_fail(err, MK_ERR_INVALID, "body slot %zu: its joint list is broken", s);
+            return false;
         }
+    if (walked != edges) {
+        mk_fail(err, MK_ERR_INVALID, "the joints' lists miss %zu edges", edges - walked);
+        return false;
     }
-    if (walked != edges)
-        return mk_fail(err, MK_ERR_INVALID, "the joints' lists miss %zu edges", edges - walked),
-               false;
     /* The room the store counts on (grow, reserve_removals), whatever the image's was. */
-    if (!mk_vec_reserve(&js->free.v, n) || !reserve_removals(js))
-        return mk_fail(err, MK_ERR_IO, "out of memory"), false;
+    if (!mk_vec_reserve(&js->free.v, n) || !reserve_removals(js)) {
+        mk_fail(err, MK_ERR_IO, "out of memory");
+        return false;
+    }
     return true;
 }
 
@@ -714,7 +712,33 @@ bool sim_joints_image_ok(sim_world *w, mk_error *err)
 static sim_joint_ctx ctx_of(sim_world *w, float h, int pass)
 {
     float hertz = mk_minf(SIM_JOINT_HERTZ, 0.25f / h);
-    return (sim_joint_ctx){w, h, 1.0f / h, sim_make_soft(hertz, SIM_JOINT_DAMPING, h), NULL, pass};
+    return (sim_joint_ctx){w, h, 1.0f / h, sim_make_soft(hertz, SIM_JOINT_DAMPING, h), pass};
+}
+
+/* Lays the rows out by color: rank[k] is the joint (in `active`) of row k, the colored ones by
+ * color and then those with no color, and row_of its inverse. Out of memory for the colors,
+ * no row has one (they run in order, one by one). */
+static bool rank_rows(sim_world *w, size_t n, size_t bodies)
+{
+    sim_joints *js = &w->joints;
+    if (!mk_vec_reserve(&js->rank.v, n) || !mk_vec_reserve(&js->row_of.v, n))
+        return false;
+    sim_color_out out = {&js->color_bits.v, &js->color_order.v, &js->color_overflow.v,
+                         &js->colors.v};
+    if (sim_color_into(w->pool, out, js->ends.at, n, bodies, js->color_start)) {
+        size_t colored = js->color_start[SIM_WIDE_COLORS];
+        memcpy(js->rank.at, js->color_order.at, colored * sizeof *js->rank.at);
+        memcpy(js->rank.at + colored, js->color_overflow.at,
+               js->color_overflow.v.len * sizeof *js->rank.at);
+    } else {
+        memset(js->color_start, 0, sizeof js->color_start);
+        for (size_t i = 0; i < n; i++)
+            js->rank.at[i] = (uint32_t)i;
+    }
+    for (size_t k = 0; k < n; k++)
+        js->row_of.at[js->rank.at[k]] = (uint32_t)k;
+    js->rank.v.len = js->row_of.v.len = n;
+    return true;
 }
 
 void sim_joints_prepare(sim_world *w, float h)
@@ -723,7 +747,6 @@ void sim_joints_prepare(sim_world *w, float h)
     bool is3 = w->cfg.dim == 3;
     js->active.v.len = 0;
     js->rows.len = 0;
-    js->color_overflow.v.len = 0;
     memset(js->color_start, 0, sizeof js->color_start);
     if (js->live == 0)
         return;
@@ -741,19 +764,17 @@ void sim_joints_prepare(sim_world *w, float h)
             js->active.at[js->active.v.len++] = (uint32_t)i;
     }
     size_t rows = js->active.v.len;
-    js->rows.len = rows;
     sim_joint_ctx c = ctx_of(w, h, JOINT_WARM);
     sim_pool_for(w->pool, rows, SIM_JOINT_GRAIN,
-                 is3 ? sim_joint_prepare_range3 : sim_joint_prepare_range2, &c);
-    sim_color_out out = {&js->color_bits.v, &js->color_order.v, &js->color_overflow.v,
-                         &js->colors.v};
+                 is3 ? sim_joint_ends_range3 : sim_joint_ends_range2, &c);
     size_t bodies = is3 ? w->d3.solver_bodies.v.len : w->d2.solver_bodies.v.len;
-    if (!sim_color_into(w->pool, out, js->ends.at, rows, bodies, js->color_start)) {
-        /* Out of memory for the colors: every row one by one, in order. */
-        memset(js->color_start, 0, sizeof js->color_start);
-        js->color_overflow.v.len = 0;
-        js->color_order.v.len = 0;
+    if (!rank_rows(w, rows, bodies)) {
+        js->active.v.len = 0;
+        return;
     }
+    js->rows.len = rows;
+    sim_pool_for(w->pool, rows, SIM_JOINT_GRAIN,
+                 is3 ? sim_joint_prepare_range3 : sim_joint_prepare_range2, &c);
 }
 
 void sim_joints_pass(sim_world *w, int pass, float h)
@@ -762,18 +783,10 @@ void sim_joints_pass(sim_world *w, int pass, float h)
     size_t rows = js->active.v.len;
     if (rows == 0)
         return;
-    bool is3 = w->cfg.dim == 3;
-    sim_task_fn *fn = is3 ? sim_joint_pass_range3 : sim_joint_pass_range2;
+    sim_task_fn *fn = w->cfg.dim == 3 ? sim_joint_pass_range3 : sim_joint_pass_range2;
     sim_joint_ctx c = ctx_of(w, h, pass);
-    size_t colored = js->color_start[SIM_WIDE_COLORS];
-    if (colored + js->color_overflow.v.len != rows) { /* not colored: in order, here */
-        fn(&c, 0, rows);
-        return;
-    }
-    c.order = js->color_order.at;
     sim_for_colors(w->pool, js->color_start, SIM_JOINT_GRAIN, fn, &c);
-    c.order = js->color_overflow.at;
-    fn(&c, 0, js->color_overflow.v.len);
+    fn(&c, js->color_start[SIM_WIDE_COLORS], rows); /* those with no color, one by one */
 }
 
 void sim_joints_finish(sim_world *w, float h)
@@ -788,14 +801,16 @@ void sim_joints_finish(sim_world *w, float h)
                  is3 ? sim_joint_store_range3 : sim_joint_store_range2, &c);
     if (js->breaking == 0)
         return;
-    /* A joint whose force passed its break force breaks, in slot order. */
+    /* A joint whose force passed its break force breaks, in slot order (not the rows', which
+     * the count of workers lays out). */
     for (size_t i = 0; i < rows; i++) {
         uint32_t slot = js->active.at[i];
         const sim_joint *j = &js->items.at[slot];
         if (!(j->kinds & JOINT_BREAKS) || j->id == 0)
             continue;
-        float force = is3 ? sim_joint_row_force3(w, i, c.inv_h)
-                          : sim_joint_row_force2(w, i, c.inv_h);
+        size_t row = js->row_of.at[i];
+        float force = is3 ? sim_joint_row_force3(w, row, c.inv_h)
+                          : sim_joint_row_force2(w, row, c.inv_h);
         if (!(force > j->break_force))
             continue;
         sim_event e = {.type = SIM_EVENT_JOINT_BREAK, .tick = w->tick + 1, .a = j->id};

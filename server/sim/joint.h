@@ -21,6 +21,14 @@ enum {
     JOINT_BREAKS = 4,    /* it has a break force */
 };
 
+/* One side of a joint in its body's list (sim_joints.edges, at 2 * joint slot + side): apart
+ * from the joint, so that the broadphase's walk of a body's joints reads 16 bytes a joint. */
+typedef struct sim_joint_edge {
+    uint32_t next, prev; /* the body's next and previous edge + 1 (0: none) */
+    uint32_t other;      /* the slot of the joint's other body (UINT32_MAX: the world) */
+    uint32_t apart;      /* 1: the joint keeps its bodies from colliding (no `collide`) */
+} sim_joint_edge;
+
 /* The joints of a world (sim_world.joints), kept as bodies are (world.c): slots addressed by
  * ids with a generation. A joint is an edge between two bodies, in each body's doubly linked
  * list of joints (Box2D's joint edges): a body's joints are found without looking at the
@@ -31,31 +39,37 @@ typedef struct sim_joints {
     MK_VEC(uint32_t) free;    /* joint slots reusable now */
     MK_VEC(uint32_t) pending; /* reusable after sim_world_clear_removed */
     MK_VEC(sim_id) removed;   /* ids removed since sim_world_clear_removed */
-    MK_VEC(uint32_t)
-    body_head;                    /* per body slot: its first joint edge + 1 (0: none); an edge
-                                 * is 2 * joint slot + side (0: a, 1: b) */
+    /* Per joint slot, two: side a's edge and side b's. */
+    MK_VEC(sim_joint_edge) edges;
+    /* Per body slot: its first edge + 1 (0: none); an edge is 2 * joint slot + side. */
+    MK_VEC(uint32_t) body_head;
     uint32_t kinematic, breaking; /* joints with JOINT_KINEMATIC, with JOINT_BREAKS */
-    /* The step's (scratch): the joints solved this step in slot order, their rows (joint2.c
-     * or joint3.c: the dimension's), each one's movable solver bodies, and their colors. */
+    /* The step's (scratch): the joints solved this step in slot order and each one's movable
+     * solver bodies; their colors; their rows (joint_rows.h: the dimension's) laid out by
+     * color, the colored ones first (rows [color_start[k], color_start[k + 1]) of color k)
+     * and then those with no color, so that a pass reads them one after the other; rank[k]
+     * the joint (in `active`) of row k, row_of[i] the row of joint i. */
     MK_VEC(uint32_t) active;
-    mk_vec rows;
     MK_VEC(uint32_t) ends;
+    mk_vec rows;
+    MK_VEC(uint32_t) rank, row_of;
     MK_VEC(uint64_t) color_bits;
     MK_VEC(uint32_t) color_order, color_overflow;
     MK_VEC(uint8_t) colors;
-    uint32_t color_start[SIM_WIDE_COLORS + 1]; /* colored joints k: color_order[start[k]..) */
+    uint32_t color_start[SIM_WIDE_COLORS + 1];
 } sim_joints;
 
 /* Whether the bodies of slots sa and sb may collide: not when a joint without `collide` holds
- * them together (where the broadphase makes its pairs). The common case, a body with no
- * joint, costs a load. */
-bool sim_joints_hold_apart(const sim_world *w, uint32_t sa, uint32_t sb);
-static inline bool sim_joint_pair_collides(const sim_joints *j, uint32_t sa, uint32_t sb,
-                                           const sim_world *w)
+ * them together (where the broadphase makes its pairs). A body with no joint costs a load;
+ * one with joints, a walk of its edges. */
+static inline bool sim_joint_pair_collides(const sim_joints *j, uint32_t sa, uint32_t sb)
 {
     if (j->live == 0 || j->body_head.at[sa] == 0 || j->body_head.at[sb] == 0)
         return true;
-    return !sim_joints_hold_apart(w, sa, sb);
+    for (uint32_t e = j->body_head.at[sa]; e; e = j->edges.at[e - 1].next)
+        if (j->edges.at[e - 1].other == sb && j->edges.at[e - 1].apart)
+            return false;
+    return true;
 }
 
 /* Removes the joints of the body in `slot`, which is leaving the world (into the removed
@@ -87,25 +101,24 @@ void sim_joints_pass(sim_world *w, int pass, float h);
  * the joints whose force passed their break force removed, each with its event. */
 void sim_joints_finish(sim_world *w, float h);
 
-/* Each dimension's rows (joint2.c, joint3.c): the size of one, and a joint's row prepared
- * from its joint and the solver bodies; the passes over rows [begin, end) of `order` (all
- * when NULL); the impulses back; the force on the joint (N) for its break force. */
+/* Each dimension's rows (joint_rows.c, and the passes in joint2.c, joint3.c), each over a
+ * range of its items on the workers: the movable solver bodies of the active joints (0 for
+ * one that never moves: static, asleep, kinematic, the world), the rows prepared (row k from
+ * joint rank[k]), a pass over rows, the impulses back into the joints; the size of a row and
+ * the force on a row's joint (N) for its break force. */
 typedef struct sim_joint_ctx {
     sim_world *w;
     float h, inv_h;
     sim_softness soft; /* the joints' own stiffness (Box2D's 60 Hz, damping 2) */
-    const uint32_t *order;
     int pass;
 } sim_joint_ctx;
 size_t sim_joint_row_size2(void);
 size_t sim_joint_row_size3(void);
+sim_task_fn sim_joint_ends_range2, sim_joint_ends_range3;
 sim_task_fn sim_joint_prepare_range2, sim_joint_prepare_range3;
 sim_task_fn sim_joint_pass_range2, sim_joint_pass_range3;
 sim_task_fn sim_joint_store_range2, sim_joint_store_range3;
-/* The movable solver bodies of row i (0 for one that never moves). */
-void sim_joint_row_ends2(const sim_world *w, size_t i, uint32_t ends[2]);
-void sim_joint_row_ends3(const sim_world *w, size_t i, uint32_t ends[2]);
-float sim_joint_row_force2(const sim_world *w, size_t i, float inv_h);
-float sim_joint_row_force3(const sim_world *w, size_t i, float inv_h);
+float sim_joint_row_force2(const sim_world *w, size_t row, float inv_h);
+float sim_joint_row_force3(const sim_world *w, size_t row, float inv_h);
 
 #endif

@@ -167,8 +167,8 @@ static void weld(joint_row *r, joint_vel *v, const joint_motion *m, const sim_jo
     point(r, v, ra, rb, sep, slide_spring ? r->linear_soft : c->soft, use_bias || slide_spring);
 }
 
-void sim_joint_solve2(joint_row *r, joint_vel *v, const joint_motion *m, const sim_joint_ctx *c,
-                      bool use_bias)
+static void solve(joint_row *r, joint_vel *v, const joint_motion *m, const sim_joint_ctx *c,
+                  bool use_bias)
 {
     switch ((sim_joint_type)r->type) {
     case SIM_JOINT_REVOLUTE: {
@@ -199,7 +199,7 @@ void sim_joint_solve2(joint_row *r, joint_vel *v, const joint_motion *m, const s
     }
 }
 
-void sim_joint_warm2(joint_row *r, joint_vel *v, const joint_motion *m)
+static void warm(joint_row *r, joint_vel *v, const joint_motion *m)
 {
     switch ((sim_joint_type)r->type) {
     case SIM_JOINT_REVOLUTE:
@@ -236,4 +236,9 @@ void sim_joint_warm2(joint_row *r, joint_vel *v, const joint_motion *m)
     default:
         return;
     }
+}
+
+void sim_joint_pass_range2(void *arg, size_t begin, size_t end)
+{
+    joint_pass(arg, begin, end, warm, solve);
 }

@@ -282,8 +282,8 @@ static void weld(joint_row *r, joint_vel *v, const joint_motion *m, const sim_jo
     point(r, v, m, slide_spring ? r->linear_soft : c->soft, use_bias || slide_spring);
 }
 
-void sim_joint_solve3(joint_row *r, joint_vel *v, const joint_motion *m, const sim_joint_ctx *c,
-                      bool use_bias)
+static void solve(joint_row *r, joint_vel *v, const joint_motion *m, const sim_joint_ctx *c,
+                  bool use_bias)
 {
     switch ((sim_joint_type)r->type) {
     case SIM_JOINT_HINGE:
@@ -306,7 +306,7 @@ void sim_joint_solve3(joint_row *r, joint_vel *v, const joint_motion *m, const s
     }
 }
 
-void sim_joint_warm3(joint_row *r, joint_vel *v, const joint_motion *m)
+static void warm(joint_row *r, joint_vel *v, const joint_motion *m)
 {
     mk_vec3 ra = mk_quat_rotate(m->dqa, r->ra), rb = mk_quat_rotate(m->dqb, r->rb);
     switch ((sim_joint_type)r->type) {
@@ -343,4 +343,9 @@ void sim_joint_warm3(joint_row *r, joint_vel *v, const joint_motion *m)
     default:
         return;
     }
+}
+
+void sim_joint_pass_range3(void *arg, size_t begin, size_t end)
+{
+    joint_pass(arg, begin, end, warm, solve);
 }

@@ -125,54 +125,36 @@ static void prepare_row(sim_world *w, joint_row *r, const sim_joint *j, float h)
     DIM_NAME(sim_joint_prepare_rows)(r, j);
 }
 
+/* A body the solver moves: awake and not fixed (0 for the body at rest, a kinematic one). */
+static uint32_t movable(const sim_world *w, uint32_t slot)
+{
+    uint32_t i = solver_body(w, slot);
+    const dsolver_info *info = dim_of((sim_world *)w)->solver_info.at;
+    return i && (info[i].inv_mass > 0.0f || inertia_moves(info[i].inv_inertia)) ? i : 0;
+}
+
+void DIM_NAME(sim_joint_ends_range)(void *arg, size_t begin, size_t end)
+{
+    const sim_joint_ctx *c = arg;
+    const sim_world *w = c->w;
+    const uint32_t *active = w->joints.active.at;
+    uint32_t *ends = w->joints.ends.at;
+    for (size_t i = begin; i < end; i++) {
+        const sim_joint *j = &w->joints.items.at[active[i]];
+        /* In the row's order: the joint's b, then its a (prepare_row). */
+        ends[2 * i] = movable(w, j->slot_b);
+        ends[2 * i + 1] = movable(w, j->slot_a);
+    }
+}
+
 void DIM_NAME(sim_joint_prepare_range)(void *arg, size_t begin, size_t end)
 {
     const sim_joint_ctx *c = arg;
     sim_world *w = c->w;
     joint_row *rows = w->joints.rows.data;
-    const uint32_t *active = w->joints.active.at;
-    uint32_t *ends = w->joints.ends.at;
-    for (size_t i = begin; i < end; i++) {
-        joint_row *r = &rows[i];
-        prepare_row(w, r, &w->joints.items.at[active[i]], c->h);
-        ends[2 * i] = r->flags & ROW_MOVE_A ? r->a : 0;
-        ends[2 * i + 1] = r->flags & ROW_MOVE_B ? r->b : 0;
-    }
-}
-
-void DIM_NAME(sim_joint_row_ends)(const sim_world *w, size_t i, uint32_t ends[2])
-{
-    const joint_row *r = (const joint_row *)w->joints.rows.data + i;
-    ends[0] = r->flags & ROW_MOVE_A ? r->a : 0;
-    ends[1] = r->flags & ROW_MOVE_B ? r->b : 0;
-}
-
-void DIM_NAME(sim_joint_pass_range)(void *arg, size_t begin, size_t end)
-{
-    const sim_joint_ctx *c = arg;
-    ddim *d = dim_of(c->w);
-    dsolver_body *bodies = d->solver_bodies.at;
-    joint_row *rows = c->w->joints.rows.data;
-    for (size_t k = begin; k < end; k++) {
-        joint_row *r = &rows[c->order ? c->order[k] : k];
-        dsolver_body *a = &bodies[r->a], *b = &bodies[r->b];
-        joint_vel v = {a->v, b->v, a->w, b->w};
-        joint_motion m = {a->dp, b->dp, a->dq, b->dq};
-        if (c->pass == JOINT_WARM)
-            DIM_NAME(sim_joint_warm)(r, &v, &m);
-        else
-            DIM_NAME(sim_joint_solve)(r, &v, &m, c, c->pass == JOINT_SOLVE);
-        /* The body at rest and a body the joint never moves keep their velocities: a
-         * kinematic body may be shared by rows of one color. */
-        if (r->flags & ROW_MOVE_A) {
-            a->v = v.va;
-            a->w = v.wa;
-        }
-        if (r->flags & ROW_MOVE_B) {
-            b->v = v.vb;
-            b->w = v.wb;
-        }
-    }
+    const uint32_t *active = w->joints.active.at, *rank = w->joints.rank.at;
+    for (size_t k = begin; k < end; k++)
+        prepare_row(w, &rows[k], &w->joints.items.at[active[rank[k]]], c->h);
 }
 
 void DIM_NAME(sim_joint_store_range)(void *arg, size_t begin, size_t end)

@@ -168,11 +168,40 @@ typedef struct joint_motion {
     drot dqa, dqb;
 } joint_motion;
 
-/* Each dimension's joint types (joint2.c, joint3.c): the warm start and one pass (with the
- * position bias or without) of a row, and its rows prepared from the joint's frames. */
-void DIM_NAME(sim_joint_warm)(joint_row *r, joint_vel *v, const joint_motion *m);
-void DIM_NAME(sim_joint_solve)(joint_row *r, joint_vel *v, const joint_motion *m,
-                               const sim_joint_ctx *c, bool use_bias);
+/* A pass over rows [begin, end) of the context's kind (warm start, solve with the position
+ * bias, relax without it), the rows' bodies' velocities held in locals: each dimension's
+ * sim_joint_pass_range (joint2.c, joint3.c) is this with its own warm start and solve of a
+ * row, so that they are inlined. The body at rest and a body the joint never moves keep their
+ * velocities (a kinematic body may be shared by the rows of one color). */
+typedef void joint_warm_fn(joint_row *r, joint_vel *v, const joint_motion *m);
+typedef void joint_solve_fn(joint_row *r, joint_vel *v, const joint_motion *m,
+                            const sim_joint_ctx *c, bool use_bias);
+static inline void joint_pass(const sim_joint_ctx *c, size_t begin, size_t end,
+                              joint_warm_fn *warm, joint_solve_fn *solve)
+{
+    dsolver_body *bodies = dim_of(c->w)->solver_bodies.at;
+    joint_row *rows = c->w->joints.rows.data;
+    for (size_t k = begin; k < end; k++) {
+        joint_row *r = &rows[k];
+        dsolver_body *a = &bodies[r->a], *b = &bodies[r->b];
+        joint_vel v = {a->v, b->v, a->w, b->w};
+        joint_motion m = {a->dp, b->dp, a->dq, b->dq};
+        if (c->pass == JOINT_WARM)
+            warm(r, &v, &m);
+        else
+            solve(r, &v, &m, c, c->pass == JOINT_SOLVE);
+        if (r->flags & ROW_MOVE_A) {
+            a->v = v.va;
+            a->w = v.wa;
+        }
+        if (r->flags & ROW_MOVE_B) {
+            b->v = v.vb;
+            b->w = v.wb;
+        }
+    }
+}
+
+/* Each dimension's rows prepared from the joint's frames (joint2.c, joint3.c). */
 void DIM_NAME(sim_joint_prepare_rows)(joint_row *r, const sim_joint *j);
 /* The distance joint, the same in both dimensions (joint_rows.c). */
 void DIM_NAME(sim_joint_distance)(joint_row *r, joint_vel *v, const joint_motion *m,

@@ -61,12 +61,14 @@ size_t sim_world_vecs(sim_world *w, world_vec out[WORLD_VECS])
         V(d3.constraints, 0), V(d3.rows, 0), V(d3.solver_bodies, 0), V(d3.solver_info, 0),
         OPAQUE(d3.wide_groups, sim_wide_group_size3(), 0),
         V(events, 0),
-        V(joints.items, 0), V(joints.free, 0), V(joints.pending, 0), V(joints.removed, 0),
-        V(joints.body_head, slot), V(joints.active, scratch),
+        V(joints.items, 0), V(joints.edges, 0), V(joints.free, 0), V(joints.pending, 0),
+        V(joints.removed, 0), V(joints.body_head, slot), V(joints.active, scratch),
+        V(joints.ends, scratch),
         {&w->joints.rows, w->cfg.dim == 3 ? sim_joint_row_size3() : sim_joint_row_size2(),
          scratch},
-        V(joints.ends, scratch), V(joints.color_bits, scratch), V(joints.color_order, scratch),
-        V(joints.color_overflow, scratch), V(joints.colors, scratch),
+        V(joints.rank, scratch), V(joints.row_of, scratch), V(joints.color_bits, scratch),
+        V(joints.color_order, scratch), V(joints.color_overflow, scratch),
+        V(joints.colors, scratch),
     };
 #undef V
 #undef OPAQUE

@@ -420,7 +420,6 @@ typedef struct sim_joint {
     sim_joint_type type;
     sim_id a, b;             /* b: 0 for the world */
     uint32_t slot_a, slot_b; /* their slots; UINT32_MAX for the world */
-    uint32_t next[2], prev[2]; /* each body's list of joints (sim_joints.body_head) */
     bool collide, limit, motor, rigid; /* rigid: a distance joint without spring or range */
     uint8_t kinds;           /* what the step needs of it (joint.c's JOINT_*) */
     mk_vec3 local_a, local_b; /* the anchors in a's and b's frames, m */
