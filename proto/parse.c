@@ -37,6 +37,7 @@ static const char *const msg_names[] = {
     [PROTO_MSG_INPUT] = "input", [PROTO_MSG_QUERY] = "query", [PROTO_MSG_SUBSCRIBE] = "subscribe",
     [PROTO_MSG_PING] = "ping",   [PROTO_MSG_BYE] = "bye",
     [PROTO_MSG_RAYCAST] = "raycast", [PROTO_MSG_CAST] = "cast", [PROTO_MSG_OVERLAP] = "overlap",
+    [PROTO_MSG_JOINT] = "joint",     [PROTO_MSG_UNJOINT] = "unjoint",
 };
 
 static proto_error_code parse_hello(const cJSON *root, int dim, proto_msg *out, proto_error *err)
@@ -169,6 +170,13 @@ static proto_error_code parse_fields(const char *line, size_t len, const cJSON *
     case PROTO_MSG_CAST:
     case PROTO_MSG_OVERLAP:
         return proto_parse_world_query(root, dim, out->type, &out->u.wq, err);
+    case PROTO_MSG_JOINT:
+        v = cJSON_GetObjectItemCaseSensitive(root, "joint");
+        if (!v)
+            return proto_fail(err, PROTO_ERR_BAD_REQUEST, "joint: missing");
+        return proto_parse_joint_spec(v, dim, "joint.", &out->u.joint, err);
+    case PROTO_MSG_UNJOINT:
+        return proto_get_id(root, "id", true, NULL, &out->u.unjoint.id, err);
     }
     return PROTO_OK;
 }

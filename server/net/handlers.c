@@ -237,7 +237,8 @@ static void (*const handlers[])(net_session *, proto_msg *) = {
     [PROTO_MSG_QUERY] = handle_query,         [PROTO_MSG_SUBSCRIBE] = handle_subscribe,
     [PROTO_MSG_PING] = handle_ping,           [PROTO_MSG_BYE] = handle_bye,
     [PROTO_MSG_RAYCAST] = handle_world_query, [PROTO_MSG_CAST] = handle_world_query,
-    [PROTO_MSG_OVERLAP] = handle_world_query,
+    [PROTO_MSG_OVERLAP] = handle_world_query, [PROTO_MSG_JOINT] = net_handle_joint,
+    [PROTO_MSG_UNJOINT] = net_handle_unjoint,
 };
 _Static_assert(sizeof handlers / sizeof handlers[0] == PROTO_MSG_COUNT,
                "a handler for every message type");

@@ -520,7 +520,13 @@ const sim_id *sim_world_removed_joints(const sim_world *w, size_t *n)
     return w->joints.removed.at;
 }
 
-sim_joint_def sim_joint_def_of(const sim_joint *j)
+/* A 2D frame as a definition gives it: the turn about z of the joint's (cos, sin). */
+static mk_quat frame2_to_quat(mk_quat cs)
+{
+    return mk_quat_axis_angle(mk_v3(0.0f, 0.0f, 1.0f), atan2f(cs.y, cs.x));
+}
+
+sim_joint_def sim_joint_def_of(const sim_world *w, const sim_joint *j)
 {
     sim_joint_def d;
     memset(&d, 0, sizeof d);
@@ -546,8 +552,8 @@ sim_joint_def sim_joint_def_of(const sim_joint *j)
     d.framed = true;
     d.local_a = j->local_a;
     d.local_b = j->local_b;
-    d.frame_a = j->frame_a;
-    d.frame_b = j->frame_b;
+    d.frame_a = w->cfg.dim == 2 ? frame2_to_quat(j->frame_a) : j->frame_a;
+    d.frame_b = w->cfg.dim == 2 ? frame2_to_quat(j->frame_b) : j->frame_b;
     return d;
 }
 

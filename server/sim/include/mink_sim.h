@@ -459,9 +459,9 @@ size_t sim_world_count_joints_owned(const sim_world *w, uint32_t owner);
 /* Joint ids removed since the last sim_world_clear_removed: those removed through the API,
  * those that broke (SIM_EVENT_JOINT_BREAK) and those of bodies that left the world. */
 const sim_id *sim_world_removed_joints(const sim_world *w, size_t *n);
-/* The definition that makes this joint again as it is now (framed, with its frames), for a
- * save. */
-sim_joint_def sim_joint_def_of(const sim_joint *j);
+/* The definition that makes this joint of world w again as it is now (framed, with its
+ * frames: a 2D one's as a turn about z), for a save. */
+sim_joint_def sim_joint_def_of(const sim_world *w, const sim_joint *j);
 /* Gives a free joint slot the generation its next id will carry (a saved world coming back);
  * false when the slot is taken or out of range. */
 bool sim_world_set_joint_slot_generation(sim_world *w, uint32_t slot, uint32_t generation);
