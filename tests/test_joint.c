@@ -576,6 +576,7 @@ END_TEST
 START_TEST(joint_breaks_once_with_its_event)
 {
     sim_world *w = world_of(2);
+    sim_world_set_events(w, true, 1e9f);
     sim_id light = add_box(w, SIM_DYNAMIC, 0, 0, 0.5f, 0.5f);
     sim_body_def d = fixture_rect(COL_SHAPE_BOX, SIM_DYNAMIC, 5, 0, 0.5f, 0.5f);
     d.density = 4.0f;

@@ -14,8 +14,6 @@
 
 #include "contacts.h"
 
-#define SIM_TOUCHING 0.001f /* m: a pair this close counts as touching (wakes, grounds) */
-
 /* A body that wakes a sleeping one it touches: anything awake that moves. */
 static bool active(const sim_world *w, const sim_body *b)
 {
@@ -323,6 +321,7 @@ void DIM_NAME(sim_collide)(sim_world *w, dvec up)
     }
     size_t first_solved = w->solver.solved.v.len;
     sim_pair *pairs = w->broad.pairs.at;
+    w->ev.in_collide = true; /* a sleeper woken in the pass skipped its pairs (events.c) */
     for (size_t i = 0; i < n_pairs; i++) {
         sim_body *a, *b;
         pair_bodies(w, &pairs[i], &a, &b);
@@ -341,6 +340,8 @@ void DIM_NAME(sim_collide)(sim_world *w, dvec up)
         if (it->state != NARROW_DONE || it->m.count == 0)
             continue;
         const dmanifold m = it->m;
+        if (w->cfg.events)
+            DIM_NAME(sim_hit_check)(w, a, b, &m);
         bool touching = m.depth >= -SIM_TOUCHING;
         if (touching) {
             dcontact *contact = &d->contacts.at[d->contacts.v.len++];
@@ -359,6 +360,7 @@ void DIM_NAME(sim_collide)(sim_world *w, dvec up)
         }
         add_constraint(w, &pairs[i], a, b, &m, it->found, it->kept, fills, (uint32_t)i);
     }
+    w->ev.in_collide = false;
     if (fills)
         fill_constraints(w, items, fills);
     sim_cache_end_pairs(w, first_solved);

@@ -359,6 +359,22 @@ static size_t joints_vec(sim_world *w)
     return i;
 }
 
+/* The filters' count made again, and the events' lists checked (sim_events_check): each names
+ * bodies of the world. */
+static bool check_events(sim_world *w, in *r, const size_t at_vecs[WORLD_VECS])
+{
+    sim_filters_recount(w);
+    const char *what = sim_events_check(w);
+    if (!what)
+        return true;
+    world_vec vecs[WORLD_VECS];
+    size_t at = 0;
+    for (size_t i = 0, n = sim_world_vecs(w, vecs); i < n; i++)
+        if (vecs[i].v == &w->ev.touching.v)
+            at = at_vecs[i];
+    return bad(r, at, what, 0);
+}
+
 static bool read_cache(sim_world *w, in *r)
 {
     sim_cache *c = &w->solver.cache;
@@ -438,7 +454,7 @@ sim_world *sim_world_from_image(const void *data, size_t len, mk_error *err)
     /* The bodies' items follow their array's length and capacity. */
     ok = ok && slot_tables_ok(w, &r, at_vecs, (size_t)slots) &&
          read_bodies(w, &r, at_vecs[0] + 2 * sizeof(uint64_t)) && read_cache(w, &r) &&
-         check_vecs(w, &r, at_vecs);
+         check_vecs(w, &r, at_vecs) && check_events(w, &r, at_vecs);
     if (ok && w->islands.loaded_ring != 0 && !sim_world_get(w, w->islands.loaded_ring))
         ok = bad(&r, at, "the loaded sleepers' ring", w->islands.loaded_ring);
     if (ok && !sim_joints_image_ok(w, err)) {

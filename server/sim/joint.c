@@ -819,8 +819,11 @@ void sim_joints_finish(sim_world *w, float h)
                           : sim_joint_row_force2(w, row, c.inv_h);
         if (!(force > j->break_force))
             continue;
+        /* Kept, as every event, only by a world that keeps events (sim_world_set_events): the
+         * step's events are sorted after it (events.c), a break's after the contacts'. */
         sim_event e = {.type = SIM_EVENT_JOINT_BREAK, .tick = w->tick + 1, .a = j->id};
-        sim_emit_event(w, &e);
+        if (w->cfg.events)
+            sim_emit_event(w, &e);
         drop(w, slot);
     }
 }

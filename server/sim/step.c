@@ -86,6 +86,8 @@ static void push_out_characters(sim_world *w, dvec up)
             if (pass == 0) {
                 dcontact c = {a->id, b->id, m};
                 mk_vec_push(&dim_of(w)->contacts.v, &c);
+                if (w->cfg.events)
+                    DIM_NAME(sim_hit_check)(w, a, b, &m);
             }
             largest = mk_maxf(largest, resolve(a, ap, b, bp, &m, up));
         }
