@@ -42,17 +42,6 @@ static const cJSON *find_event(const cJSON *events, const char *type, const char
     return NULL;
 }
 
-static void expect_refused(h_conn *c, const char *line, const char *code, const char *field)
-{
-    ck_assert(h_send_line(c, line));
-    cJSON *e = h_recv_type(c, "error", 3000);
-    ck_assert_msg(e != NULL, "no error for %s", line);
-    ck_assert_str_eq(h_str(e, "code"), code);
-    ck_assert_msg(strncmp(h_str(e, "message"), field, strlen(field)) == 0,
-                  "%s: the message \"%s\" does not name %s", line, h_str(e, "message"), field);
-    cJSON_Delete(e);
-}
-
 START_TEST(events_over_the_wire)
 {
     h_conn c, far;
@@ -187,19 +176,19 @@ START_TEST(push_set_and_explode_over_the_wire)
 
     /* Refusals, each naming its field, changing nothing. */
     snprintf(line, sizeof line, "{\"type\":\"push\",\"id\":%.0f,\"impulse\":[1e7,0]}", box);
-    expect_refused(&c, line, "bad_request", "impulse[0]");
+    expect_refused_naming(&c, line, "bad_request", "impulse[0]");
     snprintf(line, sizeof line, "{\"type\":\"push\",\"id\":%.0f,\"impulse\":[1,0]}", theirs);
-    expect_refused(&c, line, "not_owner", "id");
+    expect_refused_naming(&c, line, "not_owner", "id");
     snprintf(line, sizeof line, "{\"type\":\"set\",\"id\":%.0f,\"pos\":[0,0]}", theirs);
-    expect_refused(&c, line, "not_owner", "id");
+    expect_refused_naming(&c, line, "not_owner", "id");
     snprintf(line, sizeof line, "{\"type\":\"push\",\"id\":%.0f,\"impulse\":[1,0]}", wall);
-    expect_refused(&c, line, "bad_request", "id");
+    expect_refused_naming(&c, line, "bad_request", "id");
     snprintf(line, sizeof line, "{\"type\":\"set\",\"id\":%.0f,\"vel\":[1,0]}", wall);
-    expect_refused(&c, line, "bad_request", "vel");
+    expect_refused_naming(&c, line, "bad_request", "vel");
     snprintf(line, sizeof line, "{\"type\":\"set\",\"id\":%.0f,\"pos\":\"here\"}", box);
-    expect_refused(&c, line, "bad_request", "pos");
-    expect_refused(&c, "{\"type\":\"push\",\"id\":99999999,\"impulse\":[1,0]}", "not_found", "id");
-    expect_refused(&c, "{\"type\":\"explode\",\"pos\":[0,0],\"radius\":-1,\"impulse\":1}",
+    expect_refused_naming(&c, line, "bad_request", "pos");
+    expect_refused_naming(&c, "{\"type\":\"push\",\"id\":99999999,\"impulse\":[1,0]}", "not_found", "id");
+    expect_refused_naming(&c, "{\"type\":\"explode\",\"pos\":[0,0],\"radius\":-1,\"impulse\":1}",
                    "bad_request", "radius");
     ck_assert_double_eq_tol(vel_of(&c, box, 0), 6.0, 1e-3);
     ck_assert_double_eq_tol(vel_of(&c, theirs, 0), 0.0, 1e-3);
