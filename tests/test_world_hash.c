@@ -399,5 +399,10 @@ START_TEST(joints_3d)
 }
 END_TEST
 
-MINK_CHECK_TESTS("world_hash", 600, demo_2d, demo_3d, pile_2000, pile3d_1000, joints_2d,
-                 joints_3d)
+/* Two cases, which ctest runs as two tests (CK_RUN_CASE): the worlds without joints, and the
+ * demos with joints. */
+MINK_CHECK_SUITE("world_hash", s)
+{
+    MINK_TCASE(s, "worlds", 600, demo_2d, demo_3d, pile_2000, pile3d_1000);
+    MINK_TCASE(s, "joints", 600, joints_2d, joints_3d);
+}
