@@ -2,7 +2,7 @@
  * whole number of cells (the top of the ground) falls between rows instead of sharing one with
  * what stands on it. A body fills the cells it covers, so that a ramp shows its slope and a
  * ball its roundness; a body smaller than the cells still gets its bounds' cells, so that
- * nothing on screen is invisible. */
+ * nothing on screen is invisible. Joints are dots over empty cells, their anchors '+'. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -285,6 +285,97 @@ static void render_above(const frame *f, const cli_scene *sc)
     free(fp);
 }
 
+/* ---- joints ---- */
+
+/* Where a joint's end on body `id` is: its anchor and the body's centre (the world's point,
+ * both, for id 0); false when the body is not drawn. */
+static bool joint_end(const cli_scene *sc, uint64_t id, const double local[3], double anchor[3],
+                      double centre[3])
+{
+    if (id == 0) {
+        memcpy(anchor, local, 3 * sizeof *anchor);
+        memcpy(centre, local, 3 * sizeof *centre);
+        return true;
+    }
+    for (size_t i = 0; i < sc->count; i++) {
+        const cli_body *b = &sc->bodies[i];
+        if (b->id != id)
+            continue;
+        memcpy(centre, b->pos, 3 * sizeof *centre);
+        if (sc->dim == 3) {
+            /* v + 2 w (u x v) + 2 u x (u x v), u the quaternion's vector part. */
+            const double *q = b->quat;
+            double t[3] = {2 * (q[1] * local[2] - q[2] * local[1]),
+                           2 * (q[2] * local[0] - q[0] * local[2]),
+                           2 * (q[0] * local[1] - q[1] * local[0])};
+            anchor[0] = b->pos[0] + local[0] + q[3] * t[0] + (q[1] * t[2] - q[2] * t[1]);
+            anchor[1] = b->pos[1] + local[1] + q[3] * t[1] + (q[2] * t[0] - q[0] * t[2]);
+            anchor[2] = b->pos[2] + local[2] + q[3] * t[2] + (q[0] * t[1] - q[1] * t[0]);
+        } else {
+            double c = cos(b->rot), s = sin(b->rot);
+            anchor[0] = b->pos[0] + c * local[0] - s * local[1];
+            anchor[1] = b->pos[1] + s * local[0] + c * local[1];
+            anchor[2] = 0;
+        }
+        return true;
+    }
+    return false;
+}
+
+/* The cell of a world point: column from x, row from y (2D, down from `top`) or z (3D, down
+ * from `near`); false when off the canvas. */
+static bool cell_of(const frame *f, const cli_scene *sc, double left, double top,
+                    const double p[3], int *r, int *c)
+{
+    double col = floor((p[0] - left) / f->cw);
+    double row = sc->dim == 3 ? floor((p[2] - top) / f->chh) : floor((top - p[1]) / f->chh);
+    if (!(col >= 0 && row >= 0 && col < f->cv->cols && row < f->rows))
+        return false;
+    *c = (int)col;
+    *r = (int)row;
+    return true;
+}
+
+/* Dots from p to q on empty cells, a cell a step. */
+static void dots(const frame *f, const cli_scene *sc, double left, double top, const double p[3],
+                 const double q[3])
+{
+    double d = fmax(fabs(q[0] - p[0]) / f->cw,
+                    sc->dim == 3 ? fabs(q[2] - p[2]) / f->chh : fabs(q[1] - p[1]) / f->chh);
+    int n = d < 4096 ? (int)ceil(d) : 4096;
+    for (int k = 1; k < n; k++) {
+        double t = (double)k / n, x[3];
+        for (int i = 0; i < 3; i++)
+            x[i] = p[i] + (q[i] - p[i]) * t;
+        int r, c;
+        if (cell_of(f, sc, left, top, x, &r, &c) &&
+            f->cv->paint[(size_t)r * (size_t)f->cv->cols + (size_t)c] == CLI_PAINT_EMPTY)
+            put(f, r, c, '.', CLI_PAINT_STATIC);
+    }
+}
+
+static void render_joints(const frame *f, const cli_scene *sc)
+{
+    double left = floor((sc->centre[0] - f->cv->cols * f->cw / 2) / f->cw) * f->cw;
+    double top = sc->dim == 3
+                     ? floor((sc->centre[2] - f->rows * f->chh / 2) / f->chh) * f->chh
+                     : ceil((sc->centre[1] + f->rows * f->chh / 2) / f->chh) * f->chh;
+    for (size_t i = 0; i < sc->njoints; i++) {
+        const cli_joint *j = &sc->joints[i];
+        double aa[3], ca[3], ab[3], cb[3];
+        if (!joint_end(sc, j->a, j->local_a, aa, ca) || !joint_end(sc, j->b, j->local_b, ab, cb))
+            continue;
+        dots(f, sc, left, top, ca, aa);
+        dots(f, sc, left, top, aa, ab);
+        dots(f, sc, left, top, ab, cb);
+        int r, c;
+        if (cell_of(f, sc, left, top, aa, &r, &c))
+            put(f, r, c, '+', CLI_PAINT_STATIC);
+        if (cell_of(f, sc, left, top, ab, &r, &c))
+            put(f, r, c, '+', CLI_PAINT_STATIC);
+    }
+}
+
 void cli_render(cli_canvas *cv, int rows, const cli_scene *sc)
 {
     double zoom = sc->zoom > 0 ? sc->zoom : 1.0;
@@ -295,4 +386,5 @@ void cli_render(cli_canvas *cv, int rows, const cli_scene *sc)
         render_above(&f, sc);
     else
         render_side(&f, sc);
+    render_joints(&f, sc);
 }

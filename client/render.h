@@ -54,9 +54,12 @@ typedef struct cli_scene {
     uint32_t client; /* this client's id: the owner of what it spawned */
     double centre[3]; /* m: the camera's centre (the avatar, usually) */
     double zoom;
+    const cli_joint *joints; /* drawn between their bodies (when both are drawn) */
+    size_t njoints;
 } cli_scene;
 
-/* Draws the bodies into rows [0, rows) of the canvas. 2D: seen from the side, y up the
+/* Draws the bodies into rows [0, rows) of the canvas, and each joint as dots from each body's
+ * centre to its anchor, the anchor a '+'. 2D: seen from the side, y up the
  * screen. 3D: seen from above (x right, z down the screen), each body's cells a digit, the
  * height of its top above the avatar's feet in whole metres. */
 void cli_render(cli_canvas *cv, int rows, const cli_scene *sc);

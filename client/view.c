@@ -141,6 +141,8 @@ void cli_view_draw(cli_app *app, double now_ms)
         .avatar = app->avatar,
         .client = app->client_id,
         .zoom = app->zoom,
+        .joints = app->world.joints,
+        .njoints = app->world.njoints,
     };
     for (size_t i = 0; i < app->drawn.v.len; i++)
         if (app->has_avatar && app->drawn.at[i].id == app->avatar)

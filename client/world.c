@@ -1,7 +1,7 @@
 /* The client's copy of the world, kept from `state` messages: a body's shape, kind and owner
  * arrive the first time the client sees it; later states carry only what moved (static and
  * sleeping bodies keep their last state), and `removed` lists what went (PROTOCOL.md, "Server
- * to client"). The server is trusted for meaning, not for form: anything malformed is skipped
+ * to client"); joints come once, in `joints`, and go in `removed_joints`. The server is trusted for meaning, not for form: anything malformed is skipped
  * and reported, never allowed to crash the client or to put a non-finite number in the world.
  * The world's dim (from the welcome) says how a state reads: vectors of 2 or 3 numbers, `rot` an
  * angle or a quaternion, the 2D or the 3D shapes. A shape is read by the protocol's own reader
@@ -29,6 +29,7 @@ void cli_world_free(cli_world *w)
     }
     free(w->bodies);
     free(w->index);
+    free(w->joints);
     int dim = w->dim;
     memset(w, 0, sizeof *w);
     w->dim = dim;
@@ -435,6 +436,47 @@ static bool apply_body(cli_world *w, const cJSON *e, bool delta, uint64_t tick, 
     return ok;
 }
 
+/* `removed_joints` and then `joints` (first sightings); false when malformed (what could be
+ * read is kept) or out of memory (*no_memory). */
+static bool apply_joints(cli_world *w, const cJSON *state, bool *no_memory)
+{
+    bool ok = true;
+    const cJSON *e, *gone = cJSON_GetObjectItemCaseSensitive(state, "removed_joints");
+    cJSON_ArrayForEach(e, gone)
+    {
+        uint64_t id;
+        ok = cli_json_uint(e, &id) && ok;
+        for (size_t i = 0; i < w->njoints; i++)
+            if (w->joints[i].id == id)
+                w->joints[i--] = w->joints[--w->njoints];
+    }
+    cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(state, "joints"))
+    {
+        cli_joint j = {0};
+        int n = w->dim == 3 ? 3 : 2;
+        if (!cli_json_uint(cJSON_GetObjectItemCaseSensitive(e, "id"), &j.id) ||
+            !cli_json_uint(cJSON_GetObjectItemCaseSensitive(e, "a"), &j.a) ||
+            !cli_json_uint(cJSON_GetObjectItemCaseSensitive(e, "b"), &j.b) ||
+            !read_vec(cJSON_GetObjectItemCaseSensitive(e, "local_a"), n, j.local_a) ||
+            !read_vec(cJSON_GetObjectItemCaseSensitive(e, "local_b"), n, j.local_b)) {
+            ok = false;
+            continue;
+        }
+        if (w->njoints == w->joints_cap) {
+            size_t cap = w->joints_cap ? 2 * w->joints_cap : 16;
+            cli_joint *grown = realloc(w->joints, cap * sizeof *grown);
+            if (!grown) {
+                *no_memory = true;
+                return false;
+            }
+            w->joints = grown;
+            w->joints_cap = cap;
+        }
+        w->joints[w->njoints++] = j;
+    }
+    return ok;
+}
+
 bool cli_world_apply(cli_world *w, const cJSON *state)
 {
     uint64_t tick, ack;
@@ -459,6 +501,12 @@ bool cli_world_apply(cli_world *w, const cJSON *state)
     const cJSON *removed = cJSON_GetObjectItemCaseSensitive(state, "removed");
     if (removed && (!cJSON_IsArray(removed) || !remove_bodies(w, removed)))
         ok = false;
+
+    bool joints_oom = false;
+    if (!apply_joints(w, state, &joints_oom))
+        ok = false;
+    if (joints_oom)
+        return false;
 
     bool delta = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(state, "delta"));
     uint64_t prev = 0; /* a delta entry's id is relative to the entry before it */

@@ -39,6 +39,13 @@ typedef struct cli_body {
     bool has_q;
 } cli_body;
 
+/* A joint as `state` first shows it (an extension): its bodies (b 0: the world) and its
+ * anchor in each body's frame (b's in the world's when b is 0), m. */
+typedef struct cli_joint {
+    uint64_t id, a, b;
+    double local_a[3], local_b[3];
+} cli_joint;
+
 typedef struct cli_world {
     int dim; /* 2 or 3: how `state` is read; 2 until the welcome says otherwise */
     cli_body *bodies;
@@ -48,6 +55,8 @@ typedef struct cli_world {
     uint64_t tick, ack;
     uint64_t ack_tick; /* the tick whose step first applied input `ack` (0: not said) */
     uint32_t tick_hz; /* from the welcome: the ticks a delta body is extrapolated over */
+    cli_joint *joints; /* those seen and not yet removed, owned */
+    size_t njoints, joints_cap;
 } cli_world;
 
 void cli_world_init(cli_world *w);

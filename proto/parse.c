@@ -39,6 +39,7 @@ static const char *const msg_names[] = {
     [PROTO_MSG_RAYCAST] = "raycast", [PROTO_MSG_CAST] = "cast", [PROTO_MSG_OVERLAP] = "overlap",
     [PROTO_MSG_PUSH] = "push", [PROTO_MSG_SET] = "set", [PROTO_MSG_EXPLODE] = "explode",
     [PROTO_MSG_ACTION] = "action", [PROTO_MSG_EMIT] = "emit",
+    [PROTO_MSG_JOINT] = "joint",     [PROTO_MSG_UNJOINT] = "unjoint",
 };
 
 static proto_error_code parse_hello(const cJSON *root, int dim, proto_msg *out, proto_error *err)
@@ -180,6 +181,13 @@ static proto_error_code parse_fields(const char *line, size_t len, const cJSON *
     case PROTO_MSG_ACTION:
     case PROTO_MSG_EMIT:
         return proto_parse_action(root, out, err);
+    case PROTO_MSG_JOINT:
+        v = cJSON_GetObjectItemCaseSensitive(root, "joint");
+        if (!v)
+            return proto_fail(err, PROTO_ERR_BAD_REQUEST, "joint: missing");
+        return proto_parse_joint_spec(v, dim, "joint.", &out->u.joint, err);
+    case PROTO_MSG_UNJOINT:
+        return proto_get_id(root, "id", true, NULL, &out->u.unjoint.id, err);
     }
     return PROTO_OK;
 }

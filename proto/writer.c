@@ -79,6 +79,16 @@ void proto_write_despawned(proto_buf *b, const char *req, uint64_t id)
     write_id_answer(b, "{\"type\":\"despawned\"", req, id);
 }
 
+void proto_write_joined(proto_buf *b, const char *req, uint64_t id)
+{
+    write_id_answer(b, "{\"type\":\"joined\"", req, id);
+}
+
+void proto_write_unjoined(proto_buf *b, const char *req, uint64_t id)
+{
+    write_id_answer(b, "{\"type\":\"unjoined\"", req, id);
+}
+
 void proto_write_pong(proto_buf *b, const char *t, uint64_t tick)
 {
     LIT(b, "{\"type\":\"pong\",\"t\":");
@@ -385,17 +395,48 @@ void proto_state_bodies_end(proto_buf *b)
     proto_buf_append_char(b, ']');
 }
 
-void proto_state_removed(proto_buf *b, const uint64_t *ids, size_t n)
+/* `,"KEY":[ids]` (`head` is `,"KEY":[`); nothing for none. */
+static void write_ids(proto_buf *b, const char *head, const uint64_t *ids, size_t n)
 {
     if (n == 0)
         return;
-    LIT(b, ",\"removed\":[");
+    proto_buf_append_str(b, head);
     for (size_t i = 0; i < n; i++) {
         if (i)
             proto_buf_append_char(b, ',');
         proto_buf_append_u64(b, ids[i]);
     }
     proto_buf_append_char(b, ']');
+}
+
+void proto_state_removed(proto_buf *b, const uint64_t *ids, size_t n)
+{
+    write_ids(b, ",\"removed\":[", ids, n);
+}
+
+void proto_state_removed_joints(proto_buf *b, const uint64_t *ids, size_t n)
+{
+    write_ids(b, ",\"removed_joints\":[", ids, n);
+}
+
+void proto_state_joints_begin(proto_buf *b) { LIT(b, ",\"joints\":["); }
+void proto_state_joints_end(proto_buf *b) { proto_buf_append_char(b, ']'); }
+
+void proto_state_joint(proto_buf *b, int dim, const proto_joint_state *j, bool first_in_list)
+{
+    proto_buf_append_str(b, first_in_list ? "{\"id\":" : ",{\"id\":");
+    proto_buf_append_u64(b, j->id);
+    LIT(b, ",\"type\":\"");
+    proto_buf_append_str(b, proto_joint_name(j->type));
+    LIT(b, "\",\"a\":");
+    proto_buf_append_u64(b, j->a);
+    LIT(b, ",\"b\":");
+    proto_buf_append_u64(b, j->b);
+    LIT(b, ",\"local_a\":");
+    proto_buf_append_fixed_array(b, j->local_a, dim, DEC_SHAPE);
+    LIT(b, ",\"local_b\":");
+    proto_buf_append_fixed_array(b, j->local_b, dim, DEC_SHAPE);
+    proto_buf_append_char(b, '}');
 }
 
 void proto_state_contacts_begin(proto_buf *b)

@@ -252,6 +252,17 @@ void make_temp_file(char *path_template)
     close(fd);
 }
 
+void expect_refused_naming(h_conn *c, const char *line, const char *code, const char *field)
+{
+    ck_assert(h_send_line(c, line));
+    cJSON *e = h_recv_type(c, "error", 3000);
+    ck_assert_msg(e != NULL, "no error for %s", line);
+    ck_assert_str_eq(h_str(e, "code"), code);
+    ck_assert_msg(strncmp(h_str(e, "message"), field, strlen(field)) == 0,
+                  "%s: the message \"%s\" does not name %s", line, h_str(e, "message"), field);
+    cJSON_Delete(e);
+}
+
 void close_and_stop(h_conn *c)
 {
     h_close(c);

@@ -30,6 +30,8 @@ h_conn start_joined(const char *const *args);
 /* Joins with a kinematic avatar (half extents hx, hy) at (0, y); returns the avatar's id. */
 double join_kinematic(h_conn *c, double hx, double hy, double y, double max_speed);
 void expect_error(h_conn *c, const char *code);
+/* Sends `line` and expects an error of `code` whose message begins with `field`. */
+void expect_refused_naming(h_conn *c, const char *line, const char *code, const char *field);
 /* A ping answered proves the connection still works. */
 void expect_alive(h_conn *c);
 /* Runs a shell command; its stdout goes to `out` (cut to fit); returns its wait status. */
@@ -94,5 +96,6 @@ void server_3d_tests(TCase *tc);
 void server_query_tests(TCase *tc);
 void server_token_tests(TCase *tc);
 void server_event_tests(TCase *tc);
+void server_joint_tests(TCase *tc);
 
 #endif

@@ -125,6 +125,43 @@ START_TEST(an_edge_millimetres_off_a_border_keeps_its_cell)
 }
 END_TEST
 
+/* A joint from `state`: the crate (body 3, at (-1.5, 0.25)) hung from the world's point
+ * (-1.5, 2.25), its anchor at its centre. Both anchors are '+' (column 4, rows 4 and 0) and
+ * the dots between them a cell a step (rows 1 to 3); `removed_joints` takes it away. */
+START_TEST(a_joint_is_drawn_between_its_anchors)
+{
+    cli_world w;
+    cli_world_init(&w);
+    cJSON *st = cJSON_Parse("{\"tick\":1,\"ack\":0,\"bodies\":[],\"joints\":[{\"id\":9,"
+                            "\"type\":\"revolute\",\"a\":3,\"b\":0,\"local_a\":[0,0],"
+                            "\"local_b\":[-1.5,2.25]}]}");
+    ck_assert(cli_world_apply(&w, st));
+    cJSON_Delete(st);
+    ck_assert_uint_eq(w.njoints, 1);
+    cli_body bodies[3];
+    cli_canvas cv;
+    cli_scene sc = side_scene(bodies, &cv, 1);
+    sc.joints = w.joints;
+    sc.njoints = w.njoints;
+    cli_render(&cv, 6, &sc);
+    static const char *const expected[] = {
+        "    +",
+        "    .   @@@@",
+        "    .   @@@@",
+        "    .   @@@@",
+        "   o+   @@@@",
+        "####################",
+    };
+    assert_rows(&cv, expected, 6);
+    st = cJSON_Parse("{\"tick\":2,\"ack\":0,\"bodies\":[],\"removed_joints\":[9]}");
+    ck_assert(cli_world_apply(&w, st));
+    cJSON_Delete(st);
+    ck_assert_uint_eq(w.njoints, 0);
+    cli_canvas_free(&cv);
+    cli_world_free(&w);
+}
+END_TEST
+
 START_TEST(side_view_zoomed_out)
 {
     /* Zoom 2: 0.5 m by 1 m cells; left at -5 m, top at 4 m. The avatar is columns 9..10,
@@ -317,6 +354,7 @@ MINK_CHECK_SUITE("client_frame", s)
 {
     TCase *view = tcase_create("render");
     tcase_add_test(view, side_view_picture);
+    tcase_add_test(view, a_joint_is_drawn_between_its_anchors);
     tcase_add_test(view, side_view_zoomed_out);
     tcase_add_test(view, an_edge_millimetres_off_a_border_keeps_its_cell);
     tcase_add_test(view, view_from_above_picture);

@@ -370,6 +370,7 @@ MINK_CHECK_SUITE("server", s)
         {"queries", server_query_tests, 30},
         {"tokens", server_token_tests, 30},
         {"events", server_event_tests, 30},
+        {"joints", server_joint_tests, 30},
     };
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         TCase *tc = tcase_create(files[i].name);

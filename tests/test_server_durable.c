@@ -1,5 +1,6 @@
 /* Integration: a crash loses at most --fsync-ms. A server with pile:2000 and a client that
- * moves its character, drops boxes and removes some is killed with SIGKILL at a random moment
+ * moves its character, drops boxes, ropes them together and removes some is killed with
+ * SIGKILL at a random moment
  * (a fixed seed), ten times over; every restart brings the world back from --save, at a tick
  * whose world hash the killed server logged (--hash-every 1 logs every tick's), and no more
  * than --fsync-ms of ticks behind the last tick it logged. */
@@ -43,7 +44,8 @@ static unsigned long long last_tick(const char *log)
 }
 
 /* A client's script: a character that turns every 400 ms and jumps now and then, a box every
- * 200 ms, the one before it removed every other time. Runs for `ms`. */
+ * 200 ms, the one before it removed every other time, boxes roped together and ropes taken
+ * off. Runs for `ms`. */
 static void play(int port, int ms, unsigned *seed)
 {
     h_conn c;
@@ -56,7 +58,8 @@ static void play(int port, int ms, unsigned *seed)
     double avatar = h_num(w, "avatar");
     cJSON_Delete(w);
     long long end = h_now_ms() + ms;
-    double last_box = 0;
+    double last_box = 0, last_joint = 0;
+    int joints = 0;
     char line[512];
     for (int i = 0; h_now_ms() < end; i++) {
         double dir = (i / 12) % 2 ? -1.0 : 1.0;
@@ -75,11 +78,31 @@ static void play(int port, int ms, unsigned *seed)
                 ck_assert(h_send_line(&c, line));
             }
         }
-        /* Read what came (states, spawned) so that the server never waits on us. */
+        /* Read what came (states, spawned, joined) so that the server never waits on us. Each
+         * new box hangs by a 2 m rope from the one before (when it is still there: otherwise
+         * the joint is refused, changing nothing); every other joint made, the one before it
+         * is taken off. */
         for (cJSON *m; (m = h_recv(&c, 0)) != NULL; cJSON_Delete(m)) {
             const char *type = h_str(m, "type");
-            if (type && strcmp(type, "spawned") == 0)
-                last_box = h_num(m, "id");
+            if (type && strcmp(type, "spawned") == 0) {
+                double box = h_num(m, "id");
+                if (last_box != 0) {
+                    snprintf(line, sizeof line,
+                             "{\"type\":\"joint\",\"joint\":{\"type\":\"distance\",\"a\":%.0f,"
+                             "\"b\":%.0f,\"max_length\":2}}",
+                             box, last_box);
+                    ck_assert(h_send_line(&c, line));
+                }
+                last_box = box;
+            }
+            if (type && strcmp(type, "joined") == 0) {
+                if (++joints % 2 == 0) {
+                    snprintf(line, sizeof line, "{\"type\":\"unjoint\",\"id\":%.0f}",
+                             last_joint);
+                    ck_assert(h_send_line(&c, line));
+                }
+                last_joint = h_num(m, "id");
+            }
         }
         h_sleep_ms(33);
     }

@@ -42,17 +42,6 @@ static const cJSON *find_event(const cJSON *events, const char *type, const char
     return NULL;
 }
 
-static void expect_refused(h_conn *c, const char *line, const char *code, const char *field)
-{
-    ck_assert(h_send_line(c, line));
-    cJSON *e = h_recv_type(c, "error", 3000);
-    ck_assert_msg(e != NULL, "no error for %s", line);
-    ck_assert_str_eq(h_str(e, "code"), code);
-    ck_assert_msg(strncmp(h_str(e, "message"), field, strlen(field)) == 0,
-                  "%s: the message \"%s\" does not name %s", line, h_str(e, "message"), field);
-    cJSON_Delete(e);
-}
-
 START_TEST(events_over_the_wire)
 {
     h_conn c, far;
@@ -201,9 +190,9 @@ START_TEST(push_set_and_explode_over_the_wire)
     };
     for (size_t i = 0; i < sizeof refusals / sizeof *refusals; i++) {
         snprintf(line, sizeof line, refusals[i].line, refusals[i].id);
-        expect_refused(&c, line, refusals[i].code, refusals[i].field);
+        expect_refused_naming(&c, line, refusals[i].code, refusals[i].field);
     }
-    expect_refused(&c, "{\"type\":\"explode\",\"pos\":[0,0],\"radius\":-1,\"impulse\":1}",
+    expect_refused_naming(&c, "{\"type\":\"explode\",\"pos\":[0,0],\"radius\":-1,\"impulse\":1}",
                    "bad_request", "radius");
     ck_assert_double_eq_tol(vel_of(&c, box, 0), 6.0, 1e-3);
     ck_assert_double_eq_tol(vel_of(&c, theirs, 0), 0.0, 1e-3);

@@ -1,5 +1,5 @@
-/* The world hash after 2,000 ticks of four worlds with scripted inputs, pinned: the 2D demo,
- * the 3D demo, pile:2000 and pile3d:1000. Each world gets a character that runs and jumps by a
+/* The world hash after 2,000 ticks of six worlds with scripted inputs, pinned: the 2D demo,
+ * the 3D demo, pile:2000 and pile3d:1000, and the demos with joints of every kind added. Each world gets a character that runs and jumps by a
  * fixed script, and bodies dropped and removed now and then, so that every pass of the step
  * (inputs, characters, sweeps, contacts, the solver, sleeping and waking, removal) is on the
  * path. The values were recorded from the step as it stood before the world's code was
@@ -216,4 +216,193 @@ START_TEST(pile3d_1000)
 }
 END_TEST
 
-MINK_CHECK_TESTS("world_hash", 600, demo_2d, demo_3d, pile_2000, pile3d_1000)
+/* The joints made in the world being built (these worlds keep no events, which the hashes
+ * pin: a joint that broke is one of them no longer in the world). */
+static size_t made;
+
+static sim_id joint(sim_world *w, sim_joint_def j)
+{
+    mk_error err = {0};
+    sim_id id = sim_world_add_joint(w, &j, 0, &err);
+    ck_assert_msg(id != 0, "%s", err.message);
+    made++;
+    return id;
+}
+
+static sim_joint_def joint_of(sim_joint_type type, sim_id a, sim_id b, mk_vec3 anchor)
+{
+    sim_joint_def j;
+    memset(&j, 0, sizeof j);
+    j.type = type;
+    j.a = a;
+    j.b = b;
+    j.anchor_a = j.anchor_b = anchor;
+    j.axis = mk_v3(0, 0, 1);
+    return j;
+}
+
+/* The 2D demo with joints: a 20 x 20 piece of Box2D's joint grid hung from two static discs
+ * (400 bodies: the step runs on the workers, the joints in colors), a bridge of 12 planks
+ * with springs and friction, a wheel on a suspension, a box on a prismatic joint with limits
+ * and a motor, a rope, and a weld that breaks under a crate. */
+START_TEST(joints_2d)
+{
+    sim_world *w = load(wio_demo_scene2, "demo", 2);
+    made = 0;
+    sim_id grid[20][20];
+    sim_body_def disc = box2(SIM_DYNAMIC, 0, 0, 0, 0);
+    disc.shape.type = COL_SHAPE_CIRCLE;
+    disc.shape.radius = 0.4f;
+    for (int k = 0; k < 20; k++)
+        for (int i = 0; i < 20; i++) {
+            disc.kind = i == 0 && (k == 4 || k == 15) ? SIM_STATIC : SIM_DYNAMIC;
+            disc.pos = mk_v2(-20.0f + (float)k, 40.0f - (float)i);
+            grid[k][i] = sim_world_add(w, &disc, 0);
+            if (i > 0)
+                joint(w, joint_of(SIM_JOINT_REVOLUTE, grid[k][i - 1], grid[k][i],
+                                  mk_v3(-20.0f + (float)k, 40.5f - (float)i, 0)));
+            if (k > 0)
+                joint(w, joint_of(SIM_JOINT_REVOLUTE, grid[k - 1][i], grid[k][i],
+                                  mk_v3(-20.5f + (float)k, 40.0f - (float)i, 0)));
+        }
+    sim_id prev = 0;
+    for (int i = 0; i < 12; i++) {
+        sim_body_def plank = box2(SIM_DYNAMIC, 0.5f + (float)i, 6, 0.5f, 0.125f);
+        plank.density = 5.0f;
+        sim_id id = sim_world_add(w, &plank, 0);
+        sim_joint_def j = joint_of(SIM_JOINT_REVOLUTE, id, prev, mk_v3((float)i, 6, 0));
+        j.motor = true;
+        j.max_motor = 20.0f;
+        j.spring_hz = 2.0f;
+        j.spring_damping = 0.7f;
+        joint(w, j);
+        prev = id;
+    }
+    joint(w, joint_of(SIM_JOINT_REVOLUTE, prev, 0, mk_v3(12, 6, 0)));
+    sim_body_def wheel = disc;
+    wheel.kind = SIM_DYNAMIC;
+    wheel.pos = mk_v2(-4, 3);
+    sim_joint_def j = joint_of(SIM_JOINT_WHEEL, sim_world_add(w, &wheel, 0), 0, mk_v3(-4, 3, 0));
+    j.axis = mk_v3(0, 1, 0);
+    j.spring_hz = 3.0f;
+    j.spring_damping = 0.5f;
+    j.motor = true;
+    j.motor_speed = 5.0f;
+    j.max_motor = 10.0f;
+    joint(w, j);
+    sim_body_def box = box2(SIM_DYNAMIC, 25, 5, 0.5f, 0.5f);
+    j = joint_of(SIM_JOINT_PRISMATIC, sim_world_add(w, &box, 0), 0, mk_v3(25, 5, 0));
+    j.axis = mk_v3(1, 1, 0);
+    j.limit = true;
+    j.lower = -2.0f;
+    j.upper = 1.0f;
+    j.motor = true;
+    j.motor_speed = 1.0f;
+    j.max_motor = 15.0f;
+    joint(w, j);
+    box.pos = mk_v2(-25, 12);
+    j = joint_of(SIM_JOINT_DISTANCE, sim_world_add(w, &box, 0), 0, mk_v3(-25, 12, 0));
+    j.anchor_b = mk_v3(-24, 14, 0);
+    j.length = 1.0f;
+    j.max_length = 3.0f;
+    joint(w, j);
+    /* A box on a weld that holds its weight (10 N) until the script's first crate lands on
+     * it. */
+    box.pos = mk_v2(-5.9f, 6);
+    j = joint_of(SIM_JOINT_WELD, sim_world_add(w, &box, 0), 0, mk_v3(-5.9f, 6, 0));
+    j.break_force = 12.0f;
+    sim_id weld = joint(w, j);
+    check_hash("joints 2d", run2(w, -6, 1), 0xf85f74fe80fe8b35ull);
+    printf("joints 2d: %zu joints at the end of %zu\n", sim_world_joint_count(w), made);
+    ck_assert_ptr_null(sim_world_get_joint(w, weld)); /* it broke, and it alone */
+    ck_assert_uint_eq(sim_world_joint_count(w), made - 1);
+    sim_world_free(w);
+}
+END_TEST
+
+/* The 3D demo with joints: a net of 17 x 17 balls on distance joints hung from its corners
+ * (the step runs on the workers), a chain of 12 capsules on spherical joints with cones, a
+ * door on a hinge with limits and a motor, a slider, a rope and a weld that breaks. */
+START_TEST(joints_3d)
+{
+    sim_world *w = load(wio_demo_scene3, "demo3d", 3);
+    made = 0;
+    sim_id net[17][17];
+    for (int k = 0; k < 17; k++)
+        for (int i = 0; i < 17; i++) {
+            bool corner = (k == 0 || k == 16) && (i == 0 || i == 16);
+            mk_vec3 at = mk_v3(-8.0f + (float)k, 14, -8.0f + (float)i);
+            sim_body_def ball = body3(shape3(COL_SHAPE3_SPHERE, 0.2f, 0, 0),
+                                      corner ? SIM_STATIC : SIM_DYNAMIC, at);
+            net[k][i] = sim_world_add(w, &ball, 0);
+            for (int side = 0; side < 2; side++) {
+                int pk = side ? k : k - 1, pi = side ? i - 1 : i;
+                if (pk < 0 || pi < 0)
+                    continue;
+                sim_joint_def j = joint_of(SIM_JOINT_DISTANCE, net[k][i], net[pk][pi], at);
+                j.anchor_b = mk_v3(-8.0f + (float)pk, 14, -8.0f + (float)pi);
+                j.length = j.min_length = j.max_length = 1.0f;
+                joint(w, j);
+            }
+        }
+    sim_id prev = 0;
+    for (int i = 0; i < 12; i++) {
+        sim_body_def link = body3(shape3(COL_SHAPE3_CAPSULE, 0.1f, 0.15f, 0), SIM_DYNAMIC,
+                                  mk_v3(-6, 12.0f - 0.5f * (float)i - 0.25f, 3));
+        sim_id id = sim_world_add(w, &link, 0);
+        sim_joint_def j = joint_of(SIM_JOINT_SPHERICAL, id, prev,
+                                   mk_v3(-6, 12.0f - 0.5f * (float)i, 3));
+        j.axis = mk_v3(0, -1, 0);
+        j.cone = 0.5f;
+        joint(w, j);
+        prev = id;
+    }
+    sim_body_def door = body3(shape3(COL_SHAPE3_BOX, 0.6f, 1.0f, 0.05f), SIM_DYNAMIC,
+                              mk_v3(6.6f, 1.1f, -4));
+    sim_joint_def j =
+        joint_of(SIM_JOINT_HINGE, sim_world_add(w, &door, 0), 0, mk_v3(6, 1.1f, -4));
+    j.axis = mk_v3(0, 1, 0);
+    j.limit = true;
+    j.lower = -1.2f;
+    j.upper = 1.2f;
+    j.motor = true;
+    j.motor_speed = 1.0f;
+    j.max_motor = 5.0f;
+    joint(w, j);
+    sim_body_def block = body3(shape3(COL_SHAPE3_BOX, 0.3f, 0.3f, 0.3f), SIM_DYNAMIC,
+                               mk_v3(-3, 6, -3));
+    j = joint_of(SIM_JOINT_PRISMATIC, sim_world_add(w, &block, 0), 0, mk_v3(-3, 6, -3));
+    j.axis = mk_v3(1, 0, 1);
+    j.limit = true;
+    j.lower = -1.0f;
+    j.upper = 1.0f;
+    j.spring_hz = 1.0f;
+    j.spring_damping = 0.2f;
+    joint(w, j);
+    block.d3.pos = mk_v3(3, 8, 3);
+    j = joint_of(SIM_JOINT_DISTANCE, sim_world_add(w, &block, 0), 0, mk_v3(3, 8, 3));
+    j.anchor_b = mk_v3(3.5f, 10, 3);
+    j.length = 1.0f;
+    j.max_length = 2.5f;
+    joint(w, j);
+    /* A block on a weld that holds its weight (2.2 N) until the script's first ball lands on
+     * it. */
+    block.d3.pos = mk_v3(-4, 4, 1);
+    j = joint_of(SIM_JOINT_WELD, sim_world_add(w, &block, 0), 0, mk_v3(-4, 4, 1));
+    j.break_force = 3.0f;
+    sim_id weld = joint(w, j);
+    check_hash("joints 3d", run3(w, mk_v3(0, 1, 0), false), 0x790a4006214f6503ull);
+    printf("joints 3d: %zu joints at the end of %zu\n", sim_world_joint_count(w), made);
+    ck_assert_ptr_null(sim_world_get_joint(w, weld)); /* it broke, and it alone */
+    ck_assert_uint_eq(sim_world_joint_count(w), made - 1);
+    sim_world_free(w);
+}
+END_TEST
+
+/* Two cases, which ctest runs as two tests (CK_RUN_CASE): the worlds without joints, and the
+ * demos with joints. */
+MINK_CHECK_SUITE("world_hash", s)
+{
+    MINK_TCASE(s, "worlds", 600, demo_2d, demo_3d, pile_2000, pile3d_1000);
+    MINK_TCASE(s, "joints", 600, joints_2d, joints_3d);
+}

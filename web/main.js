@@ -5,7 +5,7 @@
 // scripts and tests that read it.
 
 import { World } from "./world.js";
-import { Predictor } from "./predict.js";
+import { Predictor, rotate } from "./predict.js";
 import { View2, View3 } from "./render.js";
 import { DROPS, dropChoices } from "./shapes.js";
 
@@ -242,11 +242,36 @@ function frame() {
     items.push({ body: b, pose });
     drawn++;
   }
-  if (world.dim === 3) view3.draw(ctx, w, h, items, client);
-  else view2.draw(ctx, w, h, items, client);
+  const lines = jointLines(items);
+  if (world.dim === 3) view3.draw(ctx, w, h, items, client, lines);
+  else view2.draw(ctx, w, h, items, client, lines);
   setData("drawn", drawn);
   status(now);
   requestAnimationFrame(frame);
+}
+
+// Each joint drawn as two segments, from each body's centre to its anchor (a joint to the world,
+// b 0, from its point in the world), when its bodies are drawn: [[from, to], ...].
+function jointLines(items) {
+  const poses = new Map(items.map(({ body, pose }) => [body.id, pose]));
+  const end = (id, local) => {
+    if (id === 0) return { centre: local, anchor: local };
+    const p = poses.get(id);
+    if (!p) return null;
+    const r =
+      world.dim === 3
+        ? rotate(p.rot, local)
+        : [local[0] * Math.cos(p.rot || 0) - local[1] * Math.sin(p.rot || 0),
+           local[0] * Math.sin(p.rot || 0) + local[1] * Math.cos(p.rot || 0)];
+    return { centre: p.pos, anchor: p.pos.map((x, i) => x + r[i]) };
+  };
+  const lines = [];
+  for (const j of world.joints.values()) {
+    const a = end(j.a, j.local_a), b = end(j.b, j.local_b);
+    if (!a || !b) continue;
+    lines.push([a.centre, a.anchor], [a.anchor, b.anchor], [b.anchor, b.centre]);
+  }
+  return lines;
 }
 
 function status(now) {

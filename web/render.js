@@ -1,7 +1,8 @@
 // Drawing the world on a canvas: 2D from the side (y up), 3D as a perspective view that orbits a
 // target, or from straight above with the height shown by the shade. Every shape is drawn as it
 // is: rotated boxes, circles, polygons; in 3D boxes, spheres, ellipsoids, capsules, cylinders,
-// cones and hulls as shaded triangle meshes, far ones first (the painter's algorithm).
+// cones and hulls as shaded triangle meshes, far ones first (the painter's algorithm). Joints
+// are lines from each body's centre through its anchors, over the bodies.
 
 import { hull2 } from "./character.js";
 import { rotate } from "./predict.js";
@@ -27,6 +28,8 @@ function hsl(h, s, l) {
   return [f(0), f(8), f(4)];
 }
 
+const JOINT = "rgb(250,250,210)"; // joints' lines
+
 const css = (c, k = 1) => `rgb(${Math.round(c[0] * k)},${Math.round(c[1] * k)},${Math.round(c[2] * k)})`;
 
 // ---- 2D ----
@@ -49,7 +52,7 @@ export class View2 {
   zoom(k) {
     this.scale = Math.min(400, Math.max(2, this.scale * k));
   }
-  draw(ctx, w, h, items, me) {
+  draw(ctx, w, h, items, me, lines = []) {
     ctx.save();
     ctx.translate(w / 2, h / 2);
     ctx.scale(this.scale, -this.scale);
@@ -83,6 +86,15 @@ export class View2 {
       if (!b.sensor) ctx.fill();
       ctx.stroke();
       ctx.restore();
+    }
+    // Joints over the bodies: a line through each anchor.
+    ctx.strokeStyle = JOINT;
+    ctx.setLineDash([]);
+    for (const [p, q] of lines) {
+      ctx.beginPath();
+      ctx.moveTo(p[0], p[1]);
+      ctx.lineTo(q[0], q[1]);
+      ctx.stroke();
     }
     ctx.restore();
   }
@@ -234,7 +246,7 @@ export class View3 {
     const t = -origin[1] / dir[1];
     return t > 0 ? origin.map((o, i) => o + dir[i] * t) : null;
   }
-  draw(ctx, w, h, items, me) {
+  draw(ctx, w, h, items, me, lines = []) {
     const cam = this.basis();
     const light = norm([0.4, 1, 0.3]);
     const faces = [];
@@ -272,6 +284,17 @@ export class View3 {
       ctx.strokeStyle = f.sensor ? "rgba(120,220,255,0.6)" : f.fill;
       ctx.lineWidth = 0.5;
       if (!f.sensor) ctx.fill(); // a sensor: a wire mesh, what passes through it shows
+      ctx.stroke();
+    }
+    // Joints over the meshes: a line through each anchor.
+    ctx.strokeStyle = JOINT;
+    ctx.lineWidth = 1.5;
+    for (const [p, q] of lines) {
+      const a = this.project(p, cam, w, h), b = this.project(q, cam, w, h);
+      if (!a || !b) continue;
+      ctx.beginPath();
+      ctx.moveTo(a[0], a[1]);
+      ctx.lineTo(b[0], b[1]);
       ctx.stroke();
     }
   }

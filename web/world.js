@@ -1,5 +1,5 @@
 // The world as the page has heard it: every body it has seen (shape, kind, owner, tag, which
-// arrive the first time a body is seen) and its recent states, to draw it between two states
+// arrive the first time a body is seen), the joints between them, and its recent states, to draw it between two states
 // as mink-client does (entity interpolation, drawn one snapshot interval and a little behind
 // the newest state, so that there is almost always a state on each side).
 
@@ -8,6 +8,7 @@ const KEEP = 8; // states kept per body
 export class World {
   constructor() {
     this.bodies = new Map();
+    this.joints = new Map(); // by id: {id, type, a, b, local_a, local_b}, as first seen
     this.dim = 2;
     this.tickHz = 60;
     this.snapshotHz = 20;
@@ -23,6 +24,7 @@ export class World {
     this.snapshotHz = w.snapshot_hz;
     this.gravity = w.gravity;
     this.bodies.clear();
+    this.joints.clear();
     this.offsetMs = null;
   }
 
@@ -58,6 +60,9 @@ export class World {
       if (b.samples.length > KEEP) b.samples.shift();
     }
     for (const id of st.removed || []) this.bodies.delete(id);
+    // Joints arrive once, when first seen, and leave by `removed_joints` (with their bodies).
+    for (const j of st.joints || []) this.joints.set(j.id, j);
+    for (const id of st.removed_joints || []) this.joints.delete(id);
   }
 
   latest(id) {

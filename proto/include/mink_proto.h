@@ -207,8 +207,10 @@ typedef enum proto_msg_type {
     PROTO_MSG_EXPLODE,
     PROTO_MSG_ACTION, /* extension: a game's own command, for its rules (action.c) */
     PROTO_MSG_EMIT,   /* extension: a `game` connection's message to players (action.c) */
+    PROTO_MSG_JOINT, /* extension: joints (joint.c) */
+    PROTO_MSG_UNJOINT,
 } proto_msg_type;
-#define PROTO_MSG_COUNT (PROTO_MSG_EMIT + 1)
+#define PROTO_MSG_COUNT (PROTO_MSG_UNJOINT + 1)
 
 /* A world query: `raycast {from, to, all?}`, `cast {shape, pos, rot?, to}`, `overlap {shape,
  * pos, rot?}`, each with `at_tick?`, `ignore?` and `kinds?` (docs/PROTOCOL.md). */
@@ -246,6 +248,59 @@ typedef struct proto_explode {
     double impulse; /* N s at the centre */
     uint64_t mask;  /* 0: every body */
 } proto_explode;
+/* A joint's type (docs/PROTOCOL.md, "Joints"): revolute and wheel in 2D, hinge and spherical
+ * in 3D, prismatic, distance and weld in both. */
+typedef enum proto_joint_type {
+    PROTO_JOINT_REVOLUTE,
+    PROTO_JOINT_HINGE,
+    PROTO_JOINT_PRISMATIC,
+    PROTO_JOINT_DISTANCE,
+    PROTO_JOINT_WELD,
+    PROTO_JOINT_SPHERICAL,
+    PROTO_JOINT_WHEEL,
+    PROTO_JOINT_COUNT
+} proto_joint_type;
+
+/* The wire name of a joint type ("revolute", ...), and the type a name names (-1 for none). */
+const char *proto_joint_name(proto_joint_type type);
+int proto_joint_of(const char *name);
+/* Whether a world of `dim` dimensions has joints of this type. */
+bool proto_joint_in(proto_joint_type type, int dim);
+
+/* Ranges of a joint's numbers (a value outside is `bad_request`). */
+#define PROTO_MAX_MOTOR 1e9  /* N or N m: a motor's most force or torque */
+#define PROTO_MAX_HZ 1e3     /* Hz: a spring's frequency */
+#define PROTO_MAX_DAMPING 1e3 /* a spring's damping ratio */
+#define PROTO_MAX_FORCE 1e12 /* N: a break force */
+
+/* A joint as sent, validated: vectors have the world's dim of components (the rest 0); each
+ * has_ says whether the message gave the field (the defaults are the world's to fill:
+ * anchors at the bodies, the length between the anchors). Angles in rad, lengths in m. */
+typedef struct proto_joint_spec {
+    proto_joint_type type;
+    uint64_t a, b; /* b: 0 for the world */
+    bool has_anchor, has_anchor_b, has_axis;
+    double anchor[3];   /* `anchor` (one-anchor joints) or a distance joint's `anchor_a` */
+    double anchor_b[3]; /* a distance joint's b end */
+    double axis[3];     /* non-zero */
+    bool has_limits;
+    double limits[2]; /* lower <= upper (angles within [-pi, pi]) */
+    bool has_motor;
+    double motor_speed, max_motor; /* rad/s or m/s; N m (max_torque) or N (max_force) */
+    bool has_spring, has_linear_spring;
+    double spring_hz, spring_damping, linear_hz, linear_damping;
+    bool has_length, has_min_length, has_max_length;
+    double length, min_length, max_length;
+    double cone;        /* spherical: the cone's half angle, (0, pi]; 0 when not given */
+    double break_force; /* N; 0 when not given (never breaks) */
+    bool collide;
+} proto_joint_spec;
+
+/* Validates a joint spec given as a cJSON object (a `joint` message's `joint`, or a scene's
+ * `joints[i]`) for a world of `dim`; the error names fields after `path` ("joint."). */
+struct cJSON;
+proto_error_code proto_parse_joint_spec(const struct cJSON *json, int dim, const char *path,
+                                        proto_joint_spec *out, proto_error *err);
 
 /* `action {req?, name, data?}`: a game's own command (fire, use, respawn) for its rules, and
  * `emit {req?, to?, name, data?}`: a `game` connection's message to one player (`to`) or to
@@ -313,6 +368,10 @@ typedef struct proto_msg {
         proto_set set;
         proto_explode explode;
         proto_action action; /* action, emit */
+        proto_joint_spec joint; /* joint */
+        struct {
+            uint64_t id;
+        } unjoint;
     } u;
 } proto_msg;
 
@@ -408,6 +467,9 @@ void proto_write_done(proto_buf *b, const char *req);
  * emit): `{"type":"event","name":NAME,"data":DATA}`, `data` compact JSON of `len` bytes (left
  * out when len is 0). The name is written as a JSON string. */
 void proto_write_game_event(proto_buf *b, const char *name, const char *data, size_t len);
+/* `joined {req, id}` and `unjoined {req, id}` (extension: joints). */
+void proto_write_joined(proto_buf *b, const char *req, uint64_t id);
+void proto_write_unjoined(proto_buf *b, const char *req, uint64_t id);
 
 typedef struct proto_result {
     bool hit;
@@ -555,6 +617,19 @@ void proto_state_event(proto_buf *b, int dim, const proto_event *e, bool first_i
 void proto_state_events_end(proto_buf *b); /* "]" */
 /* Appends `,"dropped":N`: events the client was not sent (nothing when n == 0). */
 void proto_state_dropped(proto_buf *b, uint64_t n);
+/* Joints in `state` (extension): a joint's first sighting, `,"joints":[` + proto_state_joint
+ * ... + "]", its type, bodies and anchors in each body's frame (b's: the world's when b is
+ * 0); and `,"removed_joints":[...]` (nothing when n == 0) when it is gone. */
+typedef struct proto_joint_state {
+    uint64_t id;
+    proto_joint_type type;
+    uint64_t a, b;
+    double local_a[3], local_b[3];
+} proto_joint_state;
+void proto_state_joints_begin(proto_buf *b);
+void proto_state_joint(proto_buf *b, int dim, const proto_joint_state *j, bool first_in_list);
+void proto_state_joints_end(proto_buf *b);
+void proto_state_removed_joints(proto_buf *b, const uint64_t *ids, size_t n);
 void proto_state_end(proto_buf *b); /* "}\n" */
 
 /* Writes a shape as the protocol spells it: {"type":"aabb","half":[1,0.5]}. */

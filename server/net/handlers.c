@@ -361,6 +361,7 @@ static void (*const handlers[])(net_session *, proto_msg *) = {
     [PROTO_MSG_OVERLAP] = handle_world_query, [PROTO_MSG_PUSH] = handle_push,
     [PROTO_MSG_SET] = handle_set,             [PROTO_MSG_EXPLODE] = handle_explode,
     [PROTO_MSG_ACTION] = net_rules_action,    [PROTO_MSG_EMIT] = net_rules_emit,
+    [PROTO_MSG_JOINT] = net_handle_joint,     [PROTO_MSG_UNJOINT] = net_handle_unjoint,
 };
 _Static_assert(sizeof handlers / sizeof handlers[0] == PROTO_MSG_COUNT,
                "a handler for every message type");

@@ -10,4 +10,9 @@ typedef struct net_session net_session;
  * text message). */
 void net_handle_message(net_session *s, const char *msg, size_t len);
 
+/* `joint` and `unjoint` (joint_handlers.c). */
+struct proto_msg;
+void net_handle_joint(net_session *s, struct proto_msg *m);
+void net_handle_unjoint(net_session *s, struct proto_msg *m);
+
 #endif

@@ -242,8 +242,11 @@ void net_sessions_take_removed(net_server *srv)
     /* A session closed here leaves the world after the removed list is cleared: its bodies
      * are then the next snapshot's removals, told to everyone who saw them. */
     net_walk_begin(srv);
+    size_t nj;
+    const sim_id *joints = sim_world_removed_joints(srv->world, &nj);
     for (net_session *s = srv->sessions; s; s = s->next)
-        if (!net_view_forget(&s->view, ids, n))
+        if (!net_view_forget(&s->view, ids, n) ||
+            !net_view_forget_joints(&s->view, joints, nj))
             net_session_close(s, "out of memory");
     /* Every session now knows; the slots may be reused. */
     sim_world_clear_removed(srv->world);

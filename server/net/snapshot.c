@@ -407,7 +407,7 @@ static bool build_state(net_snapshot *sn, sim_world *w, net_session *s,
     mark = own->len;
     proto_state_bodies_end(own);
     proto_state_removed(own, v->removed.at, v->removed.v.len);
-    ok = ok && add_own(sn, v, mark);
+    ok = ok && net_view_write_joints(v, w, own) && add_own(sn, v, mark);
     if (ok && v->contacts) {
         net_piece p = contacts_piece(sn, w);
         ok = add_range(sn, v, p.off, p.end - p.off, false);

@@ -12,6 +12,8 @@ void net_view_init(net_view *v)
     v->removed.v = mk_vec_make(sizeof(sim_id));
     v->near.v = mk_vec_make(sizeof(uint32_t));
     v->base.v = mk_vec_make(sizeof(int64_t));
+    v->joints_seen.v = mk_vec_make(sizeof(uint8_t));
+    v->removed_joints.v = mk_vec_make(sizeof(sim_id));
 }
 
 void net_view_free(net_view *v)
@@ -20,6 +22,8 @@ void net_view_free(net_view *v)
     mk_vec_free(&v->removed.v);
     mk_vec_free(&v->near.v);
     mk_vec_free(&v->base.v);
+    mk_vec_free(&v->joints_seen.v);
+    mk_vec_free(&v->removed_joints.v);
 }
 
 bool net_view_reserve(net_view *v, size_t slots)

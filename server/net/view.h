@@ -30,6 +30,10 @@ typedef struct net_view {
      * what it has to be told is gone. */
     MK_VEC(uint8_t) seen;
     MK_VEC(sim_id) removed;
+    /* Which joints it has seen (one bit per joint slot) and those it is to be told are gone
+     * (view_joints.c). */
+    MK_VEC(uint8_t) joints_seen;
+    MK_VEC(sim_id) removed_joints;
     /* With an interest radius: the slots it was last sent as within it (valid while
      * near_valid), so that those that left are found without looking at every slot. */
     MK_VEC(uint32_t) near;
@@ -75,6 +79,14 @@ bool net_view_reserve(net_view *v, size_t slots);
 /* The bodies `ids` left the world: those it has seen are unseen, and to be told `removed`.
  * False when memory ran out. */
 bool net_view_forget(net_view *v, const sim_id *ids, size_t n);
+
+/* The joints `ids` left the world (removed, broken, or with a body): those it has seen are
+ * unseen, and to be told `removed_joints`. False when memory ran out (view_joints.c). */
+bool net_view_forget_joints(net_view *v, const sim_id *ids, size_t n);
+/* Appends to `out` the joints of w this view has not seen (`,"joints":[...]`, each then seen)
+ * and those it is to be told are gone (`,"removed_joints":[...]`, then emptied). False when
+ * memory ran out. */
+bool net_view_write_joints(net_view *v, const sim_world *w, proto_buf *out);
 
 /* Phases of state writes: one for each tick of a snapshot period. */
 uint32_t net_view_phases(const net_config *cfg);

@@ -85,7 +85,8 @@ static inline bool consider(sim_world *w, const uint32_t *order, size_t i, size_
     /* Kinematic bodies are never moved by contacts, so pairs of them do nothing; nor do bodies
      * that do not collide. */
     if ((sim_kind_fixed(a->kind) && sim_kind_fixed(b->kind)) ||
-        (sim_body_resting(a) && sim_body_resting(b)) || !sim_pair_collides(w, sa, sb))
+        (sim_body_resting(a) && sim_body_resting(b)) || !sim_pair_collides(w, sa, sb) ||
+        !sim_joint_pair_collides(&w->joints, sa, sb))
         return true;
     *sleeper |= a->sleeping || b->sleeping;
     sim_pair p = {sa, sb, 0.0f, 0};

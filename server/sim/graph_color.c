@@ -5,7 +5,9 @@
  * shared freely: the solver never changes their velocity. A constraint that finds no free
  * color is left to be solved one by one after the colors. Greedy in the constraints' order,
  * so the same constraints get the same colors. Both wide solvers then take the colored
- * constraints four to a group in the same way (sim_wide_groups), each packing its own lanes. */
+ * constraints four to a group in the same way (sim_wide_groups), each packing its own lanes.
+ * The joints are colored the same way into arrays of their own (sim_color_into, joint.c) and
+ * solved one at a time, color by color, in the same stages as the contacts. */
 #include <string.h>
 
 #include "solver.h"
@@ -29,17 +31,23 @@ static inline unsigned body_part(const uint32_t *ends, size_t i, size_t bodies)
 bool sim_graph_color(sim_world *w, const uint32_t *ends, size_t n, size_t bodies,
                      uint32_t start[SIM_WIDE_COLORS + 1])
 {
+    sim_color_out out = {&w->solver.wide_bits.v, &w->solver.wide_order.v,
+                         &w->solver.wide_overflow.v, &w->solver.wide_colors.v};
+    return sim_color_into(w->pool, out, ends, n, bodies, start);
+}
+
+bool sim_color_into(sim_pool *pool, sim_color_out out, const uint32_t *ends, size_t n,
+                    size_t bodies, uint32_t start[SIM_WIDE_COLORS + 1])
+{
     size_t words = (bodies + 63) / 64;
-    if (!mk_vec_reserve(&w->solver.wide_bits.v, SIM_WIDE_COLORS * words) ||
-        !mk_vec_reserve(&w->solver.wide_order.v, n) ||
-        !mk_vec_reserve(&w->solver.wide_overflow.v, n) ||
-        !mk_vec_reserve(&w->solver.wide_colors.v, n))
+    if (!mk_vec_reserve(out.bits, SIM_WIDE_COLORS * words) || !mk_vec_reserve(out.order, n) ||
+        !mk_vec_reserve(out.overflow, n) || !mk_vec_reserve(out.colors, n))
         return false;
-    uint64_t *bits = w->solver.wide_bits.at;
+    uint64_t *bits = out.bits->data;
     memset(bits, 0, SIM_WIDE_COLORS * words * sizeof *bits);
-    uint32_t *order = w->solver.wide_order.at, *overflow = w->solver.wide_overflow.at;
-    uint8_t *color = w->solver.wide_colors.at;
-    w->solver.wide_overflow.v.len = 0;
+    uint32_t *order = out.order->data, *overflow = out.overflow->data;
+    uint8_t *color = out.colors->data;
+    out.overflow->len = 0;
     for (size_t i = 0; i < n; i++) {
         uint32_t a = ends[2 * i], b = ends[2 * i + 1];
         int k = 0;
@@ -55,7 +63,7 @@ bool sim_graph_color(sim_world *w, const uint32_t *ends, size_t n, size_t bodies
         }
         color[i] = (uint8_t)k;
         if (k == SIM_WIDE_COLORS)
-            overflow[w->solver.wide_overflow.v.len++] = (uint32_t)i;
+            overflow[out.overflow->len++] = (uint32_t)i;
     }
     /* Constraints by color, and within a color by the part of the solver bodies their first
      * movable body is in (in their order within a part). The constraints of a color share no
@@ -64,7 +72,7 @@ bool sim_graph_color(sim_world *w, const uint32_t *ends, size_t n, size_t bodies
      * bodies, and with both in body order a worker mostly finds the bodies it touches in its
      * own cache rather than the other core's. With one thread the parts are left out. */
     uint32_t fill[SIM_WIDE_COLORS * SIM_WIDE_PARTS] = {0};
-    size_t span = sim_pool_workers(w->pool) > 1 ? bodies : 0;
+    size_t span = sim_pool_workers(pool) > 1 ? bodies : 0;
     for (size_t i = 0; i < n; i++)
         if (color[i] < SIM_WIDE_COLORS)
             fill[color[i] * SIM_WIDE_PARTS + body_part(ends, i, span)]++;
@@ -81,7 +89,7 @@ bool sim_graph_color(sim_world *w, const uint32_t *ends, size_t n, size_t bodies
     for (size_t i = 0; i < n; i++)
         if (color[i] < SIM_WIDE_COLORS)
             order[fill[color[i] * SIM_WIDE_PARTS + body_part(ends, i, span)]++] = (uint32_t)i;
-    w->solver.wide_order.v.len = at;
+    out.order->len = at;
     return true;
 }
 
@@ -141,9 +149,14 @@ static void color_range(void *arg, size_t begin, size_t end)
 
 void sim_wide_for_colors(sim_world *w, sim_task_fn *fn, void *ctx)
 {
-    const uint32_t *first = w->solver.wide_color_groups;
+    sim_for_colors(w->pool, w->solver.wide_color_groups, SIM_WIDE_GRAIN, fn, ctx);
+}
+
+void sim_for_colors(sim_pool *pool, const uint32_t first[SIM_WIDE_COLORS + 1], size_t grain,
+                    sim_task_fn *fn, void *ctx)
+{
     for (int k = 0; k < SIM_WIDE_COLORS; k++) {
         color_job job = {fn, ctx, first[k]};
-        sim_pool_for(w->pool, first[k + 1] - first[k], SIM_WIDE_GRAIN, color_range, &job);
+        sim_pool_for(pool, first[k + 1] - first[k], grain, color_range, &job);
     }
 }

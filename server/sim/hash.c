@@ -67,5 +67,5 @@ uint64_t sim_world_hash(const sim_world *w)
     }
     h = mix(h, w->ev.touching.at, w->ev.touching.v.len * sizeof(uint64_t));
     h = mix(h, w->ev.sensed.at, w->ev.sensed.v.len * sizeof(uint64_t));
-    return h;
+    return sim_joints_hash(w, h, mix);
 }

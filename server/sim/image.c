@@ -349,6 +349,16 @@ static bool check_vecs(sim_world *w, in *r, const size_t at_vecs[WORLD_VECS])
     return true;
 }
 
+/* The index of the joints' array in sim_world_vecs. */
+static size_t joints_vec(sim_world *w)
+{
+    world_vec vecs[WORLD_VECS];
+    size_t n = sim_world_vecs(w, vecs), i = 0;
+    while (i < n && vecs[i].v != &w->joints.items.v)
+        i++;
+    return i;
+}
+
 /* The filters' count made again, and the events' lists checked (sim_events_check): each names
  * bodies of the world. */
 static bool check_events(sim_world *w, in *r, const size_t at_vecs[WORLD_VECS])
@@ -447,6 +457,10 @@ sim_world *sim_world_from_image(const void *data, size_t len, mk_error *err)
          check_vecs(w, &r, at_vecs) && check_events(w, &r, at_vecs);
     if (ok && w->islands.loaded_ring != 0 && !sim_world_get(w, w->islands.loaded_ring))
         ok = bad(&r, at, "the loaded sleepers' ring", w->islands.loaded_ring);
+    if (ok && !sim_joints_image_ok(w, err)) {
+        mk_error_prefix(err, "byte %zu: ", at_vecs[joints_vec(w)]);
+        ok = false;
+    }
     if (ok && r.at != r.len)
         ok = bad(&r, r.at, "bytes after the image", r.len - r.at);
     if (!ok) {

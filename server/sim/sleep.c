@@ -1,5 +1,5 @@
-/* Sleeping, by islands as Box2D does it: bodies joined by contacts (static and kinematic ones
- * do not join) form an island, and an island falls asleep when every body in it has been
+/* Sleeping, by islands as Box2D does it: bodies joined by contacts or joints (static and
+ * kinematic ones do not join) form an island, and an island falls asleep when every body in it has been
  * nearly still for SIM_TIME_TO_SLEEP. Islands are found anew each step by union-find over the
  * step's contacts (Tarjan's disjoint sets, path halving). A sleeping body is not stepped, its
  * pairs with other sleeping or static bodies are not collided, and `state` leaves it out. The
@@ -115,6 +115,14 @@ static void join(uint32_t *parent, float *island_sleep, uint32_t a, uint32_t b)
     island_sleep[a] = mk_minf(island_sleep[a], island_sleep[b]);
 }
 
+/* The bodies of a joint solved this step are one island (both awake: a joint's bodies sleep
+ * and wake together). */
+static void join_jointed(sim_world *w, uint32_t a, uint32_t b)
+{
+    if (!w->slots.bodies.at[a].sleeping && !w->slots.bodies.at[b].sleeping)
+        join(w->islands.parent.at, w->islands.sleep.at, a, b);
+}
+
 void sim_sleep_islands(sim_world *w, float dt)
 {
     uint32_t *parent = w->islands.parent.at, *ring = w->islands.ring.at;
@@ -139,6 +147,7 @@ void sim_sleep_islands(sim_world *w, float dt)
             joins_islands(&w->slots.bodies.at[sb]))
             join(parent, island_sleep, sa, sb);
     }
+    sim_joints_islands(w, join_jointed);
     for (size_t i = 0; i < n; i++) {
         uint32_t s = order[i];
         sim_body *b = &w->slots.bodies.at[s];

@@ -29,24 +29,13 @@
 #define SIM_CONTACT_HERTZ 30.0f  /* stiffness of a contact between two movable bodies */
 #define SIM_CONTACT_DAMPING 10.0f /* damping ratio: heavily overdamped, no bounce from the push */
 
-/* A spring of `hertz` with damping ratio `zeta`, integrated implicitly over h (Box2D v3's
- * b2MakeSoft). */
-static sim_softness make_soft(float hertz, float zeta, float h)
-{
-    float omega = 2.0f * 3.14159265f * hertz;
-    float a1 = 2.0f * zeta + h * omega;
-    float a2 = h * omega * a1;
-    float a3 = 1.0f / (1.0f + a2);
-    return (sim_softness){omega / a1, a2 * a3, a3};
-}
-
 /* The softness of the soft step for a substep of h seconds. */
 static softness_set softness_of(float h)
 {
     /* A contact against an immovable body is made twice as stiff: only one side gives. */
     float hertz = mk_minf(SIM_CONTACT_HERTZ, 0.25f / h);
-    return (softness_set){make_soft(hertz, SIM_CONTACT_DAMPING, h),
-                          make_soft(2.0f * hertz, SIM_CONTACT_DAMPING, h)};
+    return (softness_set){sim_make_soft(hertz, SIM_CONTACT_DAMPING, h),
+                          sim_make_soft(2.0f * hertz, SIM_CONTACT_DAMPING, h)};
 }
 
 /* The velocities of a constraint's two bodies, held in locals while its points are solved
@@ -414,6 +403,8 @@ void DIM_NAME(sim_solve)(sim_world *w, float dt)
     const uint32_t *one = wide ? w->solver.wide_overflow.at : NULL;
     size_t n_one = wide ? w->solver.wide_overflow.v.len : nc;
     drows *rows = single_rows(w, &n_one);
+    /* The joints run before the contacts in each stage, as Box2D v3's solver stages them. */
+    sim_joints_prepare(w, h);
 #define EACH_SINGLE(body)                                                                      \
     for (size_t k = 0; k < n_one; k++) {                                                       \
         dconstraint *c = &cs[one ? one[k] : k];                                                \
@@ -425,14 +416,17 @@ void DIM_NAME(sim_solve)(sim_world *w, float dt)
 #endif
     for (int sub = 0; sub < SIM_SUBSTEPS; sub++) {
         sim_pool_for(w->pool, nb > 0 ? nb - 1 : 0, SIM_BODY_GRAIN, gravity_range, &job);
+        sim_joints_pass(w, JOINT_WARM, h);
         if (wide)
             sim_wide_for_colors(w, DIM_NAME(sim_wide_warm_range), &push);
         EACH_SINGLE(warm_start(bodies, c, rw));
+        sim_joints_pass(w, JOINT_SOLVE, h);
         if (wide)
             sim_wide_for_colors(w, DIM_NAME(sim_wide_solve_range), &push);
         EACH_SINGLE(solve_contact(bodies, c, rw, c->fixed ? soft.fixed : soft.movable, inv_h,
                                   true));
         sim_pool_for(w->pool, nb > 0 ? nb - 1 : 0, SIM_BODY_GRAIN, integrate_range, &job);
+        sim_joints_pass(w, JOINT_RELAX, h);
         if (wide)
             sim_wide_for_colors(w, DIM_NAME(sim_wide_solve_range), &relax);
         EACH_SINGLE(solve_contact(bodies, c, rw, soft.movable, inv_h, false));
@@ -461,4 +455,5 @@ void DIM_NAME(sim_solve)(sim_world *w, float dt)
     EACH_SINGLE(restitution(bodies, c, rw));
 #endif
 #undef EACH_SINGLE
+    sim_joints_finish(w, h);
 }

@@ -51,7 +51,7 @@ typedef struct sim_constraint {
 void sim_prepare_constraint2(const sim_solver_body *bodies, sim_constraint *c);
 
 
-/* A soft constraint's coefficients (solver.c's make_soft). */
+/* A soft constraint's coefficients (sim_make_soft). */
 typedef struct sim_softness {
     float bias_rate, mass_scale, impulse_scale;
 } sim_softness;
@@ -59,6 +59,17 @@ typedef struct sim_softness {
 typedef struct softness_set {
     sim_softness movable, fixed; /* between two movable bodies; against an immovable one */
 } softness_set;
+
+/* A spring of `hertz` with damping ratio `zeta`, integrated implicitly over h (Box2D v3's
+ * b2MakeSoft): the contacts' push (solver.c) and the joints' constraints and springs. */
+static inline sim_softness sim_make_soft(float hertz, float zeta, float h)
+{
+    float omega = 2.0f * 3.14159265f * hertz;
+    float a1 = 2.0f * zeta + h * omega;
+    float a2 = h * omega * a1;
+    float a3 = 1.0f / (1.0f + a2);
+    return (sim_softness){omega / a1, a2 * a3, a3};
+}
 
 #define SIM_WIDE_COLORS 16
 
@@ -90,6 +101,19 @@ typedef struct sim_solver {
  * memory runs out. */
 bool sim_graph_color(sim_world *w, const uint32_t *ends, size_t n, size_t bodies,
                      uint32_t start[SIM_WIDE_COLORS + 1]);
+/* The same into arrays of the caller's (the joints' own coloring): a bitset of bodies per
+ * color (uint64_t), the colored ones by color and those with no color (uint32_t), each one's
+ * color (uint8_t). */
+typedef struct sim_color_out {
+    mk_vec *bits, *order, *overflow, *colors;
+} sim_color_out;
+bool sim_color_into(sim_pool *pool, sim_color_out out, const uint32_t *ends, size_t n,
+                    size_t bodies, uint32_t start[SIM_WIDE_COLORS + 1]);
+/* Runs fn over items [first[k], first[k + 1]) of each color k in turn, the items of one color
+ * on every worker in blocks of at least `grain` (sim_wide_for_colors with the caller's
+ * colors). */
+void sim_for_colors(sim_pool *pool, const uint32_t first[SIM_WIDE_COLORS + 1], size_t grain,
+                    sim_task_fn *fn, void *ctx);
 /* Colors them (sim_graph_color) and lays the colored ones out four to a group, color by color
  * in the coloring's order, for both wide solvers: calls pack(ctx, group, ci) for each
  * group, ci holding its four constraints (UINT32_MAX in an empty lane), and gives the

@@ -244,6 +244,7 @@ void DIM_NAME(sim_world_step)(sim_world *w)
 
     DIM_NAME(sim_broadphase)(w, cfg->dt, g);
     DIM_NAME(sim_wake_touched)(w);
+    sim_joints_wake(w);
     if (w->broad.pairs_dirty) /* an island woke: its own pairs join the list now */
         DIM_NAME(sim_broadphase)(w, cfg->dt, g);
     DIM_NAME(sim_build_solver_bodies)(w);

@@ -66,6 +66,14 @@ size_t sim_world_vecs(sim_world *w, world_vec out[WORLD_VECS])
         V(filter.slots, slot), V(ev.touching, 0), V(ev.sensed, 0), V(ev.sensors, 0),
         V(ev.next, scratch), V(ev.sorted, scratch), V(ev.merged, scratch), V(ev.counts, scratch),
         V(ev.hits, scratch), V(ev.woken, scratch),
+        V(joints.items, 0), V(joints.edges, 0), V(joints.free, 0), V(joints.pending, 0),
+        V(joints.removed, 0), V(joints.body_head, slot), V(joints.active, scratch),
+        V(joints.ends, scratch),
+        {&w->joints.rows, w->cfg.dim == 3 ? sim_joint_row_size3() : sim_joint_row_size2(),
+         scratch},
+        V(joints.rank, scratch), V(joints.row_of, scratch), V(joints.color_bits, scratch),
+        V(joints.color_order, scratch), V(joints.color_overflow, scratch),
+        V(joints.colors, scratch),
     };
 #undef V
 #undef OPAQUE
@@ -382,6 +390,7 @@ static bool remove_body(sim_world *w, sim_id id)
     sim_events_body_removed(w, b);
     MK_VEC_PUSH(&w->slots.removed, id);
     MK_VEC_PUSH(&w->slots.pending, slot);
+    sim_joints_remove_body(w, slot);
     free(b->polygon);
     b->polygon = NULL;
     b->shape.polygon = NULL;
@@ -450,8 +459,9 @@ const sim_id *sim_world_removed(const sim_world *w, size_t *n)
 
 void sim_world_clear_removed(sim_world *w)
 {
-    if (w->slots.pending.v.len > 0)
+    if (w->slots.pending.v.len > 0 || w->joints.pending.v.len > 0)
         sim_report_change(w, SIM_CHANGE_REUSE, NULL, 0, mk_v3(0, 0, 0), false);
+    sim_joints_clear_removed(w);
     const uint32_t *slots = w->slots.pending.at;
     for (size_t i = 0; i < w->slots.pending.v.len; i++) {
         if (w->slots.generation.at[slots[i]] < (1u << 29))

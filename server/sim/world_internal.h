@@ -10,6 +10,7 @@
 #include "contact_cache.h"
 #include "events.h"
 #include "filter.h"
+#include "joint.h"
 #include "mink_sim.h"
 #include "mk_vec.h"
 #include "pool.h"
@@ -66,6 +67,7 @@ struct sim_world {
     sim_islands islands;
     sim_dim2 d2;
     sim_dim3 d3;
+    sim_joints joints; /* joint.c */
 
     /* Queries' scratch and the history of placements (history.c), made on first use. */
     struct sim_history *history;
@@ -121,7 +123,7 @@ typedef struct world_vec {
     size_t item;
     unsigned flags; /* SIM_VEC_* */
 } world_vec;
-#define WORLD_VECS 64
+#define WORLD_VECS 96
 size_t sim_world_vecs(sim_world *w, world_vec out[WORLD_VECS]);
 
 /* The narrowphase (contacts.c): wakes sleeping bodies that something awake touches, builds

@@ -7,6 +7,8 @@
  *   {"tick":T,"client":C,"msg":{"type":"bye"}}
  *   {"tick":T,"client":C,"msg":{"type":"input","id":ID,"move":[x,y],"jump":false}}
  *   {"tick":T,"client":0,"msg":{"type":"reuse"}}  (the removed bodies' slots may be reused)
+ *   {"tick":T,"client":C,"msg":{"type":"joint","joint":{...}},"id":ID}
+ *   {"tick":T,"client":C,"msg":{"type":"unjoint","id":ID}}
  *   {"tick":T,"client":C,"msg":{"type":"push","id":ID,"impulse":[x,y],"point":[x,y]}}
  *   {"tick":T,"client":C,"msg":{"type":"set","id":ID,"pos":[x,y],"rot":A,"vel":[x,y],"w":W}}
  *     (what was set: pos and rot, vel, w; as the body has them afterwards)
@@ -155,6 +157,23 @@ static void on_change(void *ctx, const sim_world *w, const sim_change *c)
         b = begin(j, 0, "reuse");
         proto_buf_append_char(b, '}');
         break;
+    case SIM_CHANGE_JOINED:
+        b = begin(j, c->owner, "joint");
+        proto_buf_append_str(b, ",\"joint\":{");
+        wio_write_joint_fields(w, c->joint_def, b);
+        proto_buf_append_str(b, ",\"a\":");
+        proto_buf_append_u64(b, c->joint_def->a);
+        proto_buf_append_str(b, ",\"b\":");
+        proto_buf_append_u64(b, c->joint_def->b);
+        proto_buf_append_str(b, "}},\"id\":");
+        proto_buf_append_u64(b, c->joint);
+        break;
+    case SIM_CHANGE_UNJOINED:
+        b = begin(j, c->owner, "unjoint");
+        proto_buf_append_str(b, ",\"id\":");
+        proto_buf_append_u64(b, c->joint);
+        proto_buf_append_char(b, '}');
+        break;
     case SIM_CHANGE_INPUT:
         b = begin(j, c->body->owner, "input");
         proto_buf_append_str(b, ",\"id\":");
@@ -271,6 +290,43 @@ static const sim_body *body_of(sim_world *w, const cJSON *msg, uint32_t client, 
         return NULL;
     }
     return b;
+}
+
+/* A joint made (`joint`, its id checked against the recording's) or removed (`unjoint`). */
+static int apply_joint(sim_world *w, const cJSON *msg, uint32_t client, const cJSON *root,
+                       bool make, mk_error *err)
+{
+    if (!make) {
+        const cJSON *id = cJSON_GetObjectItemCaseSensitive(msg, "id");
+        const sim_joint *j = wio_json_whole_in(id, 0, PROTO_MAX_ID)
+                                 ? sim_world_get_joint(w, (sim_id)id->valuedouble)
+                                 : NULL;
+        if (!j || j->owner != client) {
+            mk_fail(err, MK_ERR_INVALID,
+                    "tick %" PRIu64 ": no joint %.0f of client %u to remove",
+                    sim_world_tick(w), cJSON_IsNumber(id) ? id->valuedouble : 0.0, client);
+            return -1;
+        }
+        sim_world_remove_joint(w, j->id);
+        return 0;
+    }
+    proto_joint_spec spec;
+    sim_joint_def def;
+    if (proto_parse_joint_spec(cJSON_GetObjectItemCaseSensitive(msg, "joint"),
+                               sim_world_dim(w), "msg.joint.", &spec, err) != PROTO_OK ||
+        wio_joint_def_from_spec(w, &spec, &def, err) != 0) {
+        mk_error_prefix(err, "tick %" PRIu64 ": ", sim_world_tick(w));
+        return -1;
+    }
+    sim_id id = sim_world_add_joint(w, &def, client, err);
+    const cJSON *want = cJSON_GetObjectItemCaseSensitive(root, "id");
+    if (id == 0 || !cJSON_IsNumber(want) || (double)id != want->valuedouble) {
+        mk_fail(err, MK_ERR_INVALID, "tick %" PRIu64 ": the joint gave id %llu, the recording %.0f",
+                sim_world_tick(w), (unsigned long long)id,
+                cJSON_IsNumber(want) ? want->valuedouble : 0.0);
+        return -1;
+    }
+    return 0;
 }
 
 /* A recorded vector of msg.key: dim numbers (a number in 2D when `one`, as z); false when it
@@ -427,6 +483,8 @@ static int apply_msg(sim_world *w, const cJSON *msg, uint32_t client, const cJSO
     }
     if (strcmp(t, "explode") == 0)
         return apply_explode(w, msg, client, err);
+    if (strcmp(t, "joint") == 0 || strcmp(t, "unjoint") == 0)
+        return apply_joint(w, msg, client, root, t[0] == 'j', err);
     if (strcmp(t, "input") == 0) {
         const sim_body *b = body_of(w, msg, client, err);
         const cJSON *move = cJSON_GetObjectItemCaseSensitive(msg, "move");

@@ -165,7 +165,9 @@ void wio_world_write(const sim_world *w, proto_buf *b)
         put(b, "%s[%zu,%u]", first ? "" : ",", s, generation);
         first = false;
     }
-    proto_buf_append_str(b, "]}\n");
+    proto_buf_append_char(b, ']');
+    wio_write_scene_joints(w, b);
+    proto_buf_append_str(b, "}\n");
 }
 
 int wio_world_save(const sim_world *w, const char *path, mk_error *err)

@@ -1,4 +1,5 @@
-/* Scenes: {dim, gravity?, bodies: [body spec...]} from a file or the embedded demo. Scene files
+/* Scenes: {dim, gravity?, bodies: [body spec...], joints?: [joint...]} from a file or the
+ * embedded demo. Scene files
  * are untrusted like the network: every body goes through the protocol's validation, and an
  * error names the source, the body and the field. */
 #include <cjson/cJSON.h>
@@ -65,9 +66,10 @@ bool wio_json_whole_in(const cJSON *j, double lo, double hi)
            j->valuedouble == floor(j->valuedouble);
 }
 
-/* One body of a scene; false with `err` naming the body and the field. */
+/* One body of a scene, its id in *out; false with `err` naming the body and the field. */
 static bool add_scene_body(sim_world *w, const cJSON *item, const cJSON *id, int index,
-                           proto_body_spec *spec, const char *source, mk_error *err)
+                           proto_body_spec *spec, const char *source, sim_id *out,
+                           mk_error *err)
 {
     char path[32];
     snprintf(path, sizeof path, "bodies[%d]", index);
@@ -125,6 +127,7 @@ static bool add_scene_body(sim_world *w, const cJSON *item, const cJSON *id, int
         sim_body_set_spin2(w, added, (float)spin->valuedouble);
     if (cJSON_IsTrue(asleep))
         sim_world_put_to_sleep(w, added);
+    *out = added;
     return true;
 }
 
@@ -205,9 +208,13 @@ sim_world *wio_scene_load(const char *json, size_t len, const char *source,
         mk_fail(err, MK_ERR_INVALID, "%s: out of memory", source);
         goto done;
     }
-    /* The spec is large (it can hold 256 points); one on the heap serves every body. */
+    /* The spec is large (it can hold 256 points); one on the heap serves every body. The
+     * bodies' ids by their index, for the joints. */
     proto_body_spec *spec = malloc(sizeof *spec);
-    if (!spec) {
+    int nbodies = cJSON_GetArraySize(bodies);
+    sim_id *ids = calloc(nbodies > 0 ? (size_t)nbodies : 1, sizeof *ids);
+    if (!spec || !ids) {
+        free(ids);
         mk_fail(err, MK_ERR_INVALID, "%s: out of memory", source);
         sim_world_free(w);
         w = NULL;
@@ -218,6 +225,7 @@ sim_world *wio_scene_load(const char *json, size_t len, const char *source,
     const cJSON *tick = cJSON_GetObjectItemCaseSensitive(root, "tick");
     if (tick && !wio_json_whole_in(tick, 0, SCENE_MAX_ID)) {
         mk_fail(err, MK_ERR_INVALID, "%s: tick: must be a whole number in [0, 2^53]", source);
+        free(ids);
         free(spec);
         sim_world_free(w);
         w = NULL;
@@ -236,7 +244,7 @@ sim_world *wio_scene_load(const char *json, size_t len, const char *source,
                 index++;
                 continue;
             }
-            if (!add_scene_body(w, item, id, index, spec, source, err)) {
+            if (!add_scene_body(w, item, id, index, spec, source, &ids[index], err)) {
                 sim_world_free(w);
                 w = NULL;
                 break;
@@ -251,6 +259,12 @@ sim_world *wio_scene_load(const char *json, size_t len, const char *source,
             w = NULL;
         }
     }
+    if (w && wio_scene_joints(w, root, ids, nbodies, err) != 0) {
+        mk_error_prefix(err, "%s: ", source);
+        sim_world_free(w);
+        w = NULL;
+    }
+    free(ids);
     free(spec);
 done:
     cJSON_Delete(root);

@@ -33,4 +33,13 @@ void wio_write_body_fields(const sim_world *w, const sim_body *o, proto_buf *b);
 struct cJSON;
 bool wio_json_whole_in(const struct cJSON *j, double lo, double hi);
 
+/* A scene's `joints` (and a saved world's `free_joints`) added to w, their bodies named by
+ * index in `bodies`, whose ids are ids[0..n) (joint.c); -1 with `err` naming the joint and
+ * the field. */
+int wio_scene_joints(sim_world *w, const struct cJSON *root, const sim_id *ids, int n,
+                     mk_error *err);
+/* A saved world's `,"joints":[...],"free_joints":[...]`: each joint with its id, its bodies
+ * by index in the saved bodies, its settings and its frames (nothing without joints). */
+void wio_write_scene_joints(const sim_world *w, proto_buf *b);
+
 #endif

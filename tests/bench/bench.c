@@ -130,8 +130,8 @@ static void usage(FILE *f)
             "usage: mink-bench [--steps N] [--scene NAME] [--pile N]... [--pile3d N]... [--no-sleep] [--quick] "
             "[--pair A-B] [--workers N] [--no-peer] [--help]\n"
             "  --steps N     steps of every world scene (default %d; %d with --quick)\n"
-            "  --scene NAME  run one scene: demo, pyramid, pile2d, pile3d, query, query3, rays, "
-            "snapshot, save, token, events, rules\n"
+            "  --scene NAME  run one scene: demo, pyramid, pile2d, pile3d, joint_grid, query, "
+            "query3, rays, snapshot, save, token, events, rules\n"
             "                (default: all); save: pile2d:20000 at 60 Hz while snapshots of it are\n"
             "                written (--save), ms/step being the whole tick's; events: pile2d\n"
             "                2000 with the world's events on and off, alternated; rules: a game's\n"
@@ -239,14 +239,15 @@ int main(int argc, char **argv)
             i++;
         } else if (strcmp(a, "--scene") == 0) {
             if (!v || (strcmp(v, "demo") != 0 && strcmp(v, "pile2d") != 0 &&
-                       strcmp(v, "pile3d") != 0 &&
+                       strcmp(v, "pile3d") != 0 && strcmp(v, "joint_grid") != 0 &&
                        strcmp(v, "pyramid") != 0 && strcmp(v, "query") != 0 &&
                        strcmp(v, "query3") != 0 && strcmp(v, "rays") != 0 &&
                        strcmp(v, "snapshot") != 0 && strcmp(v, "save") != 0 &&
                        strcmp(v, "token") != 0 && strcmp(v, "events") != 0 &&
                        strcmp(v, "rules") != 0)) {
-                fprintf(stderr, "mink-bench: --scene wants demo, pyramid, pile2d, pile3d, query, "
-                                "query3, rays, snapshot, save, token, events or rules\n");
+                fprintf(stderr, "mink-bench: --scene wants demo, pyramid, pile2d, pile3d, "
+                                "joint_grid, query, query3, rays, snapshot, save, token, "
+                                "events or rules\n");
                 return 2;
             }
             scene = v;
@@ -303,6 +304,8 @@ int main(int argc, char **argv)
             if (extra3[i] != 1000 && (o.quick || extra3[i] != 5000))
                 bench_scene_pile3(&o, extra3[i]);
     }
+    if (!scene || strcmp(scene, "joint_grid") == 0)
+        bench_scene_joint_grid(&o);
     if (!scene || strcmp(scene, "query") == 0)
         bench_scene_query(&o);
     if (!scene || strcmp(scene, "query3") == 0)

@@ -108,6 +108,8 @@ void bench_scene_events(const bench_opts *o);
 void bench_scene_rules(const bench_opts *o);
 /* pile3d N: N 1 m cubes in columns of ten on a square grid (bench_world3.c). */
 void bench_scene_pile3(const bench_opts *o, int n);
+/* Box2D's joint_grid: 100 x 100 discs pinned by revolute joints (bench_joints.c). */
+void bench_scene_joint_grid(const bench_opts *o);
 void bench_scene_query(const bench_opts *o);
 /* token: connect tokens checked as a hello checks them (bench_token.c). */
 void bench_scene_token(const bench_opts *o);

@@ -323,6 +323,8 @@ typedef enum sim_change_kind {
     SIM_CHANGE_SET,     /* body, `set`: which of its placement and motion were just set (read
                            them off the body) */
     SIM_CHANGE_EXPLODE, /* explosion (sim_world_explode) */
+    SIM_CHANGE_JOINED,   /* joint, joint_def, owner: a joint added (sim_world_add_joint) */
+    SIM_CHANGE_UNJOINED, /* joint, owner: a joint removed (sim_world_remove_joint) */
 } sim_change_kind;
 
 /* What a SIM_CHANGE_SET set. */
@@ -334,6 +336,7 @@ enum {
 };
 
 struct sim_explosion;
+struct sim_joint_def;
 typedef struct sim_change {
     sim_change_kind kind;
     const sim_body *body;
@@ -344,6 +347,8 @@ typedef struct sim_change {
     bool at;
     unsigned set; /* SIM_SET_* */
     const struct sim_explosion *explosion;
+    sim_id joint;                        /* JOINED, UNJOINED: the joint's id */
+    const struct sim_joint_def *joint_def; /* JOINED: what it was made from */
 } sim_change;
 
 typedef void (*sim_change_fn)(void *ctx, const sim_world *w, const sim_change *c);
@@ -458,5 +463,105 @@ void sim_world_image_copy(const sim_world *w, void *dst);
 /* The world of an image, or NULL with `err` naming the byte offset of the first thing wrong
  * (another build's layout, a length past the end, a slot, id or index out of range). */
 sim_world *sim_world_from_image(const void *data, size_t len, mk_error *err);
+
+/* ---- joints (joint.c): bodies held together, solved in the same step as the contacts ---- */
+
+/* The kinds of joint (Box2D v3's and Jolt's), each of its world's dimension or of both. */
+typedef enum sim_joint_type {
+    SIM_JOINT_REVOLUTE,  /* 2D: the bodies turn about a shared anchor (a pin) */
+    SIM_JOINT_HINGE,     /* 3D: the bodies turn about an axis through a shared anchor */
+    SIM_JOINT_PRISMATIC, /* both: b slides along an axis of a, without turning */
+    SIM_JOINT_DISTANCE,  /* both: two anchors kept a length apart, or between two (a rope) */
+    SIM_JOINT_WELD,      /* both: held rigid at an anchor, or springy (spring, linear_spring) */
+    SIM_JOINT_SPHERICAL, /* 3D: a ball and socket, with an optional cone about an axis */
+    SIM_JOINT_WHEEL,     /* 2D: b turns freely and rides a spring along an axis of a */
+    SIM_JOINT_TYPE_COUNT
+} sim_joint_type;
+
+/* Whether a world of `dim` dimensions has joints of this type. */
+bool sim_joint_type_in(sim_joint_type type, int dim);
+
+/* A joint as it is asked for. Points and axes are in world space at the moment the joint is
+ * made (z is 0 in a 2D world); the joint keeps them in each body's own frame from then on,
+ * and its angles and translations count from that moment (0 then). Fields a type does not
+ * use are ignored. */
+typedef struct sim_joint_def {
+    sim_joint_type type;
+    sim_id a, b;                /* b: 0 for the world (fixed at the origin, unrotated) */
+    mk_vec3 anchor_a, anchor_b; /* m: the anchor (anchor_a; a distance joint's two) */
+    mk_vec3 axis;               /* unit: hinge, prismatic and wheel's axis, the cone's */
+    bool limit;                 /* lower..upper: rad (revolute, hinge), m (prismatic, wheel) */
+    float lower, upper;
+    bool motor;                 /* drives the free axis at motor_speed (rad/s or m/s), with */
+    float motor_speed, max_motor; /* at most max_motor (N m, or N for prismatic, distance) */
+    float spring_hz, spring_damping; /* 0 Hz: none. Pulls the free axis to 0 (a distance
+                                      * joint's to `length`); a weld's is its turning */
+    float linear_hz, linear_damping; /* a weld's spring in translation; 0 Hz: rigid */
+    float length, min_length, max_length; /* distance: m, 0 <= min <= length <= max */
+    float cone;                 /* spherical: the cone's half angle about `axis`, rad; 0 none */
+    float break_force;          /* N: the joint breaks past this force; 0: never */
+    bool collide;               /* the two bodies still collide with each other */
+    /* A saved joint's own frames (a save written after the bodies moved): with `framed` set
+     * these replace the world anchors and axis. */
+    bool framed;
+    mk_vec3 local_a, local_b; /* the anchors in a's and b's frames (b's: the world's) */
+    mk_quat frame_a, frame_b; /* the joint's frame in a's and b's (its x is the axis); a 2D
+                               * one turns about z */
+} sim_joint_def;
+
+/* A joint in the world (read only: joints change through the functions below). */
+typedef struct sim_joint {
+    sim_id id; /* 0 when the slot is free: (generation << 24) | (slot + 1), as bodies' ids */
+    uint32_t owner;
+    uint32_t generation; /* the generation the slot's next id carries */
+    sim_joint_type type;
+    sim_id a, b;             /* b: 0 for the world */
+    uint32_t slot_a, slot_b; /* their slots; UINT32_MAX for the world */
+    bool collide, limit, motor, rigid; /* rigid: a distance joint without spring or range */
+    uint8_t kinds;           /* what the step needs of it (joint.c's JOINT_*) */
+    mk_vec3 local_a, local_b; /* the anchors in a's and b's frames, m */
+    mk_quat frame_a, frame_b; /* the joint's frame in a's and b's; 2D: (cos, sin) of its turn
+                               * in x and y */
+    float lower, upper, motor_speed, max_motor;
+    float spring_hz, spring_damping, linear_hz, linear_damping;
+    float length, min_length, max_length, cone;
+    float break_force; /* N; INFINITY never */
+    /* The solver's impulses of the last step, its warm start (N s, N m s): the anchor's (in
+     * world axes), the turning's (weld, prismatic, hinge: world axes), and along the free
+     * axis the spring's, the motor's and the two limits'. */
+    mk_vec3 linear, angular;
+    float spring, motor_impulse, lower_impulse, upper_impulse;
+} sim_joint;
+
+/* Adds a joint owned by `owner` (the bodies' owner, 0 for the server's): its id, or 0 with
+ * `err` naming the field (a: no such body, b: the same body as a, a type this world's
+ * dimension lacks, a non-finite anchor or axis, lower > upper, a negative length, a world
+ * full of joints). Both bodies wake. The joint is reported (SIM_CHANGE_JOINED). */
+sim_id sim_world_add_joint(sim_world *w, const sim_joint_def *def, uint32_t owner,
+                           mk_error *err);
+/* The same with a given id (a saved world coming back); 0 with `err` when the id is not
+ * valid or its slot is taken. Not reported. */
+sim_id sim_world_add_joint_with_id(sim_world *w, const sim_joint_def *def, uint32_t owner,
+                                   sim_id id, mk_error *err);
+/* Removes a joint; its id goes to the removed list (sim_world_removed_joints) and its slot is
+ * reused only after sim_world_clear_removed. The bodies wake. Reported
+ * (SIM_CHANGE_UNJOINED). False for an id that is not in the world. */
+bool sim_world_remove_joint(sim_world *w, sim_id id);
+/* The joint with this id, or NULL; the pointer holds until the world next adds a joint. */
+const sim_joint *sim_world_get_joint(const sim_world *w, sim_id id);
+/* Joint slots, for iteration: joints[i] for i < slot_count, free where id == 0. */
+const sim_joint *sim_world_joint_slots(const sim_world *w, size_t *slot_count);
+size_t sim_world_joint_count(const sim_world *w);
+size_t sim_world_count_joints_owned(const sim_world *w, uint32_t owner);
+/* Joint ids removed since the last sim_world_clear_removed: those removed through the API,
+ * those that broke (SIM_EVENT_JOINT_BREAK) and those of bodies that left the world. */
+const sim_id *sim_world_removed_joints(const sim_world *w, size_t *n);
+/* The definition that makes this joint of world w again as it is now (framed, with its
+ * frames: a 2D one's as a turn about z), for a save. */
+sim_joint_def sim_joint_def_of(const sim_world *w, const sim_joint *j);
+/* Gives a free joint slot the generation its next id will carry (a saved world coming back);
+ * false when the slot is taken or out of range. */
+bool sim_world_set_joint_slot_generation(sim_world *w, uint32_t slot, uint32_t generation);
+#define SIM_MAX_JOINTS SIM_MAX_BODIES
 
 #endif

@@ -31,6 +31,21 @@ void wio_body_filter(const sim_world *w, const sim_body *b, proto_filter *out, b
 /* An event of a world of `dim` dimensions as `state` sends it. */
 void wio_event_to_proto(int dim, const sim_event *e, proto_event *out);
 
+/* ---- the protocol's view of joints (joint.c) ---- */
+
+/* Converts a validated joint spec to a joint definition for world w, with the defaults the
+ * world gives: an anchor at body a's position (a distance joint's b end at b's), the type's
+ * axis, a distance joint's length that between its anchors. Returns 0, or -1 with `err`
+ * naming the field (a body that is not in the world). */
+int wio_joint_def_from_spec(const sim_world *w, const proto_joint_spec *spec, sim_joint_def *out,
+                            mk_error *err);
+/* A joint definition's fields as the protocol's joint spec writes them, "type":..,"anchor":..
+ * and so on, without a, b and the braces (a framed one without its anchors and axis). Numbers
+ * with 9 significant digits give every float back exactly. */
+void wio_write_joint_fields(const sim_world *w, const sim_joint_def *d, proto_buf *b);
+/* A joint as `state` shows it at its first sighting. */
+void wio_joint_state(const sim_world *w, const sim_joint *j, proto_joint_state *out);
+
 /* Answers `query` for two shapes of a world of `dim` dimensions. Returns 0, or -1 with `err`
  * for a shape this world does not collide. */
 int wio_query(int dim, const proto_placed_shape *a, const proto_placed_shape *b,
