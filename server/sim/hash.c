@@ -36,6 +36,9 @@ uint64_t sim_world_hash(const sim_world *w)
             h = mix(h, state, sizeof state);
         }
         h = mix(h, &flags, 1);
+        /* A level body's geometry by its key (a world without levels hashes as before). */
+        if (b->level)
+            h = mix(h, sim_level_key(b->level), SIM_LEVEL_KEY);
     }
     return h;
 }
