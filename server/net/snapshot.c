@@ -149,6 +149,7 @@ static net_piece full_piece(net_snapshot *sn, sim_world *w, const sim_body *body
     wio_body_shape_to_proto(w, body, &shape);
     proto_state_body_first(b, dim, &shape, wio_kind_to_proto(body->kind), body->owner,
                            body->tag);
+    proto_shape_free(&shape); /* a level body's geometry or name */
     proto_state_body_end(b);
     p->end = b->len;
     return *p;
