@@ -66,6 +66,10 @@ typedef struct cli_stats {
     double pred_error;         /* m: the last correction, shown in the status bar */
     uint64_t errors;
     char last_error[PROTO_MAX_MESSAGE + 32]; /* "code: message", empty before the first */
+    /* The world's events (`subscribe {events}`): how many came, how many the server said it
+     * dropped, and the last one ("hit 3 7"), empty before the first. */
+    uint64_t events, events_dropped;
+    char last_event[64];
 } cli_stats;
 
 struct cli_app {

@@ -91,7 +91,8 @@ void cli_bot_summary(const cli_app *app, FILE *out)
                 "\"latency_ms\":%g,\"jitter_ms\":%g,\"predict\":%s,\"interp\":%s,"
                 "\"response_ms\":%.1f,\"responses\":%llu,\"jitter_mm\":%.2f,"
                 "\"jitter_frames\":%llu,\"corrections\":{\"count\":%llu,\"largest_mm\":%.1f},"
-                "\"late_inputs\":%llu,\"lead_ticks\":%.1f,\"errors\":%llu}\n",
+                "\"late_inputs\":%llu,\"lead_ticks\":%.1f,\"errors\":%llu,\"events\":%llu,"
+                "\"events_dropped\":%llu}\n",
                 (unsigned long long)s->states, secs > 0 ? (double)s->states / secs : 0.0,
                 (unsigned long long)s->inputs, (unsigned long long)app->world.ack, s->distance,
                 median, max, app->latency_ms, app->jitter_ms,
@@ -100,7 +101,8 @@ void cli_bot_summary(const cli_app *app, FILE *out)
                 (unsigned long long)s->responses, jitter * 1000.0,
                 (unsigned long long)s->jitter_frames, (unsigned long long)s->corrections,
                 s->largest_correction * 1000.0, (unsigned long long)app->predict.late,
-                cli_predict_lead(&app->predict), (unsigned long long)s->errors);
+                cli_predict_lead(&app->predict), (unsigned long long)s->errors,
+                (unsigned long long)s->events, (unsigned long long)s->events_dropped);
         return;
     }
     {
@@ -119,6 +121,9 @@ void cli_bot_summary(const cli_app *app, FILE *out)
                     s->distance, dx, dy);
     }
     fprintf(out, "ping rtt: median %.2f ms, max %.2f ms (%zu pongs)\n", median, max, s->nrtts);
+    fprintf(out, "events: %llu (%llu dropped)%s%s\n", (unsigned long long)s->events,
+            (unsigned long long)s->events_dropped, s->last_event[0] ? ", last: " : "",
+            s->last_event);
     fprintf(out, "errors: %llu%s%s\n", (unsigned long long)s->errors,
             s->last_error[0] ? ", last: " : "", s->last_error);
 }

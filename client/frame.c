@@ -80,12 +80,16 @@ void cli_frame_status(const cli_app *app, char *out, size_t size)
         snprintf(pred, sizeof pred, "%.1f mm", s->pred_error * 1000.0);
     snprintf(out, size,
              " %s%s tick %llu | ping %s ms | bodies %zu | %.1f kB/s in | %.0f states/s | "
-             "pred err %s | interp %s | zoom %g%s%s",
+             "pred err %s | interp %s | zoom %g | events %llu%s%s%s%s",
              app->replaying ? "REPLAY " : "", app->dim == 3 ? "3D" : "2D",
              (unsigned long long)app->world.tick, ping, app->drawn.v.len, s->kb_per_s,
              s->states_per_s, pred,
-             app->no_interp ? "off" : "on", app->zoom,
-             s->last_error[0] ? " | error " : "", s->last_error);
+             app->no_interp ? "off" : "on", app->zoom, (unsigned long long)s->events,
+             s->last_event[0] ? " (last: " : "", s->last_event, s->last_event[0] ? ")" : "",
+             s->last_error[0] ? " | error " : "");
+    size_t len = strlen(out);
+    if (s->last_error[0] && len < size)
+        snprintf(out + len, size - len, "%s", s->last_error);
 }
 
 const char *cli_frame_help(const cli_app *app)

@@ -170,6 +170,9 @@ static void on_welcome(cli_app *app, const cJSON *msg)
     uv_timer_stop(&app->deadline_timer);
     if (app->mode == CLI_MODE_BOT)
         uv_timer_start(&app->deadline_timer, on_deadline, (uint64_t)(app->bot_seconds * 1000), 0);
+    /* The world's events, for the status bar and the bot's summary. */
+    static const char events[] = "{\"type\":\"subscribe\",\"events\":true}\n";
+    cli_send(app, events, sizeof events - 1);
     if (app->compact_states) {
         static const char compact[] = "{\"type\":\"subscribe\",\"compact\":true}\n";
         cli_send(app, compact, sizeof compact - 1);
@@ -192,9 +195,33 @@ static void on_welcome(cli_app *app, const cJSON *msg)
     }
 }
 
+/* A state's events: counted, the last one kept as "type a b" (a sensor's: sensor and body). */
+static void take_events(cli_stats *s, const cJSON *msg)
+{
+    const cJSON *events = cJSON_GetObjectItemCaseSensitive(msg, "events"), *e;
+    const cJSON *dropped = cJSON_GetObjectItemCaseSensitive(msg, "dropped");
+    if (cJSON_IsNumber(dropped) && dropped->valuedouble > 0)
+        s->events_dropped += (uint64_t)dropped->valuedouble;
+    cJSON_ArrayForEach(e, events)
+    {
+        const cJSON *type = cJSON_GetObjectItemCaseSensitive(e, "type");
+        const cJSON *a = cJSON_GetObjectItemCaseSensitive(e, "a");
+        const cJSON *b = cJSON_GetObjectItemCaseSensitive(e, "b");
+        if (!a)
+            a = cJSON_GetObjectItemCaseSensitive(e, "sensor");
+        if (!b)
+            b = cJSON_GetObjectItemCaseSensitive(e, "body");
+        s->events++;
+        snprintf(s->last_event, sizeof s->last_event, "%.16s %.0f %.0f",
+                 cJSON_IsString(type) ? type->valuestring : "?",
+                 cJSON_IsNumber(a) ? a->valuedouble : 0, cJSON_IsNumber(b) ? b->valuedouble : 0);
+    }
+}
+
 static void on_state(cli_app *app, const cJSON *msg)
 {
     cli_stats *s = &app->stats;
+    take_events(s, msg);
     if (!cli_world_apply(&app->world, msg)) {
         s->errors++;
         snprintf(s->last_error, sizeof s->last_error, "client: a malformed state");

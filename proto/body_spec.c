@@ -118,8 +118,8 @@ proto_error_code proto_parse_shape(const cJSON *json, int dim, const char *path,
 }
 
 /* `rot`: an angle in 2D; in 3D a quaternion [x, y, z, w], normalised, a zero one refused. */
-static proto_error_code parse_rot(const cJSON *obj, int dim, const char *path, double *rot,
-                                  proto_error *err)
+proto_error_code proto_parse_rot(const cJSON *obj, int dim, const char *path, double *rot,
+                                 proto_error *err)
 {
     rot[0] = rot[1] = rot[2] = 0;
     rot[3] = dim == 3 ? 1 : 0;
@@ -171,10 +171,50 @@ proto_error_code proto_parse_placed(const cJSON *json, int dim, const char *path
     rc = v ? proto_parse_vector(v, dim, PROTO_MAX_COORD, p, pos, err)
            : proto_fail(err, PROTO_ERR_BAD_REQUEST, "%s: missing", p);
     if (!rc)
-        rc = parse_rot(json, dim, path, rot, err);
+        rc = proto_parse_rot(json, dim, path, rot, err);
     if (rc)
         proto_shape_free(shape);
     return rc;
+}
+
+/* A whole number in [lo, hi] at obj.key (absent: *out unchanged). */
+static proto_error_code get_whole(const cJSON *obj, const char *key, const char *path, double lo,
+                                  double hi, double *out, proto_error *err)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!v)
+        return PROTO_OK;
+    if (!cJSON_IsNumber(v) || !(v->valuedouble >= lo && v->valuedouble <= hi) ||
+        v->valuedouble != floor(v->valuedouble))
+        return proto_fail(err, PROTO_ERR_BAD_REQUEST, "%s%s: must be a whole number in [%.0f, %.0f]",
+                          path, key, lo, hi);
+    *out = v->valuedouble;
+    return PROTO_OK;
+}
+
+/* `filter: {category?, mask?, group?}`, the defaults for what it leaves out (or all of it). */
+static proto_error_code parse_filter(const cJSON *json, const char *path, proto_filter *out,
+                                     proto_error *err)
+{
+    *out = (proto_filter){1u, PROTO_MASK_ALL, 0};
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(json, "filter");
+    if (!v)
+        return PROTO_OK;
+    char p[96];
+    snprintf(p, sizeof p, "%sfilter.", path);
+    if (!cJSON_IsObject(v))
+        return proto_fail(err, PROTO_ERR_BAD_REQUEST,
+                          "%sfilter: must be an object {category?, mask?, group?}", path);
+    double category = 1, mask = -1, group = 0;
+    proto_error_code rc;
+    if ((rc = get_whole(v, "category", p, 0, PROTO_MAX_ID, &category, err)) ||
+        (rc = get_whole(v, "mask", p, 0, PROTO_MAX_ID, &mask, err)) ||
+        (rc = get_whole(v, "group", p, -PROTO_MAX_GROUP - 1, PROTO_MAX_GROUP, &group, err)))
+        return rc;
+    out->category = (uint64_t)category;
+    out->mask = mask < 0 ? PROTO_MASK_ALL : (uint64_t)mask;
+    out->group = (int32_t)group;
+    return PROTO_OK;
 }
 
 int proto_kind_of(const char *name)
@@ -256,7 +296,18 @@ static proto_error_code parse_spec_fields(const cJSON *json, int dim, const char
         (rc = proto_get_number(json, "max_slope", path, false, 0, HALF_PI, &out->max_slope, err)))
         return rc;
     out->tag[0] = '\0';
-    return proto_get_string(json, "tag", path, PROTO_MAX_TAG, out->tag, err);
+    if ((rc = proto_get_string(json, "tag", path, PROTO_MAX_TAG, out->tag, err)))
+        return rc;
+    out->sensor = false;
+    const cJSON *sensor = cJSON_GetObjectItemCaseSensitive(json, "sensor");
+    if (sensor && !cJSON_IsBool(sensor))
+        return proto_fail(err, PROTO_ERR_BAD_REQUEST, "%ssensor: must be true or false", path);
+    out->sensor = cJSON_IsTrue(sensor);
+    /* A sensor is tested against what overlaps it as one convex shape; a level is not one. */
+    if (out->sensor && proto_shape_is_level(out->shape.type))
+        return proto_fail(err, PROTO_ERR_BAD_REQUEST, "%ssensor: a %s cannot be a sensor", path,
+                          shape_names[out->shape.type]);
+    return parse_filter(json, path, &out->filter, err);
 }
 
 proto_error_code proto_parse_body_spec(const cJSON *json, int dim, const char *path,

@@ -182,6 +182,29 @@ void proto_buf_append_fixed(proto_buf *b, double v, int decimals)
     b->len = (size_t)(proto_put_fixed(b->data + b->len, v, decimals) - b->data);
 }
 
+void proto_buf_append_fixed_array(proto_buf *b, const double *v, int n, int decimals)
+{
+    proto_buf_append_char(b, '[');
+    for (int i = 0; i < n; i++) {
+        if (i)
+            proto_buf_append_char(b, ',');
+        proto_buf_append_fixed(b, v[i], decimals);
+    }
+    proto_buf_append_char(b, ']');
+}
+
+void proto_buf_append_fixed_points(proto_buf *b, const double (*p)[3], int n, int dim,
+                                   int decimals)
+{
+    proto_buf_append_char(b, '[');
+    for (int i = 0; i < n; i++) {
+        if (i)
+            proto_buf_append_char(b, ',');
+        proto_buf_append_fixed_array(b, p[i], dim, decimals);
+    }
+    proto_buf_append_char(b, ']');
+}
+
 void proto_buf_append_json_string(proto_buf *b, const char *s)
 {
     static const char hex[] = "0123456789abcdef";

@@ -37,6 +37,7 @@ static const char *const msg_names[] = {
     [PROTO_MSG_INPUT] = "input", [PROTO_MSG_QUERY] = "query", [PROTO_MSG_SUBSCRIBE] = "subscribe",
     [PROTO_MSG_PING] = "ping",   [PROTO_MSG_BYE] = "bye",
     [PROTO_MSG_RAYCAST] = "raycast", [PROTO_MSG_CAST] = "cast", [PROTO_MSG_OVERLAP] = "overlap",
+    [PROTO_MSG_PUSH] = "push", [PROTO_MSG_SET] = "set", [PROTO_MSG_EXPLODE] = "explode",
 };
 
 static proto_error_code parse_hello(const cJSON *root, int dim, proto_msg *out, proto_error *err)
@@ -142,7 +143,9 @@ static proto_error_code parse_subscribe(const cJSON *root, proto_msg *out, proto
         return rc;
     if (out->u.subscribe.hash != floor(out->u.subscribe.hash))
         return proto_fail(err, PROTO_ERR_BAD_REQUEST, "hash: must be a whole number of ticks");
-    return PROTO_OK;
+    out->u.subscribe.events = false;
+    return proto_get_bool(root, "events", &out->u.subscribe.has_events, &out->u.subscribe.events,
+                          err);
 }
 
 /* A message's body spec names no file and carries no level file: those are read from scene
@@ -200,6 +203,10 @@ static proto_error_code parse_fields(const char *line, size_t len, const cJSON *
     case PROTO_MSG_CAST:
     case PROTO_MSG_OVERLAP:
         return proto_parse_world_query(root, dim, out->type, &out->u.wq, err);
+    case PROTO_MSG_PUSH:
+    case PROTO_MSG_SET:
+    case PROTO_MSG_EXPLODE:
+        return proto_parse_motion(root, dim, out, err);
     }
     return PROTO_OK;
 }

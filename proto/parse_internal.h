@@ -59,6 +59,9 @@ proto_error_code proto_parse_placed(const cJSON *json, int dim, const char *path
  * on the heap. */
 proto_error_code proto_parse_level(const cJSON *json, int dim, const char *path, proto_shape *out,
                                    proto_error *err);
+/* `rot` of obj: an angle in 2D, a quaternion in 3D (normalised); absent, the identity. */
+proto_error_code proto_parse_rot(const cJSON *obj, int dim, const char *path, double *rot,
+                                 proto_error *err);
 proto_error_code proto_parse_spec(const cJSON *json, int dim, const char *path,
                                   proto_body_spec *out, proto_error *err);
 
@@ -66,5 +69,11 @@ proto_error_code proto_parse_spec(const cJSON *json, int dim, const char *path,
 
 proto_error_code proto_parse_world_query(const cJSON *root, int dim, proto_msg_type type,
                                          proto_world_query *out, proto_error *err);
+/* An optional `mask` (a query's, an explosion's): a whole number in [1, 2^53]; absent, 0. */
+proto_error_code proto_get_mask(const cJSON *root, uint64_t *out, proto_error *err);
+
+/* ---- acting on bodies: push, set, explode (motion.c) ---- */
+
+proto_error_code proto_parse_motion(const cJSON *root, int dim, proto_msg *out, proto_error *err);
 
 #endif

@@ -89,20 +89,24 @@ proto_error_code proto_parse_world_query(const cJSON *root, int dim, proto_msg_t
                                   "to: the cast has zero length (to equals pos)");
         }
     }
-    if ((rc = proto_get_id(root, "at_tick", false, &out->has_at_tick, &out->at_tick, err)))
+    if ((rc = proto_get_id(root, "at_tick", false, &out->has_at_tick, &out->at_tick, err)) ||
+        (rc = proto_get_mask(root, &out->mask, err)))
         return rc;
     return parse_filter(root, out, err);
 }
 
-static void write_vec(proto_buf *b, const double *v, int dim)
+proto_error_code proto_get_mask(const cJSON *root, uint64_t *out, proto_error *err)
 {
-    proto_buf_append_char(b, '[');
-    for (int i = 0; i < dim; i++) {
-        if (i)
-            proto_buf_append_char(b, ',');
-        proto_buf_append_fixed(b, v[i], DEC_HIT);
-    }
-    proto_buf_append_char(b, ']');
+    *out = 0;
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, "mask");
+    if (!v)
+        return PROTO_OK;
+    if (!cJSON_IsNumber(v) || !(v->valuedouble >= 1 && v->valuedouble <= PROTO_MAX_ID) ||
+        v->valuedouble != (double)(uint64_t)v->valuedouble)
+        return proto_fail(err, PROTO_ERR_BAD_REQUEST,
+                          "mask: must be a whole number in [1, 2^53] (categories' bits)");
+    *out = (uint64_t)v->valuedouble;
+    return PROTO_OK;
 }
 
 void proto_write_hits(proto_buf *b, const char *req, int dim, uint64_t tick, bool overlap,
@@ -126,20 +130,16 @@ void proto_write_hits(proto_buf *b, const char *req, int dim, uint64_t tick, boo
             LIT(b, ",\"depth\":");
             proto_buf_append_fixed(b, h->depth, DEC_HIT);
             LIT(b, ",\"normal\":");
-            write_vec(b, h->normal, dim);
-            LIT(b, ",\"points\":[");
-            for (int k = 0; k < h->npoints; k++) {
-                if (k)
-                    proto_buf_append_char(b, ',');
-                write_vec(b, h->points[k], dim);
-            }
-            LIT(b, "]}");
+            proto_buf_append_fixed_array(b, h->normal, dim, DEC_HIT);
+            LIT(b, ",\"points\":");
+            proto_buf_append_fixed_points(b, h->points, h->npoints, dim, DEC_HIT);
+            proto_buf_append_char(b, '}');
             continue;
         }
         LIT(b, ",\"point\":");
-        write_vec(b, h->point, dim);
+        proto_buf_append_fixed_array(b, h->point, dim, DEC_HIT);
         LIT(b, ",\"normal\":");
-        write_vec(b, h->normal, dim);
+        proto_buf_append_fixed_array(b, h->normal, dim, DEC_HIT);
         LIT(b, ",\"fraction\":");
         proto_buf_append_fixed(b, h->fraction, 7);
         proto_buf_append_char(b, '}');

@@ -19,17 +19,6 @@
 
 #define LIT(b, s) proto_buf_append((b), (s), sizeof(s) - 1)
 
-static void write_vec(proto_buf *b, const double *v, int n, int decimals)
-{
-    proto_buf_append_char(b, '[');
-    for (int i = 0; i < n; i++) {
-        if (i)
-            proto_buf_append_char(b, ',');
-        proto_buf_append_fixed(b, v[i], decimals);
-    }
-    proto_buf_append_char(b, ']');
-}
-
 static void write_req(proto_buf *b, const char *req)
 {
     if (req) {
@@ -53,7 +42,7 @@ void proto_write_welcome(proto_buf *b, const proto_welcome *w)
     LIT(b, ",\"snapshot_hz\":");
     proto_buf_append_fixed(b, w->snapshot_hz, DEC_SHAPE);
     LIT(b, ",\"gravity\":");
-    write_vec(b, w->gravity, w->dim, DEC_SHAPE);
+    proto_buf_append_fixed_array(b, w->gravity, w->dim, DEC_SHAPE);
     if (w->has_avatar) {
         LIT(b, ",\"avatar\":");
         proto_buf_append_u64(b, w->avatar);
@@ -133,30 +122,20 @@ void proto_write_result(proto_buf *b, const char *req, int dim, const proto_resu
         LIT(b, ",\"hit\":false,\"depth\":");
     proto_buf_append_fixed(b, r->hit ? r->depth : 0.0, DEC_RESULT);
     LIT(b, ",\"normal\":");
-    write_vec(b, r->normal, dim, DEC_RESULT);
+    proto_buf_append_fixed_array(b, r->normal, dim, DEC_RESULT);
     if (!r->hit) {
         LIT(b, ",\"distance\":");
         proto_buf_append_fixed(b, r->distance, DEC_RESULT);
     }
-    LIT(b, ",\"points\":[");
-    int n = r->hit ? r->npoints : 0;
-    for (int i = 0; i < n; i++) {
-        if (i)
-            proto_buf_append_char(b, ',');
-        write_vec(b, r->points[i], dim, DEC_RESULT);
-    }
-    LIT(b, "]}\n");
+    LIT(b, ",\"points\":");
+    proto_buf_append_fixed_points(b, r->points, r->hit ? r->npoints : 0, dim, DEC_RESULT);
+    LIT(b, "}\n");
 }
 
 static void write_points(proto_buf *b, const proto_shape *shape, int dim)
 {
-    LIT(b, ",\"points\":[");
-    for (int i = 0; i < shape->npoints; i++) {
-        if (i)
-            proto_buf_append_char(b, ',');
-        write_vec(b, shape->points[i], dim, DEC_SHAPE);
-    }
-    proto_buf_append_char(b, ']');
+    LIT(b, ",\"points\":");
+    proto_buf_append_fixed_points(b, shape->points, shape->npoints, dim, DEC_SHAPE);
 }
 
 void proto_write_shape(proto_buf *b, int dim, const proto_shape *shape)
@@ -168,7 +147,7 @@ void proto_write_shape(proto_buf *b, int dim, const proto_shape *shape)
     case PROTO_SHAPE_AABB:
     case PROTO_SHAPE_BOX:
         LIT(b, ",\"half\":");
-        write_vec(b, shape->half, dim, DEC_SHAPE);
+        proto_buf_append_fixed_array(b, shape->half, dim, DEC_SHAPE);
         break;
     case PROTO_SHAPE_CIRCLE:
     case PROTO_SHAPE_SPHERE:
@@ -181,7 +160,7 @@ void proto_write_shape(proto_buf *b, int dim, const proto_shape *shape)
         break;
     case PROTO_SHAPE_ELLIPSOID:
         LIT(b, ",\"radii\":");
-        write_vec(b, shape->radii, 3, DEC_SHAPE);
+        proto_buf_append_fixed_array(b, shape->radii, 3, DEC_SHAPE);
         break;
     case PROTO_SHAPE_CAPSULE:
     case PROTO_SHAPE_CYLINDER:
@@ -461,13 +440,13 @@ void proto_state_contact(proto_buf *b, int dim, const proto_contact *c, bool fir
     LIT(b, ",\"b\":");
     proto_buf_append_u64(b, c->b);
     LIT(b, ",\"normal\":");
-    write_vec(b, c->normal, dim, DEC_ROT);
+    proto_buf_append_fixed_array(b, c->normal, dim, DEC_ROT);
     LIT(b, ",\"points\":[");
     for (int i = 0; i < c->npoints; i++) {
         if (i)
             proto_buf_append_char(b, ',');
         LIT(b, "{\"pos\":");
-        write_vec(b, c->points[i], dim, DEC_POS);
+        proto_buf_append_fixed_array(b, c->points[i], dim, DEC_POS);
         LIT(b, ",\"depth\":");
         proto_buf_append_fixed(b, c->depths[i], DEC_DEPTH);
         LIT(b, ",\"id\":");

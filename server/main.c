@@ -105,9 +105,16 @@ static void usage(FILE *out)
             "                           --token-key, and exit\n"
             "  --agones-allocate        with AGONES_SDK_HTTP_PORT set: the first player to join\n"
             "                           marks the GameServer Allocated\n"
+            "  --hit-speed V            bodies that meet faster than V m/s along the normal are\n"
+            "                           a `hit` event (default %g)\n"
+            "  --events-per-state N     the most events a client subscribed to them gets in a\n"
+            "                           state, the newest; the rest are counted as dropped\n"
+            "                           (default %u)\n"
+            "  --no-events              the world keeps no events (contacts, hits, sensors):\n"
+            "                           the step does none of that work\n"
             "  --help                   this text\n",
             machine_cores(), d.http_port, d.http_max_connections, d.stall_seconds,
-            d.drain_seconds, d.keep_bodies);
+            d.drain_seconds, d.keep_bodies, (double)s.hit_speed, d.events_per_state);
 }
 
 /* Parses a number in [lo, hi] or exits with a message naming the flag. */
@@ -256,6 +263,8 @@ int main(int argc, char **argv)
     /* One worker unless asked: on the machine measured, a second one paid only on large 3D
      * worlds and made 2D piles slower (docs/BENCHMARKS.md, "Against Box2D v3 and Jolt"). */
     wc.workers = 1;
+    /* Clients may subscribe to events at any time: the world keeps them from the start. */
+    wc.events = true;
     const char *scene = NULL, *record = NULL, *replay = NULL;
     double history_ms = 1000.0;
     uint32_t max_triangles = WIO_MAX_TRIANGLES_DEFAULT;
@@ -294,11 +303,13 @@ int main(int argc, char **argv)
         {"keep-bodies", NUM_DOUBLE, 0, 86400, &cfg.keep_bodies},
         {"ttl", NUM_DOUBLE, 1, TOK_MAX_TTL, &ttl},
         {"max-triangles", NUM_U32, 1, COL_LEVEL_MAX_PIECES, &max_triangles},
+        {"hit-speed", NUM_FLOAT, 0, 1e3, &wc.hit_speed},
+        {"events-per-state", NUM_U32, 1, 1e6, &cfg.events_per_state},
     };
     enum { NUMS = sizeof nums / sizeof nums[0] };
     enum { O_HOST = 256, O_SCENE, O_LOG, O_SAVE, O_RECORD, O_REPLAY, O_NO_SLEEP, O_DIM,
            O_AGONES_ALLOCATE, O_TOKEN_KEY, O_MAKE_TOKEN, O_USER, O_NAME, O_ROLE, O_TLS_CERT,
-           O_TLS_KEY, O_HELP, O_FSYNC };
+           O_TLS_KEY, O_HELP, O_FSYNC, O_NO_EVENTS };
     static const struct option other[] = {
         {"host", required_argument, NULL, O_HOST},
         {"scene", required_argument, NULL, O_SCENE},
@@ -318,6 +329,7 @@ int main(int argc, char **argv)
         {"tls-key", required_argument, NULL, O_TLS_KEY},
         {"help", no_argument, NULL, O_HELP},
         {"fsync-ms", required_argument, NULL, O_FSYNC},
+        {"no-events", no_argument, NULL, O_NO_EVENTS},
     };
     enum { OTHER = sizeof other / sizeof other[0] };
     struct option opts[NUMS + OTHER + 1];
@@ -368,6 +380,9 @@ int main(int argc, char **argv)
             break;
         case O_NO_SLEEP:
             wc.sleep = false;
+            break;
+        case O_NO_EVENTS:
+            wc.events = false;
             break;
         case O_DIM:
             if (strcmp(optarg, "2") != 0 && strcmp(optarg, "3") != 0) {

@@ -54,4 +54,20 @@ static inline Suite *mink_suite(const char *name, double timeout, const TTest *c
 #define MINK_CHECK_MAIN(make_suite)                                                            \
     int main(void) { return mink_check_run(make_suite()); }
 
+/* The main of a suite of several test cases, which the block after it adds to `s`:
+ *     MINK_CHECK_SUITE("name", s)
+ *     {
+ *         MINK_TCASE(s, "case", timeout, test, test, ...);
+ *     }
+ */
+#define MINK_CHECK_SUITE(name, s)                                                              \
+    static void mink_suite_cases(Suite *s);                                                    \
+    int main(void)                                                                             \
+    {                                                                                          \
+        Suite *suite_ = suite_create(name);                                                    \
+        mink_suite_cases(suite_);                                                              \
+        return mink_check_run(suite_);                                                         \
+    }                                                                                          \
+    static void mink_suite_cases(Suite *s)
+
 #endif

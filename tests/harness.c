@@ -139,6 +139,17 @@ int h_server_stop(h_server *srv, int sig, int timeout_ms)
     return result;
 }
 
+void h_remove_save(const char *path)
+{
+    static const char *const suffix[] = {"",         ".prev",        ".next",
+                                         ".journal", ".journal.new", ".prev.journal"};
+    char name[256];
+    for (size_t i = 0; i < sizeof suffix / sizeof *suffix; i++) {
+        snprintf(name, sizeof name, "%s%s", path, suffix[i]);
+        unlink(name);
+    }
+}
+
 bool h_connect(h_conn *c, int port)
 {
     return h_connect_rcvbuf(c, port, 0);
@@ -172,6 +183,7 @@ void h_close(h_conn *c)
     c->fd = -1;
     free(c->buf);
     c->buf = NULL;
+    c->len = c->cap = 0;
 }
 
 bool h_send_raw(h_conn *c, const void *data, size_t len)
@@ -194,8 +206,7 @@ bool h_send_line(h_conn *c, const char *line)
     return h_send_raw(c, line, strlen(line)) && h_send_raw(c, "\n", 1);
 }
 
-/* Reads more bytes within the deadline; returns bytes read, 0 on close, -1 on timeout. */
-static ssize_t fill(h_conn *c, long long deadline)
+ssize_t h_fill(h_conn *c, long long deadline)
 {
     if (c->len == c->cap) {
         char *p = realloc(c->buf, c->cap * 2);
@@ -231,16 +242,18 @@ cJSON *h_recv(h_conn *c, int timeout_ms)
             c->len -= n + 1;
             return j;
         }
-        if (fill(c, deadline) <= 0)
+        if (h_fill(c, deadline) <= 0)
             return NULL;
     }
 }
 
-cJSON *h_recv_type(h_conn *c, const char *type, int timeout_ms)
+cJSON *h_until_type(cJSON *(*next)(void *conn, int timeout_ms), void *conn, const char *type,
+                    int timeout_ms)
 {
     long long deadline = h_now_ms() + timeout_ms;
-    while (h_now_ms() < deadline) {
-        cJSON *j = h_recv(c, (int)(deadline - h_now_ms()));
+    for (;;) {
+        int left = (int)(deadline - h_now_ms());
+        cJSON *j = left > 0 ? next(conn, left) : NULL;
         if (!j)
             return NULL;
         const char *t = h_str(j, "type");
@@ -248,7 +261,16 @@ cJSON *h_recv_type(h_conn *c, const char *type, int timeout_ms)
             return j;
         cJSON_Delete(j);
     }
-    return NULL;
+}
+
+static cJSON *next_line(void *c, int timeout_ms)
+{
+    return h_recv(c, timeout_ms);
+}
+
+cJSON *h_recv_type(h_conn *c, const char *type, int timeout_ms)
+{
+    return h_until_type(next_line, c, type, timeout_ms);
 }
 
 bool h_wait_closed(h_conn *c, int timeout_ms)
@@ -256,7 +278,7 @@ bool h_wait_closed(h_conn *c, int timeout_ms)
     long long deadline = h_now_ms() + timeout_ms;
     for (;;) {
         c->len = 0; /* pending lines do not matter here */
-        ssize_t n = fill(c, deadline);
+        ssize_t n = h_fill(c, deadline);
         if (n == 0)
             return true;
         if (n < 0)

@@ -22,6 +22,8 @@ bool h_server_start(h_server *srv, const char *const *args);
 int h_server_stop(h_server *srv, int sig, int timeout_ms);
 /* True when the server's log contains `text`. */
 bool h_server_log_has(const h_server *srv, const char *text);
+/* Removes the files of a `--save FILE`: FILE, FILE.prev, FILE.next and their journals. */
+void h_remove_save(const char *path);
 
 typedef struct h_conn {
     int fd;
@@ -43,6 +45,13 @@ bool h_send_line(h_conn *c, const char *line);
 cJSON *h_recv(h_conn *c, int timeout_ms);
 /* The next message of `type`, skipping others; NULL on timeout or close. */
 cJSON *h_recv_type(h_conn *c, const char *type, int timeout_ms);
+/* The same from any source of messages: `next` gives the next one within its timeout (NULL on
+ * timeout or close); the others are deleted. */
+cJSON *h_until_type(cJSON *(*next)(void *conn, int timeout_ms), void *conn, const char *type,
+                    int timeout_ms);
+/* Reads more bytes into c->buf before `deadline` (h_now_ms's clock); returns the bytes read,
+ * 0 on close, -1 on timeout. */
+ssize_t h_fill(h_conn *c, long long deadline);
 /* True when the server closed the connection within timeout_ms (after any pending lines). */
 bool h_wait_closed(h_conn *c, int timeout_ms);
 

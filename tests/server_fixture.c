@@ -3,6 +3,7 @@
 #include "server_fixture.h"
 
 #include <check.h>
+#include <math.h>
 #include <signal.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -12,6 +13,7 @@
 #include <unistd.h>
 
 h_server srv;
+const char *const DIM3[] = {"--dim", "3", NULL};
 
 void start(const char *const *args)
 {
@@ -39,6 +41,12 @@ void start_and_join(h_conn *c, const char *const *args)
 {
     start(args);
     cJSON_Delete(join(c, HELLO));
+}
+
+void start_and_join_with(h_conn *c, const char *flag, const char *value)
+{
+    const char *const args[] = {flag, value, NULL};
+    start_and_join(c, args);
 }
 
 /* Joins with a kinematic avatar (half extents hx, hy) at (0, y); returns the avatar's id. */
@@ -128,6 +136,37 @@ double send_inputs_to_ack(h_conn *c, const char *move, int n)
     return ack;
 }
 
+double expect_run(h_conn *c, double id, double speed, const field_near *fields, size_t n,
+                  double tol, double *ack)
+{
+    double x0 = NAN, t0 = NAN;
+    for (int i = 0; i < 4; i++) {
+        cJSON *s = h_recv_type(c, "state", 2000);
+        ck_assert_ptr_nonnull(s);
+        const cJSON *b = h_state_body(s, id);
+        ck_assert_ptr_nonnull(b);
+        for (size_t k = 0; k < n; k++)
+            ck_assert_msg(fabs(h_vec(b, fields[k].key, fields[k].i) - fields[k].want) <
+                              fields[k].tol,
+                          "%s[%d] = %.9g, not %.9g within %g", fields[k].key, fields[k].i,
+                          h_vec(b, fields[k].key, fields[k].i), fields[k].want, fields[k].tol);
+        double x = h_vec(b, "pos", 0), t = h_num(s, "tick");
+        if (!isnan(x0))
+            ck_assert_double_eq_tol(x - x0, speed * (t - t0) / 60.0, tol);
+        x0 = x;
+        t0 = t;
+        *ack = h_num(s, "ack");
+        cJSON_Delete(s);
+    }
+    return x0;
+}
+
+void despawn(h_conn *c, int req, double id, char *line, size_t cap)
+{
+    snprintf(line, cap, "{\"type\":\"despawn\",\"req\":%d,\"id\":%.0f}", req, id);
+    ck_assert(h_send_line(c, line));
+}
+
 /* Spawns `body` (a body spec) with req `req`; returns its id. */
 double spawn_ok(h_conn *c, int req, const char *body)
 {
@@ -155,6 +194,23 @@ cJSON *state_with(h_conn *c, double id, int timeout_ms)
         cJSON_Delete(s);
     }
     return NULL;
+}
+
+void expect_forgotten(h_conn *c, cJSON *welcome, double body)
+{
+    ck_assert_ptr_null(cJSON_GetObjectItem(welcome, "avatar"));
+    cJSON_Delete(welcome);
+    char line[128];
+    despawn(c, 1, body, line, sizeof line);
+    expect_error(c, "not_found");
+}
+
+void expect_owner(h_conn *c, double id, double owner)
+{
+    cJSON *s = state_with(c, id, 3000);
+    ck_assert_ptr_nonnull(s);
+    ck_assert_double_eq(h_num(h_state_body(s, id), "owner"), owner);
+    cJSON_Delete(s);
 }
 
 cJSON *request(h_conn *c, const char *line, const char *type)

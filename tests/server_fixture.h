@@ -12,6 +12,7 @@
 #define HELLO "{\"type\":\"hello\",\"protocol\":1,\"name\":\"test\"}"
 
 extern h_server srv; /* the one server a test runs at a time */
+extern const char *const DIM3[]; /* the flags of a 3D world (the embedded demo3d scene) */
 
 /* Starts mink-server with `args` (NULL-terminated) on an ephemeral port; fails the test if it
  * does not come up. */
@@ -22,6 +23,8 @@ void stop(void);
 cJSON *join(h_conn *c, const char *hello);
 /* start(args), then joins `c` with HELLO. */
 void start_and_join(h_conn *c, const char *const *args);
+/* The same with one flag and its value. */
+void start_and_join_with(h_conn *c, const char *flag, const char *value);
 /* Joins with a kinematic avatar (half extents hx, hy) at (0, y); returns the avatar's id. */
 double join_kinematic(h_conn *c, double hx, double hy, double y, double max_speed);
 void expect_error(h_conn *c, const char *code);
@@ -37,6 +40,21 @@ void send_moves(h_conn *c, const char *const moves[3]);
  * meanwhile, up to the first that acknowledges input n (3 s at most). Returns the last ack
  * seen. */
 double send_inputs_to_ack(h_conn *c, const char *move, int n);
+/* Sends a despawn of `id` with req `req`; the line sent stays in `line` (cap bytes), to be sent
+ * again. */
+void despawn(h_conn *c, int req, double id, char *line, size_t cap);
+/* A component of a body's vector field in a state (h_vec(body, key, i)) and the value it must
+ * have, less than tol away. */
+typedef struct field_near {
+    const char *key;
+    int i;
+    double want, tol;
+} field_near;
+/* The next four states show body `id` with its `n` fields near their values, its x advancing
+ * at `speed` m/s with the ticks (60 a second, within `tol` m); returns its last x, and the last
+ * state's ack in *ack. */
+double expect_run(h_conn *c, double id, double speed, const field_near *fields, size_t n,
+                  double tol, double *ack);
 /* Spawns `body` (a body spec) with req `req`; returns its id. */
 double spawn_ok(h_conn *c, int req, const char *body);
 /* Sends `line` and returns the next message of type `type` (caller deletes); fails the test
@@ -60,6 +78,11 @@ void stop_and_replay(h_conn *c, const char *path, const char *flags, char *log);
 int server_exit_code(const char *fmt, ...);
 /* The next state that has body `id`, skipping the others; NULL after timeout_ms. */
 cJSON *state_with(h_conn *c, double id, int timeout_ms);
+/* A player back too late is a newcomer: `welcome` (deleted here) gives no avatar, and `body`,
+ * once theirs, is gone (its despawn is not_found). */
+void expect_forgotten(h_conn *c, cJSON *welcome, double body);
+/* The next state that has body `id` (within 3 s) shows it owned by client `owner`. */
+void expect_owner(h_conn *c, double id, double owner);
 
 /* Each file's tests, added to the suite by test_server.c. */
 void server_limit_tests(TCase *tc);
@@ -68,5 +91,6 @@ void server_netcode_tests(TCase *tc);
 void server_3d_tests(TCase *tc);
 void server_query_tests(TCase *tc);
 void server_token_tests(TCase *tc);
+void server_event_tests(TCase *tc);
 
 #endif

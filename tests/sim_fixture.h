@@ -79,21 +79,26 @@ static inline void fixture_expect_bounce(sim_world *w, sim_id id, const char *la
     ck_assert_float_eq_tol(peak, 0.64f, 0.032f);
 }
 
-/* Makes a world with a box (shape 0) or a ball (shape 1) of half size 0.5 about to land on the
- * ground (top y = 0) at 1 + k m/s; its id in *id. */
-typedef sim_world *(*fixture_landing_world)(int shape, int k, sim_id *id);
+/* A world with a ground whose top is y = 0. */
+typedef sim_world *(*fixture_ground_world)(void);
+/* A box (shape 0) or a ball (shape 1) of half size 0.5 about to land on that ground at
+ * 1 + k m/s, from a height that puts the ground at another point of the step for each k. */
+typedef sim_body_def (*fixture_landing_body)(int shape, int k);
 
-/* The fast landings of `make`'s bodies, k from 0 to 29: each lands within 90 steps and rests
- * at y = 0.5 (within 2 mm), none going deeper than 3 mm below that, and the box rising less
- * than 2 cm above it once landed. Prints the extremes, after `label`; `box` names the box. */
-static inline void fixture_expect_fast_landings(fixture_landing_world make, const char *label,
+/* The fast landings of `drop`'s bodies on `ground`, k from 0 to 29: each lands within 90 steps
+ * and rests at y = 0.5 (within 2 mm), none going deeper than 3 mm below that, and the box
+ * rising less than 2 cm above it once landed. Prints the extremes, after `label`; `box` names
+ * the box. */
+static inline void fixture_expect_fast_landings(fixture_ground_world ground,
+                                                fixture_landing_body drop, const char *label,
                                                 const char *box)
 {
     float deepest = 0.0f, highest = 0.0f;
     for (int shape = 0; shape < 2; shape++) {
         for (int k = 0; k < 30; k++) {
-            sim_id id;
-            sim_world *w = make(shape, k, &id);
+            sim_world *w = ground();
+            sim_body_def d = drop(shape, k);
+            sim_id id = sim_world_add(w, &d, 0);
             bool landed = false;
             float y, vy;
             for (int i = 0; i < 90; i++) {
@@ -114,6 +119,26 @@ static inline void fixture_expect_fast_landings(fixture_landing_world make, cons
            (double)highest);
     ck_assert_float_lt(deepest, 3e-3f);
     ck_assert_float_lt(highest, 2e-2f);
+}
+
+/* A body of world a and the body of the same id in world b. */
+typedef void (*fixture_pair_check)(sim_world *a, const sim_body *x, sim_world *b,
+                                   const sim_body *y);
+
+/* Both worlds hold as many bodies, and each body of a has one of the same id in b, which
+ * `check` compares with it. */
+static inline void fixture_each_pair(sim_world *a, sim_world *b, fixture_pair_check check)
+{
+    ck_assert_uint_eq(sim_world_body_count(a), sim_world_body_count(b));
+    size_t slots;
+    const sim_body *ba = sim_world_slots(a, &slots);
+    for (size_t i = 0; i < slots; i++) {
+        if (!ba[i].id)
+            continue;
+        const sim_body *y = sim_world_get(b, ba[i].id);
+        ck_assert_msg(y != NULL, "body %llu is missing", (unsigned long long)ba[i].id);
+        check(a, &ba[i], b, y);
+    }
 }
 
 #endif

@@ -461,14 +461,10 @@ START_TEST(long_chain)
 }
 END_TEST
 
-static Suite *suite(void)
+MINK_CHECK_SUITE("chain2", s)
 {
-    Suite *s = suite_create("chain2");
     MINK_TCASE(s, "known", 120, segment_both_sides, box_slides_across_seams, feature_ids_persist,
                one_sided, corners, cast_does_not_tunnel);
     MINK_TCASE(s, "brute", 300, placed_chain, chain_hierarchy_brute_force);
     MINK_TCASE(s, "build", 60, bad_points_refused, long_chain);
-    return s;
 }
-
-MINK_CHECK_MAIN(suite)

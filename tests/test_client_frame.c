@@ -313,9 +313,8 @@ START_TEST(jittered_stream_moves_steadily)
 }
 END_TEST
 
-static Suite *suite(void)
+MINK_CHECK_SUITE("client_frame", s)
 {
-    Suite *s = suite_create("client_frame");
     TCase *view = tcase_create("render");
     tcase_add_test(view, side_view_picture);
     tcase_add_test(view, side_view_zoomed_out);
@@ -328,7 +327,4 @@ static Suite *suite(void)
     tcase_add_test(interp, a_gap_extrapolates_briefly_then_holds);
     tcase_add_test(interp, jittered_stream_moves_steadily);
     suite_add_tcase(s, interp);
-    return s;
 }
-
-MINK_CHECK_MAIN(suite)

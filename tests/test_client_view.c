@@ -405,9 +405,8 @@ START_TEST(levels_as_lines_and_footprints)
 }
 END_TEST
 
-static Suite *client_view_suite(void)
+MINK_CHECK_SUITE("client_view", s)
 {
-    Suite *s = suite_create("client_view");
     MINK_TCASE(s, "footprint", 0, box_turned_a_quarter_about_y, box_turned_45_degrees_is_a_diamond,
                sphere_is_a_disc, capsule_on_its_side, cone_tipped_over_is_a_triangle,
                upright_cylinder_and_ellipsoid, cylinder_on_its_side_is_a_rectangle,
@@ -415,7 +414,4 @@ static Suite *client_view_suite(void)
     MINK_TCASE(s, "world", 0, state_3d_first_sighting_then_removed,
                state_3d_bad_data_is_refused_not_fatal, state_2d_reads_as_before,
                compact_entries_update_seen_bodies, levels_as_lines_and_footprints);
-    return s;
 }
-
-MINK_CHECK_MAIN(client_view_suite)

@@ -318,16 +318,12 @@ START_TEST(a_journal_replays_slots_given_back)
 }
 END_TEST
 
-static Suite *durable_suite(void)
+MINK_CHECK_SUITE("durable", s)
 {
-    Suite *s = suite_create("durable");
     MINK_TCASE(s, "image", 120, a_2d_world_from_its_image_steps_on_exactly,
                a_3d_world_from_its_image_steps_on_exactly, a_pile_from_its_image_steps_on_exactly);
     MINK_TCASE(s, "files", 60, crc32c_gives_the_standard_check_value,
                a_snapshot_reads_back_and_damage_is_named_by_its_offset,
                journal_records_are_checked_and_a_torn_last_one_is_dropped,
                a_journal_replays_slots_given_back);
-    return s;
 }
-
-MINK_CHECK_MAIN(durable_suite)

@@ -280,12 +280,8 @@ START_TEST(heightfield_cells_brute_force)
 }
 END_TEST
 
-static Suite *suite(void)
+MINK_CHECK_SUITE("level3", s)
 {
-    Suite *s = suite_create("level3");
     MINK_TCASE(s, "brute", 300, heightfield_equals_mesh, mesh_hierarchy_brute_force,
                heightfield_cells_brute_force);
-    return s;
 }
-
-MINK_CHECK_MAIN(suite)

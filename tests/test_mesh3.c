@@ -482,16 +482,12 @@ START_TEST(grid_memory)
 }
 END_TEST
 
-static Suite *suite(void)
+MINK_CHECK_SUITE("mesh3", s)
 {
-    Suite *s = suite_create("mesh3");
     MINK_TCASE(s, "known", 60, box_rests_on_flat_mesh, feature_ids_persist,
                active_edge_keeps_normal_up, every_shape_rests_over_the_seam,
                sphere_on_tilted_plane, ray_down_hits_plane_height, placed_mesh,
                casts_do_not_tunnel, back_faces);
     MINK_TCASE(s, "build", 60, welds_and_drops, bad_meshes_refused, bad_heightfields_refused,
                grid_memory);
-    return s;
 }
-
-MINK_CHECK_MAIN(suite)

@@ -245,12 +245,7 @@ START_TEST(sigterm_drains)
     /* Exit 0, the world saved. */
     ck_assert_int_eq(wait_exit(3000), 0);
     ck_assert(file_has(save, "MINKSNAP"));
-    char name[96];
-    const char *suffix[] = {"", ".prev", ".journal", ".prev.journal"};
-    for (size_t i = 0; i < sizeof suffix / sizeof *suffix; i++) {
-        snprintf(name, sizeof name, "%s%s", save, suffix[i]);
-        unlink(name);
-    }
+    h_remove_save(save);
 }
 END_TEST
 
@@ -398,15 +393,11 @@ START_TEST(metrics_count_stamped_and_late_inputs)
 }
 END_TEST
 
-static Suite *ops_suite(void)
+MINK_CHECK_SUITE("ops", s)
 {
-    Suite *s = suite_create("ops");
     MINK_TCASE(s, "http", 60, metrics_count_what_happened, metrics_count_stamped_and_late_inputs,
                health_answers, livez_reports_a_stall, sigterm_drains,
                bad_requests_get_400_or_a_close, http_port_in_use_is_an_error);
     ops_agones_tests(s);
     ops_ws_tests(s);
-    return s;
 }
-
-MINK_CHECK_MAIN(ops_suite)

@@ -163,12 +163,7 @@ START_TEST(drain_waits_for_the_sdk_within_drain_seconds)
     ck_assert(!h_connect(&late, srv.port));
     ck_assert_int_eq(wait_exit(4000), 0);
     ck_assert(file_has(save, "MINKSNAP"));
-    char name[96];
-    const char *suffix[] = {"", ".prev", ".journal", ".prev.journal"};
-    for (size_t i = 0; i < sizeof suffix / sizeof *suffix; i++) {
-        snprintf(name, sizeof name, "%s%s", save, suffix[i]);
-        unlink(name);
-    }
+    h_remove_save(save);
     fake_agones_stop(&fake);
 }
 END_TEST

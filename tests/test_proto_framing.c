@@ -553,9 +553,8 @@ START_TEST(stopped_feed_says_what_it_took)
 }
 END_TEST
 
-static Suite *framing_suite(void)
+MINK_CHECK_SUITE("proto_framing", s)
 {
-    Suite *s = suite_create("proto_framing");
     MINK_TCASE(s, "lines", 60, one_line_in_one_feed, line_without_newline_waits,
                ten_thousand_lines_in_one_feed, line_split_at_every_position, one_byte_reads,
                random_reads_of_many_lines, crlf_is_stripped, blank_lines_are_skipped,
@@ -567,7 +566,4 @@ static Suite *framing_suite(void)
                line_over_max_line_refused_on_the_first_byte_past_it,
                line_over_max_line_in_small_reads_is_refused, protocol_limit_of_64_kib,
                buffer_never_grows_past_max_line);
-    return s;
 }
-
-MINK_CHECK_MAIN(framing_suite)

@@ -61,27 +61,31 @@ static const char *printable(const char *line)
     return out;
 }
 
-#define EXPECT_OK(dim, line) expect_ok(__LINE__, dim, line)
-#define EXPECT_ERR(dim, line, code, path) expect_err(__LINE__, dim, line, code, path)
+#define LINE_TEXT(n) #n
+#define AT_LINE(n) "line " LINE_TEXT(n)
+#define EXPECT_OK(dim, line) expect_ok(AT_LINE(__LINE__), dim, line)
+#define EXPECT_ERR(dim, line, code, path) expect_err(AT_LINE(__LINE__), dim, line, code, path)
 
-static void expect_ok(int at, int dim, const char *line)
+/* `where` names the case in a failure message: its line, or its table and index. */
+static void expect_ok(const char *where, int dim, const char *line)
 {
     proto_error_code rc = parse(dim, line);
-    ck_assert_msg(rc == PROTO_OK, "line %d: %s (dim %d) refused: %s: %s", at, printable(line),
+    ck_assert_msg(rc == PROTO_OK, "%s: %s (dim %d) refused: %s: %s", where, printable(line),
                   dim, proto_error_name(rc), err.message);
 }
 
 /* `path`, when given, must appear in the error message (the field the message names). */
-static void expect_err(int at, int dim, const char *line, proto_error_code code, const char *path)
+static void expect_err(const char *where, int dim, const char *line, proto_error_code code,
+                       const char *path)
 {
     proto_error_code rc = parse(dim, line);
-    ck_assert_msg(rc == code, "line %d: %s (dim %d): got %s, expected %s (message: %s)", at,
+    ck_assert_msg(rc == code, "%s: %s (dim %d): got %s, expected %s (message: %s)", where,
                   printable(line), dim, proto_error_name(rc), proto_error_name(code),
                   rc != PROTO_OK ? err.message : "none");
     ck_assert_int_eq(err.code, code);
     if (path)
         ck_assert_msg(strstr(err.message, path) != NULL,
-                      "line %d: %s: message \"%s\" does not name \"%s\"", at, printable(line),
+                      "%s: %s: message \"%s\" does not name \"%s\"", where, printable(line),
                       err.message, path);
 }
 
@@ -111,6 +115,64 @@ static const char *spawn_shape3(const char *shape)
     return spawn(body);
 }
 
+/* A 2D circle body at the origin with `fields` appended (a pos among them replaces the
+ * origin: a later key with the same name would be ambiguous). */
+static const char *circle_with(const char *fields)
+{
+    static char body[512];
+    if (strncmp(fields, ",\"pos\"", 6) == 0)
+        snprintf(body, sizeof body, "{\"shape\":{\"type\":\"circle\",\"radius\":1}%s}", fields);
+    else
+        snprintf(body, sizeof body,
+                 "{\"shape\":{\"type\":\"circle\",\"radius\":1},\"pos\":[0,0]%s}", fields);
+    return spawn(body);
+}
+
+/* A line checked by its code alone: its text as written (LINE), as the body of a spawn (BODY),
+ * as the shape of a 2D or 3D body at the origin (SHAPE2, SHAPE3) or as fields appended to a 2D
+ * circle body at the origin (FIELDS2), parsed in a world of `dim`. A refused one has the code
+ * and the field its message must name (NULL: none asked). */
+typedef enum { LINE, BODY, SHAPE2, SHAPE3, FIELDS2 } wrap;
+typedef struct good_case {
+    int dim;
+    wrap as;
+    const char *text;
+} good_case;
+typedef struct bad_case {
+    int dim;
+    wrap as;
+    const char *text;
+    proto_error_code code;
+    const char *path;
+} bad_case;
+
+static const char *case_line(wrap as, const char *text)
+{
+    switch (as) {
+    case BODY: return spawn(text);
+    case SHAPE2: return spawn_shape(text);
+    case SHAPE3: return spawn_shape3(text);
+    case FIELDS2: return circle_with(text);
+    case LINE: break;
+    }
+    return text;
+}
+
+/* A failure names the table and the case's index (and prints its line). */
+static void expect_ok_case(const char *table, size_t i, const good_case *c)
+{
+    char where[64];
+    snprintf(where, sizeof where, "%s[%zu]", table, i);
+    expect_ok(where, c->dim, case_line(c->as, c->text));
+}
+
+static void expect_err_case(const char *table, size_t i, const bad_case *c)
+{
+    char where[64];
+    snprintf(where, sizeof where, "%s[%zu]", table, i);
+    expect_err(where, c->dim, case_line(c->as, c->text), c->code, c->path);
+}
+
 /* A polygon or hull shape with n points of `dim` components, on a circle so that they are
  * distinct. */
 static const char *points_shape(const char *type, int n, int dim)
@@ -131,11 +193,9 @@ static const char *points_shape(const char *type, int n, int dim)
     return shape;
 }
 
-static void assert_defaults_2d(const proto_body_spec *b)
+/* The defaults of the fields a body spec leaves out, but its rotation and velocity. */
+static void assert_field_defaults(const proto_body_spec *b)
 {
-    ck_assert_double_eq(b->rot[0], 0.0);
-    ck_assert_double_eq(b->vel[0], 0.0);
-    ck_assert_double_eq(b->vel[1], 0.0);
     ck_assert_int_eq(b->kind, PROTO_KIND_DYNAMIC);
     ck_assert_double_eq(b->density, 1.0);
     ck_assert_double_eq(b->friction, 0.6);
@@ -143,6 +203,14 @@ static void assert_defaults_2d(const proto_body_spec *b)
     ck_assert_double_eq(b->max_speed, 5.0);
     ck_assert_double_eq(b->jump_height, 1.5);
     ck_assert_str_eq(b->tag, "");
+}
+
+static void assert_defaults_2d(const proto_body_spec *b)
+{
+    ck_assert_double_eq(b->rot[0], 0.0);
+    ck_assert_double_eq(b->vel[0], 0.0);
+    ck_assert_double_eq(b->vel[1], 0.0);
+    assert_field_defaults(b);
 }
 
 static void assert_defaults_3d(const proto_body_spec *b)
@@ -153,13 +221,7 @@ static void assert_defaults_3d(const proto_body_spec *b)
     ck_assert_double_eq(b->rot[2], 0.0);
     ck_assert_double_eq(b->rot[3], 1.0);
     for (int i = 0; i < 3; i++) ck_assert_double_eq(b->vel[i], 0.0);
-    ck_assert_int_eq(b->kind, PROTO_KIND_DYNAMIC);
-    ck_assert_double_eq(b->density, 1.0);
-    ck_assert_double_eq(b->friction, 0.6);
-    ck_assert_double_eq(b->restitution, 0.0);
-    ck_assert_double_eq(b->max_speed, 5.0);
-    ck_assert_double_eq(b->jump_height, 1.5);
-    ck_assert_str_eq(b->tag, "");
+    assert_field_defaults(b);
 }
 
 /* ---- messages ---- */
@@ -239,8 +301,6 @@ START_TEST(hello_without_avatar)
     snprintf(linebuf, sizeof linebuf, "{\"type\":\"hello\",\"protocol\":1,\"token\":\"%s\"}",
              token);
     EXPECT_ERR(2, linebuf, PROTO_ERR_BAD_REQUEST, "token");
-    EXPECT_ERR(2, "{\"type\":\"hello\",\"protocol\":1,\"token\":7}", PROTO_ERR_BAD_REQUEST,
-               "token");
 }
 END_TEST
 
@@ -390,10 +450,6 @@ START_TEST(quaternion_is_normalised)
     ck_assert_double_eq_tol(msg.u.spawn.body.rot[1], 0.5, 1e-12);
     ck_assert_double_eq_tol(msg.u.spawn.body.rot[2], -0.5, 1e-12);
     ck_assert_double_eq_tol(msg.u.spawn.body.rot[3], 0.5, 1e-12);
-
-    EXPECT_ERR(3, spawn("{\"shape\":{\"type\":\"sphere\",\"radius\":1},\"pos\":[0,0,0],"
-                        "\"rot\":[0,0,0,0]}"),
-               PROTO_ERR_BAD_REQUEST, "body.rot");
 }
 END_TEST
 
@@ -506,15 +562,6 @@ START_TEST(subscribe)
     ck_assert(msg.u.subscribe.has_contacts == false);
     ck_assert(msg.u.subscribe.has_radius == false);
 
-    EXPECT_ERR(2, "{\"type\":\"subscribe\",\"radius\":0}", PROTO_ERR_BAD_REQUEST, "radius");
-    EXPECT_ERR(2, "{\"type\":\"subscribe\",\"radius\":-3}", PROTO_ERR_BAD_REQUEST, "radius");
-    EXPECT_ERR(2, "{\"type\":\"subscribe\",\"radius\":\"5\"}", PROTO_ERR_BAD_REQUEST, "radius");
-    EXPECT_ERR(2, "{\"type\":\"subscribe\",\"radius\":null}", PROTO_ERR_BAD_REQUEST, "radius");
-    EXPECT_ERR(2, "{\"type\":\"subscribe\",\"radius\":1000000.5}", PROTO_ERR_BAD_REQUEST,
-               "radius");
-    EXPECT_ERR(2, "{\"type\":\"subscribe\",\"radius\":1e999}", PROTO_ERR_BAD_REQUEST, "radius");
-    EXPECT_ERR(2, "{\"type\":\"subscribe\",\"radius\":1e-400}", PROTO_ERR_BAD_REQUEST,
-               "radius");
     EXPECT_OK(2, "{\"type\":\"subscribe\",\"radius\":1e6}");
     ck_assert_double_eq(msg.u.subscribe.radius, PROTO_MAX_RADIUS);
     ck_assert(msg.u.subscribe.has_contacts == false);
@@ -524,12 +571,6 @@ START_TEST(subscribe)
     ck_assert(!msg.u.subscribe.has_radius && !msg.u.subscribe.has_contacts);
     EXPECT_OK(2, "{\"type\":\"subscribe\",\"compact\":false,\"radius\":5}");
     ck_assert(msg.u.subscribe.has_compact && !msg.u.subscribe.compact);
-    EXPECT_ERR(2, "{\"type\":\"subscribe\",\"compact\":1}", PROTO_ERR_BAD_REQUEST, "compact");
-    EXPECT_ERR(2, "{\"type\":\"subscribe\",\"compact\":\"true\"}", PROTO_ERR_BAD_REQUEST,
-               "compact");
-    EXPECT_ERR(2, "{\"type\":\"subscribe\",\"contacts\":1}", PROTO_ERR_BAD_REQUEST, "contacts");
-    EXPECT_ERR(2, "{\"type\":\"subscribe\",\"contacts\":\"yes\"}", PROTO_ERR_BAD_REQUEST,
-               "contacts");
 }
 END_TEST
 
@@ -552,8 +593,6 @@ START_TEST(ping_keeps_t_as_compact_json)
     ck_assert_str_eq(msg.u.ping.t, "[]");
     EXPECT_OK(3, "{\"type\":\"ping\",\"t\":false}");
     ck_assert_str_eq(msg.u.ping.t, "false");
-
-    EXPECT_ERR(2, "{\"type\":\"ping\"}", PROTO_ERR_BAD_REQUEST, "t");
 
     /* A `t` of exactly PROTO_MAX_ECHO bytes as compact JSON is kept; one byte more is
      * refused (it cannot be echoed, and a cut one would not be JSON). */
@@ -663,20 +702,399 @@ START_TEST(strings_longer_than_their_field_are_refused)
 }
 END_TEST
 
+/* ---- lines checked by their code alone ---- */
+
+/* Lines accepted. */
+START_TEST(accepted_lines)
+{
+    static const good_case cases[] = {
+        /* Whitespace around the value is JSON. */
+        {2, LINE, "  {\"type\":\"bye\"}  "},
+        {2, LINE, "{\"type\":\"bye\"}\t"},
+        /* Valid UTF-8 in a string. */
+        {2, LINE, "{\"type\":\"bye\",\"x\":\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"}"},
+        /* Whitespace: space, tab, CR and LF. */
+        {2, LINE, "{\t\"type\" :\r\"bye\" }"},
+        /* Body fields at the edges of their ranges. */
+        {2, FIELDS2, ",\"pos\":[1000000,-1000000]"},
+        {2, FIELDS2, ",\"vel\":[10000,-10000]"},
+        {2, FIELDS2, ",\"rot\":1000000"},
+        {2, FIELDS2, ",\"rot\":-1000000"},
+        {2, FIELDS2, ",\"density\":1000000"},
+        {2, FIELDS2, ",\"density\":0.000001"},
+        {2, FIELDS2, ",\"friction\":0"},
+        {2, FIELDS2, ",\"friction\":10"},
+        {2, FIELDS2, ",\"restitution\":0"},
+        {2, FIELDS2, ",\"restitution\":1"},
+        {2, FIELDS2, ",\"max_speed\":0"},
+        {2, FIELDS2, ",\"max_speed\":1000"},
+        {2, FIELDS2, ",\"jump_height\":0"},
+        {2, FIELDS2, ",\"jump_height\":100"},
+        /* Body fields at the edges of their ranges, in 3D. */
+        {3, BODY, "{\"shape\":{\"type\":\"sphere\",\"radius\":1},\"pos\":[0,0,-1000000],"
+                  "\"vel\":[0,0,10000]}"},
+        /* Shape sizes at the edges of their ranges. */
+        {2, SHAPE2, "{\"type\":\"circle\",\"radius\":0.001}"},
+        {2, SHAPE2, "{\"type\":\"circle\",\"radius\":10000}"},
+        {2, SHAPE2, "{\"type\":\"polygon\",\"points\":[[0,0],[1000000,0],"
+                    "[0,-1000000]]}"},
+        /* Move components at the edges of [-1, 1]. */
+        {2, LINE, "{\"type\":\"input\",\"seq\":1,\"move\":[1,-1]}"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        expect_ok_case("accepted", i, &cases[i]);
+}
+END_TEST
+
+/* Lines refused, each with its code and the field its message names. */
+START_TEST(refused_lines)
+{
+    static const bad_case cases[] = {
+        /* Not JSON. */
+        {2, LINE, "{", PROTO_ERR_BAD_JSON, NULL},
+        {2, LINE, "{\"type\":\"bye\"", PROTO_ERR_BAD_JSON, NULL},
+        {2, LINE, "{\"type\":\"by", PROTO_ERR_BAD_JSON, NULL},
+        {2, LINE, "{type:\"bye\"}", PROTO_ERR_BAD_JSON, NULL},
+        {2, LINE, "{'type':'bye'}", PROTO_ERR_BAD_JSON, NULL},
+        {2, LINE, "{\"type\":\"bye\",}", PROTO_ERR_BAD_JSON, NULL},
+        {2, LINE, "{\"type\" \"bye\"}", PROTO_ERR_BAD_JSON, NULL},
+        {2, LINE, "", PROTO_ERR_BAD_JSON, NULL},
+        {2, LINE, "   ", PROTO_ERR_BAD_JSON, NULL},
+        {2, LINE, "nul", PROTO_ERR_BAD_JSON, NULL},
+        /* Garbage after the value. */
+        {2, LINE, "{\"type\":\"bye\"} x", PROTO_ERR_BAD_JSON, NULL},
+        {2, LINE, "{\"type\":\"bye\"}}", PROTO_ERR_BAD_JSON, NULL},
+        {2, LINE, "{\"type\":\"bye\"},", PROTO_ERR_BAD_JSON, NULL},
+        /* Invalid UTF-8. */
+        {2, LINE, "\xff", PROTO_ERR_BAD_JSON, NULL},
+        {2, LINE, "{\"type\":\"bye\",\"x\":\"\xff\"}", PROTO_ERR_BAD_JSON, NULL},
+        /* Overlong '/'. */
+        {2, LINE, "{\"type\":\"bye\",\"x\":\"\xc0\xaf\"}", PROTO_ERR_BAD_JSON, NULL},
+        /* U+D800, a UTF-16 surrogate, encoded in UTF-8. */
+        {2, LINE, "{\"type\":\"bye\",\"x\":\"\xed\xa0\x80\"}", PROTO_ERR_BAD_JSON, NULL},
+        /* Past U+10FFFF. */
+        {2, LINE, "{\"type\":\"bye\",\"x\":\"\xf4\x90\x80\x80\"}", PROTO_ERR_BAD_JSON, NULL},
+        /* A sequence cut short by the closing quote. */
+        {2, LINE, "{\"type\":\"bye\",\"x\":\"\xe2\x82\"}", PROTO_ERR_BAD_JSON, NULL},
+        /* A lone continuation byte. */
+        {2, LINE, "{\"type\":\"bye\",\"x\":\"\x80\"}", PROTO_ERR_BAD_JSON, NULL},
+        /* Invalid bytes in an ignored field or in the name are still bad_json: the whole line
+         * is checked first. */
+        {2, LINE, "{\"type\":\"hello\",\"protocol\":1,\"name\":\"\xc3\"}",
+         PROTO_ERR_BAD_JSON, NULL},
+        /* RFC 8259: whitespace is space, tab, '\n' and '\r' only, and a string holds no raw
+         * U+0000..U+001F (they must be escaped). */
+        {2, LINE, "{\x01\"type\":\"bye\"}", PROTO_ERR_BAD_JSON, NULL},
+        {2, LINE, "{\"type\":\x0b\"bye\"}", PROTO_ERR_BAD_JSON, NULL},
+        {2, LINE, "{\"type\":\"bye\",\"x\":\"a\x01z\"}", PROTO_ERR_BAD_JSON, NULL},
+        {2, LINE, "{\"type\":\"hello\",\"protocol\":1,\"name\":\"a\x1fz\"}",
+         PROTO_ERR_BAD_JSON, NULL},
+        /* hello: a token that is not a string. */
+        {2, LINE, "{\"type\":\"hello\",\"protocol\":1,\"token\":7}",
+         PROTO_ERR_BAD_REQUEST, "token"},
+        /* A quaternion of length zero. */
+        {3, BODY, "{\"shape\":{\"type\":\"sphere\",\"radius\":1},\"pos\":[0,0,0],"
+                  "\"rot\":[0,0,0,0]}", PROTO_ERR_BAD_REQUEST, "body.rot"},
+        /* subscribe: radius, compact and contacts of the wrong type or out of range. */
+        {2, LINE, "{\"type\":\"subscribe\",\"radius\":0}", PROTO_ERR_BAD_REQUEST, "radius"},
+        {2, LINE, "{\"type\":\"subscribe\",\"radius\":-3}", PROTO_ERR_BAD_REQUEST, "radius"},
+        {2, LINE, "{\"type\":\"subscribe\",\"radius\":\"5\"}", PROTO_ERR_BAD_REQUEST, "radius"},
+        {2, LINE, "{\"type\":\"subscribe\",\"radius\":null}", PROTO_ERR_BAD_REQUEST, "radius"},
+        {2, LINE, "{\"type\":\"subscribe\",\"radius\":1000000.5}",
+         PROTO_ERR_BAD_REQUEST, "radius"},
+        {2, LINE, "{\"type\":\"subscribe\",\"radius\":1e999}", PROTO_ERR_BAD_REQUEST, "radius"},
+        {2, LINE, "{\"type\":\"subscribe\",\"radius\":1e-400}", PROTO_ERR_BAD_REQUEST, "radius"},
+        {2, LINE, "{\"type\":\"subscribe\",\"compact\":1}", PROTO_ERR_BAD_REQUEST, "compact"},
+        {2, LINE, "{\"type\":\"subscribe\",\"compact\":\"true\"}",
+         PROTO_ERR_BAD_REQUEST, "compact"},
+        {2, LINE, "{\"type\":\"subscribe\",\"contacts\":1}", PROTO_ERR_BAD_REQUEST, "contacts"},
+        {2, LINE, "{\"type\":\"subscribe\",\"contacts\":\"yes\"}",
+         PROTO_ERR_BAD_REQUEST, "contacts"},
+        /* ping without `t`. */
+        {2, LINE, "{\"type\":\"ping\"}", PROTO_ERR_BAD_REQUEST, "t"},
+        /* Not an object. */
+        {2, LINE, "[1]", PROTO_ERR_BAD_REQUEST, NULL},
+        {2, LINE, "[]", PROTO_ERR_BAD_REQUEST, NULL},
+        {2, LINE, "42", PROTO_ERR_BAD_REQUEST, NULL},
+        {2, LINE, "\"hello\"", PROTO_ERR_BAD_REQUEST, NULL},
+        {2, LINE, "null", PROTO_ERR_BAD_REQUEST, NULL},
+        {2, LINE, "true", PROTO_ERR_BAD_REQUEST, NULL},
+        {2, LINE, "[{\"type\":\"bye\"}]", PROTO_ERR_BAD_REQUEST, NULL},
+        /* No `type`, or not a string. */
+        {2, LINE, "{}", PROTO_ERR_BAD_REQUEST, "type"},
+        {2, LINE, "{\"typ\":\"bye\"}", PROTO_ERR_BAD_REQUEST, "type"},
+        {2, LINE, "{\"type\":5}", PROTO_ERR_BAD_REQUEST, "type"},
+        {2, LINE, "{\"type\":null}", PROTO_ERR_BAD_REQUEST, "type"},
+        {2, LINE, "{\"type\":[\"bye\"]}", PROTO_ERR_BAD_REQUEST, "type"},
+        {2, LINE, "{\"type\":{\"name\":\"bye\"}}", PROTO_ERR_BAD_REQUEST, "type"},
+        {2, LINE, "{\"type\":true}", PROTO_ERR_BAD_REQUEST, "type"},
+        /* An unknown type. */
+        {2, LINE, "{\"type\":\"dance\"}", PROTO_ERR_UNKNOWN_TYPE, NULL},
+        {2, LINE, "{\"type\":\"Hello\"}", PROTO_ERR_UNKNOWN_TYPE, NULL},
+        {2, LINE, "{\"type\":\"\"}", PROTO_ERR_UNKNOWN_TYPE, NULL},
+        {2, LINE, "{\"type\":\"bye \"}", PROTO_ERR_UNKNOWN_TYPE, NULL},
+        /* Server message types are not client messages. */
+        {2, LINE, "{\"type\":\"welcome\"}", PROTO_ERR_UNKNOWN_TYPE, NULL},
+        {3, LINE, "{\"type\":\"state\"}", PROTO_ERR_UNKNOWN_TYPE, NULL},
+        /* The type is checked before the fields. */
+        {2, LINE, "{\"type\":\"dance\",\"move\":\"wild\"}", PROTO_ERR_UNKNOWN_TYPE, NULL},
+        /* A required field missing. */
+        {2, LINE, "{\"type\":\"hello\",\"name\":\"x\"}", PROTO_ERR_BAD_REQUEST, "protocol"},
+        {2, LINE, "{\"type\":\"spawn\"}", PROTO_ERR_BAD_REQUEST, "body"},
+        {2, BODY, "{\"pos\":[0,0]}", PROTO_ERR_BAD_REQUEST, "body.shape"},
+        {2, BODY, "{\"shape\":{\"type\":\"circle\",\"radius\":1}}",
+         PROTO_ERR_BAD_REQUEST, "body.pos"},
+        {2, SHAPE2, "{\"radius\":1}", PROTO_ERR_BAD_REQUEST, "body.shape"},
+        {2, SHAPE2, "{\"type\":\"circle\"}", PROTO_ERR_BAD_REQUEST, "body.shape.radius"},
+        {2, SHAPE2, "{\"type\":\"box\"}", PROTO_ERR_BAD_REQUEST, "body.shape.half"},
+        {2, SHAPE2, "{\"type\":\"polygon\"}", PROTO_ERR_BAD_REQUEST, "body.shape.points"},
+        {3, SHAPE3, "{\"type\":\"ellipsoid\"}", PROTO_ERR_BAD_REQUEST, "body.shape.radii"},
+        {3, SHAPE3, "{\"type\":\"capsule\",\"radius\":1}",
+         PROTO_ERR_BAD_REQUEST, "body.shape.half_height"},
+        {3, SHAPE3, "{\"type\":\"cone\",\"half_height\":1}",
+         PROTO_ERR_BAD_REQUEST, "body.shape.radius"},
+        {2, LINE, "{\"type\":\"despawn\"}", PROTO_ERR_BAD_REQUEST, "id"},
+        {2, LINE, "{\"type\":\"input\",\"move\":[0,0]}", PROTO_ERR_BAD_REQUEST, "seq"},
+        {2, LINE, "{\"type\":\"input\",\"seq\":1}", PROTO_ERR_BAD_REQUEST, "move"},
+        {2, LINE, "{\"type\":\"query\",\"b\":{\"shape\":{\"type\":\"circle\",\"radius\":1},"
+                  "\"pos\":[0,0]}}", PROTO_ERR_BAD_REQUEST, "a"},
+        {2, LINE, "{\"type\":\"query\",\"a\":{\"pos\":[0,0]},\"b\":{\"shape\":{\"type\":"
+                  "\"circle\",\"radius\":1},\"pos\":[0,0]}}", PROTO_ERR_BAD_REQUEST, "a.shape"},
+        {2, LINE, "{\"type\":\"query\",\"a\":{\"shape\":{\"type\":\"circle\",\"radius\":1},"
+                  "\"pos\":[0,0]},\"b\":{\"shape\":{\"type\":\"circle\",\"radius\":1}}}",
+         PROTO_ERR_BAD_REQUEST, "b.pos"},
+        /* Fields of the wrong JSON type. */
+        {2, LINE, "{\"type\":\"hello\",\"protocol\":\"1\"}", PROTO_ERR_BAD_REQUEST, "protocol"},
+        {2, LINE, "{\"type\":\"hello\",\"protocol\":1,\"name\":5}", PROTO_ERR_BAD_REQUEST, "name"},
+        {2, LINE, "{\"type\":\"hello\",\"protocol\":1,\"avatar\":5}",
+         PROTO_ERR_BAD_REQUEST, "avatar"},
+        {2, LINE, "{\"type\":\"spawn\",\"body\":[]}", PROTO_ERR_BAD_REQUEST, "body"},
+        {2, SHAPE2, "\"circle\"", PROTO_ERR_BAD_REQUEST, "body.shape"},
+        {2, SHAPE2, "{\"type\":5,\"radius\":1}", PROTO_ERR_BAD_REQUEST, "body.shape"},
+        {2, SHAPE2, "{\"type\":\"circle\",\"radius\":\"1\"}",
+         PROTO_ERR_BAD_REQUEST, "body.shape.radius"},
+        {2, SHAPE2, "{\"type\":\"box\",\"half\":{\"x\":1,\"y\":1}}",
+         PROTO_ERR_BAD_REQUEST, "body.shape.half"},
+        {2, SHAPE2, "{\"type\":\"polygon\",\"points\":[0,0,1,0,0,1]}",
+         PROTO_ERR_BAD_REQUEST, "body.shape.points"},
+        {2, SHAPE2, "{\"type\":\"polygon\",\"points\":\"triangle\"}",
+         PROTO_ERR_BAD_REQUEST, "body.shape.points"},
+        {2, LINE, "{\"type\":\"despawn\",\"id\":\"42\"}", PROTO_ERR_BAD_REQUEST, "id"},
+        {2, LINE, "{\"type\":\"input\",\"seq\":\"1\",\"move\":[0,0]}",
+         PROTO_ERR_BAD_REQUEST, "seq"},
+        {2, LINE, "{\"type\":\"input\",\"seq\":1,\"move\":[0,null]}",
+         PROTO_ERR_BAD_REQUEST, "move"},
+        {2, LINE, "{\"type\":\"input\",\"seq\":1,\"move\":0}", PROTO_ERR_BAD_REQUEST, "move"},
+        {2, LINE, "{\"type\":\"input\",\"seq\":1,\"tick\":-3,\"move\":[0,0]}",
+         PROTO_ERR_BAD_REQUEST, "tick"},
+        {2, LINE, "{\"type\":\"input\",\"seq\":1,\"tick\":2.5,\"move\":[0,0]}",
+         PROTO_ERR_BAD_REQUEST, "tick"},
+        {2, LINE, "{\"type\":\"input\",\"seq\":1,\"tick\":\"9\",\"move\":[0,0]}",
+         PROTO_ERR_BAD_REQUEST, "tick"},
+        {2, LINE, "{\"type\":\"input\",\"seq\":1,\"move\":[0,0],\"jump\":1}",
+         PROTO_ERR_BAD_REQUEST, "jump"},
+        {2, LINE, "{\"type\":\"input\",\"seq\":1,\"id\":\"7\",\"move\":[0,0]}",
+         PROTO_ERR_BAD_REQUEST, "id"},
+        {2, LINE, "{\"type\":\"query\",\"a\":[],\"b\":{\"shape\":{\"type\":\"circle\","
+                  "\"radius\":1},\"pos\":[0,0]}}", PROTO_ERR_BAD_REQUEST, "a"},
+        /* Body fields of the wrong JSON type. */
+        {2, FIELDS2, ",\"pos\":\"0,0\"", PROTO_ERR_BAD_REQUEST, "body.pos"},
+        {2, FIELDS2, ",\"pos\":[0,\"1\"]", PROTO_ERR_BAD_REQUEST, "body.pos"},
+        {2, FIELDS2, ",\"pos\":[0,null]", PROTO_ERR_BAD_REQUEST, "body.pos"},
+        {2, FIELDS2, ",\"rot\":\"0\"", PROTO_ERR_BAD_REQUEST, "body.rot"},
+        {2, FIELDS2, ",\"rot\":[0]", PROTO_ERR_BAD_REQUEST, "body.rot"},
+        {2, FIELDS2, ",\"vel\":[true,0]", PROTO_ERR_BAD_REQUEST, "body.vel"},
+        {2, FIELDS2, ",\"kind\":1", PROTO_ERR_BAD_REQUEST, "body.kind"},
+        {2, FIELDS2, ",\"density\":\"1\"", PROTO_ERR_BAD_REQUEST, "body.density"},
+        {2, FIELDS2, ",\"friction\":null", PROTO_ERR_BAD_REQUEST, "body.friction"},
+        {2, FIELDS2, ",\"restitution\":[]", PROTO_ERR_BAD_REQUEST, "body.restitution"},
+        {2, FIELDS2, ",\"max_speed\":false", PROTO_ERR_BAD_REQUEST, "body.max_speed"},
+        {2, FIELDS2, ",\"tag\":5", PROTO_ERR_BAD_REQUEST, "body.tag"},
+        {2, FIELDS2, ",\"jump_height\":\"high\"", PROTO_ERR_BAD_REQUEST, "body.jump_height"},
+        /* Numbers that are not finite: JSON has no NaN or infinity, but 1e999 overflows a
+         * double to infinity. */
+        {2, BODY, "{\"shape\":{\"type\":\"circle\",\"radius\":1},\"pos\":[1e999,0]}",
+         PROTO_ERR_BAD_REQUEST, "body.pos"},
+        {2, BODY, "{\"shape\":{\"type\":\"circle\",\"radius\":1},\"pos\":[0,-1e999]}",
+         PROTO_ERR_BAD_REQUEST, "body.pos"},
+        {2, SHAPE2, "{\"type\":\"circle\",\"radius\":1e999}",
+         PROTO_ERR_BAD_REQUEST, "body.shape.radius"},
+        {2, BODY, "{\"shape\":{\"type\":\"circle\",\"radius\":1},\"pos\":[0,0],"
+                  "\"density\":1e999}", PROTO_ERR_BAD_REQUEST, "body.density"},
+        {2, BODY, "{\"shape\":{\"type\":\"circle\",\"radius\":1},\"pos\":[0,0],"
+                  "\"rot\":-1e999}", PROTO_ERR_BAD_REQUEST, "body.rot"},
+        {3, BODY, "{\"shape\":{\"type\":\"sphere\",\"radius\":1},\"pos\":[0,0,0],"
+                  "\"rot\":[0,0,1e999,1]}", PROTO_ERR_BAD_REQUEST, "body.rot"},
+        {2, LINE, "{\"type\":\"input\",\"seq\":1,\"move\":[1e999,0]}",
+         PROTO_ERR_BAD_REQUEST, "move"},
+        {2, LINE, "{\"type\":\"input\",\"seq\":1e999,\"move\":[0,0]}",
+         PROTO_ERR_BAD_REQUEST, "seq"},
+        {2, LINE, "{\"type\":\"despawn\",\"id\":1e999}", PROTO_ERR_BAD_REQUEST, "id"},
+        {2, LINE, "{\"type\":\"subscribe\",\"radius\":1e999}", PROTO_ERR_BAD_REQUEST, "radius"},
+        /* Body fields just out of their ranges. */
+        {2, FIELDS2, ",\"pos\":[1000000.5,0]", PROTO_ERR_BAD_REQUEST, "body.pos"},
+        {2, FIELDS2, ",\"pos\":[0,-1000001]", PROTO_ERR_BAD_REQUEST, "body.pos"},
+        {2, FIELDS2, ",\"vel\":[10000.5,0]", PROTO_ERR_BAD_REQUEST, "body.vel"},
+        {2, FIELDS2, ",\"vel\":[0,-10001]", PROTO_ERR_BAD_REQUEST, "body.vel"},
+        {2, FIELDS2, ",\"rot\":1000001", PROTO_ERR_BAD_REQUEST, "body.rot"},
+        {2, FIELDS2, ",\"density\":1000001", PROTO_ERR_BAD_REQUEST, "body.density"},
+        {2, FIELDS2, ",\"density\":0", PROTO_ERR_BAD_REQUEST, "body.density"},
+        {2, FIELDS2, ",\"density\":-1", PROTO_ERR_BAD_REQUEST, "body.density"},
+        {2, FIELDS2, ",\"friction\":10.01", PROTO_ERR_BAD_REQUEST, "body.friction"},
+        {2, FIELDS2, ",\"friction\":-0.01", PROTO_ERR_BAD_REQUEST, "body.friction"},
+        {2, FIELDS2, ",\"restitution\":1.01", PROTO_ERR_BAD_REQUEST, "body.restitution"},
+        {2, FIELDS2, ",\"restitution\":-0.01", PROTO_ERR_BAD_REQUEST, "body.restitution"},
+        {2, FIELDS2, ",\"max_speed\":1000.5", PROTO_ERR_BAD_REQUEST, "body.max_speed"},
+        {2, FIELDS2, ",\"max_speed\":-1", PROTO_ERR_BAD_REQUEST, "body.max_speed"},
+        {2, FIELDS2, ",\"jump_height\":100.5", PROTO_ERR_BAD_REQUEST, "body.jump_height"},
+        {2, FIELDS2, ",\"jump_height\":-0.5", PROTO_ERR_BAD_REQUEST, "body.jump_height"},
+        {2, FIELDS2, ",\"kind\":\"flying\"", PROTO_ERR_BAD_REQUEST, "body.kind"},
+        {2, FIELDS2, ",\"kind\":\"Dynamic\"", PROTO_ERR_BAD_REQUEST, "body.kind"},
+        {2, FIELDS2, ",\"kind\":\"\"", PROTO_ERR_BAD_REQUEST, "body.kind"},
+        /* Body fields out of range in 3D. */
+        {3, BODY, "{\"shape\":{\"type\":\"sphere\",\"radius\":1},\"pos\":[0,0,1000001]}",
+         PROTO_ERR_BAD_REQUEST, "body.pos"},
+        {3, BODY, "{\"shape\":{\"type\":\"sphere\",\"radius\":1},\"pos\":[0,0,0],"
+                  "\"vel\":[0,0,-10001]}", PROTO_ERR_BAD_REQUEST, "body.vel"},
+        /* Shape sizes out of range. */
+        {2, SHAPE2, "{\"type\":\"box\",\"half\":[1,0.0009]}",
+         PROTO_ERR_BAD_REQUEST, "body.shape.half"},
+        {2, SHAPE2, "{\"type\":\"box\",\"half\":[10000.01,1]}",
+         PROTO_ERR_BAD_REQUEST, "body.shape.half"},
+        {2, SHAPE2, "{\"type\":\"aabb\",\"half\":[1,0]}",
+         PROTO_ERR_BAD_REQUEST, "body.shape.half"},
+        {2, SHAPE2, "{\"type\":\"aabb\",\"half\":[-1,1]}",
+         PROTO_ERR_BAD_REQUEST, "body.shape.half"},
+        {2, SHAPE2, "{\"type\":\"circle\",\"radius\":0.0009}",
+         PROTO_ERR_BAD_REQUEST, "body.shape.radius"},
+        {2, SHAPE2, "{\"type\":\"circle\",\"radius\":0}",
+         PROTO_ERR_BAD_REQUEST, "body.shape.radius"},
+        {2, SHAPE2, "{\"type\":\"circle\",\"radius\":10001}",
+         PROTO_ERR_BAD_REQUEST, "body.shape.radius"},
+        {2, SHAPE2, "{\"type\":\"polygon\",\"points\":[[0,0],[1000001,0],[0,1]]}",
+         PROTO_ERR_BAD_REQUEST, "body.shape.points"},
+        {3, SHAPE3, "{\"type\":\"box\",\"half\":[1,1,0.0005]}",
+         PROTO_ERR_BAD_REQUEST, "body.shape.half"},
+        {3, SHAPE3, "{\"type\":\"ellipsoid\",\"radii\":[1,20000,1]}",
+         PROTO_ERR_BAD_REQUEST, "body.shape.radii"},
+        {3, SHAPE3, "{\"type\":\"capsule\",\"radius\":1,\"half_height\":0}",
+         PROTO_ERR_BAD_REQUEST, "body.shape.half_height"},
+        {3, SHAPE3, "{\"type\":\"cylinder\",\"radius\":1,\"half_height\":10001}",
+         PROTO_ERR_BAD_REQUEST, "body.shape.half_height"},
+        {3, SHAPE3, "{\"type\":\"cone\",\"radius\":-1,\"half_height\":1}",
+         PROTO_ERR_BAD_REQUEST, "body.shape.radius"},
+        {3, SHAPE3, "{\"type\":\"sphere\",\"radius\":0.0001}",
+         PROTO_ERR_BAD_REQUEST, "body.shape.radius"},
+        {3, SHAPE3, "{\"type\":\"hull\",\"points\":[[0,0,0],[1,0,0],[0,1,0],"
+                    "[0,0,-2000000]]}", PROTO_ERR_BAD_REQUEST, "body.shape.points"},
+        /* Move components out of [-1, 1]. */
+        {2, LINE, "{\"type\":\"input\",\"seq\":1,\"move\":[1.0001,0]}",
+         PROTO_ERR_BAD_REQUEST, "move"},
+        {2, LINE, "{\"type\":\"input\",\"seq\":1,\"move\":[0,-1.5]}",
+         PROTO_ERR_BAD_REQUEST, "move"},
+        {3, LINE, "{\"type\":\"input\",\"seq\":1,\"move\":[0,0,2]}",
+         PROTO_ERR_BAD_REQUEST, "move"},
+        /* Vector lengths follow dim. */
+        {2, BODY, "{\"shape\":{\"type\":\"circle\",\"radius\":1},\"pos\":[1,2,3]}",
+         PROTO_ERR_BAD_REQUEST, "body.pos"},
+        {3, BODY, "{\"shape\":{\"type\":\"sphere\",\"radius\":1},\"pos\":[1,2]}",
+         PROTO_ERR_BAD_REQUEST, "body.pos"},
+        {2, BODY, "{\"shape\":{\"type\":\"circle\",\"radius\":1},\"pos\":[]}",
+         PROTO_ERR_BAD_REQUEST, "body.pos"},
+        {2, BODY, "{\"shape\":{\"type\":\"circle\",\"radius\":1},\"pos\":[0,0],"
+                  "\"vel\":[1]}", PROTO_ERR_BAD_REQUEST, "body.vel"},
+        {2, LINE, "{\"type\":\"input\",\"seq\":1,\"move\":[0,0,0]}",
+         PROTO_ERR_BAD_REQUEST, "move"},
+        {3, LINE, "{\"type\":\"input\",\"seq\":1,\"move\":[0,0]}", PROTO_ERR_BAD_REQUEST, "move"},
+        {2, SHAPE2, "{\"type\":\"box\",\"half\":[1,1,1]}",
+         PROTO_ERR_BAD_REQUEST, "body.shape.half"},
+        {3, SHAPE3, "{\"type\":\"box\",\"half\":[1,1]}", PROTO_ERR_BAD_REQUEST, "body.shape.half"},
+        {3, SHAPE3, "{\"type\":\"ellipsoid\",\"radii\":[1,1]}",
+         PROTO_ERR_BAD_REQUEST, "body.shape.radii"},
+        {2, SHAPE2, "{\"type\":\"polygon\",\"points\":[[0,0],[1,0,0],[0,1]]}",
+         PROTO_ERR_BAD_REQUEST, "body.shape.points"},
+        {3, SHAPE3, "{\"type\":\"hull\",\"points\":[[0,0,0],[1,0,0],[0,1],"
+                    "[0,0,1]]}", PROTO_ERR_BAD_REQUEST, "body.shape.points"},
+        /* rot is a number in 2D and four numbers in 3D. */
+        {2, BODY, "{\"shape\":{\"type\":\"circle\",\"radius\":1},\"pos\":[0,0],"
+                  "\"rot\":[0,0,0,1]}", PROTO_ERR_BAD_REQUEST, "body.rot"},
+        {3, BODY, "{\"shape\":{\"type\":\"sphere\",\"radius\":1},\"pos\":[0,0,0],"
+                  "\"rot\":0.5}", PROTO_ERR_BAD_REQUEST, "body.rot"},
+        {3, BODY, "{\"shape\":{\"type\":\"sphere\",\"radius\":1},\"pos\":[0,0,0],"
+                  "\"rot\":[0,0,1]}", PROTO_ERR_BAD_REQUEST, "body.rot"},
+        {3, BODY, "{\"shape\":{\"type\":\"sphere\",\"radius\":1},\"pos\":[0,0,0],"
+                  "\"rot\":[0,0,0,1,0]}", PROTO_ERR_BAD_REQUEST, "body.rot"},
+        {3, LINE, "{\"type\":\"query\",\"a\":{\"shape\":{\"type\":\"sphere\",\"radius\":1},"
+                  "\"pos\":[0,0,0]},\"b\":{\"shape\":{\"type\":\"sphere\",\"radius\":1},"
+                  "\"pos\":[0,0]}}", PROTO_ERR_BAD_REQUEST, "b.pos"},
+        /* Shape types follow dim. */
+        /* No such shape in either. */
+        {2, SHAPE2, "{\"type\":\"star\",\"radius\":1}", PROTO_ERR_BAD_REQUEST, "body.shape"},
+        {3, SHAPE3, "{\"type\":\"star\",\"radius\":1}", PROTO_ERR_BAD_REQUEST, "body.shape"},
+        {3, SHAPE3, "{\"type\":\"Sphere\",\"radius\":1}", PROTO_ERR_BAD_REQUEST, "body.shape"},
+        /* Too few points. */
+        {2, SHAPE2, "{\"type\":\"polygon\",\"points\":[]}",
+         PROTO_ERR_BAD_REQUEST, "body.shape.points"},
+        {2, SHAPE2, "{\"type\":\"polygon\",\"points\":[[0,0],[1,0]]}",
+         PROTO_ERR_BAD_REQUEST, "body.shape.points"},
+        /* Error messages name the field's path. */
+        {2, SHAPE2, "{\"type\":\"box\",\"half\":[1,0.0001]}",
+         PROTO_ERR_BAD_REQUEST, "body.shape.half"},
+        {2, LINE, "{\"type\":\"hello\",\"protocol\":1,\"avatar\":{\"shape\":{\"type\":"
+                  "\"circle\",\"radius\":-2},\"pos\":[0,0]}}",
+         PROTO_ERR_BAD_REQUEST, "avatar.shape.radius"},
+        {2, LINE, "{\"type\":\"hello\",\"protocol\":1,\"avatar\":{\"shape\":{\"type\":"
+                  "\"circle\",\"radius\":2},\"pos\":[0,0],\"friction\":11}}",
+         PROTO_ERR_BAD_REQUEST, "avatar.friction"},
+        {3, LINE, "{\"type\":\"hello\",\"protocol\":1,\"avatar\":{\"shape\":{\"type\":"
+                  "\"circle\",\"radius\":2},\"pos\":[0,0,0]}}",
+         PROTO_ERR_BAD_REQUEST, "avatar.shape"},
+        {2, LINE, "{\"type\":\"query\",\"a\":{\"shape\":{\"type\":\"circle\",\"radius\":1},"
+                  "\"pos\":[0,0]},\"b\":{\"shape\":{\"type\":\"aabb\",\"half\":[1,99999]},"
+                  "\"pos\":[0,0]}}", PROTO_ERR_BAD_REQUEST, "b.shape.half"},
+        {2, LINE, "{\"type\":\"query\",\"a\":{\"shape\":{\"type\":\"circle\",\"radius\":1},"
+                  "\"pos\":[0,0],\"rot\":\"up\"},\"b\":{\"shape\":{\"type\":\"circle\","
+                  "\"radius\":1},\"pos\":[0,0]}}", PROTO_ERR_BAD_REQUEST, "a.rot"},
+        {2, SHAPE2, "{\"type\":\"polygon\",\"points\":[[0,0],[1,0],[0,\"1\"]]}",
+         PROTO_ERR_BAD_REQUEST, "body.shape.points"},
+        /* World queries: fields missing, of the wrong type or out of range. */
+        {2, LINE, "{\"type\":\"raycast\",\"from\":[1,2],\"to\":[1,2]}",
+         PROTO_ERR_BAD_REQUEST, "to: the ray has zero length"},
+        {2, LINE, "{\"type\":\"raycast\",\"to\":[1,2]}", PROTO_ERR_BAD_REQUEST, "from"},
+        {2, LINE, "{\"type\":\"raycast\",\"from\":[1,2,3],\"to\":[1,2]}",
+         PROTO_ERR_BAD_REQUEST, "from"},
+        {2, LINE, "{\"type\":\"raycast\",\"from\":[1e999,2],\"to\":[1,2]}",
+         PROTO_ERR_BAD_REQUEST, "from"},
+        {2, LINE, "{\"type\":\"raycast\",\"from\":[0,0],\"to\":[1,2],\"all\":1}",
+         PROTO_ERR_BAD_REQUEST, "all"},
+        {2, LINE, "{\"type\":\"raycast\",\"from\":[0,0],\"to\":[1,2],\"at_tick\":1.5}",
+         PROTO_ERR_BAD_REQUEST, "at_tick"},
+        {2, LINE, "{\"type\":\"raycast\",\"from\":[0,0],\"to\":[1,2],\"ignore\":5}",
+         PROTO_ERR_BAD_REQUEST, "ignore"},
+        {2, LINE, "{\"type\":\"raycast\",\"from\":[0,0],\"to\":[1,2],\"ignore\":[1,-2]}",
+         PROTO_ERR_BAD_REQUEST, "ignore[1]"},
+        {2, LINE, "{\"type\":\"raycast\",\"from\":[0,0],\"to\":[1,2],\"kinds\":[]}",
+         PROTO_ERR_BAD_REQUEST, "kinds"},
+        {2, LINE, "{\"type\":\"raycast\",\"from\":[0,0],\"to\":[1,2],\"kinds\":[\"static\",3]}",
+         PROTO_ERR_BAD_REQUEST, "kinds[1]"},
+        {2, LINE, "{\"type\":\"cast\",\"shape\":{\"type\":\"circle\",\"radius\":0.5},"
+                  "\"pos\":[0,1],\"to\":[0,1]}",
+         PROTO_ERR_BAD_REQUEST, "to: the cast has zero length"},
+        {2, LINE, "{\"type\":\"cast\",\"shape\":{\"type\":\"circle\",\"radius\":0.5},"
+                  "\"pos\":[0,1]}", PROTO_ERR_BAD_REQUEST, "to"},
+        {2, LINE, "{\"type\":\"overlap\",\"shape\":{\"type\":\"sphere\",\"radius\":0.5},"
+                  "\"pos\":[0,1]}", PROTO_ERR_BAD_REQUEST, "shape"},
+        {3, LINE, "{\"type\":\"overlap\",\"pos\":[0,1,2]}", PROTO_ERR_BAD_REQUEST, "shape"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
+        expect_err_case("refused", i, &cases[i]);
+}
+END_TEST
+
 /* ---- bad_json ---- */
 
 START_TEST(bad_json_syntax)
 {
-    EXPECT_ERR(2, "{", PROTO_ERR_BAD_JSON, NULL);
-    EXPECT_ERR(2, "{\"type\":\"bye\"", PROTO_ERR_BAD_JSON, NULL);
-    EXPECT_ERR(2, "{\"type\":\"by", PROTO_ERR_BAD_JSON, NULL);
-    EXPECT_ERR(2, "{type:\"bye\"}", PROTO_ERR_BAD_JSON, NULL);
-    EXPECT_ERR(2, "{'type':'bye'}", PROTO_ERR_BAD_JSON, NULL);
-    EXPECT_ERR(2, "{\"type\":\"bye\",}", PROTO_ERR_BAD_JSON, NULL);
-    EXPECT_ERR(2, "{\"type\" \"bye\"}", PROTO_ERR_BAD_JSON, NULL);
-    EXPECT_ERR(2, "", PROTO_ERR_BAD_JSON, NULL);
-    EXPECT_ERR(2, "   ", PROTO_ERR_BAD_JSON, NULL);
-    EXPECT_ERR(2, "nul", PROTO_ERR_BAD_JSON, NULL);
     EXPECT_ERR(2, "{\"type\":\"input\",\"seq\":1,\"move\":[0,]}", PROTO_ERR_BAD_JSON, NULL);
     ck_assert(msg.has_req == false);
 }
@@ -684,16 +1102,10 @@ END_TEST
 
 START_TEST(bad_json_trailing_garbage)
 {
-    EXPECT_ERR(2, "{\"type\":\"bye\"} x", PROTO_ERR_BAD_JSON, NULL);
-    EXPECT_ERR(2, "{\"type\":\"bye\"}}", PROTO_ERR_BAD_JSON, NULL);
-    EXPECT_ERR(2, "{\"type\":\"bye\"},", PROTO_ERR_BAD_JSON, NULL);
     EXPECT_ERR(2, "{\"type\":\"bye\"}{\"type\":\"bye\"}", PROTO_ERR_BAD_JSON, NULL);
     /* A NUL after the object is garbage too: the line's length, not a terminator, ends it. */
     ck_assert_int_eq(parse_n(2, "{\"type\":\"bye\"}\0x", 16), PROTO_ERR_BAD_JSON);
     ck_assert_int_eq(parse_n(2, "{\"type\":\"bye\"}\0", 15), PROTO_ERR_BAD_JSON);
-    /* Whitespace around the value is JSON. */
-    EXPECT_OK(2, "  {\"type\":\"bye\"}  ");
-    EXPECT_OK(2, "{\"type\":\"bye\"}\t");
 }
 END_TEST
 
@@ -711,42 +1123,11 @@ START_TEST(parser_reads_only_len_bytes)
 }
 END_TEST
 
-START_TEST(bad_json_invalid_utf8)
-{
-    EXPECT_ERR(2, "\xff", PROTO_ERR_BAD_JSON, NULL);
-    EXPECT_ERR(2, "{\"type\":\"bye\",\"x\":\"\xff\"}", PROTO_ERR_BAD_JSON, NULL);
-    /* Overlong '/'. */
-    EXPECT_ERR(2, "{\"type\":\"bye\",\"x\":\"\xc0\xaf\"}", PROTO_ERR_BAD_JSON, NULL);
-    /* U+D800, a UTF-16 surrogate, encoded in UTF-8. */
-    EXPECT_ERR(2, "{\"type\":\"bye\",\"x\":\"\xed\xa0\x80\"}", PROTO_ERR_BAD_JSON, NULL);
-    /* Past U+10FFFF. */
-    EXPECT_ERR(2, "{\"type\":\"bye\",\"x\":\"\xf4\x90\x80\x80\"}", PROTO_ERR_BAD_JSON, NULL);
-    /* A sequence cut short by the closing quote. */
-    EXPECT_ERR(2, "{\"type\":\"bye\",\"x\":\"\xe2\x82\"}", PROTO_ERR_BAD_JSON, NULL);
-    /* A lone continuation byte. */
-    EXPECT_ERR(2, "{\"type\":\"bye\",\"x\":\"\x80\"}", PROTO_ERR_BAD_JSON, NULL);
-    /* Invalid bytes in an ignored field or in the name are still bad_json: the whole line
-     * is checked first. */
-    EXPECT_ERR(2, "{\"type\":\"hello\",\"protocol\":1,\"name\":\"\xc3\"}", PROTO_ERR_BAD_JSON,
-               NULL);
-    /* The same lines with valid UTF-8 are accepted. */
-    EXPECT_OK(2, "{\"type\":\"bye\",\"x\":\"\xc3\xa9\xe2\x82\xac\xf0\x9f\x98\x80\"}");
-}
-END_TEST
-
 START_TEST(control_characters_are_not_json)
 {
-    /* RFC 8259: whitespace is space, tab, '\n' and '\r' only, and a string holds no raw
-     * U+0000..U+001F (they must be escaped). */
-    EXPECT_ERR(2, "{\x01\"type\":\"bye\"}", PROTO_ERR_BAD_JSON, NULL);
-    EXPECT_ERR(2, "{\"type\":\x0b\"bye\"}", PROTO_ERR_BAD_JSON, NULL);
-    EXPECT_ERR(2, "{\"type\":\"bye\",\"x\":\"a\x01z\"}", PROTO_ERR_BAD_JSON, NULL);
-    EXPECT_ERR(2, "{\"type\":\"hello\",\"protocol\":1,\"name\":\"a\x1fz\"}", PROTO_ERR_BAD_JSON,
-               NULL);
     /* Escaped, the same characters are fine. */
     EXPECT_OK(2, "{\"type\":\"hello\",\"protocol\":1,\"name\":\"a\\u001fz\"}");
     ck_assert_str_eq(msg.u.hello.name, "a\x1fz");
-    EXPECT_OK(2, "{\t\"type\" :\r\"bye\" }");
 }
 END_TEST
 
@@ -793,44 +1174,6 @@ END_TEST
 
 /* ---- bad_request and unknown_type ---- */
 
-START_TEST(not_an_object)
-{
-    EXPECT_ERR(2, "[1]", PROTO_ERR_BAD_REQUEST, NULL);
-    EXPECT_ERR(2, "[]", PROTO_ERR_BAD_REQUEST, NULL);
-    EXPECT_ERR(2, "42", PROTO_ERR_BAD_REQUEST, NULL);
-    EXPECT_ERR(2, "\"hello\"", PROTO_ERR_BAD_REQUEST, NULL);
-    EXPECT_ERR(2, "null", PROTO_ERR_BAD_REQUEST, NULL);
-    EXPECT_ERR(2, "true", PROTO_ERR_BAD_REQUEST, NULL);
-    EXPECT_ERR(2, "[{\"type\":\"bye\"}]", PROTO_ERR_BAD_REQUEST, NULL);
-}
-END_TEST
-
-START_TEST(type_missing_or_not_a_string)
-{
-    EXPECT_ERR(2, "{}", PROTO_ERR_BAD_REQUEST, "type");
-    EXPECT_ERR(2, "{\"typ\":\"bye\"}", PROTO_ERR_BAD_REQUEST, "type");
-    EXPECT_ERR(2, "{\"type\":5}", PROTO_ERR_BAD_REQUEST, "type");
-    EXPECT_ERR(2, "{\"type\":null}", PROTO_ERR_BAD_REQUEST, "type");
-    EXPECT_ERR(2, "{\"type\":[\"bye\"]}", PROTO_ERR_BAD_REQUEST, "type");
-    EXPECT_ERR(2, "{\"type\":{\"name\":\"bye\"}}", PROTO_ERR_BAD_REQUEST, "type");
-    EXPECT_ERR(2, "{\"type\":true}", PROTO_ERR_BAD_REQUEST, "type");
-}
-END_TEST
-
-START_TEST(unknown_type)
-{
-    EXPECT_ERR(2, "{\"type\":\"dance\"}", PROTO_ERR_UNKNOWN_TYPE, NULL);
-    EXPECT_ERR(2, "{\"type\":\"Hello\"}", PROTO_ERR_UNKNOWN_TYPE, NULL);
-    EXPECT_ERR(2, "{\"type\":\"\"}", PROTO_ERR_UNKNOWN_TYPE, NULL);
-    EXPECT_ERR(2, "{\"type\":\"bye \"}", PROTO_ERR_UNKNOWN_TYPE, NULL);
-    /* Server message types are not client messages. */
-    EXPECT_ERR(2, "{\"type\":\"welcome\"}", PROTO_ERR_UNKNOWN_TYPE, NULL);
-    EXPECT_ERR(3, "{\"type\":\"state\"}", PROTO_ERR_UNKNOWN_TYPE, NULL);
-    /* The type is checked before the fields. */
-    EXPECT_ERR(2, "{\"type\":\"dance\",\"move\":\"wild\"}", PROTO_ERR_UNKNOWN_TYPE, NULL);
-}
-END_TEST
-
 START_TEST(req_is_echoed_in_errors)
 {
     EXPECT_ERR(2, "{\"type\":\"spawn\",\"req\":{\"k\": [1, 2]},\"body\":{\"shape\":{\"type\":"
@@ -860,130 +1203,6 @@ START_TEST(req_is_echoed_in_errors)
 }
 END_TEST
 
-START_TEST(missing_required_fields)
-{
-    EXPECT_ERR(2, "{\"type\":\"hello\",\"name\":\"x\"}", PROTO_ERR_BAD_REQUEST, "protocol");
-    EXPECT_ERR(2, "{\"type\":\"spawn\"}", PROTO_ERR_BAD_REQUEST, "body");
-    EXPECT_ERR(2, spawn("{\"pos\":[0,0]}"), PROTO_ERR_BAD_REQUEST, "body.shape");
-    EXPECT_ERR(2, spawn("{\"shape\":{\"type\":\"circle\",\"radius\":1}}"), PROTO_ERR_BAD_REQUEST,
-               "body.pos");
-    EXPECT_ERR(2, spawn_shape("{\"radius\":1}"), PROTO_ERR_BAD_REQUEST, "body.shape");
-    EXPECT_ERR(2, spawn_shape("{\"type\":\"circle\"}"), PROTO_ERR_BAD_REQUEST,
-               "body.shape.radius");
-    EXPECT_ERR(2, spawn_shape("{\"type\":\"box\"}"), PROTO_ERR_BAD_REQUEST, "body.shape.half");
-    EXPECT_ERR(2, spawn_shape("{\"type\":\"polygon\"}"), PROTO_ERR_BAD_REQUEST,
-               "body.shape.points");
-    EXPECT_ERR(3, spawn_shape3("{\"type\":\"ellipsoid\"}"), PROTO_ERR_BAD_REQUEST,
-               "body.shape.radii");
-    EXPECT_ERR(3, spawn_shape3("{\"type\":\"capsule\",\"radius\":1}"), PROTO_ERR_BAD_REQUEST,
-               "body.shape.half_height");
-    EXPECT_ERR(3, spawn_shape3("{\"type\":\"cone\",\"half_height\":1}"), PROTO_ERR_BAD_REQUEST,
-               "body.shape.radius");
-    EXPECT_ERR(2, "{\"type\":\"despawn\"}", PROTO_ERR_BAD_REQUEST, "id");
-    EXPECT_ERR(2, "{\"type\":\"input\",\"move\":[0,0]}", PROTO_ERR_BAD_REQUEST, "seq");
-    EXPECT_ERR(2, "{\"type\":\"input\",\"seq\":1}", PROTO_ERR_BAD_REQUEST, "move");
-    EXPECT_ERR(2, "{\"type\":\"query\",\"b\":{\"shape\":{\"type\":\"circle\",\"radius\":1},"
-                  "\"pos\":[0,0]}}",
-               PROTO_ERR_BAD_REQUEST, "a");
-    EXPECT_ERR(2, "{\"type\":\"query\",\"a\":{\"pos\":[0,0]},\"b\":{\"shape\":{\"type\":"
-                  "\"circle\",\"radius\":1},\"pos\":[0,0]}}",
-               PROTO_ERR_BAD_REQUEST, "a.shape");
-    EXPECT_ERR(2, "{\"type\":\"query\",\"a\":{\"shape\":{\"type\":\"circle\",\"radius\":1},"
-                  "\"pos\":[0,0]},\"b\":{\"shape\":{\"type\":\"circle\",\"radius\":1}}}",
-               PROTO_ERR_BAD_REQUEST, "b.pos");
-}
-END_TEST
-
-START_TEST(wrong_json_types)
-{
-    EXPECT_ERR(2, "{\"type\":\"hello\",\"protocol\":\"1\"}", PROTO_ERR_BAD_REQUEST, "protocol");
-    EXPECT_ERR(2, "{\"type\":\"hello\",\"protocol\":1,\"name\":5}", PROTO_ERR_BAD_REQUEST,
-               "name");
-    EXPECT_ERR(2, "{\"type\":\"hello\",\"protocol\":1,\"avatar\":5}", PROTO_ERR_BAD_REQUEST,
-               "avatar");
-    EXPECT_ERR(2, "{\"type\":\"spawn\",\"body\":[]}", PROTO_ERR_BAD_REQUEST, "body");
-    EXPECT_ERR(2, spawn_shape("\"circle\""), PROTO_ERR_BAD_REQUEST, "body.shape");
-    EXPECT_ERR(2, spawn_shape("{\"type\":5,\"radius\":1}"), PROTO_ERR_BAD_REQUEST, "body.shape");
-    EXPECT_ERR(2, spawn_shape("{\"type\":\"circle\",\"radius\":\"1\"}"), PROTO_ERR_BAD_REQUEST,
-               "body.shape.radius");
-    EXPECT_ERR(2, spawn_shape("{\"type\":\"box\",\"half\":{\"x\":1,\"y\":1}}"),
-               PROTO_ERR_BAD_REQUEST, "body.shape.half");
-    EXPECT_ERR(2, spawn_shape("{\"type\":\"polygon\",\"points\":[0,0,1,0,0,1]}"),
-               PROTO_ERR_BAD_REQUEST, "body.shape.points");
-    EXPECT_ERR(2, spawn_shape("{\"type\":\"polygon\",\"points\":\"triangle\"}"),
-               PROTO_ERR_BAD_REQUEST, "body.shape.points");
-    const char *circle = "{\"shape\":{\"type\":\"circle\",\"radius\":1},\"pos\":[0,0]";
-    static const struct {
-        const char *field;
-        const char *path;
-    } bad[] = {
-        {",\"pos\":\"0,0\"", "body.pos"},     {",\"pos\":[0,\"1\"]", "body.pos"},
-        {",\"pos\":[0,null]", "body.pos"},    {",\"rot\":\"0\"", "body.rot"},
-        {",\"rot\":[0]", "body.rot"},         {",\"vel\":[true,0]", "body.vel"},
-        {",\"kind\":1", "body.kind"},         {",\"density\":\"1\"", "body.density"},
-        {",\"friction\":null", "body.friction"}, {",\"restitution\":[]", "body.restitution"},
-        {",\"max_speed\":false", "body.max_speed"}, {",\"tag\":5", "body.tag"},
-        {",\"jump_height\":\"high\"", "body.jump_height"},
-    };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        char body[512];
-        /* A later key with the same name would be ambiguous; pos is replaced instead. */
-        if (strncmp(bad[i].field, ",\"pos\"", 6) == 0)
-            snprintf(body, sizeof body, "{\"shape\":{\"type\":\"circle\",\"radius\":1}%s}",
-                     bad[i].field);
-        else
-            snprintf(body, sizeof body, "%s%s}", circle, bad[i].field);
-        EXPECT_ERR(2, spawn(body), PROTO_ERR_BAD_REQUEST, bad[i].path);
-    }
-    EXPECT_ERR(2, "{\"type\":\"despawn\",\"id\":\"42\"}", PROTO_ERR_BAD_REQUEST, "id");
-    EXPECT_ERR(2, "{\"type\":\"input\",\"seq\":\"1\",\"move\":[0,0]}", PROTO_ERR_BAD_REQUEST,
-               "seq");
-    EXPECT_ERR(2, "{\"type\":\"input\",\"seq\":1,\"move\":[0,null]}", PROTO_ERR_BAD_REQUEST,
-               "move");
-    EXPECT_ERR(2, "{\"type\":\"input\",\"seq\":1,\"move\":0}", PROTO_ERR_BAD_REQUEST, "move");
-    EXPECT_ERR(2, "{\"type\":\"input\",\"seq\":1,\"tick\":-3,\"move\":[0,0]}",
-               PROTO_ERR_BAD_REQUEST, "tick");
-    EXPECT_ERR(2, "{\"type\":\"input\",\"seq\":1,\"tick\":2.5,\"move\":[0,0]}",
-               PROTO_ERR_BAD_REQUEST, "tick");
-    EXPECT_ERR(2, "{\"type\":\"input\",\"seq\":1,\"tick\":\"9\",\"move\":[0,0]}",
-               PROTO_ERR_BAD_REQUEST, "tick");
-    EXPECT_ERR(2, "{\"type\":\"input\",\"seq\":1,\"move\":[0,0],\"jump\":1}",
-               PROTO_ERR_BAD_REQUEST, "jump");
-    EXPECT_ERR(2, "{\"type\":\"input\",\"seq\":1,\"id\":\"7\",\"move\":[0,0]}",
-               PROTO_ERR_BAD_REQUEST, "id");
-    EXPECT_ERR(2, "{\"type\":\"query\",\"a\":[],\"b\":{\"shape\":{\"type\":\"circle\","
-                  "\"radius\":1},\"pos\":[0,0]}}",
-               PROTO_ERR_BAD_REQUEST, "a");
-}
-END_TEST
-
-START_TEST(non_finite_numbers_are_refused)
-{
-    /* JSON has no NaN or infinity, but 1e999 overflows a double to infinity. */
-    EXPECT_ERR(2, spawn("{\"shape\":{\"type\":\"circle\",\"radius\":1},\"pos\":[1e999,0]}"),
-               PROTO_ERR_BAD_REQUEST, "body.pos");
-    EXPECT_ERR(2, spawn("{\"shape\":{\"type\":\"circle\",\"radius\":1},\"pos\":[0,-1e999]}"),
-               PROTO_ERR_BAD_REQUEST, "body.pos");
-    EXPECT_ERR(2, spawn_shape("{\"type\":\"circle\",\"radius\":1e999}"), PROTO_ERR_BAD_REQUEST,
-               "body.shape.radius");
-    EXPECT_ERR(2, spawn("{\"shape\":{\"type\":\"circle\",\"radius\":1},\"pos\":[0,0],"
-                        "\"density\":1e999}"),
-               PROTO_ERR_BAD_REQUEST, "body.density");
-    EXPECT_ERR(2, spawn("{\"shape\":{\"type\":\"circle\",\"radius\":1},\"pos\":[0,0],"
-                        "\"rot\":-1e999}"),
-               PROTO_ERR_BAD_REQUEST, "body.rot");
-    EXPECT_ERR(3, spawn("{\"shape\":{\"type\":\"sphere\",\"radius\":1},\"pos\":[0,0,0],"
-                        "\"rot\":[0,0,1e999,1]}"),
-               PROTO_ERR_BAD_REQUEST, "body.rot");
-    EXPECT_ERR(2, "{\"type\":\"input\",\"seq\":1,\"move\":[1e999,0]}", PROTO_ERR_BAD_REQUEST,
-               "move");
-    EXPECT_ERR(2, "{\"type\":\"input\",\"seq\":1e999,\"move\":[0,0]}", PROTO_ERR_BAD_REQUEST,
-               "seq");
-    EXPECT_ERR(2, "{\"type\":\"despawn\",\"id\":1e999}", PROTO_ERR_BAD_REQUEST, "id");
-    EXPECT_ERR(2, "{\"type\":\"subscribe\",\"radius\":1e999}", PROTO_ERR_BAD_REQUEST, "radius");
-}
-END_TEST
-
 START_TEST(integers_seq_and_id)
 {
     static const char *const bad[] = {"-1", "0.5", "9007199254740994", "1e16", "1e300",
@@ -1004,64 +1223,8 @@ START_TEST(integers_seq_and_id)
 }
 END_TEST
 
-/* One edge of a range: the body field, and whether it is accepted. */
-typedef struct edge {
-    const char *fields; /* appended to a 2D circle body at the origin */
-    bool ok;
-    const char *path;
-} edge;
-
-START_TEST(body_field_ranges)
+START_TEST(edge_values_are_kept)
 {
-    static const edge edges[] = {
-        {",\"pos\":[1000000,-1000000]", true, NULL},
-        {",\"pos\":[1000000.5,0]", false, "body.pos"},
-        {",\"pos\":[0,-1000001]", false, "body.pos"},
-        {",\"vel\":[10000,-10000]", true, NULL},
-        {",\"vel\":[10000.5,0]", false, "body.vel"},
-        {",\"vel\":[0,-10001]", false, "body.vel"},
-        {",\"rot\":1000000", true, NULL},
-        {",\"rot\":-1000000", true, NULL},
-        {",\"rot\":1000001", false, "body.rot"},
-        {",\"density\":1000000", true, NULL},
-        {",\"density\":0.000001", true, NULL},
-        {",\"density\":1000001", false, "body.density"},
-        {",\"density\":0", false, "body.density"},
-        {",\"density\":-1", false, "body.density"},
-        {",\"friction\":0", true, NULL},
-        {",\"friction\":10", true, NULL},
-        {",\"friction\":10.01", false, "body.friction"},
-        {",\"friction\":-0.01", false, "body.friction"},
-        {",\"restitution\":0", true, NULL},
-        {",\"restitution\":1", true, NULL},
-        {",\"restitution\":1.01", false, "body.restitution"},
-        {",\"restitution\":-0.01", false, "body.restitution"},
-        {",\"max_speed\":0", true, NULL},
-        {",\"max_speed\":1000", true, NULL},
-        {",\"max_speed\":1000.5", false, "body.max_speed"},
-        {",\"max_speed\":-1", false, "body.max_speed"},
-        {",\"jump_height\":0", true, NULL},
-        {",\"jump_height\":100", true, NULL},
-        {",\"jump_height\":100.5", false, "body.jump_height"},
-        {",\"jump_height\":-0.5", false, "body.jump_height"},
-        {",\"kind\":\"flying\"", false, "body.kind"},
-        {",\"kind\":\"Dynamic\"", false, "body.kind"},
-        {",\"kind\":\"\"", false, "body.kind"},
-    };
-    for (size_t i = 0; i < sizeof edges / sizeof edges[0]; i++) {
-        char body[256];
-        if (strncmp(edges[i].fields, ",\"pos\"", 6) == 0)
-            snprintf(body, sizeof body, "{\"shape\":{\"type\":\"circle\",\"radius\":1}%s}",
-                     edges[i].fields);
-        else
-            snprintf(body, sizeof body,
-                     "{\"shape\":{\"type\":\"circle\",\"radius\":1},\"pos\":[0,0]%s}",
-                     edges[i].fields);
-        if (edges[i].ok)
-            EXPECT_OK(2, spawn(body));
-        else
-            EXPECT_ERR(2, spawn(body), PROTO_ERR_BAD_REQUEST, edges[i].path);
-    }
     /* Values at the edges are kept as given. */
     EXPECT_OK(2, spawn("{\"shape\":{\"type\":\"circle\",\"radius\":1},\"pos\":[1000000,"
                        "-1000000],\"friction\":10,\"restitution\":1,\"max_speed\":1000,"
@@ -1073,15 +1236,6 @@ START_TEST(body_field_ranges)
     ck_assert_double_eq(msg.u.spawn.body.max_speed, 1000.0);
     ck_assert_double_eq(msg.u.spawn.body.jump_height, 100.0);
     ck_assert_double_eq(msg.u.spawn.body.density, 1e6);
-
-    /* The same ranges in 3D. */
-    EXPECT_OK(3, spawn("{\"shape\":{\"type\":\"sphere\",\"radius\":1},\"pos\":[0,0,-1000000],"
-                       "\"vel\":[0,0,10000]}"));
-    EXPECT_ERR(3, spawn("{\"shape\":{\"type\":\"sphere\",\"radius\":1},\"pos\":[0,0,1000001]}"),
-               PROTO_ERR_BAD_REQUEST, "body.pos");
-    EXPECT_ERR(3, spawn("{\"shape\":{\"type\":\"sphere\",\"radius\":1},\"pos\":[0,0,0],"
-                        "\"vel\":[0,0,-10001]}"),
-               PROTO_ERR_BAD_REQUEST, "body.vel");
 }
 END_TEST
 
@@ -1090,99 +1244,6 @@ START_TEST(shape_size_ranges)
     EXPECT_OK(2, spawn_shape("{\"type\":\"box\",\"half\":[0.001,10000]}"));
     ck_assert_double_eq(msg.u.spawn.body.shape.half[0], 0.001);
     ck_assert_double_eq(msg.u.spawn.body.shape.half[1], 10000.0);
-    EXPECT_ERR(2, spawn_shape("{\"type\":\"box\",\"half\":[1,0.0009]}"), PROTO_ERR_BAD_REQUEST,
-               "body.shape.half");
-    EXPECT_ERR(2, spawn_shape("{\"type\":\"box\",\"half\":[10000.01,1]}"), PROTO_ERR_BAD_REQUEST,
-               "body.shape.half");
-    EXPECT_ERR(2, spawn_shape("{\"type\":\"aabb\",\"half\":[1,0]}"), PROTO_ERR_BAD_REQUEST,
-               "body.shape.half");
-    EXPECT_ERR(2, spawn_shape("{\"type\":\"aabb\",\"half\":[-1,1]}"), PROTO_ERR_BAD_REQUEST,
-               "body.shape.half");
-    EXPECT_OK(2, spawn_shape("{\"type\":\"circle\",\"radius\":0.001}"));
-    EXPECT_OK(2, spawn_shape("{\"type\":\"circle\",\"radius\":10000}"));
-    EXPECT_ERR(2, spawn_shape("{\"type\":\"circle\",\"radius\":0.0009}"), PROTO_ERR_BAD_REQUEST,
-               "body.shape.radius");
-    EXPECT_ERR(2, spawn_shape("{\"type\":\"circle\",\"radius\":0}"), PROTO_ERR_BAD_REQUEST,
-               "body.shape.radius");
-    EXPECT_ERR(2, spawn_shape("{\"type\":\"circle\",\"radius\":10001}"), PROTO_ERR_BAD_REQUEST,
-               "body.shape.radius");
-    EXPECT_ERR(2, spawn_shape("{\"type\":\"polygon\",\"points\":[[0,0],[1000001,0],[0,1]]}"),
-               PROTO_ERR_BAD_REQUEST, "body.shape.points");
-    EXPECT_OK(2, spawn_shape("{\"type\":\"polygon\",\"points\":[[0,0],[1000000,0],"
-                             "[0,-1000000]]}"));
-
-    EXPECT_ERR(3, spawn_shape3("{\"type\":\"box\",\"half\":[1,1,0.0005]}"),
-               PROTO_ERR_BAD_REQUEST, "body.shape.half");
-    EXPECT_ERR(3, spawn_shape3("{\"type\":\"ellipsoid\",\"radii\":[1,20000,1]}"),
-               PROTO_ERR_BAD_REQUEST, "body.shape.radii");
-    EXPECT_ERR(3, spawn_shape3("{\"type\":\"capsule\",\"radius\":1,\"half_height\":0}"),
-               PROTO_ERR_BAD_REQUEST, "body.shape.half_height");
-    EXPECT_ERR(3, spawn_shape3("{\"type\":\"cylinder\",\"radius\":1,\"half_height\":10001}"),
-               PROTO_ERR_BAD_REQUEST, "body.shape.half_height");
-    EXPECT_ERR(3, spawn_shape3("{\"type\":\"cone\",\"radius\":-1,\"half_height\":1}"),
-               PROTO_ERR_BAD_REQUEST, "body.shape.radius");
-    EXPECT_ERR(3, spawn_shape3("{\"type\":\"sphere\",\"radius\":0.0001}"), PROTO_ERR_BAD_REQUEST,
-               "body.shape.radius");
-    EXPECT_ERR(3, spawn_shape3("{\"type\":\"hull\",\"points\":[[0,0,0],[1,0,0],[0,1,0],"
-                               "[0,0,-2000000]]}"),
-               PROTO_ERR_BAD_REQUEST, "body.shape.points");
-}
-END_TEST
-
-START_TEST(move_components_in_unit_range)
-{
-    EXPECT_OK(2, "{\"type\":\"input\",\"seq\":1,\"move\":[1,-1]}");
-    EXPECT_ERR(2, "{\"type\":\"input\",\"seq\":1,\"move\":[1.0001,0]}", PROTO_ERR_BAD_REQUEST,
-               "move");
-    EXPECT_ERR(2, "{\"type\":\"input\",\"seq\":1,\"move\":[0,-1.5]}", PROTO_ERR_BAD_REQUEST,
-               "move");
-    EXPECT_ERR(3, "{\"type\":\"input\",\"seq\":1,\"move\":[0,0,2]}", PROTO_ERR_BAD_REQUEST,
-               "move");
-}
-END_TEST
-
-START_TEST(vector_lengths_follow_dim)
-{
-    EXPECT_ERR(2, spawn("{\"shape\":{\"type\":\"circle\",\"radius\":1},\"pos\":[1,2,3]}"),
-               PROTO_ERR_BAD_REQUEST, "body.pos");
-    EXPECT_ERR(3, spawn("{\"shape\":{\"type\":\"sphere\",\"radius\":1},\"pos\":[1,2]}"),
-               PROTO_ERR_BAD_REQUEST, "body.pos");
-    EXPECT_ERR(2, spawn("{\"shape\":{\"type\":\"circle\",\"radius\":1},\"pos\":[]}"),
-               PROTO_ERR_BAD_REQUEST, "body.pos");
-    EXPECT_ERR(2, spawn("{\"shape\":{\"type\":\"circle\",\"radius\":1},\"pos\":[0,0],"
-                        "\"vel\":[1]}"),
-               PROTO_ERR_BAD_REQUEST, "body.vel");
-    EXPECT_ERR(2, "{\"type\":\"input\",\"seq\":1,\"move\":[0,0,0]}", PROTO_ERR_BAD_REQUEST,
-               "move");
-    EXPECT_ERR(3, "{\"type\":\"input\",\"seq\":1,\"move\":[0,0]}", PROTO_ERR_BAD_REQUEST, "move");
-    EXPECT_ERR(2, spawn_shape("{\"type\":\"box\",\"half\":[1,1,1]}"), PROTO_ERR_BAD_REQUEST,
-               "body.shape.half");
-    EXPECT_ERR(3, spawn_shape3("{\"type\":\"box\",\"half\":[1,1]}"), PROTO_ERR_BAD_REQUEST,
-               "body.shape.half");
-    EXPECT_ERR(3, spawn_shape3("{\"type\":\"ellipsoid\",\"radii\":[1,1]}"),
-               PROTO_ERR_BAD_REQUEST, "body.shape.radii");
-    EXPECT_ERR(2, spawn_shape("{\"type\":\"polygon\",\"points\":[[0,0],[1,0,0],[0,1]]}"),
-               PROTO_ERR_BAD_REQUEST, "body.shape.points");
-    EXPECT_ERR(3, spawn_shape3("{\"type\":\"hull\",\"points\":[[0,0,0],[1,0,0],[0,1],"
-                               "[0,0,1]]}"),
-               PROTO_ERR_BAD_REQUEST, "body.shape.points");
-    /* rot is a number in 2D and four numbers in 3D. */
-    EXPECT_ERR(2, spawn("{\"shape\":{\"type\":\"circle\",\"radius\":1},\"pos\":[0,0],"
-                        "\"rot\":[0,0,0,1]}"),
-               PROTO_ERR_BAD_REQUEST, "body.rot");
-    EXPECT_ERR(3, spawn("{\"shape\":{\"type\":\"sphere\",\"radius\":1},\"pos\":[0,0,0],"
-                        "\"rot\":0.5}"),
-               PROTO_ERR_BAD_REQUEST, "body.rot");
-    EXPECT_ERR(3, spawn("{\"shape\":{\"type\":\"sphere\",\"radius\":1},\"pos\":[0,0,0],"
-                        "\"rot\":[0,0,1]}"),
-               PROTO_ERR_BAD_REQUEST, "body.rot");
-    EXPECT_ERR(3, spawn("{\"shape\":{\"type\":\"sphere\",\"radius\":1},\"pos\":[0,0,0],"
-                        "\"rot\":[0,0,0,1,0]}"),
-               PROTO_ERR_BAD_REQUEST, "body.rot");
-    EXPECT_ERR(3, "{\"type\":\"query\",\"a\":{\"shape\":{\"type\":\"sphere\",\"radius\":1},"
-                  "\"pos\":[0,0,0]},\"b\":{\"shape\":{\"type\":\"sphere\",\"radius\":1},"
-                  "\"pos\":[0,0]}}",
-               PROTO_ERR_BAD_REQUEST, "b.pos");
 }
 END_TEST
 
@@ -1209,22 +1270,11 @@ START_TEST(shape_types_follow_dim)
         EXPECT_ERR(3, spawn_shape3(only2d[i]), PROTO_ERR_BAD_REQUEST, "body.shape");
         EXPECT_OK(2, spawn_shape(only2d[i]));
     }
-    /* No such shape in either. */
-    EXPECT_ERR(2, spawn_shape("{\"type\":\"star\",\"radius\":1}"), PROTO_ERR_BAD_REQUEST,
-               "body.shape");
-    EXPECT_ERR(3, spawn_shape3("{\"type\":\"star\",\"radius\":1}"), PROTO_ERR_BAD_REQUEST,
-               "body.shape");
-    EXPECT_ERR(3, spawn_shape3("{\"type\":\"Sphere\",\"radius\":1}"), PROTO_ERR_BAD_REQUEST,
-               "body.shape");
 }
 END_TEST
 
 START_TEST(point_counts)
 {
-    EXPECT_ERR(2, spawn_shape("{\"type\":\"polygon\",\"points\":[]}"), PROTO_ERR_BAD_REQUEST,
-               "body.shape.points");
-    EXPECT_ERR(2, spawn_shape("{\"type\":\"polygon\",\"points\":[[0,0],[1,0]]}"),
-               PROTO_ERR_BAD_REQUEST, "body.shape.points");
     EXPECT_OK(2, spawn_shape(points_shape("polygon", 3, 2)));
     ck_assert_int_eq(msg.u.spawn.body.shape.npoints, 3);
     EXPECT_OK(2, spawn_shape(points_shape("polygon", 256, 2)));
@@ -1249,32 +1299,6 @@ START_TEST(point_counts)
                "body.shape.points");
     EXPECT_ERR(3, spawn_shape3(points_shape("hull", 1000, 3)), PROTO_ERR_BAD_REQUEST,
                "body.shape.points");
-}
-END_TEST
-
-START_TEST(error_messages_name_the_field_path)
-{
-    EXPECT_ERR(2, spawn_shape("{\"type\":\"box\",\"half\":[1,0.0001]}"), PROTO_ERR_BAD_REQUEST,
-               "body.shape.half");
-    EXPECT_ERR(2, "{\"type\":\"hello\",\"protocol\":1,\"avatar\":{\"shape\":{\"type\":"
-                  "\"circle\",\"radius\":-2},\"pos\":[0,0]}}",
-               PROTO_ERR_BAD_REQUEST, "avatar.shape.radius");
-    EXPECT_ERR(2, "{\"type\":\"hello\",\"protocol\":1,\"avatar\":{\"shape\":{\"type\":"
-                  "\"circle\",\"radius\":2},\"pos\":[0,0],\"friction\":11}}",
-               PROTO_ERR_BAD_REQUEST, "avatar.friction");
-    EXPECT_ERR(3, "{\"type\":\"hello\",\"protocol\":1,\"avatar\":{\"shape\":{\"type\":"
-                  "\"circle\",\"radius\":2},\"pos\":[0,0,0]}}",
-               PROTO_ERR_BAD_REQUEST, "avatar.shape");
-    EXPECT_ERR(2, "{\"type\":\"query\",\"a\":{\"shape\":{\"type\":\"circle\",\"radius\":1},"
-                  "\"pos\":[0,0]},\"b\":{\"shape\":{\"type\":\"aabb\",\"half\":[1,99999]},"
-                  "\"pos\":[0,0]}}",
-               PROTO_ERR_BAD_REQUEST, "b.shape.half");
-    EXPECT_ERR(2, "{\"type\":\"query\",\"a\":{\"shape\":{\"type\":\"circle\",\"radius\":1},"
-                  "\"pos\":[0,0],\"rot\":\"up\"},\"b\":{\"shape\":{\"type\":\"circle\","
-                  "\"radius\":1},\"pos\":[0,0]}}",
-               PROTO_ERR_BAD_REQUEST, "a.rot");
-    EXPECT_ERR(2, spawn_shape("{\"type\":\"polygon\",\"points\":[[0,0],[1,0],[0,\"1\"]]}"),
-               PROTO_ERR_BAD_REQUEST, "body.shape.points");
 }
 END_TEST
 
@@ -1303,48 +1327,55 @@ static bool utf8(const char *s)
 
 START_TEST(utf8_validation)
 {
+    static const char *const valid[] = {
+        "plain ascii {}[]",
+        /* Two, three and four bytes, and the smallest of each length. */
+        "\xc3\xa9",         /* U+00E9 */
+        "\xc2\x80",         /* U+0080 */
+        "\xdf\xbf",         /* U+07FF */
+        "\xe2\x82\xac",     /* U+20AC */
+        "\xe0\xa0\x80",     /* U+0800 */
+        "\xed\x9f\xbf",     /* U+D7FF, just below the surrogates */
+        "\xee\x80\x80",     /* U+E000, just above */
+        "\xef\xbf\xbf",     /* U+FFFF */
+        "\xf0\x9f\x98\x80", /* U+1F600 */
+        "\xf0\x90\x80\x80", /* U+10000 */
+        "\xf4\x8f\xbf\xbf", /* U+10FFFF, the last code point */
+        "x\xc3\xa9y\xe2\x82\xacz\xf0\x9f\x98\x80!",
+    };
+    static const char *const invalid[] = {
+        "\xf4\x90\x80\x80", /* U+110000 */
+        "\xf5\x80\x80\x80",
+        "\xf8\x88\x80\x80\x80",
+        "\xff",
+        "\xfe",
+        "\x80", /* a continuation byte alone */
+        "a\xbf",
+        /* Overlong forms. */
+        "\xc0\xaf",
+        "\xc1\xbf",
+        "\xc0\x80",
+        "\xe0\x80\xaf",
+        "\xe0\x9f\xbf",
+        "\xf0\x8f\xbf\xbf",
+        /* Surrogates. */
+        "\xed\xa0\x80",             /* U+D800 */
+        "\xed\xbf\xbf",             /* U+DFFF */
+        "\xed\xa0\xbd\xed\xb8\x80", /* a pair, CESU-8 style */
+        /* Truncated sequences, at the end and before another character. */
+        "\xc3",
+        "\xe2\x82",
+        "\xf0\x9f\x98",
+        "\xe2\x82" "A",
+        "\xf0\x9f" "ab",
+        "\xc3" "\xc3\xa9",
+    };
     ck_assert(proto_utf8_valid("", 0));
-    ck_assert(utf8("plain ascii {}[]"));
     ck_assert(proto_utf8_valid("a\0b", 3)); /* U+0000 is a character */
-    /* Two, three and four bytes, and the smallest of each length. */
-    ck_assert(utf8("\xc3\xa9"));         /* U+00E9 */
-    ck_assert(utf8("\xc2\x80"));         /* U+0080 */
-    ck_assert(utf8("\xdf\xbf"));         /* U+07FF */
-    ck_assert(utf8("\xe2\x82\xac"));     /* U+20AC */
-    ck_assert(utf8("\xe0\xa0\x80"));     /* U+0800 */
-    ck_assert(utf8("\xed\x9f\xbf"));     /* U+D7FF, just below the surrogates */
-    ck_assert(utf8("\xee\x80\x80"));     /* U+E000, just above */
-    ck_assert(utf8("\xef\xbf\xbf"));     /* U+FFFF */
-    ck_assert(utf8("\xf0\x9f\x98\x80")); /* U+1F600 */
-    ck_assert(utf8("\xf0\x90\x80\x80")); /* U+10000 */
-    ck_assert(utf8("\xf4\x8f\xbf\xbf")); /* U+10FFFF, the last code point */
-    ck_assert(utf8("x\xc3\xa9y\xe2\x82\xacz\xf0\x9f\x98\x80!"));
-
-    ck_assert(!utf8("\xf4\x90\x80\x80")); /* U+110000 */
-    ck_assert(!utf8("\xf5\x80\x80\x80"));
-    ck_assert(!utf8("\xf8\x88\x80\x80\x80"));
-    ck_assert(!utf8("\xff"));
-    ck_assert(!utf8("\xfe"));
-    ck_assert(!utf8("\x80"));             /* a continuation byte alone */
-    ck_assert(!utf8("a\xbf"));
-    /* Overlong forms. */
-    ck_assert(!utf8("\xc0\xaf"));
-    ck_assert(!utf8("\xc1\xbf"));
-    ck_assert(!utf8("\xc0\x80"));
-    ck_assert(!utf8("\xe0\x80\xaf"));
-    ck_assert(!utf8("\xe0\x9f\xbf"));
-    ck_assert(!utf8("\xf0\x8f\xbf\xbf"));
-    /* Surrogates. */
-    ck_assert(!utf8("\xed\xa0\x80")); /* U+D800 */
-    ck_assert(!utf8("\xed\xbf\xbf")); /* U+DFFF */
-    ck_assert(!utf8("\xed\xa0\xbd\xed\xb8\x80")); /* a pair, CESU-8 style */
-    /* Truncated sequences, at the end and before another character. */
-    ck_assert(!utf8("\xc3"));
-    ck_assert(!utf8("\xe2\x82"));
-    ck_assert(!utf8("\xf0\x9f\x98"));
-    ck_assert(!utf8("\xe2\x82" "A"));
-    ck_assert(!utf8("\xf0\x9f" "ab"));
-    ck_assert(!utf8("\xc3" "\xc3\xa9"));
+    for (size_t i = 0; i < sizeof valid / sizeof *valid; i++)
+        ck_assert_msg(utf8(valid[i]), "valid[%zu] refused", i);
+    for (size_t i = 0; i < sizeof invalid / sizeof *invalid; i++)
+        ck_assert_msg(!utf8(invalid[i]), "invalid[%zu] accepted", i);
     /* The length counts, not a terminator. */
     ck_assert(!proto_utf8_valid("\xc3\xa9", 1));
     ck_assert(proto_utf8_valid("ab\xff", 2));
@@ -1533,25 +1564,6 @@ START_TEST(world_queries)
     ck_assert_int_eq(msg.type, PROTO_MSG_OVERLAP);
     ck_assert_double_eq(msg.u.wq.shape.rot[3], 1.0);
 
-    EXPECT_ERR(2, "{\"type\":\"raycast\",\"from\":[1,2],\"to\":[1,2]}", PROTO_ERR_BAD_REQUEST,
-               "to: the ray has zero length");
-    EXPECT_ERR(2, "{\"type\":\"raycast\",\"to\":[1,2]}", PROTO_ERR_BAD_REQUEST, "from");
-    EXPECT_ERR(2, "{\"type\":\"raycast\",\"from\":[1,2,3],\"to\":[1,2]}",
-               PROTO_ERR_BAD_REQUEST, "from");
-    EXPECT_ERR(2, "{\"type\":\"raycast\",\"from\":[1e999,2],\"to\":[1,2]}",
-               PROTO_ERR_BAD_REQUEST, "from");
-    EXPECT_ERR(2, "{\"type\":\"raycast\",\"from\":[0,0],\"to\":[1,2],\"all\":1}",
-               PROTO_ERR_BAD_REQUEST, "all");
-    EXPECT_ERR(2, "{\"type\":\"raycast\",\"from\":[0,0],\"to\":[1,2],\"at_tick\":1.5}",
-               PROTO_ERR_BAD_REQUEST, "at_tick");
-    EXPECT_ERR(2, "{\"type\":\"raycast\",\"from\":[0,0],\"to\":[1,2],\"ignore\":5}",
-               PROTO_ERR_BAD_REQUEST, "ignore");
-    EXPECT_ERR(2, "{\"type\":\"raycast\",\"from\":[0,0],\"to\":[1,2],\"ignore\":[1,-2]}",
-               PROTO_ERR_BAD_REQUEST, "ignore[1]");
-    EXPECT_ERR(2, "{\"type\":\"raycast\",\"from\":[0,0],\"to\":[1,2],\"kinds\":[]}",
-               PROTO_ERR_BAD_REQUEST, "kinds");
-    EXPECT_ERR(2, "{\"type\":\"raycast\",\"from\":[0,0],\"to\":[1,2],\"kinds\":[\"static\",3]}",
-               PROTO_ERR_BAD_REQUEST, "kinds[1]");
     char many[1024];
     int at = snprintf(many, sizeof many, "{\"type\":\"raycast\",\"from\":[0,0],\"to\":[1,2],"
                                          "\"ignore\":[");
@@ -1559,23 +1571,11 @@ START_TEST(world_queries)
         at += snprintf(many + at, sizeof many - (size_t)at, "%s%d", i ? "," : "", i);
     snprintf(many + at, sizeof many - (size_t)at, "]}");
     EXPECT_ERR(2, many, PROTO_ERR_BAD_REQUEST, "ignore: at most 64");
-    EXPECT_ERR(2, "{\"type\":\"cast\",\"shape\":{\"type\":\"circle\",\"radius\":0.5},"
-                  "\"pos\":[0,1],\"to\":[0,1]}",
-               PROTO_ERR_BAD_REQUEST, "to: the cast has zero length");
-    EXPECT_ERR(2, "{\"type\":\"cast\",\"shape\":{\"type\":\"circle\",\"radius\":0.5},"
-                  "\"pos\":[0,1]}",
-               PROTO_ERR_BAD_REQUEST, "to");
-    EXPECT_ERR(2, "{\"type\":\"overlap\",\"shape\":{\"type\":\"sphere\",\"radius\":0.5},"
-                  "\"pos\":[0,1]}",
-               PROTO_ERR_BAD_REQUEST, "shape");
-    EXPECT_ERR(3, "{\"type\":\"overlap\",\"pos\":[0,1,2]}", PROTO_ERR_BAD_REQUEST, "shape");
 }
 END_TEST
 
-static Suite *parse_suite(void)
+MINK_CHECK_SUITE("proto_parse", s)
 {
-    Suite *s = suite_create("proto_parse");
-
     MINK_TCASE(s, "messages", 60, hello_2d_with_avatar_gets_defaults,
                hello_3d_with_avatar_gets_identity_rotation, hello_without_avatar,
                spawn_2d_with_every_field, spawn_2d_shapes, spawn_3d_shapes,
@@ -1585,20 +1585,17 @@ static Suite *parse_suite(void)
                echo_keeps_numbers_a_double_cannot_hold,
                strings_longer_than_their_field_are_refused, world_queries);
 
+    MINK_TCASE(s, "lines", 60, accepted_lines, refused_lines);
+
     MINK_TCASE(s, "bad_json", 60, bad_json_syntax, bad_json_trailing_garbage,
-               parser_reads_only_len_bytes, bad_json_invalid_utf8, bad_json_nesting_depth,
+               parser_reads_only_len_bytes, bad_json_nesting_depth,
                control_characters_are_not_json);
 
-    MINK_TCASE(s, "bad_request", 60, not_an_object, type_missing_or_not_a_string, unknown_type,
-               req_is_echoed_in_errors, missing_required_fields, wrong_json_types,
-               non_finite_numbers_are_refused, integers_seq_and_id, body_field_ranges,
-               shape_size_ranges, move_components_in_unit_range, vector_lengths_follow_dim,
-               shape_types_follow_dim, point_counts, error_messages_name_the_field_path);
+    MINK_TCASE(s, "bad_request", 60, req_is_echoed_in_errors,
+               integers_seq_and_id, edge_values_are_kept, shape_size_ranges,
+               shape_types_follow_dim, point_counts);
 
     MINK_TCASE(s, "utf8", 60, utf8_validation);
 
     MINK_TCASE(s, "cjson_api", 60, body_spec_from_cjson_with_path, vector_from_cjson, wire_names);
-    return s;
 }
-
-MINK_CHECK_MAIN(parse_suite)

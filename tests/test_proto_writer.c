@@ -1236,10 +1236,8 @@ START_TEST(hits_for_rays_and_overlaps)
 }
 END_TEST
 
-static Suite *writer_suite(void)
+MINK_CHECK_SUITE("proto_writer", s)
 {
-    Suite *s = suite_create("proto_writer");
-
     MINK_TCASE(s, "numbers", 60, buf_basics, buf_failure_is_sticky_until_clear,
                fixed_exact_strings, fixed_just_below_a_half_rounds_down,
                fixed_large_odd_integers_are_exact, fixed_appends_to_what_is_there,
@@ -1251,7 +1249,4 @@ static Suite *writer_suite(void)
     MINK_TCASE(s, "state", 60, state_2d_with_everything, state_3d_vectors_and_quaternions,
                compact_body_entries, state_without_bodies_removed_or_contacts,
                bodies_encoded_once_and_copied, state_round_trip_2d, state_round_trip_3d);
-    return s;
 }
-
-MINK_CHECK_MAIN(writer_suite)

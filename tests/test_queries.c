@@ -95,8 +95,9 @@ END_TEST
 
 /* A pile of random bodies stepped a while: every ray's hits through the broadphase are those
  * of a scan of every body with the collision library, in both dimensions. */
-static void check_against_scan(int dim)
+START_TEST(rays_match_a_scan)
 {
+    int dim = _i;
     rng_state = 0x9e3779b9ull + (uint64_t)dim;
     sim_world *w = world(dim, true);
     static sim_body_def d;
@@ -177,15 +178,8 @@ static void check_against_scan(int dim)
     EXPECT(hit_rays > 50, "only %d rays hit", hit_rays);
     sim_world_free(w);
 }
-
-START_TEST(rays_match_a_scan2) { check_against_scan(2); }
-END_TEST
-START_TEST(rays_match_a_scan3) { check_against_scan(3); }
 END_TEST
 
-/* Lag compensation: a kinematic box moving at 2 m/s along x is hit at a past tick where it
- * was then; a body spawned after that tick is not hit at it; a removed one still is while
- * its tick is within the history; a tick before the history is refused. */
 /* A world's first query, which finds nothing: no hits, not a failure. */
 START_TEST(first_query_of_a_world_finds_nothing)
 {
@@ -207,8 +201,12 @@ START_TEST(first_query_of_a_world_finds_nothing)
 }
 END_TEST
 
-static void check_history(int dim)
+/* Lag compensation: a kinematic box moving at 2 m/s along x is hit at a past tick where it
+ * was then; a body spawned after that tick is not hit at it; a removed one still is while
+ * its tick is within the history; a tick before the history is refused. */
+START_TEST(history)
 {
+    int dim = _i;
     sim_world *w = world(dim, true);
     ck_assert(sim_world_set_history(w, 60));
     static sim_body_def d;
@@ -297,19 +295,23 @@ static void check_history(int dim)
     ck_assert(sim_world_history_bytes(w) > 0);
     sim_world_free(w);
 }
+END_TEST
 
-START_TEST(history2) { check_history(2); }
-END_TEST
-START_TEST(history3) { check_history(3); }
-END_TEST
+/* A 2D world keeping `ticks` of history, with a static ground 40 m wide whose top is y = 0. */
+static sim_world *ground_with_history(int ticks)
+{
+    sim_world *w = world(2, true);
+    ck_assert(sim_world_set_history(w, ticks));
+    sim_body_def d = fixture_rect(COL_SHAPE_BOX, SIM_STATIC, 0, -1, 20, 1);
+    sim_world_add(w, &d, 0);
+    return w;
+}
 
 /* A sleeping pile records nothing: the history's records stay at their first allocation. */
 START_TEST(sleeping_pile_records_nothing)
 {
-    sim_world *w = world(2, true);
-    ck_assert(sim_world_set_history(w, 60));
-    sim_body_def d = fixture_rect(COL_SHAPE_BOX, SIM_STATIC, 0, -1, 20, 1);
-    sim_world_add(w, &d, 0);
+    sim_world *w = ground_with_history(60);
+    sim_body_def d;
     for (int i = 0; i < 10; i++) {
         d = fixture_rect(COL_SHAPE_BOX, SIM_DYNAMIC, (float)(i - 5) * 1.5f, 0.5f, 0.5f, 0.5f);
         sim_world_add(w, &d, 0);
@@ -340,10 +342,8 @@ END_TEST
  * that woke it took it. */
 START_TEST(woken_in_a_step_is_where_it_slept)
 {
-    sim_world *w = world(2, true);
-    ck_assert(sim_world_set_history(w, 120));
-    sim_body_def d = fixture_rect(COL_SHAPE_BOX, SIM_STATIC, 0, -1, 20, 1);
-    sim_world_add(w, &d, 0);
+    sim_world *w = ground_with_history(120);
+    sim_body_def d;
     d = fixture_rect(COL_SHAPE_BOX, SIM_DYNAMIC, 2, 0.5f, 0.5f, 0.5f);
     sim_id sleeper = sim_world_add(w, &d, 0);
     for (int t = 0; t < 100; t++)
@@ -370,6 +370,15 @@ START_TEST(woken_in_a_step_is_where_it_slept)
 }
 END_TEST
 
-MINK_CHECK_TESTS("queries", 120, first_query_of_a_world_finds_nothing,
-                 woken_in_a_step_is_where_it_slept, ray2_first_and_all, rays_match_a_scan2, rays_match_a_scan3,
-                 history2, history3, sleeping_pile_records_nothing)
+MINK_CHECK_SUITE("queries", s)
+{
+    MINK_TCASE(s, "queries", 120, first_query_of_a_world_finds_nothing,
+               woken_in_a_step_is_where_it_slept, ray2_first_and_all,
+               sleeping_pile_records_nothing);
+    /* Each in a 2D and a 3D world (_i is the dim). */
+    TCase *dims = tcase_create("dims");
+    tcase_set_timeout(dims, 120);
+    tcase_add_loop_test(dims, rays_match_a_scan, 2, 4);
+    tcase_add_loop_test(dims, history, 2, 4);
+    suite_add_tcase(s, dims);
+}

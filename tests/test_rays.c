@@ -323,6 +323,34 @@ static double compare(const probe *p, bool hit, double fraction, double length, 
     return fabs(fraction - want) * length;
 }
 
+/* A sweep of rays at one shape type: the largest error against the brute force and the hits. */
+typedef struct sweep {
+    const char *kind, *name;
+    double worst;
+    int hits;
+} sweep;
+
+/* One ray of the sweep: its error; a hit past the start has a unit normal (`normal_len` within
+ * `tol` of 1) facing against the ray (`normal_dot`, its dot with the ray, below 0). */
+static void sweep_ray(sweep *s, const probe *p, bool hit, float fraction, double length,
+                      double normal_len, double normal_dot, double tol, int i)
+{
+    s->worst = fmax(s->worst, compare(p, hit, fraction, length, s->name, i));
+    s->hits += hit;
+    if (hit && fraction > 0.0f) {
+        NEAR(normal_len, 1.0, tol);
+        EXPECT(normal_dot < 0.0, "%s %d: the normal faces away", s->name, i);
+    }
+}
+
+/* The sweep's line, and its bounds: between lo and hi of n rays hit, the error within `limit`. */
+static void sweep_end(const sweep *s, int n, int lo, int hi, double limit)
+{
+    printf("%s %-9s hits %3d/%d, largest error %.2e m\n", s->kind, s->name, s->hits, n, s->worst);
+    EXPECT(s->hits > lo && s->hits < hi, "%d hits: the rays test too little", s->hits);
+    EXPECT(s->worst <= limit, "%s: error %g m", s->name, s->worst);
+}
+
 static const char *names2[] = {"aabb", "box", "circle", "polygon"};
 static const char *names3[] = {"sphere", "box", "ellipsoid", "capsule", "cylinder", "cone", "hull"};
 
@@ -330,8 +358,7 @@ START_TEST(ray2_against_brute_force)
 {
     rng_state = 0x7a12ull + (uint64_t)_i;
     int type = _i;
-    double worst = 0.0;
-    int hits = 0;
+    sweep sw = {"ray2", names2[type], 0.0, 0};
     col_shape2 point = {.type = COL_SHAPE_CIRCLE, .radius = 0.0f};
     for (int i = 0; i < 400; i++) {
         col_shape2 s = random_shape2(type);
@@ -344,17 +371,10 @@ START_TEST(ray2_against_brute_force)
         d = mk_v2_sub(to, from);
         col_ray_hit2 h = col_ray2(&s, xf, from, to);
         probe p = {.dim = 2, .a2 = &point, .b2 = &s, .xa2 = {from, 0}, .xb2 = xf, .d2 = d};
-        double err = compare(&p, h.hit, h.fraction, mk_v2_len(d), names2[type], i);
-        worst = fmax(worst, err);
-        hits += h.hit;
-        if (h.hit && h.fraction > 0.0f) {
-            NEAR(mk_v2_len(h.normal), 1.0, 1e-5);
-            EXPECT(mk_v2_dot(h.normal, d) < 0.0f, "%s %d: the normal faces away", names2[type], i);
-        }
+        sweep_ray(&sw, &p, h.hit, h.fraction, mk_v2_len(d), mk_v2_len(h.normal),
+                  mk_v2_dot(h.normal, d), 1e-5, i);
     }
-    printf("ray2 %-9s hits %3d/400, largest error %.2e m\n", names2[type], hits, worst);
-    EXPECT(hits > 100 && hits < 380, "%d hits: the rays test too little", hits);
-    EXPECT(worst <= 2e-6, "%s: error %g m", names2[type], worst);
+    sweep_end(&sw, 400, 100, 380, 2e-6);
 }
 END_TEST
 
@@ -362,8 +382,7 @@ START_TEST(ray3_against_brute_force)
 {
     rng_state = 0x3a13ull + (uint64_t)_i;
     int type = _i;
-    double worst = 0.0;
-    int hits = 0;
+    sweep sw = {"ray3", names3[type], 0.0, 0};
     for (int i = 0; i < 200; i++) {
         col_shape3 s = random_shape3(type);
         col_xf3 xf = {mk_v3((float)rnd(-2, 2), (float)rnd(-2, 2), (float)rnd(-2, 2)),
@@ -378,18 +397,11 @@ START_TEST(ray3_against_brute_force)
         probe p = {.dim = 3, .a3 = NULL, .b3 = &s, .xa3 = {from, mk_quat_identity()}, .xb3 = xf,
                    .d3 = d,
                    .ray3 = {(double)to.x - from.x, (double)to.y - from.y, (double)to.z - from.z}};
-        double err = compare(&p, h.hit, h.fraction, mk_v3_len(d), names3[type], i);
-        worst = fmax(worst, err);
-        hits += h.hit;
-        if (h.hit && h.fraction > 0.0f) {
-            NEAR(mk_v3_len(h.normal), 1.0, 1e-4);
-            EXPECT(mk_v3_dot(h.normal, d) < 0.0f, "%s %d: the normal faces away", names3[type], i);
-        }
+        sweep_ray(&sw, &p, h.hit, h.fraction, mk_v3_len(d), mk_v3_len(h.normal),
+                  mk_v3_dot(h.normal, d), 1e-4, i);
     }
-    printf("ray3 %-9s hits %3d/200, largest error %.2e m\n", names3[type], hits, worst);
-    EXPECT(hits > 30 && hits < 190, "%d hits: the rays test too little", hits);
     /* A float fraction of a ray 10 to 20 m long is itself rounded by up to 6e-7 m. */
-    EXPECT(worst <= 1e-6, "%s: error %g m", names3[type], worst);
+    sweep_end(&sw, 200, 30, 190, 1e-6);
 }
 END_TEST
 
@@ -438,9 +450,8 @@ START_TEST(cast_against_brute_force)
 }
 END_TEST
 
-static Suite *rays_suite(void)
+MINK_CHECK_SUITE("rays", s)
 {
-    Suite *s = suite_create("rays");
     MINK_TCASE(s, "exact", 0, ray2_exact, ray3_exact, cast2_exact);
     TCase *tc = tcase_create("brute");
     tcase_set_timeout(tc, 120);
@@ -448,8 +459,5 @@ static Suite *rays_suite(void)
     tcase_add_loop_test(tc, ray3_against_brute_force, 0, COL_SHAPE3_COUNT);
     tcase_add_test(tc, cast_against_brute_force);
     suite_add_tcase(s, tc);
-    return s;
 }
-
-MINK_CHECK_MAIN(rays_suite)
 

@@ -792,15 +792,11 @@ END_TEST
 START_TEST(rays3_exact) { run(3, _i); }
 END_TEST
 
-static Suite *rays_exact_suite(void)
+MINK_CHECK_SUITE("rays_exact", s)
 {
-    Suite *s = suite_create("rays_exact");
     TCase *tc = tcase_create("exact");
     tcase_set_timeout(tc, 300);
     tcase_add_loop_test(tc, rays2_exact, 0, COL_SHAPE_COUNT);
     tcase_add_loop_test(tc, rays3_exact, 0, COL_SHAPE3_COUNT);
     suite_add_tcase(s, tc);
-    return s;
 }
-
-MINK_CHECK_MAIN(rays_exact_suite)

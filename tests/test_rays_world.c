@@ -278,14 +278,10 @@ START_TEST(grazing_rays)
 }
 END_TEST
 
-static Suite *rays_world_suite(void)
+MINK_CHECK_SUITE("rays_world", s)
 {
-    Suite *s = suite_create("rays_world");
     TCase *tc = tcase_create("grazing");
     tcase_set_timeout(tc, 300);
     tcase_add_loop_test(tc, grazing_rays, 0, 16);
     suite_add_tcase(s, tc);
-    return s;
 }
-
-MINK_CHECK_MAIN(rays_world_suite)

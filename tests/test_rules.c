@@ -207,10 +207,10 @@ START_TEST(events_reach_on_event)
 }
 END_TEST
 
-/* body() reads what the world holds; set() gives a new velocity and spin; push() changes them
- * by J/m and I^-1 (r x J): a 1 m box of density 1 has m = 1 kg and I = m (w^2 + h^2) / 12 =
- * 1/6 kg m^2, so J = (2, 0) N s at r = (0, 0.5) gives v = (2, 0) m/s and w = -0.5 * 2 * 6 =
- * -6 rad/s. */
+/* body() reads what the world holds; set() gives a new velocity and spin, and moves a body (a
+ * static one too); push() changes them by J/m and I^-1 (r x J): a 1 m box of density 1 has
+ * m = 1 kg and I = m (w^2 + h^2) / 12 = 1/6 kg m^2, so J = (2, 0) N s at r = (0, 0.5) gives
+ * v = (2, 0) m/s and w = -0.5 * 2 * 6 = -6 rad/s. */
 START_TEST(velocities_and_impulses)
 {
     rules_box b;
@@ -228,8 +228,12 @@ START_TEST(velocities_and_impulses)
                        "  local ok, e = mink.set(wall, {vel = {1, 0}})\n"
                        "  game.state.static = e\n"
                        "  assert(mink.set(id, {vel = {0, 3}, w = 0.5}))\n"
-                       "  local ok2, e2 = pcall(mink.set, id, {pos = {0, 0}})\n"
-                       "  game.state.teleport = e2\n"
+                       "  assert(mink.set(id, {pos = {4, 5}, angle = 0.25}))\n"
+                       "  game.state.teleport = mink.body(id).angle\n"
+                       "  assert(mink.set(wall, {pos = {9, 12}}))\n"
+                       "  game.state.wall = mink.body(wall).pos[2]\n"
+                       "  local ok3, e3 = mink.push(wall, {1, 0})\n"
+                       "  game.state.push_static = e3\n"
                        "  local x, y = mink.pos(id)\n"
                        "  local vx, vy = mink.vel(id)\n"
                        "  game.state.pv = x .. ' ' .. y .. ' ' .. vx .. ' ' .. vy .. ' ' .. "
@@ -242,23 +246,25 @@ START_TEST(velocities_and_impulses)
     char s[256];
     ck_assert_str_eq(rules_box_string(&b, "kind", s, sizeof s), "dynamic/static");
     ck_assert_str_eq(rules_box_string(&b, "static", s, sizeof s), "mink.set: body 2 is static");
-    ck_assert_ptr_nonnull(strstr(rules_box_string(&b, "teleport", s, sizeof s),
-                                 "pos cannot be set"));
-    ck_assert_str_eq(rules_box_string(&b, "pv", s, sizeof s), "1.0 2.0 0.0 3.0 0");
+    ck_assert_double_eq_tol(rules_box_number(&b, "teleport"), 0.25, 1e-7);
+    ck_assert_double_eq(rules_box_number(&b, "wall"), 12);
+    ck_assert_ptr_nonnull(strstr(rules_box_string(&b, "push_static", s, sizeof s), "static"));
+    ck_assert_str_eq(rules_box_string(&b, "pv", s, sizeof s), "4.0 5.0 0.0 3.0 0");
     const sim_body *body = sim_world_get(b.w, (sim_id)rules_box_number(&b, "id"));
     ck_assert_float_eq(body->vel.x, 0.0f);
     ck_assert_float_eq(body->vel.y, 3.0f);
     ck_assert_float_eq(body->w, 0.5f);
     /* The step moves it as it moves any body at that velocity: 3 m/s for 1/60 s. */
     rules_box_step(&b, 1);
-    ck_assert_float_eq_tol(body->pos.y, 2.0f + 3.0f / 60.0f, 1e-6f);
+    ck_assert_float_eq_tol(body->pos.y, 5.0f + 3.0f / 60.0f, 1e-6f);
     rules_box_close(&b);
 }
 END_TEST
 
 /* An explosion of 6 N s over 4 m: a 1 kg body 1 m away gets 6 (1 - 1/4) = 4.5 N s, one 3 m
  * away 6 (1 - 3/4) = 1.5, away from the centre; a static body and one beyond are not moved;
- * a second one that ignores the near body pushes the far one alone, one for characters none. */
+ * a second one that ignores the near body pushes the far one alone, one for characters none,
+ * one for category 2 none. */
 START_TEST(explosion_falls_off)
 {
     rules_box b;
@@ -275,6 +281,7 @@ START_TEST(explosion_falls_off)
                        "  game.state.out = mink.body(out).vel[1]\n"
                        "  game.state.others = mink.explode({0, 0}, 4, 6, {ignore = {near}})\n"
                        "  game.state.none = mink.explode({0, 0}, 4, 6, {kinds = {'character'}})\n"
+                       "  game.state.masked = mink.explode({0, 0}, 4, 6, {mask = 2})\n"
                        "  game.state.far2 = mink.body(far).vel[2]\n"
                        "end\n",
                    true, NULL);
@@ -282,6 +289,7 @@ START_TEST(explosion_falls_off)
     ck_assert_double_eq(rules_box_number(&b, "pushed"), 2);
     ck_assert_double_eq(rules_box_number(&b, "others"), 1); /* the far one only */
     ck_assert_double_eq(rules_box_number(&b, "none"), 0);
+    ck_assert_double_eq(rules_box_number(&b, "masked"), 0); /* all of category 1 */
     ck_assert_double_eq_tol(rules_box_number(&b, "far2"), -3.0, 1e-5);
     ck_assert_double_eq_tol(rules_box_number(&b, "near"), 4.5, 1e-5);
     ck_assert_double_eq_tol(rules_box_number(&b, "far"), -1.5, 1e-5);

@@ -100,24 +100,10 @@ START_TEST(input_moves_kinematic_avatar)
     /* States sent while the inputs went out are still queued: skip to the first one that
      * acknowledges the last input, then it moves at exactly max_speed. */
     double ack = send_inputs_to_ack(&c, "[1,0]", 30);
-    double x0 = NAN, t0 = NAN;
-    for (int i = 0; i < 4; i++) {
-        cJSON *s = h_recv_type(&c, "state", 2000);
-        ck_assert_ptr_nonnull(s);
-        const cJSON *b = h_state_body(s, avatar);
-        ck_assert_ptr_nonnull(b);
-        ck_assert_double_eq_tol(h_vec(b, "vel", 0), 3.0, 1e-3);
-        ck_assert_double_eq_tol(h_vec(b, "pos", 1), 10.0, 1e-4);
-        double x = h_vec(b, "pos", 0), t = h_num(s, "tick");
-        if (!isnan(x0))
-            ck_assert_double_eq_tol(x - x0, 3.0 * (t - t0) / 60.0, 2e-3);
-        x0 = x;
-        t0 = t;
-        ack = h_num(s, "ack");
-        cJSON_Delete(s);
-    }
+    const field_near at[] = {{"vel", 0, 3.0, 1e-3}, {"pos", 1, 10.0, 1e-4}};
+    double x = expect_run(&c, avatar, 3.0, at, 2, 2e-3, &ack);
     ck_assert_double_eq(ack, 30);
-    ck_assert_double_gt(x0, 2.0);
+    ck_assert_double_gt(x, 2.0);
     h_close(&c);
     stop();
 }
@@ -376,9 +362,8 @@ START_TEST(bad_flags_and_scenes_exit_cleanly)
 }
 END_TEST
 
-static Suite *server_suite(void)
+MINK_CHECK_SUITE("server", s)
 {
-    Suite *s = suite_create("server");
     MINK_TCASE(s, "wire", 30, hello_gets_welcome, spawned_box_rests_on_ground,
                input_moves_kinematic_avatar, bad_json_keeps_connection,
                long_line_refused_others_served, order_and_ownership_errors,
@@ -398,6 +383,7 @@ static Suite *server_suite(void)
         {"3d", server_3d_tests, 30},
         {"queries", server_query_tests, 30},
         {"tokens", server_token_tests, 30},
+        {"events", server_event_tests, 30},
     };
     for (size_t i = 0; i < sizeof files / sizeof files[0]; i++) {
         TCase *tc = tcase_create(files[i].name);
@@ -405,7 +391,4 @@ static Suite *server_suite(void)
         tcase_set_timeout(tc, files[i].timeout);
         suite_add_tcase(s, tc);
     }
-    return s;
 }
-
-MINK_CHECK_MAIN(server_suite)

@@ -12,7 +12,6 @@
 
 /* ---- 3D worlds: the server started with --dim 3 (the embedded demo3d scene) ---- */
 
-static const char *const DIM3[] = {"--dim", "3", NULL};
 
 /* The length of a state body's `rot` quaternion. */
 static double quat_norm(const cJSON *body)
@@ -227,25 +226,13 @@ START_TEST(dim3_input_walks_the_character_on_the_floor)
      * floor (its centre 0.9 m up), not drifting in z. */
     double ack = send_inputs_to_ack(&c, "[1,0,0]", 30);
     ck_assert_double_eq(ack, 30);
-    double x0 = NAN, t0 = NAN;
-    for (int i = 0; i < 4; i++) {
-        cJSON *s = h_recv_type(&c, "state", 2000);
-        ck_assert_ptr_nonnull(s);
-        const cJSON *b = h_state_body(s, avatar);
-        ck_assert_ptr_nonnull(b);
-        ck_assert_double_eq_tol(h_vec(b, "vel", 0), 3.0, 1e-2);
-        ck_assert_double_eq_tol(h_vec(b, "vel", 2), 0.0, 1e-3);
-        ck_assert_double_eq_tol(h_vec(b, "pos", 1), 0.9, 0.03);
-        ck_assert_double_eq_tol(h_vec(b, "pos", 2), -15.0, 1e-3);
-        double x = h_vec(b, "pos", 0), t = h_num(s, "tick");
-        if (!isnan(x0))
-            ck_assert_double_eq_tol(x - x0, 3.0 * (t - t0) / 60.0, 2e-2);
-        x0 = x;
-        t0 = t;
-        cJSON_Delete(s);
-    }
+    const field_near on_floor[] = {{"vel", 0, 3.0, 1e-2},
+                                   {"vel", 2, 0.0, 1e-3},
+                                   {"pos", 1, 0.9, 0.03},
+                                   {"pos", 2, -15.0, 1e-3}};
+    double x = expect_run(&c, avatar, 3.0, on_floor, 4, 2e-2, &ack);
     /* 30 inputs 33 ms apart: about a second at up to 3 m/s. */
-    ck_assert_double_gt(x0, 12.0 + 2.0);
+    ck_assert_double_gt(x, 12.0 + 2.0);
     h_close(&c);
     stop();
 }

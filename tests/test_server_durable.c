@@ -147,12 +147,7 @@ START_TEST(sigkill_ten_times_and_every_restart_matches_the_logged_hash)
         previous = read_log(srv.log_path);
         unlink(srv.log_path);
     }
-    const char *suffix[] = {"", ".prev", ".next", ".journal", ".journal.new", ".prev.journal"};
-    char name[128];
-    for (size_t i = 0; i < sizeof suffix / sizeof *suffix; i++) {
-        snprintf(name, sizeof name, "%s%s", path, suffix[i]);
-        unlink(name);
-    }
+    h_remove_save(path);
 }
 END_TEST
 
@@ -211,12 +206,7 @@ START_TEST(a_damaged_snapshot_falls_back_to_the_one_before)
     free(log);
     ck_assert_int_eq(h_server_stop(&srv, SIGTERM, 5000), 0);
     unlink(srv.log_path);
-    const char *suffix[] = {"", ".prev", ".next", ".journal", ".journal.new", ".prev.journal"};
-    char name[128];
-    for (size_t i = 0; i < sizeof suffix / sizeof *suffix; i++) {
-        snprintf(name, sizeof name, "%s%s", path, suffix[i]);
-        unlink(name);
-    }
+    h_remove_save(path);
 }
 END_TEST
 

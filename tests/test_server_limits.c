@@ -30,9 +30,8 @@ START_TEST(every_query_of_a_burst_is_answered_in_order)
 {
     /* 1,000 lines a second in bursts of 2,000: the first 2,000 queries are read at once, the
      * other 3,000 as the bucket refills, the socket unread in between. */
-    static const char *const args[] = {"--max-msg-rate", "1000", NULL};
     h_conn c;
-    start_and_join(&c, args);
+    start_and_join_with(&c, "--max-msg-rate", "1000");
     enum { N = 5000 };
     char *batch = malloc((size_t)N * 200);
     ck_assert_ptr_nonnull(batch);
@@ -205,9 +204,8 @@ END_TEST
 
 START_TEST(spawns_are_rate_limited)
 {
-    static const char *const args[] = {"--max-spawn-rate", "5", NULL};
     h_conn c;
-    start_and_join(&c, args);
+    start_and_join_with(&c, "--max-spawn-rate", "5");
     /* Fifteen spawns at once: a burst of 10 at 5 a second, then rate_limited with each req. */
     char batch[4096] = "";
     for (int i = 1; i <= 15; i++) {
@@ -260,9 +258,8 @@ END_TEST
 
 START_TEST(max_line_flag_lowers_the_limit)
 {
-    static const char *const args[] = {"--max-line", "1000", NULL};
     h_conn c;
-    start_and_join(&c, args);
+    start_and_join_with(&c, "--max-line", "1000");
     /* A ping padded to 999 bytes passes; one of 1001 bytes ends the connection. */
     char line[1100];
     int n = snprintf(line, sizeof line, "{\"type\":\"ping\",\"t\":\"");

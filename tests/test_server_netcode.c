@@ -361,17 +361,24 @@ static bool view_moves_after_key(const char *flags, int window_ms)
     return moved;
 }
 
-START_TEST(client_in_tmux_moves_at_once_under_latency)
+/* tmux there (the test fails, saying so, when it is not), a tmux socket of this test's own, and
+ * the server started on the posts' scene, written to `scene` (cap bytes). */
+static void start_with_tmux(char *scene, size_t cap)
 {
     char out[256];
     ck_assert_msg(run_command("tmux -V", out, sizeof out) == 0,
                   "tmux is not installed (Debian package tmux, `make deps`)");
     snprintf(tmux_socket, sizeof tmux_socket, "mink-test-%d", (int)getpid());
-    char scene[64];
-    snprintf(scene, sizeof scene, "/tmp/mink-posts-%d.json", (int)getpid());
+    snprintf(scene, cap, "/tmp/mink-posts-%d.json", (int)getpid());
     write_scene(scene);
     const char *args[] = {"--scene", scene, NULL};
     start(args);
+}
+
+START_TEST(client_in_tmux_moves_at_once_under_latency)
+{
+    char scene[64];
+    start_with_tmux(scene, sizeof scene);
     /* The feel at 100 ms with jitter: the avatar moves on the first frames after the key. */
     ck_assert(view_moves_after_key("--latency 100 --jitter 10", 1000));
     /* The cause: 1 s each way, and still it moves within 1.5 s... */
@@ -400,15 +407,9 @@ static bool screen_shows(const char *text, int ms, char *now, size_t cap)
 START_TEST(client_drops_shapes_records_and_replays)
 {
     char out[8192];
-    ck_assert_msg(run_command("tmux -V", out, sizeof out) == 0,
-                  "tmux is not installed (Debian package tmux, `make deps`)");
-    snprintf(tmux_socket, sizeof tmux_socket, "mink-test-%d", (int)getpid());
     char scene[64], record[64];
-    snprintf(scene, sizeof scene, "/tmp/mink-posts-%d.json", (int)getpid());
+    start_with_tmux(scene, sizeof scene);
     snprintf(record, sizeof record, "/tmp/mink-record-%d.txt", (int)getpid());
-    write_scene(scene);
-    const char *args[] = {"--scene", scene, NULL};
-    start(args);
     /* The f key drops a box (the posts' scene has no dynamic body: an `o` is the box). */
     char cmd[1024];
     snprintf(cmd, sizeof cmd,

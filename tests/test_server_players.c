@@ -37,13 +37,11 @@ static void setup_files(const char *keep)
 
 static void remove_files(void)
 {
-    const char *suffix[] = {"", ".prev", ".next", ".journal", ".journal.new", ".prev.journal",
-                            ".players", ".players.tmp"};
-    char name[128];
-    for (size_t i = 0; i < sizeof suffix / sizeof *suffix; i++) {
-        snprintf(name, sizeof name, "%s%s", save_path, suffix[i]);
-        unlink(name);
-    }
+    h_remove_save(save_path);
+    char name[96];
+    snprintf(name, sizeof name, "%s.tmp", players_path);
+    unlink(name);
+    unlink(players_path);
     unlink(key_path);
 }
 
@@ -98,20 +96,29 @@ static double start_with_player(h_conn *a, const char *user, double *client)
     return box;
 }
 
+/* `user` joins again and owns `box` no more: its despawn is not_owner. */
+static void expect_owns_no_more(h_conn *a, const char *user, double box)
+{
+    cJSON_Delete(join_as(a, user, false));
+    char line[128];
+    despawn(a, 2, box, line, sizeof line);
+    expect_error(a, "not_owner");
+}
+
 /* Kills the server with SIGKILL once the journal has been flushed past what the test did
- * (--fsync-ms 50: 400 ms is several flushes), and starts it again on the same save. */
-static void crash_and_restart(void)
+ * (--fsync-ms 50: 400 ms is several flushes). */
+static void crash(void)
 {
     h_sleep_ms(400);
     ck_assert_int_eq(h_server_stop(&srv, SIGKILL, 3000), -2);
     unlink(srv.log_path);
-    start(args);
 }
 
-static void despawn(h_conn *c, int req, double id, char *line, size_t cap)
+/* The same, and the server started again on the same save. */
+static void crash_and_restart(void)
 {
-    snprintf(line, cap, "{\"type\":\"despawn\",\"req\":%d,\"id\":%.0f}", req, id);
-    ck_assert(h_send_line(c, line));
+    crash();
+    start(args);
 }
 
 START_TEST(a_player_owns_their_bodies_again_after_a_crash)
@@ -152,14 +159,8 @@ START_TEST(a_player_owns_their_bodies_again_after_a_crash)
     ck_assert_double_eq(h_num(w, "client"), alice);
     ck_assert_double_eq(h_num(w, "avatar"), avatar);
     cJSON_Delete(w);
-    cJSON *s = state_with(&a, box2, 3000);
-    ck_assert_ptr_nonnull(s);
-    ck_assert_double_eq(h_num(h_state_body(s, box2), "owner"), alice);
-    cJSON_Delete(s);
-    s = state_with(&c, box3, 3000);
-    ck_assert_ptr_nonnull(s);
-    ck_assert_double_eq(h_num(h_state_body(s, box3), "owner"), bob);
-    cJSON_Delete(s);
+    expect_owner(&a, box2, alice);
+    expect_owner(&c, box3, bob);
     char line[128];
     /* carol may not touch alice's or bob's bodies. */
     despawn(&c, 1, box1, line, sizeof line);
@@ -223,11 +224,8 @@ START_TEST(a_damaged_players_file_is_refused_and_the_server_runs)
     double dave;
     double box = start_with_player(&a, "dave", &dave);
     cJSON *w;
-    char line[128];
     h_close(&a);
-    h_sleep_ms(400);
-    ck_assert_int_eq(h_server_stop(&srv, SIGKILL, 3000), -2);
-    unlink(srv.log_path);
+    crash();
 
     /* Cut short in the checksum line: refused, the body comes back without an owner. */
     damage(-5, -1);
@@ -237,17 +235,12 @@ START_TEST(a_damaged_players_file_is_refused_and_the_server_runs)
     ck_assert(h_server_log_has(&srv, ".players: no checksum line at the end (cut short?); the "
                                      "bodies come back without owners"));
     ck_assert(h_server_log_has(&srv, "0 players back"));
-    w = join_as(&a, "dave", false);
-    cJSON_Delete(w);
-    despawn(&a, 2, box, line, sizeof line);
-    expect_error(&a, "not_owner");
+    expect_owns_no_more(&a, "dave", box);
     expect_alive(&a);
     h_close(&a);
     /* The start wrote the table anew: dave is in it again with the number he has now. */
     ck_assert(players_file_has(" dave *\n"));
-    h_sleep_ms(400);
-    ck_assert_int_eq(h_server_stop(&srv, SIGKILL, 3000), -2);
-    unlink(srv.log_path);
+    crash();
 
     /* One bit of the owner number flipped: the checksum does not match. */
     damage(0, strlen("mink-players 1 1\n"));
@@ -303,11 +296,7 @@ START_TEST(a_player_who_does_not_come_back_after_a_restart_loses_their_bodies)
     /* Back too late: a new player, with a new owner number, and the box is gone. */
     w = join_as(&c, "frank", false);
     ck_assert_double_gt(h_num(w, "client"), frank);
-    ck_assert_ptr_null(cJSON_GetObjectItem(w, "avatar"));
-    cJSON_Delete(w);
-    char line[128];
-    despawn(&c, 1, box, line, sizeof line);
-    expect_error(&c, "not_found");
+    expect_forgotten(&c, w, box);
     h_close(&c);
     stop();
     remove_files();
@@ -321,8 +310,6 @@ START_TEST(an_open_restart_drops_the_table_of_players)
     h_conn a;
     double gina;
     double box = start_with_player(&a, "gina", &gina);
-    cJSON *w;
-    char line[128];
     h_close(&a);
     stop();
     const char *open_args[] = {"--save", save_path, NULL};
@@ -334,10 +321,7 @@ START_TEST(an_open_restart_drops_the_table_of_players)
     start(args);
     ck_assert(h_server_log_has(&srv, ".players: the bodies come back without owners"));
     ck_assert(h_server_log_has(&srv, "0 players back"));
-    w = join_as(&a, "gina", false);
-    cJSON_Delete(w);
-    despawn(&a, 2, box, line, sizeof line);
-    expect_error(&a, "not_owner");
+    expect_owns_no_more(&a, "gina", box);
     h_close(&a);
     stop();
     remove_files();

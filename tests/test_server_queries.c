@@ -170,9 +170,8 @@ END_TEST
  * down onto it; a 2D vector is refused naming the field. */
 START_TEST(world_queries_in_3d)
 {
-    const char *args[] = {"--dim", "3", NULL};
     h_conn c;
-    start_and_join(&c, args);
+    start_and_join(&c, DIM3);
     double box = spawn_ok(&c, 1, "{\"shape\":{\"type\":\"box\",\"half\":[1,0.5,2]},"
                                  "\"pos\":[300,50,300],\"kind\":\"static\"}");
     cJSON *r = request(&c, "{\"type\":\"raycast\",\"req\":1,\"from\":[300.5,60,301],"

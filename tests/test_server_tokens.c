@@ -123,8 +123,7 @@ START_TEST(a_player_back_with_a_fresh_token_gets_their_bodies)
     ck_assert_double_ne(h_num(w, "client"), owner);
     cJSON_Delete(w);
     char line[256];
-    snprintf(line, sizeof line, "{\"type\":\"despawn\",\"req\":2,\"id\":%.0f}", box);
-    ck_assert(h_send_line(&b, line));
+    despawn(&b, 2, box, line, sizeof line);
     expect_error(&b, "not_owner");
     /* alice's connection breaks; she comes back with a fresh token: same owner, same avatar,
      * her body still hers (and shown with her as owner to a newcomer). */
@@ -135,10 +134,7 @@ START_TEST(a_player_back_with_a_fresh_token_gets_their_bodies)
     ck_assert_double_eq(h_num(w, "client"), owner);
     ck_assert_double_eq(h_num(w, "avatar"), avatar);
     cJSON_Delete(w);
-    cJSON *s = state_with(&a, box, 3000);
-    ck_assert_ptr_nonnull(s);
-    ck_assert_double_eq(h_num(h_state_body(s, box), "owner"), owner);
-    cJSON_Delete(s);
+    expect_owner(&a, box, owner);
     cJSON *m = request(&a, line, "despawned");
     ck_assert_double_eq(h_num(m, "id"), box);
     cJSON_Delete(m);
@@ -178,12 +174,7 @@ START_TEST(bodies_of_a_player_who_does_not_come_back_go)
     mint(token, "carol", 60);
     w = join_token(&a, token, false);
     ck_assert_double_ne(h_num(w, "client"), owner);
-    ck_assert_ptr_null(cJSON_GetObjectItem(w, "avatar"));
-    cJSON_Delete(w);
-    char line[128];
-    snprintf(line, sizeof line, "{\"type\":\"despawn\",\"req\":1,\"id\":%.0f}", avatar);
-    ck_assert(h_send_line(&a, line));
-    expect_error(&a, "not_found");
+    expect_forgotten(&a, w, avatar);
     h_close(&a);
     stop_with_key();
 }

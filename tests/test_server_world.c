@@ -147,9 +147,8 @@ END_TEST
 
 START_TEST(sleeping_bodies_leave_the_states_at_rest)
 {
-    const char *args[] = {"--scene", "pile:25", NULL};
     h_conn c;
-    start_and_join(&c, args);
+    start_and_join_with(&c, "--scene", "pile:25");
     /* The 25 boxes settle and fall asleep within a couple of seconds; each is in the states
      * until every client has seen it at rest, then no more. */
     double last_speed[27];
@@ -189,9 +188,8 @@ END_TEST
 
 START_TEST(pile_scene_is_served)
 {
-    const char *args[] = {"--scene", "pile:25", NULL};
     h_conn c;
-    start_and_join(&c, args);
+    start_and_join_with(&c, "--scene", "pile:25");
     cJSON *s = h_recv_type(&c, "state", 3000);
     ck_assert_ptr_nonnull(s);
     const cJSON *bodies = cJSON_GetObjectItemCaseSensitive(s, "bodies");

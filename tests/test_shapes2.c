@@ -1495,9 +1495,8 @@ START_TEST(resting_box_keeps_feature_ids)
 }
 END_TEST
 
-static Suite *shapes2_suite(void)
+MINK_CHECK_SUITE("shapes2", s)
 {
-    Suite *s = suite_create("shapes2");
     MINK_TCASE(s, "hull", 0, seed_minkowski_hexagon, hull_drops_duplicates_collinear_and_interior,
                hull_start_point_irrelevant, hull_refusals,
                hull_is_the_textbook_monotone_chain, hull_octagon_with_repeats_and_interior,
@@ -1512,7 +1511,4 @@ static Suite *shapes2_suite(void)
     tcase_add_loop_test(props, random_pairs, 0, COL_SHAPE_COUNT * COL_SHAPE_COUNT);
     tcase_set_timeout(props, 60);
     suite_add_tcase(s, props);
-    return s;
 }
-
-MINK_CHECK_MAIN(shapes2_suite)

@@ -1758,9 +1758,8 @@ START_TEST(random_pairs)
 }
 END_TEST
 
-static Suite *shapes3_suite(void)
+MINK_CHECK_SUITE("shapes3", s)
 {
-    Suite *s = suite_create("shapes3");
     MINK_TCASE(s, "exact", 30, sphere_sphere_exact, sphere_box_exact, box_box_face_and_edge,
                capsule_capsule_exact, resting_on_a_box, hull_cube_equals_box, tiny_against_huge,
                deep_overlap, cones_apart_at_a_crease, ball_near_a_cone_axis,
@@ -1775,7 +1774,4 @@ static Suite *shapes3_suite(void)
     tcase_add_loop_test(props, random_pairs, 0, COL_SHAPE3_COUNT * (COL_SHAPE3_COUNT + 1) / 2);
     tcase_set_timeout(props, 60);
     suite_add_tcase(s, props);
-    return s;
 }
-
-MINK_CHECK_MAIN(shapes3_suite)

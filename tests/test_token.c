@@ -203,15 +203,11 @@ START_TEST(key_files_must_hold_32_bytes)
 }
 END_TEST
 
-static Suite *token_suite(void)
+MINK_CHECK_SUITE("token", s)
 {
-    Suite *s = suite_create("token");
     MINK_TCASE(s, "tokens", 30, python_minted_tokens_are_accepted,
                mint_gives_the_same_bytes_as_python,
                expired_tampered_and_malformed_tokens_are_refused,
                a_token_is_let_in_once_until_it_expires, replay_check_holds_over_many_random_tokens,
                key_files_must_hold_32_bytes);
-    return s;
 }
-
-MINK_CHECK_MAIN(token_suite)

@@ -2,16 +2,11 @@
 #define _GNU_SOURCE /* memmem, strcasestr */
 #include "ws_client.h"
 
-#include <arpa/inet.h>
-#include <netinet/in.h>
-#include <poll.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
-#include <sys/socket.h>
-#include <unistd.h>
 
 #include "harness.h"
 
@@ -29,57 +24,28 @@ const char *ws_request(const char *path)
     return req;
 }
 
-/* Reads more bytes into c->buf; false on close or timeout. */
-static bool fill(ws_conn *c, int timeout_ms)
-{
-    struct pollfd p = {.fd = c->fd, .events = POLLIN};
-    if (poll(&p, 1, timeout_ms) <= 0)
-        return false;
-    if (c->cap - c->len < 4096) {
-        size_t cap = c->cap ? c->cap * 2 : 65536;
-        unsigned char *b = realloc(c->buf, cap);
-        if (!b)
-            return false;
-        c->buf = b;
-        c->cap = cap;
-    }
-    ssize_t n = recv(c->fd, c->buf + c->len, c->cap - c->len, 0);
-    if (n <= 0)
-        return false;
-    c->len += (size_t)n;
-    return true;
-}
-
 bool ws_handshake(ws_conn *c, int port, const char *request)
 {
-    memset(c, 0, sizeof *c);
-    c->fd = socket(AF_INET, SOCK_STREAM, 0);
-    if (c->fd < 0)
-        return false;
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (connect(c->fd, (struct sockaddr *)&a, sizeof a) != 0)
-        return false;
-    size_t len = strlen(request);
-    if (send(c->fd, request, len, MSG_NOSIGNAL) != (ssize_t)len)
+    c->status = 0;
+    h_conn *io = &c->io;
+    if (!h_connect(io, port) || !h_send_raw(io, request, strlen(request)))
         return false;
     long long end = h_now_ms() + 3000;
     char *head_end = NULL;
     while (!head_end) {
-        int left = (int)(end - h_now_ms());
-        if (left <= 0 || !fill(c, left))
+        if (h_fill(io, end) <= 0)
             return false;
-        head_end = memmem(c->buf, c->len, "\r\n\r\n", 4);
+        head_end = memmem(io->buf, io->len, "\r\n\r\n", 4);
     }
-    size_t head_len = (size_t)(head_end - (char *)c->buf) + 4;
-    char *head = strndup((char *)c->buf, head_len);
+    size_t head_len = (size_t)(head_end - io->buf) + 4;
+    char *head = strndup(io->buf, head_len);
     if (!head)
         return false;
     sscanf(head, "HTTP/1.%*d %d", &c->status);
     bool accepted = strcasestr(head, "sec-websocket-accept: " WS_ACCEPT) != NULL;
     free(head);
-    memmove(c->buf, c->buf + head_len, c->len - head_len);
-    c->len -= head_len;
+    memmove(io->buf, io->buf + head_len, io->len - head_len);
+    io->len -= head_len;
     return c->status == 101 && accepted;
 }
 
@@ -90,12 +56,7 @@ bool ws_connect(ws_conn *c, int port, const char *path)
 
 void ws_close_conn(ws_conn *c)
 {
-    if (c->fd >= 0)
-        close(c->fd);
-    c->fd = -1;
-    free(c->buf);
-    c->buf = NULL;
-    c->len = c->cap = 0;
+    h_close(&c->io);
 }
 
 bool ws_send_frame(ws_conn *c, int opcode, bool fin, bool masked, const void *data, size_t len)
@@ -125,7 +86,7 @@ bool ws_send_frame(ws_conn *c, int opcode, bool fin, bool masked, const void *da
     for (size_t i = 0; i < len; i++)
         f[n + i] = ((const unsigned char *)data)[i] ^ (masked ? key[i % 4] : 0);
     n += len;
-    bool ok = send(c->fd, f, n, MSG_NOSIGNAL) == (ssize_t)n;
+    bool ok = h_send_raw(&c->io, f, n);
     free(f);
     return ok;
 }
@@ -137,38 +98,45 @@ bool ws_send_text(ws_conn *c, const char *text)
 
 int ws_recv_frame(ws_conn *c, int *opcode, char **data, size_t *len, int timeout_ms)
 {
+    h_conn *io = &c->io;
     long long end = h_now_ms() + timeout_ms;
     for (;;) {
-        if (c->len >= 2) {
-            size_t hl = 2, n = c->buf[1] & 0x7f;
+        const unsigned char *b = (const unsigned char *)io->buf;
+        if (io->len >= 2) {
+            size_t hl = 2, n = b[1] & 0x7f;
             if (n == 126)
                 hl = 4;
             else if (n == 127)
                 hl = 10;
-            if (c->len >= hl) {
+            if (io->len >= hl) {
                 if (n == 126)
-                    n = ((size_t)c->buf[2] << 8) | c->buf[3];
+                    n = ((size_t)b[2] << 8) | b[3];
                 else if (n == 127)
                     for (int i = 0; i < 8; i++)
-                        n = (n << 8) | c->buf[2 + i];
-                if (c->len >= hl + n) {
-                    *opcode = c->buf[0] & 0x0f;
+                        n = (n << 8) | b[2 + i];
+                if (io->len >= hl + n) {
+                    *opcode = b[0] & 0x0f;
                     *len = n;
                     *data = malloc(n + 1);
-                    memcpy(*data, c->buf + hl, n);
+                    memcpy(*data, b + hl, n);
                     (*data)[n] = '\0';
-                    memmove(c->buf, c->buf + hl + n, c->len - hl - n);
-                    c->len -= hl + n;
+                    memmove(io->buf, io->buf + hl + n, io->len - hl - n);
+                    io->len -= hl + n;
                     return 1;
                 }
             }
         }
-        int left = (int)(end - h_now_ms());
-        if (left <= 0)
-            return 0;
-        if (!fill(c, left))
-            return h_now_ms() >= end ? 0 : -1;
+        ssize_t got = h_fill(io, end);
+        if (got <= 0)
+            return got < 0 ? 0 : -1;
     }
+}
+
+/* The next frame before `end` (h_now_ms's clock); false on timeout or close. */
+static bool next_frame(ws_conn *c, long long end, int *op, char **data, size_t *len)
+{
+    int left = (int)(end - h_now_ms());
+    return left > 0 && ws_recv_frame(c, op, data, len, left) == 1;
 }
 
 cJSON *ws_recv_json(ws_conn *c, int timeout_ms)
@@ -178,8 +146,7 @@ cJSON *ws_recv_json(ws_conn *c, int timeout_ms)
         int op;
         char *data;
         size_t len;
-        int left = (int)(end - h_now_ms());
-        if (left <= 0 || ws_recv_frame(c, &op, &data, &len, left) != 1)
+        if (!next_frame(c, end, &op, &data, &len))
             return NULL;
         if (op == WS_CLOSE) {
             free(data);
@@ -192,19 +159,14 @@ cJSON *ws_recv_json(ws_conn *c, int timeout_ms)
     }
 }
 
+static cJSON *next_json(void *c, int timeout_ms)
+{
+    return ws_recv_json(c, timeout_ms);
+}
+
 cJSON *ws_recv_type(ws_conn *c, const char *type, int timeout_ms)
 {
-    long long end = h_now_ms() + timeout_ms;
-    for (;;) {
-        int left = (int)(end - h_now_ms());
-        cJSON *j = left > 0 ? ws_recv_json(c, left) : NULL;
-        if (!j)
-            return NULL;
-        const char *t = h_str(j, "type");
-        if (t && strcmp(t, type) == 0)
-            return j;
-        cJSON_Delete(j);
-    }
+    return h_until_type(next_json, c, type, timeout_ms);
 }
 
 int ws_recv_close(ws_conn *c, int timeout_ms, char *error, size_t cap)
@@ -216,8 +178,7 @@ int ws_recv_close(ws_conn *c, int timeout_ms, char *error, size_t cap)
         int op;
         char *data;
         size_t len;
-        int left = (int)(end - h_now_ms());
-        if (left <= 0 || ws_recv_frame(c, &op, &data, &len, left) != 1)
+        if (!next_frame(c, end, &op, &data, &len))
             return -1;
         if (op == WS_TEXT && error && cap) {
             cJSON *j = cJSON_Parse(data);

@@ -8,12 +8,12 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#include "harness.h"
+
 enum { WS_CONT = 0, WS_TEXT = 1, WS_BINARY = 2, WS_CLOSE = 8, WS_PING = 9, WS_PONG = 10 };
 
 typedef struct ws_conn {
-    int fd;
-    unsigned char *buf; /* bytes received and not yet returned as frames */
-    size_t len, cap;
+    h_conn io;  /* the socket, and the bytes received and not yet returned as frames */
     int status; /* the handshake's HTTP status */
 } ws_conn;
 

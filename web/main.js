@@ -38,6 +38,19 @@ function showError(text) {
   setData("errors", Number(document.body.dataset.errors || 0) + 1);
 }
 
+// The last few events the world reported (subscribe {events}), newest first.
+function showEvents(events) {
+  const list = $("events");
+  for (const e of events) {
+    const li = document.createElement("li");
+    const who = e.type.startsWith("sensor") ? `${e.sensor} ⊃ ${e.body}` : e.type === "joint_break" ? `${e.joint}` : `${e.a} · ${e.b}`;
+    li.textContent = `${e.tick} ${e.type} ${who}${e.type === "hit" ? ` ${e.speed.toFixed(1)} m/s` : ""}`;
+    list.prepend(li);
+  }
+  while (list.children.length > 5) list.lastChild.remove();
+  setData("events", Number(document.body.dataset.events || 0) + events.length);
+}
+
 function send(msg) {
   if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(msg));
 }
@@ -81,10 +94,12 @@ function onMessage(text) {
       setData("dim", m.dim);
       $("dim").textContent = `${m.dim}D`;
       $("view3mode").hidden = m.dim !== 3;
+      send({ type: "subscribe", events: true });
       break;
     case "state":
       statesWindow.push(now);
       world.state(m, now);
+      if (m.events && m.events.length) showEvents(m.events);
       if (avatar && !world.bodies.has(avatar)) setAvatar(0);
       if (avatar) predictor.reconcile(avatar, now);
       setData("tick", m.tick);

@@ -69,6 +69,11 @@ export class View2 {
       if (b.shape.type !== "aabb") ctx.rotate(pose.rot || 0);
       ctx.fillStyle = css(c);
       ctx.strokeStyle = b.owner === me && me ? "#fff" : css(c, 0.6);
+      if (b.sensor) {
+        // A sensor: its outline alone, dashed, what passes through it shows.
+        ctx.strokeStyle = "rgb(120,220,255)";
+        ctx.setLineDash([6 / this.scale, 4 / this.scale]);
+      }
       ctx.beginPath();
       const s = b.shape;
       if (s.type === "aabb" || s.type === "box") {
@@ -82,7 +87,7 @@ export class View2 {
         p.forEach((q, i) => (i ? ctx.lineTo(q[0], q[1]) : ctx.moveTo(q[0], q[1])));
         ctx.closePath();
       }
-      ctx.fill();
+      if (!b.sensor) ctx.fill();
       ctx.stroke();
       ctx.restore();
     }
@@ -293,7 +298,7 @@ export class View3 {
         const height = level ? mid[1] : pose.pos[1];
         if (this.top) shade = 0.35 + 0.65 * (yhi > ylo ? Math.min(1, Math.max(0, (height - ylo) / (yhi - ylo))) : 1);
         const z = this.top ? -(wp[0][1] + wp[1][1] + wp[2][1]) : sp[0][2] + sp[1][2] + sp[2][2];
-        faces.push({ sp, z, fill: css(c, shade) });
+        faces.push({ sp, z, fill: css(c, shade), sensor: b.sensor });
       }
     }
     faces.sort((a, b) => b.z - a.z);
@@ -304,9 +309,9 @@ export class View3 {
       ctx.lineTo(f.sp[2][0], f.sp[2][1]);
       ctx.closePath();
       ctx.fillStyle = f.fill;
-      ctx.strokeStyle = f.fill;
+      ctx.strokeStyle = f.sensor ? "rgba(120,220,255,0.6)" : f.fill;
       ctx.lineWidth = 0.5;
-      ctx.fill();
+      if (!f.sensor) ctx.fill(); // a sensor: a wire mesh, what passes through it shows
       ctx.stroke();
     }
   }

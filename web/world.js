@@ -52,6 +52,7 @@ export class World {
         b.kind = e.kind;
         b.owner = e.owner;
         b.tag = e.tag;
+        b.sensor = e.sensor === true; // drawn as an outline: it pushes nothing
       }
       b.samples.push({ tick: st.tick, pos: e.pos, rot: e.rot, vel: e.vel });
       if (b.samples.length > KEEP) b.samples.shift();

@@ -38,6 +38,8 @@
 #define PROTO_MAX_JUMP 100.0     /* m: jump_height in [0, 100] */
 #define PROTO_MAX_RADIUS 1e6     /* m: subscribe's interest radius in (0, 1e6] */
 #define PROTO_MAX_ID 9007199254740992.0 /* 2^53: ids and seq are integers in [0, 2^53] */
+#define PROTO_MAX_IMPULSE 1e6    /* N s: |impulse component| of push and explode */
+#define PROTO_MAX_GROUP 2147483647.0 /* a filter's group is an integer in [-2^31, 2^31 - 1] */
 
 /* Defaults of the optional body spec fields. */
 #define PROTO_DEFAULT_DENSITY 1.0
@@ -193,6 +195,20 @@ const char *proto_kind_name(proto_body_kind kind);
 /* The kind a wire name names ("dynamic", ...), or -1. */
 int proto_kind_of(const char *name);
 
+/* A body's collision filter (an extension, `filter: {category?, mask?, group?}`): two bodies
+ * collide when each one's category has a bit of the other's mask, unless they share a group
+ * that is not 0, which decides alone (positive: they collide, negative: they never do).
+ * Category and mask are integers in [0, 2^53] on the wire (64 bits in the world); the
+ * defaults are category 1, every mask bit (PROTO_MASK_ALL, which the wire spells by leaving
+ * mask out) and group 0. */
+#define PROTO_MASK_ALL UINT64_MAX
+typedef struct proto_filter {
+    uint64_t category, mask;
+    int32_t group;
+} proto_filter;
+/* Whether a filter is the default one. */
+bool proto_filter_is_default(const proto_filter *f);
+
 /* A body spec with every optional field filled with its default. rot: rot[0] is the angle in
  * 2D; in 3D rot is a unit quaternion [x, y, z, w] (a non-unit one is normalised, a zero one
  * refused). */
@@ -206,6 +222,8 @@ typedef struct proto_body_spec {
     double jump_height; /* extension: m, characters only */
     double max_slope;   /* extension: rad in [0, pi/2], characters only */
     char tag[PROTO_MAX_TAG + 1];
+    proto_filter filter; /* extension */
+    bool sensor;         /* extension: it reports what overlaps it and pushes nothing */
 } proto_body_spec;
 
 /* A shape placed in the world, as `query` sends it. */
@@ -227,8 +245,11 @@ typedef enum proto_msg_type {
     PROTO_MSG_RAYCAST, /* extension: world queries (world_query.c) */
     PROTO_MSG_CAST,
     PROTO_MSG_OVERLAP,
+    PROTO_MSG_PUSH, /* extension: acting on a body (motion.c) */
+    PROTO_MSG_SET,
+    PROTO_MSG_EXPLODE,
 } proto_msg_type;
-#define PROTO_MSG_COUNT (PROTO_MSG_OVERLAP + 1)
+#define PROTO_MSG_COUNT (PROTO_MSG_EXPLODE + 1)
 
 /* A world query: `raycast {from, to, all?}`, `cast {shape, pos, rot?, to}`, `overlap {shape,
  * pos, rot?}`, each with `at_tick?`, `ignore?` and `kinds?` (docs/PROTOCOL.md). */
@@ -243,7 +264,29 @@ typedef struct proto_world_query {
     int nignore;
     uint64_t ignore[PROTO_MAX_IGNORE];
     unsigned kinds; /* a bit (1 << proto_body_kind) for each kind asked for; 0: every kind */
+    uint64_t mask;  /* only bodies whose category has a bit of it; 0: every body */
 } proto_world_query;
+
+/* `push {id, impulse, point?}`, `set {id, pos?, rot?, vel?, w?}` (at least one of them) and
+ * `explode {pos, radius, impulse, mask?}` (docs/PROTOCOL.md). rot as a body spec's (an angle in
+ * 2D, a unit quaternion in 3D); w a number in 2D, a vector in 3D. */
+typedef struct proto_push {
+    uint64_t id;
+    double impulse[3]; /* N s */
+    bool has_point;
+    double point[3]; /* m */
+} proto_push;
+typedef struct proto_set {
+    uint64_t id;
+    bool has_pos, has_rot, has_vel, has_w;
+    double pos[3], rot[4], vel[3], w[3];
+} proto_set;
+typedef struct proto_explode {
+    double pos[3];
+    double radius;  /* m, in (0, PROTO_MAX_RADIUS] */
+    double impulse; /* N s at the centre */
+    uint64_t mask;  /* 0: every body */
+} proto_explode;
 
 typedef struct proto_msg {
     proto_msg_type type;
@@ -286,11 +329,16 @@ typedef struct proto_msg {
             bool delta;
             bool has_hash; /* extension: the world hash every `hash` ticks, 0 off */
             double hash;
+            bool has_events; /* extension: what happened since the last state */
+            bool events;
         } subscribe;
         struct {
             char t[PROTO_MAX_ECHO + 1]; /* compact JSON of `t` */
         } ping;
         proto_world_query wq; /* raycast, cast, overlap */
+        proto_push push;
+        proto_set set;
+        proto_explode explode;
     } u;
 } proto_msg;
 
@@ -349,6 +397,11 @@ void proto_buf_append_i64(proto_buf *b, int64_t v);
  * fixed point are written with %.17g; non-finite values are written as 0 (they never should
  * reach a writer). */
 void proto_buf_append_fixed(proto_buf *b, double v, int decimals);
+/* The n numbers of v as a JSON array of such numbers ("[1.5,-2,0]"). */
+void proto_buf_append_fixed_array(proto_buf *b, const double *v, int n, int decimals);
+/* n points of `dim` such numbers each, as a JSON array of arrays ("[[0,1],[2,3.5]]"). */
+void proto_buf_append_fixed_points(proto_buf *b, const double (*p)[3], int n, int dim,
+                                   int decimals);
 /* The same texts written straight into memory with room for them (26 bytes for a fixed
  * number, 20 for an integer); each returns the end. For writers that reserve once for many
  * numbers. */
@@ -391,6 +444,11 @@ void proto_write_error(proto_buf *b, proto_error_code code, const char *message,
 void proto_write_spawned(proto_buf *b, const char *req, uint64_t id);
 void proto_write_despawned(proto_buf *b, const char *req, uint64_t id);
 void proto_write_pong(proto_buf *b, const char *t, uint64_t tick);
+/* The answers to push, set and explode: `{"type":"pushed","req":..,"id":..}`, `updated` the
+ * same, `{"type":"exploded","req":..,"bodies":N}` (how many bodies it pushed). */
+void proto_write_pushed(proto_buf *b, const char *req, uint64_t id);
+void proto_write_updated(proto_buf *b, const char *req, uint64_t id);
+void proto_write_exploded(proto_buf *b, const char *req, uint64_t bodies);
 
 typedef struct proto_result {
     bool hit;
@@ -490,6 +548,9 @@ bool proto_delta_apply(int dim, const int64_t *base, uint64_t dticks, uint32_t t
 /* Appends `,"shape":..,"kind":..,"owner":..,"tag":..`. */
 void proto_state_body_first(proto_buf *b, int dim, const proto_shape *shape,
                             proto_body_kind kind, uint32_t owner, const char *tag);
+/* Appends `,"filter":{..}` (the members that are not the default) and `,"sensor":true`, each
+ * when it is not the default: a first sighting's, after proto_state_body_first. */
+void proto_state_body_filter(proto_buf *b, const proto_filter *f, bool sensor);
 void proto_state_body_end(proto_buf *b); /* "}" */
 void proto_state_bodies_end(proto_buf *b); /* "]" */
 /* Appends `,"removed":[...]`; nothing when n == 0. */
@@ -505,6 +566,36 @@ typedef struct proto_contact {
 } proto_contact;
 void proto_state_contact(proto_buf *b, int dim, const proto_contact *c, bool first_in_list);
 void proto_state_contacts_end(proto_buf *b); /* "]" */
+
+/* ---- events in `state` (an extension: `subscribe {events: true}`) ---- */
+
+typedef enum proto_event_type {
+    PROTO_EVENT_CONTACT_BEGIN, /* a, b (a < b) */
+    PROTO_EVENT_CONTACT_END,
+    PROTO_EVENT_HIT,          /* a, b, point, normal (from a toward b), speed */
+    PROTO_EVENT_SENSOR_BEGIN, /* a: the sensor, b: the body */
+    PROTO_EVENT_SENSOR_END,
+    PROTO_EVENT_JOINT_BREAK, /* a: the joint */
+    PROTO_EVENT_COUNT
+} proto_event_type;
+/* "contact_begin", "contact_end", "hit", "sensor_begin", "sensor_end", "joint_break". */
+const char *proto_event_name(proto_event_type type);
+
+typedef struct proto_event {
+    proto_event_type type;
+    uint64_t tick;
+    uint64_t a, b;
+    double point[3], normal[3]; /* a hit's */
+    double speed;               /* a hit's, m/s */
+} proto_event;
+void proto_state_events_begin(proto_buf *b); /* `,"events":[` */
+/* Appends one event: `{"type":"contact_begin","a":..,"b":..,"tick":..}`, a hit with its point,
+ * normal and speed, a sensor's `{"type":..,"sensor":..,"body":..,"tick":..}`, a joint's
+ * `{"type":"joint_break","joint":..,"tick":..}`; preceded by a comma unless first_in_list. */
+void proto_state_event(proto_buf *b, int dim, const proto_event *e, bool first_in_list);
+void proto_state_events_end(proto_buf *b); /* "]" */
+/* Appends `,"dropped":N`: events the client was not sent (nothing when n == 0). */
+void proto_state_dropped(proto_buf *b, uint64_t n);
 void proto_state_end(proto_buf *b); /* "}\n" */
 
 /* Writes a shape as the protocol spells it: {"type":"aabb","half":[1,0.5]}. */

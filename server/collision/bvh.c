@@ -262,6 +262,7 @@ void col_bvh_iter_init(col_bvh_iter *it, const col_bvh *t, const col_box *box)
 {
     it->t = t;
     it->sp = 0;
+    it->slot = it->end = 0;
     if (t->node_count == 0)
         return;
     for (int k = 0; k < 3; k++) {

@@ -137,33 +137,26 @@ typedef struct candidates {
     const col_chain2 *c;
     col_box box;
     col_bvh_iter it;
-    uint32_t slot, end;
 } candidates;
 
 static void candidates_init(candidates *cd, const col_chain2 *c, col_aabb box)
 {
     cd->c = c;
     cd->box = box_of2(box);
-    cd->slot = cd->end = 0;
     col_bvh_iter_init(&cd->it, &c->bvh, &cd->box);
 }
 
 static bool candidates_next(candidates *cd, uint32_t *i, col_chain_segment2 *s)
 {
-    for (;;) {
-        while (cd->slot < cd->end) {
-            *i = cd->c->order[cd->slot++];
-            *s = col_chain2_segment(cd->c, *i);
-            col_box sb = segment_box(s);
-            if (col_box_overlap(&sb, &cd->box))
-                return true;
-        }
-        uint32_t first, count;
-        if (!col_bvh_iter_next(&cd->it, &first, &count))
-            return false;
-        cd->slot = first;
-        cd->end = first + count;
+    uint32_t slot;
+    while (col_bvh_iter_slot(&cd->it, &slot)) {
+        *i = cd->c->order[slot];
+        *s = col_chain2_segment(cd->c, *i);
+        col_box sb = segment_box(s);
+        if (col_box_overlap(&sb, &cd->box))
+            return true;
     }
+    return false;
 }
 
 uint32_t col_chain2_query(const col_chain2 *c, col_aabb box, uint32_t *out, uint32_t cap)

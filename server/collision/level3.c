@@ -32,7 +32,6 @@ typedef struct candidates {
     col_level3 l;
     col_box box;
     col_bvh_iter it;         /* a mesh: the leaves under the box */
-    uint32_t slot, end;      /* and the current leaf's slots */
     uint32_t range[4], i, j; /* a heightfield: the cells under it, and the next */
     int k;
     bool done;
@@ -42,7 +41,6 @@ static void candidates_init(candidates *c, col_level3 l, const col_box *box)
 {
     c->l = l;
     c->box = *box;
-    c->slot = c->end = 0;
     if (l.mesh) {
         col_bvh_iter_init(&c->it, &l.mesh->bvh, box);
         return;
@@ -60,23 +58,17 @@ static bool candidates_next(candidates *c, uint32_t *tri, mk_vec3 v[3], uint8_t 
 {
     if (c->l.mesh) {
         const col_mesh3 *m = c->l.mesh;
-        for (;;) {
-            while (c->slot < c->end) {
-                uint32_t t = c->slot++;
-                col_mesh3_local(m, t, v);
-                col_box tb = col_tri_box(v);
-                if (!col_box_overlap(&tb, &c->box))
-                    continue;
-                *tri = t;
-                *active = m->active[t];
-                return true;
-            }
-            uint32_t first, count;
-            if (!col_bvh_iter_next(&c->it, &first, &count))
-                return false;
-            c->slot = first;
-            c->end = first + count;
+        uint32_t t;
+        while (col_bvh_iter_slot(&c->it, &t)) {
+            col_mesh3_local(m, t, v);
+            col_box tb = col_tri_box(v);
+            if (!col_box_overlap(&tb, &c->box))
+                continue;
+            *tri = t;
+            *active = m->active[t];
+            return true;
         }
+        return false;
     }
     const col_heightfield3 *h = c->l.hf;
     while (!c->done) {

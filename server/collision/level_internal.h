@@ -37,11 +37,26 @@ typedef struct col_bvh_iter {
     uint16_t lo[3], hi[3];
     int sp;
     uint32_t stack[COL_BVH_MAX_DEPTH];
+    uint32_t slot, end; /* col_bvh_iter_slot: the current leaf's slots not yet given */
 } col_bvh_iter;
 
 void col_bvh_iter_init(col_bvh_iter *it, const col_bvh *t, const col_box *box);
 /* The next leaf: its slots first .. first + count; false when there is none. */
 bool col_bvh_iter_next(col_bvh_iter *it, uint32_t *first, uint32_t *count);
+
+/* The next slot of those leaves, one at a time; false when there is none. */
+static inline bool col_bvh_iter_slot(col_bvh_iter *it, uint32_t *slot)
+{
+    while (it->slot == it->end) {
+        uint32_t first, count;
+        if (!col_bvh_iter_next(it, &first, &count))
+            return false;
+        it->slot = first;
+        it->end = first + count;
+    }
+    *slot = it->slot++;
+    return true;
+}
 
 /* The leaves a segment o + s d (s in [0, tmax]) passes through with every node box grown by
  * `grow` on each side (a swept box's half extents; 0 for a ray), nearest first. The caller

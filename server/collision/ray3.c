@@ -24,20 +24,26 @@ typedef struct ray_span {
 
 static const ray_span EMPTY_SPAN = {true, 0.0, 0.0, {0.0, 0.0, 0.0}};
 
-/* The line p + t d inside the sphere |x - c| <= r: the quadratic's roots. */
-static ray_span sphere_span(col_d3 c, double r, col_d3 p, col_d3 d)
+/* The t where a t^2 + 2 b t + k <= 0 (a > 0): between the roots, found without cancellation
+ * (q = -(b + sign(b) s), t = q / a and k / q). The caller gives the normal. */
+static ray_span quadratic_span(double a, double b, double k)
 {
-    col_d3 m = d3_sub(p, c);
-    double a = d3_dot(d, d), b = d3_dot(m, d), k = d3_dot(m, m) - r * r;
     double disc = b * b - a * k;
     if (disc < 0.0)
         return EMPTY_SPAN;
     double s = sqrt(disc);
-    /* Roots without cancellation: q = -(b + sign(b) s), t = q / a and k / q. */
     double q = b >= 0.0 ? -(b + s) : -(b - s);
     double t0 = q / a, t1 = q != 0.0 ? k / q : t0;
-    ray_span sp = {false, fmin(t0, t1), fmax(t0, t1), {0.0, 0.0, 0.0}};
-    sp.normal = d3_scale(d3_sub(d3_mad(p, sp.enter, d), c), 1.0 / r);
+    return (ray_span){false, fmin(t0, t1), fmax(t0, t1), {0.0, 0.0, 0.0}};
+}
+
+/* The line p + t d inside the sphere |x - c| <= r. */
+static ray_span sphere_span(col_d3 c, double r, col_d3 p, col_d3 d)
+{
+    col_d3 m = d3_sub(p, c);
+    ray_span sp = quadratic_span(d3_dot(d, d), d3_dot(m, d), d3_dot(m, m) - r * r);
+    if (!sp.empty)
+        sp.normal = d3_scale(d3_sub(d3_mad(p, sp.enter, d), c), 1.0 / r);
     return sp;
 }
 
@@ -71,15 +77,11 @@ static ray_span tube_span(double r, col_d3 p, col_d3 d)
     double k = p.x * p.x + p.z * p.z - r * r;
     if (a == 0.0)
         return k <= 0.0 ? (ray_span){false, -INFINITY, INFINITY, {0.0, 0.0, 0.0}} : EMPTY_SPAN;
-    double disc = b * b - a * k;
-    if (disc < 0.0)
-        return EMPTY_SPAN;
-    double s = sqrt(disc);
-    double q = b >= 0.0 ? -(b + s) : -(b - s);
-    double t0 = q / a, t1 = q != 0.0 ? k / q : t0;
-    ray_span sp = {false, fmin(t0, t1), fmax(t0, t1), {0.0, 0.0, 0.0}};
-    col_d3 at = d3_mad(p, sp.enter, d);
-    sp.normal = d3(at.x / r, 0.0, at.z / r);
+    ray_span sp = quadratic_span(a, b, k);
+    if (!sp.empty) {
+        col_d3 at = d3_mad(p, sp.enter, d);
+        sp.normal = d3(at.x / r, 0.0, at.z / r);
+    }
     return sp;
 }
 

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "events.h"
 #include "handlers.h"
 #include "levels.h"
 #include "net_server.h"
@@ -229,6 +230,117 @@ static void handle_subscribe(net_session *s, proto_msg *m)
     }
     if (m->u.subscribe.has_hash)
         v->hash_every = (uint32_t)m->u.subscribe.hash;
+    if (m->u.subscribe.has_events) {
+        if (m->u.subscribe.events && !v->events)
+            net_events_subscribe(s->srv->events, v);
+        v->events = m->u.subscribe.events;
+    }
+}
+
+static mk_vec3 v3_of(const double *v) { return mk_v3((float)v[0], (float)v[1], (float)v[2]); }
+
+/* Answers a push, a set or an explosion the world carried out (or refuses it, naming the
+ * field, when `why` is set). */
+static void answer_motion(net_session *s, proto_msg *m, const char *why, uint64_t value)
+{
+    if (why) {
+        net_session_error(s, PROTO_ERR_BAD_REQUEST, why, req_of(m));
+        return;
+    }
+    proto_buf *b = &s->srv->out;
+    proto_buf_clear(b);
+    if (m->type == PROTO_MSG_PUSH)
+        proto_write_pushed(b, req_of(m), value);
+    else if (m->type == PROTO_MSG_SET)
+        proto_write_updated(b, req_of(m), value);
+    else
+        proto_write_exploded(b, req_of(m), value);
+    net_session_send_buf(s, b);
+}
+
+/* An impulse on a body of the client's own. */
+static void handle_push(net_session *s, proto_msg *m)
+{
+    const proto_push *p = &m->u.push;
+    const sim_body *b = owned_body(s, p->id, req_of(m));
+    if (!b)
+        return;
+    sim_world *w = s->srv->world;
+    mk_vec3 j = v3_of(p->impulse), at = v3_of(p->point);
+    bool ok = sim_world_dim(w) == 3
+                  ? sim_body_apply_impulse3(w, p->id, j, p->has_point ? &at : NULL)
+                  : sim_body_apply_impulse2(w, p->id, mk_v2(j.x, j.y),
+                                            p->has_point ? &(mk_vec2){at.x, at.y} : NULL);
+    char why[PROTO_MAX_MESSAGE];
+    snprintf(why, sizeof why, "id: body %llu is %s: an impulse moves a body with mass",
+             (unsigned long long)p->id, proto_kind_name(wio_kind_to_proto(b->kind)));
+    answer_motion(s, m, ok ? NULL : why, p->id);
+}
+
+/* Whether a body turns (keeps a spin): a dynamic body of a shape that turns. */
+static bool body_turns(const sim_world *w, const sim_body *b)
+{
+    const sim_body3 *b3 = sim_body3_of(w, b);
+    return b3 ? b3->inv_inertia.c0.x > 0.0f : b->inv_inertia > 0.0f;
+}
+
+/* A new placement, velocity or spin of a body of the client's own: all of it or, when a part
+ * cannot be set, none. */
+static void handle_set(net_session *s, proto_msg *m)
+{
+    const proto_set *p = &m->u.set;
+    const sim_body *b = owned_body(s, p->id, req_of(m));
+    if (!b)
+        return;
+    sim_world *w = s->srv->world;
+    const sim_body3 *b3 = sim_body3_of(w, b);
+    char why[PROTO_MAX_MESSAGE];
+    if (p->has_vel && b->kind == SIM_STATIC) {
+        snprintf(why, sizeof why, "vel: body %llu is static", (unsigned long long)p->id);
+        answer_motion(s, m, why, 0);
+        return;
+    }
+    if (p->has_w && !body_turns(w, b)) {
+        snprintf(why, sizeof why, "w: body %llu does not turn (a %s body%s)",
+                 (unsigned long long)p->id, proto_kind_name(wio_kind_to_proto(b->kind)),
+                 b->kind == SIM_DYNAMIC ? " of a shape that keeps its angle" : "");
+        answer_motion(s, m, why, 0);
+        return;
+    }
+    if (p->has_pos || p->has_rot) {
+        if (b3) {
+            mk_quat rot = b3->rot;
+            if (p->has_rot)
+                mk_quat_normalize_checked((mk_quat){(float)p->rot[0], (float)p->rot[1],
+                                                    (float)p->rot[2], (float)p->rot[3]},
+                                          &rot);
+            sim_body_set_transform3(w, p->id, p->has_pos ? v3_of(p->pos) : b3->pos, rot);
+        } else {
+            sim_body_set_transform2(w, p->id,
+                                    p->has_pos ? mk_v2((float)p->pos[0], (float)p->pos[1])
+                                               : b->pos,
+                                    p->has_rot ? (float)p->rot[0] : b->angle);
+        }
+    }
+    if (p->has_vel && b3)
+        sim_body_set_velocity3(w, p->id, v3_of(p->vel));
+    else if (p->has_vel)
+        sim_body_set_velocity2(w, p->id, mk_v2((float)p->vel[0], (float)p->vel[1]));
+    if (p->has_w && b3)
+        sim_body_set_spin3(w, p->id, v3_of(p->w));
+    else if (p->has_w)
+        sim_body_set_spin2(w, p->id, (float)p->w[2]);
+    answer_motion(s, m, NULL, p->id);
+}
+
+/* An explosion that pushes the client's own bodies alone. */
+static void handle_explode(net_session *s, proto_msg *m)
+{
+    const proto_explode *p = &m->u.explode;
+    sim_explosion e = {.pos = v3_of(p->pos), .radius = (float)p->radius,
+                       .impulse = (float)p->impulse, .filter = {.mask = p->mask}, .owned = true,
+                       .owner = s->owner};
+    answer_motion(s, m, NULL, sim_world_explode(s->srv->world, &e, NULL));
 }
 
 static void handle_bye(net_session *s, proto_msg *m)
@@ -244,7 +356,8 @@ static void (*const handlers[])(net_session *, proto_msg *) = {
     [PROTO_MSG_QUERY] = handle_query,         [PROTO_MSG_SUBSCRIBE] = handle_subscribe,
     [PROTO_MSG_PING] = handle_ping,           [PROTO_MSG_BYE] = handle_bye,
     [PROTO_MSG_RAYCAST] = handle_world_query, [PROTO_MSG_CAST] = handle_world_query,
-    [PROTO_MSG_OVERLAP] = handle_world_query,
+    [PROTO_MSG_OVERLAP] = handle_world_query, [PROTO_MSG_PUSH] = handle_push,
+    [PROTO_MSG_SET] = handle_set,             [PROTO_MSG_EXPLODE] = handle_explode,
 };
 _Static_assert(sizeof handlers / sizeof handlers[0] == PROTO_MSG_COUNT,
                "a handler for every message type");

@@ -63,6 +63,7 @@ typedef struct net_server {
 
     struct net_players *players;  /* invited players (players.c) */
     struct net_snapshot *snap;    /* the snapshots' arrays and tick buffers (snapshot.c) */
+    struct net_events *events;    /* the world's events for the clients (events.c) */
     struct net_durable *durable;  /* --save: snapshots and the journal (durable.c) */
     /* Operations (ops.c): the HTTP port, the Agones SDK, the clock's health, the drain. */
     struct net_http *http;

@@ -31,12 +31,12 @@ typedef struct journal_file {
     bool has_start, used;
 } journal_file;
 
-/* {"tick":T,"KEY":"HASH"} as the journal writes its start, mark and end lines: true with T
- * and HASH when `line` is one with this key. */
+/* {"tick":T,"KEY":"HASH"...} as the journal writes its start, mark and end lines (a start has
+ * the world's events after the hash): true with T and HASH when `line` is one with this key. */
 static bool hash_line(const char *line, size_t len, const char *key, uint64_t *tick,
                       char hash[17])
 {
-    char want[64], text[96];
+    char want[64], text[192];
     if (len >= sizeof text)
         return false;
     memcpy(text, line, len);
@@ -44,8 +44,9 @@ static bool hash_line(const char *line, size_t len, const char *key, uint64_t *t
     unsigned long long t;
     char h[17];
     int end = 0;
-    snprintf(want, sizeof want, "{\"tick\":%%llu,\"%s\":\"%%16[0-9a-f]\"}%%n", key);
-    if (sscanf(text, want, &t, h, &end) != 2 || end == 0 || strlen(h) != 16)
+    snprintf(want, sizeof want, "{\"tick\":%%llu,\"%s\":\"%%16[0-9a-f]\"%%n", key);
+    if (sscanf(text, want, &t, h, &end) != 2 || end == 0 || strlen(h) != 16 ||
+        (text[end] != '}' && text[end] != ','))
         return false;
     *tick = t;
     memcpy(hash, h, 17);

@@ -9,6 +9,7 @@
 
 #include "counters.h"
 #include "durable.h"
+#include "events.h"
 #include "health.h"
 #include "net_server.h"
 #include "ops.h"
@@ -33,7 +34,7 @@ net_config net_config_default(void)
         .msg_rate = 200.0, .spawn_rate = 20.0,
         .http_port = 7778, .http_max_connections = 64, .http_max_header = 4096,
         .http_timeout = 5, .stall_seconds = 5.0, .drain_seconds = 10.0,
-        .save_every = 60.0, .fsync_ms = 1000, .keep_bodies = 60.0,
+        .save_every = 60.0, .fsync_ms = 1000, .keep_bodies = 60.0, .events_per_state = 1024,
     };
 }
 
@@ -66,6 +67,9 @@ static void on_tick(uv_timer_t *t)
     while (srv->acc_ns >= srv->dt_ns && steps < srv->cfg.max_catchup) {
         uint64_t t0 = uv_hrtime();
         sim_world_step(srv->world);
+        /* The step's events to the sessions that asked, and the world's cleared, before
+         * anything else reads the world (a flush point's hash, a snapshot). */
+        net_events_take(srv);
         uint64_t t1 = uv_hrtime();
         st->steps++;
         st->late += steps > 0;
@@ -240,11 +244,13 @@ int net_serve(const net_config *cfg, sim_world *world)
     uv_loop_t *loop = malloc(sizeof *loop);
     proto_msg *msg = malloc(sizeof *msg);
     net_snapshot *snap = net_snapshot_new();
-    if (!srv || !loop || !msg || !snap) {
+    net_events *events = net_events_new(cfg->events_per_state);
+    if (!srv || !loop || !msg || !snap || !events) {
         free(srv);
         free(loop);
         free(msg);
         net_snapshot_free(snap);
+        net_events_free(events);
         LOG_ERROR("out of memory");
         return UV_ENOMEM;
     }
@@ -254,6 +260,7 @@ int net_serve(const net_config *cfg, sim_world *world)
     srv->world = world;
     srv->msg = msg;
     srv->snap = snap;
+    srv->events = events;
     srv->dt_ns = (uint64_t)(1e9 / cfg->tick_hz);
     proto_buf_init(&srv->out);
 
@@ -302,6 +309,7 @@ int net_serve(const net_config *cfg, sim_world *world)
     free(loop);
     net_durable_free(srv);
     net_snapshot_free(srv->snap);
+    net_events_free(srv->events);
     net_players_free(srv);
     proto_buf_free(&srv->out);
     free(srv->msg);

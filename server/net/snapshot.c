@@ -27,6 +27,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "events.h"
 #include "mink_log.h"
 #include "net_server.h"
 #include "session.h"
@@ -149,6 +150,10 @@ static net_piece full_piece(net_snapshot *sn, sim_world *w, const sim_body *body
     wio_body_shape_to_proto(w, body, &shape);
     proto_state_body_first(b, dim, &shape, wio_kind_to_proto(body->kind), body->owner,
                            body->tag);
+    proto_filter filter;
+    bool sensor;
+    wio_body_filter(w, body, &filter, &sensor);
+    proto_state_body_filter(b, &filter, sensor);
     proto_shape_free(&shape); /* a level body's geometry or name */
     proto_state_body_end(b);
     p->end = b->len;
@@ -336,6 +341,30 @@ static bool add_near_bodies(net_snapshot *sn, sim_world *w, net_view *v,
     return true;
 }
 
+/* `,"events":[...]` of the client, pieces of the tick buffer (each event encoded once a
+ * snapshot), and `,"dropped":N`. */
+static bool add_events(net_snapshot *sn, net_session *s, bool near, mk_vec3 centre)
+{
+    net_server *srv = s->srv;
+    net_view *v = &s->view;
+    net_events *ev = srv->events;
+    uint64_t dropped =
+        net_events_pick(ev, v, near, centre, v->radius, srv->cfg.events_per_state);
+    size_t mark = sn->own.len;
+    proto_state_events_begin(&sn->own);
+    bool ok = add_own(sn, v, mark), first = true;
+    int dim = sim_world_dim(srv->world);
+    for (size_t k = ev->pick.v.len; ok && k-- > 0;) {
+        size_t off, end;
+        net_events_piece(ev, ev->pick.at[k], &sn->tick->data, dim, &off, &end);
+        ok = off != SIZE_MAX && add_piece(sn, v, off, end, &first);
+    }
+    mark = sn->own.len;
+    proto_state_events_end(&sn->own);
+    proto_state_dropped(&sn->own, dropped);
+    return ok && add_own(sn, v, mark);
+}
+
 static bool build_state(net_snapshot *sn, sim_world *w, net_session *s,
                         const sim_body *bodies, size_t slots)
 {
@@ -383,6 +412,8 @@ static bool build_state(net_snapshot *sn, sim_world *w, net_session *s,
         net_piece p = contacts_piece(sn, w);
         ok = add_range(sn, v, p.off, p.end - p.off, false);
     }
+    if (ok && v->events)
+        ok = add_events(sn, s, near, centre);
     mark = own->len;
     proto_state_end(own);
     ok = ok && add_own(sn, v, mark) && !own->failed && !tick->failed;
@@ -406,6 +437,7 @@ int net_snapshot_build(net_server *srv, uint64_t since)
         return -1;
     }
     sn->tick->tick = sim_world_tick(w);
+    net_events_build(srv->events);
     bool objects = false, compact = false, delta = false;
     for (const net_session *s = srv->sessions; s; s = s->next) {
         const net_view *v = &s->view;

@@ -20,6 +20,8 @@ typedef struct net_view {
     bool delta;          /* seen bodies relative to their last state sent */
     bool delta_reset;    /* delta was just turned on: the next state sends every body whole */
     uint32_t hash_every; /* ticks between world hashes in `state`, 0 off */
+    bool events;         /* what happened since the last state (events.c) */
+    uint64_t events_next; /* the sequence number of the first event it has not been sent */
     uint64_t hash_sent_tick; /* the tick of the last state that carried the hash */
     bool hash_sent;
     uint32_t phase; /* which tick of a snapshot period its states go out on */

@@ -267,7 +267,13 @@ void rul_read_opts(lua_State *L, int idx, const char *fn, rul_query_opts *o)
         }
         lua_pop(L, 1);
     }
-    lua_pop(L, 4);
+    if (lua_getfield(L, idx, "mask") != LUA_TNIL) {
+        lua_Integer mask = luaL_checkinteger(L, -1);
+        if (mask < 1 || mask > ((lua_Integer)1 << 53))
+            luaL_error(L, "%s: mask is a whole number in [1, 2^53]", fn);
+        o->f.mask = (uint64_t)mask;
+    }
+    lua_pop(L, 5);
 }
 
 /* The answer of a query that failed: -1 memory, -2 a tick outside the history. */

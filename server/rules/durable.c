@@ -35,6 +35,13 @@ static void put_field(proto_buf *b, const char *name, uint64_t v)
     proto_buf_append_u64(b, v);
 }
 
+/* Opens the i-th object of an array (a timer, a player) with its id. */
+static void open_item(proto_buf *b, size_t i, uint64_t id)
+{
+    proto_buf_append_str(b, i ? ",{" : "{");
+    put_field(b, "id", id);
+}
+
 static int save_body(lua_State *L, void *ud)
 {
     save_call *c = ud;
@@ -54,8 +61,7 @@ static int save_body(lua_State *L, void *ud)
     proto_buf_append_str(b, ",\"timers\":[");
     for (size_t i = 0; i < rt->timers.v.len; i++) {
         const rul_timer *t = &rt->timers.at[i];
-        proto_buf_append_str(b, i ? ",{" : "{");
-        put_field(b, "id", t->id);
+        open_item(b, i, t->id);
         proto_buf_append_char(b, ',');
         put_field(b, "due", t->due);
         proto_buf_append_char(b, ',');
@@ -71,8 +77,7 @@ static int save_body(lua_State *L, void *ud)
     proto_buf_append_str(b, "],\"players\":[");
     for (size_t i = 0; i < rt->players.v.len; i++) {
         const rul_player_rec *p = &rt->players.at[i];
-        proto_buf_append_str(b, i ? ",{" : "{");
-        put_field(b, "id", p->id);
+        open_item(b, i, p->id);
         proto_buf_append_str(b, ",\"name\":");
         proto_buf_append_json_string(b, p->name);
         const char *opt[2][2] = {{"user", p->user}, {"role", p->role}};

@@ -28,6 +28,8 @@
 #define SIM_SLOP 0.0005f    /* m: overlap left to resting contacts, so they do not flicker */
 
 #define SIM_SPECULATIVE 0.02f /* m: pairs this close get contact points before they touch */
+/* m: a pair this close counts as touching (wakes, grounds, is a contact and its events) */
+#define SIM_TOUCHING 0.001f
 /* A body (not a character: step.c's needs_sweep) that moves farther than this in a step is swept
  * (sweep.c) against static and kinematic bodies: a gap wider than SIM_SPECULATIVE at
  * the start of the step has no contact point in the solver, so a body moving farther could close

@@ -82,9 +82,10 @@ static inline bool consider(sim_world *w, const uint32_t *order, size_t i, size_
     /* A pair of resting bodies is not listed (a sleeping island keeps its contacts in the
      * cache); waking or sleeping changes the list. */
     const sim_body *a = &w->slots.bodies.at[sa], *b = &w->slots.bodies.at[sb];
-    /* Kinematic bodies are never moved by contacts, so pairs of them do nothing. */
+    /* Kinematic bodies are never moved by contacts, so pairs of them do nothing; nor do bodies
+     * that do not collide. */
     if ((sim_kind_fixed(a->kind) && sim_kind_fixed(b->kind)) ||
-        (sim_body_resting(a) && sim_body_resting(b)))
+        (sim_body_resting(a) && sim_body_resting(b)) || !sim_pair_collides(w, sa, sb))
         return true;
     *sleeper |= a->sleeping || b->sleeping;
     sim_pair p = {sa, sb, 0.0f, 0};

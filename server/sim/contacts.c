@@ -15,8 +15,6 @@
 #include "contacts.h"
 #include "contacts_level.h"
 
-#define SIM_TOUCHING 0.001f /* m: a pair this close counts as touching (wakes, grounds) */
-
 /* A body that wakes a sleeping one it touches: anything awake that moves. */
 static bool active(const sim_world *w, const sim_body *b)
 {
@@ -359,6 +357,8 @@ static void level_pair(sim_world *w, sim_pair *pair, sim_body *a, sim_body *b, d
     bool placed = false;
     for (uint32_t k = sp->first; k < sp->first + sp->count; k++) {
         const dmanifold *m = &ch[k].m;
+        if (w->cfg.events)
+            DIM_NAME(sim_hit_check)(w, a, b, m);
         if (m->depth >= -SIM_TOUCHING)
             note_touching(w, a, b, m, up);
         uint32_t found = UINT32_MAX;
@@ -409,6 +409,7 @@ void DIM_NAME(sim_collide)(sim_world *w, dvec up)
     sim_pair *pairs = w->broad.pairs.at;
     const sim_level_span *spans = w->solver.level_spans.data;
     size_t span = 0, n_spans = w->solver.level_spans.len;
+    w->ev.in_collide = true; /* a sleeper woken in the pass skipped its pairs (events.c) */
     for (size_t i = 0; i < n_pairs; i++) {
         sim_body *a, *b;
         pair_bodies(w, &pairs[i], &a, &b);
@@ -434,11 +435,14 @@ void DIM_NAME(sim_collide)(sim_world *w, dvec up)
         if (it->state != NARROW_DONE || it->m.count == 0)
             continue;
         const dmanifold m = it->m;
+        if (w->cfg.events)
+            DIM_NAME(sim_hit_check)(w, a, b, &m);
         if (m.depth >= -SIM_TOUCHING)
             note_touching(w, a, b, &m, up);
         add_constraint(w, &pairs[i], a, b, &m, it->found, it->kept, fills, (uint32_t)i,
                        NO_CHILD);
     }
+    w->ev.in_collide = false;
     if (fills)
         fill_constraints(w, items, fills);
     sim_cache_end_pairs(w, first_solved);

@@ -92,6 +92,15 @@ dmanifold DIM_NAME(sim_level_deepest)(const sim_world *w, const sim_body *lb, co
     return best;
 }
 
+bool DIM_NAME(sim_level_overlaps)(const sim_world *w, const sim_body *lb, const sim_body *b,
+                                  float within)
+{
+    const dpart *bp = dim_part_of(w, b);
+    dmanifold m = DIM_NAME(sim_level_deepest)(w, lb, &bp->shape, dim_xf_at(bp, bp->pos),
+                                              dim_splat(0.0f), COL_BACK_FACES_COLLIDE, within);
+    return m.count > 0 || m.distance <= within;
+}
+
 /* The velocity of a body's shape relative to another body: the active-edge rule's motion
  * (3D), zero below SIM_LEVEL_STILL_SPEED. The rule keeps an edge's own normal when that
  * hinders the motion less than the face's; for a body at rest the motion is the solver's

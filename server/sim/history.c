@@ -25,6 +25,9 @@ typedef struct frame {
 typedef struct gone_body {
     sim_id id;
     sim_kind kind;
+    uint64_t category;
+    bool sensor;
+    bool placed; /* a static body moved away: its pose is its own, not a record's */
     uint64_t born, removed; /* it existed at ticks in [born, removed] */
     col_shape2 s2;
     col_shape3 s3; /* a polygon's or hull's copy is owned here */
@@ -308,21 +311,18 @@ bool sim_history_born_by(const sim_world *w, uint32_t slot, uint64_t t)
     return !h || slot >= h->born.v.len || h->born.at[slot] <= t;
 }
 
-void sim_history_note_removed(sim_world *w, const sim_body *b)
+/* A gone body for b as it is now, its shape copied: false when memory ran out. */
+static bool gone_of(sim_world *w, sim_history *h, const sim_body *b, gone_body *out)
 {
-    sim_history *h = w->history;
-    if (!h || h->ticks == 0)
-        return;
-    h->changes++;
-    if (!mk_vec_reserve(&h->gone.v, h->gone.v.len + 1))
-        return;
     uint32_t slot = sim_id_slot(b->id);
-    gone_body g = {.id = b->id, .kind = b->kind, .removed = w->tick,
-                   .born = slot < h->born.v.len ? h->born.at[slot] : 0, .s2 = b->shape};
+    sim_slot_filter f = w->filter.slots.at[slot];
+    gone_body g = {.id = b->id, .kind = b->kind, .category = f.f.category, .sensor = f.sensor,
+                   .removed = w->tick, .born = slot < h->born.v.len ? h->born.at[slot] : 0,
+                   .s2 = b->shape};
     if (b->shape.type == COL_SHAPE_POLYGON && b->polygon && w->cfg.dim != 3) {
         col_polygon *copy = malloc(sizeof *copy);
         if (!copy)
-            return;
+            return false;
         *copy = *b->polygon;
         g.s2.polygon = copy;
     }
@@ -332,7 +332,7 @@ void sim_history_note_removed(sim_world *w, const sim_body *b)
         if (g.s3.type == COL_SHAPE3_HULL) {
             col_hull3 *copy = malloc(sizeof *copy);
             if (!copy)
-                return;
+                return false;
             *copy = *sim_part3(w, slot)->hull;
             g.s3.hull = copy;
         }
@@ -341,11 +341,53 @@ void sim_history_note_removed(sim_world *w, const sim_body *b)
     }
     g.level = b->level;
     sim_level_retain(g.level);
+    *out = g;
+    return true;
+}
+
+void sim_history_note_removed(sim_world *w, const sim_body *b)
+{
+    sim_history *h = w->history;
+    if (!h || h->ticks == 0)
+        return;
+    h->changes++;
+    gone_body g;
+    if (!mk_vec_reserve(&h->gone.v, h->gone.v.len + 1) || !gone_of(w, h, b, &g))
+        return;
     if (!record(w, h, b)) {
         free_gone(&g);
         return;
     }
     MK_VEC_PUSH(&h->gone, g); /* room reserved */
+}
+
+void sim_history_note_moved(sim_world *w, const sim_body *b)
+{
+    sim_history *h = w->history;
+    if (!h || h->ticks == 0)
+        return;
+    if (b->kind != SIM_STATIC) {
+        record(w, h, b);
+        return;
+    }
+    h->changes++;
+    uint32_t slot = sim_id_slot(b->id);
+    gone_body g;
+    if (!hold_slot(h, slot) || !mk_vec_reserve(&h->gone.v, h->gone.v.len + 1) ||
+        !gone_of(w, h, b, &g))
+        return;
+    g.placed = true;
+    if (w->cfg.dim == 3) {
+        const sim_body3 *b3 = sim_part3(w, slot);
+        float v[7] = {b3->pos.x, b3->pos.y, b3->pos.z, b3->rot.x, b3->rot.y, b3->rot.z, b3->rot.w};
+        memcpy(g.pose, v, sizeof v);
+    } else {
+        g.pose[0] = b->pos.x;
+        g.pose[1] = b->pos.y;
+        g.pose[2] = b->angle;
+    }
+    MK_VEC_PUSH(&h->gone, g); /* room reserved */
+    h->born.at[slot] = w->tick + 1;
 }
 
 static col_aabb3 bounds_of(const sim_qbody *q)
@@ -358,12 +400,14 @@ static col_aabb3 bounds_of(const sim_qbody *q)
     return (col_aabb3){mk_v3(b.center.x, b.center.y, 0), mk_v3(b.half.x, b.half.y, 0)};
 }
 
-static sim_qbody qbody_of(const sim_history *h, sim_id id, sim_kind kind, const col_shape2 *s2,
-                          const col_shape3 *s3, const sim_level *level, const float *p)
+static sim_qbody qbody_of(const sim_history *h, sim_id id, sim_kind kind, uint64_t category,
+                          bool sensor, const col_shape2 *s2, const col_shape3 *s3,
+                          const sim_level *level, const float *p)
 {
     /* A query tells the dimension by which shape is given. */
-    sim_qbody q = {.id = id, .kind = kind, .s2 = h->floats == 3 ? s2 : NULL,
-                   .s3 = h->floats == 7 ? s3 : NULL, .level = level};
+    sim_qbody q = {.id = id, .kind = kind, .category = category, .sensor = sensor,
+                   .s2 = h->floats == 3 ? s2 : NULL, .s3 = h->floats == 7 ? s3 : NULL,
+                   .level = level};
     if (h->floats == 3)
         q.x2 = (col_xf2){mk_v2(p[0], p[1]), p[2]};
     else
@@ -418,7 +462,7 @@ const mk_vec *sim_history_bodies_at(sim_world *w, uint64_t t, float *widest)
                 continue;
             }
             for (size_t g = 0; g < h->gone.v.len; g++)
-                if (h->gone.at[g].id == id) {
+                if (h->gone.at[g].id == id && !h->gone.at[g].placed) {
                     memcpy(h->gone.at[g].pose, p, (size_t)h->floats * sizeof(float));
                     h->gone.at[g].mark = h->mark;
                 }
@@ -431,14 +475,16 @@ const mk_vec *sim_history_bodies_at(sim_world *w, uint64_t t, float *widest)
         if (b->id == 0 || !sim_history_born_by(w, slot, t))
             continue;
         sim_qbody q;
+        const sim_slot_filter *f = &w->filter.slots.at[slot];
         if (h->slot_mark.at[slot] == h->mark) {
-            q = qbody_of(h, b->id, b->kind, &b->shape,
+            q = qbody_of(h, b->id, b->kind, f->f.category, f->sensor, &b->shape,
                          w->cfg.dim == 3 ? &sim_part3(w, slot)->shape : NULL, b->level,
                          &h->slot_pose.at[slot * 7]);
         } else {
             /* Not moved since t: where it is now, its bounds those after the last step. */
-            q = (sim_qbody){b->id, b->kind, NULL, {{0, 0}, 0}, NULL, {{0, 0, 0}, {0, 0, 0, 1}},
-                            b->level, w->broad.shape_box.at[slot], 0.0f};
+            q = (sim_qbody){b->id, b->kind, f->f.category, f->sensor, NULL, {{0, 0}, 0}, NULL,
+                            {{0, 0, 0}, {0, 0, 0, 1}}, b->level, w->broad.shape_box.at[slot],
+                            0.0f};
             if (w->cfg.dim == 3) {
                 const sim_body3 *b3 = sim_part3(w, slot);
                 q.s3 = &b3->shape;
@@ -453,9 +499,10 @@ const mk_vec *sim_history_bodies_at(sim_world *w, uint64_t t, float *widest)
     }
     for (size_t g = 0; g < h->gone.v.len; g++) {
         const gone_body *gb = &h->gone.at[g];
-        if (gb->born > t || gb->removed < t || gb->mark != h->mark)
+        if (gb->born > t || gb->removed < t || (!gb->placed && gb->mark != h->mark))
             continue;
-        sim_qbody q = qbody_of(h, gb->id, gb->kind, &gb->s2, &gb->s3, gb->level, gb->pose);
+        sim_qbody q = qbody_of(h, gb->id, gb->kind, gb->category, gb->sensor, &gb->s2, &gb->s3,
+                               gb->level, gb->pose);
         if (!MK_VEC_PUSH(&h->unsorted, q))
             return NULL;
     }

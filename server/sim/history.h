@@ -9,6 +9,8 @@
 typedef struct sim_qbody {
     sim_id id;
     sim_kind kind;
+    uint64_t category; /* its filter's (a query's mask meets it) */
+    bool sensor;       /* queries pass through sensors */
     const col_shape2 *s2;
     col_xf2 x2;
     const col_shape3 *s3;
@@ -40,6 +42,10 @@ void sim_history_note_added(sim_world *w, uint32_t slot);
 void sim_history_note_removed(sim_world *w, const sim_body *b);
 /* A body woken (sleep.c), in a step or between steps: its placement now, before it moves. */
 void sim_history_note_woken(sim_world *w, const sim_body *b);
+/* A body about to be moved between steps (a teleport, motion.c): its placement now is where
+ * it was at this tick. A static body, which has no records, is kept as a removed one is, up
+ * to this tick, and counts as added now. */
+void sim_history_note_moved(sim_world *w, const sim_body *b);
 /* Whether a body of this slot existed at tick t (it was added before it). */
 bool sim_history_born_by(const sim_world *w, uint32_t slot, uint64_t t);
 

@@ -392,6 +392,22 @@ static bool read_levels(sim_world *w, in *r, const uint8_t *levels, sim_level_re
     return true;
 }
 
+/* The filters' count made again, and the events' lists checked (sim_events_check): each names
+ * bodies of the world. */
+static bool check_events(sim_world *w, in *r, const size_t at_vecs[WORLD_VECS])
+{
+    sim_filters_recount(w);
+    const char *what = sim_events_check(w);
+    if (!what)
+        return true;
+    world_vec vecs[WORLD_VECS];
+    size_t at = 0;
+    for (size_t i = 0, n = sim_world_vecs(w, vecs); i < n; i++)
+        if (vecs[i].v == &w->ev.touching.v)
+            at = at_vecs[i];
+    return bad(r, at, what, 0);
+}
+
 static bool read_cache(sim_world *w, in *r)
 {
     sim_cache *c = &w->solver.cache;
@@ -483,7 +499,7 @@ sim_world *sim_world_from_image_levels(const void *data, size_t len,
     ok = ok && slot_tables_ok(w, &r, at_vecs, (size_t)slots) &&
          read_bodies(w, &r, at_vecs[0] + 2 * sizeof(uint64_t)) &&
          read_levels(w, &r, levels, resolve, ctx) && read_cache(w, &r) &&
-         check_vecs(w, &r, at_vecs);
+         check_vecs(w, &r, at_vecs) && check_events(w, &r, at_vecs);
     free(levels);
     if (ok && w->islands.loaded_ring != 0 && !sim_world_get(w, w->islands.loaded_ring))
         ok = bad(&r, at, "the loaded sleepers' ring", w->islands.loaded_ring);

@@ -41,4 +41,9 @@ col_aabb3 sim_level_bounds(const sim_level *l, col_xf2 x2, col_xf3 x3);
  * lying across more pieces than this keeps the first ones found. */
 #define SIM_LEVEL_MAX_CHILDREN 64
 
+/* Whether body b's shape overlaps a piece of level body lb, or is at most `within` m from one,
+ * where both are now (contacts_level.c, one per dimension): what a sensor sees of a level. */
+bool sim_level_overlaps2(const sim_world *w, const sim_body *lb, const sim_body *b, float within);
+bool sim_level_overlaps3(const sim_world *w, const sim_body *lb, const sim_body *b, float within);
+
 #endif

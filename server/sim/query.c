@@ -20,14 +20,18 @@
 #include "history.h"
 #include "level.h"
 
-static bool wanted(const sim_query_filter *f, sim_id id, sim_kind kind)
+/* Whether the filter admits a body: never a sensor (a query passes through it), and only one
+ * of the kinds, out of the ignored ids and with a category that meets the mask. */
+static bool wanted(const sim_query_filter *f, const sim_qbody *q)
 {
+    if (q->sensor)
+        return false;
     if (!f)
         return true;
-    if (f->kinds && !(f->kinds & (1u << kind)))
+    if ((f->kinds && !(f->kinds & (1u << q->kind))) || (f->mask && !(f->mask & q->category)))
         return false;
     for (size_t i = 0; i < f->ignore_count; i++)
-        if (f->ignore[i] == id)
+        if (f->ignore[i] == q->id)
             return false;
     return true;
 }
@@ -38,13 +42,14 @@ static sim_qbody live_body(const sim_world *w, uint32_t slot)
 {
     const sim_body *b = &w->slots.bodies.at[slot];
     col_aabb3 box = w->broad.shape_box.at[slot];
+    const sim_slot_filter *f = &w->filter.slots.at[slot];
     if (w->cfg.dim == 3) {
         const sim_body3 *b3 = sim_part3(w, slot);
-        return (sim_qbody){b->id, b->kind, NULL, {{0, 0}, 0}, &b3->shape, {b3->pos, b3->rot},
-                           b->level, box, 0.0f};
+        return (sim_qbody){b->id, b->kind, f->f.category, f->sensor, NULL, {{0, 0}, 0},
+                           &b3->shape, {b3->pos, b3->rot}, b->level, box, 0.0f};
     }
-    return (sim_qbody){b->id, b->kind, &b->shape, {b->pos, b->angle}, NULL,
-                       {{0, 0, 0}, {0, 0, 0, 1}}, b->level, box, 0.0f};
+    return (sim_qbody){b->id, b->kind, f->f.category, f->sensor, &b->shape, {b->pos, b->angle},
+                       NULL, {{0, 0, 0}, {0, 0, 0, 1}}, b->level, box, 0.0f};
 }
 
 /* 2^-19: a float bound carries a few roundings of 2^-24 of its coordinates' size (the shape's
@@ -175,11 +180,10 @@ static mk_vec *gather(sim_world *w, uint64_t t, const col_aabb3 *query, const si
             return NULL;
         const uint32_t *hits = w->broad.hits.at;
         for (size_t i = 0; i < w->broad.hits.v.len; i++) {
-            const sim_body *b = &w->slots.bodies.at[hits[i]];
-            if (b->id == 0 || !wanted(f, b->id, b->kind))
+            if (w->slots.bodies.at[hits[i]].id == 0)
                 continue;
             sim_qbody q = live_body(w, hits[i]);
-            if (on_path(path, &q) && !mk_vec_push(out, &q))
+            if (wanted(f, &q) && on_path(path, &q) && !mk_vec_push(out, &q))
                 return NULL;
         }
         *rc = 0;
@@ -196,11 +200,10 @@ static mk_vec *gather(sim_world *w, uint64_t t, const col_aabb3 *query, const si
         return NULL;
     const uint32_t *hits = w->broad.hits.at;
     for (size_t i = 0; i < w->broad.hits.v.len; i++) {
-        const sim_body *b = &w->slots.bodies.at[hits[i]];
-        if (b->id == 0 || !sim_history_born_by(w, hits[i], t) || !wanted(f, b->id, b->kind))
+        if (w->slots.bodies.at[hits[i]].id == 0 || !sim_history_born_by(w, hits[i], t))
             continue;
         sim_qbody q = live_body(w, hits[i]);
-        if (on_path(path, &q) && !mk_vec_push(out, &q))
+        if (wanted(f, &q) && on_path(path, &q) && !mk_vec_push(out, &q))
             return NULL;
     }
     /* The moving bodies then: kept where their bounds then meet the box. */
@@ -227,7 +230,7 @@ static mk_vec *gather(sim_world *w, uint64_t t, const col_aabb3 *query, const si
         if (ps[i].box.center.x - ps[i].box.half.x > right)
             break;
         sim_qbody q = ps[i];
-        if (wanted(f, q.id, q.kind) && sim_aabb3_overlap(&q.box, box) && on_path(path, &q) &&
+        if (wanted(f, &q) && sim_aabb3_overlap(&q.box, box) && on_path(path, &q) &&
             !mk_vec_push(out, &q))
             return NULL;
     }

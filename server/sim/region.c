@@ -257,7 +257,7 @@ bool sim_static_pairs(sim_world *w)
         const uint32_t *hits = w->broad.hits.at;
         for (size_t k = 0; k < w->broad.hits.v.len; k++) {
             sim_pair p = {hits[k], s, 0.0f, 0};
-            if (!mk_vec_push(&w->broad.pairs.v, &p))
+            if (sim_pair_collides(w, hits[k], s) && !mk_vec_push(&w->broad.pairs.v, &p))
                 return false;
         }
     }

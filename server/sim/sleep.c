@@ -41,6 +41,7 @@ void sim_wake(sim_world *w, sim_body *b)
         o->sleep_time = 0.0f;
         o->sleep_next = s;
         sim_history_note_woken(w, o);
+        sim_events_note_woken(w, s);
         s = next;
     } while (s != start);
 }

@@ -81,6 +81,8 @@ static float push_out_level(sim_world *w, sim_body *a, dpart *ap, sim_body *b, d
             if (!level_a)
                 c.m.normal = dv_neg(c.m.normal);
             mk_vec_push(&dim_of(w)->contacts.v, &c);
+            if (w->cfg.events)
+                DIM_NAME(sim_hit_check)(w, a, b, &c.m);
             a->grounded |= dim_is_ground(a, dv_neg(c.m.normal), up);
             b->grounded |= dim_is_ground(b, c.m.normal, up);
         }
@@ -130,6 +132,8 @@ static void push_out_characters(sim_world *w, dvec up)
             if (pass == 0) {
                 dcontact c = {a->id, b->id, m};
                 mk_vec_push(&dim_of(w)->contacts.v, &c);
+                if (w->cfg.events)
+                    DIM_NAME(sim_hit_check)(w, a, b, &m);
             }
             largest = mk_maxf(largest, resolve(a, ap, b, bp, &m, up));
         }

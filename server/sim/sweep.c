@@ -114,9 +114,11 @@ static const sim_body *first_impact(sim_world *w, const sim_body *b, dvec d, flo
         return NULL; /* out of memory: the body moves as the solver left it */
     }
     const uint32_t *hits = w->broad.hits.at;
+    uint32_t slot = (uint32_t)(b - w->slots.bodies.at);
     for (size_t i = 0; i < w->broad.hits.v.len; i++) {
         const sim_body *o = &w->slots.bodies.at[hits[i]];
-        if (o == b || (fixed_only && !sim_kind_fixed(o->kind)))
+        if (o == b || (fixed_only && !sim_kind_fixed(o->kind)) ||
+            !sim_pair_collides(w, slot, hits[i]))
             continue;
         col_aabb3 other = sim_shape_bounds_now(w, hits[i]); /* where it is now */
         if (!sim_aabb3_overlap(&region, &other))
@@ -153,6 +155,8 @@ bool DIM_NAME(sim_sweep)(sim_world *w, sim_body *b, dvec d, float dt)
     dvec n = dv_dot(m.normal, m.normal) > 0.5f ? m.normal : dv_norm(d); /* b to hit */
     dvec rel = dv_sub(bp->vel, hp->vel);
     float vn = dv_dot(rel, n);
+    if (w->cfg.events)
+        DIM_NAME(sim_hit_swept)(w, b, hit, n, vn);
     if (vn > 0.0f) {
         dvec slide = dv_mad(rel, -vn, n);
         float vt = dv_len(slide);

@@ -1,6 +1,7 @@
 /* The body pool: slots addressed by ids with a generation counter (Box2D's id scheme), so a
  * stale id from the network never reaches another body. */
 #include <assert.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -25,6 +26,7 @@ sim_config sim_config_default(void)
         .bounds = 1000.0f,
         .sleep = true,
         .workers = 1,
+        .hit_speed = 1.0f,
     };
 }
 
@@ -65,6 +67,9 @@ size_t sim_world_vecs(sim_world *w, world_vec out[WORLD_VECS])
         V(d3.constraints, 0), V(d3.rows, 0), V(d3.solver_bodies, 0), V(d3.solver_info, 0),
         OPAQUE(d3.wide_groups, sim_wide_group_size3(), 0),
         V(events, 0),
+        V(filter.slots, slot), V(ev.touching, 0), V(ev.sensed, 0), V(ev.sensors, 0),
+        V(ev.next, scratch), V(ev.sorted, scratch), V(ev.merged, scratch), V(ev.counts, scratch),
+        V(ev.hits, scratch), V(ev.woken, scratch),
     };
 #undef V
 #undef OPAQUE
@@ -183,8 +188,8 @@ static sim_id place_body(sim_world *w, const sim_body_def *def, uint32_t owner, 
     bool need_polygon = !is3 && !def->level && def->shape.type == COL_SHAPE_POLYGON;
     if (need_polygon && (polygon = malloc(sizeof *polygon)) != NULL)
         *polygon = def->polygon;
-    /* A level is a fixed body's shape, of the world's dimension. */
-    bool bad_level = def->level && (!sim_kind_fixed(def->kind) ||
+    /* A level is a fixed body's shape, of the world's dimension, and never a sensor's. */
+    bool bad_level = def->level && (!sim_kind_fixed(def->kind) || def->sensor ||
                                     sim_level_dim(def->level) != w->cfg.dim);
     size_t live = w->slots.live;
     if (bad_level ||
@@ -193,6 +198,7 @@ static sim_id place_body(sim_world *w, const sim_body_def *def, uint32_t owner, 
         (def->kind != SIM_STATIC && !mk_vec_reserve(&w->broad.movers.v, live + 1)) ||
         !mk_vec_reserve(is3 ? &w->d3.solver_bodies.v : &w->d2.solver_bodies.v, live + 2) ||
         !mk_vec_reserve(is3 ? &w->d3.solver_info.v : &w->d2.solver_info.v, live + 2) ||
+        (def->sensor && !mk_vec_reserve(&w->ev.sensors.v, w->ev.sensors.v.len + 1)) ||
         (need_polygon && !polygon) || (is3 && !sim_place_body3(w, def, slot))) {
         free(polygon);
         MK_VEC_PUSH(&w->slots.free, slot);
@@ -237,6 +243,9 @@ static sim_id place_body(sim_world *w, const sim_body_def *def, uint32_t owner, 
     b->max_slope = def->max_slope;
     memcpy(b->tag, def->tag, sizeof b->tag);
     b->tag[SIM_MAX_TAG] = '\0';
+    sim_filter_place(w, slot, def);
+    if (def->sensor)
+        sim_events_body_added(w, slot); /* room reserved */
     /* Its bounds now, so that queries find it before it first steps; its pairs are found at
      * the next step. A static body's bounds are its shape's, for good. */
     col_aabb3 box = sim_shape_bounds_now(w, slot);
@@ -365,11 +374,11 @@ static void order_compact(sim_world *w)
         w->broad.statics_dirty = true;
 }
 
-/* Wakes what may rest on `b`, which is going: every sleeping body whose bounds come within the
- * speculative distance of b's, with the island it sleeps in. By place rather than by the
- * contact cache, so that sleepers with no contact on record wake too: characters (held up by
- * push-out) and a saved world's bodies. The cache's entries of b go in its periodic sweep. */
-static void wake_neighbours(sim_world *w, sim_body *b)
+/* Wakes what may rest on `b`, which is going or moving: every sleeping body whose bounds come
+ * within the speculative distance of b's, with the island it sleeps in. By place rather than by
+ * the contact cache, so that sleepers with no contact on record wake too: characters (held up
+ * by push-out) and a saved world's bodies. The cache's entries of b go in its periodic sweep. */
+void sim_wake_near(sim_world *w, sim_body *b)
 {
     sim_wake(w, b);
     col_aabb3 near = sim_shape_bounds_now(w, sim_id_slot(b->id));
@@ -398,13 +407,14 @@ static bool remove_body(sim_world *w, sim_id id)
     if (!b)
         return false;
     sim_history_note_removed(w, b);
-    wake_neighbours(w, b);
+    sim_wake_near(w, b);
     uint32_t slot = sim_id_slot(id);
     /* The removal must be recorded even when memory is short; reserving first keeps both lists
      * consistent. */
     if (!mk_vec_reserve(&w->slots.removed.v, w->slots.removed.v.len + 1) ||
         !mk_vec_reserve(&w->slots.pending.v, w->slots.pending.v.len + 1))
         return false;
+    sim_events_body_removed(w, b);
     MK_VEC_PUSH(&w->slots.removed, id);
     MK_VEC_PUSH(&w->slots.pending, slot);
     free(b->polygon);
@@ -418,6 +428,7 @@ static bool remove_body(sim_world *w, sim_id id)
         b3->hull = NULL;
         b3->shape.hull = NULL;
     }
+    sim_filter_clear(w, slot);
     b->id = 0;
     w->slots.live--;
     w->broad.pairs_dirty = true;
@@ -585,20 +596,12 @@ static bool turns(const sim_world *w, sim_id id)
     return b->inv_inertia > 0.0f;
 }
 
-bool sim_body_set_spin2(sim_world *w, sim_id id, float spin)
+/* A setting made: reported with what it set (SIM_SET_*). */
+static bool report_set(sim_world *w, const sim_body *b, unsigned set)
 {
-    sim_body *b = turns(w, id) ? wake_body(w, id, 2) : NULL;
-    if (b)
-        b->w = spin;
-    return b != NULL;
-}
-
-bool sim_body_set_spin3(sim_world *w, sim_id id, mk_vec3 spin)
-{
-    sim_body *b = turns(w, id) ? wake_body(w, id, 3) : NULL;
-    if (b)
-        sim_part3(w, sim_id_slot(id))->w = spin;
-    return b != NULL;
+    sim_change c = {.kind = SIM_CHANGE_SET, .body = b, .owner = b->owner, .set = set};
+    sim_report(w, &c);
+    return true;
 }
 
 /* Whether the body of `id` is in the world and moves (not static). */
@@ -608,20 +611,48 @@ static bool moves(const sim_world *w, sim_id id)
     return b && b->kind != SIM_STATIC;
 }
 
+/* Sets the spin or the velocity of the body of `id` in a world of `dim` dimensions, woken with
+ * its island, when the body moves and, for a spin, turns; false when it does not (or is not
+ * there). The value comes as a 3D vector: a 2D body takes a velocity's x and y and a spin's z
+ * (the axis out of its plane). */
+static bool set_motion(sim_world *w, sim_id id, int dim, bool spin, mk_vec3 v)
+{
+    bool ok = mk_v3_finite(v) && (spin ? turns(w, id) : moves(w, id));
+    sim_body *b = ok ? wake_body(w, id, dim) : NULL;
+    if (!b)
+        return false;
+    if (dim == 3) {
+        sim_body3 *p = sim_part3(w, sim_id_slot(id));
+        if (spin)
+            p->w = v;
+        else
+            p->vel = v;
+    } else if (spin) {
+        b->w = v.z;
+    } else {
+        b->vel = mk_v2(v.x, v.y);
+    }
+    return report_set(w, b, spin ? SIM_SET_SPIN : SIM_SET_VEL);
+}
+
+bool sim_body_set_spin2(sim_world *w, sim_id id, float spin)
+{
+    return set_motion(w, id, 2, true, mk_v3(0, 0, spin));
+}
+
+bool sim_body_set_spin3(sim_world *w, sim_id id, mk_vec3 spin)
+{
+    return set_motion(w, id, 3, true, spin);
+}
+
 bool sim_body_set_velocity2(sim_world *w, sim_id id, mk_vec2 vel)
 {
-    sim_body *b = moves(w, id) ? wake_body(w, id, 2) : NULL;
-    if (b)
-        b->vel = vel;
-    return b != NULL;
+    return set_motion(w, id, 2, false, mk_v3(vel.x, vel.y, 0));
 }
 
 bool sim_body_set_velocity3(sim_world *w, sim_id id, mk_vec3 vel)
 {
-    sim_body *b = moves(w, id) ? wake_body(w, id, 3) : NULL;
-    if (b)
-        sim_part3(w, sim_id_slot(id))->vel = vel;
-    return b != NULL;
+    return set_motion(w, id, 3, false, vel);
 }
 
 bool sim_body_set_owner(sim_world *w, sim_id id, uint32_t owner)
@@ -642,10 +673,14 @@ void sim_world_on_change(sim_world *w, sim_change_fn fn, void *ctx)
 void sim_report_change(sim_world *w, sim_change_kind kind, const sim_body *body, uint32_t owner,
                        mk_vec3 move, bool jump)
 {
-    if (!w->on_change)
-        return;
-    sim_change c = {kind, body, owner, move, jump};
-    w->on_change(w->change_ctx, w, &c);
+    sim_change c = {.kind = kind, .body = body, .owner = owner, .move = move, .jump = jump};
+    sim_report(w, &c);
+}
+
+void sim_report(sim_world *w, const sim_change *c)
+{
+    if (w->on_change)
+        w->on_change(w->change_ctx, w, c);
 }
 
 void sim_world_step_order(const sim_world *w, const uint32_t **movers, size_t *mover_count,
@@ -665,5 +700,7 @@ uint32_t sim_world_slot_generation(const sim_world *w, uint32_t slot)
 void sim_world_step(sim_world *w)
 {
     sim_history_before_step(w);
+    sim_events_before_step(w);
     w->step(w);
+    sim_events_after_step(w);
 }

@@ -8,6 +8,8 @@
 
 #include "broadphase.h"
 #include "contact_cache.h"
+#include "events.h"
+#include "filter.h"
 #include "mink_sim.h"
 #include "mk_vec.h"
 #include "pool.h"
@@ -72,6 +74,9 @@ struct sim_world {
 
     /* What happened since sim_world_clear_events (events.c). */
     MK_VEC(sim_event) events;
+    /* Filters and sensors (filter.c), and what the events are found from (events.c). */
+    sim_filters filter;
+    sim_event_state ev;
 
     /* Changes made from outside the step (sim_world_on_change). */
     sim_change_fn on_change;
@@ -83,6 +88,15 @@ bool sim_emit_event(sim_world *w, const sim_event *e);
 
 /* The slots in use (and the length of every per-slot array). */
 static inline size_t sim_slot_count(const sim_world *w) { return w->slots.bodies.v.len; }
+
+/* Whether the bodies of slots a and b collide: the one test of a pair, which the broadphase
+ * asks before it lists a pair (so the narrowphase and the characters' push-out never meet one
+ * that does not), and the sweep and the ground snap ask of what they would stop at. Free while
+ * no rule can stop a pair (filter.h). */
+static inline bool sim_pair_collides(const sim_world *w, uint32_t a, uint32_t b)
+{
+    return w->filter.active == 0 || sim_pair_filtered(w, a, b);
+}
 
 /* The body with this id, or NULL (world.c): sim_world_get for the world's own files, which
  * change the bodies. */
@@ -150,6 +164,7 @@ void sim_world_step3(sim_world *w);
 /* Reports a change made from outside the step to the world's listener, if any (world.c). */
 void sim_report_change(sim_world *w, sim_change_kind kind, const sim_body *body, uint32_t owner,
                        mk_vec3 move, bool jump);
+void sim_report(sim_world *w, const sim_change *c);
 
 /* ---- 3D worlds ---- */
 
@@ -163,5 +178,9 @@ mk_vec3 sim_body_center3(const sim_body3 *b3);
 /* Removes a body as sim_world_remove does, but unrecorded: the step's own removals follow from
  * the recorded inputs. */
 bool sim_remove(sim_world *w, sim_id id);
+/* Wakes body b with its island, and every sleeping body whose bounds come within the
+ * speculative distance of b's shape where it is now (world.c): what may rest on it when it
+ * goes or moves. */
+void sim_wake_near(sim_world *w, sim_body *b);
 
 #endif

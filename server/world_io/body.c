@@ -6,6 +6,14 @@
 
 #include "world_io_internal.h"
 
+/* A vector into the protocol's three numbers. */
+static void put3(double out[3], mk_vec3 v)
+{
+    out[0] = v.x;
+    out[1] = v.y;
+    out[2] = v.z;
+}
+
 sim_kind wio_kind_from_proto(proto_body_kind k)
 {
     switch (k) {
@@ -94,7 +102,31 @@ int wio_body_def_from_spec_in(const proto_body_spec *spec, int dim, const char *
     out->jump_height = (float)spec->jump_height;
     out->max_slope = (float)spec->max_slope;
     memcpy(out->tag, spec->tag, sizeof out->tag);
+    out->has_filter = true;
+    out->filter = (sim_filter){spec->filter.category, spec->filter.mask, spec->filter.group};
+    out->sensor = spec->sensor;
     return 0;
+}
+
+void wio_body_filter(const sim_world *w, const sim_body *b, proto_filter *out, bool *sensor)
+{
+    sim_filter f = sim_body_filter(w, b);
+    *out = (proto_filter){f.category, f.mask, f.group};
+    *sensor = sim_body_is_sensor(w, b);
+}
+
+void wio_event_to_proto(int dim, const sim_event *e, proto_event *out)
+{
+    /* The two enumerations list the same events in the same order. */
+    out->type = (proto_event_type)e->type;
+    out->tick = e->tick;
+    out->a = e->a;
+    out->b = e->b;
+    put3(out->point, e->point);
+    put3(out->normal, e->normal);
+    if (dim == 2)
+        out->point[2] = out->normal[2] = 0;
+    out->speed = e->speed;
 }
 
 void wio_body_shape_to_proto(const sim_world *w, const sim_body *b, proto_shape *out)
@@ -108,14 +140,6 @@ void wio_body_shape_to_proto(const sim_world *w, const sim_body *b, proto_shape 
         wio_shape3_to_proto(&b3->shape, out);
     else
         wio_shape2_to_proto(&b->shape, out);
-}
-
-/* A vector into the protocol's three numbers. */
-static void put3(double out[3], mk_vec3 v)
-{
-    out[0] = v.x;
-    out[1] = v.y;
-    out[2] = v.z;
 }
 
 void wio_body_state(const sim_world *w, const sim_body *b, proto_body_state *st)

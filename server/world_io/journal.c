@@ -1,13 +1,20 @@
 /* Recording and replay. Every change made to the world from outside the step (a body added
- * or removed, a client's bodies removed when it leaves, an input) is written as one JSON line
- * with the tick it was made at and the client it came from, in the protocol's own message
- * form:
+ * or removed, a client's bodies removed when it leaves, an input, an impulse, a teleport or a
+ * new velocity, an explosion) is written as one JSON line with the tick it was made at and the
+ * client it came from, in the protocol's own message form:
  *   {"tick":T,"client":C,"msg":{"type":"spawn","body":{...}},"id":ID}
  *   {"tick":T,"client":C,"msg":{"type":"despawn","id":ID}}
  *   {"tick":T,"client":C,"msg":{"type":"bye"}}
  *   {"tick":T,"client":C,"msg":{"type":"input","id":ID,"move":[x,y],"jump":false}}
  *   {"tick":T,"client":0,"msg":{"type":"reuse"}}  (the removed bodies' slots may be reused)
- * framed by {"tick":T,"start":"HASH"} and {"tick":T,"end":"HASH"} with the world hash there,
+ *   {"tick":T,"client":C,"msg":{"type":"push","id":ID,"impulse":[x,y],"point":[x,y]}}
+ *   {"tick":T,"client":C,"msg":{"type":"set","id":ID,"pos":[x,y],"rot":A,"vel":[x,y],"w":W}}
+ *     (what was set: pos and rot, vel, w; as the body has them afterwards)
+ *   {"tick":T,"client":C,"msg":{"type":"explode","pos":[x,y],"radius":R,"impulse":I,
+ *     "mask":M,"kinds":K,"ignore":[...],"owned":true}}  (C the owner when owned; K the
+ *     world's kinds' bits)
+ * framed by {"tick":T,"start":"HASH"} and {"tick":T,"end":"HASH"} with the world hash there
+ * (a start adds "events":true,"hit_speed":V when the world keeps events, which are hashed),
  * and with {"tick":T,"hash":"HASH"} between them where the writer marks a point it flushed
  * (a durable save's journal: the world comes back to the last such mark).
  * The step is deterministic, so the same scene with the same lines applied at the same ticks
@@ -43,13 +50,74 @@ static void finish(wio_journal *j, proto_buf *b)
         j->fn(j->ctx, b->data, b->len);
 }
 
-/* A start or end line: {"tick":T,"start":"HASH"} */
+/* A start or end line: {"tick":T,"start":"HASH"}; a start says too whether the world keeps
+ * events (they are in its hash), and its hit speed: {...,"events":true,"hit_speed":V}. */
 static void write_mark(wio_journal *j, const char *what)
 {
-    char line[96];
-    int n = snprintf(line, sizeof line, "{\"tick\":%" PRIu64 ",\"%s\":\"%016" PRIx64 "\"}\n",
+    char line[160];
+    const sim_config *cfg = sim_world_config(j->world);
+    int n = snprintf(line, sizeof line, "{\"tick\":%" PRIu64 ",\"%s\":\"%016" PRIx64 "\"",
                      sim_world_tick(j->world), what, sim_world_hash(j->world));
+    if (strcmp(what, "start") == 0 && cfg->events)
+        n += snprintf(line + n, sizeof line - (size_t)n, ",\"events\":true,\"hit_speed\":%.9g",
+                      (double)cfg->hit_speed);
+    n += snprintf(line + n, sizeof line - (size_t)n, "}\n");
     j->fn(j->ctx, line, (size_t)n);
+}
+
+/* `,"key":[x,y]` or `[x,y,z]` (or a number, `one` in 2D: an angle, a spin). */
+static void put_vec(proto_buf *b, const char *key, int dim, mk_vec3 v, bool one)
+{
+    char nums[112];
+    if (dim == 2 && one)
+        snprintf(nums, sizeof nums, ",\"%s\":%.9g", key, (double)v.z);
+    else if (dim == 2)
+        snprintf(nums, sizeof nums, ",\"%s\":[%.9g,%.9g]", key, (double)v.x, (double)v.y);
+    else
+        snprintf(nums, sizeof nums, ",\"%s\":[%.9g,%.9g,%.9g]", key, (double)v.x, (double)v.y,
+                 (double)v.z);
+    proto_buf_append_str(b, nums);
+}
+
+/* What a SIM_CHANGE_SET set, as the body has it now. */
+static void put_set(proto_buf *b, const sim_world *w, const sim_body *o, unsigned set)
+{
+    const sim_body3 *o3 = sim_body3_of(w, o);
+    int dim = o3 ? 3 : 2;
+    char nums[112];
+    if (set & SIM_SET_POS)
+        put_vec(b, "pos", dim, o3 ? o3->pos : mk_v3(o->pos.x, o->pos.y, 0), false);
+    if ((set & SIM_SET_ROT) && o3) {
+        snprintf(nums, sizeof nums, ",\"rot\":[%.9g,%.9g,%.9g,%.9g]", (double)o3->rot.x,
+                 (double)o3->rot.y, (double)o3->rot.z, (double)o3->rot.w);
+        proto_buf_append_str(b, nums);
+    } else if (set & SIM_SET_ROT) {
+        put_vec(b, "rot", 2, mk_v3(0, 0, o->angle), true);
+    }
+    if (set & SIM_SET_VEL)
+        put_vec(b, "vel", dim, o3 ? o3->vel : mk_v3(o->vel.x, o->vel.y, 0), false);
+    if (set & SIM_SET_SPIN)
+        put_vec(b, "w", dim, o3 ? o3->w : mk_v3(0, 0, o->w), true);
+}
+
+static void put_explosion(proto_buf *b, int dim, const sim_explosion *e)
+{
+    char nums[96];
+    put_vec(b, "pos", dim, e->pos, false);
+    snprintf(nums, sizeof nums, ",\"radius\":%.9g,\"impulse\":%.9g", (double)e->radius,
+             (double)e->impulse);
+    proto_buf_append_str(b, nums);
+    proto_buf_append_str(b, ",\"mask\":");
+    proto_buf_append_u64(b, e->filter.mask);
+    proto_buf_append_str(b, ",\"kinds\":");
+    proto_buf_append_u64(b, e->filter.kinds);
+    proto_buf_append_str(b, ",\"ignore\":[");
+    for (size_t i = 0; i < e->filter.ignore_count; i++) {
+        if (i)
+            proto_buf_append_char(b, ',');
+        proto_buf_append_u64(b, e->filter.ignore[i]);
+    }
+    proto_buf_append_str(b, e->owned ? "],\"owned\":true}" : "]}");
 }
 
 static void on_change(void *ctx, const sim_world *w, const sim_change *c)
@@ -91,6 +159,26 @@ static void on_change(void *ctx, const sim_world *w, const sim_change *c)
             snprintf(nums, sizeof nums, ",\"move\":[%.9g,%.9g],\"jump\":%s}",
                      (double)c->move.x, (double)c->move.y, c->jump ? "true" : "false");
         proto_buf_append_str(b, nums);
+        break;
+    case SIM_CHANGE_IMPULSE:
+        b = begin(j, c->body->owner, "push");
+        proto_buf_append_str(b, ",\"id\":");
+        proto_buf_append_u64(b, c->body->id);
+        put_vec(b, "impulse", sim_world_dim(w), c->impulse, false);
+        if (c->at)
+            put_vec(b, "point", sim_world_dim(w), c->point, false);
+        proto_buf_append_char(b, '}');
+        break;
+    case SIM_CHANGE_SET:
+        b = begin(j, c->body->owner, "set");
+        proto_buf_append_str(b, ",\"id\":");
+        proto_buf_append_u64(b, c->body->id);
+        put_set(b, w, c->body, c->set);
+        proto_buf_append_char(b, '}');
+        break;
+    case SIM_CHANGE_EXPLODE:
+        b = begin(j, c->explosion->owned ? c->explosion->owner : 0, "explode");
+        put_explosion(b, sim_world_dim(w), c->explosion);
         break;
     default:
         return;
@@ -155,6 +243,107 @@ static const sim_body *body_of(sim_world *w, const cJSON *msg, uint32_t client, 
     return b;
 }
 
+/* A recorded vector of msg.key: dim numbers (a number in 2D when `one`, as z); false when it
+ * is not there or not that. */
+static bool read_vec(const cJSON *msg, const char *key, int dim, bool one, mk_vec3 *out)
+{
+    const cJSON *v = cJSON_GetObjectItemCaseSensitive(msg, key);
+    *out = mk_v3(0, 0, 0);
+    if (dim == 2 && one) {
+        out->z = cJSON_IsNumber(v) ? (float)v->valuedouble : 0.0f;
+        return cJSON_IsNumber(v);
+    }
+    float f[3] = {0, 0, 0};
+    if (!cJSON_IsArray(v) || cJSON_GetArraySize(v) != dim)
+        return false;
+    for (int i = 0; i < dim; i++) {
+        const cJSON *x = cJSON_GetArrayItem(v, i);
+        if (!cJSON_IsNumber(x))
+            return false;
+        f[i] = (float)x->valuedouble;
+    }
+    *out = mk_v3(f[0], f[1], f[2]);
+    return true;
+}
+
+static int bad_record(const sim_world *w, const char *what, mk_error *err)
+{
+    return mk_fail(err, MK_ERR_INVALID, "tick %" PRIu64 ": %s", sim_world_tick(w), what);
+}
+
+static int apply_push(sim_world *w, const cJSON *msg, const sim_body *b, mk_error *err)
+{
+    int dim = sim_world_dim(w);
+    mk_vec3 j, p;
+    bool at = cJSON_GetObjectItemCaseSensitive(msg, "point") != NULL;
+    if (!read_vec(msg, "impulse", dim, false, &j) || (at && !read_vec(msg, "point", dim, false, &p)))
+        return bad_record(w, "a push needs an impulse (and a point)", err);
+    bool ok = dim == 3 ? sim_body_apply_impulse3(w, b->id, j, at ? &p : NULL)
+                       : sim_body_apply_impulse2(w, b->id, mk_v2(j.x, j.y),
+                                                 at ? &(mk_vec2){p.x, p.y} : NULL);
+    return ok ? 0 : bad_record(w, "the push moved nothing", err);
+}
+
+static int apply_set(sim_world *w, const cJSON *msg, const sim_body *b, mk_error *err)
+{
+    int dim = sim_world_dim(w);
+    mk_vec3 pos, rot, vel, spin;
+    bool ok = true;
+    if (cJSON_GetObjectItemCaseSensitive(msg, "pos")) {
+        ok = read_vec(msg, "pos", dim, false, &pos);
+        if (ok && dim == 3) {
+            const cJSON *q = cJSON_GetObjectItemCaseSensitive(msg, "rot");
+            float f[4];
+            for (int i = 0; ok && i < 4; i++) {
+                const cJSON *x = cJSON_GetArrayItem(q, i);
+                ok = cJSON_GetArraySize(q) == 4 && cJSON_IsNumber(x);
+                f[i] = ok ? (float)x->valuedouble : 0.0f;
+            }
+            ok = ok && sim_body_set_transform3(w, b->id, pos, (mk_quat){f[0], f[1], f[2], f[3]});
+        } else if (ok) {
+            ok = read_vec(msg, "rot", 2, true, &rot) &&
+                 sim_body_set_transform2(w, b->id, mk_v2(pos.x, pos.y), rot.z);
+        }
+    }
+    if (ok && cJSON_GetObjectItemCaseSensitive(msg, "vel"))
+        ok = read_vec(msg, "vel", dim, false, &vel) &&
+             (dim == 3 ? sim_body_set_velocity3(w, b->id, vel)
+                       : sim_body_set_velocity2(w, b->id, mk_v2(vel.x, vel.y)));
+    if (ok && cJSON_GetObjectItemCaseSensitive(msg, "w"))
+        ok = read_vec(msg, "w", dim, true, &spin) &&
+             (dim == 3 ? sim_body_set_spin3(w, b->id, spin) : sim_body_set_spin2(w, b->id, spin.z));
+    return ok ? 0 : bad_record(w, "a set that the body does not take", err);
+}
+
+static int apply_explode(sim_world *w, const cJSON *msg, uint32_t client, mk_error *err)
+{
+    sim_explosion e = {.owner = client};
+    sim_id ignore[PROTO_MAX_IGNORE];
+    const cJSON *radius = cJSON_GetObjectItemCaseSensitive(msg, "radius");
+    const cJSON *impulse = cJSON_GetObjectItemCaseSensitive(msg, "impulse");
+    const cJSON *mask = cJSON_GetObjectItemCaseSensitive(msg, "mask");
+    const cJSON *kinds = cJSON_GetObjectItemCaseSensitive(msg, "kinds");
+    const cJSON *ids = cJSON_GetObjectItemCaseSensitive(msg, "ignore");
+    int n = cJSON_GetArraySize(ids);
+    if (!read_vec(msg, "pos", sim_world_dim(w), false, &e.pos) || !cJSON_IsNumber(radius) ||
+        !cJSON_IsNumber(impulse) || !wio_json_whole_in(mask, 0, PROTO_MAX_ID) ||
+        !wio_json_whole_in(kinds, 0, 15) || !cJSON_IsArray(ids) || n > PROTO_MAX_IGNORE)
+        return bad_record(w, "an explosion needs pos, radius, impulse, mask, kinds, ignore", err);
+    for (int i = 0; i < n; i++) {
+        const cJSON *id = cJSON_GetArrayItem(ids, i);
+        if (!wio_json_whole_in(id, 0, PROTO_MAX_ID))
+            return bad_record(w, "an explosion's ignore holds ids", err);
+        ignore[i] = (sim_id)id->valuedouble;
+    }
+    e.radius = (float)radius->valuedouble;
+    e.impulse = (float)impulse->valuedouble;
+    e.filter = (sim_query_filter){ignore, (size_t)n, (unsigned)kinds->valuedouble,
+                                  (uint64_t)mask->valuedouble};
+    e.owned = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(msg, "owned"));
+    sim_world_explode(w, &e, NULL);
+    return 0;
+}
+
 static int apply_msg(sim_world *w, const cJSON *msg, uint32_t client, const cJSON *root,
                      mk_error *err)
 {
@@ -199,6 +388,14 @@ static int apply_msg(sim_world *w, const cJSON *msg, uint32_t client, const cJSO
         sim_world_clear_removed(w);
         return 0;
     }
+    if (strcmp(t, "push") == 0 || strcmp(t, "set") == 0) {
+        const sim_body *b = body_of(w, msg, client, err);
+        if (!b)
+            return -1;
+        return t[0] == 'p' ? apply_push(w, msg, b, err) : apply_set(w, msg, b, err);
+    }
+    if (strcmp(t, "explode") == 0)
+        return apply_explode(w, msg, client, err);
     if (strcmp(t, "input") == 0) {
         const sim_body *b = body_of(w, msg, client, err);
         const cJSON *move = cJSON_GetObjectItemCaseSensitive(msg, "move");
@@ -247,6 +444,12 @@ int wio_journal_apply(sim_world *w, const char *line, size_t len, wio_step_fn on
     }
     const cJSON *start = cJSON_GetObjectItemCaseSensitive(root, "start");
     if (start) {
+        /* Events as the recorded world kept them: an older recording's kept none. */
+        const cJSON *hit = cJSON_GetObjectItemCaseSensitive(root, "hit_speed");
+        bool events = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(root, "events"));
+        sim_world_set_events(w, events && cJSON_IsNumber(hit),
+                             cJSON_IsNumber(hit) ? (float)hit->valuedouble
+                                                 : sim_world_config(w)->hit_speed);
         rc = t == sim_world_tick(w) ? check_hash(w, start, "start", err) : -1;
         if (t != sim_world_tick(w))
             mk_fail(err, MK_ERR_INVALID,
@@ -258,6 +461,7 @@ int wio_journal_apply(sim_world *w, const char *line, size_t len, wio_step_fn on
         sim_world_step(w);
         if (on_step)
             on_step(ctx, w);
+        sim_world_clear_events(w); /* as the server does once it has handed them out */
     }
     const cJSON *end = cJSON_GetObjectItemCaseSensitive(root, "end");
     if (end) {

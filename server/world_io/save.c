@@ -51,7 +51,7 @@ static void put_shape(proto_buf *b, const col_shape2 *s)
     }
 }
 
-static void put_properties(const sim_body *o, proto_buf *b);
+static void put_properties(const sim_world *w, const sim_body *o, proto_buf *b);
 
 static void put_shape3(proto_buf *b, const col_shape3 *s)
 {
@@ -111,7 +111,7 @@ void wio_write_body_fields(const sim_world *w, const sim_body *o, proto_buf *b)
             (double)o3->rot.z, (double)o3->rot.w);
         put(b, ",\"vel\":[%.9g,%.9g,%.9g],\"kind\":\"%s\"", (double)o3->vel.x,
             (double)o3->vel.y, (double)o3->vel.z, proto_kind_name(wio_kind_to_proto(o->kind)));
-        put_properties(o, b);
+        put_properties(w, o, b);
         return;
     }
     proto_buf_append_str(b, "\"shape\":");
@@ -122,16 +122,22 @@ void wio_write_body_fields(const sim_world *w, const sim_body *o, proto_buf *b)
     put(b, ",\"pos\":[%.9g,%.9g],\"rot\":%.9g,\"vel\":[%.9g,%.9g],\"kind\":\"%s\"",
         (double)o->pos.x, (double)o->pos.y, (double)o->angle, (double)o->vel.x,
         (double)o->vel.y, proto_kind_name(wio_kind_to_proto(o->kind)));
-    put_properties(o, b);
+    put_properties(w, o, b);
 }
 
-static void put_properties(const sim_body *o, proto_buf *b)
+/* The properties; the filter and the sensor flag only when they are not the default, so that a
+ * world that uses neither writes what it wrote before they existed. */
+static void put_properties(const sim_world *w, const sim_body *o, proto_buf *b)
 {
     put(b, ",\"density\":%.9g,\"friction\":%.9g,\"restitution\":%.9g,\"max_speed\":%.9g,"
            "\"jump_height\":%.9g,\"max_slope\":%.9g,\"tag\":",
         (double)o->density, (double)o->friction, (double)o->restitution, (double)o->max_speed,
         (double)o->jump_height, (double)o->max_slope);
     proto_buf_append_json_string(b, o->tag);
+    proto_filter f;
+    bool sensor;
+    wio_body_filter(w, o, &f, &sensor);
+    proto_state_body_filter(b, &f, sensor);
 }
 
 void wio_world_write(const sim_world *w, proto_buf *b)

@@ -7,6 +7,15 @@
 /* The protocol and the world agree on how long a tag may be. */
 _Static_assert(SIM_MAX_TAG == PROTO_MAX_TAG, "a body's tag has one size on the wire and in "
                                              "the world");
+/* And on the events, listed in the same order (wio_event_to_proto). */
+_Static_assert((int)SIM_EVENT_CONTACT_BEGIN == (int)PROTO_EVENT_CONTACT_BEGIN &&
+                   (int)SIM_EVENT_CONTACT_END == (int)PROTO_EVENT_CONTACT_END &&
+                   (int)SIM_EVENT_HIT == (int)PROTO_EVENT_HIT &&
+                   (int)SIM_EVENT_SENSOR_BEGIN == (int)PROTO_EVENT_SENSOR_BEGIN &&
+                   (int)SIM_EVENT_SENSOR_END == (int)PROTO_EVENT_SENSOR_END &&
+                   (int)SIM_EVENT_JOINT_BREAK == (int)PROTO_EVENT_JOINT_BREAK &&
+                   (int)SIM_EVENT_COUNT == (int)PROTO_EVENT_COUNT,
+               "one list of events in the world and on the wire");
 
 /* A protocol shape as the world collides it (shape.c). A polygon becomes its convex hull and a
  * hull its 3D hull, written into `polygon` or `hull`, which the shape then points to. Returns

@@ -84,7 +84,7 @@ int wio_world_query(sim_world *w, proto_msg_type type, const proto_world_query *
     sim_id ignore[PROTO_MAX_IGNORE];
     for (int i = 0; i < q->nignore; i++)
         ignore[i] = q->ignore[i];
-    sim_query_filter f = {ignore, (size_t)q->nignore, 0};
+    sim_query_filter f = {ignore, (size_t)q->nignore, 0, q->mask};
     for (int k = PROTO_KIND_DYNAMIC; k <= PROTO_KIND_CHARACTER; k++)
         if (q->kinds & (1u << k))
             f.kinds |= 1u << wio_kind_from_proto((proto_body_kind)k);

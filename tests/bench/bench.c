@@ -131,9 +131,10 @@ static void usage(FILE *f)
             "[--pair A-B] [--workers N] [--no-peer] [--help]\n"
             "  --steps N     steps of every world scene (default %d; %d with --quick)\n"
             "  --scene NAME  run one scene: demo, pyramid, pile2d, pile3d, query, query3, rays, "
-            "snapshot, save, token\n"
+            "snapshot, save, token, events\n"
             "                (default: all); save: pile2d:20000 at 60 Hz while snapshots of it are\n"
-            "                written (--save), ms/step being the whole tick's\n"
+            "                written (--save), ms/step being the whole tick's; events: pile2d\n"
+            "                2000 with the world's events on and off, alternated\n"
             "  --pile N      add a pile2d scene of N boxes (default list: 1000 5000 20000)\n"
             "  --pile3d N    add a pile3d scene of N cubes (default list: 1000 5000)\n"
             "  --no-sleep    bodies never sleep (in the peer too): piles cost full price\n"
@@ -163,6 +164,18 @@ static long parse_count(const char *s, long max)
     return v;
 }
 
+/* The value of `flag`, a positive integer of at most `max`, into *out; false, said, when bad. */
+static bool count_arg(const char *flag, const char *v, long max, int *out)
+{
+    long n = parse_count(v, max);
+    if (n < 0) {
+        fprintf(stderr, "mink-bench: %s wants an integer in [1, %ld]\n", flag, max);
+        return false;
+    }
+    *out = (int)n;
+    return true;
+}
+
 static void add_pile(bench_opts *o, int n)
 {
     for (int i = 0; i < o->npiles; i++) {
@@ -176,16 +189,14 @@ static void add_pile(bench_opts *o, int n)
 /* A --pile or --pile3d size into list (n sizes so far, at most cap); false, said, when bad. */
 static bool add_size(const char *flag, const char *v, int *list, int *n, int cap)
 {
-    long size = parse_count(v, MAX_PILE);
-    if (size < 0) {
-        fprintf(stderr, "mink-bench: %s wants an integer in [1, %d]\n", flag, MAX_PILE);
+    int size;
+    if (!count_arg(flag, v, MAX_PILE, &size))
         return false;
-    }
     if (*n == cap) {
         fprintf(stderr, "mink-bench: at most %d %s sizes\n", cap, flag);
         return false;
     }
-    list[(*n)++] = (int)size;
+    list[(*n)++] = size;
     return true;
 }
 
@@ -208,12 +219,8 @@ int main(int argc, char **argv)
         } else if (strcmp(a, "--no-peer") == 0) {
             o.no_peer = true;
         } else if (strcmp(a, "--workers") == 0) {
-            long n = parse_count(v, 64);
-            if (n < 0) {
-                fprintf(stderr, "mink-bench: --workers wants an integer in [1, 64]\n");
+            if (!count_arg(a, v, 64, &o.workers))
                 return 2;
-            }
-            o.workers = (int)n;
             i++;
         } else if (strcmp(a, "--quick") == 0) {
             o.quick = true;
@@ -225,12 +232,8 @@ int main(int argc, char **argv)
             o.pair = v;
             i++;
         } else if (strcmp(a, "--steps") == 0) {
-            long n = parse_count(v, 1000000);
-            if (n < 0) {
-                fprintf(stderr, "mink-bench: --steps wants an integer in [1, 1000000]\n");
+            if (!count_arg(a, v, 1000000, &o.steps))
                 return 2;
-            }
-            o.steps = (int)n;
             i++;
         } else if (strcmp(a, "--scene") == 0) {
             if (!v || (strcmp(v, "demo") != 0 && strcmp(v, "pile2d") != 0 &&
@@ -238,9 +241,9 @@ int main(int argc, char **argv)
                        strcmp(v, "pyramid") != 0 && strcmp(v, "query") != 0 &&
                        strcmp(v, "query3") != 0 && strcmp(v, "rays") != 0 &&
                        strcmp(v, "snapshot") != 0 && strcmp(v, "save") != 0 &&
-                       strcmp(v, "token") != 0)) {
+                       strcmp(v, "token") != 0 && strcmp(v, "events") != 0)) {
                 fprintf(stderr, "mink-bench: --scene wants demo, pyramid, pile2d, pile3d, query, "
-                                "query3, rays, snapshot, save or token\n");
+                                "query3, rays, snapshot, save, token or events\n");
                 return 2;
             }
             scene = v;
@@ -285,6 +288,8 @@ int main(int argc, char **argv)
         for (int i = 0; i < o.npiles; i++)
             bench_scene_pile(&o, o.piles[i]);
     }
+    if (!scene || strcmp(scene, "events") == 0)
+        bench_scene_events(&o);
     if (!scene || strcmp(scene, "pile3d") == 0) {
         bench_scene_pile3(&o, 1000);
         if (!o.quick)

@@ -97,6 +97,8 @@ void bench_boxes_free(bench_boxes *b);
 void bench_scene_demo(const bench_opts *o);
 void bench_scene_pile(const bench_opts *o, int n);
 void bench_scene_pyramid(const bench_opts *o, int base);
+/* pile2d 2000 with the world's events on and off (bench_events.c). */
+void bench_scene_events(const bench_opts *o);
 /* pile3d N: N 1 m cubes in columns of ten on a square grid (bench_world3.c). */
 void bench_scene_pile3(const bench_opts *o, int n);
 void bench_scene_query(const bench_opts *o);

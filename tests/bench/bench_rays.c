@@ -14,81 +14,98 @@ typedef struct ray {
     mk_vec3 from, to;
 } ray;
 
-/* Every body, as the brute force sees it. */
-static int scan_ray(sim_world *w, ray r, bool all, sim_id *first, float *frac)
+/* A body as the brute force sees it: its shape placed in the world (2D or 3D). */
+typedef struct placed {
+    sim_id id;
+    const col_shape2 *s2;
+    col_xf2 x2;
+    const col_shape3 *s3;
+    col_xf3 x3;
+} placed;
+
+/* The next body from slot *i on, every body in turn; false past the last. */
+static bool next_body(sim_world *w, size_t *i, placed *p)
 {
     size_t slots;
     const sim_body *b = sim_world_slots(w, &slots);
+    for (; *i < slots; ++*i) {
+        const sim_body *bi = &b[*i];
+        if (bi->id == 0)
+            continue;
+        p->id = bi->id;
+        p->s2 = NULL;
+        p->s3 = NULL;
+        if (sim_world_dim(w) == 2) {
+            p->s2 = &bi->shape;
+            p->x2 = (col_xf2){bi->pos, bi->angle};
+        } else {
+            const sim_body3 *b3 = sim_body3_of(w, bi);
+            p->s3 = &b3->shape;
+            p->x3 = (col_xf3){b3->pos, b3->rot};
+        }
+        ++*i;
+        return true;
+    }
+    return false;
+}
+
+static int scan_ray(sim_world *w, ray r, sim_id *first, float *frac)
+{
     int n = 0;
     *frac = 2.0f;
-    for (size_t i = 0; i < slots; i++) {
-        if (b[i].id == 0)
-            continue;
+    placed p;
+    for (size_t i = 0; next_body(w, &i, &p);) {
         bool hit;
         float f;
-        if (sim_world_dim(w) == 2) {
-            col_ray_hit2 h = col_ray2(&b[i].shape, (col_xf2){b[i].pos, b[i].angle},
-                                      mk_v2(r.from.x, r.from.y), mk_v2(r.to.x, r.to.y));
+        if (p.s2) {
+            col_ray_hit2 h = col_ray2(p.s2, p.x2, mk_v2(r.from.x, r.from.y),
+                                      mk_v2(r.to.x, r.to.y));
             hit = h.hit;
             f = h.fraction;
         } else {
-            const sim_body3 *b3 = sim_body3_of(w, &b[i]);
-            col_ray_hit3 h = col_ray3(&b3->shape, (col_xf3){b3->pos, b3->rot}, r.from, r.to);
+            col_ray_hit3 h = col_ray3(p.s3, p.x3, r.from, r.to);
             hit = h.hit;
             f = h.fraction;
         }
         if (!hit)
             continue;
         n++;
-        if (f < *frac || (f == *frac && b[i].id < *first)) {
+        if (f < *frac || (f == *frac && p.id < *first)) {
             *frac = f;
-            *first = b[i].id;
+            *first = p.id;
         }
     }
-    (void)all;
     return n;
 }
 
 static int scan_overlap(sim_world *w, const sim_query_shape *q)
 {
-    size_t slots;
-    const sim_body *b = sim_world_slots(w, &slots);
     int n = 0;
-    for (size_t i = 0; i < slots; i++) {
-        if (b[i].id == 0)
-            continue;
-        if (sim_world_dim(w) == 2)
-            n += col_collide2(&q->shape2, q->xf2, &b[i].shape, (col_xf2){b[i].pos, b[i].angle})
-                     .count > 0;
-        else {
-            const sim_body3 *b3 = sim_body3_of(w, &b[i]);
-            n += col_collide3(&q->shape3, q->xf3, &b3->shape, (col_xf3){b3->pos, b3->rot}).count >
-                 0;
-        }
+    placed p;
+    for (size_t i = 0; next_body(w, &i, &p);) {
+        if (p.s2)
+            n += col_collide2(&q->shape2, q->xf2, p.s2, p.x2).count > 0;
+        else
+            n += col_collide3(&q->shape3, q->xf3, p.s3, p.x3).count > 0;
     }
     return n;
 }
 
 static float scan_cast(sim_world *w, const sim_query_shape *q, mk_vec3 move)
 {
-    size_t slots;
-    const sim_body *b = sim_world_slots(w, &slots);
     float best = 2.0f;
-    for (size_t i = 0; i < slots; i++) {
-        if (b[i].id == 0)
-            continue;
-        if (sim_world_dim(w) == 2) {
-            col_ray_hit2 h = col_cast2(&q->shape2, q->xf2, mk_v2(move.x, move.y), &b[i].shape,
-                                       (col_xf2){b[i].pos, b[i].angle});
-            if (h.hit && h.fraction < best)
-                best = h.fraction;
-        } else {
-            const sim_body3 *b3 = sim_body3_of(w, &b[i]);
-            col_ray_hit3 h = col_cast3(&q->shape3, q->xf3, move, &b3->shape,
-                                       (col_xf3){b3->pos, b3->rot});
-            if (h.hit && h.fraction < best)
-                best = h.fraction;
-        }
+    placed p;
+    for (size_t i = 0; next_body(w, &i, &p);) {
+        col_ray_hit2 h2 = {0};
+        col_ray_hit3 h3 = {0};
+        if (p.s2)
+            h2 = col_cast2(&q->shape2, q->xf2, mk_v2(move.x, move.y), p.s2, p.x2);
+        else
+            h3 = col_cast3(&q->shape3, q->xf3, move, p.s3, p.x3);
+        bool hit = p.s2 ? h2.hit : h3.hit;
+        float f = p.s2 ? h2.fraction : h3.fraction;
+        if (hit && f < best)
+            best = f;
     }
     return best;
 }
@@ -183,7 +200,7 @@ static void queries_on(const bench_opts *o, int dim, int n)
         for (size_t i = 0; i < nscan; i++) {
             sim_id id = 0;
             float f;
-            int m = scan_ray(w, rays[i], all, &id, &f);
+            int m = scan_ray(w, rays[i], &id, &f);
             sim_world_raycast(w, sim_world_tick(w), rays[i].from, rays[i].to, NULL, all, hits,
                               1024, &total);
             if (all ? (size_t)m != total : (m > 0) != (total > 0) || (m > 0 && hits[0].id != id))

@@ -89,30 +89,31 @@ static bench_step_stats time_steps(sim_world *w, int steps)
     return s;
 }
 
-/* Dynamic bodies in the world, how many of them rest (asleep, or slower than
- * BENCH_REST_SPEED), and the highest one's centre, m. */
-static void count_resting(sim_world *w, size_t *dynamic, size_t *resting, double *top)
+/* What a world holds after its timed steps: its dynamic bodies, how many of them are awake and
+ * how many rest (asleep, or slower than BENCH_REST_SPEED), its contacts, and the highest
+ * body's centre, m. */
+typedef struct {
+    size_t dynamic, awake, resting, contacts;
+    double top;
+} world_end;
+
+static void count_resting(sim_world *w, world_end *e)
 {
     size_t n;
     const sim_body *b = sim_world_slots(w, &n);
-    *dynamic = *resting = 0;
-    *top = 0.0;
+    e->dynamic = e->awake = e->resting = 0;
+    e->top = 0.0;
     for (size_t i = 0; i < n; i++) {
         if (b[i].id == 0 || b[i].kind != SIM_DYNAMIC)
             continue;
-        (*dynamic)++;
+        e->dynamic++;
+        e->awake += !b[i].sleeping;
         if (b[i].sleeping || mk_v2_len(b[i].vel) < (float)BENCH_REST_SPEED)
-            (*resting)++;
-        if (b[i].pos.y > *top)
-            *top = b[i].pos.y;
+            e->resting++;
+        if (b[i].pos.y > e->top)
+            e->top = b[i].pos.y;
     }
 }
-
-/* What a world holds after its timed steps. */
-typedef struct {
-    size_t dynamic, resting, contacts;
-    double top;
-} world_end;
 
 /* Steps the world o->steps times into r's step times, then counts what rests and touches. */
 static world_end run_timed(const bench_opts *o, sim_world *w, bench_row *r)
@@ -121,7 +122,7 @@ static world_end run_timed(const bench_opts *o, sim_world *w, bench_row *r)
     r->step_mean_ms = s.mean_ms;
     r->step_p99_ms = s.p99_ms;
     world_end e;
-    count_resting(w, &e.dynamic, &e.resting, &e.top);
+    count_resting(w, &e);
     sim_world_contacts2(w, &e.contacts);
     return e;
 }
@@ -146,15 +147,6 @@ void bench_scene_demo(const bench_opts *o)
                e.contacts);
     bench_row_print(&r);
     sim_world_free(w);
-}
-
-static size_t awake_count(sim_world *w)
-{
-    size_t n, awake = 0;
-    const sim_body *b = sim_world_slots(w, &n);
-    for (size_t i = 0; i < n; i++)
-        awake += b[i].id != 0 && b[i].kind == SIM_DYNAMIC && !b[i].sleeping;
-    return awake;
 }
 
 /* Runs a box scene in Mink and, when installed, in Chipmunk; one row. */
@@ -187,7 +179,7 @@ static void scene_boxes(const bench_opts *o, const char *name, const bench_boxes
     }
     world_end e = run_timed(o, w, &r);
     bench_note(&r, "sleep %s; mink: %zu awake at the end, %zu/%d resting, top y %.2f m, %zu "
-               "contacts", o->no_sleep ? "off" : "on", awake_count(w), e.resting, n, e.top,
+               "contacts", o->no_sleep ? "off" : "on", e.awake, e.resting, n, e.top,
                e.contacts);
     if (e.dynamic != (size_t)n)
         bench_note(&r, ", %zu left the world", (size_t)n - e.dynamic);

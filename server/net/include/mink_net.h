@@ -65,6 +65,11 @@ typedef struct net_config {
     const char *tls_key;
     bool agones_allocate;      /* --agones-allocate: the first player to join marks the Agones
                                   GameServer Allocated */
+    uint32_t events_per_state; /* --events-per-state, default 1024: a client subscribed to
+                                  events gets at most this many in a state (the newest) and a
+                                  count of those dropped; the server keeps 16 times this many
+                                  for all its clients (a client that reads slowly costs no
+                                  memory of its own) */
 } net_config;
 
 #define NET_FSYNC_ALWAYS (-1)

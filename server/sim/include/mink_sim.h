@@ -91,6 +91,20 @@ void sim_level_write(const sim_level *l, sim_put_fn put, void *ctx);
  * anything follows it. The key is not set. */
 sim_level *sim_level_read(const void *data, size_t len, mk_error *err);
 
+/* Which bodies collide, Box2D's filter: two bodies collide when each one's category has a bit of
+ * the other's mask, `(a.category & b.mask) != 0 && (b.category & a.mask) != 0`, except that a
+ * group shared by both and not 0 decides alone: positive, they always collide; negative, they
+ * never do. A pair that does not collide makes no contact, no push-out, no sweep stop and no
+ * event. */
+typedef struct sim_filter {
+    uint64_t category, mask;
+    int32_t group;
+} sim_filter;
+/* Category 1, every mask bit, no group: every such body collides with every other. */
+#define SIM_FILTER_DEFAULT ((sim_filter){1u, UINT64_MAX, 0})
+/* Box2D's rule above, for two filters. */
+bool sim_filters_collide(sim_filter a, sim_filter b);
+
 /* A 3D world's part of a body definition (sim_body_def.d3). */
 typedef struct sim_body_def3 {
     col_shape3 shape;
@@ -113,6 +127,11 @@ typedef struct sim_body_def {
     /* A level body's shape (static or kinematic bodies alone, a level of the world's dim): the
      * world takes a reference; `shape` and d3.shape are then unused. NULL for a convex body. */
     const sim_level *level;
+    /* Which bodies it collides with (a zeroed definition has the default: has_filter false). */
+    bool has_filter;
+    sim_filter filter;
+    /* A sensor: it reports what overlaps it (sim_world_events) and pushes nothing. */
+    bool sensor;
     sim_body_def3 d3;
 } sim_body_def;
 
@@ -177,6 +196,10 @@ typedef struct sim_config {
      * with the world). Not part of the simulation: any count steps the world bit for bit the
      * same. */
     int workers;
+    /* The world keeps events (sim_world_events): contacts beginning and ending, hits, sensors.
+     * Off, the step does none of that work. */
+    bool events;
+    float hit_speed; /* m/s: bodies that meet faster than this along the normal are a hit */
 } sim_config;
 
 /* A contact of the last step, for `subscribe {contacts: true}`: normal from a to b. */
@@ -195,7 +218,7 @@ typedef struct sim_world sim_world;
 typedef struct sim_history sim_history;
 
 /* Defaults: dim 2, gravity (0, -10) and (0, -10, 0), dt 1/60 s, 8 iterations, 100,000 bodies,
- * bounds 1 km, sleep on, one worker. */
+ * bounds 1 km, sleep on, one worker, no events (a hit speed of 1 m/s when they are on). */
 sim_config sim_config_default(void);
 sim_world *sim_world_new(const sim_config *cfg);
 void sim_world_free(sim_world *w);
@@ -233,6 +256,9 @@ size_t sim_world_count_owned(const sim_world *w, uint32_t owner);
  * keep the world's own records of it (its island's sleep, the journal's changes). The pointer
  * holds until the world next adds a body. */
 const sim_body *sim_world_get(const sim_world *w, sim_id id);
+/* A body's filter (sim_filter) and whether it is a sensor. */
+sim_filter sim_body_filter(const sim_world *w, const sim_body *b);
+bool sim_body_is_sensor(const sim_world *w, const sim_body *b);
 /* Slots, for iteration: bodies[i] for i < slot_count, free where id == 0; read only. */
 const sim_body *sim_world_slots(const sim_world *w, size_t *slot_count);
 size_t sim_world_body_count(const sim_world *w);
@@ -253,16 +279,32 @@ bool sim_body_set_input3(sim_world *w, sim_id id, mk_vec3 move, bool jump);
 
 /* Sets the spin of a body that turns (rad/s: a number in 2D, about the world axes in 3D) and
  * wakes it with what sleeps with it; a body that never turns (static, kinematic, a character,
- * an AABB) keeps none. False, with nothing changed, for such a body or an id not in the world
- * (or a spin of the other dimension). A scene's or a save's setting, not reported. */
+ * an AABB) keeps none. False, with nothing changed, for such a body, an id not in the world, a
+ * spin that is not finite (or one of the other dimension). Reported (SIM_CHANGE_SET). */
 bool sim_body_set_spin2(sim_world *w, sim_id id, float spin);
 bool sim_body_set_spin3(sim_world *w, sim_id id, mk_vec3 spin);
 /* Sets the velocity of a body that moves (m/s; not a static one) and wakes it with what sleeps
- * with it. False, with nothing changed, for a static body or an id not in the world (or a
- * velocity of the other dimension). Not reported: the game's rules call it, and a journal
- * brings their changes back by running the rules again. */
+ * with it. False, with nothing changed, for a static body, an id not in the world, a velocity
+ * that is not finite (or one of the other dimension). Reported (SIM_CHANGE_SET). */
 bool sim_body_set_velocity2(sim_world *w, sim_id id, mk_vec2 vel);
 bool sim_body_set_velocity3(sim_world *w, sim_id id, mk_vec3 vel);
+/* Moves a body of any kind to a new placement (a teleport: position in m, angle in rad, or a
+ * unit quaternion in 3D, which is kept as given: its length must be within 1e-3 of 1). Its
+ * bounds and the broadphase follow at once (a static body's tree is built again); it wakes
+ * with what sleeps with it, and so does what touched it where it was and what it touches where
+ * it lands; the history keeps where it was. False, with nothing changed, for an id not in the
+ * world, a placement that is not finite, or one of the other dimension. Reported
+ * (SIM_CHANGE_SET). */
+bool sim_body_set_transform2(sim_world *w, sim_id id, mk_vec2 pos, float angle);
+bool sim_body_set_transform3(sim_world *w, sim_id id, mk_vec3 pos, mk_quat rot);
+/* An impulse (N s) on a body with mass (dynamic, or a character), at a world point (m), or at
+ * its centre of mass when `point` is NULL: its velocity changes by J / m and its spin by
+ * I^-1 (r x J), r from the centre of mass to the point (a body that does not turn keeps
+ * none). It wakes with what sleeps with it. False, with nothing changed, for a body without
+ * mass (static, kinematic), an id not in the world, numbers that are not finite, or a world of
+ * the other dimension. Reported (SIM_CHANGE_IMPULSE). */
+bool sim_body_apply_impulse2(sim_world *w, sim_id id, mk_vec2 impulse, const mk_vec2 *point);
+bool sim_body_apply_impulse3(sim_world *w, sim_id id, mk_vec3 impulse, const mk_vec3 *point);
 /* Gives a body another owner (0: the server's); not reported: a restarted server's clients
  * are new ones. False for an id that is not in the world. */
 bool sim_body_set_owner(sim_world *w, sim_id id, uint32_t owner);
@@ -297,9 +339,19 @@ typedef enum sim_event_type {
     SIM_EVENT_COUNT
 } sim_event_type;
 
-/* One event: its tick (the step it happened in, or the tick at which a body was removed from
- * outside the step) and its bodies or joint; `point` (m), `normal` (from a toward b) and
- * `speed` (m/s, the approach speed) are a hit's. z is 0 in a 2D world. */
+/* One event: its tick (the tick its step ended at, or the world's tick when a body was removed
+ * between steps) and its bodies or joint; `point` (m), `normal` (from a toward b) and `speed`
+ * (m/s, the approach speed) are a hit's. z is 0 in a 2D world.
+ *
+ * Kept only in a world with cfg.events (docs/PHYSICS.md, "Events"). Contacts are per body pair:
+ * a pair touches in a step when its shapes, where the step collided them (where the step
+ * began), overlap or are at most 1 mm apart; a pair at rest (both bodies asleep or static)
+ * keeps touching as it was. A hit is a pair meeting faster than cfg.hit_speed: a point of its
+ * contact whose approach speed is over it and that closes within the step, or a fast body's
+ * swept impact. A sensor sees each body that is not a sensor, that its filter admits, and
+ * whose shape overlaps or touches its own at the end of the step, except a static body when
+ * the sensor is static too. A body that leaves the world (removed, by the world's bounds, with
+ * its owner) ends its contacts and overlaps there and then. */
 typedef struct sim_event {
     sim_event_type type;
     uint64_t tick;
@@ -309,9 +361,15 @@ typedef struct sim_event {
 } sim_event;
 
 /* The events since the last sim_world_clear_events, in tick order and in a fixed order within
- * a tick, the same with any number of workers. */
+ * a tick (a step's by type, then by a and b; a removal's by the pairs' ids), the same with any
+ * number of workers. They are kept until cleared: whoever reads them clears them (the server,
+ * after each step, once its clients and rules have their share). */
 const sim_event *sim_world_events(const sim_world *w, size_t *n);
 void sim_world_clear_events(sim_world *w);
+/* Turns the keeping of events on or off (cfg.events) with a hit speed (m/s): a replay takes
+ * its recording's. Off, what was kept (events not cleared, the pairs touching, the sensors'
+ * overlaps) is dropped; on, the pairs that touch then begin at the next step. */
+void sim_world_set_events(sim_world *w, bool on, float hit_speed);
 
 /* ---- changes made from outside the step, for a journal ---- */
 
@@ -326,14 +384,31 @@ typedef enum sim_change_kind {
     SIM_CHANGE_REUSE,   /* the slots of the bodies removed so far may be given out again
                            (sim_world_clear_removed): which slot, and so which id, the next
                            body gets depends on when this happened */
+    SIM_CHANGE_IMPULSE, /* body, impulse, and its point when `at` */
+    SIM_CHANGE_SET,     /* body, `set`: which of its placement and motion were just set (read
+                           them off the body) */
+    SIM_CHANGE_EXPLODE, /* explosion (sim_world_explode) */
 } sim_change_kind;
 
+/* What a SIM_CHANGE_SET set. */
+enum {
+    SIM_SET_POS = 1,  /* the position (with the rotation: a teleport sets both) */
+    SIM_SET_ROT = 2,  /* the angle in 2D, the rotation in 3D */
+    SIM_SET_VEL = 4,  /* the velocity */
+    SIM_SET_SPIN = 8, /* the spin */
+};
+
+struct sim_explosion;
 typedef struct sim_change {
     sim_change_kind kind;
     const sim_body *body;
     uint32_t owner;
     mk_vec3 move;
     bool jump;
+    mk_vec3 impulse, point; /* N s, m (z is 0 in a 2D world) */
+    bool at;
+    unsigned set; /* SIM_SET_* */
+    const struct sim_explosion *explosion;
 } sim_change;
 
 typedef void (*sim_change_fn)(void *ctx, const sim_world *w, const sim_change *c);
@@ -351,12 +426,14 @@ uint32_t sim_world_slot_generation(const sim_world *w, uint32_t slot);
 
 /* ---- world queries: rays, shape casts and overlaps (query.c), now or at a past tick ---- */
 
-/* What a query may hit: not the ids in `ignore`, and only the kinds whose bit (1 << kind) is
- * in `kinds` (0: every kind). */
+/* What a query may hit: not the ids in `ignore`, only the kinds whose bit (1 << kind) is in
+ * `kinds` (0: every kind), and only bodies whose category has a bit of `mask` (0: every
+ * body). A query never hits a sensor. */
 typedef struct sim_query_filter {
     const sim_id *ignore;
     size_t ignore_count;
     unsigned kinds;
+    uint64_t mask;
 } sim_query_filter;
 
 /* A shape placed for a query: the 2D fields in a 2D world, the 3D ones in a 3D world. */
@@ -398,6 +475,26 @@ int sim_world_cast(sim_world *w, uint64_t at_tick, const sim_query_shape *s, mk_
 /* Every body the shape overlaps (touching counts), in id order. */
 int sim_world_overlap(sim_world *w, uint64_t at_tick, const sim_query_shape *s,
                       const sim_query_filter *f, sim_hit *hits, size_t max, size_t *total);
+
+/* ---- explosions (motion.c) ---- */
+
+/* Box2D's b2World_Explode, as the rules had it: every body with mass that `filter` admits (and
+ * of `owner` alone when `owned`) whose centre of mass lies within `radius` of `pos` gets an
+ * impulse through its centre of mass, away from `pos` (up when it is at `pos`), of `impulse`
+ * N s at the centre falling linearly to 0 at the radius. */
+typedef struct sim_explosion {
+    mk_vec3 pos;    /* m; z is ignored in a 2D world */
+    float radius;   /* m, > 0 */
+    float impulse;  /* N s */
+    sim_query_filter filter;
+    bool owned;
+    uint32_t owner;
+} sim_explosion;
+/* Explodes (as above), waking each body pushed with what sleeps with it; returns how many it
+ * pushed, and *woken (when not NULL) how many of them were asleep. Reported
+ * (SIM_CHANGE_EXPLODE) once, before the pushes: a replay explodes again. Nothing happens for
+ * numbers that are not finite or a radius that is not positive. */
+size_t sim_world_explode(sim_world *w, const sim_explosion *e, size_t *woken);
 
 /* ---- the history of transforms, for queries at a past tick (history.c) ---- */
 

@@ -29,6 +29,10 @@ void wio_body_shape_to_proto(const sim_world *w, const sim_body *b, proto_shape 
 void wio_body_state(const sim_world *w, const sim_body *b, proto_body_state *out);
 proto_body_kind wio_kind_to_proto(sim_kind k);
 sim_kind wio_kind_from_proto(proto_body_kind k);
+/* A body's filter and whether it is a sensor, as a first sighting in `state` gives them. */
+void wio_body_filter(const sim_world *w, const sim_body *b, proto_filter *out, bool *sensor);
+/* An event of a world of `dim` dimensions as `state` sends it. */
+void wio_event_to_proto(int dim, const sim_event *e, proto_event *out);
 
 /* Answers `query` for two shapes of a world of `dim` dimensions. Returns 0, or -1 with `err`
  * for a shape this world does not collide. */
@@ -134,7 +138,9 @@ void wio_journal_stop(wio_journal *j);
 
 typedef void (*wio_step_fn)(void *ctx, const sim_world *w);
 /* Replays one recorded line: steps the world up to its tick (calling on_step after each
- * step), then makes its change, or checks the hash of a start, mark or end line. Returns 0, 1
+ * step, which may read the step's events; they are cleared after it, as the server clears
+ * them once it has handed them out, so that the hashes agree), then makes its change, or
+ * checks the hash of a start, mark or end line. Returns 0, 1
  * for the end line, 2 for a mark, or -1 with `err` (a line that is not a recording's, or a
  * world that went another way: a different id, a missing body, a different hash). */
 int wio_journal_apply(sim_world *w, const char *line, size_t len, wio_step_fn on_step,
