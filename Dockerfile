@@ -5,6 +5,9 @@
 # chromium-driver, python3-selenium and openssl in the build stage only.
 # A save survives the container on a volume: docker run -v mink-data:/data mink \
 #   mink-server --save /data/world (kept as it runs; the same command brings it back).
+# A level (a scene file and the glTF or OBJ files it names, beside it) comes from a mounted
+# folder: docker run -v "$PWD/mylevel:/levels:ro" mink mink-server --scene /levels/scene.json.
+# The example level is in the image: mink-server --scene /usr/local/share/mink/levels/scene.json.
 
 FROM debian:bookworm-slim AS build
 RUN apt-get update \
@@ -27,6 +30,8 @@ RUN apt-get update \
  && useradd --system --uid 10001 --no-create-home --shell /usr/sbin/nologin mink \
  && mkdir /data && chown mink /data
 COPY --from=build /src/build/mink-server /src/build/mink-client /usr/local/bin/
+COPY --from=build /src/examples/levels/scene.json /src/examples/levels/level.glb \
+     /usr/local/share/mink/levels/
 USER mink
 VOLUME /data
 EXPOSE 7777 7778
