@@ -131,10 +131,12 @@ static void usage(FILE *f)
             "[--pair A-B] [--workers N] [--no-peer] [--help]\n"
             "  --steps N     steps of every world scene (default %d; %d with --quick)\n"
             "  --scene NAME  run one scene: demo, pyramid, pile2d, pile3d, query, query3, rays, "
-            "snapshot, save, token, events\n"
+            "snapshot, save, token, events, levels\n"
             "                (default: all); save: pile2d:20000 at 60 Hz while snapshots of it are\n"
             "                written (--save), ms/step being the whole tick's; events: pile2d\n"
-            "                2000 with the world's events on and off, alternated\n"
+            "                2000 with the world's events on and off, alternated; levels: a\n"
+            "                1,000,000-triangle glTF loaded, 1,000 bodies on a 256 x 256\n"
+            "                heightfield and the same mesh, 10,000 rays onto each\n"
             "  --pile N      add a pile2d scene of N boxes (default list: 1000 5000 20000)\n"
             "  --pile3d N    add a pile3d scene of N cubes (default list: 1000 5000)\n"
             "  --no-sleep    bodies never sleep (in the peer too): piles cost full price\n"
@@ -241,9 +243,10 @@ int main(int argc, char **argv)
                        strcmp(v, "pyramid") != 0 && strcmp(v, "query") != 0 &&
                        strcmp(v, "query3") != 0 && strcmp(v, "rays") != 0 &&
                        strcmp(v, "snapshot") != 0 && strcmp(v, "save") != 0 &&
-                       strcmp(v, "token") != 0 && strcmp(v, "events") != 0)) {
+                       strcmp(v, "token") != 0 && strcmp(v, "events") != 0 &&
+                       strcmp(v, "levels") != 0)) {
                 fprintf(stderr, "mink-bench: --scene wants demo, pyramid, pile2d, pile3d, query, "
-                                "query3, rays, snapshot, save, token or events\n");
+                                "query3, rays, snapshot, save, token, events or levels\n");
                 return 2;
             }
             scene = v;
@@ -310,6 +313,8 @@ int main(int argc, char **argv)
         bench_scene_save(&o, o.quick ? 5000 : 20000);
     if (!scene || strcmp(scene, "token") == 0)
         bench_scene_token(&o);
+    if (!scene || strcmp(scene, "levels") == 0)
+        bench_scene_levels(&o);
     printf("# total %.1f s\n", (double)(bench_now_ns() - t0) / 1e9);
     return 0;
 }
