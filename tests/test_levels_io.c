@@ -499,6 +499,15 @@ START_TEST(level_shapes_read_and_written)
         ck_assert_ptr_null(s.level);
         cJSON_Delete(j);
     }
+    /* A level is a fixed body's shape, never a sensor's. */
+    cJSON *j = cJSON_Parse("{\"shape\":{\"type\":\"segment\",\"a\":[0,0],\"b\":[1,0]},"
+                           "\"pos\":[0,0],\"kind\":\"static\",\"sensor\":true}");
+    proto_body_spec spec;
+    mk_error err = {0};
+    ck_assert_int_eq(proto_parse_body_spec(j, 2, "body", &spec, &err), PROTO_ERR_BAD_REQUEST);
+    ck_assert_msg(strstr(err.message, "body.sensor: a segment cannot be a sensor") != NULL, "%s",
+                  err.message);
+    cJSON_Delete(j);
 }
 END_TEST
 
