@@ -23,16 +23,22 @@ static const sim_level *floor_level(void)
     return l;
 }
 
-static sim_world *world_on_floor(const sim_level *l, sim_id *floor)
+/* A 3D world, and in *d a static body of level l. */
+static sim_world *world_and_level_def(const sim_level *l, sim_body_def *d)
 {
     sim_config c = sim_config_default();
     c.dim = 3;
-    sim_world *w = sim_world_new(&c);
+    memset(d, 0, sizeof *d);
+    fixture_defaults(d, SIM_STATIC);
+    d->level = l;
+    d->d3.rot = mk_quat_identity();
+    return sim_world_new(&c);
+}
+
+static sim_world *world_on_floor(const sim_level *l, sim_id *floor)
+{
     static sim_body_def d;
-    memset(&d, 0, sizeof d);
-    fixture_defaults(&d, SIM_STATIC);
-    d.level = l;
-    d.d3.rot = mk_quat_identity();
+    sim_world *w = world_and_level_def(l, &d);
     d.has_filter = true;
     d.filter = (sim_filter){2u, UINT64_MAX, 0};
     *floor = sim_world_add(w, &d, 0);
@@ -109,14 +115,8 @@ END_TEST
 START_TEST(a_level_is_no_sensor)
 {
     const sim_level *l = floor_level();
-    sim_config c = sim_config_default();
-    c.dim = 3;
-    sim_world *w = sim_world_new(&c);
     static sim_body_def d;
-    memset(&d, 0, sizeof d);
-    fixture_defaults(&d, SIM_STATIC);
-    d.level = l;
-    d.d3.rot = mk_quat_identity();
+    sim_world *w = world_and_level_def(l, &d);
     d.sensor = true;
     ck_assert_uint_eq(sim_world_add(w, &d, 0), 0);
     sim_world_free(w);

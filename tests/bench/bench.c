@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "bench.h"
+#include "mink_sim.h"
 
 #define DEFAULT_STEPS 600 /* 10 s of a 60 Hz world */
 #define QUICK_STEPS 60
@@ -42,6 +43,19 @@ bench_step_stats bench_step_stats_of(uint64_t *ns, size_t n)
     size_t rank = (size_t)ceil(0.99 * (double)n);
     s.mean_ms = sum / (double)n / 1e6;
     s.p99_ms = (double)ns[rank - 1] / 1e6;
+    return s;
+}
+
+bench_step_stats bench_world_steps(sim_world *w, int steps)
+{
+    uint64_t *ns = bench_xcalloc((size_t)steps, sizeof *ns);
+    for (int i = 0; i < steps; i++) {
+        uint64_t t = bench_now_ns();
+        sim_world_step(w);
+        ns[i] = bench_now_ns() - t;
+    }
+    bench_step_stats s = bench_step_stats_of(ns, (size_t)steps);
+    free(ns);
     return s;
 }
 

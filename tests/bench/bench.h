@@ -39,6 +39,9 @@ typedef struct bench_step_stats {
     double mean_ms, p99_ms;
 } bench_step_stats;
 
+struct sim_world;
+/* Steps a world `steps` times, each timed: their mean and p99. */
+bench_step_stats bench_world_steps(struct sim_world *w, int steps);
 /* ns since an arbitrary start (CLOCK_MONOTONIC). */
 uint64_t bench_now_ns(void);
 /* Mean and p99 (the nearest-rank value) of n step times in ns; sorts `ns`. */

@@ -116,27 +116,28 @@ static sim_world *terrain_world(const bench_opts *o, const sim_level *l, bool bo
     return w;
 }
 
+/* The terrain, or NULL with the row printed saying why. */
+static sim_level *terrain_or_say(bench_row *r, bool mesh)
+{
+    mk_error err = {0};
+    sim_level *l = terrain_level(mesh, &err);
+    if (!l) {
+        bench_note(r, "%s", err.message);
+        bench_row_print(r);
+    }
+    return l;
+}
+
 static void terrain_step(const bench_opts *o, bool mesh)
 {
     bench_row r;
     bench_row_init(&r, mesh ? "terrain mesh" : "terrain heightfield");
     r.bodies = TERRAIN_BODIES;
-    mk_error err = {0};
-    sim_level *l = terrain_level(mesh, &err);
-    if (!l) {
-        bench_note(&r, "%s", err.message);
-        bench_row_print(&r);
+    sim_level *l = terrain_or_say(&r, mesh);
+    if (!l)
         return;
-    }
     sim_world *w = terrain_world(o, l, true);
-    uint64_t *ns = bench_xcalloc((size_t)o->steps, sizeof *ns);
-    for (int i = 0; i < o->steps; i++) {
-        uint64_t t = bench_now_ns();
-        sim_world_step(w);
-        ns[i] = bench_now_ns() - t;
-    }
-    bench_step_stats s = bench_step_stats_of(ns, (size_t)o->steps);
-    free(ns);
+    bench_step_stats s = bench_world_steps(w, o->steps);
     r.step_mean_ms = s.mean_ms;
     r.step_p99_ms = s.p99_ms;
     size_t slots, resting = 0, above = 0, contacts;
@@ -164,13 +165,9 @@ static void terrain_rays(const bench_opts *o, bool mesh)
 {
     bench_row r;
     bench_row_init(&r, mesh ? "rays on mesh" : "rays on heightfield");
-    mk_error err = {0};
-    sim_level *l = terrain_level(mesh, &err);
-    if (!l) {
-        bench_note(&r, "%s", err.message);
-        bench_row_print(&r);
+    sim_level *l = terrain_or_say(&r, mesh);
+    if (!l)
         return;
-    }
     sim_world *w = terrain_world(o, l, false);
     size_t n = o->quick ? TERRAIN_RAYS / 10 : TERRAIN_RAYS;
     mk_vec3 *at = bench_xcalloc(n, sizeof *at);
