@@ -97,7 +97,8 @@ static bool sort_next(sim_world *w)
     if (!mk_vec_resize(&ev->sorted.v, n))
         return false;
     if (n < RADIX_MIN) {
-        memcpy(ev->sorted.at, ev->next.at, n * sizeof(uint64_t));
+        if (n > 0) /* an empty list may have no array */
+            memcpy(ev->sorted.at, ev->next.at, n * sizeof(uint64_t));
         if (n > 1)
             qsort(ev->sorted.at, n, sizeof(uint64_t), by_key);
         return true;
