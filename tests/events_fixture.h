@@ -81,7 +81,8 @@ static inline void ev_take(sim_world *w, ev_log *log)
         log->at = realloc(log->at, log->cap * sizeof *log->at);
         ck_assert_ptr_nonnull(log->at);
     }
-    memcpy(log->at + log->n, e, n * sizeof *e);
+    if (n > 0) /* no events: no array to copy from */
+        memcpy(log->at + log->n, e, n * sizeof *e);
     log->n += n;
     sim_world_clear_events(w);
 }
