@@ -9,6 +9,9 @@
 # mink mink-server --scene /usr/local/share/mink/examples/ball/arena.json --script
 # /usr/local/share/mink/examples/ball/ball.lua); a studio's own rules come in on a volume:
 #   docker run -v "$PWD/game:/game:ro" mink mink-server --script /game/rules.lua
+# A level (a scene file and the glTF or OBJ files it names, beside it) comes from a mounted
+# folder: docker run -v "$PWD/mylevel:/levels:ro" mink mink-server --scene /levels/scene.json.
+# The example level is in the image: mink-server --scene /usr/local/share/mink/levels/scene.json.
 
 FROM debian:bookworm-slim AS build
 RUN apt-get update \
@@ -32,6 +35,8 @@ RUN apt-get update \
  && mkdir /data && chown mink /data
 COPY --from=build /src/build/mink-server /src/build/mink-client /usr/local/bin/
 COPY --from=build /src/examples /usr/local/share/mink/examples
+COPY --from=build /src/examples/levels/scene.json /src/examples/levels/level.glb \
+     /usr/local/share/mink/levels/
 USER mink
 VOLUME /data
 EXPOSE 7777 7778

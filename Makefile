@@ -20,7 +20,8 @@ DEB_PACKAGES := gcc make cmake pkg-config libuv1-dev libcjson-dev check libncurs
 BENCH_PACKAGES := libchipmunk-dev libccd-dev
 # libFuzzer comes with clang's runtime libraries (a recommendation apt would skip here).
 FUZZ_PACKAGES := clang libclang-rt-14-dev
-FUZZ_TARGETS := fuzz_proto fuzz_world fuzz_scene fuzz_journal fuzz_token fuzz_players fuzz_rules
+FUZZ_TARGETS := fuzz_proto fuzz_world fuzz_scene fuzz_journal fuzz_token fuzz_players fuzz_rules \
+                fuzz_gltf fuzz_obj
 FUZZ_SECONDS ?= 60
 FUZZ_SEED ?= 0 # 0: a new seed each run
 SUDO := $(shell [ "$$(id -u)" = 0 ] || echo sudo)

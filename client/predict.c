@@ -227,6 +227,8 @@ static bool shape_of(const cli_body *b, int dim, col_shape2 *s2, col_shape3 *s3,
         s2->polygon = poly;
         return true;
     }
+    case CLI_SHAPE_LINES:
+        return false; /* a level's lines: the server's alone to collide */
     }
     return false;
 }

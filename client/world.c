@@ -201,6 +201,9 @@ static bool set_shape2(cli_body *b, const proto_shape *s)
         b->shape = CLI_SHAPE_POLYGON;
         return true;
     }
+    case PROTO_SHAPE_SEGMENT:
+    case PROTO_SHAPE_CHAIN:
+        return cli_level_shape2(b, s);
     default:
         return false; /* proto_parse_shape gives a 2D world only 2D shapes */
     }
@@ -212,6 +215,8 @@ _Static_assert(CLI_MAX_HULL >= PROTO_MAX_POINTS, "every hull the protocol takes 
 static bool set_shape3(cli_body *b, const proto_shape *s)
 {
     /* proto_parse_shape gives a 3D world only 3D shapes. */
+    if (proto_shape_is_level(s->type))
+        return cli_level_shape3(b, s);
     static const cli_solid_type types[PROTO_SHAPE_COUNT] = {
         [PROTO_SHAPE_SPHERE] = CLI_SOLID_SPHERE,     [PROTO_SHAPE_BOX] = CLI_SOLID_BOX,
         [PROTO_SHAPE_ELLIPSOID] = CLI_SOLID_ELLIPSOID, [PROTO_SHAPE_CAPSULE] = CLI_SOLID_CAPSULE,
@@ -244,7 +249,9 @@ static bool read_shape(cli_body *b, const cJSON *json, int dim)
     proto_error err;
     if (proto_parse_shape(json, dim, "shape.", &s, &err) != PROTO_OK)
         return false;
-    if (!(dim == 3 ? set_shape3(b, &s) : set_shape2(b, &s)))
+    bool ok = dim == 3 ? set_shape3(b, &s) : set_shape2(b, &s);
+    proto_shape_free(&s);
+    if (!ok)
         return false;
     b->has_shape = true;
     return true;
@@ -543,6 +550,8 @@ bool cli_body_contains(const cli_body *b, double x, double y)
                 return false;
         }
         return b->npoints > 0;
+    case CLI_SHAPE_LINES:
+        return cli_lines_contain(b, dx, dy);
     case CLI_SHAPE_BOX:
         break;
     }

@@ -25,10 +25,12 @@ typedef struct cli_body {
     double lo[2], hi[2];
     bool has_shape, turns;
     /* 2D: what the view fills: the cells whose centres lie inside the shape. */
-    enum { CLI_SHAPE_BOX, CLI_SHAPE_CIRCLE, CLI_SHAPE_POLYGON } shape;
+    enum { CLI_SHAPE_BOX, CLI_SHAPE_CIRCLE, CLI_SHAPE_POLYGON, CLI_SHAPE_LINES } shape;
     double radius;      /* circle */
-    double (*points)[2]; /* polygon: its hull, counter-clockwise, owned (NULL otherwise) */
+    double (*points)[2]; /* polygon: its hull, counter-clockwise; lines: the points of a level
+                          * (level.c); owned (NULL otherwise) */
     int npoints;
+    bool loop;          /* lines: the last point joins the first */
     cli_solid solid; /* 3D: the shape */
     proto_body_kind kind;
     uint32_t owner;
@@ -73,6 +75,12 @@ bool cli_world_apply(cli_world *w, const struct cJSON *state);
 void cli_body_bounds(const cli_body *b, double lo[2], double hi[2]);
 /* The footprint of a 3D body with a shape. */
 void cli_body_footprint(const cli_body *b, cli_footprint *out);
+/* Level bodies (level.c): a 2D level as lines, a 3D one as the hull its footprint is made
+ * from; false when the shape has nothing to draw. Whether (x, y), in the body's frame, lies on
+ * a body's lines. */
+bool cli_level_shape2(cli_body *b, const proto_shape *s);
+bool cli_level_shape3(cli_body *b, const proto_shape *s);
+bool cli_lines_contain(const cli_body *b, double x, double y);
 /* An id, tick or seq: an integer in [0, 2^53]. False for anything else (absent included). */
 bool cli_json_uint(const struct cJSON *j, uint64_t *out);
 

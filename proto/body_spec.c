@@ -19,6 +19,8 @@ static const char *const shape_names[PROTO_SHAPE_COUNT] = {
     [PROTO_SHAPE_SPHERE] = "sphere",   [PROTO_SHAPE_ELLIPSOID] = "ellipsoid",
     [PROTO_SHAPE_CAPSULE] = "capsule", [PROTO_SHAPE_CYLINDER] = "cylinder",
     [PROTO_SHAPE_CONE] = "cone",       [PROTO_SHAPE_HULL] = "hull",
+    [PROTO_SHAPE_SEGMENT] = "segment", [PROTO_SHAPE_CHAIN] = "chain",
+    [PROTO_SHAPE_MESH] = "mesh",       [PROTO_SHAPE_HEIGHTFIELD] = "heightfield",
 };
 
 const char *proto_shape_name(proto_shape_type type)
@@ -46,6 +48,8 @@ static bool shape_in_dim(proto_shape_type t, int dim)
     case PROTO_SHAPE_AABB:
     case PROTO_SHAPE_CIRCLE:
     case PROTO_SHAPE_POLYGON:
+    case PROTO_SHAPE_SEGMENT:
+    case PROTO_SHAPE_CHAIN:
         return dim == 2;
     default:
         return dim == 3;
@@ -102,6 +106,11 @@ proto_error_code proto_parse_shape(const cJSON *json, int dim, const char *path,
         return proto_get_points(json, path, 2, 3, out, err);
     case PROTO_SHAPE_HULL:
         return proto_get_points(json, path, 3, 4, out, err);
+    case PROTO_SHAPE_SEGMENT:
+    case PROTO_SHAPE_CHAIN:
+    case PROTO_SHAPE_MESH:
+    case PROTO_SHAPE_HEIGHTFIELD:
+        return proto_parse_level(json, dim, path, out, err);
     case PROTO_SHAPE_COUNT:
         break;
     }
@@ -140,7 +149,8 @@ proto_error_code proto_parse_rot(const cJSON *obj, int dim, const char *path, do
 }
 
 proto_error_code proto_parse_placed(const cJSON *json, int dim, const char *path, double *pos,
-                                    double *rot, proto_shape *shape, proto_error *err)
+                                    double *rot, proto_shape *shape, bool levels,
+                                    proto_error *err)
 {
     char p[96];
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(json, "shape");
@@ -150,15 +160,21 @@ proto_error_code proto_parse_placed(const cJSON *json, int dim, const char *path
     proto_error_code rc = proto_parse_shape(v, dim, p, shape, err);
     if (rc)
         return rc;
+    if (!levels && proto_shape_is_level(shape->type)) {
+        proto_shape_free(shape);
+        return proto_fail(err, PROTO_ERR_BAD_REQUEST, "%stype: a %s is a body's shape, not a "
+                          "query's", p, shape_names[shape->type]);
+    }
     snprintf(p, sizeof p, "%spos", path);
     v = cJSON_GetObjectItemCaseSensitive(json, "pos");
-    if (!v)
-        return proto_fail(err, PROTO_ERR_BAD_REQUEST, "%s: missing", p);
     pos[2] = 0;
-    rc = proto_parse_vector(v, dim, PROTO_MAX_COORD, p, pos, err);
+    rc = v ? proto_parse_vector(v, dim, PROTO_MAX_COORD, p, pos, err)
+           : proto_fail(err, PROTO_ERR_BAD_REQUEST, "%s: missing", p);
+    if (!rc)
+        rc = proto_parse_rot(json, dim, path, rot, err);
     if (rc)
-        return rc;
-    return proto_parse_rot(json, dim, path, rot, err);
+        proto_shape_free(shape);
+    return rc;
 }
 
 /* A whole number in [lo, hi] at obj.key (absent: *out unchanged). */
@@ -209,6 +225,9 @@ int proto_kind_of(const char *name)
     return -1;
 }
 
+static proto_error_code parse_spec_fields(const cJSON *json, int dim, const char *path,
+                                          proto_body_spec *out, proto_error *err);
+
 proto_error_code proto_parse_spec(const cJSON *json, int dim, const char *path,
                                   proto_body_spec *out, proto_error *err)
 {
@@ -217,9 +236,21 @@ proto_error_code proto_parse_spec(const cJSON *json, int dim, const char *path,
     if (!cJSON_IsObject(json))
         return proto_fail(err, PROTO_ERR_BAD_REQUEST, "%.*s: must be a body spec object",
                           (int)strlen(path) - 1, path);
-    proto_error_code rc = proto_parse_placed(json, dim, path, out->pos, out->rot, &out->shape, err);
+    proto_error_code rc =
+        proto_parse_placed(json, dim, path, out->pos, out->rot, &out->shape, true, err);
     if (rc)
         return rc;
+    rc = parse_spec_fields(json, dim, path, out, err);
+    if (rc)
+        proto_shape_free(&out->shape);
+    return rc;
+}
+
+/* The spec's fields after its shape and placement. */
+static proto_error_code parse_spec_fields(const cJSON *json, int dim, const char *path,
+                                          proto_body_spec *out, proto_error *err)
+{
+    proto_error_code rc;
     char p[96];
     out->vel[0] = out->vel[1] = out->vel[2] = 0;
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(json, "vel");
@@ -239,6 +270,11 @@ proto_error_code proto_parse_spec(const cJSON *json, int dim, const char *path,
                               "%skind: must be one of dynamic, static, kinematic, character", path);
         out->kind = (proto_body_kind)k;
     }
+    if (proto_shape_is_level(out->shape.type) &&
+        (out->kind == PROTO_KIND_DYNAMIC || out->kind == PROTO_KIND_CHARACTER))
+        return proto_fail(err, PROTO_ERR_BAD_REQUEST,
+                          "%skind: a %s is the shape of a static or kinematic body", path,
+                          shape_names[out->shape.type]);
     out->density = PROTO_DEFAULT_DENSITY;
     out->friction = PROTO_DEFAULT_FRICTION;
     out->restitution = PROTO_DEFAULT_RESTITUTION;
@@ -267,6 +303,10 @@ proto_error_code proto_parse_spec(const cJSON *json, int dim, const char *path,
     if (sensor && !cJSON_IsBool(sensor))
         return proto_fail(err, PROTO_ERR_BAD_REQUEST, "%ssensor: must be true or false", path);
     out->sensor = cJSON_IsTrue(sensor);
+    /* A sensor is tested against what overlaps it as one convex shape; a level is not one. */
+    if (out->sensor && proto_shape_is_level(out->shape.type))
+        return proto_fail(err, PROTO_ERR_BAD_REQUEST, "%ssensor: a %s cannot be a sensor", path,
+                          shape_names[out->shape.type]);
     return parse_filter(json, path, &out->filter, err);
 }
 

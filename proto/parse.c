@@ -61,9 +61,15 @@ static proto_error_code parse_hello(const cJSON *root, int dim, proto_msg *out, 
         return rc;
     const cJSON *avatar = cJSON_GetObjectItemCaseSensitive(root, "avatar");
     out->u.hello.has_avatar = avatar != NULL;
-    if (avatar)
-        return proto_parse_spec(avatar, dim, "avatar.", &out->u.hello.avatar, err);
-    return PROTO_OK;
+    if (!avatar)
+        return PROTO_OK;
+    rc = proto_parse_spec(avatar, dim, "avatar.", &out->u.hello.avatar, err);
+    if (rc == PROTO_OK && proto_shape_is_level(out->u.hello.avatar.shape.type)) {
+        proto_shape_free(&out->u.hello.avatar.shape);
+        return proto_fail(err, PROTO_ERR_BAD_REQUEST,
+                          "avatar.shape.type: level geometry is no avatar's shape");
+    }
+    return rc;
 }
 
 static proto_error_code parse_input(const cJSON *root, int dim, proto_msg *out, proto_error *err)
@@ -97,7 +103,8 @@ static proto_error_code parse_query(const cJSON *root, int dim, proto_msg *out, 
         char path[8];
         snprintf(path, sizeof path, "%s.", names[i]);
         proto_error_code rc =
-            proto_parse_placed(v, dim, path, sides[i]->pos, sides[i]->rot, &sides[i]->shape, err);
+            proto_parse_placed(v, dim, path, sides[i]->pos, sides[i]->rot, &sides[i]->shape, false,
+                               err);
         if (rc)
             return rc;
     }
@@ -143,6 +150,29 @@ static proto_error_code parse_subscribe(const cJSON *root, proto_msg *out, proto
                           err);
 }
 
+/* A message's body spec names no file and carries no level file: those are read from scene
+ * files and journals alone. */
+static proto_error_code no_files(proto_error_code rc, proto_body_spec *spec, const char *path,
+                                 proto_error *err)
+{
+    if (rc == PROTO_OK && spec->shape.level &&
+        (spec->shape.level->file || spec->shape.level->data)) {
+        proto_shape_free(&spec->shape);
+        return proto_fail(err, PROTO_ERR_BAD_REQUEST,
+                          "%sshape: a level's file (file, data) is read from scene files and "
+                          "journals alone; send its geometry", path);
+    }
+    return rc;
+}
+
+void proto_msg_free(proto_msg *m)
+{
+    if (m->type == PROTO_MSG_HELLO && m->u.hello.has_avatar)
+        proto_shape_free(&m->u.hello.avatar.shape);
+    else if (m->type == PROTO_MSG_SPAWN)
+        proto_shape_free(&m->u.spawn.body.shape);
+}
+
 static proto_error_code parse_fields(const char *line, size_t len, const cJSON *root, int dim,
                                      proto_msg *out, proto_error *err)
 {
@@ -154,7 +184,8 @@ static proto_error_code parse_fields(const char *line, size_t len, const cJSON *
         v = cJSON_GetObjectItemCaseSensitive(root, "body");
         if (!v)
             return proto_fail(err, PROTO_ERR_BAD_REQUEST, "body: missing");
-        return proto_parse_spec(v, dim, "body.", &out->u.spawn.body, err);
+        return no_files(proto_parse_spec(v, dim, "body.", &out->u.spawn.body, err),
+                        &out->u.spawn.body, "body.", err);
     case PROTO_MSG_DESPAWN:
         return proto_get_id(root, "id", true, NULL, &out->u.despawn.id, err);
     case PROTO_MSG_INPUT:

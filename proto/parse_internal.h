@@ -50,8 +50,15 @@ proto_error_code proto_get_points(const cJSON *obj, const char *path, int dim, i
 
 /* ---- shapes and body specs (body_spec.c) ---- */
 
+/* A shape and its placement; `levels`: whether a level shape (a body's alone) is taken. On a
+ * failure the shape holds nothing on the heap. */
 proto_error_code proto_parse_placed(const cJSON *json, int dim, const char *path, double *pos,
-                                    double *rot, proto_shape *shape, proto_error *err);
+                                    double *rot, proto_shape *shape, bool levels,
+                                    proto_error *err);
+/* A level shape's fields (level_shape.c), its type already set; on a failure nothing is left
+ * on the heap. */
+proto_error_code proto_parse_level(const cJSON *json, int dim, const char *path, proto_shape *out,
+                                   proto_error *err);
 /* `rot` of obj: an angle in 2D, a quaternion in 3D (normalised); absent, the identity. */
 proto_error_code proto_parse_rot(const cJSON *obj, int dim, const char *path, double *rot,
                                  proto_error *err);

@@ -79,7 +79,7 @@ proto_error_code proto_parse_world_query(const cJSON *root, int dim, proto_msg_t
             return rc;
     } else {
         if ((rc = proto_parse_placed(root, dim, "", out->shape.pos, out->shape.rot,
-                                     &out->shape.shape, err)))
+                                     &out->shape.shape, false, err)))
             return rc;
         if (type == PROTO_MSG_CAST) {
             if ((rc = parse_vec(root, "to", dim, out->to, err)))

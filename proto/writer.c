@@ -47,6 +47,28 @@ void proto_write_welcome(proto_buf *b, const proto_welcome *w)
         LIT(b, ",\"avatar\":");
         proto_buf_append_u64(b, w->avatar);
     }
+    for (size_t i = 0; i < w->nlevels; i++) {
+        const proto_welcome_level *l = &w->levels[i];
+        proto_buf_append_str(b, i ? ",{\"key\":\"" : ",\"levels\":[{\"key\":\"");
+        proto_buf_append_str(b, l->key);
+        LIT(b, "\",\"type\":\"");
+        proto_buf_append_str(b, proto_shape_name(l->type));
+        LIT(b, "\",\"pieces\":");
+        proto_buf_append_u64(b, l->pieces);
+        LIT(b, ",\"url\":\"/levels/");
+        proto_buf_append_str(b, l->key);
+        proto_buf_append_char(b, '"');
+        if (l->file && l->file[0]) {
+            LIT(b, ",\"file\":");
+            proto_buf_append_json_string(b, l->file);
+            LIT(b, ",\"sha256\":\"");
+            proto_buf_append_str(b, l->sha256);
+            proto_buf_append_char(b, '"');
+        }
+        proto_buf_append_char(b, '}');
+        if (i + 1 == w->nlevels)
+            proto_buf_append_char(b, ']');
+    }
     LIT(b, "}\n");
 }
 
@@ -157,6 +179,12 @@ void proto_write_shape(proto_buf *b, int dim, const proto_shape *shape)
         proto_buf_append_fixed(b, shape->radius, DEC_SHAPE);
         LIT(b, ",\"half_height\":");
         proto_buf_append_fixed(b, shape->half_height, DEC_SHAPE);
+        break;
+    case PROTO_SHAPE_SEGMENT:
+    case PROTO_SHAPE_CHAIN:
+    case PROTO_SHAPE_MESH:
+    case PROTO_SHAPE_HEIGHTFIELD:
+        proto_write_level_fields(b, shape);
         break;
     case PROTO_SHAPE_COUNT:
         break;

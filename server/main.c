@@ -73,10 +73,13 @@ static void usage(FILE *out)
             "  --record FILE            write every change to the world (tick, client, message)\n"
             "  --replay FILE            replay a recording on the scene offline, check its hash\n"
             "  --stats S                log tick, step and snapshot figures every S seconds\n"
+            "  --max-triangles N        triangles (or chain segments) one level may hold, from a\n"
+            "                           scene's file or a message (default %u)\n"
             "  --no-sleep               bodies at rest never sleep (stress tests at full price)\n",
             d.host, d.port, d.tick_hz, d.snapshot_hz, d.save_every, d.fsync_ms, d.max_clients,
             d.bodies_per_client, s.max_bodies, s.bounds, d.msg_rate, d.spawn_rate,
-            d.hello_timeout, d.max_line, d.out_soft_limit, d.out_soft_seconds, d.out_hard_limit);
+            d.hello_timeout, d.max_line, d.out_soft_limit, d.out_soft_seconds, d.out_hard_limit,
+            WIO_MAX_TRIANGLES_DEFAULT);
     /* Two strings: one would be longer than C compilers need support. */
     fprintf(out,
             "  --history-ms MS          keep the moving bodies' placements of the last MS ms for\n"
@@ -277,6 +280,7 @@ int main(int argc, char **argv)
     const char *scene = NULL, *record = NULL, *replay = NULL;
     mink_game_opts game = {.memory = RUL_DEFAULT_MEMORY, .budget = RUL_DEFAULT_BUDGET};
     double history_ms = 1000.0;
+    uint32_t max_triangles = WIO_MAX_TRIANGLES_DEFAULT;
     int dim = 0; /* 0: not given; the scene decides, and the default world is 2D */
     /* --make-token and the key */
     const char *token_key = NULL;
@@ -311,6 +315,7 @@ int main(int argc, char **argv)
         {"save-every", NUM_DOUBLE, 0.1, 86400, &cfg.save_every},
         {"keep-bodies", NUM_DOUBLE, 0, 86400, &cfg.keep_bodies},
         {"ttl", NUM_DOUBLE, 1, TOK_MAX_TTL, &ttl},
+        {"max-triangles", NUM_U32, 1, COL_LEVEL_MAX_PIECES, &max_triangles},
         {"hit-speed", NUM_FLOAT, 0, 1e3, &wc.hit_speed},
         {"events-per-state", NUM_U32, 1, 1e6, &cfg.events_per_state},
         {"script-memory", NUM_SIZE, 1 << 20, 1ull << 40, &game.memory},
@@ -505,6 +510,7 @@ int main(int argc, char **argv)
 
     int code;
     bool saved = false;
+    wio_levels_set_max_triangles(max_triangles);
     char *game_state = NULL;
     sim_world *world = cfg.save_path ? net_restore_game(cfg.save_path, cfg.token_key != NULL,
                                                         &saved, game.script ? &game_state : NULL)
@@ -521,6 +527,13 @@ int main(int argc, char **argv)
         LOG_INFO("scene %s: %d-dimensional world, %zu bodies",
                  scene ? scene : sim_world_dim(world) == 3 ? "demo3d" : "demo",
                  sim_world_dim(world), sim_world_body_count(world));
+    const wio_level_file *files;
+    for (size_t i = 0, n = wio_level_files(&files); i < n; i++)
+        if (files[i].name[0])
+            LOG_INFO("level %s: %u triangles (%u degenerate or repeated dropped), %zu bytes, "
+                     "sha256 %s, served at /levels/%s", files[i].name,
+                     sim_level_pieces(files[i].level), files[i].dropped,
+                     sim_level_bytes(files[i].level), files[i].sha256, files[i].key);
 
     /* The window in whole ticks, rounded up: a query at any tick of the last history_ms. */
     uint32_t history_ticks = (uint32_t)ceil(history_ms * cfg.tick_hz / 1000.0);

@@ -368,6 +368,43 @@ START_TEST(state_2d_reads_as_before)
 }
 END_TEST
 
+START_TEST(levels_as_lines_and_footprints)
+{
+    cli_world w;
+    cli_world_init(&w);
+    /* A 2D chain: the cells on its segments, none beside them; a segment placed and turned. */
+    ck_assert(apply(&w, "{\"tick\":1,\"ack\":0,\"bodies\":[{\"id\":1,\"pos\":[0,0],"
+                        "\"rot\":0,\"shape\":{\"type\":\"chain\",\"points\":[[4,0],[2,0],"
+                        "[0,1],[-2,1]],\"loop\":false},\"kind\":\"static\"},{\"id\":2,"
+                        "\"pos\":[10,0],\"rot\":1.5707963,\"shape\":{\"type\":\"segment\","
+                        "\"a\":[-1,0],\"b\":[1,0]},\"kind\":\"static\"}]}"));
+    cli_body *b = cli_world_find(&w, 1);
+    ck_assert(b->has_shape);
+    ck_assert(cli_body_contains(b, 3, 0.1));   /* on 4,0 - 2,0 */
+    ck_assert(cli_body_contains(b, 1, 0.5));   /* on 2,0 - 0,1 */
+    ck_assert(!cli_body_contains(b, 1, -0.5)); /* below it */
+    ck_assert(!cli_body_contains(b, -1, -1));
+    b = cli_world_find(&w, 2);
+    ck_assert(cli_body_contains(b, 10, 0.9)); /* turned upright */
+    ck_assert(!cli_body_contains(b, 10.9, 0));
+    cli_world_free(&w);
+    /* A 3D level named by key: its footprint is its bounds placed at the body. */
+    cli_world_init(&w);
+    w.dim = 3;
+    ck_assert(apply(&w, "{\"tick\":1,\"ack\":0,\"bodies\":[{\"id\":1,\"pos\":[5,0,0],"
+                        "\"rot\":[0,0,0,1],\"shape\":{\"type\":\"mesh\",\"level\":"
+                        "\"00112233445566778899aabbccddeeff00112233445566778899aabbccddeeff\","
+                        "\"bounds\":[[-24,-2,-20],[24,1,20]],\"pieces\":4644},"
+                        "\"kind\":\"static\"}]}"));
+    cli_footprint f;
+    cli_body_footprint(cli_world_find(&w, 1), &f);
+    assert_bounds(&f, -19, 29, -20, 20);
+    ck_assert_double_eq_tol(f.bottom, -2, EPS);
+    ck_assert_double_eq_tol(f.top, 1, EPS);
+    cli_world_free(&w);
+}
+END_TEST
+
 MINK_CHECK_SUITE("client_view", s)
 {
     MINK_TCASE(s, "footprint", 0, box_turned_a_quarter_about_y, box_turned_45_degrees_is_a_diamond,
@@ -376,5 +413,5 @@ MINK_CHECK_SUITE("client_view", s)
                turned_boxes_cover_their_corners, hull_tetrahedron);
     MINK_TCASE(s, "world", 0, state_3d_first_sighting_then_removed,
                state_3d_bad_data_is_refused_not_fatal, state_2d_reads_as_before,
-               compact_entries_update_seen_bodies);
+               compact_entries_update_seen_bodies, levels_as_lines_and_footprints);
 }

@@ -5,6 +5,7 @@
  * refused with the field named, the memory a triangle takes. test_level3.c holds the
  * heightfield and the brute-force checks. */
 #include <check.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -482,12 +483,99 @@ START_TEST(grid_memory)
 }
 END_TEST
 
+/* The overlap of the projections of the box's corners c and the triangle's corners t on
+ * axis d (not unit), per unit of its length; DBL_MAX for an axis of no length. */
+static double sat_overlap(double c[8][3], double t[3][3], const double d[3])
+{
+    double len = sqrt(d[0] * d[0] + d[1] * d[1] + d[2] * d[2]);
+    if (len < 1e-9)
+        return DBL_MAX;
+    double lo[2] = {DBL_MAX, DBL_MAX}, hi[2] = {-DBL_MAX, -DBL_MAX};
+    for (int k = 0; k < 11; k++) {
+        const double *p = k < 8 ? c[k] : t[k - 8];
+        double x = (p[0] * d[0] + p[1] * d[1] + p[2] * d[2]) / len;
+        int s = k < 8 ? 0 : 1;
+        lo[s] = fmin(lo[s], x);
+        hi[s] = fmax(hi[s], x);
+    }
+    return fmin(hi[0] - lo[1], hi[1] - lo[0]);
+}
+
+/* A box whose side lies in the plane of a triangle's edge, overlapping it in height: GJK's
+ * simplex of the two was four points in one plane (mink-bench's terrain met it, a falling box
+ * at a cell's edge), which EPA cannot make a tetrahedron of; it read a face before the first.
+ * Moving down, the contact keeps its own normal (the active-edge rule's motion test), so the
+ * answer is the pair's least translation: the separating-axis theorem's, over the box's three
+ * face normals, the triangle's normal and the nine cross products of their edges (here 0,
+ * along z: the box's side is flush with the edge). */
+START_TEST(box_flush_with_triangle_edge)
+{
+    mk_vec3 v[3] = {{223, 0x1.312502p-1f, 227}, {224, 0x1.e1a61cp-2f, 228},
+                    {224, 0x1.fd021cp-2f, 227}};
+    static const uint32_t idx[3] = {0, 1, 2};
+    col_mesh3 m = build_mesh(v, 3, idx, 3, COL_ACTIVE_EDGE_COS);
+    col_triangle3 tri = col_mesh3_triangle(&m, IDENTITY, 0);
+    tri.active = 0;
+    col_shape3 box = {.type = COL_SHAPE3_BOX, .half = {0.5f, 0.5f, 0.5f}};
+    col_xf3 xb = {{0x1.bffefep+7f, 0x1.07033p+0f, 226.5f}, mk_quat_identity()};
+    col_tri_contact3 how = contact(0.02f);
+    how.motion = mk_v3(0.0f, -1.0f / 6.0f, 0.0f);
+    col_manifold3 got = col_collide_triangle3(&tri, &box, xb, &how);
+    double c[8][3], t[3][3], te[3][3];
+    for (int k = 0; k < 8; k++) {
+        c[k][0] = xb.p.x + (k & 1 ? 0.5 : -0.5);
+        c[k][1] = xb.p.y + (k & 2 ? 0.5 : -0.5);
+        c[k][2] = xb.p.z + (k & 4 ? 0.5 : -0.5);
+    }
+    for (int k = 0; k < 3; k++) {
+        t[k][0] = v[k].x, t[k][1] = v[k].y, t[k][2] = v[k].z;
+    }
+    for (int k = 0; k < 3; k++)
+        for (int i = 0; i < 3; i++)
+            te[k][i] = t[(k + 1) % 3][i] - t[k][i];
+    double axes[13][3], least = DBL_MAX;
+    int best = 0, n = 0;
+    for (int i = 0; i < 3; i++) { /* the box's face normals */
+        axes[n][0] = i == 0, axes[n][1] = i == 1, axes[n][2] = i == 2;
+        n++;
+    }
+    axes[n][0] = te[0][1] * te[1][2] - te[0][2] * te[1][1]; /* the triangle's normal */
+    axes[n][1] = te[0][2] * te[1][0] - te[0][0] * te[1][2];
+    axes[n][2] = te[0][0] * te[1][1] - te[0][1] * te[1][0];
+    n++;
+    for (int i = 0; i < 3; i++) /* box edge i x triangle edge k */
+        for (int k = 0; k < 3; k++) {
+            double e[3] = {i == 0, i == 1, i == 2};
+            axes[n][0] = e[1] * te[k][2] - e[2] * te[k][1];
+            axes[n][1] = e[2] * te[k][0] - e[0] * te[k][2];
+            axes[n][2] = e[0] * te[k][1] - e[1] * te[k][0];
+            n++;
+        }
+    for (int k = 0; k < n; k++) {
+        double o = sat_overlap(c, t, axes[k]);
+        if (o < least) {
+            least = o;
+            best = k;
+        }
+    }
+    double len = sqrt(axes[best][0] * axes[best][0] + axes[best][1] * axes[best][1] +
+                      axes[best][2] * axes[best][2]);
+    double along = fabs(got.normal.x * axes[best][0] + got.normal.y * axes[best][1] +
+                        got.normal.z * axes[best][2]) / len;
+    ck_assert_int_gt(got.count, 0);
+    ck_assert_double_eq(least, 0.0); /* flush: they touch along the edge and no deeper */
+    NEAR(got.depth, least, 1e-5);
+    NEAR(along, 1.0, 1e-5);
+    col_mesh3_free(&m);
+}
+END_TEST
+
 MINK_CHECK_SUITE("mesh3", s)
 {
     MINK_TCASE(s, "known", 60, box_rests_on_flat_mesh, feature_ids_persist,
                active_edge_keeps_normal_up, every_shape_rests_over_the_seam,
                sphere_on_tilted_plane, ray_down_hits_plane_height, placed_mesh,
-               casts_do_not_tunnel, back_faces);
+               casts_do_not_tunnel, back_faces, box_flush_with_triangle_edge);
     MINK_TCASE(s, "build", 60, welds_and_drops, bad_meshes_refused, bad_heightfields_refused,
                grid_memory);
 }

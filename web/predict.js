@@ -223,6 +223,8 @@ function halfOf(shape) {
 
 // A 3D shape's axis-aligned bounds at a pose: the rotated half extents (|R| h).
 export function bounds3(shape, pos, q) {
+  // A level is no box: the prediction leaves it to the server.
+  if (shape.type === "mesh" || shape.type === "heightfield") return null;
   let pts;
   if (shape.type === "hull") pts = shape.points;
   else {

@@ -2,9 +2,12 @@
 // target, or from straight above with the height shown by the shade. Every shape is drawn as it
 // is: rotated boxes, circles, polygons; in 3D boxes, spheres, ellipsoids, capsules, cylinders,
 // cones and hulls as shaded triangle meshes, far ones first (the painter's algorithm). Joints
-// are lines from each body's centre through its anchors, over the bodies.
+// are lines from each body's centre through its anchors, over the bodies. Levels
+// (levels.js): a 2D chain or segment as its line (a chain's ghost ends dashed), a 3D mesh or
+// heightfield as its triangles, seen from either side.
 
 import { hull2 } from "./character.js";
+import { isLevel, levelGeometry } from "./levels.js";
 import { rotate } from "./predict.js";
 
 // Colours by kind, and for the players' bodies by owner (a hue per client).
@@ -60,6 +63,10 @@ export class View2 {
     ctx.lineWidth = 1.5 / this.scale;
     for (const { body: b, pose } of items) {
       const c = colour(b, me);
+      if (isLevel(b.shape)) {
+        drawLines(ctx, b.shape, pose, c, this.scale);
+        continue;
+      }
       ctx.save();
       ctx.translate(pose.pos[0], pose.pos[1]);
       if (b.shape.type !== "aabb") ctx.rotate(pose.rot || 0);
@@ -98,6 +105,33 @@ export class View2 {
     }
     ctx.restore();
   }
+}
+
+// A 2D level: its segments stroked, a chain's ghost ends (its first and last points, which
+// only shape its seams) dashed.
+function drawLines(ctx, shape, pose, c, scale) {
+  const g = levelGeometry(shape);
+  if (!g) return;
+  ctx.save();
+  ctx.translate(pose.pos[0], pose.pos[1]);
+  ctx.rotate(pose.rot || 0);
+  ctx.strokeStyle = css(c, 1.3);
+  ctx.lineWidth = 3 / scale;
+  const p = g.points, n = p.length;
+  const path = (from, to) => {
+    ctx.beginPath();
+    for (let i = from; i <= to; i++) ctx[i === from ? "moveTo" : "lineTo"](p[i % n][0], p[i % n][1]);
+    ctx.stroke();
+  };
+  if (g.ghosts && n >= 4) {
+    path(1, n - 2);
+    ctx.setLineDash([4 / scale, 4 / scale]);
+    path(0, 1);
+    path(n - 2, n - 1);
+  } else {
+    path(0, g.loop ? n : n - 1);
+  }
+  ctx.restore();
 }
 
 // ---- 3D ----
@@ -254,21 +288,27 @@ export class View3 {
     for (const { pose } of items) (ylo = Math.min(ylo, pose.pos[1])), (yhi = Math.max(yhi, pose.pos[1]));
     for (const { body: b, pose } of items) {
       const c = colour(b, me);
-      for (const t of meshOf(b.shape)) {
+      const level = isLevel(b.shape);
+      const tris = level ? (levelGeometry(b.shape) || {}).tris || [] : meshOf(b.shape);
+      for (const t of tris) {
         const wp = t.map((v) => add(rotate(pose.rot, v), pose.pos));
         let n = norm(crossv(sub3(wp[1], wp[0]), sub3(wp[2], wp[0])));
-        // Outward: away from the body's centre (the meshes are convex around it).
+        // Outward: away from the body's centre (the meshes are convex around it); a level's
+        // triangle faces the eye, its front as its winding says or its back.
         const mid = [0, 1, 2].map((i) => (wp[0][i] + wp[1][i] + wp[2][i]) / 3);
-        if (n[0] * (mid[0] - pose.pos[0]) + n[1] * (mid[1] - pose.pos[1]) + n[2] * (mid[2] - pose.pos[2]) < 0)
-          n = n.map((x) => -x);
+        const toEye = sub3(cam.eye, wp[0]);
+        const out = level
+          ? n[0] * toEye[0] + n[1] * toEye[1] + n[2] * toEye[2]
+          : n[0] * (mid[0] - pose.pos[0]) + n[1] * (mid[1] - pose.pos[1]) + n[2] * (mid[2] - pose.pos[2]);
+        if (out < 0) n = n.map((x) => -x);
         const sp = wp.map((p) => this.project(p, cam, w, h));
         if (sp.some((p) => !p)) continue;
         // Back faces away from the eye are not drawn.
-        const toEye = sub3(cam.eye, wp[0]);
         if (!this.top && n[0] * toEye[0] + n[1] * toEye[1] + n[2] * toEye[2] < 0) continue;
         if (this.top && n[1] < 0) continue;
         let shade = 0.35 + 0.65 * Math.max(0, n[0] * light[0] + n[1] * light[1] + n[2] * light[2]);
-        if (this.top) shade = 0.35 + 0.65 * (yhi > ylo ? (pose.pos[1] - ylo) / (yhi - ylo) : 1);
+        const height = level ? mid[1] : pose.pos[1];
+        if (this.top) shade = 0.35 + 0.65 * (yhi > ylo ? Math.min(1, Math.max(0, (height - ylo) / (yhi - ylo))) : 1);
         const z = this.top ? -(wp[0][1] + wp[1][1] + wp[2][1]) : sp[0][2] + sp[1][2] + sp[2][2];
         faces.push({ sp, z, fill: css(c, shade), sensor: b.sensor });
       }

@@ -124,8 +124,47 @@ typedef enum proto_shape_type {
     PROTO_SHAPE_CYLINDER,
     PROTO_SHAPE_CONE,
     PROTO_SHAPE_HULL,
+    /* extension: level geometry, static and kinematic bodies only (level_shape.c) */
+    PROTO_SHAPE_SEGMENT,     /* 2D: a, b (points[0], points[1]) */
+    PROTO_SHAPE_CHAIN,       /* 2D: points, loop */
+    PROTO_SHAPE_MESH,        /* 3D: vertices, indices; or file (scene files) */
+    PROTO_SHAPE_HEIGHTFIELD, /* 3D: size, scale, heights, holes */
     PROTO_SHAPE_COUNT
 } proto_shape_type;
+
+/* Whether a shape type is level geometry (the extension's segment, chain, mesh, heightfield). */
+static inline bool proto_shape_is_level(proto_shape_type t)
+{
+    return t >= PROTO_SHAPE_SEGMENT && t < PROTO_SHAPE_COUNT;
+}
+
+#define PROTO_MAX_FILE 1024 /* bytes of a scene's mesh `file` */
+#define PROTO_LEVEL_KEY_HEX 64 /* hex digits of a level's key (SHA-256) */
+
+/* The geometry of a level shape as sent, on the heap (a line of --max-line bytes bounds it):
+ * a chain's points; a mesh's vertices and triangles, or the file a scene names; a
+ * heightfield's samples. Or, in a body's first sighting, the level named by its key (the
+ * server's level file, docs/PROTOCOL.md "Levels") with its bounds and piece count. A
+ * segment needs none (its ends are the shape's points[0] and points[1]). */
+typedef struct proto_level {
+    uint32_t npoints; /* chain */
+    float (*points)[2];
+    bool loop;
+    uint32_t nvertices, ntriangles; /* mesh */
+    float (*vertices)[3];
+    uint32_t (*triangles)[3];
+    uint32_t cols, rows; /* heightfield: samples along x and z */
+    double scale[3];
+    float *heights; /* rows * cols, row-major */
+    uint8_t *holes; /* (rows - 1) * (cols - 1), 1 for a hole; NULL for none */
+    char *file;     /* a scene's mesh: its file, relative to the scene */
+    uint8_t *data;  /* a journal's or a save's: the level file itself (`data`, base64) */
+    size_t ndata;
+    bool named;     /* a first sighting's: the level of `key` */
+    char key[PROTO_LEVEL_KEY_HEX + 1];
+    uint32_t pieces; /* named: its triangles or segments */
+    double lo[3], hi[3]; /* named: its bounds in the body's frame, m */
+} proto_level;
 
 /* The wire name of a shape type ("aabb", "box", ...). */
 const char *proto_shape_name(proto_shape_type type);
@@ -137,9 +176,13 @@ typedef struct proto_shape {
     double radius;     /* circle, sphere, capsule, cylinder, cone */
     double radii[3];   /* ellipsoid */
     double half_height; /* capsule, cylinder, cone */
-    int npoints;       /* polygon: 3..256 points; hull: 4..256 points */
+    proto_level *level; /* chain, mesh, heightfield: owned (proto_shape_free) */
+    int npoints;       /* polygon: 3..256 points; hull: 4..256 points; segment: 2 */
     double points[PROTO_MAX_POINTS][3];
 } proto_shape;
+
+/* Frees a shape's level geometry (nothing for other shapes); the shape is then its type alone. */
+void proto_shape_free(proto_shape *s);
 
 typedef enum proto_body_kind {
     PROTO_KIND_DYNAMIC,
@@ -383,6 +426,9 @@ typedef struct proto_msg {
  * (bad_request, the message naming the field path). Unknown fields are ignored. */
 proto_error_code proto_parse(const char *line, size_t len, int dim, proto_msg *out,
                              proto_error *err);
+/* Frees what a parsed message holds on the heap (a spawn's or an avatar's level geometry).
+ * A message that failed to parse holds nothing. */
+void proto_msg_free(proto_msg *m);
 
 /* True when the n bytes are valid UTF-8 (no overlong forms, surrogates or code points past
  * U+10FFFF). proto_parse checks every line with it; scene files are checked with it too. */
@@ -439,6 +485,22 @@ char *proto_put_fixed(char *p, double v, int decimals);
 char *proto_put_u64(char *p, uint64_t v);
 /* A JSON string with quotes and escapes. */
 void proto_buf_append_json_string(proto_buf *b, const char *s);
+/* n bytes as base64 (RFC 4648, with padding), without quotes. */
+void proto_buf_append_base64(proto_buf *b, const void *data, size_t n);
+/* The bytes of n characters of base64 (padding optional) in a new array (*out, *len); false
+ * for a character outside the alphabet or no memory. */
+bool proto_base64_decode(const char *s, size_t n, uint8_t **out, size_t *len);
+
+/* A level the world holds, as `welcome` names it (an extension): its key (the SHA-256 of its
+ * level file, which the HTTP port serves at /levels/KEY), its kind and pieces, and the file a
+ * scene read it from with that file's SHA-256 (both "" for a level given inline). */
+typedef struct proto_welcome_level {
+    char key[PROTO_LEVEL_KEY_HEX + 1];
+    proto_shape_type type;
+    uint32_t pieces;
+    const char *file;
+    char sha256[PROTO_LEVEL_KEY_HEX + 1];
+} proto_welcome_level;
 
 /* Each writer appends one whole line, '\n' included. `req` is compact JSON or NULL. */
 typedef struct proto_welcome {
@@ -449,6 +511,8 @@ typedef struct proto_welcome {
     double gravity[3];
     bool has_avatar;
     uint64_t avatar;
+    const proto_welcome_level *levels; /* `levels`, written when nlevels > 0 */
+    size_t nlevels;
 } proto_welcome;
 
 void proto_write_welcome(proto_buf *b, const proto_welcome *w);
@@ -634,5 +698,8 @@ void proto_state_end(proto_buf *b); /* "}\n" */
 
 /* Writes a shape as the protocol spells it: {"type":"aabb","half":[1,0.5]}. */
 void proto_write_shape(proto_buf *b, int dim, const proto_shape *shape);
+/* A level shape's fields after its type (level_shape.c): its geometry, or its key, bounds and
+ * pieces when named. */
+void proto_write_level_fields(proto_buf *b, const proto_shape *shape);
 
 #endif

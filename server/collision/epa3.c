@@ -128,6 +128,37 @@ static bool start(epa *e, const col_gjk_result *g, col_d3 *flat_n)
         }
         n = 3;
     }
+    if (n == 4) {
+        /* Four points in one plane (a box's face flush with a triangle's edge gives GJK such
+         * a simplex): no tetrahedron. The largest of their triangles that holds the origin
+         * (one does: it lies in their hull) goes on as a triangle, and a support point off
+         * its plane makes the tetrahedron. */
+        col_d3 a = d3_sub(v[1].w, v[0].w), b = d3_sub(v[2].w, v[0].w), c = d3_sub(v[3].w, v[0].w);
+        if (fabs(d3_dot(a, d3_cross(b, c))) <= eps * scale * scale) {
+            int drop = 0;
+            bool held = false;
+            double most = -1.0;
+            for (int i = 0; i < 4; i++) {
+                col_d3 p[3];
+                for (int k = 0, q = 0; k < 4; k++)
+                    if (k != i)
+                        p[q++] = v[k].w;
+                col_d3 nn = d3_cross(d3_sub(p[1], p[0]), d3_sub(p[2], p[0]));
+                double area = d3_len(nn);
+                bool holds = true;
+                for (int k = 0; k < 3; k++)
+                    holds = holds && d3_dot(nn, d3_cross(d3_sub(p[(k + 1) % 3], p[k]),
+                                                         d3_neg(p[k]))) >= -eps * area;
+                if (holds > held || (holds == held && area > most)) {
+                    held = holds;
+                    most = area;
+                    drop = i;
+                }
+            }
+            v[drop] = v[3];
+            n = 3;
+        }
+    }
     if (n == 3) {
         /* A support point off the triangle's plane on either side makes a tetrahedron that
          * holds the origin (on its base): a proper convex hull, unlike the two-apex
@@ -163,6 +194,13 @@ static bool start(epa *e, const col_gjk_result *g, col_d3 *flat_n)
                         fc->adj[k] = o;
                         fc->adj_edge[k] = q;
                     }
+            /* None does when the four points lie in one plane (GJK's simplex of a box's face
+             * on a triangle's plane): the faces cannot be turned outward, and the shapes
+             * touch as a flat start does. */
+            if (fc->adj[k] < 0) {
+                *flat_n = g->dir;
+                return false;
+            }
         }
     }
     return true;

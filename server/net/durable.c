@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "durable.h"
@@ -53,6 +54,12 @@ typedef struct net_durable {
     /* The image, kept from one snapshot to the next: no page is faulted in on the loop. */
     MK_VEC(unsigned char) image;
     uint64_t snap_tick, snap_hash, copy_ns, begin_ns;
+    /* The level files the save keeps (FILE.levels/KEY.level): the world's levels not yet
+     * written, held for the worker that writes them before the snapshot that names them, and
+     * the keys written so far, which are never written again (a level never changes). */
+    char levels_dir[4200];
+    MK_VEC(const sim_level *) to_store;
+    MK_VEC(uint8_t) stored; /* SIM_LEVEL_KEY bytes a key */
     int old_fd; /* the journal that ended at the snapshot: flushed and closed by the worker */
     int rc;
     mk_error err;
@@ -140,6 +147,11 @@ static void write_snapshot(uv_work_t *req)
         return;
     }
     d->old_fd = -1;
+    for (size_t i = 0; i < d->to_store.v.len; i++)
+        if (wio_level_store(d->to_store.at[i], d->levels_dir, &d->err) != 0) {
+            d->rc = -1;
+            return;
+        }
     if (wio_snapshot_write(d->next, d->snap_tick, d->snap_hash, d->image.at, d->image.v.len,
                            &d->err) != 0) {
         d->rc = -1;
@@ -158,6 +170,17 @@ static void snapshot_written(uv_work_t *req, int status)
 {
     net_durable *d = req->data;
     d->snap_busy = false;
+    /* The levels written are noted (and let go); those that were not are tried again with
+     * the next snapshot. */
+    for (size_t i = 0; i < d->to_store.v.len; i++) {
+        const sim_level *l = d->to_store.at[i];
+        if (status == 0 && d->rc == 0 && mk_vec_reserve(&d->stored.v, d->stored.v.len + SIM_LEVEL_KEY)) {
+            memcpy(d->stored.at + d->stored.v.len, sim_level_key(l), SIM_LEVEL_KEY);
+            d->stored.v.len += SIM_LEVEL_KEY;
+        }
+        sim_level_release(l);
+    }
+    d->to_store.v.len = 0;
     if (status != 0 || d->rc != 0) {
         LOG_ERROR("--save: snapshot at tick %llu not written: %s",
                   (unsigned long long)d->snap_tick,
@@ -168,6 +191,41 @@ static void snapshot_written(uv_work_t *req, int status)
              "the loop)", (unsigned long long)d->snap_tick, (unsigned long long)d->snap_hash,
              (double)d->image.v.len / 1e6, d->path,
              (double)(uv_hrtime() - d->begin_ns) / 1e6, (double)d->copy_ns / 1e6);
+}
+
+/* Whether the save has written the level of this key. */
+static bool stored(const net_durable *d, const uint8_t *key)
+{
+    for (size_t at = 0; at < d->stored.v.len; at += SIM_LEVEL_KEY)
+        if (memcmp(d->stored.at + at, key, SIM_LEVEL_KEY) == 0)
+            return true;
+    return false;
+}
+
+/* The world's levels the save has not written yet, held for the worker (to_store). */
+static bool levels_to_store(net_durable *d, sim_world *w)
+{
+    const sim_level **levels;
+    size_t n;
+    if (!sim_world_levels(w, &levels, &n) || !mk_vec_reserve(&d->to_store.v, n)) {
+        free(levels);
+        LOG_ERROR("--save: out of memory for the snapshot's levels");
+        return false;
+    }
+    for (size_t i = 0; i < n; i++)
+        if (!stored(d, sim_level_key(levels[i]))) {
+            sim_level_retain(levels[i]);
+            d->to_store.at[d->to_store.v.len++] = levels[i];
+        }
+    free(levels);
+    if (d->to_store.v.len > 0 && mkdir(d->levels_dir, 0755) != 0 && errno != EEXIST) {
+        LOG_ERROR("--save: %s: %s", d->levels_dir, strerror(errno));
+        for (size_t i = 0; i < d->to_store.v.len; i++)
+            sim_level_release(d->to_store.at[i]);
+        d->to_store.v.len = 0;
+        return false;
+    }
+    return true;
 }
 
 /* Takes a snapshot: the image copied now, the journal ended at this tick and a new one begun
@@ -190,6 +248,8 @@ static bool snapshot(net_durable *d, bool wait)
     }
     image->len = len;
     sim_world_image_copy(w, image->data);
+    if (!levels_to_store(d, w))
+        return false;
     d->copy_ns = uv_hrtime() - t0;
     d->begin_ns = t0;
     d->last_snapshot_ns = t0;
@@ -247,6 +307,9 @@ int net_durable_start(net_server *srv)
     set_path(d->journal, sizeof d->journal, p, ".journal");
     set_path(d->journal_new, sizeof d->journal_new, p, ".journal.new");
     set_path(d->prev_journal, sizeof d->prev_journal, p, ".prev.journal");
+    set_path(d->levels_dir, sizeof d->levels_dir, p, ".levels");
+    d->to_store.v = mk_vec_make(sizeof(const sim_level *));
+    d->stored.v = mk_vec_make(1);
     proto_buf_init(&d->pending);
     double ms = srv->cfg.fsync_ms > 0 ? srv->cfg.fsync_ms : 1000.0;
     d->flush_ticks = (uint64_t)(ms * srv->cfg.tick_hz / 1000.0);
@@ -309,6 +372,10 @@ void net_durable_free(net_server *srv)
     proto_buf_free(&d->journal_w.buf);
     proto_buf_free(&d->pending);
     mk_vec_free(&d->image.v);
+    for (size_t i = 0; i < d->to_store.v.len; i++)
+        sim_level_release(d->to_store.at[i]);
+    mk_vec_free(&d->to_store.v);
+    mk_vec_free(&d->stored.v);
     free(d);
     srv->durable = NULL;
 }

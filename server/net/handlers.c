@@ -2,10 +2,12 @@
  * handler of its type, which answers it and changes the world only through the world's API.
  * A refused message gets an `error` while the world goes on. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "events.h"
 #include "handlers.h"
+#include "levels.h"
 #include "net_server.h"
 #include "players.h"
 #include "rules.h"
@@ -29,12 +31,14 @@ static sim_id add_body(net_session *s, const proto_body_spec *spec, const char *
     }
     size_t owned = sim_world_count_owned(srv->world, s->owner);
     if (owned >= srv->cfg.bodies_per_client) {
+        sim_level_release(def.level);
         snprintf(msg, sizeof msg, "this client has %zu bodies, the limit is %u", owned,
                  srv->cfg.bodies_per_client);
         net_session_error(s, PROTO_ERR_QUOTA, msg, req);
         return 0;
     }
     sim_id id = sim_world_add(srv->world, &def, s->owner);
+    sim_level_release(def.level);
     if (id == 0) {
         snprintf(msg, sizeof msg, "the world is full (%zu bodies)",
                  sim_world_body_count(srv->world));
@@ -92,9 +96,12 @@ static void handle_hello(net_session *s, proto_msg *m)
         w.gravity[1] = wc->gravity3.y;
         w.gravity[2] = wc->gravity3.z;
     }
+    proto_welcome_level *levels = net_levels_welcome(srv, &w.nlevels);
+    w.levels = levels;
     proto_buf *b = &srv->out;
     proto_buf_clear(b);
     proto_write_welcome(b, &w);
+    free(levels);
     net_session_send_buf(s, b);
     LOG_INFO("client %u (%s) joined as '%s'%s", s->client, s->peer, s->name,
              avatar ? " with an avatar" : "");
@@ -380,8 +387,10 @@ void net_handle_message(net_session *s, const char *msg, size_t len)
     }
     if (!s->joined && m->type != PROTO_MSG_HELLO && m->type != PROTO_MSG_PING) {
         net_session_error(s, PROTO_ERR_NOT_JOINED, "say hello first", req_of(m));
+        proto_msg_free(m);
         return;
     }
     handlers[m->type](s, m);
+    proto_msg_free(m);
 }
 

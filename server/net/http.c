@@ -17,6 +17,7 @@
 
 #include "health.h"
 #include "http.h"
+#include "levels.h"
 #include "metrics.h"
 #include "net_server.h"
 #include "web.h"
@@ -81,6 +82,9 @@ static int route(net_http *h, const char *path, const char **type)
         text(b, ready ? "ready" : why);
         return ready ? 200 : 503;
     }
+    int status = net_levels_http(srv, path, b, type);
+    if (status != 0)
+        return status;
     /* The web viewer: its page at /, its modules beside it. */
     const char *file = strcmp(path, "/") == 0 ? "/index.html" : path;
     for (const net_web_file *f = net_web_files; f->path; f++) {
@@ -90,8 +94,8 @@ static int route(net_http *h, const char *path, const char **type)
             return 200;
         }
     }
-    text(b, "not found: GET / (the web viewer), /ws (WebSocket), /metrics, /livez, /healthz or "
-            "/readyz");
+    text(b, "not found: GET / (the web viewer), /ws (WebSocket), /metrics, /livez, /healthz, "
+            "/readyz or /levels/KEY");
     return 404;
 }
 

@@ -194,6 +194,8 @@ sim_world *net_restore_game(const char *path, bool keep_owners, bool *found,
     memset(snaps, 0, sizeof snaps);
     memset(journals, 0, sizeof journals);
     *found = false;
+    char levels_dir[4200];
+    snprintf(levels_dir, sizeof levels_dir, "%s.levels", path);
     for (int i = 0; i < SNAPSHOTS; i++) {
         snprintf(snaps[i].path, sizeof snaps[i].path, "%s%s", path, snapshot_suffix[i]);
         /* An empty FILE (made beforehand to check that it can be written) is no save yet. */
@@ -202,7 +204,8 @@ sim_world *net_restore_game(const char *path, bool keep_owners, bool *found,
             continue;
         *found = true;
         mk_error err = {0};
-        snaps[i].w = wio_snapshot_read(snaps[i].path, &snaps[i].tick, &snaps[i].hash, &err);
+        snaps[i].w = wio_snapshot_read_levels(snaps[i].path, levels_dir, &snaps[i].tick,
+                                              &snaps[i].hash, &err);
         if (!snaps[i].w)
             LOG_ERROR("--save: snapshot refused: %s", err.message);
     }

@@ -155,6 +155,7 @@ static net_piece full_piece(net_snapshot *sn, sim_world *w, const sim_body *body
     bool sensor;
     wio_body_filter(w, body, &filter, &sensor);
     proto_state_body_filter(b, &filter, sensor);
+    proto_shape_free(&shape); /* a level body's geometry or name */
     proto_state_body_end(b);
     p->end = b->len;
     return *p;

@@ -75,7 +75,9 @@ static int def_of(lua_State *L, int idx, const char *root, mk_error *err)
     cJSON_Delete(j);
     if (rc != PROTO_OK)
         return -1;
-    if (wio_body_def_from_spec(&spec, dim, rt->def, err) != 0)
+    int built = wio_body_def_from_spec(&spec, dim, rt->def, err);
+    proto_shape_free(&spec.shape);
+    if (built != 0)
         return mk_error_prefix(err, "%s.", root);
     return 0;
 }
@@ -91,6 +93,8 @@ static int w_spawn(lua_State *L)
     if (def_of(L, 1, "spec", &err) != 0)
         return rul_refuse(L, "%s", err.message);
     sim_id id = sim_world_add(rt_of(L)->world, rt_of(L)->def, (uint32_t)owner);
+    sim_level_release(rt_of(L)->def->level); /* a level body's: the world holds it */
+    rt_of(L)->def->level = NULL;
     if (id == 0)
         return rul_refuse(L, "mink.spawn: the world is full");
     lua_pushinteger(L, (lua_Integer)id);
@@ -340,6 +344,12 @@ static bool query_shape(lua_State *L, int idx, sim_query_shape *s, mk_error *err
     luaL_checktype(L, idx, LUA_TTABLE);
     if (def_of(L, idx, "shape", err) != 0)
         return false;
+    if (rt->def->level) {
+        sim_level_release(rt->def->level);
+        rt->def->level = NULL;
+        mk_fail(err, MK_ERR_INVALID, "shape.type: level geometry is a body's, not a query's");
+        return false;
+    }
     memset(s, 0, sizeof *s);
     const sim_body_def *d = rt->def;
     if (sim_world_dim(rt->world) == 3) {

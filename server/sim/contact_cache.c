@@ -15,27 +15,29 @@
 #define SLOT_TOMB 1u /* other values are an entry index + 2 */
 #define SIM_CACHE_SWEEP 64 /* steps between sweeps of the whole contact cache */
 
-static size_t slot_of(sim_id a, sim_id b, size_t cap)
+static size_t slot_of(sim_id a, sim_id b, uint32_t child, size_t cap)
 {
-    /* Fibonacci hashing of both ids (Knuth, TAOCP vol. 3, 6.4). */
-    uint64_t h = (a * 0x9E3779B97F4A7C15ull) ^ (b * 0xC2B2AE3D27D4EB4Full);
+    /* Fibonacci hashing of both ids (Knuth, TAOCP vol. 3, 6.4), and of a level pair's piece
+     * (0 for a convex pair, whose slot is as it was without pieces). */
+    uint64_t h = (a * 0x9E3779B97F4A7C15ull) ^ (b * 0xC2B2AE3D27D4EB4Full) ^
+                 ((uint64_t)child * 0x165667B19E3779F9ull);
     h ^= h >> 29;
     return (size_t)(h & (cap - 1));
 }
 
 
-/* The table slot that holds (a, b), or the table's capacity when none does. */
-static size_t find_slot(const sim_cache *c, sim_id a, sim_id b)
+/* The table slot that holds (a, b, child), or the table's capacity when none does. */
+static size_t find_slot(const sim_cache *c, sim_id a, sim_id b, uint32_t child)
 {
     if (c->table_cap == 0)
         return 0;
-    for (size_t s = slot_of(a, b, c->table_cap);; s = (s + 1) & (c->table_cap - 1)) {
+    for (size_t s = slot_of(a, b, child, c->table_cap);; s = (s + 1) & (c->table_cap - 1)) {
         uint32_t t = c->table[s];
         if (t == SLOT_EMPTY)
             return c->table_cap;
         if (t != SLOT_TOMB) {
             const sim_cache_head *e = sim_cache_at(c, t - 2);
-            if (e->a == a && e->b == b)
+            if (e->a == a && e->b == b && e->child == child)
                 return s;
         }
     }
@@ -62,7 +64,7 @@ static bool rebuild(sim_cache *c, size_t cap)
     c->used = n;
     for (size_t i = 0; i < n; i++) {
         const sim_cache_head *e = sim_cache_at(c, (uint32_t)i);
-        size_t s = slot_of(e->a, e->b, cap);
+        size_t s = slot_of(e->a, e->b, e->child, cap);
         while (t[s] != SLOT_EMPTY)
             s = (s + 1) & (cap - 1);
         t[s] = (uint32_t)i + 2;
@@ -95,7 +97,13 @@ void sim_cache_free(sim_cache *c)
 
 sim_cache_head *sim_cache_find(const sim_cache *c, sim_id a, sim_id b, uint32_t *index)
 {
-    size_t s = find_slot(c, a, b);
+    return sim_cache_find_child(c, a, b, 0, index);
+}
+
+sim_cache_head *sim_cache_find_child(const sim_cache *c, sim_id a, sim_id b, uint32_t child,
+                                     uint32_t *index)
+{
+    size_t s = find_slot(c, a, b, child);
     if (s >= c->table_cap)
         return NULL;
     *index = c->table[s] - 2;
@@ -109,7 +117,7 @@ sim_cache_head *sim_cache_find_hinted(const sim_cache *c, uint32_t *hint, sim_id
         return NULL;
     if (*hint > 0 && *hint - 1 < c->entries.len) {
         sim_cache_head *h = sim_cache_at(c, *hint - 1);
-        if (h->live && h->a == a && h->b == b) {
+        if (h->live && h->a == a && h->b == b && h->child == 0) {
             *index = *hint - 1;
             return h;
         }
@@ -121,13 +129,19 @@ sim_cache_head *sim_cache_find_hinted(const sim_cache *c, uint32_t *hint, sim_id
 
 uint32_t sim_cache_add(sim_cache *c, sim_id a, sim_id b)
 {
+    return sim_cache_add_child(c, a, b, 0);
+}
+
+uint32_t sim_cache_add_child(sim_cache *c, sim_id a, sim_id b, uint32_t child)
+{
     uint32_t i = (uint32_t)c->entries.len++;
     sim_cache_head *x = sim_cache_at(c, i);
     memset(x, 0, c->entries.item);
     x->a = a;
     x->b = b;
+    x->child = child;
     x->live = true;
-    size_t s = slot_of(a, b, c->table_cap);
+    size_t s = slot_of(a, b, child, c->table_cap);
     while (c->table[s] != SLOT_EMPTY)
         s = (s + 1) & (c->table_cap - 1);
     c->table[s] = i + 2;
@@ -140,7 +154,7 @@ void sim_cache_remove(sim_cache *c, uint32_t i)
     sim_cache_head *e = sim_cache_at(c, i);
     if (!e->live)
         return;
-    size_t s = find_slot(c, e->a, e->b);
+    size_t s = find_slot(c, e->a, e->b, e->child);
     if (s < c->table_cap)
         c->table[s] = SLOT_TOMB;
     e->live = false;

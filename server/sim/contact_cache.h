@@ -21,6 +21,11 @@ typedef struct sim_cached_point {
 typedef struct sim_cache_head {
     sim_id a, b;
     bool live;      /* false once removed (until the map is rebuilt) */
+    /* 0 for a pair of convex bodies, and for a level pair's own entry, which stands for the
+     * pair while any of its pieces touches (it has no points); a piece of a level pair (a
+     * triangle, a segment) is its index + 1 (contacts_level.c). In the head's padding: the
+     * entries keep their size. */
+    uint32_t child;
     uint64_t stamp; /* the tick it was last solved at */
 } sim_cache_head;
 
@@ -83,6 +88,11 @@ sim_cache_head *sim_cache_find_hinted(const sim_cache *c, uint32_t *hint, sim_id
 /* Adds (a, b), which must not be there; room reserved beforehand. Returns its index; the
  * entry is zeroed past its head. */
 uint32_t sim_cache_add(sim_cache *c, sim_id a, sim_id b);
+/* The entry of piece `child` of a level pair (a, b) (sim_cache_head.child), and its index, or
+ * NULL; and its addition, as sim_cache_add. */
+sim_cache_head *sim_cache_find_child(const sim_cache *c, sim_id a, sim_id b, uint32_t child,
+                                     uint32_t *index);
+uint32_t sim_cache_add_child(sim_cache *c, sim_id a, sim_id b, uint32_t child);
 void sim_cache_remove(sim_cache *c, uint32_t index);
 /* Before a step's narrowphase: room in the cache and in the solver's `solved` for every one of
  * `pairs` to be new. A rebuild moves the entries: the list of those solved in the last step is

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "contacts.h"
+#include "contacts_level.h"
 
 /* A body that wakes a sleeping one it touches: anything awake that moves. */
 static bool active(const sim_world *w, const sim_body *b)
@@ -45,6 +46,20 @@ static dmanifold speculative_collide(const dpart *a, const dpart *b)
     return s;
 }
 
+/* Whether two bodies touch now (a pair apart needs no exact gap); a level by its pieces. */
+static bool touching_now(const sim_world *w, const sim_body *a, const sim_body *b)
+{
+    if (a->level || b->level) {
+        const sim_body *lb = a->level ? a : b, *o = a->level ? b : a;
+        const dpart *op = dim_part_of(w, o);
+        return DIM_NAME(sim_level_deepest)(w, lb, &op->shape, dim_xf_at(op, op->pos),
+                                           dv_sub(op->vel, dim_part_of(w, lb)->vel),
+                                           COL_BACK_FACES_IGNORE, 0.0f)
+                   .count > 0;
+    }
+    return dim_touching(dim_part_of(w, a), dim_part_of(w, b));
+}
+
 void DIM_NAME(sim_wake_touched)(sim_world *w)
 {
     if (!dim_pairs_may_sleep(w))
@@ -56,7 +71,7 @@ void DIM_NAME(sim_wake_touched)(sim_world *w)
             continue;
         sim_body *sleeper = a->sleeping ? a : b, *other = a->sleeping ? b : a;
         if (active(w, other) && dim_tight_overlap(w, pairs[i].a, pairs[i].b) &&
-            dim_touching(dim_part(w, pairs[i].a), dim_part(w, pairs[i].b)))
+            touching_now(w, a, b))
             sim_wake(w, sleeper);
     }
 }
@@ -123,14 +138,20 @@ typedef struct fill_item {
     uint32_t pair;
     bool ok;
     bool bounce; /* the constraint has restitution (dim_note_bounce), known when it was placed */
+    uint32_t child; /* a level pair's piece: its manifold's index in solver.level_children;
+                     * NO_CHILD for a convex pair */
 } fill_item;
+
+#define NO_CHILD UINT32_MAX
 
 /* found: the pair's cache entry (UINT32_MAX: none yet); kept: m is that entry's kept manifold
  * (dim_kept_manifold). With `fills`, the constraint is only placed in the list and its
- * points are left to fill_range; pair i's narrow_item then holds m. */
-static void add_constraint(sim_world *w, sim_pair *pair, const sim_body *a, const sim_body *b,
+ * points are left to fill_range; pair i's narrow_item then holds m, or for a level pair's
+ * piece (child: its manifold's index in solver.level_children, else NO_CHILD) the level's
+ * manifolds do. Returns whether it was placed with a cache entry. */
+static bool add_constraint(sim_world *w, sim_pair *pair, const sim_body *a, const sim_body *b,
                            const dmanifold *m, uint32_t found, bool kept, fill_item *fills,
-                           uint32_t i)
+                           uint32_t i, uint32_t child)
 {
     ddim *d = dim_of(w);
     size_t k = d->constraints.v.len;
@@ -146,11 +167,14 @@ static void add_constraint(sim_world *w, sim_pair *pair, const sim_body *a, cons
     c->ma = si[c->a].inv_mass;
     c->mb = si[c->b].inv_mass;
     if (c->ma == 0.0f && c->mb == 0.0f)
-        return; /* a kinematic body against a sleeping one: nothing to solve */
+        return false; /* a kinematic body against a sleeping one: nothing to solve */
     c->fixed = c->ma == 0.0f || c->mb == 0.0f;
     sim_cache *cache = &w->solver.cache;
     c->cache_entry = found;
-    if (found == UINT32_MAX) {
+    if (found == UINT32_MAX && child != NO_CHILD) {
+        const dchild *ch = (const dchild *)w->solver.level_children.data + child;
+        c->cache_entry = sim_cache_add_child(cache, a->id, b->id, ch->child + 1);
+    } else if (found == UINT32_MAX) {
         c->cache_entry = sim_cache_add(cache, a->id, b->id);
         pair->entry = c->cache_entry + 1;
     }
@@ -160,15 +184,16 @@ static void add_constraint(sim_world *w, sim_pair *pair, const sim_body *a, cons
     assert(w->solver.solved.v.len < w->solver.solved.v.cap);
     w->solver.solved.at[w->solver.solved.v.len++] = c->cache_entry;
     if (fills) {
-        fills[k] = (fill_item){i, false, dim_bounces(c)};
+        fills[k] = (fill_item){i, false, dim_bounces(c), child};
         d->constraints.v.len = k + 1;
-        return;
+        return true;
     }
     if (dim_fill_points(w, c, e, dim_part(w, sa), dim_part(w, sb), m, kept)) {
         dim_finish_constraint(w, c, k);
         dim_note_bounce(w, c);
         d->constraints.v.len = k + 1;
     }
+    return true;
 }
 
 /* A pair's collision, the part of the narrowphase that reads the bodies and the pair's own
@@ -212,8 +237,8 @@ static void collide_pair(sim_world *w, sim_pair *pair, narrow_item *it)
         return;
     }
     uint32_t sa = sim_id_slot(a->id), sb = sim_id_slot(b->id);
-    if (sim_is_push_pair(a, b) || !dim_tight_overlap(w, sa, sb))
-        return;
+    if (sim_is_push_pair(a, b) || !dim_tight_overlap(w, sa, sb) || a->level || b->level)
+        return; /* a level pair's pieces are sim_level_pairs' */
     const dpart *pa = dim_part(w, sa), *pb = dim_part(w, sb);
     if (dim_surely_apart(pa, pb))
         return;
@@ -258,11 +283,15 @@ static void fill_range(void *arg, size_t begin, size_t end)
         dconstraint *c = &cs[k];
         const narrow_item *it = &job->items[job->fills[k].pair];
         const sim_pair *pair = &pairs[job->fills[k].pair];
+        uint32_t child = job->fills[k].child;
+        const dmanifold *m =
+            child == NO_CHILD ? &it->m : &((const dchild *)w->solver.level_children.data)[child].m;
         sim_body *a, *b;
         pair_bodies(w, pair, &a, &b);
         dcache_entry *e = (dcache_entry *)sim_cache_at(&w->solver.cache, c->cache_entry);
         job->fills[k].ok = dim_fill_points(w, c, e, dim_part(w, sim_id_slot(a->id)),
-                                           dim_part(w, sim_id_slot(b->id)), &it->m, it->kept);
+                                           dim_part(w, sim_id_slot(b->id)), m,
+                                           child == NO_CHILD && it->kept);
         if (job->fills[k].ok)
             dim_finish_constraint(w, c, k);
     }
@@ -295,6 +324,60 @@ static void fill_constraints(sim_world *w, const narrow_item *items, fill_item *
  * reached is collided there, as it would have been. The constraints' points are then filled
  * on the workers again (fill_constraints). So the constraints, their order and the cache come
  * out the same with any number of workers. */
+/* A touching pair's contact for the step's list, and what touching does: a sleeping body
+ * that something active touches wakes, a character on ground is grounded. */
+static void note_touching(sim_world *w, sim_body *a, sim_body *b, const dmanifold *m, dvec up)
+{
+    ddim *d = dim_of(w);
+    dcontact *contact = &d->contacts.at[d->contacts.v.len++];
+    *contact = (dcontact){a->id, b->id, *m};
+    for (int k = 0; k < m->count; k++)
+        contact->m.points[k].depth = mk_maxf(m->points[k].depth, 0.0f);
+    contact->m.depth = mk_maxf(m->depth, 0.0f);
+    /* Touching a sleeping body that the wake pass did not reach (it was woken later
+     * in that pass): it takes this step as if static and wakes for the next. */
+    if (a->sleeping && active(w, b))
+        sim_wake(w, a);
+    if (b->sleeping && active(w, a))
+        sim_wake(w, b);
+    b->grounded |= dim_is_ground(b, m->normal, up);
+    a->grounded |= dim_is_ground(a, dv_neg(m->normal), up);
+}
+
+/* A pair with a level body: a contact and a constraint per piece it touches (sim_level_pairs
+ * collided them), each with the cache entry of its piece; and the pair's own entry (child 0,
+ * no points), which is stamped and listed as solved while any piece is, so that it stands
+ * for the body pair from its first touching step to its last, as a convex pair's entry
+ * does. The pieces' contacts are adjacent in the step's list. */
+static void level_pair(sim_world *w, sim_pair *pair, sim_body *a, sim_body *b, dvec up,
+                       const sim_level_span *sp, fill_item *fills, uint32_t i)
+{
+    const dchild *ch = (const dchild *)w->solver.level_children.data;
+    sim_cache *cache = &w->solver.cache;
+    bool placed = false;
+    for (uint32_t k = sp->first; k < sp->first + sp->count; k++) {
+        const dmanifold *m = &ch[k].m;
+        if (w->cfg.events)
+            DIM_NAME(sim_hit_check)(w, a, b, m);
+        if (m->depth >= -SIM_TOUCHING)
+            note_touching(w, a, b, m, up);
+        uint32_t found = UINT32_MAX;
+        sim_cache_find_child(cache, a->id, b->id, ch[k].child + 1, &found);
+        placed |= add_constraint(w, pair, a, b, m, found, false, fills, i, k);
+    }
+    if (!placed)
+        return;
+    uint32_t found = UINT32_MAX;
+    sim_cache_head *e = sim_cache_find_hinted(cache, &pair->entry, a->id, b->id, &found);
+    if (!e) {
+        found = sim_cache_add(cache, a->id, b->id);
+        pair->entry = found + 1;
+        e = sim_cache_at(cache, found);
+    }
+    e->stamp = w->tick;
+    w->solver.solved.at[w->solver.solved.v.len++] = found;
+}
+
 void DIM_NAME(sim_collide)(sim_world *w, dvec up)
 {
     ddim *d = dim_of(w);
@@ -302,18 +385,21 @@ void DIM_NAME(sim_collide)(sim_world *w, dvec up)
     dim_clear_constraints(w);
     w->solver.push_pairs.v.len = 0;
     d->contacts.v.len = 0;
-    if (!sim_cache_reserve_step(w, n_pairs) ||
-        !mk_vec_reserve(&w->solver.solved.v, w->solver.solved.v.len + n_pairs) ||
-        !dim_reserve_constraints(w, n_pairs) ||
+    /* The pairs with a level body first: how many manifolds they make is known only then. */
+    bool level_ok;
+    size_t room = n_pairs + DIM_NAME(sim_level_pairs)(w, &level_ok);
+    if (!sim_cache_reserve_step(w, room) ||
+        !mk_vec_reserve(&w->solver.solved.v, w->solver.solved.v.len + room) ||
+        !dim_reserve_constraints(w, room) ||
         !mk_vec_reserve(&w->solver.push_pairs.v, n_pairs) ||
-        !mk_vec_reserve(&d->contacts.v, n_pairs))
+        !mk_vec_reserve(&d->contacts.v, room))
         return; /* out of memory: this step has no contacts */
 
     narrow_item *items = NULL;
     fill_item *fills = NULL;
     if (sim_pool_workers(w->pool) > 1 && n_pairs > SIM_NARROW_GRAIN &&
         mk_vec_reserve(&w->solver.narrow, n_pairs) &&
-        mk_vec_reserve(&w->solver.narrow_fills, n_pairs)) {
+        mk_vec_reserve(&w->solver.narrow_fills, room)) {
         items = w->solver.narrow.data;
         fills = w->solver.narrow_fills.data;
         narrow_job job = {w, items};
@@ -321,6 +407,8 @@ void DIM_NAME(sim_collide)(sim_world *w, dvec up)
     }
     size_t first_solved = w->solver.solved.v.len;
     sim_pair *pairs = w->broad.pairs.at;
+    const sim_level_span *spans = w->solver.level_spans.data;
+    size_t span = 0, n_spans = w->solver.level_spans.len;
     w->ev.in_collide = true; /* a sleeper woken in the pass skipped its pairs (events.c) */
     for (size_t i = 0; i < n_pairs; i++) {
         sim_body *a, *b;
@@ -333,6 +421,13 @@ void DIM_NAME(sim_collide)(sim_world *w, dvec up)
             mk_vec_push(&w->solver.push_pairs.v, &p);
             continue; /* resolved after the solver, with fresh manifolds */
         }
+        if (a->level || b->level) {
+            while (span < n_spans && spans[span].pair < i)
+                span++;
+            if (span < n_spans && spans[span].pair == i)
+                level_pair(w, &pairs[i], a, b, up, &spans[span], fills, (uint32_t)i);
+            continue;
+        }
         narrow_item here;
         narrow_item *it = items ? &items[i] : &here;
         if (!items || it->state == NARROW_RESTING)
@@ -342,23 +437,10 @@ void DIM_NAME(sim_collide)(sim_world *w, dvec up)
         const dmanifold m = it->m;
         if (w->cfg.events)
             DIM_NAME(sim_hit_check)(w, a, b, &m);
-        bool touching = m.depth >= -SIM_TOUCHING;
-        if (touching) {
-            dcontact *contact = &d->contacts.at[d->contacts.v.len++];
-            *contact = (dcontact){a->id, b->id, m};
-            for (int k = 0; k < m.count; k++)
-                contact->m.points[k].depth = mk_maxf(m.points[k].depth, 0.0f);
-            contact->m.depth = mk_maxf(m.depth, 0.0f);
-            /* Touching a sleeping body that the wake pass did not reach (it was woken later
-             * in that pass): it takes this step as if static and wakes for the next. */
-            if (a->sleeping && active(w, b))
-                sim_wake(w, a);
-            if (b->sleeping && active(w, a))
-                sim_wake(w, b);
-            b->grounded |= dim_is_ground(b, m.normal, up);
-            a->grounded |= dim_is_ground(a, dv_neg(m.normal), up);
-        }
-        add_constraint(w, &pairs[i], a, b, &m, it->found, it->kept, fills, (uint32_t)i);
+        if (m.depth >= -SIM_TOUCHING)
+            note_touching(w, a, b, &m, up);
+        add_constraint(w, &pairs[i], a, b, &m, it->found, it->kept, fills, (uint32_t)i,
+                       NO_CHILD);
     }
     w->ev.in_collide = false;
     if (fills)

@@ -90,14 +90,16 @@ static void perturb(const sim_body3 *a, const sim_body3 *b, col_manifold3 *m)
 }
 
 /* The manifold of a pair this step, kept in its cache entry: fresh for polytopes, through the
- * arbiter for curved shapes. */
+ * arbiter for curved shapes. A level's piece counts as a polytope's face (its placeholder is
+ * a box) and is not perturbed: the tilt would collide the placeholder, not the piece. */
 static col_contact_cache3 pair_manifold(const sim_body3 *a, const sim_body3 *b,
-                                        const sim_cache_entry3 *old, const col_manifold3 *m)
+                                        const sim_cache_entry3 *old, const col_manifold3 *m,
+                                        bool level)
 {
     col_xf3 xa = sim_body_xf3(a), xb = sim_body_xf3(b);
     if (!sim_polytope3(&a->shape) || !sim_polytope3(&b->shape)) {
         col_manifold3 fresh = *m;
-        if (old->manifold.count < 3 && m->count == 1 &&
+        if (!level && old->manifold.count < 3 && m->count == 1 &&
             (rests_on_many(&a->shape) || rests_on_many(&b->shape)))
             perturb(a, b, &fresh);
         return col_contact_cache3_update(&old->manifold, xa, xb, &fresh, SIM_ARBITER_THRESHOLD);
@@ -116,6 +118,27 @@ static col_contact_cache3 pair_manifold(const sim_body3 *a, const sim_body3 *b,
     return fresh;
 }
 
+/* sim_match_cached for a level pair: the point of last step's manifold nearest within
+ * SIM_MATCH_DISTANCE in the frame of the body that is not the level (`on_b`: body b), feature
+ * ids aside. A body sliding over a level meets new triangles every few steps and new ids with
+ * them (and one triangle's ids may repeat at other points); its own corners stay where they
+ * were on it. */
+static int match_on_body(const sim_cache_entry3 *old, const col_cached_point3 *cp, bool on_b)
+{
+    int best = -1;
+    float best_d = SIM_MATCH_DISTANCE;
+    for (int k = 0; k < old->manifold.count; k++) {
+        const col_cached_point3 *o = &old->manifold.points[k];
+        float d = on_b ? mk_v3_len(mk_v3_sub(o->local_b, cp->local_b))
+                       : mk_v3_len(mk_v3_sub(o->local_a, cp->local_a));
+        if (d < best_d) {
+            best_d = d;
+            best = k;
+        }
+    }
+    return best;
+}
+
 /* The constraint's normal, tangents and points from the pair's entry, which takes this step's
  * manifold (a kept entry has it, point for point, with its impulses); false when the entry
  * has no point to solve. Unlike the 2D points, each point is placed from its two surface
@@ -124,15 +147,17 @@ static col_contact_cache3 pair_manifold(const sim_body3 *a, const sim_body3 *b,
 bool sim_fill_points3(sim_world *w, sim_constraint3 *c, sim_cache_entry3 *entry,
                       const sim_body3 *a3, const sim_body3 *b3, const col_manifold3 *m, bool kept)
 {
-    (void)w;
     /* The last step's manifold and impulses: a kept entry's own, point for point; otherwise
      * a copy, read before this step's points overwrite it. */
     sim_cache_entry3 copy;
     const sim_cache_entry3 *old = entry;
+    const sim_body *bodies = w->slots.bodies.at;
+    bool level_a = bodies[a3 - w->d3.bodies.at].level != NULL;
+    bool level = level_a || bodies[b3 - w->d3.bodies.at].level;
     if (!kept) {
         copy = *entry;
         old = &copy;
-        entry->manifold = pair_manifold(a3, b3, old, m);
+        entry->manifold = pair_manifold(a3, b3, old, m, level);
         entry->one_shot =
             sim_polytope3(&a3->shape) && sim_polytope3(&b3->shape) && entry->manifold.count > 0;
         entry->local_normal = mk_quat_unrotate(a3->rot, m->normal);
@@ -158,8 +183,9 @@ bool sim_fill_points3(sim_world *w, sim_constraint3 *c, sim_cache_entry3 *entry,
         p->rb = mk_v3_sub(point, cb);
         p->base_sep = -depth - mk_v3_dot(mk_v3_sub(p->rb, p->ra), c->normal);
         int k = kept                      ? i
-                : old->manifold.count > 0 ? sim_match_cached(old, cp->c.id, cp->local_a)
-                                          : -1;
+                : old->manifold.count == 0 ? -1
+                : level                    ? match_on_body(old, cp, level_a)
+                                           : sim_match_cached(old, cp->c.id, cp->local_a);
         p->jn = k >= 0 ? old->jn[k] : 0.0f;
         p->jt[0] = k >= 0 ? old->jt[k][0] : 0.0f;
         p->jt[1] = k >= 0 ? old->jt[k][1] : 0.0f;

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "body_rules.h"
+#include "level.h"
 #include "world_internal.h"
 
 bool sim_emit_event(sim_world *w, const sim_event *e) { return MK_VEC_PUSH(&w->events, *e); }
@@ -281,6 +282,13 @@ static void hits_after_step(sim_world *w)
  * are now. */
 static bool shapes_touch(const sim_world *w, uint32_t a, uint32_t b, float within)
 {
+    /* A level is never a sensor (sim_world_add refuses it): its pieces against the sensor. */
+    const sim_body *la = &w->slots.bodies.at[a], *lb = &w->slots.bodies.at[b];
+    if (la->level || lb->level) {
+        const sim_body *level = la->level ? la : lb, *other = la->level ? lb : la;
+        return w->cfg.dim == 3 ? sim_level_overlaps3(w, level, other, within)
+                               : sim_level_overlaps2(w, level, other, within);
+    }
     if (w->cfg.dim == 3) {
         const sim_body3 *pa = sim_part3(w, a), *pb = sim_part3(w, b);
         col_manifold3 m = col_collide3(&pa->shape, (col_xf3){pa->pos, pa->rot}, &pb->shape,

@@ -39,6 +39,9 @@ uint64_t sim_world_hash(const sim_world *w)
             h = mix(h, state, sizeof state);
         }
         h = mix(h, &flags, 1);
+        /* A level body's geometry by its key (a world without levels hashes as before). */
+        if (b->level)
+            h = mix(h, sim_level_key(b->level), SIM_LEVEL_KEY);
     }
     if (w->filter.active > 0)
         for (size_t i = 0; i < sim_slot_count(w); i++) {

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "history.h"
+#include "level.h"
 
 typedef struct frame {
     uint64_t tick;
@@ -30,6 +31,7 @@ typedef struct gone_body {
     uint64_t born, removed; /* it existed at ticks in [born, removed] */
     col_shape2 s2;
     col_shape3 s3; /* a polygon's or hull's copy is owned here */
+    const sim_level *level; /* a level body's, a reference held here */
     float pose[7];
     uint32_t mark;
 } gone_body;
@@ -103,6 +105,7 @@ mk_vec *sim_history_keys(sim_history *h) { return &h->keys.v; }
 
 static void free_gone(gone_body *g)
 {
+    sim_level_release(g->level);
     if (g->s2.type == COL_SHAPE_POLYGON)
         free((void *)g->s2.polygon);
     if (g->s3.type == COL_SHAPE3_HULL)
@@ -336,6 +339,8 @@ static bool gone_of(sim_world *w, sim_history *h, const sim_body *b, gone_body *
     } else {
         g.s3.type = COL_SHAPE3_SPHERE; /* unused in 2D */
     }
+    g.level = b->level;
+    sim_level_retain(g.level);
     *out = g;
     return true;
 }
@@ -387,6 +392,8 @@ void sim_history_note_moved(sim_world *w, const sim_body *b)
 
 static col_aabb3 bounds_of(const sim_qbody *q)
 {
+    if (q->level)
+        return sim_level_bounds(q->level, q->x2, q->x3);
     if (q->s3)
         return col_shape3_bounds(q->s3, q->x3);
     col_aabb b = col_shape_bounds(q->s2, q->x2);
@@ -394,11 +401,13 @@ static col_aabb3 bounds_of(const sim_qbody *q)
 }
 
 static sim_qbody qbody_of(const sim_history *h, sim_id id, sim_kind kind, uint64_t category,
-                          bool sensor, const col_shape2 *s2, const col_shape3 *s3, const float *p)
+                          bool sensor, const col_shape2 *s2, const col_shape3 *s3,
+                          const sim_level *level, const float *p)
 {
     /* A query tells the dimension by which shape is given. */
     sim_qbody q = {.id = id, .kind = kind, .category = category, .sensor = sensor,
-                   .s2 = h->floats == 3 ? s2 : NULL, .s3 = h->floats == 7 ? s3 : NULL};
+                   .s2 = h->floats == 3 ? s2 : NULL, .s3 = h->floats == 7 ? s3 : NULL,
+                   .level = level};
     if (h->floats == 3)
         q.x2 = (col_xf2){mk_v2(p[0], p[1]), p[2]};
     else
@@ -469,12 +478,13 @@ const mk_vec *sim_history_bodies_at(sim_world *w, uint64_t t, float *widest)
         const sim_slot_filter *f = &w->filter.slots.at[slot];
         if (h->slot_mark.at[slot] == h->mark) {
             q = qbody_of(h, b->id, b->kind, f->f.category, f->sensor, &b->shape,
-                         w->cfg.dim == 3 ? &sim_part3(w, slot)->shape : NULL,
+                         w->cfg.dim == 3 ? &sim_part3(w, slot)->shape : NULL, b->level,
                          &h->slot_pose.at[slot * 7]);
         } else {
             /* Not moved since t: where it is now, its bounds those after the last step. */
             q = (sim_qbody){b->id, b->kind, f->f.category, f->sensor, NULL, {{0, 0}, 0}, NULL,
-                            {{0, 0, 0}, {0, 0, 0, 1}}, w->broad.shape_box.at[slot], 0.0f};
+                            {{0, 0, 0}, {0, 0, 0, 1}}, b->level, w->broad.shape_box.at[slot],
+                            0.0f};
             if (w->cfg.dim == 3) {
                 const sim_body3 *b3 = sim_part3(w, slot);
                 q.s3 = &b3->shape;
@@ -492,7 +502,7 @@ const mk_vec *sim_history_bodies_at(sim_world *w, uint64_t t, float *widest)
         if (gb->born > t || gb->removed < t || (!gb->placed && gb->mark != h->mark))
             continue;
         sim_qbody q = qbody_of(h, gb->id, gb->kind, gb->category, gb->sensor, &gb->s2, &gb->s3,
-                               gb->pose);
+                               gb->level, gb->pose);
         if (!MK_VEC_PUSH(&h->unsorted, q))
             return NULL;
     }

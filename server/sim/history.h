@@ -15,6 +15,7 @@ typedef struct sim_qbody {
     col_xf2 x2;
     const col_shape3 *s3;
     col_xf3 x3;
+    const sim_level *level; /* a level body's shape (s2 and s3 are then placeholders) */
     col_aabb3 box; /* its bounds then (z 0 in 2D) */
     float enter;   /* query.c: where a ray or a sweep enters the bounds, a fraction */
 } sim_qbody;

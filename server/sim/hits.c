@@ -9,6 +9,7 @@
  * 60 Hz), under the default 1 m/s. A fast body that the sweep stops at a static or kinematic
  * one (sweep.c) hits it at the speed the sweep takes out. */
 #include "body_rules.h"
+#include "contacts_level.h"
 #include "dim.h"
 
 /* The velocity of the point p of body b (with part bp), m/s. */
@@ -70,8 +71,11 @@ void DIM_NAME(sim_hit_swept)(sim_world *w, const sim_body *b, const sim_body *hi
     /* The sweep leaves the shapes a hair apart: where they meet is where b moved on along n
      * by a little more overlaps `hit`. */
     const dpart *bp = dim_part_of(w, b), *hp = dim_part_of(w, hit);
-    dmanifold m = dim_collide(&bp->shape, dim_xf_at(bp, dv_mad(bp->pos, 0.01f, n)), &hp->shape,
-                              dim_xf_at(hp, hp->pos));
+    dxf xb = dim_xf_at(bp, dv_mad(bp->pos, 0.01f, n));
+    dmanifold m = hit->level ? DIM_NAME(sim_level_deepest)(w, hit, &bp->shape, xb,
+                                                           dv_sub(bp->vel, hp->vel),
+                                                           COL_BACK_FACES_COLLIDE, 0.0f)
+                             : dim_collide(&bp->shape, xb, &hp->shape, dim_xf_at(hp, hp->pos));
     dvec point = bp->pos;
     if (m.count > 0) {
         point = m.points[0].point;

@@ -19,6 +19,7 @@
 #include <string.h>
 
 #include "broadphase.h"
+#include "level.h"
 #include "solver.h"
 #include "world_internal.h"
 
@@ -104,6 +105,13 @@ static void write_image(sim_world *w, out *o)
             put(o, b->polygon, sizeof(col_polygon));
         if (w->cfg.dim == 3 && sim_part3(w, (uint32_t)i)->hull)
             put(o, sim_part3(w, (uint32_t)i)->hull, sizeof(col_hull3));
+    }
+    /* The level bodies' levels by their keys, in slot order: a level is immutable and may be
+     * large, so the image names it and the caller keeps it once (sim_world_levels). */
+    for (size_t i = 0; i < slots; i++) {
+        const sim_body *b = &w->slots.bodies.at[i];
+        if (b->id != 0 && b->level)
+            put(o, sim_level_key(b->level), SIM_LEVEL_KEY);
     }
     const sim_cache *c = &w->solver.cache;
     put_u64(o, c->entries.len);
@@ -191,10 +199,14 @@ static bool finite_body(const sim_body *b, const sim_body3 *b3)
     return true;
 }
 
-/* The pointers in the bodies' bytes are the writer's: none may be followed or freed. */
-static void clear_pointers(sim_world *w)
+/* The pointers in the bodies' bytes are the writer's: none may be followed or freed. Which
+ * bodies had a level is noted in `levels` (one byte a slot), for read_levels. */
+static void clear_pointers(sim_world *w, uint8_t *levels)
 {
     for (size_t i = 0; i < w->slots.bodies.v.len; i++) {
+        if (levels)
+            levels[i] = w->slots.bodies.at[i].level != NULL;
+        w->slots.bodies.at[i].level = NULL;
         w->slots.bodies.at[i].polygon = NULL;
         w->slots.bodies.at[i].shape.polygon = NULL;
     }
@@ -359,6 +371,37 @@ static size_t joints_vec(sim_world *w)
     return i;
 }
 
+/* The level bodies' levels, by their keys, from `resolve`: each a level of the world's dim. */
+static bool read_levels(sim_world *w, in *r, const uint8_t *levels, sim_level_resolve_fn resolve,
+                        void *ctx)
+{
+    for (size_t i = 0; i < sim_slot_count(w); i++) {
+        sim_body *b = &w->slots.bodies.at[i];
+        if (b->id == 0 || !levels[i])
+            continue;
+        size_t at = r->at;
+        uint8_t key[SIM_LEVEL_KEY];
+        if (!take(r, key, sizeof key, "a level's key"))
+            return false;
+        if (!resolve) {
+            mk_fail(r->err, MK_ERR_INVALID, "byte %zu: a level body's level cannot be found "
+                                            "(no store of levels was given)", at);
+            return false;
+        }
+        const sim_level *l = resolve(ctx, key, r->err);
+        if (!l) {
+            mk_error_prefix(r->err, "byte %zu: ", at);
+            return false;
+        }
+        if (sim_level_dim(l) != w->cfg.dim || !sim_kind_fixed(b->kind)) {
+            sim_level_release(l);
+            return bad(r, at, "a level body's level or kind", b->id);
+        }
+        b->level = l;
+    }
+    return true;
+}
+
 /* The filters' count made again, and the events' lists checked (sim_events_check): each names
  * bodies of the world. */
 static bool check_events(sim_world *w, in *r, const size_t at_vecs[WORLD_VECS])
@@ -403,6 +446,12 @@ static bool read_cache(sim_world *w, in *r)
 }
 
 sim_world *sim_world_from_image(const void *data, size_t len, mk_error *err)
+{
+    return sim_world_from_image_levels(data, len, NULL, NULL, err);
+}
+
+sim_world *sim_world_from_image_levels(const void *data, size_t len,
+                                       sim_level_resolve_fn resolve, void *ctx, mk_error *err)
 {
     in r = {data, len, 0, err};
     char magic[8];
@@ -450,11 +499,18 @@ sim_world *sim_world_from_image(const void *data, size_t len, mk_error *err)
     }
     size_t at_vecs[WORLD_VECS] = {0};
     ok = ok && read_vecs(w, &r, at_vecs);
-    clear_pointers(w); /* before anything can fail and free the world */
+    uint8_t *levels = calloc(w->slots.bodies.v.len + 1, 1);
+    if (ok && !levels) {
+        mk_fail(err, MK_ERR_IO, "out of memory");
+        ok = false;
+    }
+    clear_pointers(w, levels); /* before anything can fail and free the world */
     /* The bodies' items follow their array's length and capacity. */
     ok = ok && slot_tables_ok(w, &r, at_vecs, (size_t)slots) &&
-         read_bodies(w, &r, at_vecs[0] + 2 * sizeof(uint64_t)) && read_cache(w, &r) &&
+         read_bodies(w, &r, at_vecs[0] + 2 * sizeof(uint64_t)) &&
+         read_levels(w, &r, levels, resolve, ctx) && read_cache(w, &r) &&
          check_vecs(w, &r, at_vecs) && check_events(w, &r, at_vecs);
+    free(levels);
     if (ok && w->islands.loaded_ring != 0 && !sim_world_get(w, w->islands.loaded_ring))
         ok = bad(&r, at, "the loaded sleepers' ring", w->islands.loaded_ring);
     if (ok && !sim_joints_image_ok(w, err)) {

@@ -18,6 +18,7 @@
 
 #include "broadphase.h"
 #include "history.h"
+#include "level.h"
 
 /* Whether the filter admits a body: never a sensor (a query passes through it), and only one
  * of the kinds, out of the ignored ids and with a category that meets the mask. */
@@ -45,10 +46,10 @@ static sim_qbody live_body(const sim_world *w, uint32_t slot)
     if (w->cfg.dim == 3) {
         const sim_body3 *b3 = sim_part3(w, slot);
         return (sim_qbody){b->id, b->kind, f->f.category, f->sensor, NULL, {{0, 0}, 0},
-                           &b3->shape, {b3->pos, b3->rot}, box, 0.0f};
+                           &b3->shape, {b3->pos, b3->rot}, b->level, box, 0.0f};
     }
     return (sim_qbody){b->id, b->kind, f->f.category, f->sensor, &b->shape, {b->pos, b->angle},
-                       NULL, {{0, 0, 0}, {0, 0, 0, 1}}, box, 0.0f};
+                       NULL, {{0, 0, 0}, {0, 0, 0, 1}}, b->level, box, 0.0f};
 }
 
 /* 2^-19: a float bound carries a few roundings of 2^-24 of its coordinates' size (the shape's
@@ -273,8 +274,74 @@ static int by_fraction(const void *a, const void *b)
     return p->id < q->id ? -1 : p->id > q->id;
 }
 
+/* ---- level bodies: the exact answers on their pieces (the collision library's level
+ * queries), as the step meets them: a triangle's front alone, a chain segment's right side. ---- */
+
+static col_ray_hit2 level_ray2(const sim_qbody *q, mk_vec2 from, mk_vec2 to)
+{
+    const sim_level *l = q->level;
+    if (l->kind == SIM_LEVEL_CHAIN)
+        return col_chain2_ray(&l->chain, q->x2, from, to, NULL);
+    return col_ray_segment2(l->segment, q->x2, from, to, false);
+}
+
+static col_ray_hit2 level_cast2(const sim_qbody *q, const sim_query_shape *s, mk_vec2 move)
+{
+    const sim_level *l = q->level;
+    if (l->kind == SIM_LEVEL_CHAIN)
+        return col_chain2_cast(&s->shape2, s->xf2, move, &l->chain, q->x2, NULL);
+    return col_cast_segment2(&s->shape2, s->xf2, move, l->segment, q->x2);
+}
+
+#define LEVEL_OVERLAP_PIECES 64 /* pieces an overlap looks at for the deepest */
+
+/* The query shape against the level: the deepest piece it overlaps, normal from the shape
+ * toward the level (count 0 when it overlaps none). */
+static col_manifold2 level_overlap2(const sim_qbody *q, const sim_query_shape *s)
+{
+    const sim_level *l = q->level;
+    col_manifold2 best = {.count = 0};
+    col_child_manifold2 pieces[LEVEL_OVERLAP_PIECES];
+    uint32_t n = 0;
+    if (l->kind == SIM_LEVEL_CHAIN) {
+        n = col_chain2_collide(&l->chain, q->x2, &s->shape2, s->xf2, 0.0f, pieces,
+                               LEVEL_OVERLAP_PIECES);
+    } else {
+        pieces[0].m = col_collide_segment2(l->segment, q->x2, &s->shape2, s->xf2, 0.0f);
+        n = 1;
+    }
+    for (uint32_t i = 0; i < n && i < LEVEL_OVERLAP_PIECES; i++)
+        if (pieces[i].m.count > 0 && (best.count == 0 || pieces[i].m.depth > best.depth))
+            best = pieces[i].m;
+    best.normal = mk_v2_neg(best.normal);
+    return best;
+}
+
+static col_manifold3 level_overlap3(const sim_qbody *q, const sim_query_shape *s)
+{
+    col_manifold3 best = {.count = 0};
+    col_child_manifold3 pieces[LEVEL_OVERLAP_PIECES];
+    col_tri_contact3 how = {0.0f, COL_BACK_FACES_IGNORE, {0, 0, 0}};
+    uint32_t n = col_level3_collide(sim_level_3d(q->level), q->x3, &s->shape3, s->xf3, &how,
+                                    pieces, LEVEL_OVERLAP_PIECES);
+    for (uint32_t i = 0; i < n && i < LEVEL_OVERLAP_PIECES; i++)
+        if (pieces[i].m.count > 0 && (best.count == 0 || pieces[i].m.depth > best.depth))
+            best = pieces[i].m;
+    best.normal = mk_v3_neg(best.normal);
+    return best;
+}
+
 static bool ray_body(const sim_qbody *q, mk_vec3 from, mk_vec3 to, sim_hit *out)
 {
+    if (q->level && q->s3) {
+        col_ray_hit3 r = col_level3_ray(sim_level_3d(q->level), q->x3, from, to,
+                                        COL_BACK_FACES_IGNORE, NULL);
+        if (!r.hit)
+            return false;
+        *out = (sim_hit){.id = q->id, .fraction = r.fraction, .point = r.point,
+                         .normal = r.normal};
+        return true;
+    }
     if (q->s3) {
         col_ray_hit3 r = col_ray3(q->s3, q->x3, from, to);
         if (!r.hit)
@@ -283,7 +350,8 @@ static bool ray_body(const sim_qbody *q, mk_vec3 from, mk_vec3 to, sim_hit *out)
                          .normal = r.normal};
         return true;
     }
-    col_ray_hit2 r = col_ray2(q->s2, q->x2, mk_v2(from.x, from.y), mk_v2(to.x, to.y));
+    col_ray_hit2 r = q->level ? level_ray2(q, mk_v2(from.x, from.y), mk_v2(to.x, to.y))
+                              : col_ray2(q->s2, q->x2, mk_v2(from.x, from.y), mk_v2(to.x, to.y));
     if (!r.hit)
         return false;
     *out = (sim_hit){.id = q->id, .fraction = r.fraction,
@@ -395,15 +463,19 @@ int sim_world_cast(sim_world *w, uint64_t at_tick, const sim_query_shape *s, mk_
         const sim_qbody *q = &c.qs[c.keys[j].index];
         sim_hit h = {.id = q->id};
         if (q->s3) {
-            col_ray_hit3 r = col_cast3(&s->shape3, s->xf3, translation, q->s3, q->x3);
+            col_ray_hit3 r =
+                q->level ? col_level3_cast(&s->shape3, s->xf3, translation, sim_level_3d(q->level),
+                                           q->x3, COL_BACK_FACES_IGNORE, NULL)
+                         : col_cast3(&s->shape3, s->xf3, translation, q->s3, q->x3);
             if (!r.hit)
                 continue;
             h.fraction = r.fraction;
             h.point = r.point;
             h.normal = r.normal;
         } else {
-            col_ray_hit2 r = col_cast2(&s->shape2, s->xf2, mk_v2(translation.x, translation.y),
-                                       q->s2, q->x2);
+            mk_vec2 move = mk_v2(translation.x, translation.y);
+            col_ray_hit2 r = q->level ? level_cast2(q, s, move)
+                                      : col_cast2(&s->shape2, s->xf2, move, q->s2, q->x2);
             if (!r.hit)
                 continue;
             h.fraction = r.fraction;
@@ -437,7 +509,8 @@ int sim_world_overlap(sim_world *w, uint64_t at_tick, const sim_query_shape *s,
     for (size_t i = 0; i < cand->len; i++) {
         sim_hit h = {.id = qs[i].id};
         if (qs[i].s3) {
-            col_manifold3 m = col_collide3(&s->shape3, s->xf3, qs[i].s3, qs[i].x3);
+            col_manifold3 m = qs[i].level ? level_overlap3(&qs[i], s)
+                                           : col_collide3(&s->shape3, s->xf3, qs[i].s3, qs[i].x3);
             if (m.count == 0)
                 continue;
             h.normal = m.normal;
@@ -446,7 +519,8 @@ int sim_world_overlap(sim_world *w, uint64_t at_tick, const sim_query_shape *s,
             for (int p = 0; p < m.count; p++)
                 h.points[p] = m.points[p].point;
         } else {
-            col_manifold2 m = col_collide2(&s->shape2, s->xf2, qs[i].s2, qs[i].x2);
+            col_manifold2 m = qs[i].level ? level_overlap2(&qs[i], s)
+                                           : col_collide2(&s->shape2, s->xf2, qs[i].s2, qs[i].x2);
             if (m.count == 0)
                 continue;
             h.normal = mk_v3(m.normal.x, m.normal.y, 0);

@@ -12,6 +12,7 @@
 
 #include "body_rules.h"
 #include "broadphase.h"
+#include "level.h"
 #include "static_tree.h"
 #include "world_internal.h"
 
@@ -22,9 +23,14 @@ static col_aabb3 from2(col_aabb b)
 
 col_aabb3 sim_shape_bounds_now(const sim_world *w, uint32_t slot)
 {
+    const sim_body *b = &w->slots.bodies.at[slot];
+    if (b->level) {
+        const sim_body3 *b3 = w->cfg.dim == 3 ? sim_part3(w, slot) : NULL;
+        return sim_level_bounds(b->level, (col_xf2){b->pos, b->angle},
+                                b3 ? (col_xf3){b3->pos, b3->rot} : (col_xf3){{0, 0, 0}, {0, 0, 0, 1}});
+    }
     if (w->cfg.dim == 3)
         return sim_body_bounds3(sim_part3(w, slot));
-    const sim_body *b = &w->slots.bodies.at[slot];
     return from2(col_shape_bounds_q(&b->shape, (col_xf2){b->pos, b->angle}, sim_body_rot2(b)));
 }
 

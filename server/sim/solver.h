@@ -93,7 +93,16 @@ typedef struct sim_solver {
     /* The narrowphase's per-pair results and the constraints it fills when it runs on the
      * workers (contacts.c): their items are its own, of the world's dimension. */
     mk_vec narrow, narrow_fills;
+    /* The step's manifolds of the pairs with a level body (contacts_level.c): sim_level_span
+     * items, and col_child_manifold2 or col_child_manifold3 items of the world's dimension. */
+    mk_vec level_spans, level_children;
 } sim_solver;
+
+/* A pair with a level body whose pieces the narrowphase collided this step: its index in the
+ * broadphase's pairs and its manifolds, solver.level_children[first .. first + count). */
+typedef struct sim_level_span {
+    uint32_t pair, first, count;
+} sim_level_span;
 
 /* Colors constraints (graph_color.c): ends holds each one's two solver bodies, 0 for one that
  * never moves. Fills the solver's wide_order with the colored ones by color (color k from

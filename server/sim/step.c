@@ -11,6 +11,7 @@
 
 #include "body_rules.h"
 #include "broadphase.h"
+#include "contacts_level.h"
 #include "dim.h"
 #include "solver.h"
 
@@ -54,6 +55,47 @@ static float resolve(sim_body *a, dpart *ap, sim_body *b, dpart *bp, const dmani
     return push;
 }
 
+/* A character's pair with a level body: its deepest piece is resolved as a convex pair is
+ * (each pass takes the deepest again, so a corner of floor and wall is resolved over the
+ * passes, and the flat pieces under a character on a seam lift it once, not once each);
+ * with `report`, every piece it touches is a contact of the step. Triangles collide from
+ * both sides for a character (Jolt's CharacterVirtual's default). Returns the push, m. */
+static float push_out_level(sim_world *w, sim_body *a, dpart *ap, sim_body *b, dpart *bp,
+                            dvec up, bool report)
+{
+    bool level_a = a->level != NULL;
+    const sim_body *lb = level_a ? a : b;
+    dpart *cp = level_a ? bp : ap;
+    dvec motion = dv_sub(cp->vel, dim_part_of(w, lb)->vel);
+    dxf xc = dim_xf_at(cp, cp->pos);
+    if (report) {
+        dchild pieces[SIM_LEVEL_MAX_CHILDREN];
+        uint32_t n = DIM_NAME(sim_level_collide)(w, lb, &cp->shape, xc, motion,
+                                                 COL_BACK_FACES_COLLIDE, 0.0f, pieces,
+                                                 SIM_LEVEL_MAX_CHILDREN);
+        n = n < SIM_LEVEL_MAX_CHILDREN ? n : SIM_LEVEL_MAX_CHILDREN;
+        for (uint32_t k = 0; k < n; k++) {
+            if (pieces[k].m.count == 0)
+                continue;
+            dcontact c = {a->id, b->id, pieces[k].m};
+            if (!level_a)
+                c.m.normal = dv_neg(c.m.normal);
+            mk_vec_push(&dim_of(w)->contacts.v, &c);
+            if (w->cfg.events)
+                DIM_NAME(sim_hit_check)(w, a, b, &c.m);
+            a->grounded |= dim_is_ground(a, dv_neg(c.m.normal), up);
+            b->grounded |= dim_is_ground(b, c.m.normal, up);
+        }
+    }
+    dmanifold m = DIM_NAME(sim_level_deepest)(w, lb, &cp->shape, xc, motion,
+                                              COL_BACK_FACES_COLLIDE, 0.0f);
+    if (m.count == 0)
+        return 0.0f;
+    if (level_a) /* from the character toward the level: b to a */
+        m.normal = dv_neg(m.normal);
+    return resolve(a, ap, b, bp, &m, up);
+}
+
 static int by_height(const void *pa, const void *pb)
 {
     float a = ((const sim_pair *)pa)->height, b = ((const sim_pair *)pb)->height;
@@ -79,6 +121,10 @@ static void push_out_characters(sim_world *w, dvec up)
             sim_body *a = &w->slots.bodies.at[pairs[i].a];
             sim_body *b = &w->slots.bodies.at[pairs[i].b];
             dpart *ap = dim_part(w, pairs[i].a), *bp = dim_part(w, pairs[i].b);
+            if (a->level || b->level) {
+                largest = mk_maxf(largest, push_out_level(w, a, ap, b, bp, up, pass == 0));
+                continue;
+            }
             dmanifold m = dim_collide(&ap->shape, dim_xf_at(ap, ap->pos), &bp->shape,
                                       dim_xf_at(bp, bp->pos));
             if (m.count == 0)

@@ -12,6 +12,7 @@
 
 #include "body_rules.h"
 #include "broadphase.h"
+#include "contacts_level.h"
 #include "dim.h"
 
 /* m: the gap at which the sweep counts as touching; the push-out handles the rest. */
@@ -43,6 +44,51 @@ static float time_of_impact(const dpart *b, dvec d, const dpart *o)
             return 2.0f;
     }
     return t;
+}
+
+/* Which side of a level's triangles stops a body: both for a character (as its push-out),
+ * the front alone for the others (contacts_level.c). */
+static col_back_face back_of(const sim_body *b)
+{
+    return b->kind == SIM_CHARACTER ? COL_BACK_FACES_COLLIDE : COL_BACK_FACES_IGNORE;
+}
+
+/* The manifold of b placed at xb against body o (normal from b toward o): a level's deepest
+ * piece within `margin`. */
+static dmanifold collide_with(const sim_world *w, const sim_body *b, const dpart *bp, dxf xb,
+                              const sim_body *o, const dpart *op)
+{
+    if (o->level)
+        return DIM_NAME(sim_level_deepest)(w, o, &bp->shape, xb, dv_sub(bp->vel, op->vel),
+                                           back_of(b), SWEEP_SLOP);
+    return dim_collide(&bp->shape, xb, &op->shape, dim_xf_at(op, op->pos));
+}
+
+/* time_of_impact against a level body lb: the first piece the shape cast meets (the
+ * collision library's level casts, which pass what the motion only grazes), backed off by
+ * half the slop; touching at the start, the same rules as time_of_impact's. */
+static float level_time_of_impact(const sim_world *w, const sim_body *b, const dpart *bp,
+                                  dvec d, const sim_body *lb)
+{
+    float len = dv_len(d);
+    dxf xb = dim_xf_at(bp, bp->pos), xl = dim_level_xf(w, lb);
+    const sim_level *l = lb->level;
+#if MK_DIM == 2
+    col_ray_hit2 r = l->kind == SIM_LEVEL_CHAIN
+                         ? col_chain2_cast(&bp->shape, xb, d, &l->chain, xl, NULL)
+                         : col_cast_segment2(&bp->shape, xb, d, l->segment, xl);
+#else
+    col_ray_hit3 r = col_level3_cast(&bp->shape, xb, d, sim_level_3d(l), xl, back_of(b), NULL);
+#endif
+    if (!r.hit)
+        return 2.0f;
+    if (r.fraction > 0.0f)
+        return mk_maxf(r.fraction - 0.5f * SWEEP_SLOP / len, 0.0f);
+    if (DIM_NAME(sim_level_deepest)(w, lb, &bp->shape, xb, d, back_of(b), 0.0f).count > 0)
+        return 2.0f; /* overlapping at the start: the push-out's job */
+    dxf ahead = dim_xf_at(bp, dv_mad(bp->pos, 2.0f * SWEEP_SLOP / len, d));
+    dmanifold probe = DIM_NAME(sim_level_deepest)(w, lb, &bp->shape, ahead, d, back_of(b), 0.0f);
+    return probe.count > 0 && probe.depth > 0.5f * SWEEP_SLOP ? 0.0f : 2.0f;
 }
 
 /* The first body that `b`, moved by d over a step of dt seconds, comes to touch, and the
@@ -82,7 +128,7 @@ static const sim_body *first_impact(sim_world *w, const sim_body *b, dvec d, flo
         dvec rel = dv_sub(d, dv_scale(op->vel, dt));
         if (!(dv_len(rel) > 0.0f))
             continue;
-        float ti = time_of_impact(bp, rel, op);
+        float ti = o->level ? level_time_of_impact(w, b, bp, rel, o) : time_of_impact(bp, rel, op);
         if (ti < best) {
             best = ti;
             hit = o;
@@ -105,8 +151,7 @@ bool DIM_NAME(sim_sweep)(sim_world *w, sim_body *b, dvec d, float dt)
     bp->pos = dv_mad(bp->pos, best, d);
     /* The normal where they meet: that of the closest features, within the slop (a grazing
      * motion along a surface would not reach into it a hair further along). */
-    dmanifold m =
-        dim_collide(&bp->shape, dim_xf_at(bp, bp->pos), &hp->shape, dim_xf_at(hp, hp->pos));
+    dmanifold m = collide_with(w, b, bp, dim_xf_at(bp, bp->pos), hit, hp);
     dvec n = dv_dot(m.normal, m.normal) > 0.5f ? m.normal : dv_norm(d); /* b to hit */
     dvec rel = dv_sub(bp->vel, hp->vel);
     float vn = dv_dot(rel, n);
@@ -136,8 +181,7 @@ bool DIM_NAME(sim_snap_to_ground)(sim_world *w, sim_body *b, dvec up, float reac
     /* Just into the ground below the time of impact, then lifted straight out of it: the
      * character ends touching the surface, as a standing one does. */
     dvec probe = dv_mad(dv_mad(bp->pos, best, d), -2.0f * SWEEP_SLOP, up);
-    dmanifold m =
-        dim_collide(&bp->shape, dim_xf_at(bp, probe), &gp->shape, dim_xf_at(gp, gp->pos));
+    dmanifold m = collide_with(w, b, bp, dim_xf_at(bp, probe), ground, gp);
     if (m.count == 0)
         return false;
     float cos_slope = -dv_dot(m.normal, up); /* m.normal points from b into the ground */

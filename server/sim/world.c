@@ -8,6 +8,7 @@
 #include "body_rules.h"
 #include "broadphase.h"
 #include "history.h"
+#include "level.h"
 #include "mass.h"
 #include "solver.h"
 #include "static_tree.h"
@@ -53,6 +54,9 @@ size_t sim_world_vecs(sim_world *w, world_vec out[WORLD_VECS])
         {&w->solver.narrow, w->cfg.dim == 3 ? sim_narrow_item_size3() : sim_narrow_item_size2(), 0},
         {&w->solver.narrow_fills,
          w->cfg.dim == 3 ? sim_narrow_fill_size3() : sim_narrow_fill_size2(), 0},
+        {&w->solver.level_spans, sizeof(sim_level_span), scratch},
+        {&w->solver.level_children,
+         w->cfg.dim == 3 ? sizeof(col_child_manifold3) : sizeof(col_child_manifold2), scratch},
         V(islands.parent, slot | scratch), V(islands.sleep, slot | scratch),
         V(islands.ring, slot | scratch),
         V(d2.bounds, slot2), V(d2.tight, slot2), V(d2.contacts, 0), V(d2.constraints, 0),
@@ -105,9 +109,11 @@ void sim_world_free(sim_world *w)
 {
     if (!w)
         return;
-    /* A free slot's polygon and hull are NULL. */
-    for (size_t i = 0; i < w->slots.bodies.v.len; i++)
+    /* A free slot's polygon, hull and level are NULL. */
+    for (size_t i = 0; i < w->slots.bodies.v.len; i++) {
         free(w->slots.bodies.at[i].polygon);
+        sim_level_release(w->slots.bodies.at[i].level);
+    }
     for (size_t i = 0; i < w->d3.bodies.v.len; i++)
         free(w->d3.bodies.at[i].hull);
     world_vec vecs[WORLD_VECS];
@@ -172,12 +178,15 @@ static sim_id place_body(sim_world *w, const sim_body_def *def, uint32_t owner, 
      * may be gone after this call. */
     bool is3 = w->cfg.dim == 3;
     col_polygon *polygon = NULL;
-    if (!is3 && def->shape.type == COL_SHAPE_POLYGON &&
-        (polygon = malloc(sizeof *polygon)) != NULL)
+    bool need_polygon = !is3 && !def->level && def->shape.type == COL_SHAPE_POLYGON;
+    if (need_polygon && (polygon = malloc(sizeof *polygon)) != NULL)
         *polygon = def->polygon;
-    bool need_polygon = !is3 && def->shape.type == COL_SHAPE_POLYGON;
+    /* A level is a fixed body's shape, of the world's dimension, and never a sensor's. */
+    bool bad_level = def->level && (!sim_kind_fixed(def->kind) || def->sensor ||
+                                    sim_level_dim(def->level) != w->cfg.dim);
     size_t live = w->slots.live;
-    if (!mk_vec_reserve(def->kind == SIM_STATIC ? &w->broad.statics.v : &w->broad.order.v,
+    if (bad_level ||
+        !mk_vec_reserve(def->kind == SIM_STATIC ? &w->broad.statics.v : &w->broad.order.v,
                         live + 1) ||
         (def->kind != SIM_STATIC && !mk_vec_reserve(&w->broad.movers.v, live + 1)) ||
         !mk_vec_reserve(is3 ? &w->d3.solver_bodies.v : &w->d2.solver_bodies.v, live + 2) ||
@@ -196,6 +205,17 @@ static sim_id place_body(sim_world *w, const sim_body_def *def, uint32_t owner, 
     b->kind = def->kind;
     b->shape = def->shape;
     b->shape.polygon = polygon;
+    if (def->level) {
+        sim_level_retain(def->level);
+        b->level = def->level;
+        b->shape = SIM_LEVEL_PLACEHOLDER2;
+        if (is3) {
+            sim_body3 *b3 = sim_part3(w, slot);
+            free(b3->hull); /* a level body keeps no hull (the image reads none) */
+            b3->hull = NULL;
+            b3->shape = SIM_LEVEL_PLACEHOLDER3;
+        }
+    }
     b->pos = def->pos;
     b->vel = def->kind == SIM_STATIC ? mk_v2(0.0f, 0.0f) : def->vel;
     b->angle = def->angle;
@@ -394,6 +414,8 @@ static bool remove_body(sim_world *w, sim_id id)
     free(b->polygon);
     b->polygon = NULL;
     b->shape.polygon = NULL;
+    sim_level_release(b->level);
+    b->level = NULL;
     if (w->cfg.dim == 3) {
         sim_body3 *b3 = sim_part3(w, slot);
         free(b3->hull);
@@ -469,6 +491,39 @@ void sim_world_clear_removed(sim_world *w)
     }
     w->slots.pending.v.len = 0;
     w->slots.removed.v.len = 0;
+}
+
+static int by_address(const void *a, const void *b)
+{
+    uintptr_t x = (uintptr_t) * (const sim_level *const *)a;
+    uintptr_t y = (uintptr_t) * (const sim_level *const *)b;
+    return (x > y) - (x < y);
+}
+
+bool sim_world_levels(const sim_world *w, const sim_level ***out, size_t *n)
+{
+    *out = NULL;
+    *n = 0;
+    size_t count = 0;
+    for (size_t i = 0; i < sim_slot_count(w); i++)
+        count += w->slots.bodies.at[i].id != 0 && w->slots.bodies.at[i].level;
+    if (count == 0)
+        return true;
+    const sim_level **all = malloc(count * sizeof *all);
+    if (!all)
+        return false;
+    count = 0;
+    for (size_t i = 0; i < sim_slot_count(w); i++)
+        if (w->slots.bodies.at[i].id != 0 && w->slots.bodies.at[i].level)
+            all[count++] = w->slots.bodies.at[i].level;
+    qsort(all, count, sizeof *all, by_address);
+    size_t kept = 0;
+    for (size_t i = 0; i < count; i++)
+        if (kept == 0 || all[kept - 1] != all[i])
+            all[kept++] = all[i];
+    *out = all;
+    *n = kept;
+    return true;
 }
 
 const sim_contact2 *sim_world_contacts2(const sim_world *w, size_t *n)

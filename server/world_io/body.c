@@ -63,8 +63,28 @@ static int body_def3_from_spec(const proto_body_spec *spec, sim_body_def3 *out, 
 
 int wio_body_def_from_spec(const proto_body_spec *spec, int dim, sim_body_def *out, mk_error *err)
 {
+    return wio_body_def_from_spec_in(spec, dim, NULL, out, err);
+}
+
+int wio_body_def_from_spec_in(const proto_body_spec *spec, int dim, const char *dir,
+                              sim_body_def *out, mk_error *err)
+{
     memset(out, 0, offsetof(sim_body_def, d3));
-    if (dim == 3) {
+    if (proto_shape_is_level(spec->shape.type)) {
+        memset(&out->d3, 0, offsetof(sim_body_def3, hull));
+        out->d3.pos = mk_v3((float)spec->pos[0], (float)spec->pos[1], (float)spec->pos[2]);
+        out->d3.vel = mk_v3((float)spec->vel[0], (float)spec->vel[1], (float)spec->vel[2]);
+        mk_quat q = {(float)spec->rot[0], (float)spec->rot[1], (float)spec->rot[2],
+                     (float)spec->rot[3]};
+        if (dim == 3 && !mk_quat_normalize_checked(q, &out->d3.rot)) {
+            mk_fail(err, MK_ERR_INVALID, "rot: a zero quaternion is not a rotation");
+            return -1;
+        }
+        if (!(out->level = wio_level_of_shape(&spec->shape, dim, dir, err))) {
+            mk_error_prefix(err, "shape.");
+            return -1;
+        }
+    } else if (dim == 3) {
         memset(&out->d3, 0, offsetof(sim_body_def3, hull));
         if (body_def3_from_spec(spec, &out->d3, err) != 0)
             return -1;
@@ -111,6 +131,10 @@ void wio_event_to_proto(int dim, const sim_event *e, proto_event *out)
 
 void wio_body_shape_to_proto(const sim_world *w, const sim_body *b, proto_shape *out)
 {
+    if (b->level) {
+        wio_level_to_proto(b->level, WIO_LEVEL_INLINE, out);
+        return;
+    }
     const sim_body3 *b3 = sim_body3_of(w, b);
     if (b3)
         wio_shape3_to_proto(&b3->shape, out);

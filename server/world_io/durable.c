@@ -69,6 +69,12 @@ int wio_snapshot_write(const char *path, uint64_t tick, uint64_t hash, const voi
 sim_world *wio_snapshot_parse(const void *file, size_t size, uint64_t *tick, uint64_t *hash,
                               mk_error *err)
 {
+    return wio_snapshot_parse_levels(file, size, NULL, tick, hash, err);
+}
+
+sim_world *wio_snapshot_parse_levels(const void *file, size_t size, const char *levels_dir,
+                                     uint64_t *tick, uint64_t *hash, mk_error *err)
+{
     const unsigned char *p = file;
     if (size < SNAP_HEADER || memcmp(p, SNAP_MAGIC, 8) != 0) {
         mk_fail(err, MK_ERR_INVALID, "byte 0: not a Mink snapshot");
@@ -102,7 +108,8 @@ sim_world *wio_snapshot_parse(const void *file, size_t size, uint64_t *tick, uin
             return NULL;
         }
     }
-    sim_world *w = sim_world_from_image(image, (size_t)len, err);
+    sim_world *w = sim_world_from_image_levels(image, (size_t)len, wio_level_resolve,
+                                               (void *)levels_dir, err);
     if (!w) {
         mk_error_prefix(err, "the image at byte %u: ", SNAP_HEADER);
         return NULL;
@@ -122,11 +129,17 @@ sim_world *wio_snapshot_parse(const void *file, size_t size, uint64_t *tick, uin
 
 sim_world *wio_snapshot_read(const char *path, uint64_t *tick, uint64_t *hash, mk_error *err)
 {
+    return wio_snapshot_read_levels(path, NULL, tick, hash, err);
+}
+
+sim_world *wio_snapshot_read_levels(const char *path, const char *levels_dir, uint64_t *tick,
+                                    uint64_t *hash, mk_error *err)
+{
     size_t size;
     char *data = wio_read_file(path, &size, err);
     if (!data)
         return NULL;
-    sim_world *w = wio_snapshot_parse(data, size, tick, hash, err);
+    sim_world *w = wio_snapshot_parse_levels(data, size, levels_dir, tick, hash, err);
     free(data);
     if (!w)
         mk_error_prefix(err, "%s: ", path);

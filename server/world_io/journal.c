@@ -448,11 +448,14 @@ static int apply_msg(sim_world *w, const cJSON *msg, uint32_t client, const cJSO
             mk_error_prefix(err, "tick %" PRIu64 ": ", sim_world_tick(w));
             return -1;
         }
-        if (wio_body_def_from_spec(&spec, sim_world_dim(w), &def, err) != 0) {
+        int rc = wio_body_def_from_spec(&spec, sim_world_dim(w), &def, err);
+        proto_shape_free(&spec.shape);
+        if (rc != 0) {
             mk_error_prefix(err, "tick %" PRIu64 ": msg.body.", sim_world_tick(w));
             return -1;
         }
         sim_id id = sim_world_add(w, &def, client);
+        sim_level_release(def.level);
         const cJSON *want = cJSON_GetObjectItemCaseSensitive(root, "id");
         if (id == 0 || !cJSON_IsNumber(want) || (double)id != want->valuedouble) {
             mk_fail(err, MK_ERR_INVALID,

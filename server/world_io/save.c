@@ -86,12 +86,26 @@ static void put_shape3(proto_buf *b, const col_shape3 *s)
     proto_buf_append_char(b, '}');
 }
 
+/* A level body's shape with its whole level file, which a replay or a load reads back as it
+ * is: the same triangles in the same order (geometry written out and built again could
+ * order them otherwise). */
+static void put_level(proto_buf *b, const sim_level *l, int dim)
+{
+    proto_shape p;
+    wio_level_to_proto(l, WIO_LEVEL_FILE, &p);
+    proto_write_shape(b, dim, &p);
+    proto_shape_free(&p);
+}
+
 void wio_write_body_fields(const sim_world *w, const sim_body *o, proto_buf *b)
 {
     const sim_body3 *o3 = sim_body3_of(w, o);
     if (o3) {
         proto_buf_append_str(b, "\"shape\":");
-        put_shape3(b, &o3->shape);
+        if (o->level)
+            put_level(b, o->level, 3);
+        else
+            put_shape3(b, &o3->shape);
         put(b, ",\"pos\":[%.9g,%.9g,%.9g],\"rot\":[%.9g,%.9g,%.9g,%.9g]", (double)o3->pos.x,
             (double)o3->pos.y, (double)o3->pos.z, (double)o3->rot.x, (double)o3->rot.y,
             (double)o3->rot.z, (double)o3->rot.w);
@@ -101,7 +115,10 @@ void wio_write_body_fields(const sim_world *w, const sim_body *o, proto_buf *b)
         return;
     }
     proto_buf_append_str(b, "\"shape\":");
-    put_shape(b, &o->shape);
+    if (o->level)
+        put_level(b, o->level, 2);
+    else
+        put_shape(b, &o->shape);
     put(b, ",\"pos\":[%.9g,%.9g],\"rot\":%.9g,\"vel\":[%.9g,%.9g],\"kind\":\"%s\"",
         (double)o->pos.x, (double)o->pos.y, (double)o->angle, (double)o->vel.x,
         (double)o->vel.y, proto_kind_name(wio_kind_to_proto(o->kind)));

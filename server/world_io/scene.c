@@ -66,10 +66,15 @@ bool wio_json_whole_in(const cJSON *j, double lo, double hi)
            j->valuedouble == floor(j->valuedouble);
 }
 
-/* One body of a scene, its id in *out; false with `err` naming the body and the field. */
+static bool place_scene_body(sim_world *w, const cJSON *item, const cJSON *id, const char *path,
+                             const sim_body_def *def, const char *source, sim_id *out,
+                             mk_error *err);
+
+/* One body of a scene in folder `dir` (NULL: its meshes may name no file), its id in *out;
+ * false with `err` naming the body and the field. */
 static bool add_scene_body(sim_world *w, const cJSON *item, const cJSON *id, int index,
-                           proto_body_spec *spec, const char *source, sim_id *out,
-                           mk_error *err)
+                           proto_body_spec *spec, const char *source, const char *dir,
+                           sim_id *out, mk_error *err)
 {
     char path[32];
     snprintf(path, sizeof path, "bodies[%d]", index);
@@ -79,10 +84,24 @@ static bool add_scene_body(sim_world *w, const cJSON *item, const cJSON *id, int
         mk_error_prefix(err, "%s: ", source);
         return false;
     }
-    if (wio_body_def_from_spec(spec, dim, &def, err) != 0) {
+    int rc = wio_body_def_from_spec_in(spec, dim, dir, &def, err);
+    proto_shape_free(&spec->shape);
+    if (rc != 0) {
         mk_error_prefix(err, "%s: %s.", source, path);
         return false;
     }
+    bool ok = place_scene_body(w, item, id, path, &def, source, out, err);
+    sim_level_release(def.level); /* the world holds a level body's level */
+    return ok;
+}
+
+/* The body of `def` into the world, with the id, spin and sleep a saved world gives it; its id
+ * in *out. */
+static bool place_scene_body(sim_world *w, const cJSON *item, const cJSON *id, const char *path,
+                             const sim_body_def *def, const char *source, sim_id *out,
+                             mk_error *err)
+{
+    int dim = sim_world_dim(w);
     /* A saved world's bodies carry their spin and whether they sleep. */
     const cJSON *spin = cJSON_GetObjectItemCaseSensitive(item, "w");
     const cJSON *asleep = cJSON_GetObjectItemCaseSensitive(item, "sleeping");
@@ -105,7 +124,7 @@ static bool add_scene_body(sim_world *w, const cJSON *item, const cJSON *id, int
     }
     sim_id added;
     if (!id) {
-        if ((added = sim_world_add(w, &def, 0)) == 0) {
+        if ((added = sim_world_add(w, def, 0)) == 0) {
             mk_fail(err, MK_ERR_INVALID, "%s: %s: the world is full", source, path);
             return false;
         }
@@ -113,7 +132,7 @@ static bool add_scene_body(sim_world *w, const cJSON *item, const cJSON *id, int
         mk_fail(err, MK_ERR_INVALID,
                 "%s: %s.id: must be a whole number in [1, 2^53]", source, path);
         return false;
-    } else if ((added = sim_world_add_with_id(w, &def, 0, (sim_id)id->valuedouble)) == 0) {
+    } else if ((added = sim_world_add_with_id(w, def, 0, (sim_id)id->valuedouble)) == 0) {
         mk_fail(err, MK_ERR_INVALID,
                 "%s: %s.id: %.0f is not a body id this world can give (its slot "
                               "is taken, or it is out of range, or the world is full)",
@@ -161,8 +180,18 @@ static bool restore_free_slots(sim_world *w, const cJSON *free_slots, const char
     return true;
 }
 
+static sim_world *scene_load(const char *json, size_t len, const char *source, const char *dir,
+                             const sim_config *cfg, mk_error *err);
+
 sim_world *wio_scene_load(const char *json, size_t len, const char *source,
                           const sim_config *cfg, mk_error *err)
+{
+    return scene_load(json, len, source, NULL, cfg, err);
+}
+
+/* A scene from memory; `dir` is the folder its meshes' files are named in (NULL: none). */
+static sim_world *scene_load(const char *json, size_t len, const char *source, const char *dir,
+                             const sim_config *cfg, mk_error *err)
 {
     cJSON *root = cJSON_ParseWithLength(json, len);
     if (!root) {
@@ -244,7 +273,7 @@ sim_world *wio_scene_load(const char *json, size_t len, const char *source,
                 index++;
                 continue;
             }
-            if (!add_scene_body(w, item, id, index, spec, source, &ids[index], err)) {
+            if (!add_scene_body(w, item, id, index, spec, source, dir, &ids[index], err)) {
                 sim_world_free(w);
                 w = NULL;
                 break;
@@ -308,7 +337,14 @@ sim_world *wio_scene_load_file(const char *path, const sim_config *cfg, mk_error
         mk_fail(err, MK_ERR_INVALID, "%s: not valid UTF-8", path);
         goto out;
     }
-    w = wio_scene_load(data, len, path, cfg, err);
+    char dir[4096];
+    snprintf(dir, sizeof dir, "%s", path);
+    char *slash = strrchr(dir, '/');
+    if (slash)
+        *slash = '\0';
+    else
+        snprintf(dir, sizeof dir, ".");
+    w = scene_load(data, len, path, dir, cfg, err);
 out:
     free(data);
     fclose(f);

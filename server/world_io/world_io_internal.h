@@ -29,6 +29,16 @@ int wio_shape3_from_proto(const proto_shape *in, col_shape3 *out, col_hull3 *hul
  * every float back exactly. */
 void wio_write_body_fields(const sim_world *w, const sim_body *o, proto_buf *b);
 
+/* wio_body_def_from_spec for a scene in folder `dir`, whose meshes may name their files
+ * (NULL: none may). */
+int wio_body_def_from_spec_in(const proto_body_spec *spec, int dim, const char *dir,
+                              sim_body_def *out, mk_error *err);
+
+/* The path of a level's file `rel` named in a scene in folder `dir` (levels.c), into out:
+ * refused when it is absolute, has a ".." part, or (through a symbolic link) leaves the
+ * folder, checked with realpath. 0, or -1 with `err`. */
+int wio_level_path(const char *dir, const char *rel, char *out, size_t cap, mk_error *err);
+
 /* A whole number in [lo, hi] in a scene or recording (scene.c). */
 struct cJSON;
 bool wio_json_whole_in(const struct cJSON *j, double lo, double hi);

@@ -11,6 +11,7 @@
 #include <time.h>
 
 #include "bench.h"
+#include "mink_sim.h"
 
 #define DEFAULT_STEPS 600 /* 10 s of a 60 Hz world */
 #define QUICK_STEPS 60
@@ -42,6 +43,19 @@ bench_step_stats bench_step_stats_of(uint64_t *ns, size_t n)
     size_t rank = (size_t)ceil(0.99 * (double)n);
     s.mean_ms = sum / (double)n / 1e6;
     s.p99_ms = (double)ns[rank - 1] / 1e6;
+    return s;
+}
+
+bench_step_stats bench_world_steps(sim_world *w, int steps)
+{
+    uint64_t *ns = bench_xcalloc((size_t)steps, sizeof *ns);
+    for (int i = 0; i < steps; i++) {
+        uint64_t t = bench_now_ns();
+        sim_world_step(w);
+        ns[i] = bench_now_ns() - t;
+    }
+    bench_step_stats s = bench_step_stats_of(ns, (size_t)steps);
+    free(ns);
     return s;
 }
 
@@ -131,12 +145,14 @@ static void usage(FILE *f)
             "[--pair A-B] [--workers N] [--no-peer] [--help]\n"
             "  --steps N     steps of every world scene (default %d; %d with --quick)\n"
             "  --scene NAME  run one scene: demo, pyramid, pile2d, pile3d, joint_grid, query, "
-            "query3, rays, snapshot, save, token, events, rules\n"
+            "query3, rays, snapshot, save, token, events, rules, levels\n"
             "                (default: all); save: pile2d:20000 at 60 Hz while snapshots of it are\n"
             "                written (--save), ms/step being the whole tick's; events: pile2d\n"
             "                2000 with the world's events on and off, alternated; rules: a game's\n"
             "                hooks (on_tick over 1,000 bodies, on_event at 10,000 a second, an\n"
-            "                action's round trip)\n"
+            "                action's round trip); levels: a 1,000,000-triangle glTF loaded,\n"
+            "                1,000 bodies on a 256 x 256 heightfield and the same mesh, 10,000\n"
+            "                rays onto each\n"
             "  --pile N      add a pile2d scene of N boxes (default list: 1000 5000 20000)\n"
             "  --pile3d N    add a pile3d scene of N cubes (default list: 1000 5000)\n"
             "  --no-sleep    bodies never sleep (in the peer too): piles cost full price\n"
@@ -244,10 +260,10 @@ int main(int argc, char **argv)
                        strcmp(v, "query3") != 0 && strcmp(v, "rays") != 0 &&
                        strcmp(v, "snapshot") != 0 && strcmp(v, "save") != 0 &&
                        strcmp(v, "token") != 0 && strcmp(v, "events") != 0 &&
-                       strcmp(v, "rules") != 0)) {
+                       strcmp(v, "rules") != 0 && strcmp(v, "levels") != 0)) {
                 fprintf(stderr, "mink-bench: --scene wants demo, pyramid, pile2d, pile3d, "
                                 "joint_grid, query, query3, rays, snapshot, save, token, "
-                                "events or rules\n");
+                                "events, rules or levels\n");
                 return 2;
             }
             scene = v;
@@ -318,6 +334,8 @@ int main(int argc, char **argv)
         bench_scene_save(&o, o.quick ? 5000 : 20000);
     if (!scene || strcmp(scene, "token") == 0)
         bench_scene_token(&o);
+    if (!scene || strcmp(scene, "levels") == 0)
+        bench_scene_levels(&o);
     printf("# total %.1f s\n", (double)(bench_now_ns() - t0) / 1e9);
     return 0;
 }

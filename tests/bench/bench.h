@@ -40,6 +40,9 @@ typedef struct bench_step_stats {
     double mean_ms, p99_ms;
 } bench_step_stats;
 
+struct sim_world;
+/* Steps a world `steps` times, each timed: their mean and p99. */
+bench_step_stats bench_world_steps(struct sim_world *w, int steps);
 /* ns since an arbitrary start (CLOCK_MONOTONIC). */
 uint64_t bench_now_ns(void);
 /* Mean and p99 (the nearest-rank value) of n step times in ns; sorts `ns`. */
@@ -119,6 +122,9 @@ void bench_scene_save(const bench_opts *o, int n);
 void bench_scene_query3(const bench_opts *o);
 /* World queries (rays, overlaps, casts, at a past tick) on pile2d and pile3d (bench_rays.c). */
 void bench_scene_rays(const bench_opts *o);
+/* Levels: a 1,000,000-triangle glTF loaded; 1,000 bodies on a 256 x 256 heightfield and on
+ * the same terrain as a mesh; 10,000 rays onto each (bench_levels.c). */
+void bench_scene_levels(const bench_opts *o);
 /* The server's snapshots for 200 clients (bench_clients.c); part of the snapshot scene. */
 void bench_scene_snapshot_clients(const bench_opts *o);
 

@@ -78,24 +78,6 @@ static sim_body_def box_def(sim_kind kind, double x, double y, double hx, double
     return d;
 }
 
-/* Steps the world `steps` times, timing each step. */
-static bench_step_stats time_steps(sim_world *w, int steps)
-{
-    uint64_t *ns = malloc((size_t)steps * sizeof *ns);
-    if (!ns) {
-        fprintf(stderr, "mink-bench: out of memory\n");
-        exit(1);
-    }
-    for (int i = 0; i < steps; i++) {
-        uint64_t t = bench_now_ns();
-        sim_world_step(w);
-        ns[i] = bench_now_ns() - t;
-    }
-    bench_step_stats s = bench_step_stats_of(ns, (size_t)steps);
-    free(ns);
-    return s;
-}
-
 /* What a world holds after its timed steps: its dynamic bodies, how many of them are awake and
  * how many rest (asleep, or slower than BENCH_REST_SPEED), its contacts, and the highest
  * body's centre, m. */
@@ -125,7 +107,7 @@ static void count_resting(sim_world *w, world_end *e)
 /* Steps the world o->steps times into r's step times, then counts what rests and touches. */
 static world_end run_timed(const bench_opts *o, sim_world *w, bench_row *r)
 {
-    bench_step_stats s = time_steps(w, o->steps);
+    bench_step_stats s = bench_world_steps(w, o->steps);
     r->step_mean_ms = s.mean_ms;
     r->step_p99_ms = s.p99_ms;
     world_end e;

@@ -26,18 +26,7 @@ void bench_scene_pile3(const bench_opts *o, int n)
         bench_row_print(&r);
         return;
     }
-    uint64_t *ns = malloc((size_t)o->steps * sizeof *ns);
-    if (!ns) {
-        fprintf(stderr, "mink-bench: out of memory\n");
-        exit(1);
-    }
-    for (int i = 0; i < o->steps; i++) {
-        uint64_t t = bench_now_ns();
-        sim_world_step(w);
-        ns[i] = bench_now_ns() - t;
-    }
-    bench_step_stats s = bench_step_stats_of(ns, (size_t)o->steps);
-    free(ns);
+    bench_step_stats s = bench_world_steps(w, o->steps);
     r.step_mean_ms = s.mean_ms;
     r.step_p99_ms = s.p99_ms;
     size_t slots, awake = 0, resting = 0, contacts;

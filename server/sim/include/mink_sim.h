@@ -32,6 +32,65 @@ typedef enum sim_kind {
 /* Slope limit of characters: a contact whose normal is within this angle of "up" is ground. */
 #define SIM_DEFAULT_MAX_SLOPE 0.8726646f /* rad, 50 degrees */
 
+/* ---- level geometry (level.c, level_file.c) ----
+ *
+ * A level is what a game's static (or kinematic) scenery is made of: in 2D a two-sided
+ * segment or a chain of one-sided segments with ghost vertices, in 3D a triangle mesh or a
+ * heightfield (the collision library's col_segment2, col_chain2, col_mesh3, col_heightfield3).
+ * It is built once, never changes, and may be shared by many bodies and by a world's history
+ * and its saves: it is reference counted (on one thread, the world's). A level body is a
+ * static or kinematic body whose shape is a level (sim_body_def.level); every pass of the
+ * step, every query and the world's image know it. */
+typedef enum sim_level_kind {
+    SIM_LEVEL_SEGMENT,     /* 2D */
+    SIM_LEVEL_CHAIN,       /* 2D */
+    SIM_LEVEL_MESH,        /* 3D */
+    SIM_LEVEL_HEIGHTFIELD, /* 3D */
+} sim_level_kind;
+
+typedef struct sim_level sim_level;
+
+/* The bytes of a level's key: the SHA-256 of its file (sim_level_write), which its creator
+ * computes and sets (sim_level_set_key); a world's image names its levels by it. */
+#define SIM_LEVEL_KEY 32
+
+/* Builds a level (a reference held by the caller), or NULL with `err` naming the field: the
+ * collision library's builds (col_chain2_build, col_mesh3_build, col_heightfield3_build) and
+ * their checks. A segment's ends must be finite, within COL_LEVEL_MAX_COORD and apart. */
+sim_level *sim_level_segment2(mk_vec2 a, mk_vec2 b, mk_error *err);
+sim_level *sim_level_chain2(const mk_vec2 *points, uint32_t n, bool loop, uint32_t max_points,
+                            mk_error *err);
+sim_level *sim_level_mesh3(const col_mesh3_desc *d, mk_error *err);
+sim_level *sim_level_heightfield3(const col_heightfield3_desc *d, mk_error *err);
+/* One more holder, and one fewer (the last frees it). NULL is ignored. */
+void sim_level_retain(const sim_level *l);
+void sim_level_release(const sim_level *l);
+
+sim_level_kind sim_level_kind_of(const sim_level *l);
+int sim_level_dim(const sim_level *l);
+/* The built shape: the one of the level's kind, NULL for the others. */
+const col_segment2 *sim_level_segment(const sim_level *l);
+const col_chain2 *sim_level_chain(const sim_level *l);
+const col_mesh3 *sim_level_mesh(const sim_level *l);
+const col_heightfield3 *sim_level_heightfield(const sim_level *l);
+/* Triangles or segments, holes included; bytes held (sim_level and the built arrays). */
+uint32_t sim_level_pieces(const sim_level *l);
+size_t sim_level_bytes(const sim_level *l);
+/* The key (all zeros until set). */
+const uint8_t *sim_level_key(const sim_level *l);
+void sim_level_set_key(const sim_level *l, const uint8_t key[SIM_LEVEL_KEY]);
+
+/* The level's file (level_file.c): its built arrays in this build's byte order, written through
+ * `put` in pieces, so that a save stores a level once and a restart reads it back without
+ * building it again (the same triangles in the same order: the same contacts). Clients read it
+ * too (docs/PROTOCOL.md, "Level files"). */
+typedef void (*sim_put_fn)(void *ctx, const void *data, size_t len);
+void sim_level_write(const sim_level *l, sim_put_fn put, void *ctx);
+/* A level from its file (a reference held by the caller), or NULL with `err` naming the byte
+ * offset of the first thing wrong: every count, index, tree node and number is checked before
+ * anything follows it. The key is not set. */
+sim_level *sim_level_read(const void *data, size_t len, mk_error *err);
+
 /* Which bodies collide, Box2D's filter: two bodies collide when each one's category has a bit of
  * the other's mask, `(a.category & b.mask) != 0 && (b.category & a.mask) != 0`, except that a
  * group shared by both and not 0 decides alone: positive, they always collide; negative, they
@@ -65,6 +124,9 @@ typedef struct sim_body_def {
     float density, friction, restitution, max_speed, jump_height;
     float max_slope; /* rad: characters stand on ground up to this steep */
     char tag[SIM_MAX_TAG + 1];
+    /* A level body's shape (static or kinematic bodies alone, a level of the world's dim): the
+     * world takes a reference; `shape` and d3.shape are then unused. NULL for a convex body. */
+    const sim_level *level;
     /* Which bodies it collides with (a zeroed definition has the default: has_filter false). */
     bool has_filter;
     sim_filter filter;
@@ -116,6 +178,9 @@ typedef struct sim_body {
     bool has_input;
     bool grounded; /* a character that stood on something in the last step */
     char tag[SIM_MAX_TAG + 1];
+    /* A level body's shape (a reference the body holds), NULL for a convex body; its `shape`
+     * (and its sim_body3's) is then a 1 mm placeholder that nothing collides. */
+    const sim_level *level;
 } sim_body;
 
 typedef struct sim_config {
@@ -463,6 +528,17 @@ void sim_world_image_copy(const sim_world *w, void *dst);
 /* The world of an image, or NULL with `err` naming the byte offset of the first thing wrong
  * (another build's layout, a length past the end, a slot, id or index out of range). */
 sim_world *sim_world_from_image(const void *data, size_t len, mk_error *err);
+/* The same for an image whose level bodies name their levels by key: `resolve` gives the level
+ * of a key (a reference the world takes), or NULL with `err` saying why. sim_world_from_image
+ * refuses an image with level bodies. */
+typedef const sim_level *(*sim_level_resolve_fn)(void *ctx, const uint8_t key[SIM_LEVEL_KEY],
+                                                 mk_error *err);
+sim_world *sim_world_from_image_levels(const void *data, size_t len,
+                                       sim_level_resolve_fn resolve, void *ctx, mk_error *err);
+/* The levels of the world's bodies, each once (in no set order): a malloc'ed
+ * array of *n the caller frees (NULL with *n 0 when there are none); false when memory ran
+ * out. The levels are the world's: sim_level_retain one that must outlive its bodies. */
+bool sim_world_levels(const sim_world *w, const sim_level ***out, size_t *n);
 
 /* ---- joints (joint.c): bodies held together, solved in the same step as the contacts ---- */
 

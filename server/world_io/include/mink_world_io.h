@@ -15,12 +15,15 @@
 
 /* Converts a validated body spec to a body definition for a world of `dim` dimensions.
  * Returns 0, or -1 with `err` saying why the world cannot hold it (a shape type of the other
- * dim, a degenerate hull). */
+ * dim, a degenerate hull). A level shape's level is built (wio_level_of_shape, no file read):
+ * the definition then holds a reference to it, which the caller releases
+ * (sim_level_release(out->level)) once the world has the body. */
 int wio_body_def_from_spec(const proto_body_spec *spec, int dim, sim_body_def *out, mk_error *err);
 /* The protocol's view of a body's shape, for first sightings in `state`. */
 void wio_shape2_to_proto(const col_shape2 *s, proto_shape *out);
 void wio_shape3_to_proto(const col_shape3 *s, proto_shape *out);
-/* The protocol's view of a body's shape in either world. */
+/* The protocol's view of a body's shape in either world; a level body's inline when small,
+ * else named (wio_level_to_proto): free it with proto_shape_free. */
 void wio_body_shape_to_proto(const sim_world *w, const sim_body *b, proto_shape *out);
 /* A body's state as `state` sends it, in either world. */
 void wio_body_state(const sim_world *w, const sim_body *b, proto_body_state *out);
@@ -57,6 +60,73 @@ int wio_query(int dim, const proto_placed_shape *a, const proto_placed_shape *b,
  * collide). Never changes the world. */
 int wio_world_query(sim_world *w, proto_msg_type type, const proto_world_query *q,
                     const char *req, proto_buf *out, mk_error *err);
+
+/* ---- levels: level geometry built, named by key, read from files (levels.c, gltf.c, obj.c) ---- */
+
+/* The default of --max-triangles: the most triangles (or chain segments, heightfield
+ * triangles) one level may hold. */
+#define WIO_MAX_TRIANGLES_DEFAULT 2000000u
+/* Sets and reads the limit every level built from now on is held to (a message's is also held
+ * to --max-line). */
+void wio_levels_set_max_triangles(uint32_t n);
+uint32_t wio_levels_max_triangles(void);
+
+/* A mesh's triangles as a file gives them: vertices (m, +Y up) and three vertex indices a
+ * triangle, counter-clockwise seen from its front. */
+typedef struct wio_mesh_data {
+    float (*vertices)[3];
+    uint32_t nvertices;
+    uint32_t (*triangles)[3];
+    uint32_t ntriangles;
+} wio_mesh_data;
+void wio_mesh_data_free(wio_mesh_data *m);
+/* A glTF 2.0 file (.glb, or .gltf whose external buffers are read from `dir`, none when NULL)
+ * and a Wavefront .obj, from their bytes, as gltf.c and obj.c describe; 0, or -1 with `err`
+ * naming `name`, the field or line and the byte offset. */
+int wio_gltf_parse(const void *data, size_t len, const char *name, const char *dir,
+                   uint32_t max_triangles, wio_mesh_data *out, mk_error *err);
+int wio_obj_parse(const void *data, size_t len, const char *name, uint32_t max_triangles,
+                  wio_mesh_data *out, mk_error *err);
+
+/* The level of a protocol level shape (a segment, a chain, a mesh, a heightfield: its
+ * geometry as sent, or a scene's mesh `file` read relative to `dir`, refused when dir is
+ * NULL), built and keyed (sim_level_set_key: the SHA-256 of its level file). A level read from
+ * a file is kept in the process's table of levels (below), once however many bodies name it.
+ * Returns a reference the caller holds, or NULL with `err` naming the field. */
+const sim_level *wio_level_of_shape(const proto_shape *s, int dim, const char *dir,
+                                    mk_error *err);
+/* How a level is written in the protocol's form (wio_level_to_proto): its geometry inline (a
+ * small one: past WIO_LEVEL_INLINE_PIECES pieces it is named instead), named by its key with
+ * its bounds and piece count (first sightings of a large level, which the client fetches),
+ * or its whole level file (`data`: journals and saves, which bring it back bit for bit). */
+typedef enum wio_level_form { WIO_LEVEL_INLINE, WIO_LEVEL_NAMED, WIO_LEVEL_FILE } wio_level_form;
+#define WIO_LEVEL_INLINE_PIECES 64
+/* The protocol's view of a level: the shape's level is on the heap (proto_shape_free); out of
+ * memory, the shape is its type alone. */
+void wio_level_to_proto(const sim_level *l, wio_level_form form, proto_shape *out);
+/* The key of a level's file: SHA-256 over its bytes (sim_level_write); and in hex. */
+void wio_level_key(const sim_level *l, uint8_t key[SIM_LEVEL_KEY]);
+void wio_key_hex(const uint8_t key[SIM_LEVEL_KEY], char hex[2 * SIM_LEVEL_KEY + 1]);
+
+/* The process's table of levels read from files: each once, with the file it came from. */
+typedef struct wio_level_file {
+    const sim_level *level; /* a reference the table holds */
+    char key[2 * SIM_LEVEL_KEY + 1];    /* the level's key in hex */
+    char name[PROTO_MAX_FILE + 1];      /* the file as the scene names it */
+    char path[4096];                    /* where it is */
+    char sha256[2 * SIM_LEVEL_KEY + 1]; /* of the file's bytes, in hex */
+    uint32_t dropped;                   /* degenerate and repeated triangles dropped */
+} wio_level_file;
+size_t wio_level_files(const wio_level_file **out);
+/* Empties the table (the levels go with their last holder). */
+void wio_level_files_clear(void);
+
+/* A save's levels: each kept once as DIR/KEY.level (its level file, written whole or not at
+ * all; one already there is left as it is). 0, or -1 with `err`. */
+int wio_level_store(const sim_level *l, const char *dir, mk_error *err);
+/* sim_world_from_image_levels's resolver: the level of a key from the table, else read from
+ * ctx (a folder; NULL: none) as KEY.level, whose bytes must hash to the key. */
+const sim_level *wio_level_resolve(void *dir, const uint8_t key[SIM_LEVEL_KEY], mk_error *err);
 
 /* ---- recording and replay (journal.c) ---- */
 
@@ -132,6 +202,13 @@ int wio_snapshot_write(const char *path, uint64_t tick, uint64_t hash, const voi
 sim_world *wio_snapshot_read(const char *path, uint64_t *tick, uint64_t *hash, mk_error *err);
 sim_world *wio_snapshot_parse(const void *file, size_t size, uint64_t *tick, uint64_t *hash,
                               mk_error *err);
+/* The same for a save that keeps its levels in levels_dir (KEY.level, wio_level_store): a level
+ * body's level is the table's (wio_level_files) or read from there. Without levels_dir, only
+ * the table's are found. */
+sim_world *wio_snapshot_read_levels(const char *path, const char *levels_dir, uint64_t *tick,
+                                    uint64_t *hash, mk_error *err);
+sim_world *wio_snapshot_parse_levels(const void *file, size_t size, const char *levels_dir,
+                                     uint64_t *tick, uint64_t *hash, mk_error *err);
 /* The whole of a file in memory, NUL-terminated; NULL with `err`. */
 char *wio_read_file(const char *path, size_t *len, mk_error *err);
 /* Flushes the directory of `path` to disk (a rename in it survives a power cut). */

@@ -1,0 +1,273 @@
+/* Level bodies in the step, one source for both dimensions (dim.h): a shape against the pieces
+ * of a level near it (the collision library's col_chain2_collide and col_collide_segment2 in
+ * 2D, col_level3_collide in 3D), and the narrowphase's pass over the pairs with a level body.
+ *
+ * A pair with a level gives a manifold per piece it touches (Box2D v3 makes a contact per
+ * chain segment, Jolt a manifold per triangle), each its own constraint with its own entry in
+ * the contact cache, keyed by the piece. In 3D the manifolds of one pair whose normals agree
+ * within 2 degrees are merged into one of at most four points first (Jolt's manifold
+ * reduction, col_merge_manifolds3): a box resting across the shared edge of two flat
+ * triangles, or on a heightfield's cells, rests on its four corners as on a box. Speculative
+ * points are made per piece as contacts.c makes them per pair: a piece apart by less than
+ * SIM_SPECULATIVE is collided again with the shape moved that far toward it. */
+#include <float.h>
+#include <math.h>
+#include <string.h>
+
+#include "contacts.h"
+#include "contacts_level.h"
+
+/* Pieces one shape is collided with at most in one call: a 64 m box on a 0.25 m grid. */
+#define SIM_LEVEL_PIECES_CAP 256
+
+#if MK_DIM == 2
+/* One piece of a 2D level against the shape (normal from the piece toward the shape). */
+static dmanifold piece_collide(const sim_level *l, dxf xl, uint32_t piece, const dshape *s,
+                               dxf xs, dvec motion, col_back_face back, float margin)
+{
+    (void)motion;
+    (void)back;
+    if (l->kind == SIM_LEVEL_SEGMENT)
+        return col_collide_segment2(l->segment, xl, s, xs, margin);
+    col_chain_segment2 seg = col_chain2_segment(&l->chain, piece);
+    return col_collide_chain_segment2(&seg, xl, s, xs, margin);
+}
+#else
+static dmanifold piece_collide(const sim_level *l, dxf xl, uint32_t piece, const dshape *s,
+                               dxf xs, dvec motion, col_back_face back, float margin)
+{
+    col_triangle3 t;
+    if (l->kind == SIM_LEVEL_MESH)
+        t = col_mesh3_triangle(&l->mesh, xl, piece);
+    else if (!col_heightfield3_triangle(&l->hf, xl, piece, &t))
+        return (col_manifold3){.distance = FLT_MAX};
+    col_tri_contact3 how = {margin, back, motion};
+    return col_collide_triangle3(&t, s, xs, &how);
+}
+#endif
+
+uint32_t DIM_NAME(sim_level_collide)(const sim_world *w, const sim_body *lb, const dshape *s,
+                                     dxf xs, dvec motion, col_back_face back, float margin,
+                                     dchild *out, uint32_t cap)
+{
+    const sim_level *l = lb->level;
+    dxf xl = dim_level_xf(w, lb);
+#if MK_DIM == 2
+    (void)motion;
+    (void)back;
+    if (l->kind == SIM_LEVEL_CHAIN)
+        return col_chain2_collide(&l->chain, xl, s, xs, margin, out, cap);
+    dmanifold m = col_collide_segment2(l->segment, xl, s, xs, margin);
+    if (m.count == 0 && !(m.distance <= margin))
+        return 0;
+    if (cap > 0)
+        out[0] = (dchild){0, m};
+    return 1;
+#else
+    col_tri_contact3 how = {margin, back, motion};
+    return col_level3_collide(sim_level_3d(l), xl, s, xs, &how, out, cap);
+#endif
+}
+
+dmanifold DIM_NAME(sim_level_deepest)(const sim_world *w, const sim_body *lb, const dshape *s,
+                                      dxf xs, dvec motion, col_back_face back, float margin)
+{
+    dchild pieces[SIM_LEVEL_PIECES_CAP];
+    uint32_t n = DIM_NAME(sim_level_collide)(w, lb, s, xs, motion, back, margin, pieces,
+                                             SIM_LEVEL_PIECES_CAP);
+    n = n < SIM_LEVEL_PIECES_CAP ? n : SIM_LEVEL_PIECES_CAP;
+    dmanifold best;
+    memset(&best, 0, sizeof best);
+    best.distance = FLT_MAX;
+    bool touching = false;
+    for (uint32_t i = 0; i < n; i++) {
+        const dmanifold *m = &pieces[i].m;
+        if (m->count > 0 ? !touching || m->depth > best.depth
+                         : !touching && m->distance < best.distance) {
+            best = *m;
+            touching = m->count > 0;
+        }
+    }
+    best.normal = dv_neg(best.normal); /* from the shape toward the level */
+    return best;
+}
+
+bool DIM_NAME(sim_level_overlaps)(const sim_world *w, const sim_body *lb, const sim_body *b,
+                                  float within)
+{
+    const dpart *bp = dim_part_of(w, b);
+    dmanifold m = DIM_NAME(sim_level_deepest)(w, lb, &bp->shape, dim_xf_at(bp, bp->pos),
+                                              dim_splat(0.0f), COL_BACK_FACES_COLLIDE, within);
+    return m.count > 0 || m.distance <= within;
+}
+
+/* The velocity of a body's shape relative to another body: the active-edge rule's motion
+ * (3D), zero below SIM_LEVEL_STILL_SPEED. The rule keeps an edge's own normal when that
+ * hinders the motion less than the face's; for a body at rest the motion is the solver's
+ * noise, which would pick one normal or the other from step to step and rock a box that
+ * straddles a gentle ridge for ever. Still, an inactive edge gives the face's normal. */
+static dvec relative_motion(const sim_world *w, const sim_body *b, const sim_body *to)
+{
+    dvec v = dv_sub(dim_part_of(w, b)->vel, dim_part_of(w, to)->vel);
+    return dv_dot(v, v) < SIM_LEVEL_STILL_SPEED * SIM_LEVEL_STILL_SPEED ? dim_splat(0.0f) : v;
+}
+
+#if MK_DIM == 3
+/* The depth of a manifold's deepest point, m. A manifold met on an inactive edge has its depth
+ * measured along the face normal over all of the shape (col_collide_triangle3), which a shape
+ * resting on the other triangle of a gentle ridge overhangs by centimetres: its points, clipped
+ * to the triangle, say how deep it truly is. */
+static float deepest_point(const col_manifold3 *m)
+{
+    float d = -INFINITY;
+    for (int k = 0; k < m->count; k++)
+        d = mk_maxf(d, m->points[k].depth);
+    return d;
+}
+
+/* Whether manifold x goes before y: the deeper first, and between equals by their normals
+ * and points, so that the order is the geometry's, not the order the pieces were found in
+ * (a heightfield's cells and a mesh's tree of the same triangles give the same manifolds in
+ * different orders, and merging keeps the first one's normal). */
+static bool goes_before(const col_manifold3 *x, const col_manifold3 *y)
+{
+    float dx = deepest_point(x), dy = deepest_point(y);
+    if (dx != dy)
+        return dx > dy;
+    const float fx[6] = {x->normal.x, x->normal.y, x->normal.z, x->points[0].point.x,
+                         x->points[0].point.y, x->points[0].point.z};
+    const float fy[6] = {y->normal.x, y->normal.y, y->normal.z, y->points[0].point.x,
+                         y->points[0].point.y, y->points[0].point.z};
+    for (int k = 0; k < 6; k++)
+        if (fx[k] != fy[k])
+            return fx[k] < fy[k];
+    return x->count > y->count;
+}
+
+/* Whether merged manifold x goes before y: by their normals, so that a body resting on two
+ * faces keeps each face's manifold under the same rank (its cache entry) from step to step,
+ * however their depths trade places. */
+static bool normal_before(const col_manifold3 *x, const col_manifold3 *y)
+{
+    if (x->normal.x != y->normal.x)
+        return x->normal.x < y->normal.x;
+    if (x->normal.y != y->normal.y)
+        return x->normal.y < y->normal.y;
+    return x->normal.z < y->normal.z;
+}
+
+/* Insertion sorts: a pair has a handful of manifolds. */
+static void sort_deepest_first(dchild *c, uint32_t n)
+{
+    for (uint32_t i = 1; i < n; i++) {
+        dchild x = c[i];
+        uint32_t j = i;
+        while (j > 0 && goes_before(&x.m, &c[j - 1].m)) {
+            c[j] = c[j - 1];
+            j--;
+        }
+        c[j] = x;
+    }
+}
+
+static void sort_by_normal(dchild *c, uint32_t n)
+{
+    for (uint32_t i = 1; i < n; i++) {
+        dchild x = c[i];
+        uint32_t j = i;
+        while (j > 0 && normal_before(&x.m, &c[j - 1].m)) {
+            c[j] = c[j - 1];
+            j--;
+        }
+        c[j] = x;
+    }
+}
+#endif
+
+/* The manifolds of body b against level body lb, speculative ones made where a piece is
+ * apart by less than SIM_SPECULATIVE, those apart by more dropped; in 3D merged. Normal from
+ * the level toward b; returns how many were written to out (room for SIM_LEVEL_PIECES_CAP). */
+static uint32_t pair_children(const sim_world *w, const sim_body *lb, const sim_body *b,
+                              dchild *out)
+{
+    const dpart *bp = dim_part_of(w, b);
+    dxf xb = dim_xf_at(bp, bp->pos), xl = dim_level_xf(w, lb);
+    dvec motion = relative_motion(w, b, lb);
+    uint32_t n = DIM_NAME(sim_level_collide)(w, lb, &bp->shape, xb, motion,
+                                             COL_BACK_FACES_IGNORE, SIM_SPECULATIVE, out,
+                                             SIM_LEVEL_PIECES_CAP);
+    n = n < SIM_LEVEL_PIECES_CAP ? n : SIM_LEVEL_PIECES_CAP;
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        dchild c = out[i];
+        if (c.m.count == 0) {
+            if (!(c.m.distance < SIM_SPECULATIVE))
+                continue;
+            dvec shift = dv_scale(c.m.normal, -SIM_SPECULATIVE);
+            dmanifold s = piece_collide(lb->level, xl, c.child, &bp->shape,
+                                        dim_xf_at(bp, dv_add(bp->pos, shift)), motion,
+                                        COL_BACK_FACES_IGNORE, DIM_SHIFTED_MARGIN);
+            /* Moved toward the piece, the shape may meet it another way (a box sliding past
+             * the edge of the triangle behind it, across an inactive edge, is apart along the
+             * motion but sinks into that triangle's face when moved back): that is no
+             * speculative contact of this gap. */
+            if (s.count == 0 || dv_dot(s.normal, c.m.normal) < SIM_LEVEL_MERGE_COS)
+                continue;
+            for (int k = 0; k < s.count; k++) {
+                s.points[k].depth -= SIM_SPECULATIVE;
+                s.points[k].point = dv_mad(s.points[k].point, -0.5f, shift);
+            }
+            s.depth -= SIM_SPECULATIVE;
+            c.m = s;
+        }
+        out[kept++] = c;
+    }
+#if MK_DIM == 3
+    sort_deepest_first(out, kept);
+    /* Merged, each manifold is keyed by its rank among the pair's (the first piece that
+     * touched it would change every few steps under a body sliding over the triangles, and
+     * its warm start with it); its points keep their pieces in their feature ids. */
+    kept = col_merge_manifolds3(out, kept, SIM_LEVEL_MERGE_COS);
+    sort_by_normal(out, kept);
+    for (uint32_t k = 0; k < kept; k++) {
+        out[k].child = k;
+        out[k].m.depth = deepest_point(&out[k].m);
+    }
+#endif
+    return kept < SIM_LEVEL_MAX_CHILDREN ? kept : SIM_LEVEL_MAX_CHILDREN;
+}
+
+size_t DIM_NAME(sim_level_pairs)(sim_world *w, bool *ok)
+{
+    mk_vec *spans = &w->solver.level_spans, *children = &w->solver.level_children;
+    spans->len = children->len = 0;
+    *ok = true;
+    const sim_pair *pairs = w->broad.pairs.at;
+    for (size_t i = 0; i < w->broad.pairs.v.len; i++) {
+        const sim_body *a = &w->slots.bodies.at[pairs[i].a], *b = &w->slots.bodies.at[pairs[i].b];
+        if (!a->level && !b->level)
+            continue;
+        if ((sim_body_resting(a) && sim_body_resting(b)) || sim_is_push_pair(a, b) ||
+            !dim_tight_overlap(w, pairs[i].a, pairs[i].b))
+            continue;
+        /* The pair's order (contacts.c): the lower id first, the normal from it. */
+        const sim_body *lo = a->id < b->id ? a : b;
+        const sim_body *lb = a->level ? a : b, *other = a->level ? b : a;
+        if (!mk_vec_reserve(children, children->len + SIM_LEVEL_PIECES_CAP) ||
+            !mk_vec_reserve(spans, spans->len + 1)) {
+            *ok = false;
+            break;
+        }
+        dchild *out = (dchild *)children->data + children->len;
+        uint32_t n = pair_children(w, lb, other, out);
+        if (n == 0)
+            continue;
+        if (lo != lb)
+            for (uint32_t k = 0; k < n; k++)
+                out[k].m.normal = dv_neg(out[k].m.normal);
+        sim_level_span sp = {(uint32_t)i, (uint32_t)children->len, n};
+        mk_vec_push(spans, &sp);
+        children->len += n;
+    }
+    return children->len;
+}
