@@ -329,15 +329,17 @@ static bool fast_pair(sim_world *w, uint8_t f, uint32_t i, fill_item *fills, fas
     return true;
 }
 
+/* The fast pairs' contacts, copied on the workers in the same run as the constraints' points
+ * (fill_constraints): one wait for the workers fewer. */
 typedef struct contact_job {
     sim_world *w;
     const narrow_item *items;
     const fast_contact *fc;
+    size_t n;
 } contact_job;
 
-static void contact_range(void *arg, size_t begin, size_t end)
+static void contact_range(const contact_job *job, size_t begin, size_t end)
 {
-    const contact_job *job = arg;
     sim_world *w = job->w;
     for (size_t k = begin; k < end; k++) {
         sim_body *a, *b;
@@ -367,6 +369,8 @@ typedef struct fill_job {
     const narrow_item *items;
     fill_item *fills;
     size_t first_solved; /* the entries solved before this step's */
+    size_t n;            /* constraints; the fast contacts (contacts) come after them */
+    contact_job contacts;
 } fill_job;
 
 /* The points of constraints placed by add_constraint, on the workers: each reads the bodies
@@ -395,12 +399,22 @@ static void fill_range(void *arg, size_t begin, size_t end)
 
 /* Fills the placed constraints on the workers, then drops those without points, keeping the
  * others' order: the list comes out as the one-by-one pass makes it. */
+/* Items [0, n) of a fill job are its constraints, [n, n + contacts.n) its fast contacts. */
+static void fill_or_copy_range(void *arg, size_t begin, size_t end)
+{
+    const fill_job *job = arg;
+    if (begin < job->n)
+        fill_range(arg, begin, end < job->n ? end : job->n);
+    if (end > job->n)
+        contact_range(&job->contacts, (begin > job->n ? begin : job->n) - job->n, end - job->n);
+}
+
 static void fill_constraints(sim_world *w, const narrow_item *items, fill_item *fills,
-                             size_t first_solved)
+                             size_t first_solved, contact_job contacts)
 {
     mk_vec *cv = &dim_of(w)->constraints.v;
-    fill_job job = {w, items, fills, first_solved};
-    sim_pool_for(w->pool, cv->len, SIM_NARROW_GRAIN, fill_range, &job);
+    fill_job job = {w, items, fills, first_solved, cv->len, contacts};
+    sim_pool_for(w->pool, cv->len + contacts.n, SIM_NARROW_GRAIN, fill_or_copy_range, &job);
     size_t n = 0;
     for (size_t k = 0; k < cv->len; k++) {
         if (!fills[k].ok)
@@ -490,9 +504,7 @@ void DIM_NAME(sim_collide)(sim_world *w, dvec up)
     }
     w->ev.in_collide = false;
     if (fills) {
-        contact_job cj = {w, items, fc};
-        sim_pool_for(w->pool, n_fc, SIM_NARROW_GRAIN, contact_range, &cj);
-        fill_constraints(w, items, fills, first_solved);
+        fill_constraints(w, items, fills, first_solved, (contact_job){w, items, fc, n_fc});
     }
     sim_cache_end_pairs(w, first_solved);
 }
