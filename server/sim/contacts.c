@@ -128,8 +128,8 @@ typedef struct fill_item {
 
 /* A constraint's ends, materials and cache entry, from its bodies (ordered as pair_bodies
  * orders them). */
-static void constraint_header(sim_world *w, dconstraint *c, const sim_body *a, const sim_body *b,
-                              uint32_t entry)
+static inline void constraint_header(sim_world *w, dconstraint *c, const sim_body *a,
+                                     const sim_body *b, uint32_t entry)
 {
     c->a = w->solver.index.at[sim_id_slot(a->id)];
     c->b = w->solver.index.at[sim_id_slot(b->id)];
