@@ -8,7 +8,11 @@
  * checked against its fat bounds, which are only moved when the tight ones leave them. While
  * no fat bounds move and no body comes or goes, the pairs of the last step are still every
  * pair whose tight bounds can overlap, and the sort and the sweep are skipped: a resting pile
- * costs one containment test per body, and a sleeping one nothing at all.
+ * costs one containment test per body, and a sleeping one nothing at all. When some fat
+ * bounds move, only those bodies are looked up again (Box2D v3's move buffer): their pairs
+ * that no longer overlap leave the list and their new ones join it at its end, so a settling
+ * pile pays for the boxes that moved, not for the whole list. The whole list is made anew, by
+ * the sweep, only when a body comes, goes, falls asleep or wakes.
  *
  * Static bodies are not in the sweep: they are in a tree of their own (static_tree.c), which
  * each awake body's fat box is looked up in, so a level of many static pieces is never sorted
@@ -24,7 +28,8 @@
 
 /* Refreshes the tight bounds of every moving body (the shape grown by half the speculative
  * distance and by what it can move this step: dt s, gravity g m/s^2) and moves the fat bounds
- * of those whose tight ones left them; true when a fat box moved. */
+ * of those whose tight ones left them, noting them in the move buffer; true when a fat box
+ * moved. */
 static bool refresh_bounds(sim_world *w, float dt, float g)
 {
     daabb *bounds = dim_of(w)->bounds.at, *tight = dim_of(w)->tight.at;
@@ -44,6 +49,8 @@ static bool refresh_bounds(sim_world *w, float dt, float g)
             bounds[s] = box;
             w->broad.fat_half_max = mk_maxf(w->broad.fat_half_max, box.half.x);
             moved = true;
+            if (!MK_VEC_PUSH(&w->broad.moved, s))
+                w->broad.pairs_dirty = true; /* out of memory: the list is made anew */
         }
     }
     return moved;
@@ -73,22 +80,29 @@ static void carry_hints(sim_world *w)
     }
 }
 
-/* Lists the pair of the bodies at i and j of the order unless it can do nothing (two fixed
- * bodies, or two resting ones); false when out of memory. */
-static inline bool consider(sim_world *w, const uint32_t *order, size_t i, size_t j,
-                            bool *sleeper)
+/* Whether the pair of slots sa and sb can do anything: not two fixed bodies, nor two resting
+ * ones, and they collide. */
+static inline bool pair_counts(const sim_world *w, uint32_t sa, uint32_t sb)
 {
-    uint32_t sa = order[i], sb = order[j];
     /* A pair of resting bodies is not listed (a sleeping island keeps its contacts in the
      * cache); waking or sleeping changes the list. */
     const sim_body *a = &w->slots.bodies.at[sa], *b = &w->slots.bodies.at[sb];
     /* Kinematic bodies are never moved by contacts, so pairs of them do nothing; nor do bodies
      * that do not collide. */
-    if ((sim_kind_fixed(a->kind) && sim_kind_fixed(b->kind)) ||
-        (sim_body_resting(a) && sim_body_resting(b)) || !sim_pair_collides(w, sa, sb) ||
-        !sim_joint_pair_collides(&w->joints, sa, sb))
+    return !((sim_kind_fixed(a->kind) && sim_kind_fixed(b->kind)) ||
+             (sim_body_resting(a) && sim_body_resting(b)) || !sim_pair_collides(w, sa, sb) ||
+             !sim_joint_pair_collides(&w->joints, sa, sb));
+}
+
+/* Lists the pair of the bodies at i and j of the order unless it can do nothing; false when
+ * out of memory. */
+static inline bool consider(sim_world *w, const uint32_t *order, size_t i, size_t j,
+                            bool *sleeper)
+{
+    uint32_t sa = order[i], sb = order[j];
+    if (!pair_counts(w, sa, sb))
         return true;
-    *sleeper |= a->sleeping || b->sleeping;
+    *sleeper |= w->slots.bodies.at[sa].sleeping || w->slots.bodies.at[sb].sleeping;
     sim_pair p = {sa, sb, 0.0f, 0};
     return mk_vec_push(&w->broad.pairs.v, &p);
 }
@@ -96,36 +110,176 @@ static inline bool consider(sim_world *w, const uint32_t *order, size_t i, size_
 /* Room after the last body's edges, so that the sweep reads four at once past it. */
 #define SWEEP_PAD 4
 
-void DIM_NAME(sim_broadphase)(sim_world *w, float dt, float g)
+/* Whether two fat boxes overlap, by the same edges and comparisons as the sweep (touching
+ * counts), so that a pair kept or dropped by update_pairs is one the sweep would list or not. */
+static bool fat_overlap(const daabb *a, const daabb *b)
 {
-    bool moved = refresh_bounds(w, dt, g) || w->broad.pairs_dirty;
-    if (!moved)
-        return;
-    w->broad.pairs_dirty = false;
-    sim_order_sort(w);
-    const daabb *bounds = dim_of(w)->bounds.at;
-    const uint32_t *order = w->broad.order.at;
-    size_t n = w->broad.order.v.len;
-    if (n == 0) { /* static bodies alone: no pair can move */
-        w->broad.pairs.v.len = 0;
-        return;
-    }
-
-    /* The sweep reads the sorted bounds as flat arrays, the low and the high edge on each
-     * axis: the inner loop touches nothing else, so it runs through a tall pile's many
-     * x-overlaps quickly. */
-    size_t stride = n + SWEEP_PAD;
-    if (!mk_vec_reserve(&w->broad.sweep.v, 2 * MK_DIM * stride))
-        return; /* out of memory: no pairs this step */
+    float e[4 * MK_DIM];
     float *lo[MK_DIM], *hi[MK_DIM];
     for (int k = 0; k < MK_DIM; k++) {
-        lo[k] = w->broad.sweep.at + 2 * (size_t)k * stride;
-        hi[k] = lo[k] + stride;
-        for (size_t i = n; i < stride; i++)
-            lo[k][i] = hi[k][i] = INFINITY; /* past the end: no box reaches it on x */
+        lo[k] = e + 4 * k;
+        hi[k] = e + 4 * k + 2;
     }
-    for (size_t i = 0; i < n; i++)
-        dim_aabb_edges(&bounds[order[i]], lo, hi, i);
+    dim_aabb_edges(a, lo, hi, 0);
+    dim_aabb_edges(b, lo, hi, 1);
+    bool apart = false;
+    for (int k = 0; k < MK_DIM; k++)
+        apart |= lo[k][1] > hi[k][0] || lo[k][0] > hi[k][1];
+    return !apart;
+}
+
+/* Whether a listed pair's bodies still overlap as the list's makers found them: a static body
+ * by its shape's bounds in the statics' tree (sim_static_pairs), two moving ones by the sweep's
+ * edges. */
+static bool still_overlap(sim_world *w, uint32_t a, uint32_t b)
+{
+    const sim_body *bodies = w->slots.bodies.at;
+    if (bodies[a].kind == SIM_STATIC || bodies[b].kind == SIM_STATIC) {
+        uint32_t st = bodies[a].kind == SIM_STATIC ? a : b, other = st == a ? b : a;
+        col_aabb3 fat = sim_fat_box(w, other);
+        return sim_aabb3_overlap(&w->broad.shape_box.at[st], &fat);
+    }
+    const daabb *bounds = dim_of(w)->bounds.at;
+    return fat_overlap(&bounds[a], &bounds[b]);
+}
+
+/* Makes the pairs' set hold exactly the list's pairs (after the list was made anew, or read
+ * from an image); a pair listed twice, which only a damaged image can hold, is dropped. False
+ * when out of memory. */
+static bool refill_set(sim_world *w)
+{
+    sim_broadphase *bp = &w->broad;
+    if (!sim_pair_set_clear(bp, bp->pairs.v.len))
+        return false;
+    sim_pair *p = bp->pairs.at;
+    size_t kept = 0;
+    for (size_t i = 0; i < bp->pairs.v.len; i++) {
+        int added = sim_pair_set_add(bp, p[i].a, p[i].b);
+        if (added < 0)
+            return false;
+        if (added)
+            p[kept++] = p[i];
+    }
+    bp->pairs.v.len = kept;
+    bp->pair_set_fresh = true;
+    return true;
+}
+
+/* Appends the pair of slots a and b unless it is listed; false when out of memory. */
+static bool add_pair(sim_world *w, uint32_t a, uint32_t b, bool *sleeper)
+{
+    int added = sim_pair_set_add(&w->broad, a, b);
+    if (added <= 0)
+        return added == 0;
+    sim_pair p = {a, b, 0.0f, 0};
+    if (!mk_vec_push(&w->broad.pairs.v, &p)) {
+        sim_pair_set_remove(&w->broad, a, b);
+        return false;
+    }
+    *sleeper |= w->slots.bodies.at[a].sleeping || w->slots.bodies.at[b].sleeping;
+    return true;
+}
+
+/* The first index of the sorted low edges lo0[0..n) at or past x. */
+static size_t lower_bound(const float *lo0, size_t n, float x)
+{
+    size_t a = 0, b = n;
+    while (a < b) {
+        size_t mid = a + (b - a) / 2;
+        if (lo0[mid] < x)
+            a = mid + 1;
+        else
+            b = mid;
+    }
+    return a;
+}
+
+/* Lists the new pairs of moved body m: with the statics its fat box overlaps (an awake body
+ * that is not fixed, as sim_static_pairs lists them), then with the moving bodies, found in
+ * the sorted edges from the first that can reach m's box on x to the last that starts
+ * within it. False when out of memory. */
+static bool pairs_of_moved(sim_world *w, uint32_t m, float *const lo[], float *const hi[],
+                           size_t n, bool *sleeper)
+{
+    const sim_body *b = &w->slots.bodies.at[m];
+    if (!(b->sleeping || sim_kind_fixed(b->kind))) {
+        col_aabb3 fat = sim_fat_box(w, m);
+        w->broad.hits.v.len = 0;
+        if (!sim_tree_query(&w->broad.tree, w->broad.shape_box.at, &fat, &w->broad.hits.v))
+            return false;
+        for (size_t k = 0; k < w->broad.hits.v.len; k++) {
+            uint32_t h = w->broad.hits.at[k];
+            if (sim_pair_collides(w, h, m) && sim_joint_pair_collides(&w->joints, h, m) &&
+                !add_pair(w, h, m, sleeper))
+                return false;
+        }
+    }
+    float e[2 * MK_DIM];
+    float *lo_m[MK_DIM], *hi_m[MK_DIM];
+    for (int k = 0; k < MK_DIM; k++) {
+        lo_m[k] = e + 2 * k;
+        hi_m[k] = e + 2 * k + 1;
+    }
+    dim_aabb_edges(&dim_of(w)->bounds.at[m], lo_m, hi_m, 0);
+    /* A box that reaches m's on x starts at most two of the widest half widths left of it
+     * (less a hair for the rounding of its edges). */
+    float from = lo_m[0][0] - 2.0f * w->broad.fat_half_max;
+    from -= 1e-6f * fabsf(from) + 1e-6f;
+    const uint32_t *order = w->broad.order.at;
+    for (size_t j = lower_bound(lo[0], n, from); j < n && lo[0][j] <= hi_m[0][0]; j++) {
+        bool apart = lo_m[0][0] > hi[0][j] || order[j] == m;
+        for (int k = 1; k < MK_DIM; k++)
+            apart |= lo[k][j] > hi_m[k][0] || lo_m[k][0] > hi[k][j];
+        if (!apart && pair_counts(w, m, order[j]) && !add_pair(w, m, order[j], sleeper))
+            return false;
+    }
+    return true;
+}
+
+/* Brings the list up to date around the moved bodies alone, as Box2D v3's
+ * b2UpdateBroadPhasePairs queries its tree for the proxies of its move buffer: a pair of a
+ * moved body whose fat boxes no longer overlap leaves the list (the others keep their places
+ * and their cache hints), then each moved body, in the buffer's order, appends the pairs it
+ * now has that are not listed. The list is every pair the sweep would find, in another order;
+ * the order depends only on the world's history, never on the workers. */
+static void update_pairs(sim_world *w, float *const lo[], float *const hi[], size_t n)
+{
+    sim_broadphase *bp = &w->broad;
+    uint8_t *mark = bp->moved_mark.at;
+    uint32_t *moved = bp->moved.at;
+    size_t n_moved = 0;
+    for (size_t i = 0; i < bp->moved.v.len; i++) { /* a body noted twice is looked up once */
+        if (!mark[moved[i]]) {
+            mark[moved[i]] = 1;
+            moved[n_moved++] = moved[i];
+        }
+    }
+    bool ok = (bp->pair_set_fresh || refill_set(w)) && sim_statics_refresh(w);
+    sim_pair *p = bp->pairs.at;
+    size_t kept = 0;
+    for (size_t i = 0; i < bp->pairs.v.len; i++) {
+        if ((mark[p[i].a] | mark[p[i].b]) && !still_overlap(w, p[i].a, p[i].b)) {
+            sim_pair_set_remove(bp, p[i].a, p[i].b);
+            continue;
+        }
+        p[kept++] = p[i];
+    }
+    bp->pairs.v.len = kept;
+    bool sleeper = false;
+    for (size_t i = 0; ok && i < n_moved; i++)
+        ok = pairs_of_moved(w, moved[i], lo, hi, n, &sleeper);
+    for (size_t i = 0; i < n_moved; i++)
+        mark[moved[i]] = 0;
+    bp->moved.v.len = 0;
+    bp->pairs_sleeper |= sleeper;
+    if (!ok) /* out of memory: this step resolves the pairs it has, the next makes them anew */
+        bp->pairs_dirty = true;
+}
+
+/* Makes the list anew: the pairs with static bodies first, then the sweep's. */
+static void make_pairs(sim_world *w, float *const lo[], float *const hi[], size_t n)
+{
+    const uint32_t *order = w->broad.order.at;
     /* The pairs with static bodies first: the solver then works up from the ground. Those
      * are of awake bodies alone; a sleeper among the others is noted. The last list is kept
      * for its hints (carry_hints). */
@@ -133,6 +287,7 @@ void DIM_NAME(sim_broadphase)(sim_world *w, float dt, float g)
     w->broad.pairs.v = w->broad.pairs_prev.v;
     w->broad.pairs_prev.v = last;
     w->broad.pairs.v.len = 0;
+    w->broad.pair_set_fresh = false;
     w->broad.pairs_sleeper = true; /* until the list is whole */
     if (!sim_static_pairs(w))
         return; /* out of memory: this step resolves the pairs it has */
@@ -177,4 +332,45 @@ void DIM_NAME(sim_broadphase)(sim_world *w, float dt, float g)
     }
     w->broad.pairs_sleeper = sleeper;
     carry_hints(w);
+}
+
+void DIM_NAME(sim_broadphase)(sim_world *w, float dt, float g)
+{
+    bool moved = refresh_bounds(w, dt, g);
+    if (!moved && !w->broad.pairs_dirty && w->broad.moved.v.len == 0)
+        return;
+    sim_order_sort(w);
+    const daabb *bounds = dim_of(w)->bounds.at;
+    const uint32_t *order = w->broad.order.at;
+    size_t n = w->broad.order.v.len;
+    if (n == 0) { /* static bodies alone: no pair can move */
+        w->broad.pairs.v.len = 0;
+        w->broad.moved.v.len = 0;
+        w->broad.pairs_dirty = false;
+        w->broad.pair_set_fresh = false;
+        return;
+    }
+
+    /* The sweep reads the sorted bounds as flat arrays, the low and the high edge on each
+     * axis: the inner loop touches nothing else, so it runs through a tall pile's many
+     * x-overlaps quickly. */
+    size_t stride = n + SWEEP_PAD;
+    if (!mk_vec_reserve(&w->broad.sweep.v, 2 * MK_DIM * stride))
+        return; /* out of memory: no new pairs this step */
+    float *lo[MK_DIM], *hi[MK_DIM];
+    for (int k = 0; k < MK_DIM; k++) {
+        lo[k] = w->broad.sweep.at + 2 * (size_t)k * stride;
+        hi[k] = lo[k] + stride;
+        for (size_t i = n; i < stride; i++)
+            lo[k][i] = hi[k][i] = INFINITY; /* past the end: no box reaches it on x */
+    }
+    for (size_t i = 0; i < n; i++)
+        dim_aabb_edges(&bounds[order[i]], lo, hi, i);
+    if (w->broad.pairs_dirty) {
+        w->broad.pairs_dirty = false;
+        w->broad.moved.v.len = 0; /* every body is looked up */
+        make_pairs(w, lo, hi, n);
+    } else {
+        update_pairs(w, lo, hi, n);
+    }
 }

@@ -43,6 +43,14 @@ typedef struct sim_broadphase {
      * falls asleep or wakes (pairs_dirty), so this holds until then. */
     bool pairs_sleeper;
     MK_VEC(float) sweep; /* the sorted bounds' low and high edges on each axis (broadphase.c) */
+    /* The move buffer (Box2D v3's): the slots whose fat box moved since the pairs were last
+     * brought up to date. Only these are looked up again; the other pairs stand, in their
+     * places in the list (broadphase.c, update_pairs). */
+    MK_VEC(uint32_t) moved;
+    MK_VEC(uint8_t) moved_mark; /* per slot: 1 while update_pairs works, 0 between steps */
+    MK_VEC(uint64_t) pair_set;  /* the pairs' keys, for "is it listed" (pair_set.c) */
+    size_t pair_set_count;      /* keys in pair_set */
+    bool pair_set_fresh;        /* pair_set holds exactly the keys of `pairs` */
 } sim_broadphase;
 
 /* How far a body moves before its fat bounds do (Box2D's margin). */
@@ -74,6 +82,14 @@ bool sim_static_pairs(sim_world *w);
  * tight bounds may overlap (dt s, gravity g m/s^2 bound how far a body moves this step). */
 void sim_broadphase2(sim_world *w, float dt, float g);
 void sim_broadphase3(sim_world *w, float dt, float g);
+
+/* The pairs' set (pair_set.c). Empties it with room for `keys`; false when out of memory. */
+bool sim_pair_set_clear(sim_broadphase *bp, size_t keys);
+/* Adds the pair of slots a and b (either order): 1 when added, 0 when it was there, -1 when
+ * out of memory. */
+int sim_pair_set_add(sim_broadphase *bp, uint32_t a, uint32_t b);
+/* Removes the pair of slots a and b if it is there. */
+void sim_pair_set_remove(sim_broadphase *bp, uint32_t a, uint32_t b);
 
 /* Whether box `inner` lies within box `outer` (touching counts). */
 static inline bool sim_aabb3_contains(const col_aabb3 *outer, const col_aabb3 *inner)

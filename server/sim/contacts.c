@@ -138,11 +138,41 @@ typedef struct fill_item {
     uint32_t pair;
     bool ok;
     bool bounce; /* the constraint has restitution (dim_note_bounce), known when it was placed */
+    bool fast;   /* placed by fast_pair: its header is written on the workers (place_fast) */
     uint32_t child; /* a level pair's piece: its manifold's index in solver.level_children;
                      * NO_CHILD for a convex pair */
+    uint32_t solved; /* a fast pair's place in solver.solved (a level pair lists more entries
+                      * than constraints, so it is not the constraint's index) */
 } fill_item;
 
 #define NO_CHILD UINT32_MAX
+
+/* A constraint's ends, materials and cache entry, from its bodies (ordered as pair_bodies
+ * orders them). */
+static inline void constraint_header(sim_world *w, dconstraint *c, const sim_body *a,
+                                     const sim_body *b, uint32_t entry)
+{
+    c->a = w->solver.index.at[sim_id_slot(a->id)];
+    c->b = w->solver.index.at[sim_id_slot(b->id)];
+    c->friction = sim_pair_friction(a, b);
+    c->restitution = sim_pair_restitution(a, b);
+    const dsolver_info *si = dim_of(w)->solver_info.at;
+    c->ma = si[c->a].inv_mass;
+    c->mb = si[c->b].inv_mass;
+    c->fixed = c->ma == 0.0f || c->mb == 0.0f;
+    c->cache_entry = entry;
+}
+
+/* A touching pair's contact, its depths clamped at 0 (the solver's speculative points are not
+ * the users' business). */
+static void put_contact(dcontact *contact, const sim_body *a, const sim_body *b,
+                        const dmanifold *m)
+{
+    *contact = (dcontact){a->id, b->id, *m};
+    for (int k = 0; k < m->count; k++)
+        contact->m.points[k].depth = mk_maxf(m->points[k].depth, 0.0f);
+    contact->m.depth = mk_maxf(m->depth, 0.0f);
+}
 
 /* found: the pair's cache entry (UINT32_MAX: none yet); kept: m is that entry's kept manifold
  * (dim_kept_manifold). With `fills`, the constraint is only placed in the list and its
@@ -159,18 +189,10 @@ static bool add_constraint(sim_world *w, sim_pair *pair, const sim_body *a, cons
     assert(k < d->constraints.v.cap);
     dconstraint *c = &d->constraints.at[k];
     uint32_t sa = sim_id_slot(a->id), sb = sim_id_slot(b->id);
-    c->a = w->solver.index.at[sa];
-    c->b = w->solver.index.at[sb];
-    c->friction = sim_pair_friction(a, b);
-    c->restitution = sim_pair_restitution(a, b);
-    const dsolver_info *si = d->solver_info.at;
-    c->ma = si[c->a].inv_mass;
-    c->mb = si[c->b].inv_mass;
+    constraint_header(w, c, a, b, found);
     if (c->ma == 0.0f && c->mb == 0.0f)
         return false; /* a kinematic body against a sleeping one: nothing to solve */
-    c->fixed = c->ma == 0.0f || c->mb == 0.0f;
     sim_cache *cache = &w->solver.cache;
-    c->cache_entry = found;
     if (found == UINT32_MAX && child != NO_CHILD) {
         const dchild *ch = (const dchild *)w->solver.level_children.data + child;
         c->cache_entry = sim_cache_add_child(cache, a->id, b->id, ch->child + 1);
@@ -184,7 +206,7 @@ static bool add_constraint(sim_world *w, sim_pair *pair, const sim_body *a, cons
     assert(w->solver.solved.v.len < w->solver.solved.v.cap);
     w->solver.solved.at[w->solver.solved.v.len++] = c->cache_entry;
     if (fills) {
-        fills[k] = (fill_item){i, false, dim_bounces(c), child};
+        fills[k] = (fill_item){i, false, dim_bounces(c), false, child, 0};
         d->constraints.v.len = k + 1;
         return true;
     }
@@ -250,17 +272,121 @@ static void collide_pair(sim_world *w, sim_pair *pair, narrow_item *it)
     it->state = NARROW_DONE;
 }
 
+/* What the pass in pair order needs to know of a pair the workers collided, a byte a pair, as
+ * Box2D v3's workers leave simFlags (and bits of a bitset) for its serial b2UpdateContacts to
+ * read instead of the contacts: the pass then reads a few bytes a pair rather than the whole
+ * manifold the other core wrote. */
+enum {
+    PAIR_SLOW = 1,       /* the pass takes the pair as one thread does: sleepers, characters,
+                          * a new cache entry, events */
+    PAIR_CONTACT = 2,    /* touching: a contact, copied on the workers (fast_contacts) */
+    PAIR_CONSTRAINT = 4, /* a constraint on its found cache entry, set up on the workers */
+};
+
+static uint8_t pair_flags(const sim_world *w, const sim_pair *pair, const narrow_item *it)
+{
+    const sim_body *a = &w->slots.bodies.at[pair->a], *b = &w->slots.bodies.at[pair->b];
+    /* A sleeper may wake in the pass and a character's contacts set its ground: in order. */
+    if (it->state == NARROW_RESTING || a->sleeping || b->sleeping || a->kind == SIM_CHARACTER ||
+        b->kind == SIM_CHARACTER || a->level || b->level)
+        return PAIR_SLOW;
+    if (it->state != NARROW_DONE || it->m.count == 0)
+        return 0;
+    if (w->cfg.events || it->found == UINT32_MAX) /* events and new entries: in order */
+        return PAIR_SLOW;
+    uint8_t f = it->m.depth >= -SIM_TOUCHING ? PAIR_CONTACT : 0;
+    const dsolver_info *si = dim_of((sim_world *)w)->solver_info.at;
+    const uint32_t *index = w->solver.index.at;
+    if (si[index[pair->a]].inv_mass == 0.0f && si[index[pair->b]].inv_mass == 0.0f)
+        return f; /* nothing to solve (add_constraint) */
+    return f | PAIR_CONSTRAINT;
+}
+
+/* A contact of a fast pair: its place in the contacts and its pair. */
+typedef struct fast_contact {
+    uint32_t contact, pair;
+} fast_contact;
+
+/* The workers' part of the narrowphase in the solver's `narrow` array: a narrow_item a pair,
+ * then a flag byte a pair, then room for a fast_contact a pair; false when out of memory. */
+static bool narrow_scratch(sim_world *w, size_t n, narrow_item **items, uint8_t **flags,
+                           fast_contact **contacts)
+{
+    size_t at_flags = n * sizeof(narrow_item), at_contacts = at_flags + (n + 7) / 8 * 8;
+    size_t bytes = at_contacts + n * sizeof(fast_contact);
+    if (!mk_vec_reserve(&w->solver.narrow, (bytes + sizeof(narrow_item) - 1) / sizeof(narrow_item)))
+        return false;
+    char *base = w->solver.narrow.data;
+    *items = (narrow_item *)(void *)base;
+    *flags = (uint8_t *)(base + at_flags);
+    *contacts = (fast_contact *)(void *)(base + at_contacts);
+    return true;
+}
+
 typedef struct narrow_job {
     sim_world *w;
     narrow_item *items;
+    uint8_t *flags;
 } narrow_job;
 
 static void collide_range(void *arg, size_t begin, size_t end)
 {
     const narrow_job *job = arg;
     sim_pair *pairs = job->w->broad.pairs.at;
-    for (size_t i = begin; i < end; i++)
+    for (size_t i = begin; i < end; i++) {
         collide_pair(job->w, &pairs[i], &job->items[i]);
+        job->flags[i] = pair_flags(job->w, &pairs[i], &job->items[i]);
+    }
+}
+
+/* The pass's step for a pair the workers found needs no order (no PAIR_SLOW): it takes the
+ * next contact and constraint places, to be filled on the workers. False for a slow pair. */
+static bool fast_pair(sim_world *w, uint8_t f, uint32_t i, fill_item *fills, fast_contact *fc,
+                      size_t *n_fc)
+{
+    if (f & PAIR_SLOW)
+        return false;
+    ddim *d = dim_of(w);
+    if (f & PAIR_CONTACT)
+        fc[(*n_fc)++] = (fast_contact){(uint32_t)d->contacts.v.len++, i};
+    if (f & PAIR_CONSTRAINT) {
+        uint32_t at = (uint32_t)w->solver.solved.v.len++; /* written by place_fast */
+        fills[d->constraints.v.len++] = (fill_item){i, false, false, true, NO_CHILD, at};
+    }
+    return true;
+}
+
+/* The fast pairs' contacts, copied on the workers in the same run as the constraints' points
+ * (fill_constraints): one wait for the workers fewer. */
+typedef struct contact_job {
+    sim_world *w;
+    const narrow_item *items;
+    const fast_contact *fc;
+    size_t n;
+} contact_job;
+
+static void contact_range(const contact_job *job, size_t begin, size_t end)
+{
+    sim_world *w = job->w;
+    for (size_t k = begin; k < end; k++) {
+        sim_body *a, *b;
+        pair_bodies(w, &w->broad.pairs.at[job->fc[k].pair], &a, &b);
+        put_contact(&dim_of(w)->contacts.at[job->fc[k].contact], a, b,
+                    &job->items[job->fc[k].pair].m);
+    }
+}
+
+/* A fast pair's constraint k, what add_constraint does in the pass: its header, its entry's
+ * stamp and its place in the entries solved. */
+static void place_fast(sim_world *w, dconstraint *c, fill_item *f, const narrow_item *it,
+                       size_t solved_at)
+{
+    sim_body *a, *b;
+    pair_bodies(w, &w->broad.pairs.at[f->pair], &a, &b);
+    constraint_header(w, c, a, b, it->found);
+    ((dcache_entry *)sim_cache_at(&w->solver.cache, it->found))->head.stamp = w->tick;
+    w->solver.solved.at[solved_at] = it->found;
+    f->bounce = dim_bounces(c);
 }
 
 #define SIM_NARROW_GRAIN 64 /* pairs a worker takes at least at once */
@@ -269,6 +395,8 @@ typedef struct fill_job {
     sim_world *w;
     const narrow_item *items;
     fill_item *fills;
+    size_t n;            /* constraints; the fast contacts (contacts) come after them */
+    contact_job contacts;
 } fill_job;
 
 /* The points of constraints placed by add_constraint, on the workers: each reads the bodies
@@ -282,6 +410,8 @@ static void fill_range(void *arg, size_t begin, size_t end)
     for (size_t k = begin; k < end; k++) {
         dconstraint *c = &cs[k];
         const narrow_item *it = &job->items[job->fills[k].pair];
+        if (job->fills[k].fast)
+            place_fast(w, c, &job->fills[k], it, job->fills[k].solved);
         const sim_pair *pair = &pairs[job->fills[k].pair];
         uint32_t child = job->fills[k].child;
         const dmanifold *m =
@@ -299,11 +429,22 @@ static void fill_range(void *arg, size_t begin, size_t end)
 
 /* Fills the placed constraints on the workers, then drops those without points, keeping the
  * others' order: the list comes out as the one-by-one pass makes it. */
-static void fill_constraints(sim_world *w, const narrow_item *items, fill_item *fills)
+/* Items [0, n) of a fill job are its constraints, [n, n + contacts.n) its fast contacts. */
+static void fill_or_copy_range(void *arg, size_t begin, size_t end)
+{
+    const fill_job *job = arg;
+    if (begin < job->n)
+        fill_range(arg, begin, end < job->n ? end : job->n);
+    if (end > job->n)
+        contact_range(&job->contacts, (begin > job->n ? begin : job->n) - job->n, end - job->n);
+}
+
+static void fill_constraints(sim_world *w, const narrow_item *items, fill_item *fills,
+                             contact_job contacts)
 {
     mk_vec *cv = &dim_of(w)->constraints.v;
-    fill_job job = {w, items, fills};
-    sim_pool_for(w->pool, cv->len, SIM_NARROW_GRAIN, fill_range, &job);
+    fill_job job = {w, items, fills, cv->len, contacts};
+    sim_pool_for(w->pool, cv->len + contacts.n, SIM_NARROW_GRAIN, fill_or_copy_range, &job);
     size_t n = 0;
     for (size_t k = 0; k < cv->len; k++) {
         if (!fills[k].ok)
@@ -317,23 +458,12 @@ static void fill_constraints(sim_world *w, const narrow_item *items, fill_item *
     cv->len = n;
 }
 
-/* With more than one worker, every pair is collided on the workers first (collide_pair writes
- * only the pair, its item and its own cache entry); the pass in the pairs' order then turns
- * the collisions into contacts, wakes, cache entries and places in the constraint list one by
- * one, as the pass alone does: a pair found resting by the workers that a wake in this pass
- * reached is collided there, as it would have been. The constraints' points are then filled
- * on the workers again (fill_constraints). So the constraints, their order and the cache come
- * out the same with any number of workers. */
 /* A touching pair's contact for the step's list, and what touching does: a sleeping body
  * that something active touches wakes, a character on ground is grounded. */
 static void note_touching(sim_world *w, sim_body *a, sim_body *b, const dmanifold *m, dvec up)
 {
     ddim *d = dim_of(w);
-    dcontact *contact = &d->contacts.at[d->contacts.v.len++];
-    *contact = (dcontact){a->id, b->id, *m};
-    for (int k = 0; k < m->count; k++)
-        contact->m.points[k].depth = mk_maxf(m->points[k].depth, 0.0f);
-    contact->m.depth = mk_maxf(m->depth, 0.0f);
+    put_contact(&d->contacts.at[d->contacts.v.len++], a, b, m);
     /* Touching a sleeping body that the wake pass did not reach (it was woken later
      * in that pass): it takes this step as if static and wakes for the next. */
     if (a->sleeping && active(w, b))
@@ -378,6 +508,13 @@ static void level_pair(sim_world *w, sim_pair *pair, sim_body *a, sim_body *b, d
     w->solver.solved.at[w->solver.solved.v.len++] = found;
 }
 
+/* With more than one worker, every pair is collided on the workers first (collide_pair writes
+ * only the pair, its item and its own cache entry); the pass in the pairs' order then turns
+ * the collisions into contacts, wakes, cache entries and places in the constraint list one by
+ * one, as the pass alone does: a pair found resting by the workers that a wake in this pass
+ * reached is collided there, as it would have been. The constraints' points are then filled
+ * on the workers again (fill_constraints). So the constraints, their order and the cache come
+ * out the same with any number of workers. */
 void DIM_NAME(sim_collide)(sim_world *w, dvec up)
 {
     ddim *d = dim_of(w);
@@ -397,13 +534,17 @@ void DIM_NAME(sim_collide)(sim_world *w, dvec up)
 
     narrow_item *items = NULL;
     fill_item *fills = NULL;
+    uint8_t *flags = NULL;
+    fast_contact *fc = NULL;
+    size_t n_fc = 0;
     if (sim_pool_workers(w->pool) > 1 && n_pairs > SIM_NARROW_GRAIN &&
-        mk_vec_reserve(&w->solver.narrow, n_pairs) &&
+        narrow_scratch(w, n_pairs, &items, &flags, &fc) &&
         mk_vec_reserve(&w->solver.narrow_fills, room)) {
-        items = w->solver.narrow.data;
         fills = w->solver.narrow_fills.data;
-        narrow_job job = {w, items};
+        narrow_job job = {w, items, flags};
         sim_pool_for(w->pool, n_pairs, SIM_NARROW_GRAIN, collide_range, &job);
+    } else {
+        items = NULL;
     }
     size_t first_solved = w->solver.solved.v.len;
     sim_pair *pairs = w->broad.pairs.at;
@@ -411,6 +552,8 @@ void DIM_NAME(sim_collide)(sim_world *w, dvec up)
     size_t span = 0, n_spans = w->solver.level_spans.len;
     w->ev.in_collide = true; /* a sleeper woken in the pass skipped its pairs (events.c) */
     for (size_t i = 0; i < n_pairs; i++) {
+        if (fills && fast_pair(w, flags[i], (uint32_t)i, fills, fc, &n_fc))
+            continue;
         sim_body *a, *b;
         pair_bodies(w, &pairs[i], &a, &b);
         if (sim_body_resting(a) && sim_body_resting(b))
@@ -443,8 +586,9 @@ void DIM_NAME(sim_collide)(sim_world *w, dvec up)
                        NO_CHILD);
     }
     w->ev.in_collide = false;
-    if (fills)
-        fill_constraints(w, items, fills);
+    if (fills) {
+        fill_constraints(w, items, fills, (contact_job){w, items, fc, n_fc});
+    }
     sim_cache_end_pairs(w, first_solved);
 }
 

@@ -347,7 +347,7 @@ static bool check_vecs(sim_world *w, in *r, const size_t at_vecs[WORLD_VECS])
         size_t at = at_vecs[i];
         bool ok = true;
         if (v == &w->slots.free.v || v == &w->slots.pending.v || v == &w->broad.order.v ||
-            v == &w->broad.movers.v || v == &w->broad.statics.v)
+            v == &w->broad.movers.v || v == &w->broad.statics.v || v == &w->broad.moved.v)
             ok = slots_ok(w, r, at, v, "a slot");
         else if (v == &w->broad.pairs.v || v == &w->solver.push_pairs.v)
             ok = pairs_ok(w, r, at, v);

@@ -171,10 +171,11 @@ void sim_bounds_after_step(sim_world *w)
         if (sim_aabb3_contains(&fat, &box))
             continue;
         /* The solver sped it past what the broadphase allowed for: its fat box follows, and
-         * the pairs are swept again at the next step. */
+         * its pairs are looked up again at the next step (the move buffer). */
         sim_set_fat_box(w, s, box, SIM_FAT_MARGIN);
         w->broad.order_unsorted = true;
-        w->broad.pairs_dirty = true;
+        if (!MK_VEC_PUSH(&w->broad.moved, s))
+            w->broad.pairs_dirty = true; /* out of memory: the list is made anew */
     }
 }
 
