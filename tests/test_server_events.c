@@ -155,14 +155,17 @@ START_TEST(push_set_and_explode_over_the_wire)
     ck_assert_double_eq_tol(h_vec(b, "pos", 1), 200.0, 0.5);
     ck_assert_double_eq_tol(h_num(b, "w"), 1.0, 0.02); /* a step of contact-free spin */
     cJSON_Delete(s);
-    /* The explosion pushes the client's own box and not the other client's beside it. */
-    snprintf(line, sizeof line, "{\"type\":\"set\",\"id\":%.0f,\"pos\":[700,100],\"vel\":[0,0],"
-                                "\"w\":0}",
+    /* The explosion pushes the client's own box and not the other client's beside it. The
+     * teleport and the explosion go in one write, so that no step (and no fall) comes between
+     * them: the box is exactly 1 m right of the centre. */
+    snprintf(line, sizeof line,
+             "{\"type\":\"set\",\"id\":%.0f,\"pos\":[700,100],\"vel\":[0,0],\"w\":0}\n"
+             "{\"type\":\"explode\",\"req\":9,\"pos\":[699,100],\"radius\":4,\"impulse\":8}\n",
              box);
-    cJSON_Delete(request(&c, line, "updated"));
-    r = request(&c, "{\"type\":\"explode\",\"req\":9,\"pos\":[699,100],\"radius\":4,"
-                    "\"impulse\":8}",
-                "exploded");
+    ck_assert(h_send_raw(&c, line, strlen(line)));
+    cJSON_Delete(h_recv_type(&c, "updated", 3000));
+    r = h_recv_type(&c, "exploded", 3000);
+    ck_assert_ptr_nonnull(r);
     ck_assert_double_eq(h_num(r, "bodies"), 1);
     cJSON_Delete(r);
     /* 8 (1 - 1/4) N s along +x on 1 kg. */
