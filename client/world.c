@@ -452,7 +452,10 @@ static bool apply_joints(cli_world *w, const cJSON *state, bool *no_memory)
     cJSON_ArrayForEach(e, gone)
     {
         uint64_t id;
-        ok = cli_json_uint(e, &id) && ok;
+        if (!cli_json_uint(e, &id)) {
+            ok = false;
+            continue;
+        }
         for (size_t i = 0; i < w->njoints; i++)
             if (w->joints[i].id == id)
                 w->joints[i--] = w->joints[--w->njoints];

@@ -142,7 +142,7 @@ static int accessor(reader *r, long long a, int ncomp, unsigned types, const cha
     if (cJSON_GetObjectItemCaseSensitive(acc, "sparse"))
         return mk_fail(r->err, MK_ERR_INVALID, "%s: %s.sparse: sparse accessors are not read",
                        r->name, field);
-    long long bv, off, comp, count;
+    long long bv = 0, off = 0, comp = 0, count = 0;
     if (get_whole(r, acc, "bufferView", field, 0, 1e9, -1, &bv) < 0 ||
         get_whole(r, acc, "byteOffset", field, 0, 4e9, 0, &off) < 0 ||
         get_whole(r, acc, "componentType", field, 5120, 5126, -1, &comp) < 0 ||
@@ -164,7 +164,7 @@ static int accessor(reader *r, long long a, int ncomp, unsigned types, const cha
     const cJSON *vw = cJSON_GetArrayItem(views, (int)bv);
     char vfield[64];
     snprintf(vfield, sizeof vfield, "bufferViews[%lld]", bv);
-    long long buffer, voff, vlen, stride;
+    long long buffer = 0, voff = 0, vlen = 0, stride = 0;
     size_t elem = (size_t)sizes[comp - 5120] * (size_t)ncomp;
     if (get_whole(r, vw, "buffer", vfield, 0, 1e9, -1, &buffer) < 0 ||
         get_whole(r, vw, "byteOffset", vfield, 0, 4e9, 0, &voff) < 0 ||
@@ -301,7 +301,7 @@ static int grow(reader *r, size_t nv, size_t nt)
 
 static int read_primitive(reader *r, const cJSON *prim, const char *path, const mat4 *xf)
 {
-    long long mode, pos;
+    long long mode = 0, pos = 0;
     if (get_whole(r, prim, "mode", path, 0, 6, 4, &mode) < 0)
         return -1;
     if (mode != 4)

@@ -138,7 +138,7 @@ int wio_obj_parse(const void *data, size_t len, const char *name, uint32_t max_t
         } else if (n == 1 && w[0] == 'f') {
             uint32_t first = 0, prev = 0, count = 0;
             while (rc == 0 && word(&r, &w, &n)) {
-                uint32_t v;
+                uint32_t v = 0;
                 if ((rc = corner(&r, w, n, out->nvertices, &v)))
                     break;
                 if (count == 0)
