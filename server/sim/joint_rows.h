@@ -176,6 +176,16 @@ typedef struct joint_motion {
 typedef void joint_warm_fn(joint_row *r, joint_vel *v, const joint_motion *m);
 typedef void joint_solve_fn(joint_row *r, joint_vel *v, const joint_motion *m,
                             const sim_joint_ctx *c, bool use_bias);
+/* Row r solved by its type's function in `by_type` (each dimension's table of the types it
+ * has); a type with none has nothing to solve. */
+static inline void joint_solve_by_type(joint_solve_fn *const by_type[SIM_JOINT_TYPE_COUNT],
+                                       joint_row *r, joint_vel *v, const joint_motion *m,
+                                       const sim_joint_ctx *c, bool use_bias)
+{
+    if (r->type < SIM_JOINT_TYPE_COUNT && by_type[r->type])
+        by_type[r->type](r, v, m, c, use_bias);
+}
+
 static inline void joint_pass(const sim_joint_ctx *c, size_t begin, size_t end,
                               joint_warm_fn *warm, joint_solve_fn *solve)
 {
