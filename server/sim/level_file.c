@@ -186,6 +186,22 @@ static bool finite_floats(const float *f, size_t n, float bound)
     return true;
 }
 
+/* n points of `dim` floats (a chain's points, a mesh's vertices) into a new array of items
+ * of `size` bytes, every coordinate finite and within COL_LEVEL_MAX_COORD; NULL when not
+ * (the array freed, `bad` saying what is wrong) or when the bytes run out. */
+static void *take_points(in *r, uint32_t n, size_t size, int dim, const char *what,
+                         const char *bad)
+{
+    size_t at = r->at;
+    float *p = take_array(r, n, size, what);
+    if (p && !finite_floats(p, (size_t)dim * n, COL_LEVEL_MAX_COORD)) {
+        free(p);
+        fail_at(r, at, bad);
+        return NULL;
+    }
+    return p;
+}
+
 static bool take_aabb3(in *r, col_aabb3 *b)
 {
     size_t at = r->at;
@@ -296,11 +312,9 @@ static bool read_chain(in *r, col_chain2 *c)
     if (!finite_floats(b, 4, 4.0f * COL_LEVEL_MAX_COORD))
         return fail_at(r, at, "the chain's bounds are not finite");
     c->bounds = (col_aabb){mk_v2(b[0], b[1]), mk_v2(b[2], b[3])};
-    size_t at_points = r->at;
-    if (!(c->points = take_array(r, c->point_count, sizeof *c->points, "the chain's points")))
+    if (!(c->points = take_points(r, c->point_count, sizeof *c->points, 2, "the chain's points",
+                                  "a chain point is not finite or out of range")))
         return false;
-    if (!finite_floats(&c->points[0].x, 2 * (size_t)c->point_count, COL_LEVEL_MAX_COORD))
-        return fail_at(r, at_points, "a chain point is not finite or out of range");
     size_t at_order = r->at;
     if (!(c->order = take_array(r, c->segment_count, sizeof *c->order, "the chain's order")))
         return false;
@@ -321,11 +335,9 @@ static bool read_mesh(in *r, col_mesh3 *m)
         return false;
     if (m->vert_count < 3 || m->tri_count == 0 || m->tri_count > COL_LEVEL_MAX_PIECES)
         return fail_at(r, at, "the mesh's counts are out of range");
-    size_t at_verts = r->at;
-    if (!(m->verts = take_array(r, m->vert_count, sizeof *m->verts, "the mesh's vertices")))
+    if (!(m->verts = take_points(r, m->vert_count, sizeof *m->verts, 3, "the mesh's vertices",
+                                 "a vertex is not finite or out of range")))
         return false;
-    if (!finite_floats(&m->verts[0].x, 3 * (size_t)m->vert_count, COL_LEVEL_MAX_COORD))
-        return fail_at(r, at_verts, "a vertex is not finite or out of range");
     size_t at_tris = r->at;
     if (!(m->tris = take_array(r, m->tri_count, sizeof *m->tris, "the mesh's triangles")))
         return false;
