@@ -187,12 +187,6 @@ static joint_solve_fn *const solvers[SIM_JOINT_TYPE_COUNT] = {
     [SIM_JOINT_WHEEL] = wheel,
 };
 
-static void solve(joint_row *r, joint_vel *v, const joint_motion *m, const sim_joint_ctx *c,
-                  bool use_bias)
-{
-    joint_solve_by_type(solvers, r, v, m, c, use_bias);
-}
-
 static void warm(joint_row *r, joint_vel *v, const joint_motion *m)
 {
     switch ((sim_joint_type)r->type) {
@@ -234,5 +228,5 @@ static void warm(joint_row *r, joint_vel *v, const joint_motion *m)
 
 void sim_joint_pass_range2(void *arg, size_t begin, size_t end)
 {
-    joint_pass(arg, begin, end, warm, solve);
+    joint_pass(arg, begin, end, warm, solvers);
 }

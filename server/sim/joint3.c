@@ -288,12 +288,6 @@ static joint_solve_fn *const solvers[SIM_JOINT_TYPE_COUNT] = {
     [SIM_JOINT_SPHERICAL] = spherical,
 };
 
-static void solve(joint_row *r, joint_vel *v, const joint_motion *m, const sim_joint_ctx *c,
-                  bool use_bias)
-{
-    joint_solve_by_type(solvers, r, v, m, c, use_bias);
-}
-
 static void warm(joint_row *r, joint_vel *v, const joint_motion *m)
 {
     mk_vec3 ra = mk_quat_rotate(m->dqa, r->ra), rb = mk_quat_rotate(m->dqb, r->rb);
@@ -335,5 +329,5 @@ static void warm(joint_row *r, joint_vel *v, const joint_motion *m)
 
 void sim_joint_pass_range3(void *arg, size_t begin, size_t end)
 {
-    joint_pass(arg, begin, end, warm, solve);
+    joint_pass(arg, begin, end, warm, solvers);
 }
