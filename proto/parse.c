@@ -42,6 +42,14 @@ static const char *const msg_names[] = {
     [PROTO_MSG_JOINT] = "joint",     [PROTO_MSG_UNJOINT] = "unjoint",
 };
 
+/* The member `key` of root into *out; bad_request "KEY: missing" when root has none. */
+static proto_error_code required(const cJSON *root, const char *key, const cJSON **out,
+                                 proto_error *err)
+{
+    *out = cJSON_GetObjectItemCaseSensitive(root, key);
+    return *out ? PROTO_OK : proto_fail(err, PROTO_ERR_BAD_REQUEST, "%s: missing", key);
+}
+
 static proto_error_code parse_hello(const cJSON *root, int dim, proto_msg *out, proto_error *err)
 {
     double protocol = 0;
@@ -81,9 +89,9 @@ static proto_error_code parse_input(const cJSON *root, int dim, proto_msg *out, 
         return rc;
     if ((rc = proto_get_id(root, "tick", false, &out->u.input.has_tick, &out->u.input.tick, err)))
         return rc;
-    const cJSON *move = cJSON_GetObjectItemCaseSensitive(root, "move");
-    if (!move)
-        return proto_fail(err, PROTO_ERR_BAD_REQUEST, "move: missing");
+    const cJSON *move;
+    if ((rc = required(root, "move", &move, err)))
+        return rc;
     out->u.input.move[2] = 0;
     if ((rc = proto_parse_vector(move, dim, 1.0, "move", out->u.input.move, err)))
         return rc;
@@ -177,13 +185,13 @@ static proto_error_code parse_fields(const char *line, size_t len, const cJSON *
                                      proto_msg *out, proto_error *err)
 {
     const cJSON *v;
+    proto_error_code rc;
     switch (out->type) {
     case PROTO_MSG_HELLO:
         return parse_hello(root, dim, out, err);
     case PROTO_MSG_SPAWN:
-        v = cJSON_GetObjectItemCaseSensitive(root, "body");
-        if (!v)
-            return proto_fail(err, PROTO_ERR_BAD_REQUEST, "body: missing");
+        if ((rc = required(root, "body", &v, err)))
+            return rc;
         return no_files(proto_parse_spec(v, dim, "body.", &out->u.spawn.body, err),
                         &out->u.spawn.body, "body.", err);
     case PROTO_MSG_DESPAWN:
@@ -195,9 +203,8 @@ static proto_error_code parse_fields(const char *line, size_t len, const cJSON *
     case PROTO_MSG_SUBSCRIBE:
         return parse_subscribe(root, out, err);
     case PROTO_MSG_PING:
-        v = cJSON_GetObjectItemCaseSensitive(root, "t");
-        if (!v)
-            return proto_fail(err, PROTO_ERR_BAD_REQUEST, "t: missing");
+        if ((rc = required(root, "t", &v, err)))
+            return rc;
         return proto_get_echo(line, len, v, "t", out->u.ping.t, err);
     case PROTO_MSG_BYE:
         return PROTO_OK;
@@ -213,9 +220,8 @@ static proto_error_code parse_fields(const char *line, size_t len, const cJSON *
     case PROTO_MSG_EMIT:
         return proto_parse_action(root, out, err);
     case PROTO_MSG_JOINT:
-        v = cJSON_GetObjectItemCaseSensitive(root, "joint");
-        if (!v)
-            return proto_fail(err, PROTO_ERR_BAD_REQUEST, "joint: missing");
+        if ((rc = required(root, "joint", &v, err)))
+            return rc;
         return proto_parse_joint_spec(v, dim, "joint.", &out->u.joint, err);
     case PROTO_MSG_UNJOINT:
         return proto_get_id(root, "id", true, NULL, &out->u.unjoint.id, err);

@@ -156,26 +156,14 @@ static bool normal_before(const col_manifold3 *x, const col_manifold3 *y)
     return x->normal.z < y->normal.z;
 }
 
-/* Insertion sorts: a pair has a handful of manifolds. */
-static void sort_deepest_first(dchild *c, uint32_t n)
+/* Insertion sort, stable: a pair has a handful of manifolds. `before` is the order. */
+static void sort_children(dchild *c, uint32_t n,
+                          bool (*before)(const col_manifold3 *, const col_manifold3 *))
 {
     for (uint32_t i = 1; i < n; i++) {
         dchild x = c[i];
         uint32_t j = i;
-        while (j > 0 && goes_before(&x.m, &c[j - 1].m)) {
-            c[j] = c[j - 1];
-            j--;
-        }
-        c[j] = x;
-    }
-}
-
-static void sort_by_normal(dchild *c, uint32_t n)
-{
-    for (uint32_t i = 1; i < n; i++) {
-        dchild x = c[i];
-        uint32_t j = i;
-        while (j > 0 && normal_before(&x.m, &c[j - 1].m)) {
+        while (j > 0 && before(&x.m, &c[j - 1].m)) {
             c[j] = c[j - 1];
             j--;
         }
@@ -223,12 +211,12 @@ static uint32_t pair_children(const sim_world *w, const sim_body *lb, const sim_
         out[kept++] = c;
     }
 #if MK_DIM == 3
-    sort_deepest_first(out, kept);
+    sort_children(out, kept, goes_before);
     /* Merged, each manifold is keyed by its rank among the pair's (the first piece that
      * touched it would change every few steps under a body sliding over the triangles, and
      * its warm start with it); its points keep their pieces in their feature ids. */
     kept = col_merge_manifolds3(out, kept, SIM_LEVEL_MERGE_COS);
-    sort_by_normal(out, kept);
+    sort_children(out, kept, normal_before);
     for (uint32_t k = 0; k < kept; k++) {
         out[k].child = k;
         out[k].m.depth = deepest_point(&out[k].m);

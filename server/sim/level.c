@@ -21,6 +21,17 @@ static sim_level *level_alloc(sim_level_kind kind, mk_error *err)
     return l;
 }
 
+/* Level l once its geometry is built (`built` 0); NULL, l freed, when it was not (the build
+ * wrote why in the error) or l is NULL (no memory). */
+static sim_level *level_built(sim_level *l, int built)
+{
+    if (!l || built != 0) {
+        free(l);
+        return NULL;
+    }
+    return l;
+}
+
 static int check_end(mk_vec2 p, const char *name, mk_error *err)
 {
     if (!mk_v2_finite(p))
@@ -48,31 +59,19 @@ sim_level *sim_level_chain2(const mk_vec2 *points, uint32_t n, bool loop, uint32
                             mk_error *err)
 {
     sim_level *l = level_alloc(SIM_LEVEL_CHAIN, err);
-    if (l && col_chain2_build(points, n, loop, max_points, &l->chain, err) != 0) {
-        free(l);
-        return NULL;
-    }
-    return l;
+    return level_built(l, l ? col_chain2_build(points, n, loop, max_points, &l->chain, err) : -1);
 }
 
 sim_level *sim_level_mesh3(const col_mesh3_desc *d, mk_error *err)
 {
     sim_level *l = level_alloc(SIM_LEVEL_MESH, err);
-    if (l && col_mesh3_build(d, &l->mesh, err) != 0) {
-        free(l);
-        return NULL;
-    }
-    return l;
+    return level_built(l, l ? col_mesh3_build(d, &l->mesh, err) : -1);
 }
 
 sim_level *sim_level_heightfield3(const col_heightfield3_desc *d, mk_error *err)
 {
     sim_level *l = level_alloc(SIM_LEVEL_HEIGHTFIELD, err);
-    if (l && col_heightfield3_build(d, &l->hf, err) != 0) {
-        free(l);
-        return NULL;
-    }
-    return l;
+    return level_built(l, l ? col_heightfield3_build(d, &l->hf, err) : -1);
 }
 
 /* The count changes, the geometry never does: the handle is const to every holder. */

@@ -186,6 +186,38 @@ static bool finite_floats(const float *f, size_t n, float bound)
     return true;
 }
 
+/* n points of `dim` floats (a chain's points, a mesh's vertices) into a new array of items
+ * of `size` bytes, every coordinate finite and within COL_LEVEL_MAX_COORD; NULL when not
+ * (the array freed, `bad` saying what is wrong) or when the bytes run out. */
+static void *take_points(in *r, uint32_t n, size_t size, int dim, const char *what,
+                         const char *bad)
+{
+    size_t at = r->at;
+    float *p = take_array(r, n, size, what);
+    if (p && !finite_floats(p, (size_t)dim * n, COL_LEVEL_MAX_COORD)) {
+        free(p);
+        fail_at(r, at, bad);
+        return NULL;
+    }
+    return p;
+}
+
+/* n items of `per_item` indices (uint32) into a new array, every index below `limit`; NULL
+ * when one is not (the array freed, `bad` saying what is wrong) or the bytes run out. */
+static void *take_indices(in *r, uint32_t n, int per_item, uint32_t limit, const char *what,
+                          const char *bad)
+{
+    size_t at = r->at;
+    uint32_t *p = take_array(r, n, (size_t)per_item * sizeof *p, what);
+    for (size_t i = 0; p && i < (size_t)per_item * n; i++)
+        if (p[i] >= limit) {
+            free(p);
+            fail_at(r, at, bad);
+            return NULL;
+        }
+    return p;
+}
+
 static bool take_aabb3(in *r, col_aabb3 *b)
 {
     size_t at = r->at;
@@ -296,17 +328,12 @@ static bool read_chain(in *r, col_chain2 *c)
     if (!finite_floats(b, 4, 4.0f * COL_LEVEL_MAX_COORD))
         return fail_at(r, at, "the chain's bounds are not finite");
     c->bounds = (col_aabb){mk_v2(b[0], b[1]), mk_v2(b[2], b[3])};
-    size_t at_points = r->at;
-    if (!(c->points = take_array(r, c->point_count, sizeof *c->points, "the chain's points")))
+    if (!(c->points = take_points(r, c->point_count, sizeof *c->points, 2, "the chain's points",
+                                  "a chain point is not finite or out of range")))
         return false;
-    if (!finite_floats(&c->points[0].x, 2 * (size_t)c->point_count, COL_LEVEL_MAX_COORD))
-        return fail_at(r, at_points, "a chain point is not finite or out of range");
-    size_t at_order = r->at;
-    if (!(c->order = take_array(r, c->segment_count, sizeof *c->order, "the chain's order")))
+    if (!(c->order = take_indices(r, c->segment_count, 1, c->segment_count, "the chain's order",
+                                  "a leaf slot names no segment")))
         return false;
-    for (uint32_t i = 0; i < c->segment_count; i++)
-        if (c->order[i] >= c->segment_count)
-            return fail_at(r, at_order, "a leaf slot names no segment");
     return take_bvh(r, &c->bvh, c->segment_count);
 }
 
@@ -321,18 +348,12 @@ static bool read_mesh(in *r, col_mesh3 *m)
         return false;
     if (m->vert_count < 3 || m->tri_count == 0 || m->tri_count > COL_LEVEL_MAX_PIECES)
         return fail_at(r, at, "the mesh's counts are out of range");
-    size_t at_verts = r->at;
-    if (!(m->verts = take_array(r, m->vert_count, sizeof *m->verts, "the mesh's vertices")))
+    if (!(m->verts = take_points(r, m->vert_count, sizeof *m->verts, 3, "the mesh's vertices",
+                                 "a vertex is not finite or out of range")))
         return false;
-    if (!finite_floats(&m->verts[0].x, 3 * (size_t)m->vert_count, COL_LEVEL_MAX_COORD))
-        return fail_at(r, at_verts, "a vertex is not finite or out of range");
-    size_t at_tris = r->at;
-    if (!(m->tris = take_array(r, m->tri_count, sizeof *m->tris, "the mesh's triangles")))
+    if (!(m->tris = take_indices(r, m->tri_count, 3, m->vert_count, "the mesh's triangles",
+                                 "a triangle's vertex index is out of range")))
         return false;
-    for (uint32_t t = 0; t < m->tri_count; t++)
-        for (int k = 0; k < 3; k++)
-            if (m->tris[t][k] >= m->vert_count)
-                return fail_at(r, at_tris, "a triangle's vertex index is out of range");
     if (!(m->source = take_array(r, m->tri_count, sizeof *m->source, "the mesh's sources")) ||
         !(m->active = take_array(r, m->tri_count, 1, "the mesh's active edges")) ||
         !skip_pad4(r, m->tri_count))

@@ -6,8 +6,7 @@
 
 #include "world_io_internal.h"
 
-/* A vector into the protocol's three numbers. */
-static void put3(double out[3], mk_vec3 v)
+void wio_put3(double out[3], mk_vec3 v)
 {
     out[0] = v.x;
     out[1] = v.y;
@@ -122,8 +121,8 @@ void wio_event_to_proto(int dim, const sim_event *e, proto_event *out)
     out->tick = e->tick;
     out->a = e->a;
     out->b = e->b;
-    put3(out->point, e->point);
-    put3(out->normal, e->normal);
+    wio_put3(out->point, e->point);
+    wio_put3(out->normal, e->normal);
     if (dim == 2)
         out->point[2] = out->normal[2] = 0;
     out->speed = e->speed;
@@ -156,9 +155,9 @@ void wio_body_state(const sim_world *w, const sim_body *b, proto_body_state *st)
         st->w[0] = b->w;
         return;
     }
-    put3(st->pos, b3->pos);
-    put3(st->rot, mk_v3(b3->rot.x, b3->rot.y, b3->rot.z));
+    wio_put3(st->pos, b3->pos);
+    wio_put3(st->rot, mk_v3(b3->rot.x, b3->rot.y, b3->rot.z));
     st->rot[3] = b3->rot.w;
-    put3(st->vel, b3->vel);
-    put3(st->w, b3->w);
+    wio_put3(st->vel, b3->vel);
+    wio_put3(st->w, b3->w);
 }

@@ -183,13 +183,8 @@ void wio_joint_state(const sim_world *w, const sim_joint *j, proto_joint_state *
     out->type = (proto_joint_type)j->type;
     out->a = j->a;
     out->b = j->b;
-    const mk_vec3 *p[2] = {&j->local_a, &j->local_b};
-    double *q[2] = {out->local_a, out->local_b};
-    for (int k = 0; k < 2; k++) {
-        q[k][0] = p[k]->x;
-        q[k][1] = p[k]->y;
-        q[k][2] = p[k]->z;
-    }
+    wio_put3(out->local_a, j->local_a);
+    wio_put3(out->local_b, j->local_b);
 }
 
 /* ---- scenes: `joints: [...]`, their bodies by index in `bodies` ---- */

@@ -53,6 +53,15 @@ static proto_buf *begin(wio_journal *j, uint32_t client, const char *type)
     return b;
 }
 
+/* Starts a line of a message about one body or joint: {..."msg":{"type":"TYPE","id":ID */
+static proto_buf *begin_on(wio_journal *j, uint32_t client, const char *type, uint64_t id)
+{
+    proto_buf *b = begin(j, client, type);
+    proto_buf_append_str(b, ",\"id\":");
+    proto_buf_append_u64(b, id);
+    return b;
+}
+
 static void finish(wio_journal *j, proto_buf *b)
 {
     proto_buf_append_str(b, "}\n");
@@ -144,9 +153,7 @@ static void on_change(void *ctx, const sim_world *w, const sim_change *c)
         proto_buf_append_u64(b, c->body->id);
         break;
     case SIM_CHANGE_REMOVED:
-        b = begin(j, c->body->owner, "despawn");
-        proto_buf_append_str(b, ",\"id\":");
-        proto_buf_append_u64(b, c->body->id);
+        b = begin_on(j, c->body->owner, "despawn", c->body->id);
         proto_buf_append_char(b, '}');
         break;
     case SIM_CHANGE_LEFT:
@@ -169,15 +176,11 @@ static void on_change(void *ctx, const sim_world *w, const sim_change *c)
         proto_buf_append_u64(b, c->joint);
         break;
     case SIM_CHANGE_UNJOINED:
-        b = begin(j, c->owner, "unjoint");
-        proto_buf_append_str(b, ",\"id\":");
-        proto_buf_append_u64(b, c->joint);
+        b = begin_on(j, c->owner, "unjoint", c->joint);
         proto_buf_append_char(b, '}');
         break;
     case SIM_CHANGE_INPUT:
-        b = begin(j, c->body->owner, "input");
-        proto_buf_append_str(b, ",\"id\":");
-        proto_buf_append_u64(b, c->body->id);
+        b = begin_on(j, c->body->owner, "input", c->body->id);
         if (sim_world_dim(w) == 3)
             snprintf(nums, sizeof nums, ",\"move\":[%.9g,%.9g,%.9g],\"jump\":%s}",
                      (double)c->move.x, (double)c->move.y, (double)c->move.z,
@@ -188,18 +191,14 @@ static void on_change(void *ctx, const sim_world *w, const sim_change *c)
         proto_buf_append_str(b, nums);
         break;
     case SIM_CHANGE_IMPULSE:
-        b = begin(j, c->body->owner, "push");
-        proto_buf_append_str(b, ",\"id\":");
-        proto_buf_append_u64(b, c->body->id);
+        b = begin_on(j, c->body->owner, "push", c->body->id);
         put_vec(b, "impulse", sim_world_dim(w), c->impulse, false);
         if (c->at)
             put_vec(b, "point", sim_world_dim(w), c->point, false);
         proto_buf_append_char(b, '}');
         break;
     case SIM_CHANGE_SET:
-        b = begin(j, c->body->owner, "set");
-        proto_buf_append_str(b, ",\"id\":");
-        proto_buf_append_u64(b, c->body->id);
+        b = begin_on(j, c->body->owner, "set", c->body->id);
         put_set(b, w, c->body, c->set);
         proto_buf_append_char(b, '}');
         break;

@@ -17,6 +17,9 @@ _Static_assert((int)SIM_EVENT_CONTACT_BEGIN == (int)PROTO_EVENT_CONTACT_BEGIN &&
                    (int)SIM_EVENT_COUNT == (int)PROTO_EVENT_COUNT,
                "one list of events in the world and on the wire");
 
+/* A vector into the protocol's three numbers (body.c). */
+void wio_put3(double out[3], mk_vec3 v);
+
 /* A protocol shape as the world collides it (shape.c). A polygon becomes its convex hull and a
  * hull its 3D hull, written into `polygon` or `hull`, which the shape then points to. Returns
  * 0, or -1 with `err` naming the field. */

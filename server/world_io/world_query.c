@@ -48,13 +48,8 @@ static void to_wire(const sim_hit *h, proto_hit *out)
     memset(out, 0, sizeof *out);
     out->id = h->id;
     out->fraction = h->fraction;
-    const mk_vec3 *vs[2] = {&h->point, &h->normal};
-    double *ws[2] = {out->point, out->normal};
-    for (int k = 0; k < 2; k++) {
-        ws[k][0] = vs[k]->x;
-        ws[k][1] = vs[k]->y;
-        ws[k][2] = vs[k]->z;
-    }
+    wio_put3(out->point, h->point);
+    wio_put3(out->normal, h->normal);
     out->depth = h->depth;
     out->npoints = h->npoints;
     for (int p = 0; p < h->npoints; p++) {

@@ -2,11 +2,9 @@
  * with a message that names the file, or gives triangles whose indices are within the
  * vertices and whose vertices are finite and within the level's limit, which the mesh build
  * then takes or refuses with a message. */
-#include <math.h>
 #include <string.h>
 
-#include "fuzz.h"
-#include "mink_world_io.h"
+#include "fuzz_mesh.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -16,14 +14,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fuzz_check(strncmp(err.message, "fuzz.glb", 8) == 0);
         return 0;
     }
-    fuzz_check(m.ntriangles > 0 && m.ntriangles <= 100000);
-    for (uint32_t t = 0; t < m.ntriangles; t++)
-        for (int k = 0; k < 3; k++)
-            fuzz_check(m.triangles[t][k] < m.nvertices);
-    for (uint32_t v = 0; v < m.nvertices; v++)
-        for (int k = 0; k < 3; k++)
-            fuzz_check(isfinite(m.vertices[v][k]) &&
-                       fabsf(m.vertices[v][k]) <= COL_LEVEL_MAX_COORD);
+    fuzz_check_mesh(&m, 100000);
     col_mesh3_desc d = {(const mk_vec3 *)m.vertices, m.nvertices, &m.triangles[0][0],
                         3 * m.ntriangles, 100000, COL_ACTIVE_EDGE_COS};
     sim_level *l = sim_level_mesh3(&d, &err);

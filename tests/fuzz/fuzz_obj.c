@@ -1,11 +1,9 @@
 /* Wavefront .obj files: whatever the bytes, reading either fails with a message that names
  * the file, or gives triangles whose indices are within the vertices and whose vertices are
  * finite and within the level's limit. */
-#include <math.h>
 #include <string.h>
 
-#include "fuzz.h"
-#include "mink_world_io.h"
+#include "fuzz_mesh.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -15,14 +13,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         fuzz_check(strncmp(err.message, "fuzz.obj", 8) == 0);
         return 0;
     }
-    fuzz_check(m.ntriangles > 0 && m.ntriangles <= 100000);
-    for (uint32_t t = 0; t < m.ntriangles; t++)
-        for (int k = 0; k < 3; k++)
-            fuzz_check(m.triangles[t][k] < m.nvertices);
-    for (uint32_t v = 0; v < m.nvertices; v++)
-        for (int k = 0; k < 3; k++)
-            fuzz_check(isfinite(m.vertices[v][k]) &&
-                       fabsf(m.vertices[v][k]) <= COL_LEVEL_MAX_COORD);
+    fuzz_check_mesh(&m, 100000);
     wio_mesh_data_free(&m);
     return 0;
 }
