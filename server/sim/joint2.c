@@ -167,25 +167,37 @@ static void weld(joint_row *r, joint_vel *v, const joint_motion *m, const sim_jo
     point(r, v, ra, rb, sep, slide_spring ? r->linear_soft : c->soft, use_bias || slide_spring);
 }
 
-/* A revolute joint: the free turn's spring, motor and limits, then the anchors together. */
-static void revolute(joint_row *r, joint_vel *v, const joint_motion *m, const sim_joint_ctx *c,
-                     bool use_bias)
+static void solve(joint_row *r, joint_vel *v, const joint_motion *m, const sim_joint_ctx *c,
+                  bool use_bias)
 {
-    if ((r->flags & ROW_AXIS) && r->axial_mass > 0.0f) {
-        axis_row turn = turn_row(r);
-        float angle = r->flags & (ROW_SPRING | ROW_LIMIT) ? joint_angle(r, m) : 0.0f;
-        solve_axis(r, v, &turn, angle, c, use_bias, ROW_AXIS);
+    switch ((sim_joint_type)r->type) {
+    case SIM_JOINT_REVOLUTE: {
+        if ((r->flags & ROW_AXIS) && r->axial_mass > 0.0f) {
+            axis_row turn = turn_row(r);
+            float angle = r->flags & (ROW_SPRING | ROW_LIMIT) ? joint_angle(r, m) : 0.0f;
+            solve_axis(r, v, &turn, angle, c, use_bias, ROW_AXIS);
+        }
+        mk_vec2 ra, rb;
+        mk_vec2 sep = joint_separation(r, m, &ra, &rb);
+        point(r, v, ra, rb, sep, c->soft, use_bias);
+        return;
     }
-    mk_vec2 ra, rb;
-    mk_vec2 sep = joint_separation(r, m, &ra, &rb);
-    point(r, v, ra, rb, sep, c->soft, use_bias);
+    case SIM_JOINT_PRISMATIC:
+        prismatic(r, v, m, c, use_bias);
+        return;
+    case SIM_JOINT_DISTANCE:
+        sim_joint_distance2(r, v, m, c, use_bias);
+        return;
+    case SIM_JOINT_WELD:
+        weld(r, v, m, c, use_bias);
+        return;
+    case SIM_JOINT_WHEEL:
+        wheel(r, v, m, c, use_bias);
+        return;
+    default:
+        return;
+    }
 }
-
-static joint_solve_fn *const solvers[SIM_JOINT_TYPE_COUNT] = {
-    [SIM_JOINT_REVOLUTE] = revolute, [SIM_JOINT_PRISMATIC] = prismatic,
-    [SIM_JOINT_DISTANCE] = sim_joint_distance2, [SIM_JOINT_WELD] = weld,
-    [SIM_JOINT_WHEEL] = wheel,
-};
 
 static void warm(joint_row *r, joint_vel *v, const joint_motion *m)
 {
@@ -228,5 +240,5 @@ static void warm(joint_row *r, joint_vel *v, const joint_motion *m)
 
 void sim_joint_pass_range2(void *arg, size_t begin, size_t end)
 {
-    joint_pass(arg, begin, end, warm, solvers);
+    joint_pass(arg, begin, end, warm, solve);
 }

@@ -282,11 +282,29 @@ static void weld(joint_row *r, joint_vel *v, const joint_motion *m, const sim_jo
     point(r, v, m, slide_spring ? r->linear_soft : c->soft, use_bias || slide_spring);
 }
 
-static joint_solve_fn *const solvers[SIM_JOINT_TYPE_COUNT] = {
-    [SIM_JOINT_HINGE] = hinge_joint, [SIM_JOINT_PRISMATIC] = prismatic,
-    [SIM_JOINT_DISTANCE] = sim_joint_distance3, [SIM_JOINT_WELD] = weld,
-    [SIM_JOINT_SPHERICAL] = spherical,
-};
+static void solve(joint_row *r, joint_vel *v, const joint_motion *m, const sim_joint_ctx *c,
+                  bool use_bias)
+{
+    switch ((sim_joint_type)r->type) {
+    case SIM_JOINT_HINGE:
+        hinge_joint(r, v, m, c, use_bias);
+        return;
+    case SIM_JOINT_PRISMATIC:
+        prismatic(r, v, m, c, use_bias);
+        return;
+    case SIM_JOINT_DISTANCE:
+        sim_joint_distance3(r, v, m, c, use_bias);
+        return;
+    case SIM_JOINT_WELD:
+        weld(r, v, m, c, use_bias);
+        return;
+    case SIM_JOINT_SPHERICAL:
+        spherical(r, v, m, c, use_bias);
+        return;
+    default:
+        return;
+    }
+}
 
 static void warm(joint_row *r, joint_vel *v, const joint_motion *m)
 {
@@ -329,5 +347,5 @@ static void warm(joint_row *r, joint_vel *v, const joint_motion *m)
 
 void sim_joint_pass_range3(void *arg, size_t begin, size_t end)
 {
-    joint_pass(arg, begin, end, warm, solvers);
+    joint_pass(arg, begin, end, warm, solve);
 }

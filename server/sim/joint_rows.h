@@ -170,16 +170,14 @@ typedef struct joint_motion {
 
 /* A pass over rows [begin, end) of the context's kind (warm start, solve with the position
  * bias, relax without it), the rows' bodies' velocities held in locals: each dimension's
- * sim_joint_pass_range (joint2.c, joint3.c) is this with its own warm start of a row, inlined,
- * and its table of each joint type's solve (`solvers`, by type; a type with none has nothing
- * to solve in that dimension). The body at rest and a body the joint never moves keep their
+ * sim_joint_pass_range (joint2.c, joint3.c) is this with its own warm start and solve of a
+ * row, so that they are inlined. The body at rest and a body the joint never moves keep their
  * velocities (a kinematic body may be shared by the rows of one color). */
 typedef void joint_warm_fn(joint_row *r, joint_vel *v, const joint_motion *m);
 typedef void joint_solve_fn(joint_row *r, joint_vel *v, const joint_motion *m,
                             const sim_joint_ctx *c, bool use_bias);
 static inline void joint_pass(const sim_joint_ctx *c, size_t begin, size_t end,
-                              joint_warm_fn *warm,
-                              joint_solve_fn *const solvers[SIM_JOINT_TYPE_COUNT])
+                              joint_warm_fn *warm, joint_solve_fn *solve)
 {
     dsolver_body *bodies = dim_of(c->w)->solver_bodies.at;
     joint_row *rows = c->w->joints.rows.data;
@@ -190,8 +188,8 @@ static inline void joint_pass(const sim_joint_ctx *c, size_t begin, size_t end,
         joint_motion m = {a->dp, b->dp, a->dq, b->dq};
         if (c->pass == JOINT_WARM)
             warm(r, &v, &m);
-        else if (r->type < SIM_JOINT_TYPE_COUNT && solvers[r->type])
-            solvers[r->type](r, &v, &m, c, c->pass == JOINT_SOLVE);
+        else
+            solve(r, &v, &m, c, c->pass == JOINT_SOLVE);
         if (r->flags & ROW_MOVE_A) {
             a->v = v.va;
             a->w = v.wa;
