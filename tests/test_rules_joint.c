@@ -1,7 +1,7 @@
 /* mink_rules' joints: `mink.joint` makes a pendulum whose bob keeps its length from the pivot
  * and swings to the other side in a quarter of the pendulum's period (the exact formula for a
  * 90° swing); a spec the protocol refuses comes back naming the field; `mink.unjoint` removes
- * the joint and the bob falls freely. */
+ * the joint and the bob falls freely; a joint pulled past its break_force reaches on_event. */
 #include <math.h>
 
 #include "check_main.h"
@@ -111,4 +111,54 @@ START_TEST(unjoint_removes)
 }
 END_TEST
 
-MINK_CHECK_TESTS("rules_joint", 60, pendulum_swings, bad_specs_named, unjoint_removes)
+/* Two bobs of 1 kg (a 0.1 m circle of density 100/π kg/m²) hang at rest 1 m under their pivots:
+ * each rod holds m g = 9.81 N. The one that breaks past 4.9 N breaks at the first step and
+ * reaches on_event as {type = "joint_break", joint, tick = 1}; the one that breaks past 19.6 N
+ * holds. */
+START_TEST(break_reaches_on_event)
+{
+    rules_box b;
+    rules_box_must(&b,
+                   "local function hang(x, force)\n"
+                   "  local bob = assert(mink.spawn({shape = {type = 'circle', radius = 0.1}, "
+                   "pos = {x, -1}, density = 100 / math.pi}))\n"
+                   "  return assert(mink.joint({type = 'revolute', a = bob, anchor = {x, 0}, "
+                   "break_force = force}))\n"
+                   "end\n"
+                   "function on_start(game)\n"
+                   "  game.state.weak = hang(0, 4.9)\n"
+                   "  game.state.strong = hang(3, 19.6)\n"
+                   "  game.state.breaks = 0\n"
+                   "end\n"
+                   "function on_event(game, ev)\n"
+                   "  if ev.type ~= 'joint_break' then return end\n"
+                   "  game.state.breaks = game.state.breaks + 1\n"
+                   "  game.state.broke, game.state.tick = ev.joint, ev.tick\n"
+                   "  game.state.gone = not mink.unjoint(ev.joint)\n"
+                   "end\n",
+                   false, NULL);
+    sim_world_set_events(b.w, true, 1.0f);
+    rul_start(b.rt);
+    for (int i = 0; i < 60; i++) { /* as the server: the step, its events, then on_tick */
+        sim_world_step(b.w);
+        size_t n;
+        const sim_event *ev = sim_world_events(b.w, &n);
+        for (size_t k = 0; k < n; k++)
+            rul_event(b.rt, &ev[k]);
+        sim_world_clear_events(b.w);
+        rul_tick(b.rt);
+    }
+    ck_assert_double_eq(rules_box_number(&b, "breaks"), 1);
+    ck_assert_double_eq(rules_box_number(&b, "broke"), rules_box_number(&b, "weak"));
+    ck_assert_double_eq(rules_box_number(&b, "tick"), 1);
+    cJSON *j = rules_box_save(&b);
+    ck_assert(cJSON_IsTrue(cJSON_GetObjectItem(cJSON_GetObjectItem(j, "state"), "gone")));
+    cJSON_Delete(j);
+    ck_assert_uint_eq(sim_world_joint_count(b.w), 1);
+    ck_assert_ptr_nonnull(sim_world_get_joint(b.w, (sim_id)rules_box_number(&b, "strong")));
+    rules_box_close(&b);
+}
+END_TEST
+
+MINK_CHECK_TESTS("rules_joint", 60, pendulum_swings, bad_specs_named, unjoint_removes,
+                 break_reaches_on_event)
