@@ -1,9 +1,14 @@
 /* Integration: the 3D hit-scan range of examples/range, played by bots over a real server. The
- * first target slides along x at 4 m/s in the lane y = 0, z = -10 (a 1 m cube, no gravity). A
- * bot reads the target's x in a state of tick T0 and fires straight down -z from there 300 ms
- * later: at the current tick the target has moved on 1.2 m, more than its half width, so the
- * shot misses; at tick T0 (the tick the bot saw) it hits the cube's front face, z = -9.5, at
- * the x the bot saw. */
+ * first target, a 1 m cube, hangs 12 m below a spherical joint at (0, 12, -10) and swings
+ * across the range in the plane z = -10, 4 m/s at the bottom of its swing (x = 0, y = 0): up
+ * to acos(1 - 4²/(2 g 12)) = 0.37 rad, a 4.4 m arc, period 2π sqrt(12/g) = 6.95 s. A bot reads
+ * the target's place in a state of tick T0 within 0.4 m of the bottom and fires straight down
+ * -z from there 300 ms later: at the current tick the target has swung on about 1 m along its
+ * arc (4.4 m × (sin(0.09 + 0.27 ω) - sin 0.09) for ω = 0.90 rad/s, at least 16 ticks on),
+ * more than its half width, so the shot misses; at tick T0 (the tick the bot saw) it hits the
+ * cube's front face, z = -9.5 (the swing turns the cube about z only), where the bot saw it. */
+#include <math.h>
+
 #include "check_main.h"
 #include "game_fixture.h"
 
@@ -33,16 +38,18 @@ static double join_sam(h_conn *c, double *points)
     return target;
 }
 
-/* The tick and x of the next state that shows `id`. */
-static double seen_at(h_conn *c, double id, double *tick)
+/* The tick, x and y of the next state that shows `id` within 0.4 m of the bottom of its
+ * swing; its place is 12 m from the joint (within 1%) in the plane z = -10. */
+static double seen_at(h_conn *c, double id, double *tick, double *y)
 {
-    long long end = h_now_ms() + 3000;
+    long long end = h_now_ms() + 10000; /* more than half a period */
     while (h_now_ms() < end) {
         cJSON *s = h_recv_type(c, "state", 1000);
         const cJSON *b = s ? h_state_body(s, id) : NULL;
-        if (b) {
+        if (b && fabs(h_vec(b, "pos", 0)) < 0.4) {
             double x = h_vec(b, "pos", 0);
-            ck_assert_double_eq_tol(h_vec(b, "pos", 1), 0, 1e-3);
+            *y = h_vec(b, "pos", 1);
+            ck_assert_double_eq_tol(hypot(x, *y - 12), 12, 0.12);
             ck_assert_double_eq_tol(h_vec(b, "pos", 2), -10, 1e-3);
             *tick = h_num(s, "tick");
             cJSON_Delete(s);
@@ -50,7 +57,7 @@ static double seen_at(h_conn *c, double id, double *tick)
         }
         cJSON_Delete(s);
     }
-    ck_abort_msg("no state showed the target");
+    ck_abort_msg("no state showed the target at the bottom of its swing");
     return 0;
 }
 
@@ -58,24 +65,25 @@ static double seen_at(h_conn *c, double id, double *tick)
  * points. */
 static double miss_then_hit(h_conn *c, double target)
 {
-    double t0;
-    double x0 = seen_at(c, target, &t0);
+    double t0, y0;
+    double x0 = seen_at(c, target, &t0, &y0);
     h_sleep_ms(300);
     char data[256];
-    snprintf(data, sizeof data, "{\"from\":[%.4f,0,0],\"dir\":[0,0,-1]}", x0);
+    snprintf(data, sizeof data, "{\"from\":[%.4f,%.4f,0],\"dir\":[0,0,-1]}", x0, y0);
     game_action_ok(c, 1, "fire", data);
     cJSON *ev;
     const cJSON *miss = game_event_data(c, "miss", 2000, &ev);
     ck_assert_double_gt(h_num(miss, "tick"), t0 + 15); /* 300 ms on: 18 ticks, less jitter */
     cJSON_Delete(ev);
-    snprintf(data, sizeof data, "{\"tick\":%.0f,\"from\":[%.4f,0,0],\"dir\":[0,0,-1]}", t0, x0);
+    snprintf(data, sizeof data, "{\"tick\":%.0f,\"from\":[%.4f,%.4f,0],\"dir\":[0,0,-1]}",
+             t0, x0, y0);
     game_action_ok(c, 2, "fire", data);
     const cJSON *hit = game_event_data(c, "hit", 2000, &ev);
     ck_assert_double_eq(h_num(hit, "body"), target);
     ck_assert_double_eq(h_num(hit, "tick"), t0);
     ck_assert_str_eq(h_str(hit, "name"), "sam");
     ck_assert_double_eq_tol(h_vec(hit, "point", 0), x0, 2e-4);
-    ck_assert_double_eq_tol(h_vec(hit, "point", 1), 0, 1e-4);
+    ck_assert_double_eq_tol(h_vec(hit, "point", 1), y0, 2e-4);
     ck_assert_double_eq_tol(h_vec(hit, "point", 2), -9.5, 1e-4);
     double points = h_num(hit, "points");
     cJSON_Delete(ev);

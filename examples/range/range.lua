@@ -1,36 +1,39 @@
--- A hit-scan range in 3D (examples/range/range.json: no gravity). Targets slide across lanes
--- between two walls; a player's `fire {tick, from, dir}` casts a ray from `from` along `dir`
+-- A hit-scan range in 3D (examples/range/range.json: g = 9.81 m/s² down -y). Targets hang on
+-- spherical joints from a static beam, one below another, and swing across the range in the
+-- plane z = LANE_Z; a player's `fire {tick, from, dir}` casts a ray from `from` along `dir`
 -- through the world as it was at `tick`, the tick the player's screen showed when they fired
 -- (lag compensation: the server keeps the moving bodies' last --history-ms of placements).
--- The first target the ray meets is pushed along the shot and its shooter scores a point; the
--- hit is broadcast, a miss told to the shooter alone.
+-- The first target the ray meets is pushed along the shot, which swings it out of its plane,
+-- and its shooter scores a point; the hit is broadcast, a miss told to the shooter alone.
 --
 -- Run it: make run GAME=range.
 
 local LANES = 4                 -- targets, one lane each, 3 m apart in height
 local LANE_Z = -10              -- m: the targets' distance from the firing line
-local SPEED = 4                 -- m/s: a target's speed across its lane
-local WALL_X = 12               -- m: the walls the targets bounce between
+local BEAM_Y = LANES * 3        -- m: the beam's underside, where the joints hold the targets
+local SPEED = 4                 -- m/s: a target's speed at the bottom of its swing
 local RANGE = 100               -- m: how far a shot reaches
 local SHOT_IMPULSE = 2          -- N s along the shot
 local REACH = 3                 -- m: a player with an avatar fires from within this of it
 
-local function wall(x)
-  assert(mink.spawn({shape = {type = 'box', half = {0.5, LANES * 2, 4}},
-                     pos = {x, LANES * 1.5 - 1.5, LANE_Z}, kind = 'static', restitution = 1,
-                     tag = 'wall'}))
-end
-
 function on_start(game)
   game.state.points = {}        -- player name -> points
   game.state.targets = {}
-  wall(-WALL_X - 0.5)
-  wall(WALL_X + 0.5)
+  local beam = assert(mink.spawn({shape = {type = 'box', half = {2, 0.25, 0.25}},
+                                  pos = {0, BEAM_Y + 0.25, LANE_Z}, kind = 'static',
+                                  tag = 'beam'}))
+  assert(mink.spawn({shape = {type = 'box', half = {40, 0.5, 40}}, pos = {0, -2, 0},
+                     kind = 'static', tag = 'floor'}))
+  -- Target i hangs (i - 1) * 3 m up, BEAM_Y - (i - 1) * 3 m below the beam, and starts at the
+  -- bottom of its swing: SPEED takes it up to an angle of acos(1 - SPEED^2 / (2 g length)),
+  -- 21 degrees for the longest, 43 for the shortest. All swing about one point, at lengths
+  -- 3 m apart, so no two meet.
   for i = 1, LANES do
     local dir = i % 2 == 1 and 1 or -1
     local id = assert(mink.spawn({shape = {type = 'box', half = {0.5, 0.5, 0.5}},
-                                  pos = {-dir * 8, (i - 1) * 3, LANE_Z}, vel = {dir * SPEED, 0, 0},
-                                  restitution = 1, friction = 0, tag = 'target'}))
+                                  pos = {0, (i - 1) * 3, LANE_Z}, vel = {dir * SPEED, 0, 0},
+                                  friction = 0, tag = 'target'}))
+    assert(mink.joint({type = 'spherical', a = id, b = beam, anchor = {0, BEAM_Y, LANE_Z}}))
     game.state.targets[i] = id
   end
 end

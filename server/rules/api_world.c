@@ -420,7 +420,8 @@ void rul_world_open(lua_State *L)
         {"pos", w_pos},         {"vel", w_vel},
         {"bodies", w_bodies},   {"set", rul_set},       {"push", rul_push},
         {"explode", rul_explode}, {"raycast", w_raycast}, {"cast", w_cast},
-        {"overlap", w_overlap}, {NULL, NULL},
+        {"overlap", w_overlap}, {"joint", rul_joint},   {"unjoint", rul_unjoint},
+        {NULL, NULL},
     };
     lua_getglobal(L, "mink");
     for (const luaL_Reg *f = fns; f->name; f++) {

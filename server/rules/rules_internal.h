@@ -156,7 +156,7 @@ void rul_json_text(lua_State *L, int idx, const char *root);
 /* Copies game.state and the players' data of `from` into `to` (a reload): 0, or -1 with err. */
 int rul_carry(rul_runtime *rt, rul_state *from, rul_state *to, mk_error *err);
 
-/* ---- api_game.c, api_world.c, api_motion.c ---- */
+/* ---- api_game.c, api_world.c, api_motion.c, api_joint.c ---- */
 
 /* The vector at idx: an array of `dim` finite numbers, each at most max_abs in size; raises an
  * error naming `what` otherwise. */
@@ -181,6 +181,9 @@ void rul_read_opts(lua_State *L, int idx, const char *fn, rul_query_opts *o);
 int rul_set(lua_State *L);
 int rul_push(lua_State *L);
 int rul_explode(lua_State *L);
+/* mink.joint, mink.unjoint (api_joint.c). */
+int rul_joint(lua_State *L);
+int rul_unjoint(lua_State *L);
 
 /* The game table, `mink` and `os.clock` in a new state (protected mode). */
 void rul_api_open(lua_State *L);
