@@ -87,6 +87,18 @@ static double finite_amplitude(double t0, double a)
     return t0 * (1.0 + a * a / 16.0 + 11.0 * a * a * a * a / 3072.0);
 }
 
+/* The period of `bob`, hung from the origin and let go `a` (rad) out, over 5 swings, within 1%
+ * of that of amplitude a whose small-swing period is t0 (`model`'s). Prints both after
+ * `what`. */
+static void expect_period(sim_world *w, sim_id bob, double t0, double a, const char *what,
+                          const char *model)
+{
+    double want = finite_amplitude(t0, a), got = measure_period(w, bob, mk_v3(0, 0, 0), 5);
+    printf("%s: period %.5f s, %s %.5f s (%.3f%%)\n", what, got, model, want,
+           100.0 * (got - want) / want);
+    ck_assert_double_eq_tol(got, want, 0.01 * want);
+}
+
 /* A disc of radius 0.1 m whose centre hangs 2 m below a pin at the origin, let go 10 degrees
  * out: a physical pendulum, T0 = 2 pi sqrt(I_pivot / (m g d)) with I_pivot = m r^2 / 2 + m d^2
  * (the disc turns with the arm). */
@@ -98,10 +110,7 @@ START_TEST(revolute_pendulum_period)
     sim_joint_def j = fixture_joint(SIM_JOINT_REVOLUTE, bob, 0, mk_v3(0, 0, 0));
     join(w, &j);
     double g = 10.0, t0 = 2.0 * PI_D * sqrt((r * r / 2.0 + d * d) / (g * d));
-    double want = finite_amplitude(t0, a), got = measure_period(w, bob, mk_v3(0, 0, 0), 5);
-    printf("revolute pendulum: period %.5f s, physical pendulum %.5f s (%.3f%%)\n", got, want,
-           100.0 * (got - want) / want);
-    ck_assert_double_eq_tol(got, want, 0.01 * want);
+    expect_period(w, bob, t0, a, "revolute pendulum", "physical pendulum");
     sim_world_free(w);
 }
 END_TEST
@@ -121,10 +130,7 @@ START_TEST(distance_pendulum_period)
     j.length = j.min_length = j.max_length = d;
     join(w, &j);
     double g = 10.0, t0 = 2.0 * PI_D * sqrt(d / g);
-    double want = finite_amplitude(t0, a), got = measure_period(w, bob, mk_v3(0, 0, 0), 5);
-    printf("distance pendulum: period %.5f s, simple pendulum %.5f s (%.3f%%)\n", got, want,
-           100.0 * (got - want) / want);
-    ck_assert_double_eq_tol(got, want, 0.01 * want);
+    expect_period(w, bob, t0, a, "distance pendulum", "simple pendulum");
     sim_world_free(w);
 }
 END_TEST
@@ -139,10 +145,7 @@ START_TEST(hinge_pendulum_period)
     sim_joint_def j = fixture_joint(SIM_JOINT_HINGE, bob, 0, mk_v3(0, 0, 0));
     join(w, &j);
     double g = 10.0, t0 = 2.0 * PI_D * sqrt((0.4 * r * r + d * d) / (g * d));
-    double want = finite_amplitude(t0, a), got = measure_period(w, bob, mk_v3(0, 0, 0), 5);
-    printf("hinge pendulum: period %.5f s, physical pendulum %.5f s (%.3f%%)\n", got, want,
-           100.0 * (got - want) / want);
-    ck_assert_double_eq_tol(got, want, 0.01 * want);
+    expect_period(w, bob, t0, a, "hinge pendulum", "physical pendulum");
     /* The hinge keeps it in its plane. */
     ck_assert_float_lt(fabsf(pos_of(w, bob).z), 1e-3f);
     sim_world_free(w);
