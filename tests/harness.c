@@ -139,6 +139,28 @@ int h_server_stop(h_server *srv, int sig, int timeout_ms)
     return result;
 }
 
+char *h_read_file(const char *path, size_t *len)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return NULL;
+    char *data = NULL;
+    long n = -1;
+    if (fseek(f, 0, SEEK_END) == 0 && (n = ftell(f)) >= 0 && fseek(f, 0, SEEK_SET) == 0)
+        data = malloc((size_t)n + 1);
+    if (data && fread(data, 1, (size_t)n, f) != (size_t)n) {
+        free(data);
+        data = NULL;
+    }
+    fclose(f);
+    if (data) {
+        data[n] = '\0';
+        if (len)
+            *len = (size_t)n;
+    }
+    return data;
+}
+
 void h_remove_save(const char *path)
 {
     static const char *const suffix[] = {"",         ".prev",        ".next",

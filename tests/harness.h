@@ -22,6 +22,9 @@ bool h_server_start(h_server *srv, const char *const *args);
 int h_server_stop(h_server *srv, int sig, int timeout_ms);
 /* True when the server's log contains `text`. */
 bool h_server_log_has(const h_server *srv, const char *text);
+/* The whole of file `path`, with a '\0' after it (*len, when not NULL, its length without
+ * the '\0'): malloc'ed, NULL when it cannot be read. */
+char *h_read_file(const char *path, size_t *len);
 /* Removes the files of a `--save FILE`: FILE, FILE.prev, FILE.next and their journals. */
 void h_remove_save(const char *path);
 

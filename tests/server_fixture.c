@@ -49,6 +49,12 @@ void start_and_join_with(h_conn *c, const char *flag, const char *value)
     start_and_join(c, args);
 }
 
+void start_and_join_pair(h_conn *c, h_conn *other)
+{
+    start_and_join(c, NULL);
+    cJSON_Delete(join(other, HELLO));
+}
+
 h_conn start_joined(const char *const *args)
 {
     h_conn c;
@@ -203,6 +209,22 @@ cJSON *state_with(h_conn *c, double id, int timeout_ms)
     return NULL;
 }
 
+cJSON *next_state_with(h_conn *c, double id)
+{
+    cJSON *s = state_with(c, id, 3000);
+    ck_assert_msg(s != NULL, "no state with body %.0f within 3 s", id);
+    return s;
+}
+
+void next_state_vec(h_conn *c, double id, const char *key, double v[3])
+{
+    cJSON *s = next_state_with(c, id);
+    const cJSON *b = h_state_body(s, id);
+    for (int i = 0; i < 3; i++)
+        v[i] = h_vec(b, key, i);
+    cJSON_Delete(s);
+}
+
 void expect_forgotten(h_conn *c, cJSON *welcome, double body)
 {
     ck_assert_ptr_null(cJSON_GetObjectItem(welcome, "avatar"));
@@ -214,8 +236,7 @@ void expect_forgotten(h_conn *c, cJSON *welcome, double body)
 
 void expect_owner(h_conn *c, double id, double owner)
 {
-    cJSON *s = state_with(c, id, 3000);
-    ck_assert_ptr_nonnull(s);
+    cJSON *s = next_state_with(c, id);
     ck_assert_double_eq(h_num(h_state_body(s, id), "owner"), owner);
     cJSON_Delete(s);
 }
@@ -250,6 +271,15 @@ void make_temp_file(char *path_template)
     int fd = mkstemp(path_template);
     ck_assert_int_ge(fd, 0);
     close(fd);
+}
+
+void start_recording(char *path_template, bool dim3)
+{
+    make_temp_file(path_template);
+    const char *const args[] = {"--record", path_template, "--hash-every", "30", NULL};
+    const char *const args3[] = {"--dim", "3", "--record", path_template, "--hash-every", "30",
+                                 NULL};
+    start(dim3 ? args3 : args);
 }
 
 void expect_refused_naming(h_conn *c, const char *line, const char *code, const char *field)

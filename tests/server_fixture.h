@@ -25,6 +25,8 @@ cJSON *join(h_conn *c, const char *hello);
 void start_and_join(h_conn *c, const char *const *args);
 /* The same with one flag and its value. */
 void start_and_join_with(h_conn *c, const char *flag, const char *value);
+/* start_and_join(c, NULL), then joins `other` with HELLO (its welcome dropped). */
+void start_and_join_pair(h_conn *c, h_conn *other);
 /* start_and_join, the connection returned. */
 h_conn start_joined(const char *const *args);
 /* Joins with a kinematic avatar (half extents hx, hy) at (0, y); returns the avatar's id. */
@@ -71,6 +73,9 @@ cJSON *expect_hit(h_conn *c, const char *query, const char *req, double depth, d
 void expect_miss(h_conn *c, const char *query, double distance, double tol);
 /* Creates an empty file from a mkstemp template, which becomes its path. */
 void make_temp_file(char *path_template);
+/* make_temp_file(path_template), then start()s a server recording to it with a hash every 30
+ * ticks, of the 3D demo when `dim3`. */
+void start_recording(char *path_template, bool dim3);
 /* Closes `c`, leaves the server 100 ms to read what it sent, then stop()s it. */
 void close_and_stop(h_conn *c);
 /* Ends a recorded session: closes `c` and stops the server recording to `path`, which must
@@ -82,6 +87,11 @@ void stop_and_replay(h_conn *c, const char *path, const char *flags, char *log);
 int server_exit_code(const char *fmt, ...);
 /* The next state that has body `id`, skipping the others; NULL after timeout_ms. */
 cJSON *state_with(h_conn *c, double id, int timeout_ms);
+/* The same within 3 s, failing the test when none comes (caller deletes). */
+cJSON *next_state_with(h_conn *c, double id);
+/* Body `id`'s vector field `key` (pos, vel...) in the next state that has it: its x, y and z
+ * (NAN for what the field does not have). */
+void next_state_vec(h_conn *c, double id, const char *key, double v[3]);
 /* A player back too late is a newcomer: `welcome` (deleted here) gives no avatar, and `body`,
  * once theirs, is gone (its despawn is not_found). */
 void expect_forgotten(h_conn *c, cJSON *welcome, double body);

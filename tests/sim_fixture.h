@@ -10,17 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "body_defaults.h"
 #include "mink_sim.h"
-
-static inline void fixture_defaults(sim_body_def *d, sim_kind kind)
-{
-    d->kind = kind;
-    d->density = 1.0f;
-    d->friction = 0.6f;
-    d->max_speed = 5.0f;
-    d->jump_height = 1.5f;
-    d->max_slope = SIM_DEFAULT_MAX_SLOPE;
-}
 
 static inline sim_body_def fixture_rect(col_shape_type type, sim_kind kind, float x, float y,
                                         float hx, float hy)
@@ -44,6 +35,21 @@ static inline sim_body_def *fixture_body3(sim_body_def *d, col_shape3 shape, sim
     d->d3.rot = mk_quat_identity();
     fixture_defaults(d, kind);
     return d;
+}
+
+/* A joint of `type` between bodies a and b (0: the world), both anchors at `anchor`, its axis
+ * z (the 2D plane's normal); the rest of its settings zero. */
+static inline sim_joint_def fixture_joint(sim_joint_type type, sim_id a, sim_id b,
+                                          mk_vec3 anchor)
+{
+    sim_joint_def j;
+    memset(&j, 0, sizeof j);
+    j.type = type;
+    j.a = a;
+    j.b = b;
+    j.anchor_a = j.anchor_b = anchor;
+    j.axis = mk_v3(0, 0, 1);
+    return j;
 }
 
 /* A copy of the world made through its image (sim_world_image_copy, sim_world_from_image), as

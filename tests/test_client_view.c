@@ -216,11 +216,17 @@ END_TEST
 
 static bool apply(cli_world *w, const char *json) { return client_apply(w, json); }
 
+/* An empty world of a 3D server. */
+static void init_3d(cli_world *w)
+{
+    cli_world_init(w);
+    w->dim = 3;
+}
+
 START_TEST(compact_entries_update_seen_bodies)
 {
     cli_world w;
-    cli_world_init(&w);
-    w.dim = 3;
+    init_3d(&w);
     ck_assert(apply(&w, "{\"type\":\"state\",\"tick\":1,\"ack\":0,\"bodies\":["
                         "{\"id\":5,\"pos\":[1,2,3],\"rot\":[0,0,0,1],\"vel\":[0,0,0],"
                         "\"w\":[0,0,0],\"shape\":{\"type\":\"sphere\",\"radius\":1},"
@@ -237,12 +243,13 @@ START_TEST(compact_entries_update_seen_bodies)
     ck_assert_double_eq(b->spin[2], -0.5);
     ck_assert(b->has_shape); /* from the first sighting */
     /* Short, long, non-numeric or zero-quaternion entries are refused and change nothing. */
-    ck_assert(!apply(&w, "{\"type\":\"state\",\"tick\":3,\"ack\":0,\"bodies\":["
-                         "[5,9,9,9,0,0,0,1,0,0,0,0,0]]}"));
-    ck_assert(!apply(&w, "{\"type\":\"state\",\"tick\":4,\"ack\":0,\"bodies\":["
-                         "[5,9,9,9,0,0,0,0,0,0,0,0,0,0]]}"));
-    ck_assert(!apply(&w, "{\"type\":\"state\",\"tick\":5,\"ack\":0,\"bodies\":["
-                         "[5,9,\"9\",9,0,0,0,1,0,0,0,0,0,0]]}"));
+    static const char *const refused[] = {
+        "{\"type\":\"state\",\"tick\":3,\"ack\":0,\"bodies\":[[5,9,9,9,0,0,0,1,0,0,0,0,0]]}",
+        "{\"type\":\"state\",\"tick\":4,\"ack\":0,\"bodies\":[[5,9,9,9,0,0,0,0,0,0,0,0,0,0]]}",
+        "{\"type\":\"state\",\"tick\":5,\"ack\":0,\"bodies\":[[5,9,\"9\",9,0,0,0,1,0,0,0,0,0,0]]}",
+    };
+    for (size_t i = 0; i < sizeof refused / sizeof *refused; i++)
+        ck_assert_msg(!apply(&w, refused[i]), "%s", refused[i]);
     ck_assert_double_eq(cli_world_find(&w, 5)->pos[0], 4);
     cli_world_free(&w);
 
@@ -262,8 +269,7 @@ END_TEST
 START_TEST(state_3d_first_sighting_then_removed)
 {
     cli_world w;
-    cli_world_init(&w);
-    w.dim = 3;
+    init_3d(&w);
     ck_assert(apply(&w, "{\"type\":\"state\",\"tick\":7,\"ack\":2,\"bodies\":["
                         "{\"id\":5,\"pos\":[1,2,3],\"rot\":[0,0,0,2],\"vel\":[4,5,6],"
                         "\"w\":[0.5,0,-0.5],\"shape\":{\"type\":\"box\",\"half\":[1,2,3]},"
@@ -310,8 +316,7 @@ END_TEST
 START_TEST(state_3d_bad_data_is_refused_not_fatal)
 {
     cli_world w;
-    cli_world_init(&w);
-    w.dim = 3;
+    init_3d(&w);
     ck_assert(apply(&w, "{\"tick\":1,\"ack\":0,\"bodies\":[{\"id\":1,\"pos\":[0,0,0],"
                         "\"rot\":[0,0,0,1],\"shape\":{\"type\":\"sphere\",\"radius\":1}}]}"));
     static const char *const bad[] = {

@@ -39,19 +39,6 @@ static sim_id add_sphere(sim_world *w, mk_vec3 p, float r)
     return sim_world_add(w, &d, 0);
 }
 
-static sim_joint_def joint_def(sim_joint_type type, sim_id a, sim_id b, mk_vec3 anchor)
-{
-    sim_joint_def j;
-    memset(&j, 0, sizeof j);
-    j.type = type;
-    j.a = a;
-    j.b = b;
-    j.anchor_a = anchor;
-    j.anchor_b = anchor;
-    j.axis = mk_v3(0, 0, 1);
-    return j;
-}
-
 static sim_id join(sim_world *w, const sim_joint_def *j)
 {
     mk_error err = {0};
@@ -100,6 +87,18 @@ static double finite_amplitude(double t0, double a)
     return t0 * (1.0 + a * a / 16.0 + 11.0 * a * a * a * a / 3072.0);
 }
 
+/* The period of `bob`, hung from the origin and let go `a` (rad) out, over 5 swings, within 1%
+ * of that of amplitude a whose small-swing period is t0 (`model`'s). Prints both after
+ * `what`. */
+static void expect_period(sim_world *w, sim_id bob, double t0, double a, const char *what,
+                          const char *model)
+{
+    double want = finite_amplitude(t0, a), got = measure_period(w, bob, mk_v3(0, 0, 0), 5);
+    printf("%s: period %.5f s, %s %.5f s (%.3f%%)\n", what, got, model, want,
+           100.0 * (got - want) / want);
+    ck_assert_double_eq_tol(got, want, 0.01 * want);
+}
+
 /* A disc of radius 0.1 m whose centre hangs 2 m below a pin at the origin, let go 10 degrees
  * out: a physical pendulum, T0 = 2 pi sqrt(I_pivot / (m g d)) with I_pivot = m r^2 / 2 + m d^2
  * (the disc turns with the arm). */
@@ -108,13 +107,10 @@ START_TEST(revolute_pendulum_period)
     sim_world *w = world_of(2);
     float d = 2.0f, r = 0.1f, a = 10.0f * DEG;
     sim_id bob = add_disc(w, d * sinf(a), -d * cosf(a), r);
-    sim_joint_def j = joint_def(SIM_JOINT_REVOLUTE, bob, 0, mk_v3(0, 0, 0));
+    sim_joint_def j = fixture_joint(SIM_JOINT_REVOLUTE, bob, 0, mk_v3(0, 0, 0));
     join(w, &j);
     double g = 10.0, t0 = 2.0 * PI_D * sqrt((r * r / 2.0 + d * d) / (g * d));
-    double want = finite_amplitude(t0, a), got = measure_period(w, bob, mk_v3(0, 0, 0), 5);
-    printf("revolute pendulum: period %.5f s, physical pendulum %.5f s (%.3f%%)\n", got, want,
-           100.0 * (got - want) / want);
-    ck_assert_double_eq_tol(got, want, 0.01 * want);
+    expect_period(w, bob, t0, a, "revolute pendulum", "physical pendulum");
     sim_world_free(w);
 }
 END_TEST
@@ -126,7 +122,7 @@ START_TEST(distance_pendulum_period)
     sim_world *w = world_of(2);
     float d = 2.0f, r = 0.1f, a = 10.0f * DEG;
     sim_id bob = add_disc(w, d * sinf(a), -d * cosf(a), r);
-    sim_joint_def j = joint_def(SIM_JOINT_DISTANCE, 0, bob, mk_v3(0, 0, 0));
+    sim_joint_def j = fixture_joint(SIM_JOINT_DISTANCE, 0, bob, mk_v3(0, 0, 0));
     j.a = bob;
     j.b = 0;
     j.anchor_a = pos_of(w, bob);
@@ -134,10 +130,7 @@ START_TEST(distance_pendulum_period)
     j.length = j.min_length = j.max_length = d;
     join(w, &j);
     double g = 10.0, t0 = 2.0 * PI_D * sqrt(d / g);
-    double want = finite_amplitude(t0, a), got = measure_period(w, bob, mk_v3(0, 0, 0), 5);
-    printf("distance pendulum: period %.5f s, simple pendulum %.5f s (%.3f%%)\n", got, want,
-           100.0 * (got - want) / want);
-    ck_assert_double_eq_tol(got, want, 0.01 * want);
+    expect_period(w, bob, t0, a, "distance pendulum", "simple pendulum");
     sim_world_free(w);
 }
 END_TEST
@@ -149,13 +142,10 @@ START_TEST(hinge_pendulum_period)
     sim_world *w = world_of(3);
     float d = 2.0f, r = 0.1f, a = 10.0f * DEG;
     sim_id bob = add_sphere(w, mk_v3(d * sinf(a), -d * cosf(a), 0), r);
-    sim_joint_def j = joint_def(SIM_JOINT_HINGE, bob, 0, mk_v3(0, 0, 0));
+    sim_joint_def j = fixture_joint(SIM_JOINT_HINGE, bob, 0, mk_v3(0, 0, 0));
     join(w, &j);
     double g = 10.0, t0 = 2.0 * PI_D * sqrt((0.4 * r * r + d * d) / (g * d));
-    double want = finite_amplitude(t0, a), got = measure_period(w, bob, mk_v3(0, 0, 0), 5);
-    printf("hinge pendulum: period %.5f s, physical pendulum %.5f s (%.3f%%)\n", got, want,
-           100.0 * (got - want) / want);
-    ck_assert_double_eq_tol(got, want, 0.01 * want);
+    expect_period(w, bob, t0, a, "hinge pendulum", "physical pendulum");
     /* The hinge keeps it in its plane. */
     ck_assert_float_lt(fabsf(pos_of(w, bob).z), 1e-3f);
     sim_world_free(w);
@@ -233,7 +223,7 @@ static sim_world *make_chain(int dim, bool hanging, sim_id pins[LINKS], sim_id *
             d.density = 10.0f;
         }
         *end = sim_world_add(w, &d, 0);
-        sim_joint_def j = joint_def(dim == 3 ? SIM_JOINT_HINGE : SIM_JOINT_REVOLUTE, *end, prev,
+        sim_joint_def j = fixture_joint(dim == 3 ? SIM_JOINT_HINGE : SIM_JOINT_REVOLUTE, *end, prev,
                                     pin);
         pins[i] = join(w, &j);
         prev = *end;
@@ -261,7 +251,7 @@ START_TEST(chain_hangs_at_its_length)
             d.density = 2.0f / (PI_F * r * r);
         }
         sim_id weight = sim_world_add(w, &d, 0);
-        sim_joint_def j = joint_def(dim == 3 ? SIM_JOINT_HINGE : SIM_JOINT_REVOLUTE, weight, last,
+        sim_joint_def j = fixture_joint(dim == 3 ? SIM_JOINT_HINGE : SIM_JOINT_REVOLUTE, weight, last,
                                     mk_v3(0, -want, 0));
         sim_id hook = join(w, &j);
         for (int i = 0; i < 300; i++)
@@ -311,7 +301,7 @@ START_TEST(bridge_holds_a_load_and_rests)
     enum { PLANKS = 40 };
     float x0 = -20.0f, y = 20.0f;
     sim_id prev = 0;
-    sim_joint_def j = joint_def(SIM_JOINT_REVOLUTE, 0, 0, mk_v3(0, 0, 0));
+    sim_joint_def j = fixture_joint(SIM_JOINT_REVOLUTE, 0, 0, mk_v3(0, 0, 0));
     j.motor = true;
     j.max_motor = 200.0f;
     j.spring_hz = 2.0f;
@@ -378,13 +368,13 @@ START_TEST(motors_reach_their_speed)
 {
     sim_world *w = world_of(2);
     sim_id disc = add_disc(w, 0, 5, 1.0f);
-    sim_joint_def j = joint_def(SIM_JOINT_REVOLUTE, disc, 0, mk_v3(0, 5, 0));
+    sim_joint_def j = fixture_joint(SIM_JOINT_REVOLUTE, disc, 0, mk_v3(0, 5, 0));
     j.motor = true;
     j.motor_speed = 3.0f;
     j.max_motor = 50.0f;
     join(w, &j);
     sim_id box = add_box(w, SIM_DYNAMIC, 10, 5, 0.5f, 0.5f);
-    sim_joint_def p = joint_def(SIM_JOINT_PRISMATIC, box, 0, mk_v3(10, 5, 0));
+    sim_joint_def p = fixture_joint(SIM_JOINT_PRISMATIC, box, 0, mk_v3(10, 5, 0));
     p.axis = mk_v3(1, 1, 0);
     p.motor = true;
     p.motor_speed = 2.0f;
@@ -402,7 +392,7 @@ START_TEST(motors_reach_their_speed)
 
     w = world_of(3);
     sim_id ball = add_sphere(w, mk_v3(0, 5, 0), 0.5f);
-    sim_joint_def h = joint_def(SIM_JOINT_HINGE, ball, 0, mk_v3(0, 5, 0));
+    sim_joint_def h = fixture_joint(SIM_JOINT_HINGE, ball, 0, mk_v3(0, 5, 0));
     h.axis = mk_v3(1, 0, 0);
     h.motor = true;
     h.motor_speed = 3.0f;
@@ -429,7 +419,7 @@ START_TEST(revolute_limit_holds)
 {
     sim_world *w = world_of(2);
     sim_id arm = add_box(w, SIM_DYNAMIC, 0, -1, 0.05f, 1.0f);
-    sim_joint_def j = joint_def(SIM_JOINT_REVOLUTE, arm, 0, mk_v3(0, 0, 0));
+    sim_joint_def j = fixture_joint(SIM_JOINT_REVOLUTE, arm, 0, mk_v3(0, 0, 0));
     j.limit = true;
     j.lower = -30.0f * DEG;
     j.upper = 20.0f * DEG;
@@ -456,7 +446,7 @@ START_TEST(prismatic_limit_and_axis)
 {
     sim_world *w = world_of(2);
     sim_id box = add_box(w, SIM_DYNAMIC, 3, 4, 0.5f, 0.25f);
-    sim_joint_def j = joint_def(SIM_JOINT_PRISMATIC, box, 0, mk_v3(3, 4, 0));
+    sim_joint_def j = fixture_joint(SIM_JOINT_PRISMATIC, box, 0, mk_v3(3, 4, 0));
     j.axis = mk_v3(0.6f, -0.8f, 0);
     j.limit = true;
     j.lower = -0.5f;
@@ -488,7 +478,7 @@ START_TEST(rope_holds_at_its_length)
 {
     sim_world *w = world_of(2);
     sim_id disc = add_disc(w, 0, -1, 0.1f);
-    sim_joint_def j = joint_def(SIM_JOINT_DISTANCE, disc, 0, mk_v3(0, -1, 0));
+    sim_joint_def j = fixture_joint(SIM_JOINT_DISTANCE, disc, 0, mk_v3(0, -1, 0));
     j.anchor_b = mk_v3(0, 0, 0);
     j.length = 1.0f;
     j.min_length = 0.0f;
@@ -535,7 +525,7 @@ START_TEST(limits_hold_in_3d)
 {
     sim_world *w = world_of(3);
     sim_id arm = add_rod3(w);
-    sim_joint_def h = joint_def(SIM_JOINT_HINGE, arm, 0, mk_v3(0, 0, 0));
+    sim_joint_def h = fixture_joint(SIM_JOINT_HINGE, arm, 0, mk_v3(0, 0, 0));
     h.limit = true;
     h.lower = -10.0f * DEG;
     h.upper = 10.0f * DEG;
@@ -553,7 +543,7 @@ START_TEST(limits_hold_in_3d)
 
     w = world_of(3);
     arm = add_rod3(w);
-    sim_joint_def c = joint_def(SIM_JOINT_SPHERICAL, arm, 0, mk_v3(0, 0, 0));
+    sim_joint_def c = fixture_joint(SIM_JOINT_SPHERICAL, arm, 0, mk_v3(0, 0, 0));
     c.axis = mk_v3(0, -1, 0);
     c.cone = 30.0f * DEG;
     join(w, &c);
@@ -581,7 +571,7 @@ START_TEST(joint_breaks_once_with_its_event)
     sim_body_def d = fixture_rect(COL_SHAPE_BOX, SIM_DYNAMIC, 5, 0, 0.5f, 0.5f);
     d.density = 4.0f;
     sim_id heavy = sim_world_add(w, &d, 0);
-    sim_joint_def j = joint_def(SIM_JOINT_REVOLUTE, light, 0, mk_v3(0, 0, 0));
+    sim_joint_def j = fixture_joint(SIM_JOINT_REVOLUTE, light, 0, mk_v3(0, 0, 0));
     j.break_force = 30.0f;
     sim_id holds = join(w, &j);
     j.a = heavy;
@@ -644,7 +634,7 @@ START_TEST(weld_holds_two_boxes)
     sim_id a = sim_world_add(w, &d, 0);
     d.pos = mk_v2(cosf(0.4f), 3 + sinf(0.4f));
     sim_id b = sim_world_add(w, &d, 0);
-    sim_joint_def j = joint_def(SIM_JOINT_WELD, a, b,
+    sim_joint_def j = fixture_joint(SIM_JOINT_WELD, a, b,
                                 mk_v3(0.5f * cosf(0.4f), 3 + 0.5f * sinf(0.4f), 0));
     join(w, &j);
     float gap, turn, rest_gap, rest_turn;
@@ -662,9 +652,9 @@ START_TEST(weld_holds_two_boxes)
     w = world_of(2);
     a = add_box(w, SIM_DYNAMIC, 0.5f, 0, 0.5f, 0.5f);
     b = add_box(w, SIM_DYNAMIC, 1.5f, 0, 0.5f, 0.5f);
-    j = joint_def(SIM_JOINT_WELD, a, 0, mk_v3(0, 0, 0));
+    j = fixture_joint(SIM_JOINT_WELD, a, 0, mk_v3(0, 0, 0));
     join(w, &j);
-    j = joint_def(SIM_JOINT_WELD, b, a, mk_v3(1, 0, 0));
+    j = fixture_joint(SIM_JOINT_WELD, b, a, mk_v3(1, 0, 0));
     join(w, &j);
     for (int i = 0; i < 120; i++)
         sim_world_step(w);
@@ -687,7 +677,7 @@ START_TEST(weld_holds_two_boxes)
     mk_vec3 off = mk_quat_rotate(d3.d3.rot, mk_v3(1, 0, 0));
     d3.d3.pos = mk_v3_add(mk_v3(0, 3, 0), off);
     b = sim_world_add(w, &d3, 0);
-    j = joint_def(SIM_JOINT_WELD, a, b, mk_v3_add(mk_v3(0, 3, 0), mk_v3_scale(off, 0.5f)));
+    j = fixture_joint(SIM_JOINT_WELD, a, b, mk_v3_add(mk_v3(0, 3, 0), mk_v3_scale(off, 0.5f)));
     join(w, &j);
     weld_drift(w, a, b, 1.0f, 60, &gap, &turn);
     weld_drift(w, a, b, 1.0f, 120, &rest_gap, &rest_turn);
@@ -708,7 +698,7 @@ START_TEST(wheel_settles_at_static_deflection)
 {
     sim_world *w = world_of(2);
     sim_id wheel = add_disc(w, 0, 0, 0.4f);
-    sim_joint_def j = joint_def(SIM_JOINT_WHEEL, wheel, 0, mk_v3(0, 0, 0));
+    sim_joint_def j = fixture_joint(SIM_JOINT_WHEEL, wheel, 0, mk_v3(0, 0, 0));
     j.axis = mk_v3(0, 1, 0);
     j.spring_hz = 3.0f;
     j.spring_damping = 0.7f;
@@ -753,7 +743,7 @@ START_TEST(bad_definitions_are_refused)
     sim_world *w = world_of(2);
     sim_id a = add_box(w, SIM_DYNAMIC, 0, 0, 0.5f, 0.5f),
            b = add_box(w, SIM_DYNAMIC, 2, 0, 0.5f, 0.5f);
-    sim_joint_def j = joint_def(SIM_JOINT_REVOLUTE, a, b, mk_v3(1, 0, 0));
+    sim_joint_def j = fixture_joint(SIM_JOINT_REVOLUTE, a, b, mk_v3(1, 0, 0));
     sim_joint_def bad = j;
     bad.a = 99999;
     refused(w, &bad, "a");
@@ -805,7 +795,7 @@ START_TEST(bad_definitions_are_refused)
 
     w = world_of(3);
     a = add_sphere(w, mk_v3(0, 0, 0), 0.5f);
-    j = joint_def(SIM_JOINT_REVOLUTE, a, 0, mk_v3(0, 1, 0));
+    j = fixture_joint(SIM_JOINT_REVOLUTE, a, 0, mk_v3(0, 1, 0));
     refused(w, &j, "type");
     j.type = SIM_JOINT_WHEEL;
     refused(w, &j, "type");
@@ -822,11 +812,11 @@ START_TEST(removing_a_body_removes_its_joints)
 {
     sim_world *w = world_of(2);
     sim_id a = add_disc(w, 0, 0, 0.2f), b = add_disc(w, 1, 0, 0.2f), c = add_disc(w, 2, 0, 0.2f);
-    sim_joint_def j = joint_def(SIM_JOINT_REVOLUTE, a, 0, mk_v3(0, 0, 0));
+    sim_joint_def j = fixture_joint(SIM_JOINT_REVOLUTE, a, 0, mk_v3(0, 0, 0));
     sim_id ja = join(w, &j);
-    j = joint_def(SIM_JOINT_WELD, b, a, mk_v3(0.5f, 0, 0));
+    j = fixture_joint(SIM_JOINT_WELD, b, a, mk_v3(0.5f, 0, 0));
     sim_id jb = join(w, &j);
-    j = joint_def(SIM_JOINT_WELD, c, b, mk_v3(1.5f, 0, 0));
+    j = fixture_joint(SIM_JOINT_WELD, c, b, mk_v3(1.5f, 0, 0));
     sim_id jc = join(w, &j);
     for (int i = 0; i < 30; i++)
         sim_world_step(w);
@@ -844,7 +834,7 @@ START_TEST(removing_a_body_removes_its_joints)
     /* The ids wait for the removed list to be cleared before their slots are given again, and
      * a new joint never has a removed one's id. */
     sim_world_clear_removed(w);
-    j = joint_def(SIM_JOINT_REVOLUTE, c, 0, pos_of(w, c));
+    j = fixture_joint(SIM_JOINT_REVOLUTE, c, 0, pos_of(w, c));
     sim_id again = join(w, &j);
     ck_assert_uint_ne(again, jb);
     ck_assert_uint_ne(again, jc);
@@ -863,7 +853,7 @@ START_TEST(jointed_bodies_sleep_and_wake_together)
     add_box(w, SIM_STATIC, 0, -0.5f, 20, 0.5f);
     sim_id a = add_box(w, SIM_DYNAMIC, 0, 0.5f, 0.5f, 0.5f);
     sim_id b = add_box(w, SIM_DYNAMIC, 5, 0.5f, 0.5f, 0.5f);
-    sim_joint_def j = joint_def(SIM_JOINT_DISTANCE, a, b, mk_v3(0, 0.5f, 0));
+    sim_joint_def j = fixture_joint(SIM_JOINT_DISTANCE, a, b, mk_v3(0, 0.5f, 0));
     j.anchor_b = mk_v3(5, 0.5f, 0);
     j.length = j.min_length = j.max_length = 5.0f;
     join(w, &j);
@@ -890,7 +880,7 @@ START_TEST(collide_decides_whether_jointed_bodies_touch)
         sim_world *w = world_of(2);
         sim_id a = add_box(w, SIM_DYNAMIC, 0, 0, 0.5f, 0.5f);
         sim_id b = add_box(w, SIM_DYNAMIC, 0.5f, 0, 0.5f, 0.5f);
-        sim_joint_def j = joint_def(SIM_JOINT_DISTANCE, a, b, mk_v3(0, 0, 0));
+        sim_joint_def j = fixture_joint(SIM_JOINT_DISTANCE, a, b, mk_v3(0, 0, 0));
         j.anchor_b = mk_v3(0.5f, 0, 0);
         j.length = j.min_length = 0.0f;
         j.max_length = 10.0f;
@@ -924,7 +914,7 @@ START_TEST(image_with_joints_steps_on_exactly)
         sim_id pins[LINKS], last;
         sim_world *w = make_chain(dim, false, pins, &last);
         sim_id box = dim == 3 ? add_sphere(w, mk_v3(-3, 0, 0), 0.3f) : add_disc(w, -3, 0, 0.3f);
-        sim_joint_def j = joint_def(SIM_JOINT_PRISMATIC, box, 0, mk_v3(-3, 0, 0));
+        sim_joint_def j = fixture_joint(SIM_JOINT_PRISMATIC, box, 0, mk_v3(-3, 0, 0));
         j.axis = mk_v3(1, -1, 0);
         j.limit = true;
         j.lower = -1;
@@ -932,7 +922,7 @@ START_TEST(image_with_joints_steps_on_exactly)
         j.spring_hz = 1;
         j.spring_damping = 0.1f;
         join(w, &j);
-        j = joint_def(SIM_JOINT_DISTANCE, last, box, pos_of(w, last));
+        j = fixture_joint(SIM_JOINT_DISTANCE, last, box, pos_of(w, last));
         j.anchor_b = pos_of(w, box);
         j.length = 3;
         j.min_length = 0;
@@ -941,12 +931,7 @@ START_TEST(image_with_joints_steps_on_exactly)
         join(w, &j);
         for (int i = 0; i < 100; i++)
             sim_world_step(w);
-        size_t len = sim_world_image_size(w);
-        void *image = malloc(len);
-        sim_world_image_copy(w, image);
-        mk_error err = {0};
-        sim_world *b = sim_world_from_image(image, len, &err);
-        ck_assert_msg(b != NULL, "%s", err.message);
+        sim_world *b = fixture_image_copy(w);
         ck_assert_uint_eq(sim_world_hash(b), sim_world_hash(w));
         ck_assert_uint_eq(sim_world_joint_count(b), sim_world_joint_count(w));
         for (int i = 0; i < 300; i++) {
@@ -958,7 +943,6 @@ START_TEST(image_with_joints_steps_on_exactly)
                           dim, i);
         }
         sim_world_free(b);
-        free(image);
         sim_world_free(w);
     }
 }

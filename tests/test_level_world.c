@@ -25,6 +25,13 @@ static sim_config config(int dim)
     return c;
 }
 
+/* An empty world of `dim` with the default settings. */
+static sim_world *new_world(int dim)
+{
+    sim_config c = config(dim);
+    return sim_world_new(&c);
+}
+
 static sim_level *mesh_level(const mk_vec3 *v, uint32_t nv, const uint32_t *idx, uint32_t ni)
 {
     mk_error err = {0};
@@ -143,8 +150,7 @@ END_TEST
 START_TEST(ray_down_hits_plane_height)
 {
     const double theta = 15.0 * PI / 180.0;
-    sim_config c = config(3);
-    sim_world *w = sim_world_new(&c);
+    sim_world *w = new_world(3);
     sim_level *plane = tilted_plane(theta, 40.0f);
     sim_id id = add_level(w, plane, SIM_STATIC);
     sim_level_release(plane);
@@ -170,8 +176,7 @@ END_TEST
 
 START_TEST(box_slides_across_mesh_seams)
 {
-    sim_config c = config(3);
-    sim_world *w = sim_world_new(&c);
+    sim_world *w = new_world(3);
     sim_level *floor = grid_mesh(112, 2, 1.0f, -2.0f); /* 224 cells, seams every 1 m */
     add_level(w, floor, SIM_STATIC);
     sim_level_release(floor);
@@ -197,8 +202,7 @@ END_TEST
 
 START_TEST(box_slides_across_chain_seams)
 {
-    sim_config c = config(2);
-    sim_world *w = sim_world_new(&c);
+    sim_world *w = new_world(2);
     /* Ground along y = 0 from x = -3 to 118, drawn right to left so that it faces up. */
     enum { N = 124 };
     mk_vec2 p[N];
@@ -276,8 +280,7 @@ static sim_level *hills_mesh(void)
 /* Bodies dropped on the terrain, stepped for 3 s: their places at the end. */
 static void drop_on(const sim_level *terrain, mk_vec3 out[6])
 {
-    sim_config c = config(3);
-    sim_world *w = sim_world_new(&c);
+    sim_world *w = new_world(3);
     add_level(w, terrain, SIM_STATIC);
     sim_id ids[6];
     for (int k = 0; k < 6; k++) {
@@ -348,8 +351,7 @@ END_TEST
 
 START_TEST(fast_body_stops_on_one_triangle)
 {
-    sim_config c = config(3);
-    sim_world *w = sim_world_new(&c);
+    sim_world *w = new_world(3);
     mk_vec3 v[3] = {{-20, 0, -20}, {-20, 0, 20}, {30, 0, 0}};
     static const uint32_t idx[3] = {0, 1, 2};
     sim_level *tri = mesh_level(v, 3, idx, 3);
@@ -371,8 +373,7 @@ END_TEST
 
 START_TEST(fast_body_stops_on_chain)
 {
-    sim_config c = config(2);
-    sim_world *w = sim_world_new(&c);
+    sim_world *w = new_world(2);
     const mk_vec2 p[4] = {{30, 0}, {10, 0}, {-10, 0}, {-30, 0}};
     mk_error err = {0};
     sim_level *chain = sim_level_chain2(p, 4, false, 16, &err);
@@ -399,8 +400,7 @@ static const col_shape3 CAPSULE = {.type = COL_SHAPE3_CAPSULE, .radius = 0.3f, .
 static float walk_up(double deg, bool *grounded)
 {
     double theta = deg * PI / 180.0;
-    sim_config c = config(3);
-    sim_world *w = sim_world_new(&c);
+    sim_world *w = new_world(3);
     sim_level *ramp = tilted_plane(-theta, 30.0f); /* rising toward +x */
     add_level(w, ramp, SIM_STATIC);
     sim_level_release(ramp);
@@ -437,8 +437,7 @@ END_TEST
 
 START_TEST(character_stands_on_heightfield_hill)
 {
-    sim_config c = config(3);
-    sim_world *w = sim_world_new(&c);
+    sim_world *w = new_world(3);
     sim_level *hf = hills_heightfield();
     add_level(w, hf, SIM_STATIC);
     sim_level_release(hf);
@@ -470,8 +469,7 @@ END_TEST
 
 START_TEST(queries_hit_levels)
 {
-    sim_config c = config(3);
-    sim_world *w = sim_world_new(&c);
+    sim_world *w = new_world(3);
     ck_assert(sim_world_set_history(w, 30));
     sim_level *hf = hills_heightfield();
     sim_id id = add_level(w, hf, SIM_STATIC);
@@ -554,8 +552,7 @@ START_TEST(level_file_round_trip)
             if (x && sim_level_dim(x) == 3) {
                 sim_hit hit;
                 size_t total;
-                sim_config c = config(3);
-                sim_world *w = sim_world_new(&c);
+                sim_world *w = new_world(3);
                 add_level(w, x, SIM_STATIC);
                 sim_world_raycast(w, 0, mk_v3(1, 9, 1), mk_v3(2, -9, 3), NULL, true, &hit, 1,
                                   &total);
@@ -590,8 +587,7 @@ static const sim_level *resolve_one(void *ctx, const uint8_t key[SIM_LEVEL_KEY],
 
 START_TEST(image_brings_a_level_world_back)
 {
-    sim_config c = config(3);
-    sim_world *w = sim_world_new(&c);
+    sim_world *w = new_world(3);
     sim_level *hf = hills_heightfield();
     uint8_t key[SIM_LEVEL_KEY];
     for (int i = 0; i < SIM_LEVEL_KEY; i++)

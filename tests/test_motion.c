@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "check_main.h"
+#include "journal_fixture.h"
 #include "events_fixture.h"
 #include "mink_world_io.h"
 
@@ -300,21 +301,10 @@ START_TEST(a_journal_of_pushes_sets_and_explosions_replays_the_same_world_and_ev
                 wio_journal_mark(&j);
         }
         wio_journal_stop(&j);
-        const char *kinds[] = {"\"push\"", "\"set\"", "\"explode\"", "\"despawn\"",
-                               "\"point\"", "\"rot\"", "\"w\"", "\"events\":true"};
-        for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++)
-            ck_assert_msg(strstr(lines.data, kinds[k]) != NULL, "no %s in the journal", kinds[k]);
-        int rc = 0, marks = 0;
-        mk_error err = {0};
-        for (const char *p = lines.data; *p && rc >= 0 && rc != 1;) {
-            const char *nl = strchr(p, '\n');
-            rc = wio_journal_apply(replayed, p, (size_t)(nl - p + 1), collect, &again, &err);
-            marks += rc == 2;
-            p = nl + 1;
-        }
-        ck_assert_msg(rc == 1, "%dD: %s", dim, err.message);
-        ck_assert_int_eq(marks, 4);
-        ck_assert_uint_eq(sim_world_hash(replayed), sim_world_hash(w));
+        const char *const kinds[] = {"\"push\"", "\"set\"", "\"explode\"", "\"despawn\"",
+                                     "\"point\"", "\"rot\"", "\"w\"", "\"events\":true"};
+        fixture_expect_in_journal(lines.data, kinds, sizeof kinds / sizeof *kinds);
+        ck_assert_int_eq(fixture_expect_replay(replayed, w, lines.data, collect, &again), 4);
         ev_expect_same(&live, &again, "replay");
         free(again.at);
         printf("%dD: %zu events over 240 steps; the journal (%zu bytes) replays to the same "

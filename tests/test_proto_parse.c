@@ -7,6 +7,7 @@
 #include <check.h>
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -166,13 +167,6 @@ static void expect_ok_case(const char *table, size_t i, const good_case *c)
     expect_ok(where, c->dim, case_line(c->as, c->text));
 }
 
-static void expect_err_case(const char *table, size_t i, const bad_case *c)
-{
-    char where[64];
-    snprintf(where, sizeof where, "%s[%zu]", table, i);
-    expect_err(where, c->dim, case_line(c->as, c->text), c->code, c->path);
-}
-
 /* A polygon or hull shape with n points of `dim` components, on a circle so that they are
  * distinct. */
 static const char *points_shape(const char *type, int n, int dim)
@@ -193,16 +187,24 @@ static const char *points_shape(const char *type, int n, int dim)
     return shape;
 }
 
+/* A body spec's kind, density, friction, restitution, max_speed, jump_height and tag. */
+static void assert_fields(const proto_body_spec *b, proto_body_kind kind, double density,
+                          double friction, double restitution, double max_speed,
+                          double jump_height, const char *tag)
+{
+    ck_assert_int_eq(b->kind, kind);
+    ck_assert_double_eq(b->density, density);
+    ck_assert_double_eq(b->friction, friction);
+    ck_assert_double_eq(b->restitution, restitution);
+    ck_assert_double_eq(b->max_speed, max_speed);
+    ck_assert_double_eq(b->jump_height, jump_height);
+    ck_assert_str_eq(b->tag, tag);
+}
+
 /* The defaults of the fields a body spec leaves out, but its rotation and velocity. */
 static void assert_field_defaults(const proto_body_spec *b)
 {
-    ck_assert_int_eq(b->kind, PROTO_KIND_DYNAMIC);
-    ck_assert_double_eq(b->density, 1.0);
-    ck_assert_double_eq(b->friction, 0.6);
-    ck_assert_double_eq(b->restitution, 0.0);
-    ck_assert_double_eq(b->max_speed, 5.0);
-    ck_assert_double_eq(b->jump_height, 1.5);
-    ck_assert_str_eq(b->tag, "");
+    assert_fields(b, PROTO_KIND_DYNAMIC, 1.0, 0.6, 0.0, 5.0, 1.5, "");
 }
 
 static void assert_defaults_2d(const proto_body_spec *b)
@@ -322,13 +324,7 @@ START_TEST(spawn_2d_with_every_field)
     ck_assert_double_eq(b->rot[0], 0.25);
     ck_assert_double_eq(b->vel[0], 1.0);
     ck_assert_double_eq(b->vel[1], -2.0);
-    ck_assert_int_eq(b->kind, PROTO_KIND_KINEMATIC);
-    ck_assert_double_eq(b->density, 2.5);
-    ck_assert_double_eq(b->friction, 0.25);
-    ck_assert_double_eq(b->restitution, 0.5);
-    ck_assert_double_eq(b->max_speed, 7.0);
-    ck_assert_double_eq(b->jump_height, 3.0);
-    ck_assert_str_eq(b->tag, "crate");
+    assert_fields(b, PROTO_KIND_KINEMATIC, 2.5, 0.25, 0.5, 7.0, 3.0, "crate");
 }
 END_TEST
 
@@ -583,16 +579,13 @@ START_TEST(ping_keeps_t_as_compact_json)
     EXPECT_OK(2, "{ \"type\" : \"ping\" , \"t\" : { \"a\" : [ 1 , 2 ] , \"b\" : \"x y\" } }");
     ck_assert_str_eq(msg.u.ping.t, "{\"a\":[1,2],\"b\":\"x y\"}");
 
-    EXPECT_OK(3, "{\"type\":\"ping\",\"t\":12.5}");
-    ck_assert_str_eq(msg.u.ping.t, "12.5");
-    EXPECT_OK(3, "{\"type\":\"ping\",\"t\":\"hi\"}");
-    ck_assert_str_eq(msg.u.ping.t, "\"hi\"");
-    EXPECT_OK(3, "{\"type\":\"ping\",\"t\":null}");
-    ck_assert_str_eq(msg.u.ping.t, "null");
-    EXPECT_OK(3, "{\"type\":\"ping\",\"t\":[]}");
-    ck_assert_str_eq(msg.u.ping.t, "[]");
-    EXPECT_OK(3, "{\"type\":\"ping\",\"t\":false}");
-    ck_assert_str_eq(msg.u.ping.t, "false");
+    /* Any JSON value, kept as it came when it is compact already. */
+    static const char *const values[] = {"12.5", "\"hi\"", "null", "[]", "false"};
+    for (size_t i = 0; i < sizeof values / sizeof *values; i++) {
+        snprintf(linebuf, sizeof linebuf, "{\"type\":\"ping\",\"t\":%s}", values[i]);
+        EXPECT_OK(3, linebuf);
+        ck_assert_str_eq(msg.u.ping.t, values[i]);
+    }
 
     /* A `t` of exactly PROTO_MAX_ECHO bytes as compact JSON is kept; one byte more is
      * refused (it cannot be echoed, and a cut one would not be JSON). */
@@ -623,20 +616,16 @@ END_TEST
 
 START_TEST(req_is_any_json_value_as_compact_json)
 {
-    EXPECT_OK(2, "{\"type\":\"bye\",\"req\":7}");
-    ck_assert(msg.has_req);
-    ck_assert_str_eq(msg.req, "7");
-    EXPECT_OK(2, "{\"type\":\"bye\",\"req\":\"abc\"}");
-    ck_assert_str_eq(msg.req, "\"abc\"");
+    /* Values that are compact JSON already are kept as they came. */
+    static const char *const values[] = {"7", "\"abc\"", "null", "true", "[\"a\\\"b\"]"};
+    for (size_t i = 0; i < sizeof values / sizeof *values; i++) {
+        snprintf(linebuf, sizeof linebuf, "{\"type\":\"bye\",\"req\":%s}", values[i]);
+        EXPECT_OK(2, linebuf);
+        ck_assert(msg.has_req);
+        ck_assert_str_eq(msg.req, values[i]);
+    }
     EXPECT_OK(2, "{\"type\":\"bye\",\"req\": { \"k\" : [ 1 , 2 ] }}");
     ck_assert_str_eq(msg.req, "{\"k\":[1,2]}");
-    EXPECT_OK(2, "{\"type\":\"bye\",\"req\":null}");
-    ck_assert(msg.has_req);
-    ck_assert_str_eq(msg.req, "null");
-    EXPECT_OK(2, "{\"type\":\"bye\",\"req\":true}");
-    ck_assert_str_eq(msg.req, "true");
-    EXPECT_OK(2, "{\"type\":\"bye\",\"req\":[\"a\\\"b\"]}");
-    ck_assert_str_eq(msg.req, "[\"a\\\"b\"]");
     EXPECT_OK(2, "{\"type\":\"bye\"}");
     ck_assert(msg.has_req == false);
 }
@@ -746,348 +735,69 @@ START_TEST(accepted_lines)
 }
 END_TEST
 
-/* Lines refused, each with its code and the field its message names. */
+/* A case of proto_refused.txt: its fields (dim, how the text is wrapped, the code's wire
+ * name, the field the message names or "-") split at their tabs, and the text's \xNN escapes
+ * (bytes below '!' at its ends, control bytes, bytes past 0x7e, the backslash) turned back into
+ * bytes, in place. False when the line is not such a case. */
+static bool read_refused(char *line, bad_case *c)
+{
+    char *f[5];
+    for (int k = 0; k < 5; k++) {
+        f[k] = line;
+        line = k < 4 ? strchr(line, '\t') : NULL;
+        if (k < 4 && !line)
+            return false;
+        if (line)
+            *line++ = '\0';
+    }
+    static const char *const wraps[] = {"LINE", "BODY", "SHAPE2", "SHAPE3", "FIELDS2"};
+    c->as = (wrap)-1;
+    for (int k = 0; k < 5; k++)
+        if (strcmp(f[1], wraps[k]) == 0)
+            c->as = (wrap)k;
+    c->code = PROTO_OK;
+    for (int k = PROTO_ERR_BAD_JSON; k <= PROTO_ERR_LAST; k++)
+        if (strcmp(f[2], proto_error_name((proto_error_code)k)) == 0)
+            c->code = (proto_error_code)k;
+    c->dim = atoi(f[0]);
+    c->path = strcmp(f[3], "-") == 0 ? NULL : f[3];
+    char *out = f[4];
+    for (const char *in = f[4]; *in; out++) {
+        unsigned byte;
+        if (in[0] == '\\' && sscanf(in, "\\x%2x", &byte) == 1) {
+            *out = (char)byte;
+            in += 4;
+        } else {
+            *out = *in++;
+        }
+    }
+    *out = '\0';
+    c->text = f[4];
+    return (c->dim == 2 || c->dim == 3) && (int)c->as >= 0 && c->code != PROTO_OK;
+}
+
+/* Lines refused, each with its code and the field its message names: the cases of
+ * tests/data/proto_refused.txt, one a line after comments ('#'). */
 START_TEST(refused_lines)
 {
-    static const bad_case cases[] = {
-        /* Not JSON. */
-        {2, LINE, "{", PROTO_ERR_BAD_JSON, NULL},
-        {2, LINE, "{\"type\":\"bye\"", PROTO_ERR_BAD_JSON, NULL},
-        {2, LINE, "{\"type\":\"by", PROTO_ERR_BAD_JSON, NULL},
-        {2, LINE, "{type:\"bye\"}", PROTO_ERR_BAD_JSON, NULL},
-        {2, LINE, "{'type':'bye'}", PROTO_ERR_BAD_JSON, NULL},
-        {2, LINE, "{\"type\":\"bye\",}", PROTO_ERR_BAD_JSON, NULL},
-        {2, LINE, "{\"type\" \"bye\"}", PROTO_ERR_BAD_JSON, NULL},
-        {2, LINE, "", PROTO_ERR_BAD_JSON, NULL},
-        {2, LINE, "   ", PROTO_ERR_BAD_JSON, NULL},
-        {2, LINE, "nul", PROTO_ERR_BAD_JSON, NULL},
-        /* Garbage after the value. */
-        {2, LINE, "{\"type\":\"bye\"} x", PROTO_ERR_BAD_JSON, NULL},
-        {2, LINE, "{\"type\":\"bye\"}}", PROTO_ERR_BAD_JSON, NULL},
-        {2, LINE, "{\"type\":\"bye\"},", PROTO_ERR_BAD_JSON, NULL},
-        /* Invalid UTF-8. */
-        {2, LINE, "\xff", PROTO_ERR_BAD_JSON, NULL},
-        {2, LINE, "{\"type\":\"bye\",\"x\":\"\xff\"}", PROTO_ERR_BAD_JSON, NULL},
-        /* Overlong '/'. */
-        {2, LINE, "{\"type\":\"bye\",\"x\":\"\xc0\xaf\"}", PROTO_ERR_BAD_JSON, NULL},
-        /* U+D800, a UTF-16 surrogate, encoded in UTF-8. */
-        {2, LINE, "{\"type\":\"bye\",\"x\":\"\xed\xa0\x80\"}", PROTO_ERR_BAD_JSON, NULL},
-        /* Past U+10FFFF. */
-        {2, LINE, "{\"type\":\"bye\",\"x\":\"\xf4\x90\x80\x80\"}", PROTO_ERR_BAD_JSON, NULL},
-        /* A sequence cut short by the closing quote. */
-        {2, LINE, "{\"type\":\"bye\",\"x\":\"\xe2\x82\"}", PROTO_ERR_BAD_JSON, NULL},
-        /* A lone continuation byte. */
-        {2, LINE, "{\"type\":\"bye\",\"x\":\"\x80\"}", PROTO_ERR_BAD_JSON, NULL},
-        /* Invalid bytes in an ignored field or in the name are still bad_json: the whole line
-         * is checked first. */
-        {2, LINE, "{\"type\":\"hello\",\"protocol\":1,\"name\":\"\xc3\"}",
-         PROTO_ERR_BAD_JSON, NULL},
-        /* RFC 8259: whitespace is space, tab, '\n' and '\r' only, and a string holds no raw
-         * U+0000..U+001F (they must be escaped). */
-        {2, LINE, "{\x01\"type\":\"bye\"}", PROTO_ERR_BAD_JSON, NULL},
-        {2, LINE, "{\"type\":\x0b\"bye\"}", PROTO_ERR_BAD_JSON, NULL},
-        {2, LINE, "{\"type\":\"bye\",\"x\":\"a\x01z\"}", PROTO_ERR_BAD_JSON, NULL},
-        {2, LINE, "{\"type\":\"hello\",\"protocol\":1,\"name\":\"a\x1fz\"}",
-         PROTO_ERR_BAD_JSON, NULL},
-        /* hello: a token that is not a string. */
-        {2, LINE, "{\"type\":\"hello\",\"protocol\":1,\"token\":7}",
-         PROTO_ERR_BAD_REQUEST, "token"},
-        /* A quaternion of length zero. */
-        {3, BODY, "{\"shape\":{\"type\":\"sphere\",\"radius\":1},\"pos\":[0,0,0],"
-                  "\"rot\":[0,0,0,0]}", PROTO_ERR_BAD_REQUEST, "body.rot"},
-        /* subscribe: radius, compact and contacts of the wrong type or out of range. */
-        {2, LINE, "{\"type\":\"subscribe\",\"radius\":0}", PROTO_ERR_BAD_REQUEST, "radius"},
-        {2, LINE, "{\"type\":\"subscribe\",\"radius\":-3}", PROTO_ERR_BAD_REQUEST, "radius"},
-        {2, LINE, "{\"type\":\"subscribe\",\"radius\":\"5\"}", PROTO_ERR_BAD_REQUEST, "radius"},
-        {2, LINE, "{\"type\":\"subscribe\",\"radius\":null}", PROTO_ERR_BAD_REQUEST, "radius"},
-        {2, LINE, "{\"type\":\"subscribe\",\"radius\":1000000.5}",
-         PROTO_ERR_BAD_REQUEST, "radius"},
-        {2, LINE, "{\"type\":\"subscribe\",\"radius\":1e999}", PROTO_ERR_BAD_REQUEST, "radius"},
-        {2, LINE, "{\"type\":\"subscribe\",\"radius\":1e-400}", PROTO_ERR_BAD_REQUEST, "radius"},
-        {2, LINE, "{\"type\":\"subscribe\",\"compact\":1}", PROTO_ERR_BAD_REQUEST, "compact"},
-        {2, LINE, "{\"type\":\"subscribe\",\"compact\":\"true\"}",
-         PROTO_ERR_BAD_REQUEST, "compact"},
-        {2, LINE, "{\"type\":\"subscribe\",\"contacts\":1}", PROTO_ERR_BAD_REQUEST, "contacts"},
-        {2, LINE, "{\"type\":\"subscribe\",\"contacts\":\"yes\"}",
-         PROTO_ERR_BAD_REQUEST, "contacts"},
-        /* ping without `t`. */
-        {2, LINE, "{\"type\":\"ping\"}", PROTO_ERR_BAD_REQUEST, "t"},
-        /* Not an object. */
-        {2, LINE, "[1]", PROTO_ERR_BAD_REQUEST, NULL},
-        {2, LINE, "[]", PROTO_ERR_BAD_REQUEST, NULL},
-        {2, LINE, "42", PROTO_ERR_BAD_REQUEST, NULL},
-        {2, LINE, "\"hello\"", PROTO_ERR_BAD_REQUEST, NULL},
-        {2, LINE, "null", PROTO_ERR_BAD_REQUEST, NULL},
-        {2, LINE, "true", PROTO_ERR_BAD_REQUEST, NULL},
-        {2, LINE, "[{\"type\":\"bye\"}]", PROTO_ERR_BAD_REQUEST, NULL},
-        /* No `type`, or not a string. */
-        {2, LINE, "{}", PROTO_ERR_BAD_REQUEST, "type"},
-        {2, LINE, "{\"typ\":\"bye\"}", PROTO_ERR_BAD_REQUEST, "type"},
-        {2, LINE, "{\"type\":5}", PROTO_ERR_BAD_REQUEST, "type"},
-        {2, LINE, "{\"type\":null}", PROTO_ERR_BAD_REQUEST, "type"},
-        {2, LINE, "{\"type\":[\"bye\"]}", PROTO_ERR_BAD_REQUEST, "type"},
-        {2, LINE, "{\"type\":{\"name\":\"bye\"}}", PROTO_ERR_BAD_REQUEST, "type"},
-        {2, LINE, "{\"type\":true}", PROTO_ERR_BAD_REQUEST, "type"},
-        /* An unknown type. */
-        {2, LINE, "{\"type\":\"dance\"}", PROTO_ERR_UNKNOWN_TYPE, NULL},
-        {2, LINE, "{\"type\":\"Hello\"}", PROTO_ERR_UNKNOWN_TYPE, NULL},
-        {2, LINE, "{\"type\":\"\"}", PROTO_ERR_UNKNOWN_TYPE, NULL},
-        {2, LINE, "{\"type\":\"bye \"}", PROTO_ERR_UNKNOWN_TYPE, NULL},
-        /* Server message types are not client messages. */
-        {2, LINE, "{\"type\":\"welcome\"}", PROTO_ERR_UNKNOWN_TYPE, NULL},
-        {3, LINE, "{\"type\":\"state\"}", PROTO_ERR_UNKNOWN_TYPE, NULL},
-        /* The type is checked before the fields. */
-        {2, LINE, "{\"type\":\"dance\",\"move\":\"wild\"}", PROTO_ERR_UNKNOWN_TYPE, NULL},
-        /* A required field missing. */
-        {2, LINE, "{\"type\":\"hello\",\"name\":\"x\"}", PROTO_ERR_BAD_REQUEST, "protocol"},
-        {2, LINE, "{\"type\":\"spawn\"}", PROTO_ERR_BAD_REQUEST, "body"},
-        {2, BODY, "{\"pos\":[0,0]}", PROTO_ERR_BAD_REQUEST, "body.shape"},
-        {2, BODY, "{\"shape\":{\"type\":\"circle\",\"radius\":1}}",
-         PROTO_ERR_BAD_REQUEST, "body.pos"},
-        {2, SHAPE2, "{\"radius\":1}", PROTO_ERR_BAD_REQUEST, "body.shape"},
-        {2, SHAPE2, "{\"type\":\"circle\"}", PROTO_ERR_BAD_REQUEST, "body.shape.radius"},
-        {2, SHAPE2, "{\"type\":\"box\"}", PROTO_ERR_BAD_REQUEST, "body.shape.half"},
-        {2, SHAPE2, "{\"type\":\"polygon\"}", PROTO_ERR_BAD_REQUEST, "body.shape.points"},
-        {3, SHAPE3, "{\"type\":\"ellipsoid\"}", PROTO_ERR_BAD_REQUEST, "body.shape.radii"},
-        {3, SHAPE3, "{\"type\":\"capsule\",\"radius\":1}",
-         PROTO_ERR_BAD_REQUEST, "body.shape.half_height"},
-        {3, SHAPE3, "{\"type\":\"cone\",\"half_height\":1}",
-         PROTO_ERR_BAD_REQUEST, "body.shape.radius"},
-        {2, LINE, "{\"type\":\"despawn\"}", PROTO_ERR_BAD_REQUEST, "id"},
-        {2, LINE, "{\"type\":\"input\",\"move\":[0,0]}", PROTO_ERR_BAD_REQUEST, "seq"},
-        {2, LINE, "{\"type\":\"input\",\"seq\":1}", PROTO_ERR_BAD_REQUEST, "move"},
-        {2, LINE, "{\"type\":\"query\",\"b\":{\"shape\":{\"type\":\"circle\",\"radius\":1},"
-                  "\"pos\":[0,0]}}", PROTO_ERR_BAD_REQUEST, "a"},
-        {2, LINE, "{\"type\":\"query\",\"a\":{\"pos\":[0,0]},\"b\":{\"shape\":{\"type\":"
-                  "\"circle\",\"radius\":1},\"pos\":[0,0]}}", PROTO_ERR_BAD_REQUEST, "a.shape"},
-        {2, LINE, "{\"type\":\"query\",\"a\":{\"shape\":{\"type\":\"circle\",\"radius\":1},"
-                  "\"pos\":[0,0]},\"b\":{\"shape\":{\"type\":\"circle\",\"radius\":1}}}",
-         PROTO_ERR_BAD_REQUEST, "b.pos"},
-        /* Fields of the wrong JSON type. */
-        {2, LINE, "{\"type\":\"hello\",\"protocol\":\"1\"}", PROTO_ERR_BAD_REQUEST, "protocol"},
-        {2, LINE, "{\"type\":\"hello\",\"protocol\":1,\"name\":5}", PROTO_ERR_BAD_REQUEST, "name"},
-        {2, LINE, "{\"type\":\"hello\",\"protocol\":1,\"avatar\":5}",
-         PROTO_ERR_BAD_REQUEST, "avatar"},
-        {2, LINE, "{\"type\":\"spawn\",\"body\":[]}", PROTO_ERR_BAD_REQUEST, "body"},
-        {2, SHAPE2, "\"circle\"", PROTO_ERR_BAD_REQUEST, "body.shape"},
-        {2, SHAPE2, "{\"type\":5,\"radius\":1}", PROTO_ERR_BAD_REQUEST, "body.shape"},
-        {2, SHAPE2, "{\"type\":\"circle\",\"radius\":\"1\"}",
-         PROTO_ERR_BAD_REQUEST, "body.shape.radius"},
-        {2, SHAPE2, "{\"type\":\"box\",\"half\":{\"x\":1,\"y\":1}}",
-         PROTO_ERR_BAD_REQUEST, "body.shape.half"},
-        {2, SHAPE2, "{\"type\":\"polygon\",\"points\":[0,0,1,0,0,1]}",
-         PROTO_ERR_BAD_REQUEST, "body.shape.points"},
-        {2, SHAPE2, "{\"type\":\"polygon\",\"points\":\"triangle\"}",
-         PROTO_ERR_BAD_REQUEST, "body.shape.points"},
-        {2, LINE, "{\"type\":\"despawn\",\"id\":\"42\"}", PROTO_ERR_BAD_REQUEST, "id"},
-        {2, LINE, "{\"type\":\"input\",\"seq\":\"1\",\"move\":[0,0]}",
-         PROTO_ERR_BAD_REQUEST, "seq"},
-        {2, LINE, "{\"type\":\"input\",\"seq\":1,\"move\":[0,null]}",
-         PROTO_ERR_BAD_REQUEST, "move"},
-        {2, LINE, "{\"type\":\"input\",\"seq\":1,\"move\":0}", PROTO_ERR_BAD_REQUEST, "move"},
-        {2, LINE, "{\"type\":\"input\",\"seq\":1,\"tick\":-3,\"move\":[0,0]}",
-         PROTO_ERR_BAD_REQUEST, "tick"},
-        {2, LINE, "{\"type\":\"input\",\"seq\":1,\"tick\":2.5,\"move\":[0,0]}",
-         PROTO_ERR_BAD_REQUEST, "tick"},
-        {2, LINE, "{\"type\":\"input\",\"seq\":1,\"tick\":\"9\",\"move\":[0,0]}",
-         PROTO_ERR_BAD_REQUEST, "tick"},
-        {2, LINE, "{\"type\":\"input\",\"seq\":1,\"move\":[0,0],\"jump\":1}",
-         PROTO_ERR_BAD_REQUEST, "jump"},
-        {2, LINE, "{\"type\":\"input\",\"seq\":1,\"id\":\"7\",\"move\":[0,0]}",
-         PROTO_ERR_BAD_REQUEST, "id"},
-        {2, LINE, "{\"type\":\"query\",\"a\":[],\"b\":{\"shape\":{\"type\":\"circle\","
-                  "\"radius\":1},\"pos\":[0,0]}}", PROTO_ERR_BAD_REQUEST, "a"},
-        /* Body fields of the wrong JSON type. */
-        {2, FIELDS2, ",\"pos\":\"0,0\"", PROTO_ERR_BAD_REQUEST, "body.pos"},
-        {2, FIELDS2, ",\"pos\":[0,\"1\"]", PROTO_ERR_BAD_REQUEST, "body.pos"},
-        {2, FIELDS2, ",\"pos\":[0,null]", PROTO_ERR_BAD_REQUEST, "body.pos"},
-        {2, FIELDS2, ",\"rot\":\"0\"", PROTO_ERR_BAD_REQUEST, "body.rot"},
-        {2, FIELDS2, ",\"rot\":[0]", PROTO_ERR_BAD_REQUEST, "body.rot"},
-        {2, FIELDS2, ",\"vel\":[true,0]", PROTO_ERR_BAD_REQUEST, "body.vel"},
-        {2, FIELDS2, ",\"kind\":1", PROTO_ERR_BAD_REQUEST, "body.kind"},
-        {2, FIELDS2, ",\"density\":\"1\"", PROTO_ERR_BAD_REQUEST, "body.density"},
-        {2, FIELDS2, ",\"friction\":null", PROTO_ERR_BAD_REQUEST, "body.friction"},
-        {2, FIELDS2, ",\"restitution\":[]", PROTO_ERR_BAD_REQUEST, "body.restitution"},
-        {2, FIELDS2, ",\"max_speed\":false", PROTO_ERR_BAD_REQUEST, "body.max_speed"},
-        {2, FIELDS2, ",\"tag\":5", PROTO_ERR_BAD_REQUEST, "body.tag"},
-        {2, FIELDS2, ",\"jump_height\":\"high\"", PROTO_ERR_BAD_REQUEST, "body.jump_height"},
-        /* Numbers that are not finite: JSON has no NaN or infinity, but 1e999 overflows a
-         * double to infinity. */
-        {2, BODY, "{\"shape\":{\"type\":\"circle\",\"radius\":1},\"pos\":[1e999,0]}",
-         PROTO_ERR_BAD_REQUEST, "body.pos"},
-        {2, BODY, "{\"shape\":{\"type\":\"circle\",\"radius\":1},\"pos\":[0,-1e999]}",
-         PROTO_ERR_BAD_REQUEST, "body.pos"},
-        {2, SHAPE2, "{\"type\":\"circle\",\"radius\":1e999}",
-         PROTO_ERR_BAD_REQUEST, "body.shape.radius"},
-        {2, BODY, "{\"shape\":{\"type\":\"circle\",\"radius\":1},\"pos\":[0,0],"
-                  "\"density\":1e999}", PROTO_ERR_BAD_REQUEST, "body.density"},
-        {2, BODY, "{\"shape\":{\"type\":\"circle\",\"radius\":1},\"pos\":[0,0],"
-                  "\"rot\":-1e999}", PROTO_ERR_BAD_REQUEST, "body.rot"},
-        {3, BODY, "{\"shape\":{\"type\":\"sphere\",\"radius\":1},\"pos\":[0,0,0],"
-                  "\"rot\":[0,0,1e999,1]}", PROTO_ERR_BAD_REQUEST, "body.rot"},
-        {2, LINE, "{\"type\":\"input\",\"seq\":1,\"move\":[1e999,0]}",
-         PROTO_ERR_BAD_REQUEST, "move"},
-        {2, LINE, "{\"type\":\"input\",\"seq\":1e999,\"move\":[0,0]}",
-         PROTO_ERR_BAD_REQUEST, "seq"},
-        {2, LINE, "{\"type\":\"despawn\",\"id\":1e999}", PROTO_ERR_BAD_REQUEST, "id"},
-        {2, LINE, "{\"type\":\"subscribe\",\"radius\":1e999}", PROTO_ERR_BAD_REQUEST, "radius"},
-        /* Body fields just out of their ranges. */
-        {2, FIELDS2, ",\"pos\":[1000000.5,0]", PROTO_ERR_BAD_REQUEST, "body.pos"},
-        {2, FIELDS2, ",\"pos\":[0,-1000001]", PROTO_ERR_BAD_REQUEST, "body.pos"},
-        {2, FIELDS2, ",\"vel\":[10000.5,0]", PROTO_ERR_BAD_REQUEST, "body.vel"},
-        {2, FIELDS2, ",\"vel\":[0,-10001]", PROTO_ERR_BAD_REQUEST, "body.vel"},
-        {2, FIELDS2, ",\"rot\":1000001", PROTO_ERR_BAD_REQUEST, "body.rot"},
-        {2, FIELDS2, ",\"density\":1000001", PROTO_ERR_BAD_REQUEST, "body.density"},
-        {2, FIELDS2, ",\"density\":0", PROTO_ERR_BAD_REQUEST, "body.density"},
-        {2, FIELDS2, ",\"density\":-1", PROTO_ERR_BAD_REQUEST, "body.density"},
-        {2, FIELDS2, ",\"friction\":10.01", PROTO_ERR_BAD_REQUEST, "body.friction"},
-        {2, FIELDS2, ",\"friction\":-0.01", PROTO_ERR_BAD_REQUEST, "body.friction"},
-        {2, FIELDS2, ",\"restitution\":1.01", PROTO_ERR_BAD_REQUEST, "body.restitution"},
-        {2, FIELDS2, ",\"restitution\":-0.01", PROTO_ERR_BAD_REQUEST, "body.restitution"},
-        {2, FIELDS2, ",\"max_speed\":1000.5", PROTO_ERR_BAD_REQUEST, "body.max_speed"},
-        {2, FIELDS2, ",\"max_speed\":-1", PROTO_ERR_BAD_REQUEST, "body.max_speed"},
-        {2, FIELDS2, ",\"jump_height\":100.5", PROTO_ERR_BAD_REQUEST, "body.jump_height"},
-        {2, FIELDS2, ",\"jump_height\":-0.5", PROTO_ERR_BAD_REQUEST, "body.jump_height"},
-        {2, FIELDS2, ",\"kind\":\"flying\"", PROTO_ERR_BAD_REQUEST, "body.kind"},
-        {2, FIELDS2, ",\"kind\":\"Dynamic\"", PROTO_ERR_BAD_REQUEST, "body.kind"},
-        {2, FIELDS2, ",\"kind\":\"\"", PROTO_ERR_BAD_REQUEST, "body.kind"},
-        /* Body fields out of range in 3D. */
-        {3, BODY, "{\"shape\":{\"type\":\"sphere\",\"radius\":1},\"pos\":[0,0,1000001]}",
-         PROTO_ERR_BAD_REQUEST, "body.pos"},
-        {3, BODY, "{\"shape\":{\"type\":\"sphere\",\"radius\":1},\"pos\":[0,0,0],"
-                  "\"vel\":[0,0,-10001]}", PROTO_ERR_BAD_REQUEST, "body.vel"},
-        /* Shape sizes out of range. */
-        {2, SHAPE2, "{\"type\":\"box\",\"half\":[1,0.0009]}",
-         PROTO_ERR_BAD_REQUEST, "body.shape.half"},
-        {2, SHAPE2, "{\"type\":\"box\",\"half\":[10000.01,1]}",
-         PROTO_ERR_BAD_REQUEST, "body.shape.half"},
-        {2, SHAPE2, "{\"type\":\"aabb\",\"half\":[1,0]}",
-         PROTO_ERR_BAD_REQUEST, "body.shape.half"},
-        {2, SHAPE2, "{\"type\":\"aabb\",\"half\":[-1,1]}",
-         PROTO_ERR_BAD_REQUEST, "body.shape.half"},
-        {2, SHAPE2, "{\"type\":\"circle\",\"radius\":0.0009}",
-         PROTO_ERR_BAD_REQUEST, "body.shape.radius"},
-        {2, SHAPE2, "{\"type\":\"circle\",\"radius\":0}",
-         PROTO_ERR_BAD_REQUEST, "body.shape.radius"},
-        {2, SHAPE2, "{\"type\":\"circle\",\"radius\":10001}",
-         PROTO_ERR_BAD_REQUEST, "body.shape.radius"},
-        {2, SHAPE2, "{\"type\":\"polygon\",\"points\":[[0,0],[1000001,0],[0,1]]}",
-         PROTO_ERR_BAD_REQUEST, "body.shape.points"},
-        {3, SHAPE3, "{\"type\":\"box\",\"half\":[1,1,0.0005]}",
-         PROTO_ERR_BAD_REQUEST, "body.shape.half"},
-        {3, SHAPE3, "{\"type\":\"ellipsoid\",\"radii\":[1,20000,1]}",
-         PROTO_ERR_BAD_REQUEST, "body.shape.radii"},
-        {3, SHAPE3, "{\"type\":\"capsule\",\"radius\":1,\"half_height\":0}",
-         PROTO_ERR_BAD_REQUEST, "body.shape.half_height"},
-        {3, SHAPE3, "{\"type\":\"cylinder\",\"radius\":1,\"half_height\":10001}",
-         PROTO_ERR_BAD_REQUEST, "body.shape.half_height"},
-        {3, SHAPE3, "{\"type\":\"cone\",\"radius\":-1,\"half_height\":1}",
-         PROTO_ERR_BAD_REQUEST, "body.shape.radius"},
-        {3, SHAPE3, "{\"type\":\"sphere\",\"radius\":0.0001}",
-         PROTO_ERR_BAD_REQUEST, "body.shape.radius"},
-        {3, SHAPE3, "{\"type\":\"hull\",\"points\":[[0,0,0],[1,0,0],[0,1,0],"
-                    "[0,0,-2000000]]}", PROTO_ERR_BAD_REQUEST, "body.shape.points"},
-        /* Move components out of [-1, 1]. */
-        {2, LINE, "{\"type\":\"input\",\"seq\":1,\"move\":[1.0001,0]}",
-         PROTO_ERR_BAD_REQUEST, "move"},
-        {2, LINE, "{\"type\":\"input\",\"seq\":1,\"move\":[0,-1.5]}",
-         PROTO_ERR_BAD_REQUEST, "move"},
-        {3, LINE, "{\"type\":\"input\",\"seq\":1,\"move\":[0,0,2]}",
-         PROTO_ERR_BAD_REQUEST, "move"},
-        /* Vector lengths follow dim. */
-        {2, BODY, "{\"shape\":{\"type\":\"circle\",\"radius\":1},\"pos\":[1,2,3]}",
-         PROTO_ERR_BAD_REQUEST, "body.pos"},
-        {3, BODY, "{\"shape\":{\"type\":\"sphere\",\"radius\":1},\"pos\":[1,2]}",
-         PROTO_ERR_BAD_REQUEST, "body.pos"},
-        {2, BODY, "{\"shape\":{\"type\":\"circle\",\"radius\":1},\"pos\":[]}",
-         PROTO_ERR_BAD_REQUEST, "body.pos"},
-        {2, BODY, "{\"shape\":{\"type\":\"circle\",\"radius\":1},\"pos\":[0,0],"
-                  "\"vel\":[1]}", PROTO_ERR_BAD_REQUEST, "body.vel"},
-        {2, LINE, "{\"type\":\"input\",\"seq\":1,\"move\":[0,0,0]}",
-         PROTO_ERR_BAD_REQUEST, "move"},
-        {3, LINE, "{\"type\":\"input\",\"seq\":1,\"move\":[0,0]}", PROTO_ERR_BAD_REQUEST, "move"},
-        {2, SHAPE2, "{\"type\":\"box\",\"half\":[1,1,1]}",
-         PROTO_ERR_BAD_REQUEST, "body.shape.half"},
-        {3, SHAPE3, "{\"type\":\"box\",\"half\":[1,1]}", PROTO_ERR_BAD_REQUEST, "body.shape.half"},
-        {3, SHAPE3, "{\"type\":\"ellipsoid\",\"radii\":[1,1]}",
-         PROTO_ERR_BAD_REQUEST, "body.shape.radii"},
-        {2, SHAPE2, "{\"type\":\"polygon\",\"points\":[[0,0],[1,0,0],[0,1]]}",
-         PROTO_ERR_BAD_REQUEST, "body.shape.points"},
-        {3, SHAPE3, "{\"type\":\"hull\",\"points\":[[0,0,0],[1,0,0],[0,1],"
-                    "[0,0,1]]}", PROTO_ERR_BAD_REQUEST, "body.shape.points"},
-        /* rot is a number in 2D and four numbers in 3D. */
-        {2, BODY, "{\"shape\":{\"type\":\"circle\",\"radius\":1},\"pos\":[0,0],"
-                  "\"rot\":[0,0,0,1]}", PROTO_ERR_BAD_REQUEST, "body.rot"},
-        {3, BODY, "{\"shape\":{\"type\":\"sphere\",\"radius\":1},\"pos\":[0,0,0],"
-                  "\"rot\":0.5}", PROTO_ERR_BAD_REQUEST, "body.rot"},
-        {3, BODY, "{\"shape\":{\"type\":\"sphere\",\"radius\":1},\"pos\":[0,0,0],"
-                  "\"rot\":[0,0,1]}", PROTO_ERR_BAD_REQUEST, "body.rot"},
-        {3, BODY, "{\"shape\":{\"type\":\"sphere\",\"radius\":1},\"pos\":[0,0,0],"
-                  "\"rot\":[0,0,0,1,0]}", PROTO_ERR_BAD_REQUEST, "body.rot"},
-        {3, LINE, "{\"type\":\"query\",\"a\":{\"shape\":{\"type\":\"sphere\",\"radius\":1},"
-                  "\"pos\":[0,0,0]},\"b\":{\"shape\":{\"type\":\"sphere\",\"radius\":1},"
-                  "\"pos\":[0,0]}}", PROTO_ERR_BAD_REQUEST, "b.pos"},
-        /* Shape types follow dim. */
-        /* No such shape in either. */
-        {2, SHAPE2, "{\"type\":\"star\",\"radius\":1}", PROTO_ERR_BAD_REQUEST, "body.shape"},
-        {3, SHAPE3, "{\"type\":\"star\",\"radius\":1}", PROTO_ERR_BAD_REQUEST, "body.shape"},
-        {3, SHAPE3, "{\"type\":\"Sphere\",\"radius\":1}", PROTO_ERR_BAD_REQUEST, "body.shape"},
-        /* Too few points. */
-        {2, SHAPE2, "{\"type\":\"polygon\",\"points\":[]}",
-         PROTO_ERR_BAD_REQUEST, "body.shape.points"},
-        {2, SHAPE2, "{\"type\":\"polygon\",\"points\":[[0,0],[1,0]]}",
-         PROTO_ERR_BAD_REQUEST, "body.shape.points"},
-        /* Error messages name the field's path. */
-        {2, SHAPE2, "{\"type\":\"box\",\"half\":[1,0.0001]}",
-         PROTO_ERR_BAD_REQUEST, "body.shape.half"},
-        {2, LINE, "{\"type\":\"hello\",\"protocol\":1,\"avatar\":{\"shape\":{\"type\":"
-                  "\"circle\",\"radius\":-2},\"pos\":[0,0]}}",
-         PROTO_ERR_BAD_REQUEST, "avatar.shape.radius"},
-        {2, LINE, "{\"type\":\"hello\",\"protocol\":1,\"avatar\":{\"shape\":{\"type\":"
-                  "\"circle\",\"radius\":2},\"pos\":[0,0],\"friction\":11}}",
-         PROTO_ERR_BAD_REQUEST, "avatar.friction"},
-        {3, LINE, "{\"type\":\"hello\",\"protocol\":1,\"avatar\":{\"shape\":{\"type\":"
-                  "\"circle\",\"radius\":2},\"pos\":[0,0,0]}}",
-         PROTO_ERR_BAD_REQUEST, "avatar.shape"},
-        {2, LINE, "{\"type\":\"query\",\"a\":{\"shape\":{\"type\":\"circle\",\"radius\":1},"
-                  "\"pos\":[0,0]},\"b\":{\"shape\":{\"type\":\"aabb\",\"half\":[1,99999]},"
-                  "\"pos\":[0,0]}}", PROTO_ERR_BAD_REQUEST, "b.shape.half"},
-        {2, LINE, "{\"type\":\"query\",\"a\":{\"shape\":{\"type\":\"circle\",\"radius\":1},"
-                  "\"pos\":[0,0],\"rot\":\"up\"},\"b\":{\"shape\":{\"type\":\"circle\","
-                  "\"radius\":1},\"pos\":[0,0]}}", PROTO_ERR_BAD_REQUEST, "a.rot"},
-        {2, SHAPE2, "{\"type\":\"polygon\",\"points\":[[0,0],[1,0],[0,\"1\"]]}",
-         PROTO_ERR_BAD_REQUEST, "body.shape.points"},
-        /* World queries: fields missing, of the wrong type or out of range. */
-        {2, LINE, "{\"type\":\"raycast\",\"from\":[1,2],\"to\":[1,2]}",
-         PROTO_ERR_BAD_REQUEST, "to: the ray has zero length"},
-        {2, LINE, "{\"type\":\"raycast\",\"to\":[1,2]}", PROTO_ERR_BAD_REQUEST, "from"},
-        {2, LINE, "{\"type\":\"raycast\",\"from\":[1,2,3],\"to\":[1,2]}",
-         PROTO_ERR_BAD_REQUEST, "from"},
-        {2, LINE, "{\"type\":\"raycast\",\"from\":[1e999,2],\"to\":[1,2]}",
-         PROTO_ERR_BAD_REQUEST, "from"},
-        {2, LINE, "{\"type\":\"raycast\",\"from\":[0,0],\"to\":[1,2],\"all\":1}",
-         PROTO_ERR_BAD_REQUEST, "all"},
-        {2, LINE, "{\"type\":\"raycast\",\"from\":[0,0],\"to\":[1,2],\"at_tick\":1.5}",
-         PROTO_ERR_BAD_REQUEST, "at_tick"},
-        {2, LINE, "{\"type\":\"raycast\",\"from\":[0,0],\"to\":[1,2],\"ignore\":5}",
-         PROTO_ERR_BAD_REQUEST, "ignore"},
-        {2, LINE, "{\"type\":\"raycast\",\"from\":[0,0],\"to\":[1,2],\"ignore\":[1,-2]}",
-         PROTO_ERR_BAD_REQUEST, "ignore[1]"},
-        {2, LINE, "{\"type\":\"raycast\",\"from\":[0,0],\"to\":[1,2],\"kinds\":[]}",
-         PROTO_ERR_BAD_REQUEST, "kinds"},
-        {2, LINE, "{\"type\":\"raycast\",\"from\":[0,0],\"to\":[1,2],\"kinds\":[\"static\",3]}",
-         PROTO_ERR_BAD_REQUEST, "kinds[1]"},
-        {2, LINE, "{\"type\":\"cast\",\"shape\":{\"type\":\"circle\",\"radius\":0.5},"
-                  "\"pos\":[0,1],\"to\":[0,1]}",
-         PROTO_ERR_BAD_REQUEST, "to: the cast has zero length"},
-        {2, LINE, "{\"type\":\"cast\",\"shape\":{\"type\":\"circle\",\"radius\":0.5},"
-                  "\"pos\":[0,1]}", PROTO_ERR_BAD_REQUEST, "to"},
-        {2, LINE, "{\"type\":\"overlap\",\"shape\":{\"type\":\"sphere\",\"radius\":0.5},"
-                  "\"pos\":[0,1]}", PROTO_ERR_BAD_REQUEST, "shape"},
-        {3, LINE, "{\"type\":\"overlap\",\"pos\":[0,1,2]}", PROTO_ERR_BAD_REQUEST, "shape"},
-    };
-    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++)
-        expect_err_case("refused", i, &cases[i]);
+    FILE *f = fopen(MINK_TEST_DATA "/proto_refused.txt", "r");
+    ck_assert_ptr_nonnull(f);
+    static char line[4096];
+    int number = 0, cases = 0;
+    while (fgets(line, sizeof line, f)) {
+        number++;
+        line[strcspn(line, "\n")] = '\0';
+        if (line[0] == '#' || line[0] == '\0')
+            continue;
+        bad_case c;
+        ck_assert_msg(read_refused(line, &c), "proto_refused.txt:%d is not a case", number);
+        char where[64];
+        snprintf(where, sizeof where, "proto_refused.txt:%d", number);
+        expect_err(where, c.dim, case_line(c.as, c.text), c.code, c.path);
+        cases++;
+    }
+    fclose(f);
+    ck_assert_int_eq(cases, 201);
 }
 END_TEST
 
@@ -1247,6 +957,18 @@ START_TEST(shape_size_ranges)
 }
 END_TEST
 
+/* The n shapes are spawned in a world of `dim` and refused, naming body.shape, in the other. */
+static void expect_shapes_of(int dim, const char *const *shapes, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        char where[64];
+        snprintf(where, sizeof where, "only in %dD [%zu]", dim, i);
+        expect_err(where, 5 - dim, case_line(dim == 3 ? SHAPE2 : SHAPE3, shapes[i]),
+                   PROTO_ERR_BAD_REQUEST, "body.shape");
+        expect_ok(where, dim, case_line(dim == 3 ? SHAPE3 : SHAPE2, shapes[i]));
+    }
+}
+
 START_TEST(shape_types_follow_dim)
 {
     static const char *const only3d[] = {
@@ -1257,19 +979,13 @@ START_TEST(shape_types_follow_dim)
         "{\"type\":\"cone\",\"radius\":1,\"half_height\":1}",
         "{\"type\":\"hull\",\"points\":[[0,0,0],[1,0,0],[0,1,0],[0,0,1]]}",
     };
-    for (size_t i = 0; i < sizeof only3d / sizeof only3d[0]; i++) {
-        EXPECT_ERR(2, spawn_shape(only3d[i]), PROTO_ERR_BAD_REQUEST, "body.shape");
-        EXPECT_OK(3, spawn_shape3(only3d[i]));
-    }
+    expect_shapes_of(3, only3d, sizeof only3d / sizeof only3d[0]);
     static const char *const only2d[] = {
         "{\"type\":\"circle\",\"radius\":1}",
         "{\"type\":\"aabb\",\"half\":[1,1]}",
         "{\"type\":\"polygon\",\"points\":[[0,0],[1,0],[0,1]]}",
     };
-    for (size_t i = 0; i < sizeof only2d / sizeof only2d[0]; i++) {
-        EXPECT_ERR(3, spawn_shape3(only2d[i]), PROTO_ERR_BAD_REQUEST, "body.shape");
-        EXPECT_OK(2, spawn_shape(only2d[i]));
-    }
+    expect_shapes_of(2, only2d, sizeof only2d / sizeof only2d[0]);
 }
 END_TEST
 

@@ -155,8 +155,7 @@ START_TEST(dim3_spawns_and_refusals)
     double box = ids[0], ball = ids[1], hull = ids[2], turned = ids[3];
 
     /* The four bodies' first sightings. */
-    cJSON *s = state_with(&c, turned, 3000);
-    ck_assert_ptr_nonnull(s);
+    cJSON *s = next_state_with(&c, turned);
     const cJSON *b = h_state_body(s, box);
     ck_assert_ptr_nonnull(b);
     ck_assert_str_eq(h_str(b, "tag"), "b");
@@ -346,8 +345,7 @@ START_TEST(dim3_radius_counts_z)
                                  "\"pos\":[0,100,15],\"kind\":\"static\"}");
     double near = spawn_ok(&c, 1, "{\"shape\":{\"type\":\"box\",\"half\":[0.5,0.5,0.5]},"
                                   "\"pos\":[5,100,0],\"kind\":\"static\"}");
-    cJSON *s = state_with(&c, near, 3000);
-    ck_assert_ptr_nonnull(s);
+    cJSON *s = next_state_with(&c, near);
     ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(s, "bodies")), 2);
     ck_assert_ptr_nonnull(h_state_body(s, avatar));
     ck_assert_ptr_null(h_state_body(s, far));
@@ -423,9 +421,7 @@ END_TEST
 START_TEST(dim3_recorded_session_replays)
 {
     char path[] = "/tmp/mink-record3-XXXXXX";
-    make_temp_file(path);
-    const char *const args[] = {"--dim", "3", "--record", path, "--hash-every", "30", NULL};
-    start(args);
+    start_recording(path, true);
     h_conn c;
     /* Next to the demo3d's tower of crates (x = 4, z = 4), which the avatar runs into. */
     cJSON_Delete(join(&c, "{\"type\":\"hello\",\"protocol\":1,\"avatar\":{\"shape\":{\"type\":"

@@ -20,16 +20,8 @@
 
 static char *read_log(const char *path)
 {
-    FILE *f = fopen(path, "rb");
-    ck_assert_ptr_nonnull(f);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *text = malloc((size_t)n + 1);
-    ck_assert_ptr_nonnull(text);
-    size_t got = fread(text, 1, (size_t)n, f);
-    text[got] = '\0';
-    fclose(f);
+    char *text = h_read_file(path, NULL);
+    ck_assert_msg(text != NULL, "%s cannot be read", path);
     return text;
 }
 

@@ -58,8 +58,7 @@ START_TEST(events_over_the_wire)
     double gate = spawn_ok(&c, 2, "{\"shape\":{\"type\":\"box\",\"half\":[3,0.5]},"
                                   "\"pos\":[500,100],\"kind\":\"static\",\"sensor\":true,"
                                   "\"filter\":{\"category\":2,\"group\":-7}}");
-    cJSON *s = state_with(&c, gate, 3000);
-    ck_assert_ptr_nonnull(s);
+    cJSON *s = next_state_with(&c, gate);
     const cJSON *g = h_state_body(s, gate);
     ck_assert(cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(g, "sensor")));
     const cJSON *f = cJSON_GetObjectItemCaseSensitive(g, "filter");
@@ -117,18 +116,15 @@ END_TEST
 /* A body's velocity in the next state that has it. */
 static double vel_of(h_conn *c, double id, int axis)
 {
-    cJSON *s = state_with(c, id, 3000);
-    ck_assert_ptr_nonnull(s);
-    double v = h_vec(h_state_body(s, id), "vel", axis);
-    cJSON_Delete(s);
-    return v;
+    double v[3];
+    next_state_vec(c, id, "vel", v);
+    return v[axis];
 }
 
 START_TEST(push_set_and_explode_over_the_wire)
 {
     h_conn c, other;
-    start_and_join(&c, NULL);
-    cJSON_Delete(join(&other, HELLO));
+    start_and_join_pair(&c, &other);
     /* 1 x 1 m boxes at density 1: 1 kg. */
     double box = spawn_ok(&c, 1, "{\"shape\":{\"type\":\"box\",\"half\":[0.5,0.5]},"
                                  "\"pos\":[700,100]}");

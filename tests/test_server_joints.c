@@ -46,19 +46,15 @@ static double joint_ok(h_conn *c, const char *joint)
 /* The distance of body `id` from (x, y) in the next state that has it. */
 static double distance_from(h_conn *c, double id, double x, double y)
 {
-    cJSON *s = state_with(c, id, 3000);
-    ck_assert_ptr_nonnull(s);
-    const cJSON *b = h_state_body(s, id);
-    double d = hypot(h_vec(b, "pos", 0) - x, h_vec(b, "pos", 1) - y);
-    cJSON_Delete(s);
-    return d;
+    double p[3];
+    next_state_vec(c, id, "pos", p);
+    return hypot(p[0] - x, p[1] - y);
 }
 
 START_TEST(joints_over_the_wire)
 {
     h_conn c, other;
-    start_and_join(&c, NULL);
-    cJSON_Delete(join(&other, HELLO));
+    start_and_join_pair(&c, &other);
     /* A 0.1 m ball 2 m right of the pin, let go level: it swings down on a circle of 2 m. */
     double ball = spawn_ok(&c, 1, "{\"shape\":{\"type\":\"circle\",\"radius\":0.1},"
                                   "\"pos\":[802,100]}");
@@ -209,9 +205,7 @@ END_TEST
 START_TEST(a_session_with_joints_replays_as_recorded)
 {
     char path[] = "/tmp/mink-record-joints-XXXXXX";
-    make_temp_file(path);
-    const char *const args[] = {"--record", path, "--hash-every", "30", NULL};
-    start(args);
+    start_recording(path, false);
     h_conn c;
     cJSON_Delete(join(&c, "{\"type\":\"hello\",\"protocol\":1,\"avatar\":{\"shape\":{\"type\":"
                           "\"aabb\",\"half\":[0.4,0.9]},\"pos\":[-3.6,1],\"kind\":"

@@ -29,17 +29,11 @@ static void sha256_hex(const void *data, size_t len, char hex[65])
         snprintf(hex + 2 * i, 3, "%02x", d[i]);
 }
 
+/* The whole of file `path`, which must be there. */
 static char *read_all(const char *path, size_t *len)
 {
-    FILE *f = fopen(path, "rb");
-    ck_assert_ptr_nonnull(f);
-    fseek(f, 0, SEEK_END);
-    long n = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    char *data = malloc((size_t)n + 1);
-    ck_assert_uint_eq(fread(data, 1, (size_t)n, f), (size_t)n);
-    fclose(f);
-    *len = (size_t)n;
+    char *data = h_read_file(path, len);
+    ck_assert_msg(data != NULL, "%s cannot be read", path);
     return data;
 }
 
@@ -69,6 +63,15 @@ static void welcome_level(const cJSON *w, char key[65])
     ck_assert_str_eq(h_str(l, "url"), url);
 }
 
+/* GET /levels/KEY`tail` from the HTTP port into *r (caller frees): it must answer 200. */
+static void get_level(const char *key, const char *tail, http_resp *r)
+{
+    char path[96];
+    snprintf(path, sizeof path, "/levels/%s%s", key, tail);
+    ck_assert(http_get(http_port, path, r));
+    ck_assert_msg(r->status == 200, "GET %s: %d", path, r->status);
+}
+
 START_TEST(levels_named_and_served)
 {
     start_with("--scene", SCENE, NULL, NULL);
@@ -84,19 +87,14 @@ START_TEST(levels_named_and_served)
     ck_assert_str_eq(h_str(l, "sha256"), glb_sha);
     cJSON_Delete(w);
     /* The level's file: its bytes hash to its key; and the .glb as the scene named it. */
-    char path[96];
-    snprintf(path, sizeof path, "/levels/%s", key);
     http_resp r;
-    ck_assert(http_get(http_port, path, &r));
-    ck_assert_int_eq(r.status, 200);
+    get_level(key, "", &r);
     char got[65];
     sha256_hex(r.body, r.body_len, got);
     ck_assert_str_eq(got, key);
     ck_assert(r.body_len > 8 && memcmp(r.body, "MINKLVL1", 8) == 0);
     http_resp_free(&r);
-    snprintf(path, sizeof path, "/levels/%s/file", key);
-    ck_assert(http_get(http_port, path, &r));
-    ck_assert_int_eq(r.status, 200);
+    get_level(key, "/file", &r);
     ck_assert_uint_eq(r.body_len, glb_len);
     ck_assert(memcmp(r.body, glb, glb_len) == 0);
     http_resp_free(&r);
@@ -105,8 +103,7 @@ START_TEST(levels_named_and_served)
     http_resp_free(&r);
     free(glb);
     /* The level's first sighting names it; the crates fall onto it and stay above it. */
-    cJSON *s = state_with(&c, 1, 3000);
-    ck_assert_ptr_nonnull(s);
+    cJSON *s = next_state_with(&c, 1);
     const cJSON *shape = cJSON_GetObjectItemCaseSensitive(h_state_body(s, 1), "shape");
     ck_assert_str_eq(h_str(shape, "type"), "mesh");
     ck_assert_str_eq(h_str(shape, "level"), key);
@@ -116,8 +113,7 @@ START_TEST(levels_named_and_served)
     double id = spawn_ok(&c, 7,
                          "{\"shape\":{\"type\":\"mesh\",\"vertices\":[[0,0,0],[1,0,0],[0,0,1]],"
                          "\"indices\":[[0,2,1]]},\"pos\":[30,0,30],\"kind\":\"static\"}");
-    s = state_with(&c, id, 3000);
-    ck_assert_ptr_nonnull(s);
+    s = next_state_with(&c, id);
     shape = cJSON_GetObjectItemCaseSensitive(h_state_body(s, id), "shape");
     ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(shape, "vertices")), 3);
     cJSON_Delete(s);
@@ -160,11 +156,8 @@ START_TEST(save_keeps_the_level_once)
     welcome_level(w, again);
     ck_assert_str_eq(again, key);
     cJSON_Delete(w);
-    char path[96];
-    snprintf(path, sizeof path, "/levels/%s", key);
     http_resp r;
-    ck_assert(http_get(http_port, path, &r));
-    ck_assert_int_eq(r.status, 200);
+    get_level(key, "", &r);
     http_resp_free(&r);
     close_and_stop(&c);
     char cmd[400];

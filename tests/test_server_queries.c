@@ -16,6 +16,14 @@ static const cJSON *hits_of(const cJSON *r)
     return h;
 }
 
+/* The one hit of a `hits` answer (there must be exactly one). */
+static const cJSON *one_hit(const cJSON *r)
+{
+    const cJSON *h = hits_of(r);
+    ck_assert_int_eq(cJSON_GetArraySize(h), 1);
+    return cJSON_GetArrayItem(h, 0);
+}
+
 static void expect_bad(h_conn *c, const char *line, const char *field)
 {
     ck_assert(h_send_line(c, line));
@@ -32,8 +40,7 @@ static void expect_bad(h_conn *c, const char *line, const char *field)
  * overlapping one and a circle cast into it. */
 START_TEST(world_queries_over_the_wire)
 {
-    h_conn c;
-    start_and_join(&c, NULL);
+    h_conn c = start_joined(NULL);
     double low = spawn_ok(&c, 1, "{\"shape\":{\"type\":\"box\",\"half\":[1,1]},\"pos\":[500,100],"
                                  "\"kind\":\"static\"}");
     double high = spawn_ok(&c, 2, "{\"shape\":{\"type\":\"box\",\"half\":[1,1]},\"pos\":[500,"
@@ -42,14 +49,12 @@ START_TEST(world_queries_over_the_wire)
                            "\"to\":[500.5,90]}",
                        "hits");
     ck_assert_str_eq(h_str(r, "req"), "r1");
-    const cJSON *h = hits_of(r);
-    ck_assert_int_eq(cJSON_GetArraySize(h), 1);
-    const cJSON *first = cJSON_GetArrayItem(h, 0);
-    ck_assert_double_eq(h_num(first, "id"), high);
-    ck_assert_double_eq_tol(h_vec(first, "point", 0), 500.5, 1e-4);
-    ck_assert_double_eq_tol(h_vec(first, "point", 1), 104.0, 1e-4);
-    ck_assert_double_eq_tol(h_vec(first, "normal", 1), 1.0, 1e-6);
-    ck_assert_double_eq_tol(h_num(first, "fraction"), 6.0 / 20.0, 1e-6);
+    const cJSON *h = one_hit(r);
+    ck_assert_double_eq(h_num(h, "id"), high);
+    ck_assert_double_eq_tol(h_vec(h, "point", 0), 500.5, 1e-4);
+    ck_assert_double_eq_tol(h_vec(h, "point", 1), 104.0, 1e-4);
+    ck_assert_double_eq_tol(h_vec(h, "normal", 1), 1.0, 1e-6);
+    ck_assert_double_eq_tol(h_num(h, "fraction"), 6.0 / 20.0, 1e-6);
     cJSON_Delete(r);
     /* all: both, in order; ignore the high one: the low one; kinds dynamic only: none. */
     r = request(&c, "{\"type\":\"raycast\",\"req\":2,\"from\":[500.5,110],\"to\":[500.5,90],"
@@ -78,21 +83,19 @@ START_TEST(world_queries_over_the_wire)
     r = request(&c, "{\"type\":\"overlap\",\"req\":5,\"shape\":{\"type\":\"circle\",\"radius\":0.2},"
                     "\"pos\":[501.1,100]}",
                 "hits");
-    h = hits_of(r);
-    ck_assert_int_eq(cJSON_GetArraySize(h), 1);
-    ck_assert_double_eq(h_num(cJSON_GetArrayItem(h, 0), "id"), low);
-    ck_assert_double_eq_tol(h_num(cJSON_GetArrayItem(h, 0), "depth"), 0.1, 1e-5);
-    ck_assert_double_eq_tol(h_vec(cJSON_GetArrayItem(h, 0), "normal", 0), -1.0, 1e-6);
+    h = one_hit(r);
+    ck_assert_double_eq(h_num(h, "id"), low);
+    ck_assert_double_eq_tol(h_num(h, "depth"), 0.1, 1e-5);
+    ck_assert_double_eq_tol(h_vec(h, "normal", 0), -1.0, 1e-6);
     cJSON_Delete(r);
     /* A circle of radius 0.5 cast from x = 495 to 505 stops with its edge on x = 499. */
     r = request(&c, "{\"type\":\"cast\",\"req\":6,\"shape\":{\"type\":\"circle\",\"radius\":0.5},"
                     "\"pos\":[495,100],\"to\":[505,100]}",
                 "hits");
-    h = hits_of(r);
-    ck_assert_int_eq(cJSON_GetArraySize(h), 1);
-    ck_assert_double_eq(h_num(cJSON_GetArrayItem(h, 0), "id"), low);
-    ck_assert_double_eq_tol(h_num(cJSON_GetArrayItem(h, 0), "fraction"), 0.35, 1e-5);
-    ck_assert_double_eq_tol(h_vec(cJSON_GetArrayItem(h, 0), "normal", 0), -1.0, 1e-5);
+    h = one_hit(r);
+    ck_assert_double_eq(h_num(h, "id"), low);
+    ck_assert_double_eq_tol(h_num(h, "fraction"), 0.35, 1e-5);
+    ck_assert_double_eq_tol(h_vec(h, "normal", 0), -1.0, 1e-5);
     cJSON_Delete(r);
 
     /* Bad input: each a bad_request naming the field; the connection and the world go on. */
@@ -131,12 +134,10 @@ END_TEST
  * state the client saw, where that state showed it, though it has moved on since. */
 START_TEST(at_tick_answers_as_the_client_saw_it)
 {
-    h_conn c;
-    start_and_join(&c, NULL);
+    h_conn c = start_joined(NULL);
     double mover = spawn_ok(&c, 1, "{\"shape\":{\"type\":\"box\",\"half\":[0.25,0.25]},"
                                    "\"pos\":[-300,200],\"vel\":[3,0],\"kind\":\"kinematic\"}");
-    cJSON *s = state_with(&c, mover, 3000);
-    ck_assert_ptr_nonnull(s);
+    cJSON *s = next_state_with(&c, mover);
     double tick = h_num(s, "tick");
     const cJSON *b = h_state_body(s, mover);
     double x = h_vec(b, "pos", 0), y = h_vec(b, "pos", 1);
@@ -155,11 +156,10 @@ START_TEST(at_tick_answers_as_the_client_saw_it)
              "\"at_tick\":%.0f}",
              x, y + 5, x, y - 5, tick);
     r = request(&c, line, "hits");
-    const cJSON *h = hits_of(r);
-    ck_assert_int_eq(cJSON_GetArraySize(h), 1);
-    ck_assert_double_eq(h_num(cJSON_GetArrayItem(h, 0), "id"), mover);
+    const cJSON *h = one_hit(r);
+    ck_assert_double_eq(h_num(h, "id"), mover);
     ck_assert_double_eq(h_num(r, "tick"), tick);
-    ck_assert_double_eq_tol(h_vec(cJSON_GetArrayItem(h, 0), "point", 1), y + 0.25, 2e-4);
+    ck_assert_double_eq_tol(h_vec(h, "point", 1), y + 0.25, 2e-4);
     cJSON_Delete(r);
     h_close(&c);
     stop();
@@ -170,37 +170,33 @@ END_TEST
  * down onto it; a 2D vector is refused naming the field. */
 START_TEST(world_queries_in_3d)
 {
-    h_conn c;
-    start_and_join(&c, DIM3);
+    h_conn c = start_joined(DIM3);
     double box = spawn_ok(&c, 1, "{\"shape\":{\"type\":\"box\",\"half\":[1,0.5,2]},"
                                  "\"pos\":[300,50,300],\"kind\":\"static\"}");
     cJSON *r = request(&c, "{\"type\":\"raycast\",\"req\":1,\"from\":[300.5,60,301],"
                            "\"to\":[300.5,40,301]}",
                        "hits");
-    const cJSON *h = hits_of(r);
-    ck_assert_int_eq(cJSON_GetArraySize(h), 1);
-    ck_assert_double_eq(h_num(cJSON_GetArrayItem(h, 0), "id"), box);
-    ck_assert_double_eq_tol(h_vec(cJSON_GetArrayItem(h, 0), "point", 1), 50.5, 1e-4);
-    ck_assert_double_eq_tol(h_vec(cJSON_GetArrayItem(h, 0), "point", 2), 301.0, 1e-4);
-    ck_assert_double_eq_tol(h_vec(cJSON_GetArrayItem(h, 0), "normal", 1), 1.0, 1e-6);
-    ck_assert_double_eq_tol(h_num(cJSON_GetArrayItem(h, 0), "fraction"), 9.5 / 20.0, 1e-6);
+    const cJSON *h = one_hit(r);
+    ck_assert_double_eq(h_num(h, "id"), box);
+    ck_assert_double_eq_tol(h_vec(h, "point", 1), 50.5, 1e-4);
+    ck_assert_double_eq_tol(h_vec(h, "point", 2), 301.0, 1e-4);
+    ck_assert_double_eq_tol(h_vec(h, "normal", 1), 1.0, 1e-6);
+    ck_assert_double_eq_tol(h_num(h, "fraction"), 9.5 / 20.0, 1e-6);
     cJSON_Delete(r);
     r = request(&c, "{\"type\":\"overlap\",\"req\":2,\"shape\":{\"type\":\"sphere\","
                     "\"radius\":0.5},\"pos\":[300,50.8,300]}",
                 "hits");
-    h = hits_of(r);
-    ck_assert_int_eq(cJSON_GetArraySize(h), 1);
-    ck_assert_double_eq_tol(h_num(cJSON_GetArrayItem(h, 0), "depth"), 0.2, 1e-5);
-    ck_assert_double_eq_tol(h_vec(cJSON_GetArrayItem(h, 0), "normal", 1), -1.0, 1e-5);
+    h = one_hit(r);
+    ck_assert_double_eq_tol(h_num(h, "depth"), 0.2, 1e-5);
+    ck_assert_double_eq_tol(h_vec(h, "normal", 1), -1.0, 1e-5);
     cJSON_Delete(r);
     r = request(&c, "{\"type\":\"cast\",\"req\":3,\"shape\":{\"type\":\"sphere\","
                     "\"radius\":0.5},\"pos\":[300,60,300],\"to\":[300,40,300]}",
                 "hits");
-    h = hits_of(r);
-    ck_assert_int_eq(cJSON_GetArraySize(h), 1);
+    h = one_hit(r);
     /* The sphere's centre stops 0.5 m above the top at 50.5: 9 of the 20 m. */
-    ck_assert_double_eq_tol(h_num(cJSON_GetArrayItem(h, 0), "fraction"), 9.0 / 20.0, 2e-6);
-    ck_assert_double_eq_tol(h_vec(cJSON_GetArrayItem(h, 0), "point", 1), 50.5, 1e-4);
+    ck_assert_double_eq_tol(h_num(h, "fraction"), 9.0 / 20.0, 2e-6);
+    ck_assert_double_eq_tol(h_vec(h, "point", 1), 50.5, 1e-4);
     cJSON_Delete(r);
     expect_bad(&c, "{\"type\":\"raycast\",\"req\":\"bad\",\"from\":[1,2],\"to\":[1,3]}",
                "from");

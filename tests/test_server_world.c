@@ -36,9 +36,7 @@ static const cJSON *body_by_id(const cJSON *bodies, double id)
 START_TEST(a_recorded_session_replays_to_the_same_hash)
 {
     char path[] = "/tmp/mink-record-XXXXXX";
-    make_temp_file(path);
-    const char *const args[] = {"--record", path, "--hash-every", "30", NULL};
-    start(args);
+    start_recording(path, false);
     h_conn c;
     /* Next to the demo's stack of crates (x = 5), which the avatar then pushes: the client's
      * bodies leave with it, the crates keep what it did to them. */
@@ -89,8 +87,7 @@ START_TEST(save_on_stop_and_restart_from_it)
     h_sleep_ms(300);
     h_conn viewer;
     cJSON_Delete(join(&viewer, HELLO));
-    cJSON *before = state_with(&viewer, gem, 3000);
-    ck_assert_ptr_nonnull(before);
+    cJSON *before = next_state_with(&viewer, gem);
     h_close(&viewer);
     const cJSON *bodies = cJSON_GetObjectItemCaseSensitive(before, "bodies");
     ck_assert_ptr_nonnull(body_by_id(bodies, avatar));
@@ -371,8 +368,7 @@ START_TEST(compact_states_send_seen_bodies_as_arrays)
     /* A body it sees for the first time comes as an object with its shape, as always. */
     double box = spawn_ok(&c, 1, "{\"shape\":{\"type\":\"aabb\",\"half\":[0.5,0.5]},"
                                  "\"pos\":[3,52],\"kind\":\"static\"}");
-    s = state_with(&c, box, 3000);
-    ck_assert_ptr_nonnull(s);
+    s = next_state_with(&c, box);
     ck_assert_str_eq(h_str(h_state_body(s, box), "kind"), "static");
     cJSON_Delete(s);
     /* compact:false: objects again. */

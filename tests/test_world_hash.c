@@ -242,15 +242,19 @@ static sim_id joint(sim_world *w, sim_joint_def j)
     return id;
 }
 
-static sim_joint_def joint_of(sim_joint_type type, sim_id a, sim_id b, mk_vec3 anchor)
+/* A joint of `type` from body a to the world at `anchor` along `axis`, held within [lower,
+ * upper] and driven at `speed` by a motor of at most `max_motor`. */
+static sim_joint_def limited_motor(sim_joint_type type, sim_id a, mk_vec3 anchor, mk_vec3 axis,
+                                   float lower, float upper, float speed, float max_motor)
 {
-    sim_joint_def j;
-    memset(&j, 0, sizeof j);
-    j.type = type;
-    j.a = a;
-    j.b = b;
-    j.anchor_a = j.anchor_b = anchor;
-    j.axis = mk_v3(0, 0, 1);
+    sim_joint_def j = fixture_joint(type, a, 0, anchor);
+    j.axis = axis;
+    j.limit = true;
+    j.lower = lower;
+    j.upper = upper;
+    j.motor = true;
+    j.motor_speed = speed;
+    j.max_motor = max_motor;
     return j;
 }
 
@@ -272,10 +276,10 @@ START_TEST(joints_2d)
             disc.pos = mk_v2(-20.0f + (float)k, 40.0f - (float)i);
             grid[k][i] = sim_world_add(w, &disc, 0);
             if (i > 0)
-                joint(w, joint_of(SIM_JOINT_REVOLUTE, grid[k][i - 1], grid[k][i],
+                joint(w, fixture_joint(SIM_JOINT_REVOLUTE, grid[k][i - 1], grid[k][i],
                                   mk_v3(-20.0f + (float)k, 40.5f - (float)i, 0)));
             if (k > 0)
-                joint(w, joint_of(SIM_JOINT_REVOLUTE, grid[k - 1][i], grid[k][i],
+                joint(w, fixture_joint(SIM_JOINT_REVOLUTE, grid[k - 1][i], grid[k][i],
                                   mk_v3(-20.5f + (float)k, 40.0f - (float)i, 0)));
         }
     sim_id prev = 0;
@@ -283,7 +287,7 @@ START_TEST(joints_2d)
         sim_body_def plank = box2(SIM_DYNAMIC, 0.5f + (float)i, 6, 0.5f, 0.125f);
         plank.density = 5.0f;
         sim_id id = sim_world_add(w, &plank, 0);
-        sim_joint_def j = joint_of(SIM_JOINT_REVOLUTE, id, prev, mk_v3((float)i, 6, 0));
+        sim_joint_def j = fixture_joint(SIM_JOINT_REVOLUTE, id, prev, mk_v3((float)i, 6, 0));
         j.motor = true;
         j.max_motor = 20.0f;
         j.spring_hz = 2.0f;
@@ -291,11 +295,11 @@ START_TEST(joints_2d)
         joint(w, j);
         prev = id;
     }
-    joint(w, joint_of(SIM_JOINT_REVOLUTE, prev, 0, mk_v3(12, 6, 0)));
+    joint(w, fixture_joint(SIM_JOINT_REVOLUTE, prev, 0, mk_v3(12, 6, 0)));
     sim_body_def wheel = disc;
     wheel.kind = SIM_DYNAMIC;
     wheel.pos = mk_v2(-4, 3);
-    sim_joint_def j = joint_of(SIM_JOINT_WHEEL, sim_world_add(w, &wheel, 0), 0, mk_v3(-4, 3, 0));
+    sim_joint_def j = fixture_joint(SIM_JOINT_WHEEL, sim_world_add(w, &wheel, 0), 0, mk_v3(-4, 3, 0));
     j.axis = mk_v3(0, 1, 0);
     j.spring_hz = 3.0f;
     j.spring_damping = 0.5f;
@@ -304,17 +308,10 @@ START_TEST(joints_2d)
     j.max_motor = 10.0f;
     joint(w, j);
     sim_body_def box = box2(SIM_DYNAMIC, 25, 5, 0.5f, 0.5f);
-    j = joint_of(SIM_JOINT_PRISMATIC, sim_world_add(w, &box, 0), 0, mk_v3(25, 5, 0));
-    j.axis = mk_v3(1, 1, 0);
-    j.limit = true;
-    j.lower = -2.0f;
-    j.upper = 1.0f;
-    j.motor = true;
-    j.motor_speed = 1.0f;
-    j.max_motor = 15.0f;
-    joint(w, j);
+    joint(w, limited_motor(SIM_JOINT_PRISMATIC, sim_world_add(w, &box, 0), mk_v3(25, 5, 0),
+                           mk_v3(1, 1, 0), -2.0f, 1.0f, 1.0f, 15.0f));
     box.pos = mk_v2(-25, 12);
-    j = joint_of(SIM_JOINT_DISTANCE, sim_world_add(w, &box, 0), 0, mk_v3(-25, 12, 0));
+    j = fixture_joint(SIM_JOINT_DISTANCE, sim_world_add(w, &box, 0), 0, mk_v3(-25, 12, 0));
     j.anchor_b = mk_v3(-24, 14, 0);
     j.length = 1.0f;
     j.max_length = 3.0f;
@@ -322,7 +319,7 @@ START_TEST(joints_2d)
     /* A box on a weld that holds its weight (10 N) until the script's first crate lands on
      * it. */
     box.pos = mk_v2(-5.9f, 6);
-    j = joint_of(SIM_JOINT_WELD, sim_world_add(w, &box, 0), 0, mk_v3(-5.9f, 6, 0));
+    j = fixture_joint(SIM_JOINT_WELD, sim_world_add(w, &box, 0), 0, mk_v3(-5.9f, 6, 0));
     j.break_force = 12.0f;
     sim_id weld = joint(w, j);
     check_hash("joints 2d", run2(w, -6, 1), 0xacc42838f020654aull);
@@ -352,7 +349,7 @@ START_TEST(joints_3d)
                 int pk = side ? k : k - 1, pi = side ? i - 1 : i;
                 if (pk < 0 || pi < 0)
                     continue;
-                sim_joint_def j = joint_of(SIM_JOINT_DISTANCE, net[k][i], net[pk][pi], at);
+                sim_joint_def j = fixture_joint(SIM_JOINT_DISTANCE, net[k][i], net[pk][pi], at);
                 j.anchor_b = mk_v3(-8.0f + (float)pk, 14, -8.0f + (float)pi);
                 j.length = j.min_length = j.max_length = 1.0f;
                 joint(w, j);
@@ -363,7 +360,7 @@ START_TEST(joints_3d)
         sim_body_def link = body3(shape3(COL_SHAPE3_CAPSULE, 0.1f, 0.15f, 0), SIM_DYNAMIC,
                                   mk_v3(-6, 12.0f - 0.5f * (float)i - 0.25f, 3));
         sim_id id = sim_world_add(w, &link, 0);
-        sim_joint_def j = joint_of(SIM_JOINT_SPHERICAL, id, prev,
+        sim_joint_def j = fixture_joint(SIM_JOINT_SPHERICAL, id, prev,
                                    mk_v3(-6, 12.0f - 0.5f * (float)i, 3));
         j.axis = mk_v3(0, -1, 0);
         j.cone = 0.5f;
@@ -372,19 +369,12 @@ START_TEST(joints_3d)
     }
     sim_body_def door = body3(shape3(COL_SHAPE3_BOX, 0.6f, 1.0f, 0.05f), SIM_DYNAMIC,
                               mk_v3(6.6f, 1.1f, -4));
-    sim_joint_def j =
-        joint_of(SIM_JOINT_HINGE, sim_world_add(w, &door, 0), 0, mk_v3(6, 1.1f, -4));
-    j.axis = mk_v3(0, 1, 0);
-    j.limit = true;
-    j.lower = -1.2f;
-    j.upper = 1.2f;
-    j.motor = true;
-    j.motor_speed = 1.0f;
-    j.max_motor = 5.0f;
-    joint(w, j);
+    joint(w, limited_motor(SIM_JOINT_HINGE, sim_world_add(w, &door, 0), mk_v3(6, 1.1f, -4),
+                           mk_v3(0, 1, 0), -1.2f, 1.2f, 1.0f, 5.0f));
     sim_body_def block = body3(shape3(COL_SHAPE3_BOX, 0.3f, 0.3f, 0.3f), SIM_DYNAMIC,
                                mk_v3(-3, 6, -3));
-    j = joint_of(SIM_JOINT_PRISMATIC, sim_world_add(w, &block, 0), 0, mk_v3(-3, 6, -3));
+    sim_joint_def j =
+        fixture_joint(SIM_JOINT_PRISMATIC, sim_world_add(w, &block, 0), 0, mk_v3(-3, 6, -3));
     j.axis = mk_v3(1, 0, 1);
     j.limit = true;
     j.lower = -1.0f;
@@ -393,7 +383,7 @@ START_TEST(joints_3d)
     j.spring_damping = 0.2f;
     joint(w, j);
     block.d3.pos = mk_v3(3, 8, 3);
-    j = joint_of(SIM_JOINT_DISTANCE, sim_world_add(w, &block, 0), 0, mk_v3(3, 8, 3));
+    j = fixture_joint(SIM_JOINT_DISTANCE, sim_world_add(w, &block, 0), 0, mk_v3(3, 8, 3));
     j.anchor_b = mk_v3(3.5f, 10, 3);
     j.length = 1.0f;
     j.max_length = 2.5f;
@@ -401,7 +391,7 @@ START_TEST(joints_3d)
     /* A block on a weld that holds its weight (2.2 N) until the script's first ball lands on
      * it. */
     block.d3.pos = mk_v3(-4, 4, 1);
-    j = joint_of(SIM_JOINT_WELD, sim_world_add(w, &block, 0), 0, mk_v3(-4, 4, 1));
+    j = fixture_joint(SIM_JOINT_WELD, sim_world_add(w, &block, 0), 0, mk_v3(-4, 4, 1));
     j.break_force = 3.0f;
     sim_id weld = joint(w, j);
     check_hash("joints 3d", run3(w, mk_v3(0, 1, 0), false), 0xe68163dd14867b79ull);

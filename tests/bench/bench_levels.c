@@ -13,6 +13,7 @@
 
 #include "bench.h"
 #include "mink_world_io.h"
+#include "../body_defaults.h"
 
 #define TERRAIN 256         /* samples a side, 1 m apart */
 #define TERRAIN_BODIES 1000 /* 40 columns along x by 25 rows along z */
@@ -76,12 +77,7 @@ static sim_level *terrain_level(bool mesh, mk_error *err)
 static void def_of(sim_body_def *d, sim_kind kind)
 {
     memset(d, 0, sizeof *d);
-    d->kind = kind;
-    d->density = 1.0f;
-    d->friction = 0.6f;
-    d->max_speed = 5.0f;
-    d->jump_height = 1.5f;
-    d->max_slope = SIM_DEFAULT_MAX_SLOPE;
+    fixture_defaults(d, kind);
     d->d3.rot = mk_quat_identity();
 }
 
