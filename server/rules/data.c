@@ -472,7 +472,9 @@ static void read_number(reader *r)
     if (!is_float) {
         errno = 0;
         long long i = strtoll(text, NULL, 10);
-        if (errno == 0) {
+        /* Past 2^53 a whole number is a float, as JSON readers take it: an integer there
+         * could not be saved again (rul_save carries integers exactly up to 2^53). */
+        if (errno == 0 && i <= RUL_MAX_EXACT && i >= -RUL_MAX_EXACT) {
             lua_pushinteger(r->L, (lua_Integer)i);
             return;
         }

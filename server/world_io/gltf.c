@@ -414,7 +414,8 @@ static int walk_node(reader *r, long long i, const mat4 *parent, int depth)
         char cpath[96];
         long long child;
         snprintf(cpath, sizeof cpath, "%s.children[%d]", path, k++);
-        if (!cJSON_IsNumber(c) || c->valuedouble != floor(c->valuedouble))
+        if (!cJSON_IsNumber(c) || c->valuedouble != floor(c->valuedouble) ||
+            !(c->valuedouble >= 0 && c->valuedouble <= 1e9))
             return mk_fail(r->err, MK_ERR_INVALID, "%s: %s: must be a node index", r->name,
                            cpath);
         child = (long long)c->valuedouble;
@@ -445,7 +446,8 @@ static int walk_scene(reader *r)
         const cJSON *n;
         cJSON_ArrayForEach(n, roots)
         {
-            if (!cJSON_IsNumber(n) || n->valuedouble != floor(n->valuedouble))
+            if (!cJSON_IsNumber(n) || n->valuedouble != floor(n->valuedouble) ||
+                !(n->valuedouble >= 0 && n->valuedouble <= 1e9))
                 return mk_fail(r->err, MK_ERR_INVALID, "%s: scenes[%lld].nodes: must be node "
                                "indices", r->name, s);
             if (walk_node(r, (long long)n->valuedouble, &id, 0) < 0)
