@@ -370,6 +370,185 @@ START_TEST(woken_in_a_step_is_where_it_slept)
 }
 END_TEST
 
+/* ---- the history against the world as it was ---- */
+
+#define PAST_BODIES 160
+#define PAST_WINDOW 40
+#define PAST_SLOTS (PAST_BODIES + 64)
+
+/* Every body of one tick, copied as the world had them right after the step that reached it
+ * (before what a game then changes between steps). */
+typedef struct past_tick {
+    uint64_t tick;
+    size_t n;
+    sim_body bodies[PAST_SLOTS];
+    sim_body3 parts[PAST_SLOTS];
+} past_tick;
+
+static void copy_world(const sim_world *w, past_tick *p)
+{
+    size_t slots;
+    const sim_body *b = sim_world_slots(w, &slots);
+    p->tick = sim_world_tick(w);
+    p->n = 0;
+    for (size_t s = 0; s < slots; s++) {
+        if (b[s].id == 0)
+            continue;
+        ck_assert_uint_lt(p->n, PAST_SLOTS);
+        p->bodies[p->n] = b[s];
+        if (sim_world_dim(w) == 3)
+            p->parts[p->n] = *sim_body3_of(w, &b[s]);
+        p->n++;
+    }
+}
+
+static sim_body_def past_body(int dim, int i, sim_kind kind)
+{
+    static sim_body_def d;
+    float x = (float)rnd(-12, 12), y = (float)rnd(0.5, 12), z = (float)rnd(-12, 12);
+    if (dim == 2) {
+        d = fixture_rect((col_shape_type)(i % 3), kind, x, y, (float)rnd(0.2, 0.8),
+                         (float)rnd(0.2, 0.8));
+        d.shape.radius = (float)rnd(0.2, 0.8);
+        d.angle = (float)rnd(-3, 3);
+    } else {
+        col_shape3 s = {.type = (col_shape3_type)(i % 6), .half = {0.5f, 0.3f, 0.4f},
+                        .radius = (float)rnd(0.2, 0.6), .half_height = (float)rnd(0.2, 0.6)};
+        fixture_body3(&d, s, kind, mk_v3(x, y, z));
+        d.d3.rot = mk_quat_axis_angle(mk_v3_norm(mk_v3(1, 2, 3)), (float)rnd(-3, 3));
+    }
+    return d;
+}
+
+/* A random body of the world of this kind, asleep if `asleep` (0 when it has none). */
+static sim_id any_body(const sim_world *w, sim_kind kind, bool asleep)
+{
+    size_t slots;
+    const sim_body *b = sim_world_slots(w, &slots);
+    for (int tries = 0; tries < 400; tries++) {
+        size_t s = (size_t)rnd_int((int)slots);
+        if (b[s].id != 0 && b[s].kind == kind && (!asleep || b[s].sleeping))
+            return b[s].id;
+    }
+    return 0;
+}
+
+/* A pile that falls, sleeps and is woken, while bodies are added, removed, teleported (static
+ * ones too) and pushed between steps: every ray at every tick of the history hits exactly what
+ * a scan of the world copied at that tick hits, each at the same fraction. */
+START_TEST(past_rays_match_a_scan_of_the_world_then)
+{
+    int dim = _i;
+    rng_state = 0x51ed270b27ull + (uint64_t)dim;
+    sim_world *w = world(dim, true);
+    ck_assert(sim_world_set_history(w, PAST_WINDOW));
+    static sim_body_def d;
+    if (dim == 2) {
+        d = fixture_rect(COL_SHAPE_BOX, SIM_STATIC, 0, -1, 40, 1);
+    } else {
+        col_shape3 ground = {.type = COL_SHAPE3_BOX, .half = {40, 1, 40}};
+        fixture_body3(&d, ground, SIM_STATIC, mk_v3(0, -1, 0));
+    }
+    sim_world_add(w, &d, 0);
+    for (int i = 0; i < PAST_BODIES; i++) {
+        d = past_body(dim, i, i % 9 == 0 ? SIM_STATIC : i % 23 == 0 ? SIM_KINEMATIC : SIM_DYNAMIC);
+        sim_world_add(w, &d, 0);
+    }
+    past_tick *ticks = calloc(PAST_WINDOW, sizeof *ticks);
+    ck_assert_ptr_nonnull(ticks);
+    int sleeping_seen = 0, woken = 0;
+    const int steps = 400, settled = 250; /* from then on, between steps, a game acts */
+    for (int t = 0; t < steps; t++) {
+        sim_world_step(w);
+        copy_world(w, &ticks[sim_world_tick(w) % PAST_WINDOW]);
+        size_t slots;
+        const sim_body *b = sim_world_slots(w, &slots);
+        for (size_t s = 0; s < slots; s++)
+            sleeping_seen += b[s].id != 0 && b[s].sleeping;
+        /* What a game does between steps. */
+        if (t < settled)
+            continue;
+        if (t % 7 == 3) {
+            sim_id gone = any_body(w, t % 2 ? SIM_DYNAMIC : SIM_STATIC, false);
+            if (gone && sim_world_remove(w, gone))
+                sim_world_clear_removed(w);
+        }
+        if (t % 11 == 5) {
+            d = past_body(dim, t, t % 3 ? SIM_DYNAMIC : SIM_STATIC);
+            sim_world_add(w, &d, 0);
+        }
+        for (int k = 0; k < 2; k++) {
+            sim_id moved = any_body(w, k == 0 ? SIM_DYNAMIC : SIM_STATIC, false);
+            if (!moved || t % (k == 0 ? 4 : 13) != 0)
+                continue;
+            float x = (float)rnd(-10, 10), y = (float)rnd(1, 8), z = (float)rnd(-10, 10);
+            if (dim == 2)
+                ck_assert(sim_body_set_transform2(w, moved, mk_v2(x, y), (float)rnd(-3, 3)));
+            else
+                ck_assert(sim_body_set_transform3(w, moved, mk_v3(x, y, z),
+                                                  mk_quat_axis_angle(mk_v3(0, 1, 0), 0.5f)));
+        }
+        if (t % 3 == 0) {
+            sim_id pushed = any_body(w, SIM_DYNAMIC, true);
+            if (pushed) {
+                woken++;
+                if (dim == 2)
+                    ck_assert(sim_body_apply_impulse2(w, pushed, mk_v2(0, 3), NULL));
+                else
+                    ck_assert(sim_body_apply_impulse3(w, pushed, mk_v3(0, 3, 0), NULL));
+            }
+        }
+    }
+    EXPECT(sleeping_seen > 1000 && woken > 3, "%d sleeping body-ticks, %d woken", sleeping_seen,
+           woken);
+    uint64_t now = sim_world_tick(w);
+    int hit_rays = 0;
+    for (uint64_t t = now - PAST_WINDOW + 1; t < now; t++) {
+        const past_tick *p = &ticks[t % PAST_WINDOW];
+        ck_assert_uint_eq(p->tick, t);
+        for (int r = 0; r < 12; r++) {
+            /* From anywhere through a body of then, on to as far again. */
+            mk_vec3 from = mk_v3((float)rnd(-15, 15), (float)rnd(-2, 15), (float)rnd(-15, 15));
+            size_t aim = (size_t)rnd_int((int)p->n);
+            mk_vec3 at = dim == 2 ? mk_v3(p->bodies[aim].pos.x, p->bodies[aim].pos.y, 0)
+                                  : p->parts[aim].pos;
+            if (dim == 2)
+                from.z = 0;
+            mk_vec3 to = mk_v3_add(at, mk_v3_sub(at, from));
+            static sim_hit hits[PAST_SLOTS];
+            size_t total, found = 0;
+            int n = sim_world_raycast(w, t, from, to, NULL, true, hits, PAST_SLOTS, &total);
+            for (size_t i = 0; i < p->n; i++) {
+                col_ray_hit2 h2 = {0};
+                col_ray_hit3 h3 = {0};
+                if (dim == 2)
+                    h2 = col_ray2(&p->bodies[i].shape, (col_xf2){p->bodies[i].pos,
+                                                                p->bodies[i].angle},
+                                  mk_v2(from.x, from.y), mk_v2(to.x, to.y));
+                else
+                    h3 = col_ray3(&p->parts[i].shape, (col_xf3){p->parts[i].pos, p->parts[i].rot},
+                                  from, to);
+                if (!(dim == 2 ? h2.hit : h3.hit))
+                    continue;
+                float frac = dim == 2 ? h2.fraction : h3.fraction;
+                bool in = false;
+                for (int k = 0; k < n && !in; k++)
+                    in = hits[k].id == p->bodies[i].id && hits[k].fraction == frac;
+                EXPECT(in, "tick %llu ray %d: body %llu at %g not in the answer",
+                       (unsigned long long)t, r, (unsigned long long)p->bodies[i].id,
+                       (double)frac);
+                found++;
+            }
+            ck_assert_int_eq(n, (int)found);
+            hit_rays += n > 0;
+        }
+    }
+    EXPECT(hit_rays > 300, "only %d of %d rays hit", hit_rays, 12 * (PAST_WINDOW - 1));
+    free(ticks);
+    sim_world_free(w);
+}
+END_TEST
+
 MINK_CHECK_SUITE("queries", s)
 {
     MINK_TCASE(s, "queries", 120, first_query_of_a_world_finds_nothing,
@@ -380,5 +559,6 @@ MINK_CHECK_SUITE("queries", s)
     tcase_set_timeout(dims, 120);
     tcase_add_loop_test(dims, rays_match_a_scan, 2, 4);
     tcase_add_loop_test(dims, history, 2, 4);
+    tcase_add_loop_test(dims, past_rays_match_a_scan_of_the_world_then, 2, 4);
     suite_add_tcase(s, dims);
 }

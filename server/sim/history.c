@@ -43,41 +43,35 @@ struct sim_history {
     frame *frames;   /* a ring of ticks + 1 */
     uint32_t frame_head, frame_count;
     /* The records: a ring of rec_cap, sequence numbers rec_first.. (record s at s % rec_cap):
-     * ids, `floats` numbers of pose a record, and whether each is open (see record). */
+     * ids, `floats` numbers of pose a record, the body's bounds there (as the broadphase took
+     * them: shape_box), and whether each is open (see record). */
     MK_VEC(sim_id) ids;
     MK_VEC(float) poses;
+    MK_VEC(col_aabb3) boxes;
     MK_VEC(uint8_t) opens;
     size_t rec_cap;
     uint64_t rec_first, rec_end;
+    float widest; /* the largest half extent of any record's bounds so far */
     /* Per slot (their length, a power of two from 1024, covers every slot held): */
     MK_VEC(uint64_t) born; /* the first tick its body existed at */
     MK_VEC(uint64_t) last; /* 1 + the tick of its body's last record, 0 for none */
     MK_VEC(gone_body) gone;
-    /* Per slot, for sim_history_bodies_at: a pose (7 floats) and the mark of the query that
-     * wrote it. */
-    MK_VEC(float) slot_pose;
+    /* Per slot, for sim_history_bodies_at: the mark of the query that found its placement. */
     MK_VEC(uint32_t) slot_mark;
     uint32_t mark;
     MK_VEC(sim_qbody) candidates;
     MK_VEC(sim_sort_key) keys;
-    /* The bodies at past_t, made at world tick past_now and change count past_changes;
-     * `unsorted` and `order` the scratch of their sort. */
-    MK_VEC(sim_qbody) past, unsorted;
-    MK_VEC(sim_sort_key) order;
-    uint64_t past_t, past_now, changes, past_changes;
-    float past_widest;
-    bool past_valid;
 };
 
 /* The history's growable arrays with the sizes of their items: one list that making and
  * freeing it both walk. */
-#define HISTORY_VECS 13
+#define HISTORY_VECS 10
 static void history_vecs(sim_history *h, world_vec out[HISTORY_VECS])
 {
 #define V(field) {&h->field.v, sizeof *h->field.at, 0}
     const world_vec list[] = {
-        V(ids), V(poses), V(opens), V(born), V(last), V(gone), V(slot_pose), V(slot_mark),
-        V(keys), V(candidates), V(past), V(unsorted), V(order),
+        V(ids), V(poses), V(boxes), V(opens), V(born), V(last), V(gone), V(slot_mark), V(keys),
+        V(candidates),
     };
 #undef V
     _Static_assert(sizeof list / sizeof *list == HISTORY_VECS, "every array, once");
@@ -176,7 +170,8 @@ size_t sim_world_history_bytes(const sim_world *w)
     const sim_history *h = w->history;
     if (!h)
         return 0;
-    size_t bytes = h->rec_cap * (sizeof(sim_id) + (size_t)h->floats * sizeof(float) + 1) +
+    size_t bytes = h->rec_cap * (sizeof(sim_id) + (size_t)h->floats * sizeof(float) +
+                                 sizeof(col_aabb3) + 1) +
                    (h->ticks + 1u) * sizeof(frame) + 2 * h->born.v.len * sizeof(uint64_t) +
                    h->gone.v.cap * sizeof(gone_body);
     for (size_t i = 0; i < h->gone.v.len; i++) {
@@ -194,7 +189,7 @@ static bool grow_records(sim_history *h)
 {
     size_t old = h->rec_cap, cap = old ? 2 * old : 1024, f = (size_t)h->floats;
     if (!mk_vec_reserve(&h->ids.v, cap) || !mk_vec_reserve(&h->opens.v, cap) ||
-        !mk_vec_reserve(&h->poses.v, cap * f))
+        !mk_vec_reserve(&h->boxes.v, cap) || !mk_vec_reserve(&h->poses.v, cap * f))
         return false;
     for (uint64_t s = h->rec_first; s < h->rec_end; s++) {
         size_t from = (size_t)(s % old), to = (size_t)(s % cap);
@@ -202,6 +197,7 @@ static bool grow_records(sim_history *h)
             continue;
         h->ids.at[to] = h->ids.at[from];
         h->opens.at[to] = h->opens.at[from];
+        h->boxes.at[to] = h->boxes.at[from];
         memcpy(&h->poses.at[to * f], &h->poses.at[from * f], f * sizeof(float));
     }
     h->rec_cap = cap;
@@ -255,6 +251,10 @@ static bool record(sim_world *w, sim_history *h, const sim_body *b)
     size_t at = (size_t)(h->rec_end % h->rec_cap);
     h->ids.at[at] = b->id;
     h->opens.at[at] = last != w->tick;
+    col_aabb3 box = w->broad.shape_box.at[slot]; /* taken where it is now (region.c) */
+    h->boxes.at[at] = box;
+    float wide = mk_maxf(box.half.x, mk_maxf(box.half.y, box.half.z));
+    h->widest = wide > h->widest ? wide : h->widest;
     if (slot < h->last.v.len)
         h->last.at[slot] = w->tick + 1;
     float *p = &h->poses.at[at * (size_t)h->floats];
@@ -297,7 +297,6 @@ void sim_history_note_added(sim_world *w, uint32_t slot)
     sim_history *h = w->history;
     if (!h || h->ticks == 0)
         return;
-    h->changes++;
     if (!hold_slot(h, slot))
         return;
     h->last.at[slot] = 0;
@@ -350,7 +349,6 @@ void sim_history_note_removed(sim_world *w, const sim_body *b)
     sim_history *h = w->history;
     if (!h || h->ticks == 0)
         return;
-    h->changes++;
     gone_body g;
     if (!mk_vec_reserve(&h->gone.v, h->gone.v.len + 1) || !gone_of(w, h, b, &g))
         return;
@@ -370,7 +368,6 @@ void sim_history_note_moved(sim_world *w, const sim_body *b)
         record(w, h, b);
         return;
     }
-    h->changes++;
     uint32_t slot = sim_id_slot(b->id);
     gone_body g;
     if (!hold_slot(h, slot) || !mk_vec_reserve(&h->gone.v, h->gone.v.len + 1) ||
@@ -400,9 +397,11 @@ static col_aabb3 bounds_of(const sim_qbody *q)
     return (col_aabb3){mk_v3(b.center.x, b.center.y, 0), mk_v3(b.half.x, b.half.y, 0)};
 }
 
+/* A body as a query sees it at a pose of the history (p: `floats` numbers), with its bounds
+ * there: `box` when the record has them, else taken now from the shape. */
 static sim_qbody qbody_of(const sim_history *h, sim_id id, sim_kind kind, uint64_t category,
                           bool sensor, const col_shape2 *s2, const col_shape3 *s3,
-                          const sim_level *level, const float *p)
+                          const sim_level *level, const float *p, const col_aabb3 *box)
 {
     /* A query tells the dimension by which shape is given. */
     sim_qbody q = {.id = id, .kind = kind, .category = category, .sensor = sensor,
@@ -412,25 +411,25 @@ static sim_qbody qbody_of(const sim_history *h, sim_id id, sim_kind kind, uint64
         q.x2 = (col_xf2){mk_v2(p[0], p[1]), p[2]};
     else
         q.x3 = (col_xf3){mk_v3(p[0], p[1], p[2]), (mk_quat){p[3], p[4], p[5], p[6]}};
-    q.box = bounds_of(&q);
+    q.box = box ? *box : bounds_of(&q);
     return q;
 }
 
-const mk_vec *sim_history_bodies_at(sim_world *w, uint64_t t, float *widest)
+float sim_history_widest(const sim_history *h) { return h ? h->widest : 0.0f; }
+
+bool sim_history_still_since(const sim_world *w, uint32_t slot, uint64_t t)
 {
-    sim_history *h = w->history;
-    if (h->past_valid && h->past_t == t && h->past_now == w->tick &&
-        h->past_changes == h->changes) {
-        *widest = h->past_widest;
-        return &h->past.v;
-    }
-    h->past_valid = false;
-    h->past.v.len = 0;
-    h->unsorted.v.len = 0;
+    const sim_history *h = w->history;
+    return !h || slot >= h->last.v.len || h->last.at[slot] <= t;
+}
+
+/* A new mark for the slots and the removed bodies: the placements one query has found. */
+static bool next_mark(sim_world *w, sim_history *h)
+{
     size_t slots = sim_slot_count(w), marked = h->slot_mark.v.len;
     if (slots > marked) {
-        if (!mk_vec_reserve(&h->slot_pose.v, 7 * slots) || !mk_vec_reserve(&h->slot_mark.v, slots))
-            return NULL;
+        if (!mk_vec_reserve(&h->slot_mark.v, slots))
+            return false;
         memset(h->slot_mark.at + marked, 0, (slots - marked) * sizeof *h->slot_mark.at);
         h->slot_mark.v.len = slots;
     }
@@ -441,93 +440,76 @@ const mk_vec *sim_history_bodies_at(sim_world *w, uint64_t t, float *widest)
             h->gone.at[i].mark = 0;
         h->mark = 1;
     }
-    /* Newest frame to the oldest at or after t: the earliest record of each body wins. A
-     * body with a record at t has it in frame t; one without moved after t only from an open
-     * record, so the frames after t are read for their open records only. */
-    for (uint32_t i = h->frame_count; i-- > 0;) {
-        const frame *f = frame_at(h, i);
-        if (f->tick < t)
-            break;
-        /* One division a frame, none a record. */
-        size_t at = (size_t)(f->first % h->rec_cap);
-        for (size_t k = 0; k < f->count; k++, at = at + 1 == h->rec_cap ? 0 : at + 1) {
-            if (f->tick > t && !h->opens.at[at])
-                continue;
-            sim_id id = h->ids.at[at];
-            const float *p = &h->poses.at[at * (size_t)h->floats];
-            uint32_t slot = sim_id_slot(id);
-            if (slot < slots && w->slots.bodies.at[slot].id == id) {
-                memcpy(&h->slot_pose.at[slot * 7], p, (size_t)h->floats * sizeof(float));
-                h->slot_mark.at[slot] = h->mark;
-                continue;
-            }
-            for (size_t g = 0; g < h->gone.v.len; g++)
-                if (h->gone.at[g].id == id && !h->gone.at[g].placed) {
-                    memcpy(h->gone.at[g].pose, p, (size_t)h->floats * sizeof(float));
-                    h->gone.at[g].mark = h->mark;
-                }
-        }
-    }
-    const uint32_t *movers = w->broad.movers.at;
-    for (size_t i = 0; i < w->broad.movers.v.len; i++) {
-        uint32_t slot = movers[i];
+    return true;
+}
+
+/* The record at ring index `at` read as the placement at t of its body, unless an earlier
+ * record (this query's mark) gave it: appended to out when its bounds then meet `box`. */
+static bool take_record(sim_world *w, sim_history *h, size_t at, uint64_t t,
+                        const col_aabb3 *box, mk_vec *out)
+{
+    sim_id id = h->ids.at[at];
+    uint32_t slot = sim_id_slot(id);
+    const float *p = &h->poses.at[at * (size_t)h->floats];
+    const col_aabb3 *rbox = &h->boxes.at[at];
+    if (slot < h->slot_mark.v.len && w->slots.bodies.at[slot].id == id) {
+        if (h->slot_mark.at[slot] == h->mark || !sim_history_born_by(w, slot, t))
+            return true;
+        h->slot_mark.at[slot] = h->mark;
+        if (!sim_aabb3_overlap(rbox, box))
+            return true;
         const sim_body *b = &w->slots.bodies.at[slot];
-        if (b->id == 0 || !sim_history_born_by(w, slot, t))
-            continue;
-        sim_qbody q;
         const sim_slot_filter *f = &w->filter.slots.at[slot];
-        if (h->slot_mark.at[slot] == h->mark) {
-            q = qbody_of(h, b->id, b->kind, f->f.category, f->sensor, &b->shape,
-                         w->cfg.dim == 3 ? &sim_part3(w, slot)->shape : NULL, b->level,
-                         &h->slot_pose.at[slot * 7]);
-        } else {
-            /* Not moved since t: where it is now, its bounds those after the last step. */
-            q = (sim_qbody){b->id, b->kind, f->f.category, f->sensor, NULL, {{0, 0}, 0}, NULL,
-                            {{0, 0, 0}, {0, 0, 0, 1}}, b->level, w->broad.shape_box.at[slot],
-                            0.0f};
-            if (w->cfg.dim == 3) {
-                const sim_body3 *b3 = sim_part3(w, slot);
-                q.s3 = &b3->shape;
-                q.x3 = (col_xf3){b3->pos, b3->rot};
-            } else {
-                q.s2 = &b->shape;
-                q.x2 = (col_xf2){b->pos, b->angle};
-            }
-        }
-        if (!MK_VEC_PUSH(&h->unsorted, q))
-            return NULL;
+        sim_qbody q = qbody_of(h, id, b->kind, f->f.category, f->sensor, &b->shape,
+                               w->cfg.dim == 3 ? &sim_part3(w, slot)->shape : NULL, b->level,
+                               p, rbox);
+        return mk_vec_push(out, &q);
     }
     for (size_t g = 0; g < h->gone.v.len; g++) {
-        const gone_body *gb = &h->gone.at[g];
-        if (gb->born > t || gb->removed < t || (!gb->placed && gb->mark != h->mark))
+        gone_body *gb = &h->gone.at[g];
+        if (gb->id != id || gb->placed || gb->mark == h->mark)
+            continue;
+        gb->mark = h->mark;
+        if (gb->born > t || gb->removed < t || !sim_aabb3_overlap(rbox, box))
             continue;
         sim_qbody q = qbody_of(h, gb->id, gb->kind, gb->category, gb->sensor, &gb->s2, &gb->s3,
-                               gb->level, gb->pose);
-        if (!MK_VEC_PUSH(&h->unsorted, q))
-            return NULL;
+                               gb->level, p, rbox);
+        if (!mk_vec_push(out, &q))
+            return false;
     }
-    /* Sorted on x as the broadphase's order is, so that a query reads only the bodies near
-     * its box on x: small keys sorted, then the bodies laid out in their order. */
-    size_t n = h->unsorted.v.len;
-    if (!mk_vec_reserve(&h->order.v, n) || !mk_vec_reserve(&h->past.v, n))
-        return NULL;
-    const sim_qbody *qs = h->unsorted.at;
-    sim_sort_key *keys = h->order.at;
-    h->past_widest = 0.0f;
-    for (size_t i = 0; i < n; i++) {
-        keys[i] = (sim_sort_key){qs[i].box.center.x - qs[i].box.half.x, (uint32_t)i};
-        h->past_widest = qs[i].box.half.x > h->past_widest ? qs[i].box.half.x : h->past_widest;
+    return true;
+}
+
+bool sim_history_bodies_at(sim_world *w, uint64_t t, const col_aabb3 *box, mk_vec *out)
+{
+    sim_history *h = w->history;
+    if (!next_mark(w, h))
+        return false;
+    /* The frames from t on, oldest first, so that a body's earliest record at or after t is
+     * the one taken: every record of frame t (the bodies that moved then), and the open
+     * records of the later frames (bodies asleep at t, or removed, that moved since). */
+    uint32_t first = h->frame_count;
+    while (first > 0 && frame_at(h, first - 1)->tick >= t)
+        first--;
+    for (uint32_t i = first; i < h->frame_count; i++) {
+        const frame *f = frame_at(h, i);
+        size_t at = (size_t)(f->first % h->rec_cap); /* one division a frame, none a record */
+        for (size_t k = 0; k < f->count; k++, at = at + 1 == h->rec_cap ? 0 : at + 1) {
+            if ((f->tick == t || h->opens.at[at]) && !take_record(w, h, at, t, box, out))
+                return false;
+        }
     }
-    sim_sort_keys(keys, n);
-    for (size_t i = 0; i < n; i++)
-        h->past.at[i] = qs[keys[i].index];
-    h->past.v.len = n;
-    *widest = h->past_widest;
-    h->past_valid = true;
-    h->past_t = t;
-    h->past_now = w->tick;
-    h->past_changes = h->changes;
-    return &h->past.v;
+    /* Static bodies moved away since t: where they were put, until they moved. */
+    for (size_t g = 0; g < h->gone.v.len; g++) {
+        const gone_body *gb = &h->gone.at[g];
+        if (!gb->placed || gb->born > t || gb->removed < t)
+            continue;
+        sim_qbody q = qbody_of(h, gb->id, gb->kind, gb->category, gb->sensor, &gb->s2, &gb->s3,
+                               gb->level, gb->pose, NULL);
+        if (sim_aabb3_overlap(&q.box, box) && !mk_vec_push(out, &q))
+            return false;
+    }
+    return true;
 }
 
 static int by_key(const void *a, const void *b)

@@ -49,11 +49,15 @@ void sim_history_note_moved(sim_world *w, const sim_body *b);
 /* Whether a body of this slot existed at tick t (it was added before it). */
 bool sim_history_born_by(const sim_world *w, uint32_t slot, uint64_t t);
 
-/* Every body that is not static and existed at tick t, where it was then (with its bounds),
- * and every body removed since t (static ones too) that existed then: an array of sim_qbody
- * the history owns, sorted by the bounds' min x (*widest gets the largest half width on x),
- * kept for further queries at t until the world steps or a body comes or goes. NULL when
- * memory runs out. t must be within the history and before the current tick. */
-const mk_vec *sim_history_bodies_at(sim_world *w, uint64_t t, float *widest);
+/* The bodies whose placement at tick t the history holds and whose bounds then meet `box`,
+ * appended to out: every body that moved at or after t (its earliest record from t on), and
+ * every body removed since t (static ones too) that existed then. The others are where they
+ * are now (sim_history_still_since). False when memory runs out. t must be within the
+ * history and before the current tick. */
+bool sim_history_bodies_at(sim_world *w, uint64_t t, const col_aabb3 *box, mk_vec *out);
+/* Whether the body in this slot has no record from tick t on: it is where it was at t. */
+bool sim_history_still_since(const sim_world *w, uint32_t slot, uint64_t t);
+/* The largest half extent of any bounds the history has held, m (0 without a history). */
+float sim_history_widest(const sim_history *h);
 
 #endif

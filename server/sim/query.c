@@ -193,47 +193,32 @@ static mk_vec *gather(sim_world *w, uint64_t t, const col_aabb3 *query, const si
         *rc = SIM_QUERY_NO_HISTORY;
         return NULL;
     }
-    /* Statics never move: the tree has them, less those added since t (removed ones are in
-     * the history). */
-    w->broad.hits.v.len = 0;
-    if (!sim_tree_query(&w->broad.tree, w->broad.shape_box.at, box, &w->broad.hits.v))
+    /* A body of then may be wider than any now. */
+    grown_box = grown(*query, BOUNDS_SLACK * (size + world_size(w, sim_history_widest(h))));
+    /* The bodies that have not moved since t (the statics' tree, less those added since t,
+     * and the moving bodies with no record from t on) are where they are now; the history
+     * has the rest (removed ones too). */
+    if (!sim_query_box(w, box, true))
         return NULL;
     const uint32_t *hits = w->broad.hits.at;
     for (size_t i = 0; i < w->broad.hits.v.len; i++) {
-        if (w->slots.bodies.at[hits[i]].id == 0 || !sim_history_born_by(w, hits[i], t))
+        uint32_t s = hits[i];
+        if (w->slots.bodies.at[s].id == 0 || !sim_history_born_by(w, s, t) ||
+            !sim_history_still_since(w, s, t))
             continue;
-        sim_qbody q = live_body(w, hits[i]);
+        sim_qbody q = live_body(w, s);
         if (wanted(f, &q) && on_path(path, &q) && !mk_vec_push(out, &q))
             return NULL;
     }
-    /* The moving bodies then: kept where their bounds then meet the box. */
-    float widest;
-    const mk_vec *past = sim_history_bodies_at(w, t, &widest);
-    if (!past)
+    size_t from = out->len;
+    if (!sim_history_bodies_at(w, t, box, out))
         return NULL;
-    /* A body of then may be wider than any now. */
-    grown_box = grown(*query, BOUNDS_SLACK * (size + world_size(w, widest)));
-    /* Sorted by min x: a body whose bounds reach the box on x starts at most twice the widest
-     * half width left of it (as sim_query_box reads the order); both ends rounded outward. */
-    const sim_qbody *ps = past->data;
-    float left = -float_up(-((double)box->center.x - box->half.x - 2.0 * widest));
-    float right = float_up((double)box->center.x + box->half.x);
-    size_t lo = 0, hi = past->len;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (ps[mid].box.center.x - ps[mid].box.half.x < left)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    for (size_t i = lo; i < past->len; i++) {
-        if (ps[i].box.center.x - ps[i].box.half.x > right)
-            break;
-        sim_qbody q = ps[i];
-        if (wanted(f, &q) && sim_aabb3_overlap(&q.box, box) && on_path(path, &q) &&
-            !mk_vec_push(out, &q))
-            return NULL;
-    }
+    sim_qbody *qs = out->data;
+    size_t kept = from;
+    for (size_t i = from; i < out->len; i++)
+        if (wanted(f, &qs[i]) && on_path(path, &qs[i]))
+            qs[kept++] = qs[i];
+    out->len = kept;
     *rc = 0;
     return out;
 }
