@@ -212,6 +212,48 @@ START_TEST(events_reach_on_event)
 }
 END_TEST
 
+/* A script's event_types gives on_event those types alone; a reload with another list
+ * gives it those; a list that is not one of names is refused at load, naming the entry. */
+START_TEST(event_types_choose_the_events)
+{
+    rules_box b;
+    const char *counter = "function on_event(game, ev)\n"
+                          "  game.state.seen = (game.state.seen or '') .. ev.type .. ';'\n"
+                          "end\n";
+    char src[512];
+    snprintf(src, sizeof src, "event_types = {'sensor_begin', 'joint_break'}\n%s", counter);
+    rules_box_must(&b, src, true, NULL);
+    sim_event ev = {.tick = 3, .a = 1, .b = 2};
+    for (int t = 0; t < SIM_EVENT_COUNT; t++) {
+        ev.type = (sim_event_type)t;
+        rul_event(b.rt, &ev);
+    }
+    char s[160];
+    ck_assert_str_eq(rules_box_string(&b, "seen", s, sizeof s), "sensor_begin;joint_break;");
+    /* Reloaded without the list: every event again. */
+    mk_error err = {0};
+    ck_assert_int_eq(rul_reload(b.rt, counter, strlen(counter), &err), 0);
+    for (int t = 0; t < SIM_EVENT_COUNT; t++) {
+        ev.type = (sim_event_type)t;
+        rul_event(b.rt, &ev);
+    }
+    ck_assert_str_eq(rules_box_string(&b, "seen", s, sizeof s),
+                     "sensor_begin;joint_break;contact_begin;contact_end;hit;sensor_begin;"
+                     "sensor_end;joint_break;");
+    /* A bad list is refused by a reload, and the old script goes on. */
+    const char *bad = "event_types = {'sensor_begin', 'goal'}\n";
+    ck_assert_int_eq(rul_reload(b.rt, bad, strlen(bad), &err), -1);
+    ck_assert_str_eq(err.message, "test.lua: event_types[2]: not an event type (contact_begin, "
+                                  "contact_end, hit, sensor_begin, sensor_end or joint_break)");
+    rules_box_close(&b);
+    rules_box_refused("event_types = 'hit'\n",
+                      "test.lua: event_types: an array of event type names, not a string");
+    rules_box_refused("event_types = {'hit', 7}\n",
+                      "test.lua: event_types[2]: not an event type (contact_begin, contact_end, "
+                      "hit, sensor_begin, sensor_end or joint_break)");
+}
+END_TEST
+
 /* body() reads what the world holds; set() gives a new velocity and spin, and moves a body (a
  * static one too); push() changes them by J/m and I^-1 (r x J): a 1 m box of density 1 has
  * m = 1 kg and I = m (w^2 + h^2) / 12 = 1/6 kg m^2, so J = (2, 0) N s at r = (0, 0.5) gives
@@ -470,5 +512,5 @@ MINK_CHECK_TESTS("rules", 60, docs_example_runs, spawns_on_start,
                  spawn_refused_with_the_protocols_message, tick_counts, missing_file_named,
                  host_callbacks_cannot_reenter, syntax_error_names_file_and_line,
                  top_level_changes_refused, players_and_actions, events_reach_on_event,
-                 velocities_and_impulses, explosion_falls_off, queries, deterministic_iteration,
-                 timers)
+                 event_types_choose_the_events, velocities_and_impulses, explosion_falls_off,
+                 queries, deterministic_iteration, timers)

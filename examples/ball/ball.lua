@@ -101,6 +101,8 @@ local function goal(game, side)
   if s.goals >= GOALS_PER_ROUND then end_round(game, {round = s.round}) end
 end
 
+event_types = {'sensor_begin'}  -- on_event is given goals' sensors only
+
 function on_event(game, ev)
   if ev.type ~= 'sensor_begin' or ev.body ~= game.state.ball then return end
   if ev.sensor == game.state.goal_left then goal(game, 'right')

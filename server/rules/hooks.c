@@ -278,6 +278,8 @@ static int event_body(lua_State *L, void *ud)
 
 void rul_event(rul_runtime *rt, const sim_event *ev)
 {
+    if (!(rt->s->event_types & (1u << ev->type)))
+        return; /* not among the script's event_types */
     if (enter(rt, "rul_event") && !rt->stats[RUL_HOOK_EVENT].disabled)
         rul_call(rt, rt->s, RUL_HOOK_EVENT, event_body, (void *)ev, true, NULL);
 }

@@ -30,6 +30,7 @@ typedef struct rul_state {
     uint64_t instructions; /* Lua instructions this call ran, as of the last count hook */
     uint64_t work;     /* C work charged in this call (rul_charge, new long strings) */
     int period;        /* instructions the count hook is set to fire after */
+    uint32_t event_types; /* the events on_event is given: a bit per sim_event_type */
 } rul_state;
 
 /* A timer: at tick `due` (then every `every` ticks when not 0) the global function `name` is

@@ -25,6 +25,7 @@ rul_state *rul_state_new(rul_runtime *rt)
         return NULL;
     s->rt = rt;
     s->limit = rt->memory;
+    s->event_types = (1u << SIM_EVENT_COUNT) - 1;
     s->L = lua_newstate(rul_alloc, s);
     if (!s->L) {
         free(s);
@@ -51,6 +52,41 @@ typedef struct chunk {
     size_t len;
 } chunk;
 
+/* The events the script's `on_event` is given, from its global `event_types` as the top
+ * level left it: an array of event type names, or absent for all of them. Read raw (no
+ * metamethod runs), so that a bad table is a load error naming it. */
+static void read_event_types(lua_State *L, const char *script)
+{
+    rul_state *s = rul_state_of(L);
+    s->event_types = (1u << SIM_EVENT_COUNT) - 1;
+    lua_rawgeti(L, LUA_REGISTRYINDEX, LUA_RIDX_GLOBALS);
+    lua_pushliteral(L, "event_types");
+    int type = lua_rawget(L, -2);
+    if (type == LUA_TNIL) {
+        lua_pop(L, 2);
+        return;
+    }
+    if (type != LUA_TTABLE)
+        luaL_error(L, "%s: event_types: an array of event type names, not a %s", script,
+                   lua_typename(L, type));
+    lua_Unsigned n = lua_rawlen(L, -1);
+    if (n > 64)
+        luaL_error(L, "%s: event_types: at most 64 names", script);
+    s->event_types = 0;
+    for (lua_Integer i = 1; i <= (lua_Integer)n; i++) {
+        const char *name = lua_rawgeti(L, -1, i) == LUA_TSTRING ? lua_tostring(L, -1) : NULL;
+        int t = 0;
+        while (name && t < SIM_EVENT_COUNT && strcmp(name, rul_event_name((sim_event_type)t)))
+            t++;
+        if (!name || t == SIM_EVENT_COUNT)
+            luaL_error(L, "%s: event_types[%d]: not an event type (contact_begin, contact_end, "
+                          "hit, sensor_begin, sensor_end or joint_break)", script, (int)i);
+        s->event_types |= 1u << t;
+        lua_pop(L, 1);
+    }
+    lua_pop(L, 2);
+}
+
 /* The script's top level: loaded as text only (a precompiled chunk is refused), run under the
  * budget and the cap. */
 static int run_chunk(lua_State *L, void *ud)
@@ -61,6 +97,7 @@ static int run_chunk(lua_State *L, void *ud)
     if (rc != LUA_OK)
         return lua_error(L);
     lua_call(L, 0, 0);
+    read_event_types(L, c->name);
     return 1;
 }
 
