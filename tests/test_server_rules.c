@@ -366,7 +366,8 @@ START_TEST(signing_in_again_rejoins)
 END_TEST
 
 /* A `game` connection pushes a player's body, emits to that player and to all, and hears the
- * rules' messages to anyone; a player's emit is unauthorized. */
+ * rules' messages to anyone; a player's emit is unauthorized; what the game connection spawns
+ * and joins is the world's and outlives it. */
 START_TEST(game_role_connection)
 {
     char keypath[] = "/tmp/mink_rules_key_XXXXXX";
@@ -414,8 +415,57 @@ START_TEST(game_role_connection)
     m = h_recv_type(&p, "error", 2000);
     ck_assert_str_eq(h_str(m, "code"), "unauthorized");
     cJSON_Delete(m);
-    h_close(&p);
+    /* What the game connection spawns and joins is the world's: it welds ann's box to a post
+     * of its own, and both stay when it goes. */
+    ck_assert(h_send_line(&g, "{\"type\":\"spawn\",\"req\":5,\"body\":{\"shape\":{\"type\":"
+                              "\"box\",\"half\":[0.5,2]},\"pos\":[300,100],\"kind\":\"static\"}}"));
+    m = h_recv_type(&g, "spawned", 2000);
+    ck_assert_ptr_nonnull(m);
+    double post = h_num(m, "id");
+    cJSON_Delete(m);
+    snprintf(line, sizeof line,
+             "{\"type\":\"joint\",\"req\":6,\"joint\":{\"type\":\"weld\",\"a\":%.0f,\"b\":%.0f}}",
+             body, post);
+    ck_assert(h_send_line(&g, line));
+    m = h_recv_type(&g, "joined", 2000);
+    ck_assert_ptr_nonnull(m);
+    double weld = h_num(m, "id");
+    cJSON_Delete(m);
     h_close(&g);
+    /* ann sees the post, the server's (owner 0), and the weld; nothing of them removed. */
+    bool post_seen = false, weld_seen = false;
+    for (int i = 0; i < 60 && !(post_seen && weld_seen); i++) {
+        cJSON *st = h_recv_type(&p, "state", 2000);
+        ck_assert_ptr_nonnull(st);
+        const cJSON *it;
+        cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(st, "bodies"))
+        {
+            if (h_num(it, "id") == post && cJSON_GetObjectItemCaseSensitive(it, "owner")) {
+                ck_assert_double_eq(h_num(it, "owner"), 0);
+                post_seen = true;
+            }
+        }
+        cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(st, "joints"))
+            weld_seen |= h_num(it, "id") == weld;
+        cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(st, "removed"))
+            ck_assert(it->valuedouble != post);
+        cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(st, "removed_joints"))
+            ck_assert(it->valuedouble != weld);
+        cJSON_Delete(st);
+    }
+    ck_assert(post_seen && weld_seen);
+    /* A second of states after the close: the post and the weld are still there. */
+    for (int i = 0; i < 30; i++) {
+        cJSON *st = h_recv_type(&p, "state", 2000);
+        ck_assert_ptr_nonnull(st);
+        const cJSON *it;
+        cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(st, "removed"))
+            ck_assert(it->valuedouble != post);
+        cJSON_ArrayForEach(it, cJSON_GetObjectItemCaseSensitive(st, "removed_joints"))
+            ck_assert(it->valuedouble != weld);
+        cJSON_Delete(st);
+    }
+    h_close(&p);
     stop_server();
     unlink(keypath);
 }

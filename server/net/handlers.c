@@ -15,10 +15,11 @@
 
 static const char *req_of(const proto_msg *m) { return m->has_req ? m->req : NULL; }
 
-/* Converts a spec and checks this client's quota and the world's room. Returns the new id or
+/* Converts a spec and checks its owner's quota (a client's; the world's bodies have none) and
+ * the world's room. Returns the new id or
  * 0 after answering with the error. */
-static sim_id add_body(net_session *s, const proto_body_spec *spec, const char *field,
-                       const char *req)
+static sim_id add_body(net_session *s, const proto_body_spec *spec, uint32_t owner,
+                       const char *field, const char *req)
 {
     net_server *srv = s->srv;
     sim_body_def def;
@@ -29,15 +30,15 @@ static sim_id add_body(net_session *s, const proto_body_spec *spec, const char *
         net_session_error(s, PROTO_ERR_BAD_REQUEST, err.message, req);
         return 0;
     }
-    size_t owned = sim_world_count_owned(srv->world, s->owner);
-    if (owned >= srv->cfg.bodies_per_client) {
+    size_t owned = owner ? sim_world_count_owned(srv->world, owner) : 0;
+    if (owner && owned >= srv->cfg.bodies_per_client) {
         sim_level_release(def.level);
         snprintf(msg, sizeof msg, "this client has %zu bodies, the limit is %u", owned,
                  srv->cfg.bodies_per_client);
         net_session_error(s, PROTO_ERR_QUOTA, msg, req);
         return 0;
     }
-    sim_id id = sim_world_add(srv->world, &def, s->owner);
+    sim_id id = sim_world_add(srv->world, &def, owner);
     sim_level_release(def.level);
     if (id == 0) {
         snprintf(msg, sizeof msg, "the world is full (%zu bodies)",
@@ -71,7 +72,7 @@ static void handle_hello(net_session *s, proto_msg *m)
     /* A player back in time has the avatar they left (players.c). */
     sim_id avatar = s->avatar;
     if (m->u.hello.has_avatar && avatar == 0) {
-        avatar = add_body(s, &m->u.hello.avatar, "avatar", req_of(m));
+        avatar = add_body(s, &m->u.hello.avatar, s->owner, "avatar", req_of(m));
         if (avatar == 0)
             return; /* not joined: the client may say hello again */
     }
@@ -122,7 +123,10 @@ static void handle_spawn(net_session *s, proto_msg *m)
         net_session_error(s, PROTO_ERR_RATE_LIMITED, msg, req_of(m));
         return;
     }
-    sim_id id = add_body(s, &m->u.spawn.body, "body", req_of(m));
+    /* A game connection's bodies are the world's, as the rules' are: they stay when it goes,
+     * and only the world's size bounds them. */
+    uint32_t owner = net_session_is_game(s) ? 0 : s->owner;
+    sim_id id = add_body(s, &m->u.spawn.body, owner, "body", req_of(m));
     if (id == 0)
         return;
     proto_buf *b = &s->srv->out;
