@@ -2,9 +2,9 @@
  *
  * The candidates come from the broadphase, never from a scan: the box the query covers (the
  * segment's bounds, the cast shape's swept bounds, the shape's bounds) goes through the
- * statics' tree and the moving bodies' order on x (sim_query_box); at a past tick the statics
- * come from the tree and the moving bodies from the history (history.c), where they were
- * then. Each candidate's own bounds are tested against the segment (the slab test of Kay
+ * statics' tree and the moving bodies' order on x (sim_query_box); at a past tick the bodies
+ * that have not moved since come from there too, and the others from the history (history.c:
+ * its records from that tick on), where they were then. Each candidate's own bounds are tested against the segment (the slab test of Kay
  * and Kajiya), and a first-hit ray tests the shapes in order of where the segment enters
  * their bounds, stopping once that is past the nearest hit. Bounds decide only whether the
  * exact test runs, so every bound is rounded outward: the boxes are grown by more than the
