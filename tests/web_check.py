@@ -13,7 +13,12 @@ use it, with a TCP player watching the same world to check what the server did:
 With "tls" after DIM the server gets a certificate made for the run (openssl) with --tls-cert
 and --tls-key, and the page is opened over https (its WebSocket is then wss).
 
-usage: web_check.py MINK_SERVER OUT_DIR DIM [tls]
+With "range" after DIM (3) the server runs the hit-scan range of examples/range, and the page
+plays it: the pointer on a swinging target, F fires (at the tick the page drew), and the
+game's `hit` comes back to the page with the shooter's points; then the page joins with an
+avatar and fires from it, for a second point.
+
+usage: web_check.py MINK_SERVER OUT_DIR DIM [tls|range]
 """
 import json
 import os
@@ -34,6 +39,8 @@ from selenium.webdriver.common.keys import Keys
 
 SERVER, OUT, DIM = sys.argv[1], sys.argv[2], int(sys.argv[3])
 TLS = len(sys.argv) > 4 and sys.argv[4] == "tls"
+RANGE = len(sys.argv) > 4 and sys.argv[4] == "range"
+EXAMPLES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "examples")
 
 
 DRIVER = None
@@ -88,6 +95,7 @@ class Watcher:
                     e["pos"] = b["pos"]
                     if "owner" in b:
                         e["owner"], e["kind"] = b["owner"], b["kind"]
+                        e["tag"] = b.get("tag", "")
                 for i in m.get("removed", []):
                     self.bodies.pop(i, None)
 
@@ -95,6 +103,10 @@ class Watcher:
         with self.lock:
             b = self.bodies.get(body_id)
             return list(b["pos"]) if b else None
+
+    def tagged(self, tag):
+        with self.lock:
+            return sorted(i for i, b in self.bodies.items() if b.get("tag") == tag)
 
     def owned_by(self, client):
         with self.lock:
@@ -107,6 +119,9 @@ def main():
     args = [SERVER, "--host", "127.0.0.1", "--port", str(port), "--http-port", str(http_port)]
     if DIM == 3:
         args += ["--dim", "3"]
+    if RANGE:
+        args += ["--scene", os.path.join(EXAMPLES, "range", "range.json"),
+                 "--script", os.path.join(EXAMPLES, "range", "range.lua")]
     tmp = tempfile.TemporaryDirectory(prefix="mink-tls-")
     if TLS:
         cert, key = os.path.join(tmp.name, "cert.pem"), os.path.join(tmp.name, "key.pem")
@@ -130,7 +145,12 @@ def main():
             fail("the server exited %d" % rc)
         os.unlink(log.name)
     tmp.cleanup()
-    print("ok: %dD page%s connected, drew, moved an avatar and dropped a shape" % (DIM, " over https" if TLS else ""))
+    if RANGE:
+        print("ok: the range played in the page: two shots fired with F hit, from the camera "
+              "and from an avatar")
+    else:
+        print("ok: %dD page%s connected, drew, moved an avatar and dropped a shape"
+              % (DIM, " over https" if TLS else ""))
 
 
 def run(port, http_port):
@@ -142,7 +162,7 @@ def run(port, http_port):
     opts.set_capability("goog:loggingPrefs", {"browser": "ALL"})
     driver = webdriver.Chrome(service=Service("/usr/bin/chromedriver"), options=opts)
     try:
-        check_page(driver, port, http_port)
+        (check_range if RANGE else check_page)(driver, port, http_port)
     finally:
         driver.quit()
 
@@ -217,6 +237,58 @@ def check_page(driver, port, http_port):
         fail("console errors: %s" % errors)
     print("avatar %d moved %.2f m; dropped body %s; %d bodies; screenshot %s"
           % (avatar, moved, sorted(new), int(data(driver, "bodies")), shot))
+
+
+def shoot_until_hit(driver, canvas, targets, points):
+    """Points the pointer at a target as the page draws it and presses F, until the page hears
+    the game's `hit` that gives its player `points` points (a swinging target may move out from
+    under the pointer between the two)."""
+    size = driver.execute_script("const c = document.getElementById('view'); "
+                                 "return [c.width, c.height]")
+    for attempt in range(20):
+        target = targets[attempt % len(targets)]
+        at = driver.execute_script("return window.minkPage.screenOf(arguments[0])", target)
+        if not at:
+            time.sleep(0.2)
+            continue
+        x, y = int(at[0] - size[0] / 2), int(at[1] - size[1] / 2)
+        ActionChains(driver).move_to_element_with_offset(canvas, x, y).send_keys("f").perform()
+        end = time.time() + 1.5
+        while time.time() < end:
+            score = driver.find_element(By.ID, "score").text
+            if score.endswith(": %d" % points):
+                return attempt + 1, score
+            time.sleep(0.05)
+    fail("20 shots at the targets, none gave %d points; the last fired %s; feed: %s" % (
+        points, data(driver, "fired"), driver.find_element(By.ID, "feed").text))
+
+
+def check_range(driver, port, http_port):
+    global DRIVER
+    DRIVER = driver
+    watcher = Watcher(port)
+    driver.get("http://127.0.0.1:%d/" % http_port)
+    wait_for("a state", lambda: data(driver, "tick"))
+    targets = wait_for("the targets", lambda: len(watcher.tagged("target")) == 4
+                       and watcher.tagged("target"), 10)
+    wait_for("the game's welcome", lambda: int(data(driver, "gameEvents") or 0) >= 1)
+    wait_for("the targets drawn", lambda: int(data(driver, "drawn") or 0) >= 6)
+    canvas = driver.find_element(By.ID, "view")
+    shots, score = shoot_until_hit(driver, canvas, targets, 1)
+    # Joined with an avatar, the shot leaves from the avatar's head, within the game's reach.
+    driver.find_element(By.ID, "join").click()
+    avatar = int(wait_for("an avatar", lambda: int(data(driver, "avatar") or 0)))
+    wait_for("the avatar in the server's state", lambda: watcher.pos(avatar))
+    time.sleep(1.0)  # it falls onto the floor
+    shots2, score2 = shoot_until_hit(driver, canvas, targets, 2)
+    errors = [e for e in driver.get_log("browser") if e["level"] == "SEVERE"]
+    if errors:
+        fail("console errors: %s" % errors)
+    os.makedirs(OUT, exist_ok=True)
+    shot = os.path.join(OUT, "web_range.png")
+    driver.save_screenshot(shot)
+    print("a hit after %d shot(s) from the camera (%s), after %d from avatar %d (%s); "
+          "screenshot %s" % (shots, score, shots2, avatar, score2, shot))
 
 
 if __name__ == "__main__":

@@ -76,6 +76,34 @@ function kick() {
   send({ type: "action", req: "kick", name: "kick", data: { dir: [ball.pos[0] - me.pos[0], ball.pos[1] - me.pos[1]] } });
 }
 
+// F: the action `fire` (examples/range) at what the pointer shows, as the picture showed it:
+// `tick` the tick drawn, `from` the avatar's head (or, without an avatar, the camera), `dir`
+// toward the surface under the pointer (in 2D toward the pointer's point).
+let pointer = null; // the pointer's last place on the canvas, CSS pixels
+function fire() {
+  if (!joined || !pointer) return;
+  const now = performance.now(), w = canvas.width, h = canvas.height;
+  const { items, tick } = drawnItems(now);
+  const me = items.find((it) => it.body.id === avatar);
+  let from, dir;
+  if (world.dim === 3) {
+    const ray = view3.ray(pointer.x, pointer.y, w, h);
+    const hit = view3.hit(items.filter((it) => it !== me), ray.origin, ray.dir);
+    const aim = hit ? hit.point : ray.origin.map((o, i) => o + ray.dir[i] * 100);
+    from = me ? [me.pose.pos[0], me.pose.pos[1] + 0.5, me.pose.pos[2]] : ray.origin;
+    dir = aim.map((a, i) => a - from[i]);
+  } else {
+    const p = view2.toWorld(pointer.x, pointer.y, w, h);
+    from = me ? me.pose.pos.slice(0, 2).concat([0]) : [view2.centre[0], view2.centre[1], 0];
+    dir = [p[0] - from[0], p[1] - from[1], 0];
+  }
+  if (!dir.some((d) => d !== 0)) return;
+  const r3 = (v) => v.map((x) => Number(x.toFixed(4)));
+  const data = { tick: Math.max(0, Math.floor(tick)), from: r3(from), dir: r3(dir) };
+  send({ type: "action", req: `fire${++req}`, name: "fire", data });
+  setData("fired", JSON.stringify(data));
+}
+
 function send(msg) {
   if (ws && ws.readyState === WebSocket.OPEN) ws.send(JSON.stringify(msg));
 }
@@ -223,25 +251,43 @@ function drop(sx, sy) {
 
 function resize() {
   const r = canvas.getBoundingClientRect();
-  canvas.width = Math.max(1, Math.round(r.width));
-  canvas.height = Math.max(1, Math.round(r.height));
+  const w = Math.max(1, Math.round(r.width)), h = Math.max(1, Math.round(r.height));
+  if (canvas.width !== w) canvas.width = w;
+  if (canvas.height !== h) canvas.height = h;
 }
+
+// The bodies as the picture shows them at `now`: [{body, pose}] and the tick drawn.
+function drawnItems(now) {
+  const tick = world.drawTick(now);
+  const items = [];
+  for (const b of world.bodies.values()) {
+    let pose = world.pose(b, tick);
+    if (!pose || !b.shape) continue;
+    if (b.id === avatar && predictor.active) pose = { pos: predictor.drawn(now), rot: pose.rot };
+    items.push({ body: b, pose });
+  }
+  return { items, tick };
+}
+
+// For scripts that drive the page (tests, bots): where body `id` is drawn now, in the canvas's
+// CSS pixels, or null.
+window.minkPage = {
+  screenOf(id) {
+    const it = drawnItems(performance.now()).items.find((i) => i.body.id === id);
+    if (!it) return null;
+    const w = canvas.width, h = canvas.height;
+    const p = world.dim === 3 ? view3.project(it.pose.pos, view3.basis(), w, h) : view2.toScreen(it.pose.pos, w, h);
+    return p ? [p[0], p[1]] : null;
+  },
+};
 
 function frame() {
   const now = performance.now();
   const w = canvas.width, h = canvas.height;
   ctx.fillStyle = "#15171c";
   ctx.fillRect(0, 0, w, h);
-  const t = world.drawTick(now);
-  const items = [];
-  let drawn = 0;
-  for (const b of world.bodies.values()) {
-    let pose = world.pose(b, t);
-    if (!pose || !b.shape) continue;
-    if (b.id === avatar && predictor.active) pose = { pos: predictor.drawn(now), rot: pose.rot };
-    items.push({ body: b, pose });
-    drawn++;
-  }
+  const { items } = drawnItems(now);
+  const drawn = items.length;
   const lines = jointLines(items);
   if (world.dim === 3) view3.draw(ctx, w, h, items, client, lines);
   else view2.draw(ctx, w, h, items, client, lines);
@@ -297,6 +343,7 @@ canvas.addEventListener("pointerdown", (e) => {
   canvas.setPointerCapture(e.pointerId);
 });
 canvas.addEventListener("pointermove", (e) => {
+  pointer = { x: e.offsetX, y: e.offsetY };
   if (!drag) return;
   const dx = e.offsetX - drag.x, dy = e.offsetY - drag.y;
   drag.moved += Math.abs(dx) + Math.abs(dy);
@@ -322,6 +369,7 @@ canvas.addEventListener("wheel", (e) => {
 const GAME_KEYS = ["ArrowLeft", "ArrowRight", "ArrowUp", "ArrowDown", "KeyA", "KeyD", "KeyW", "KeyS", "Space"];
 window.addEventListener("keydown", (e) => {
   if (e.code === "KeyK" && !e.repeat) kick();
+  if (e.code === "KeyF" && !e.repeat) fire();
   if (!GAME_KEYS.includes(e.code) || e.target.tagName === "SELECT") return;
   e.preventDefault();
   if (e.code === "Space" && !keys.has("Space")) jumpQueued = true;
@@ -329,7 +377,9 @@ window.addEventListener("keydown", (e) => {
 });
 window.addEventListener("keyup", (e) => keys.delete(e.code));
 window.addEventListener("blur", () => keys.clear());
-window.addEventListener("resize", resize);
+// The canvas's box changes with the window and with the header's line (the score, a wrapped
+// status): its pixels follow, so that a pointer's place is the picture's.
+new ResizeObserver(resize).observe(canvas);
 
 $("join").addEventListener("click", join);
 $("view3mode").addEventListener("click", () => {

@@ -263,22 +263,43 @@ export class View3 {
     if (z < 0.1) return null;
     return [w / 2 + (x * focal) / z, h / 2 - (y * focal) / z, z];
   }
-  // The point on the ground plane y = 0 under the screen point, or null.
-  pick(sx, sy, w, h) {
+  // The camera's ray through the screen point: {origin, dir} (dir a unit vector).
+  ray(sx, sy, w, h) {
     const cam = this.basis();
     const focal = h / (2 * Math.tan(0.5));
     const x = sx - w / 2, y = h / 2 - sy;
-    let origin = cam.eye, dir;
     if (this.top) {
       const k = this.distance / focal;
-      origin = cam.eye.map((e, i) => e + cam.r[i] * x * k + cam.u[i] * y * k);
-      dir = cam.f;
-    } else {
-      dir = norm(cam.f.map((f, i) => f * focal + cam.r[i] * x + cam.u[i] * y));
+      return { origin: cam.eye.map((e, i) => e + cam.r[i] * x * k + cam.u[i] * y * k), dir: cam.f };
     }
+    return { origin: cam.eye, dir: norm(cam.f.map((f, i) => f * focal + cam.r[i] * x + cam.u[i] * y)) };
+  }
+  // The point on the ground plane y = 0 under the screen point, or null.
+  pick(sx, sy, w, h) {
+    const { origin, dir } = this.ray(sx, sy, w, h);
     if (Math.abs(dir[1]) < 1e-6) return null;
     const t = -origin[1] / dir[1];
     return t > 0 ? origin.map((o, i) => o + dir[i] * t) : null;
+  }
+  // The nearest of the drawn items' triangles that the ray meets (Moller and Trumbore's test,
+  // either side): {id, point, t}, or null. What the picture shows under a screen point.
+  hit(items, origin, dir) {
+    let best = null;
+    for (const { body: b, pose } of items) {
+      const tris = isLevel(b.shape) ? (levelGeometry(b.shape) || {}).tris || [] : meshOf(b.shape);
+      for (const tri of tris) {
+        const [a, p1, p2] = tri.map((v) => add(rotate(pose.rot, v), pose.pos));
+        const e1 = sub3(p1, a), e2 = sub3(p2, a), q = crossv(dir, e2), det = dot3(e1, q);
+        if (Math.abs(det) < 1e-12) continue;
+        const s = sub3(origin, a), u = dot3(s, q) / det;
+        if (u < 0 || u > 1) continue;
+        const r = crossv(s, e1), v = dot3(dir, r) / det;
+        if (v < 0 || u + v > 1) continue;
+        const t = dot3(e2, r) / det;
+        if (t > 0 && (!best || t < best.t)) best = { id: b.id, t, point: origin.map((o, i) => o + dir[i] * t) };
+      }
+    }
+    return best;
   }
   draw(ctx, w, h, items, me, lines = []) {
     const cam = this.basis();
@@ -342,6 +363,7 @@ export class View3 {
 
 const add = (a, b) => [a[0] + b[0], a[1] + b[1], a[2] + b[2]];
 const sub3 = (a, b) => [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
+const dot3 = (a, b) => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 const crossv = (a, b) => [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
 function norm(v) {
   const l = Math.hypot(...v) || 1;
