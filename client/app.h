@@ -11,6 +11,7 @@
 #include <uv.h>
 
 #include "conn.h"
+#include "game.h"
 #include "interp.h"
 #include "keys.h"
 #include "lag.h"
@@ -129,6 +130,7 @@ struct cli_app {
     MK_VEC(cli_body) drawn; /* this frame's bodies where they are drawn (frame.c) */
     bool replaying;
     cli_replay replay;
+    cli_game game; /* what the game's messages named: the e key's aim (game.c) */
     uv_timer_t replay_timer;
     double record_start_ms;
     bool json;              /* --bot --json: the summary as one JSON object */

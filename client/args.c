@@ -88,8 +88,9 @@ static void usage(FILE *out)
             "  --delta            the players ask for delta states instead of compact ones\n"
             "  --json             the summary as one JSON object\n"
             "  --help             this text\n"
-            "keys: arrows/WASD move, space jump, f drop a shape, +/- zoom, q quit; in 3D the\n"
-            "view looks down on x-z (x right, z down the screen) and up/down move along -z/+z\n",
+            "keys: arrows/WASD move, space jump, f drop a shape, e the game's action (kick the\n"
+            "ball, fire at the target the avatar faces), +/- zoom, q quit; in 3D the view\n"
+            "looks down on x-z (x right, z down the screen) and up/down move along -z/+z\n",
           out);
 }
 

@@ -97,7 +97,7 @@ const char *cli_frame_help(const cli_app *app)
     if (app->replaying)
         return " p pause | ] faster | [ slower | . step | +/- zoom | q quit";
     if (app->dim == 3)
-        return " arrows/WASD walk (x right, z down) | space jump | f drop shape | +/- zoom | "
-               "q quit | digits: top in m above your feet";
-    return " arrows/AD move | up/W/space jump | f drop shape | +/- zoom | q quit";
+        return " arrows/WASD walk (x right, z down) | space jump | f drop shape | e act | "
+               "+/- zoom | q quit | digits: top in m above your feet";
+    return " arrows/AD move | up/W/space jump | f drop shape | e act | +/- zoom | q quit";
 }

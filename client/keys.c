@@ -20,6 +20,7 @@ static cli_key letter(unsigned char c)
     case ']': return CLI_KEY_FASTER;
     case '[': return CLI_KEY_SLOWER;
     case '.': return CLI_KEY_STEP;
+    case 'e': case 'E': return CLI_KEY_ACT;
     default: return CLI_KEY_NONE;
     }
 }

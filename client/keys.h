@@ -19,6 +19,7 @@ typedef enum cli_key {
     CLI_KEY_FASTER,   /* ] */
     CLI_KEY_SLOWER,   /* [ */
     CLI_KEY_STEP,     /* .: one state on, while paused */
+    CLI_KEY_ACT,      /* e: the game's action (kick, fire: game.c) */
 } cli_key;
 
 typedef struct cli_keys {

@@ -321,6 +321,7 @@ static void on_game_event(cli_app *app, const cJSON *msg)
     const cJSON *points = cJSON_GetObjectItemCaseSensitive(data, "points");
     char *out = app->stats.score;
     size_t cap = sizeof app->stats.score, n = 0;
+    cli_game_note(&app->game, data);
     if (!cJSON_IsString(name) || (!cJSON_IsObject(score) && !cJSON_IsNumber(points)))
         return;
     n += (size_t)snprintf(out, cap, "%.24s:", name->valuestring);
@@ -416,6 +417,22 @@ static void on_connect(cli_conn *c, int status)
 
 /* ---- keyboard and signals ---- */
 
+/* The e key: the game's action (game.c) as the picture shows the world now. */
+static void act(cli_app *app, double now)
+{
+    if (app->replaying || !app->has_avatar)
+        return;
+    char line[512];
+    double facing[3] = {app->facing_x, 0, app->facing_z};
+    size_t n = cli_game_action(&app->game, &app->interp, cli_interp_render_tick(&app->interp, now),
+                               app->dim, app->avatar, facing, line, sizeof line);
+    if (n > 0)
+        cli_send(app, line, n);
+    else
+        snprintf(app->stats.last_error, sizeof app->stats.last_error,
+                 "client: the game named nothing to act on (a ball, targets)");
+}
+
 /* A key the view read. */
 static void on_key(cli_app *app, cli_key key)
 {
@@ -455,6 +472,9 @@ static void on_key(cli_app *app, cli_key key)
         break;
     case CLI_KEY_SPAWN:
         cli_drop(app);
+        break;
+    case CLI_KEY_ACT:
+        act(app, now);
         break;
     case CLI_KEY_PAUSE:
     case CLI_KEY_FASTER:
