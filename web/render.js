@@ -322,7 +322,10 @@ export class View3 {
           ? n[0] * toEye[0] + n[1] * toEye[1] + n[2] * toEye[2]
           : n[0] * (mid[0] - pose.pos[0]) + n[1] * (mid[1] - pose.pos[1]) + n[2] * (mid[2] - pose.pos[2]);
         if (out < 0) n = n.map((x) => -x);
-        const sp = wp.map((p) => this.project(p, cam, w, h));
+        // Cut at the near plane: a floor that reaches behind the eye is drawn up to it.
+        const poly = this.top ? wp : clipNear(wp, cam);
+        if (poly.length < 3) continue;
+        const sp = poly.map((p) => this.project(p, cam, w, h));
         if (sp.some((p) => !p)) continue;
         // Back faces away from the eye are not drawn.
         if (!this.top && n[0] * toEye[0] + n[1] * toEye[1] + n[2] * toEye[2] < 0) continue;
@@ -330,7 +333,9 @@ export class View3 {
         let shade = 0.35 + 0.65 * Math.max(0, n[0] * light[0] + n[1] * light[1] + n[2] * light[2]);
         const height = level ? mid[1] : pose.pos[1];
         if (this.top) shade = 0.35 + 0.65 * (yhi > ylo ? Math.min(1, Math.max(0, (height - ylo) / (yhi - ylo))) : 1);
-        const z = this.top ? -(wp[0][1] + wp[1][1] + wp[2][1]) : sp[0][2] + sp[1][2] + sp[2][2];
+        // Far to near by the farthest corner, so that a large face (a floor) under small
+        // bodies is painted before them.
+        const z = this.top ? -(wp[0][1] + wp[1][1] + wp[2][1]) : Math.max(...sp.map((p) => p[2]));
         faces.push({ sp, z, fill: css(c, shade), sensor: b.sensor });
       }
     }
@@ -338,8 +343,7 @@ export class View3 {
     for (const f of faces) {
       ctx.beginPath();
       ctx.moveTo(f.sp[0][0], f.sp[0][1]);
-      ctx.lineTo(f.sp[1][0], f.sp[1][1]);
-      ctx.lineTo(f.sp[2][0], f.sp[2][1]);
+      for (let i = 1; i < f.sp.length; i++) ctx.lineTo(f.sp[i][0], f.sp[i][1]);
       ctx.closePath();
       ctx.fillStyle = f.fill;
       ctx.strokeStyle = f.sensor ? "rgba(120,220,255,0.6)" : f.fill;
@@ -363,6 +367,26 @@ export class View3 {
 
 const add = (a, b) => [a[0] + b[0], a[1] + b[1], a[2] + b[2]];
 const sub3 = (a, b) => [a[0] - b[0], a[1] - b[1], a[2] - b[2]];
+const NEAR = 0.11; // m: the near plane, a little in front of where View3.project stops (0.1)
+
+// The part of a triangle (world points) in front of the near plane: a polygon of 3 or 4
+// points, or none (Sutherland and Hodgman's clipping against one plane).
+function clipNear(tri, cam) {
+  const depth = (p) => (p[0] - cam.eye[0]) * cam.f[0] + (p[1] - cam.eye[1]) * cam.f[1] + (p[2] - cam.eye[2]) * cam.f[2];
+  const d = tri.map(depth);
+  if (d.every((x) => x >= NEAR)) return tri;
+  const out = [];
+  for (let i = 0; i < 3; i++) {
+    const j = (i + 1) % 3, a = tri[i], b = tri[j];
+    if (d[i] >= NEAR) out.push(a);
+    if (d[i] >= NEAR !== d[j] >= NEAR) {
+      const k = (NEAR - d[i]) / (d[j] - d[i]);
+      out.push(a.map((x, n) => x + (b[n] - x) * k));
+    }
+  }
+  return out;
+}
+
 const dot3 = (a, b) => a[0] * b[0] + a[1] * b[1] + a[2] * b[2];
 const crossv = (a, b) => [a[1] * b[2] - a[2] * b[1], a[2] * b[0] - a[0] * b[2], a[0] * b[1] - a[1] * b[0]];
 function norm(v) {
