@@ -570,12 +570,43 @@ START_TEST(box_flush_with_triangle_edge)
 }
 END_TEST
 
+/* A unit box standing on the plane of a triangle whose corner is at its centre: the manifold
+ * is the part of the box's bottom face over the triangle, the triangle (-1, 0, -1), (0, 0, 0),
+ * (0, 0, -1) cut to the square, whose corners are (-0.5, 0, -0.5), (0, 0, -0.5) and the
+ * origin, each once, at depth 0. GCC 12.2's SLP vectorizer at -O2 once dropped the rounding
+ * of the triangle's centre to float here (the debug build's 3D files), moving a corner of the
+ * triangle's hull by one ulp and the clip's answer to four points, one of them twice: the
+ * project builds with -fno-tree-slp-vectorize (CMakeLists.txt). */
+START_TEST(box_on_a_triangle_corner_clips_to_its_corners)
+{
+    col_triangle3 tri = {{{-1, 0, -1}, {0, 0, 0}, {0, 0, -1}}, 0x4};
+    col_shape3 box = {.type = COL_SHAPE3_BOX, .half = {0.5f, 0.5f, 0.5f}};
+    col_xf3 xb = {{0, 0.5f, 0}, mk_quat_identity()};
+    col_tri_contact3 how = contact(0.02f);
+    how.motion = mk_v3(6.0f, 0.0f, 0.0f);
+    col_manifold3 m = col_collide_triangle3(&tri, &box, xb, &how);
+    static const double want[3][3] = {{-0.5, 0, -0.5}, {0, 0, -0.5}, {0, 0, 0}};
+    ck_assert_int_eq(m.count, 3);
+    NEAR(m.normal.y, 1.0, 1e-7);
+    for (int k = 0; k < 3; k++) {
+        int found = 0;
+        for (int i = 0; i < m.count; i++)
+            found += fabs(m.points[i].point.x - want[k][0]) < 1e-6 &&
+                     fabs(m.points[i].point.y - want[k][1]) < 1e-6 &&
+                     fabs(m.points[i].point.z - want[k][2]) < 1e-6;
+        EXPECT(found == 1, "corner %d found %d times", k, found);
+        NEAR(m.points[k].depth, 0.0, 1e-7);
+    }
+}
+END_TEST
+
 MINK_CHECK_SUITE("mesh3", s)
 {
     MINK_TCASE(s, "known", 60, box_rests_on_flat_mesh, feature_ids_persist,
                active_edge_keeps_normal_up, every_shape_rests_over_the_seam,
                sphere_on_tilted_plane, ray_down_hits_plane_height, placed_mesh,
-               casts_do_not_tunnel, back_faces, box_flush_with_triangle_edge);
+               casts_do_not_tunnel, back_faces, box_flush_with_triangle_edge,
+               box_on_a_triangle_corner_clips_to_its_corners);
     MINK_TCASE(s, "build", 60, welds_and_drops, bad_meshes_refused, bad_heightfields_refused,
                grid_memory);
 }

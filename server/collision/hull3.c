@@ -226,7 +226,7 @@ int col_hull3_make(const mk_vec3 *points, int n, col_hull3 *out, mk_error *err)
     /* Planar faces: triangles, largest first, join the first face whose plane holds all three
      * of their corners (within tol) and faces the same way. */
     int tidx[TRI_MAX];
-    double tarea[TRI_MAX];
+    double tarea[TRI_MAX] = {0}; /* sort_desc reads the first nt alone, which GCC cannot see */
     for (int f = 0; f < nt; f++) {
         tidx[f] = f;
         tarea[f] = tri_area2(p, &t[f]);
