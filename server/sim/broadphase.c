@@ -180,20 +180,6 @@ static bool add_pair(sim_world *w, uint32_t a, uint32_t b, bool *sleeper)
     return true;
 }
 
-/* The first index of the sorted low edges lo0[0..n) at or past x. */
-static size_t lower_bound(const float *lo0, size_t n, float x)
-{
-    size_t a = 0, b = n;
-    while (a < b) {
-        size_t mid = a + (b - a) / 2;
-        if (lo0[mid] < x)
-            a = mid + 1;
-        else
-            b = mid;
-    }
-    return a;
-}
-
 /* Lists the new pairs of moved body m: with the statics its fat box overlaps (an awake body
  * that is not fixed, as sim_static_pairs lists them), then with the moving bodies, found in
  * the sorted edges from the first that can reach m's box on x to the last that starts
@@ -226,7 +212,7 @@ static bool pairs_of_moved(sim_world *w, uint32_t m, float *const lo[], float *c
     float from = lo_m[0][0] - 2.0f * w->broad.fat_half_max;
     from -= 1e-6f * fabsf(from) + 1e-6f;
     const uint32_t *order = w->broad.order.at;
-    for (size_t j = lower_bound(lo[0], n, from); j < n && lo[0][j] <= hi_m[0][0]; j++) {
+    for (size_t j = sim_order_lower_bound(w, from); j < n && lo[0][j] <= hi_m[0][0]; j++) {
         bool apart = lo_m[0][0] > hi[0][j] || order[j] == m;
         for (int k = 1; k < MK_DIM; k++)
             apart |= lo[k][j] > hi_m[k][0] || lo_m[k][0] > hi[k][j];
