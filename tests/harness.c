@@ -210,15 +210,12 @@ void h_close(h_conn *c)
 
 bool h_send_raw(h_conn *c, const void *data, size_t len)
 {
-    const char *p = data;
-    while (len > 0) {
-        ssize_t n = send(c->fd, p, len, MSG_NOSIGNAL);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
+    for (size_t done = 0; done < len;) {
+        ssize_t n = send(c->fd, (const char *)data + done, len - done, MSG_NOSIGNAL);
+        if (n > 0)
+            done += (size_t)n;
+        else if (n == 0 || errno != EINTR)
             return false;
-        p += n;
-        len -= (size_t)n;
     }
     return true;
 }
