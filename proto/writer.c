@@ -18,51 +18,43 @@
 #define DEC_RESULT 6
 
 #define LIT(b, s) proto_buf_append((b), (s), sizeof(s) - 1)
+/* A field: its key, LIT(b, key), then its value, proto_buf_append_<kind>(b, ...). */
+#define FIELD(b, key, kind, ...)                                                                  \
+    do {                                                                                          \
+        LIT(b, key);                                                                              \
+        proto_buf_append_##kind((b), __VA_ARGS__);                                                \
+    } while (0)
 
 static void write_req(proto_buf *b, const char *req)
 {
     if (req) {
-        LIT(b, ",\"req\":");
-        proto_buf_append_str(b, req);
+        FIELD(b, ",\"req\":", str, req);
     }
 }
 
 void proto_write_welcome(proto_buf *b, const proto_welcome *w)
 {
-    LIT(b, "{\"type\":\"welcome\",\"protocol\":");
-    proto_buf_append_i64(b, PROTO_VERSION);
-    LIT(b, ",\"client\":");
-    proto_buf_append_u64(b, w->client);
-    LIT(b, ",\"dim\":");
-    proto_buf_append_i64(b, w->dim);
-    LIT(b, ",\"tick\":");
-    proto_buf_append_u64(b, w->tick);
-    LIT(b, ",\"tick_hz\":");
-    proto_buf_append_fixed(b, w->tick_hz, DEC_SHAPE);
-    LIT(b, ",\"snapshot_hz\":");
-    proto_buf_append_fixed(b, w->snapshot_hz, DEC_SHAPE);
-    LIT(b, ",\"gravity\":");
-    proto_buf_append_fixed_array(b, w->gravity, w->dim, DEC_SHAPE);
+    FIELD(b, "{\"type\":\"welcome\",\"protocol\":", i64, PROTO_VERSION);
+    FIELD(b, ",\"client\":", u64, w->client);
+    FIELD(b, ",\"dim\":", i64, w->dim);
+    FIELD(b, ",\"tick\":", u64, w->tick);
+    FIELD(b, ",\"tick_hz\":", fixed, w->tick_hz, DEC_SHAPE);
+    FIELD(b, ",\"snapshot_hz\":", fixed, w->snapshot_hz, DEC_SHAPE);
+    FIELD(b, ",\"gravity\":", fixed_array, w->gravity, w->dim, DEC_SHAPE);
     if (w->has_avatar) {
-        LIT(b, ",\"avatar\":");
-        proto_buf_append_u64(b, w->avatar);
+        FIELD(b, ",\"avatar\":", u64, w->avatar);
     }
     for (size_t i = 0; i < w->nlevels; i++) {
         const proto_welcome_level *l = &w->levels[i];
         proto_buf_append_str(b, i ? ",{\"key\":\"" : ",\"levels\":[{\"key\":\"");
         proto_buf_append_str(b, l->key);
-        LIT(b, "\",\"type\":\"");
-        proto_buf_append_str(b, proto_shape_name(l->type));
-        LIT(b, "\",\"pieces\":");
-        proto_buf_append_u64(b, l->pieces);
-        LIT(b, ",\"url\":\"/levels/");
-        proto_buf_append_str(b, l->key);
+        FIELD(b, "\",\"type\":\"", str, proto_shape_name(l->type));
+        FIELD(b, "\",\"pieces\":", u64, l->pieces);
+        FIELD(b, ",\"url\":\"/levels/", str, l->key);
         proto_buf_append_char(b, '"');
         if (l->file && l->file[0]) {
-            LIT(b, ",\"file\":");
-            proto_buf_append_json_string(b, l->file);
-            LIT(b, ",\"sha256\":\"");
-            proto_buf_append_str(b, l->sha256);
+            FIELD(b, ",\"file\":", json_string, l->file);
+            FIELD(b, ",\"sha256\":\"", str, l->sha256);
             proto_buf_append_char(b, '"');
         }
         proto_buf_append_char(b, '}');
@@ -74,10 +66,8 @@ void proto_write_welcome(proto_buf *b, const proto_welcome *w)
 
 void proto_write_error(proto_buf *b, proto_error_code code, const char *message, const char *req)
 {
-    LIT(b, "{\"type\":\"error\",\"code\":\"");
-    proto_buf_append_str(b, proto_error_name(code));
-    LIT(b, "\",\"message\":");
-    proto_buf_append_json_string(b, message ? message : "");
+    FIELD(b, "{\"type\":\"error\",\"code\":\"", str, proto_error_name(code));
+    FIELD(b, "\",\"message\":", json_string, message ? message : "");
     write_req(b, req);
     LIT(b, "}\n");
 }
@@ -86,8 +76,7 @@ static void write_id_answer(proto_buf *b, const char *head, const char *req, uin
 {
     proto_buf_append_str(b, head);
     write_req(b, req);
-    LIT(b, ",\"id\":");
-    proto_buf_append_u64(b, id);
+    FIELD(b, ",\"id\":", u64, id);
     LIT(b, "}\n");
 }
 
@@ -113,10 +102,8 @@ void proto_write_unjoined(proto_buf *b, const char *req, uint64_t id)
 
 void proto_write_pong(proto_buf *b, const char *t, uint64_t tick)
 {
-    LIT(b, "{\"type\":\"pong\",\"t\":");
-    proto_buf_append_str(b, t ? t : "null");
-    LIT(b, ",\"tick\":");
-    proto_buf_append_u64(b, tick);
+    FIELD(b, "{\"type\":\"pong\",\"t\":", str, t ? t : "null");
+    FIELD(b, ",\"tick\":", u64, tick);
     LIT(b, "}\n");
 }
 
@@ -131,54 +118,44 @@ void proto_write_result(proto_buf *b, const char *req, int dim, const proto_resu
     else
         LIT(b, ",\"hit\":false,\"depth\":");
     proto_buf_append_fixed(b, r->hit ? r->depth : 0.0, DEC_RESULT);
-    LIT(b, ",\"normal\":");
-    proto_buf_append_fixed_array(b, r->normal, dim, DEC_RESULT);
+    FIELD(b, ",\"normal\":", fixed_array, r->normal, dim, DEC_RESULT);
     if (!r->hit) {
-        LIT(b, ",\"distance\":");
-        proto_buf_append_fixed(b, r->distance, DEC_RESULT);
+        FIELD(b, ",\"distance\":", fixed, r->distance, DEC_RESULT);
     }
-    LIT(b, ",\"points\":");
-    proto_buf_append_fixed_points(b, r->points, r->hit ? r->npoints : 0, dim, DEC_RESULT);
+    FIELD(b, ",\"points\":", fixed_points, r->points, r->hit ? r->npoints : 0, dim, DEC_RESULT);
     LIT(b, "}\n");
 }
 
 static void write_points(proto_buf *b, const proto_shape *shape, int dim)
 {
-    LIT(b, ",\"points\":");
-    proto_buf_append_fixed_points(b, shape->points, shape->npoints, dim, DEC_SHAPE);
+    FIELD(b, ",\"points\":", fixed_points, shape->points, shape->npoints, dim, DEC_SHAPE);
 }
 
 void proto_write_shape(proto_buf *b, int dim, const proto_shape *shape)
 {
-    LIT(b, "{\"type\":\"");
-    proto_buf_append_str(b, proto_shape_name(shape->type));
+    FIELD(b, "{\"type\":\"", str, proto_shape_name(shape->type));
     proto_buf_append_char(b, '"');
     switch (shape->type) {
     case PROTO_SHAPE_AABB:
     case PROTO_SHAPE_BOX:
-        LIT(b, ",\"half\":");
-        proto_buf_append_fixed_array(b, shape->half, dim, DEC_SHAPE);
+        FIELD(b, ",\"half\":", fixed_array, shape->half, dim, DEC_SHAPE);
         break;
     case PROTO_SHAPE_CIRCLE:
     case PROTO_SHAPE_SPHERE:
-        LIT(b, ",\"radius\":");
-        proto_buf_append_fixed(b, shape->radius, DEC_SHAPE);
+        FIELD(b, ",\"radius\":", fixed, shape->radius, DEC_SHAPE);
         break;
     case PROTO_SHAPE_POLYGON:
     case PROTO_SHAPE_HULL:
         write_points(b, shape, dim);
         break;
     case PROTO_SHAPE_ELLIPSOID:
-        LIT(b, ",\"radii\":");
-        proto_buf_append_fixed_array(b, shape->radii, 3, DEC_SHAPE);
+        FIELD(b, ",\"radii\":", fixed_array, shape->radii, 3, DEC_SHAPE);
         break;
     case PROTO_SHAPE_CAPSULE:
     case PROTO_SHAPE_CYLINDER:
     case PROTO_SHAPE_CONE:
-        LIT(b, ",\"radius\":");
-        proto_buf_append_fixed(b, shape->radius, DEC_SHAPE);
-        LIT(b, ",\"half_height\":");
-        proto_buf_append_fixed(b, shape->half_height, DEC_SHAPE);
+        FIELD(b, ",\"radius\":", fixed, shape->radius, DEC_SHAPE);
+        FIELD(b, ",\"half_height\":", fixed, shape->half_height, DEC_SHAPE);
         break;
     case PROTO_SHAPE_SEGMENT:
     case PROTO_SHAPE_CHAIN:
@@ -196,23 +173,18 @@ void proto_write_shape(proto_buf *b, int dim, const proto_shape *shape)
 
 void proto_state_begin(proto_buf *b, uint64_t tick, uint64_t ack)
 {
-    LIT(b, "{\"type\":\"state\",\"tick\":");
-    proto_buf_append_u64(b, tick);
-    LIT(b, ",\"ack\":");
-    proto_buf_append_u64(b, ack);
+    FIELD(b, "{\"type\":\"state\",\"tick\":", u64, tick);
+    FIELD(b, ",\"ack\":", u64, ack);
     LIT(b, ",\"bodies\":[");
 }
 
 void proto_state_begin_ext(proto_buf *b, uint64_t tick, uint64_t ack, uint64_t ack_tick,
                            bool delta, bool has_hash, uint64_t hash)
 {
-    LIT(b, "{\"type\":\"state\",\"tick\":");
-    proto_buf_append_u64(b, tick);
-    LIT(b, ",\"ack\":");
-    proto_buf_append_u64(b, ack);
+    FIELD(b, "{\"type\":\"state\",\"tick\":", u64, tick);
+    FIELD(b, ",\"ack\":", u64, ack);
     if (ack_tick > 0) {
-        LIT(b, ",\"ack_tick\":");
-        proto_buf_append_u64(b, ack_tick);
+        FIELD(b, ",\"ack_tick\":", u64, ack_tick);
     }
     if (delta)
         LIT(b, ",\"delta\":true");
@@ -405,12 +377,9 @@ void proto_state_body_first(proto_buf *b, int dim, const proto_shape *shape,
 {
     LIT(b, ",\"shape\":");
     proto_write_shape(b, dim, shape);
-    LIT(b, ",\"kind\":\"");
-    proto_buf_append_str(b, proto_kind_name(kind));
-    LIT(b, "\",\"owner\":");
-    proto_buf_append_u64(b, owner);
-    LIT(b, ",\"tag\":");
-    proto_buf_append_json_string(b, tag ? tag : "");
+    FIELD(b, ",\"kind\":\"", str, proto_kind_name(kind));
+    FIELD(b, "\",\"owner\":", u64, owner);
+    FIELD(b, ",\"tag\":", json_string, tag ? tag : "");
 }
 
 void proto_state_body_end(proto_buf *b)
@@ -454,16 +423,11 @@ void proto_state_joint(proto_buf *b, int dim, const proto_joint_state *j, bool f
 {
     proto_buf_append_str(b, first_in_list ? "{\"id\":" : ",{\"id\":");
     proto_buf_append_u64(b, j->id);
-    LIT(b, ",\"type\":\"");
-    proto_buf_append_str(b, proto_joint_name(j->type));
-    LIT(b, "\",\"a\":");
-    proto_buf_append_u64(b, j->a);
-    LIT(b, ",\"b\":");
-    proto_buf_append_u64(b, j->b);
-    LIT(b, ",\"local_a\":");
-    proto_buf_append_fixed_array(b, j->local_a, dim, DEC_SHAPE);
-    LIT(b, ",\"local_b\":");
-    proto_buf_append_fixed_array(b, j->local_b, dim, DEC_SHAPE);
+    FIELD(b, ",\"type\":\"", str, proto_joint_name(j->type));
+    FIELD(b, "\",\"a\":", u64, j->a);
+    FIELD(b, ",\"b\":", u64, j->b);
+    FIELD(b, ",\"local_a\":", fixed_array, j->local_a, dim, DEC_SHAPE);
+    FIELD(b, ",\"local_b\":", fixed_array, j->local_b, dim, DEC_SHAPE);
     proto_buf_append_char(b, '}');
 }
 
@@ -476,22 +440,16 @@ void proto_state_contact(proto_buf *b, int dim, const proto_contact *c, bool fir
 {
     if (!first_in_list)
         proto_buf_append_char(b, ',');
-    LIT(b, "{\"a\":");
-    proto_buf_append_u64(b, c->a);
-    LIT(b, ",\"b\":");
-    proto_buf_append_u64(b, c->b);
-    LIT(b, ",\"normal\":");
-    proto_buf_append_fixed_array(b, c->normal, dim, DEC_ROT);
+    FIELD(b, "{\"a\":", u64, c->a);
+    FIELD(b, ",\"b\":", u64, c->b);
+    FIELD(b, ",\"normal\":", fixed_array, c->normal, dim, DEC_ROT);
     LIT(b, ",\"points\":[");
     for (int i = 0; i < c->npoints; i++) {
         if (i)
             proto_buf_append_char(b, ',');
-        LIT(b, "{\"pos\":");
-        proto_buf_append_fixed_array(b, c->points[i], dim, DEC_POS);
-        LIT(b, ",\"depth\":");
-        proto_buf_append_fixed(b, c->depths[i], DEC_DEPTH);
-        LIT(b, ",\"id\":");
-        proto_buf_append_u64(b, c->ids[i]);
+        FIELD(b, "{\"pos\":", fixed_array, c->points[i], dim, DEC_POS);
+        FIELD(b, ",\"depth\":", fixed, c->depths[i], DEC_DEPTH);
+        FIELD(b, ",\"id\":", u64, c->ids[i]);
         proto_buf_append_char(b, '}');
     }
     LIT(b, "]}");

@@ -1,6 +1,6 @@
 /* The fixture of the game suites (test_game_*.c, test_server_rules.c): a mink-server running a
- * script, bots that join and send actions, and the game's `event` lines picked out of what
- * the server sends. */
+ * script, bots that join and send actions, the game's `event` lines picked out of what the
+ * server sends, and the games' crash and replay tests. */
 #ifndef MINK_TESTS_GAME_FIXTURE_H
 #define MINK_TESTS_GAME_FIXTURE_H
 
@@ -18,6 +18,12 @@
  * action's `done`), for game_event. */
 static cJSON *game_pending;
 
+/* The next `event` line within timeout_ms (h_until_field's source of messages). */
+static inline cJSON *game_next_event(void *c, int timeout_ms)
+{
+    return h_recv_type(c, "event", timeout_ms);
+}
+
 /* The next `event` line named `name` within timeout_ms, skipping everything else; NULL when
  * none came (the caller deletes it). */
 static inline cJSON *game_event(h_conn *c, const char *name, int timeout_ms)
@@ -27,19 +33,7 @@ static inline cJSON *game_event(h_conn *c, const char *name, int timeout_ms)
         if (n && strcmp(n, name) == 0)
             return cJSON_DetachItemFromArray(game_pending, i);
     }
-    long long end = h_now_ms() + timeout_ms;
-    for (;;) {
-        long long left = end - h_now_ms();
-        if (left <= 0)
-            return NULL;
-        cJSON *m = h_recv_type(c, "event", (int)left);
-        if (!m)
-            return NULL;
-        const char *n = h_str(m, "name");
-        if (n && strcmp(n, name) == 0)
-            return m;
-        cJSON_Delete(m);
-    }
+    return h_until_field(game_next_event, c, "name", name, timeout_ms);
 }
 
 /* The data of the next event `name` (the caller deletes the event through *ev). */
@@ -121,6 +115,28 @@ static inline void game_temp(char *path)
     close(fd);
 }
 
+/* A game of examples/: its scene and its script. */
+typedef struct game_files {
+    const char *scene, *script;
+} game_files;
+
+/* Starts the game `g` with an HTTP port, a flush every 50 ms and `flag` `value` (NULL for
+ * none). */
+static inline void game_start(h_server *srv, const game_files *g, const char *flag,
+                              const char *value)
+{
+    const char *args[] = {"--scene", g->scene, "--script", g->script, "--http-port", "0",
+                          "--fsync-ms", "50", flag, value, NULL};
+    ck_assert(h_server_start(srv, args));
+}
+
+/* Closes `c`; the server must then stop cleanly on SIGTERM. */
+static inline void game_stop(h_server *srv, h_conn *c)
+{
+    h_close(c);
+    ck_assert_int_eq(h_server_stop(srv, SIGTERM, 5000), 0);
+}
+
 /* Kills the server with SIGKILL, as a crash would, once what it flushed every 50 ms is past a
  * flush point; `c` is closed. */
 static inline void game_crash(h_server *srv, h_conn *c)
@@ -134,8 +150,7 @@ static inline void game_crash(h_server *srv, h_conn *c)
  * game `scene` and `script` offline three ways, each of which must end on the recorded hash:
  * without the script (its changes read from the recording), with it run again, and with it on
  * three workers (--workers changes nothing a script sees). */
-static inline void game_replays(h_server *srv, h_conn *c, const char *scene, const char *script,
-                                const char *rec)
+static inline void game_replays(h_server *srv, h_conn *c, const game_files *g, const char *rec)
 {
     h_sleep_ms(500);
     h_close(c);
@@ -144,11 +159,41 @@ static inline void game_replays(h_server *srv, h_conn *c, const char *scene, con
     char cmd[1024];
     for (int way = 0; way < 3; way++) {
         snprintf(cmd, sizeof cmd, "%s --scene %s %s%s%s --replay %s 2>&1 | grep -q 'as recorded'",
-                 MINK_SERVER_PATH, scene, way ? "--script " : "", way ? script : "",
+                 MINK_SERVER_PATH, g->scene, way ? "--script " : "", way ? g->script : "",
                  way == 2 ? " --workers 3" : "", rec);
         ck_assert_msg(game_shell(cmd) == 0, "%s", cmd);
     }
     unlink(rec);
+}
+
+/* The game `g` played by `play` (which joins `c`), recorded to a new file from the template
+ * `rec`, then game_replays. */
+static inline void game_record_and_replay(h_server *srv, const game_files *g, char *rec,
+                                          void (*play)(h_conn *c))
+{
+    game_temp(rec);
+    game_start(srv, g, "--record", rec);
+    h_conn c;
+    play(&c);
+    game_replays(srv, &c, g, rec);
+}
+
+/* The game `g` played by `play` (which joins `c`) with a save in a new file from the template
+ * `save`, killed with SIGKILL (game_crash) and started again on the save, where `restored`
+ * (which joins `c` again) finds what the game kept. */
+static inline void game_kill_and_restart(h_server *srv, const game_files *g, char *save,
+                                         void (*play)(h_conn *c), void (*restored)(h_conn *c))
+{
+    game_temp(save);
+    h_remove_save(save);
+    game_start(srv, g, "--save", save);
+    h_conn c;
+    play(&c);
+    game_crash(srv, &c);
+    game_start(srv, g, "--save", save);
+    restored(&c);
+    game_stop(srv, &c);
+    h_remove_save(save);
 }
 
 #endif

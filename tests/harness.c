@@ -210,15 +210,12 @@ void h_close(h_conn *c)
 
 bool h_send_raw(h_conn *c, const void *data, size_t len)
 {
-    const char *p = data;
-    while (len > 0) {
-        ssize_t n = send(c->fd, p, len, MSG_NOSIGNAL);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0)
+    for (size_t done = 0; done < len;) {
+        ssize_t n = send(c->fd, (const char *)data + done, len - done, MSG_NOSIGNAL);
+        if (n > 0)
+            done += (size_t)n;
+        else if (n == 0 || errno != EINTR)
             return false;
-        p += n;
-        len -= (size_t)n;
     }
     return true;
 }
@@ -269,8 +266,8 @@ cJSON *h_recv(h_conn *c, int timeout_ms)
     }
 }
 
-cJSON *h_until_type(cJSON *(*next)(void *conn, int timeout_ms), void *conn, const char *type,
-                    int timeout_ms)
+cJSON *h_until_field(cJSON *(*next)(void *conn, int timeout_ms), void *conn, const char *key,
+                     const char *value, int timeout_ms)
 {
     long long deadline = h_now_ms() + timeout_ms;
     for (;;) {
@@ -278,8 +275,8 @@ cJSON *h_until_type(cJSON *(*next)(void *conn, int timeout_ms), void *conn, cons
         cJSON *j = left > 0 ? next(conn, left) : NULL;
         if (!j)
             return NULL;
-        const char *t = h_str(j, "type");
-        if (t && strcmp(t, type) == 0)
+        const char *v = h_str(j, key);
+        if (v && strcmp(v, value) == 0)
             return j;
         cJSON_Delete(j);
     }
@@ -292,7 +289,7 @@ static cJSON *next_line(void *c, int timeout_ms)
 
 cJSON *h_recv_type(h_conn *c, const char *type, int timeout_ms)
 {
-    return h_until_type(next_line, c, type, timeout_ms);
+    return h_until_field(next_line, c, "type", type, timeout_ms);
 }
 
 bool h_wait_closed(h_conn *c, int timeout_ms)

@@ -48,10 +48,11 @@ bool h_send_line(h_conn *c, const char *line);
 cJSON *h_recv(h_conn *c, int timeout_ms);
 /* The next message of `type`, skipping others; NULL on timeout or close. */
 cJSON *h_recv_type(h_conn *c, const char *type, int timeout_ms);
-/* The same from any source of messages: `next` gives the next one within its timeout (NULL on
- * timeout or close); the others are deleted. */
-cJSON *h_until_type(cJSON *(*next)(void *conn, int timeout_ms), void *conn, const char *type,
-                    int timeout_ms);
+/* The same from any source of messages, for any string field: the next message whose `key`
+ * is `value`; `next` gives the next one within its timeout (NULL on timeout or close); the
+ * others are deleted. */
+cJSON *h_until_field(cJSON *(*next)(void *conn, int timeout_ms), void *conn, const char *key,
+                     const char *value, int timeout_ms);
 /* Reads more bytes into c->buf before `deadline` (h_now_ms's clock); returns the bytes read,
  * 0 on close, -1 on timeout. */
 ssize_t h_fill(h_conn *c, long long deadline);

@@ -76,18 +76,31 @@ static inline rul_runtime *rules_box_must(rules_box *b, const char *src, bool st
     return rt;
 }
 
+/* rules_box_must, then rul_start. */
+static inline void rules_box_start(rules_box *b, const char *src, bool still,
+                                   const rul_config *base)
+{
+    rul_start(rules_box_must(b, src, still, base));
+}
+
 static inline void rules_box_close(rules_box *b)
 {
     rul_free(b->rt);
     sim_world_free(b->w);
 }
 
-/* The counters of hook h now. */
-static inline rul_hook_stats rules_box_hook(rules_box *b, rul_hook h)
+/* The runtime's counters now. */
+static inline rul_stats rules_box_stats(rules_box *b)
 {
     rul_stats st;
     rul_stats_get(b->rt, &st);
-    return st.hooks[h];
+    return st;
+}
+
+/* The counters of hook h now. */
+static inline rul_hook_stats rules_box_hook(rules_box *b, rul_hook h)
+{
+    return rules_box_stats(b).hooks[h];
 }
 
 /* A script that does not load: the message contains `expect`. */

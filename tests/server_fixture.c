@@ -194,6 +194,35 @@ double spawn_ok(h_conn *c, int req, const char *body)
     return id;
 }
 
+double spawn_unit_box(h_conn *c, int req, double x, double y, const char *more)
+{
+    char body[256];
+    snprintf(body, sizeof body,
+             "{\"shape\":{\"type\":\"box\",\"half\":[0.5,0.5]},\"pos\":[%g,%g]%s}", x, y, more);
+    return spawn_ok(c, req, body);
+}
+
+const cJSON *expect_avatar_shape(const cJSON *state, const cJSON *welcome, const char *type)
+{
+    const cJSON *b = h_state_body(state, h_num(welcome, "avatar"));
+    ck_assert_ptr_nonnull(b);
+    ck_assert_str_eq(h_str(b, "kind"), "character");
+    ck_assert_double_eq(h_num(b, "owner"), h_num(welcome, "client"));
+    const cJSON *shape = cJSON_GetObjectItemCaseSensitive(b, "shape");
+    ck_assert_str_eq(h_str(shape, "type"), type);
+    return shape;
+}
+
+cJSON *state_before(h_conn *c, long long end, int wait_ms)
+{
+    while (h_now_ms() < end) {
+        cJSON *s = h_recv_type(c, "state", wait_ms);
+        if (s)
+            return s;
+    }
+    return NULL;
+}
+
 /* The next state that has body `id`, skipping the others; NULL after timeout_ms. */
 cJSON *state_with(h_conn *c, double id, int timeout_ms)
 {
@@ -273,13 +302,23 @@ void make_temp_file(char *path_template)
     close(fd);
 }
 
-void start_recording(char *path_template, bool dim3)
+h_conn start_recording(char *path_template, bool dim3, const char *pos)
 {
     make_temp_file(path_template);
     const char *const args[] = {"--record", path_template, "--hash-every", "30", NULL};
     const char *const args3[] = {"--dim", "3", "--record", path_template, "--hash-every", "30",
                                  NULL};
     start(dim3 ? args3 : args);
+    char hello[512];
+    snprintf(hello, sizeof hello,
+             "{\"type\":\"hello\",\"protocol\":1,\"avatar\":{\"shape\":%s,\"pos\":%s,"
+             "\"kind\":\"character\"}}",
+             dim3 ? "{\"type\":\"capsule\",\"radius\":0.4,\"half_height\":0.5}"
+                  : "{\"type\":\"aabb\",\"half\":[0.4,0.9]}",
+             pos);
+    h_conn c;
+    cJSON_Delete(join(&c, hello));
+    return c;
 }
 
 void expect_refused_naming(h_conn *c, const char *line, const char *code, const char *field)

@@ -63,6 +63,9 @@ double expect_run(h_conn *c, double id, double speed, const field_near *fields, 
                   double tol, double *ack);
 /* Spawns `body` (a body spec) with req `req`; returns its id. */
 double spawn_ok(h_conn *c, int req, const char *body);
+/* Spawns a 1 x 1 m box at (x, y) in a 2D world, its spec ending with `more` ("" or members
+ * that follow a comma) with req `req`; returns its id. */
+double spawn_unit_box(h_conn *c, int req, double x, double y, const char *more);
 /* Sends `line` and returns the next message of type `type` (caller deletes); fails the test
  * when none comes within 3 s. */
 cJSON *request(h_conn *c, const char *line, const char *type);
@@ -74,8 +77,10 @@ void expect_miss(h_conn *c, const char *query, double distance, double tol);
 /* Creates an empty file from a mkstemp template, which becomes its path. */
 void make_temp_file(char *path_template);
 /* make_temp_file(path_template), then start()s a server recording to it with a hash every 30
- * ticks, of the 3D demo when `dim3`. */
-void start_recording(char *path_template, bool dim3);
+ * ticks, of the 3D demo when `dim3`; returns a connection joined with a character avatar at
+ * `pos` (a JSON vector): a box of 0.8 x 1.8 m in 2D, a capsule of radius 0.4 m and half height
+ * 0.5 m in 3D. */
+h_conn start_recording(char *path_template, bool dim3, const char *pos);
 /* Closes `c`, leaves the server 100 ms to read what it sent, then stop()s it. */
 void close_and_stop(h_conn *c);
 /* Ends a recorded session: closes `c` and stops the server recording to `path`, which must
@@ -85,6 +90,12 @@ void stop_and_replay(h_conn *c, const char *path, const char *flags, char *log);
 /* Runs mink-server with the arguments `fmt` formats (shell words, redirections allowed) and
  * waits for it; returns its exit code, failing the test when it did not exit. */
 int server_exit_code(const char *fmt, ...);
+/* The avatar of `welcome` as a state that shows it for the first time gives it: a character
+ * owned by the welcome's client, of a shape of `type`; returns the shape. */
+const cJSON *expect_avatar_shape(const cJSON *state, const cJSON *welcome, const char *type);
+/* The next state before the time `end` (of h_now_ms), waiting for each at most wait_ms; NULL
+ * once `end` has passed. */
+cJSON *state_before(h_conn *c, long long end, int wait_ms);
 /* The next state that has body `id`, skipping the others; NULL after timeout_ms. */
 cJSON *state_with(h_conn *c, double id, int timeout_ms);
 /* The same within 3 s, failing the test when none comes (caller deletes). */

@@ -14,13 +14,7 @@
 
 static h_server srv;
 
-static void start_game(const char *extra1, const char *extra2)
-{
-    const char *args[] = {"--scene", GAME_PATH("ball/arena.json"), "--script",
-                          GAME_PATH("ball/ball.lua"), "--http-port", "0", "--fsync-ms", "50",
-                          extra1, extra2, NULL};
-    ck_assert(h_server_start(&srv, args));
-}
+static const game_files BALL = {GAME_PATH("ball/arena.json"), GAME_PATH("ball/ball.lua")};
 
 /* Joins a bot and returns the ball's id from the game's welcome (its side in *side). */
 static double join_bot(h_conn *c, double *client)
@@ -54,6 +48,16 @@ static void ball_state(h_conn *c, double id, double pos[2], double vel[2])
     ck_abort_msg("no state showed the ball");
 }
 
+/* The game started, a bot joined (its client id in *client) and its first kick, along `dir`;
+ * returns the ball's id. */
+static double start_and_kick(h_conn *c, double *client, const char *dir)
+{
+    game_start(&srv, &BALL, NULL, NULL);
+    double ball = join_bot(c, client);
+    game_action_ok(c, 1, "kick", dir);
+    return ball;
+}
+
 /* A bot joins and scores a goal. */
 static void join_and_score(h_conn *c)
 {
@@ -65,15 +69,36 @@ static void join_and_score(h_conn *c)
     cJSON_Delete(ev);
 }
 
+/* After a restart on the save of join_and_score's game: the game's state was restored, and
+ * the next player is told 1 - 0. */
+static void score_kept(h_conn *c)
+{
+    ck_assert(h_server_log_has(&srv, "the game's state restored"));
+    game_join(c, &srv, AVATAR_HELLO);
+    cJSON *ev;
+    const cJSON *data = game_event_data(c, "welcome", 3000, &ev);
+    const cJSON *score = cJSON_GetObjectItemCaseSensitive(data, "score");
+    ck_assert_double_eq(h_num(score, "left"), 1);
+    ck_assert_double_eq(h_num(score, "right"), 0);
+    cJSON_Delete(ev);
+}
+
+/* A goal, a kick off the post and a refused kick. */
+static void play_recorded(h_conn *c)
+{
+    join_and_score(c);
+    game_action_ok(c, 2, "kick", "{\"dir\":[20,3.3]}");
+    cJSON_Delete(game_action(c, 3, "kick", NULL));
+    h_sleep_ms(200);
+}
+
 /* A kick along +x scores once for the left, by the kicker; the ball is back at rest at the
  * centre and no second goal follows. */
 START_TEST(goal_counted_once)
 {
-    start_game(NULL, NULL);
     h_conn c;
     double client;
-    double ball = join_bot(&c, &client);
-    game_action_ok(&c, 1, "kick", "{\"dir\":[1,0]}");
+    double ball = start_and_kick(&c, &client, "{\"dir\":[1,0]}");
     cJSON *ev;
     const cJSON *goal = game_event_data(&c, "goal", 3000, &ev);
     ck_assert_str_eq(h_str(goal, "side"), "left");
@@ -88,8 +113,7 @@ START_TEST(goal_counted_once)
     ck_assert_double_eq_tol(pos[1], 0, 1e-3);
     ck_assert_double_eq_tol(vel[0], 0, 1e-3);
     ck_assert_ptr_null(game_event(&c, "goal", 2000));
-    h_close(&c);
-    ck_assert_int_eq(h_server_stop(&srv, SIGTERM, 5000), 0);
+    game_stop(&srv, &c);
 }
 END_TEST
 
@@ -97,11 +121,9 @@ END_TEST
  * the ball moves back towards the centre (vx < 0), short of the goal line. */
 START_TEST(no_goal_off_the_post)
 {
-    start_game(NULL, NULL);
     h_conn c;
     double client;
-    double ball = join_bot(&c, &client);
-    game_action_ok(&c, 1, "kick", "{\"dir\":[20,3.3]}");
+    double ball = start_and_kick(&c, &client, "{\"dir\":[20,3.3]}");
     long long kicked = h_now_ms();
     ck_assert_ptr_null(game_event(&c, "goal", 2000));
     double pos[2], vel[2];
@@ -110,15 +132,14 @@ START_TEST(no_goal_off_the_post)
     ck_assert_double_lt(vel[0], -1.0);
     ck_assert_double_lt(pos[0], 19.2);
     ck_assert_double_gt(pos[0], 5.0);
-    h_close(&c);
-    ck_assert_int_eq(h_server_stop(&srv, SIGTERM, 5000), 0);
+    game_stop(&srv, &c);
 }
 END_TEST
 
 /* Refusals: a kick from too far, a kick without a direction, an unknown action. */
 START_TEST(refused_actions)
 {
-    start_game(NULL, NULL);
+    game_start(&srv, &BALL, NULL, NULL);
     h_conn c;
     game_join(&c, &srv, "{\"type\":\"hello\",\"protocol\":1,\"name\":\"far\",\"avatar\":{"
                         "\"shape\":{\"type\":\"circle\",\"radius\":0.5},\"pos\":[-10,5]}}");
@@ -133,15 +154,14 @@ START_TEST(refused_actions)
         ck_assert_str_eq(h_str(m, "message"), cases[i][2]);
         cJSON_Delete(m);
     }
-    h_close(&c);
-    ck_assert_int_eq(h_server_stop(&srv, SIGTERM, 5000), 0);
+    game_stop(&srv, &c);
 }
 END_TEST
 
 /* Five goals end the round: round_over with the left's five, then a new round at 0 - 0. */
 START_TEST(round_ends_after_five_goals)
 {
-    start_game(NULL, NULL);
+    game_start(&srv, &BALL, NULL, NULL);
     h_conn c;
     double client;
     join_bot(&c, &client);
@@ -161,8 +181,7 @@ START_TEST(round_ends_after_five_goals)
     const cJSON *goal = game_event_data(&c, "goal", 3000, &ev);
     ck_assert_double_eq(h_num(cJSON_GetObjectItemCaseSensitive(goal, "score"), "left"), 1);
     cJSON_Delete(ev);
-    h_close(&c);
-    ck_assert_int_eq(h_server_stop(&srv, SIGTERM, 5000), 0);
+    game_stop(&srv, &c);
 }
 END_TEST
 
@@ -171,24 +190,7 @@ END_TEST
 START_TEST(kill_keeps_the_score)
 {
     char save[] = "/tmp/mink_ball_save_XXXXXX";
-    game_temp(save);
-    h_remove_save(save);
-    start_game("--save", save);
-    h_conn c;
-    join_and_score(&c);
-    game_crash(&srv, &c);
-    start_game("--save", save);
-    ck_assert(h_server_log_has(&srv, "the game's state restored"));
-    game_join(&c, &srv, AVATAR_HELLO);
-    cJSON *ev;
-    const cJSON *data = game_event_data(&c, "welcome", 3000, &ev);
-    const cJSON *score = cJSON_GetObjectItemCaseSensitive(data, "score");
-    ck_assert_double_eq(h_num(score, "left"), 1);
-    ck_assert_double_eq(h_num(score, "right"), 0);
-    cJSON_Delete(ev);
-    h_close(&c);
-    ck_assert_int_eq(h_server_stop(&srv, SIGTERM, 5000), 0);
-    h_remove_save(save);
+    game_kill_and_restart(&srv, &BALL, save, join_and_score, score_kept);
 }
 END_TEST
 
@@ -198,14 +200,7 @@ END_TEST
 START_TEST(replay_same_hash)
 {
     char rec[] = "/tmp/mink_ball_rec_XXXXXX";
-    game_temp(rec);
-    start_game("--record", rec);
-    h_conn c;
-    join_and_score(&c);
-    game_action_ok(&c, 2, "kick", "{\"dir\":[20,3.3]}");
-    cJSON_Delete(game_action(&c, 3, "kick", NULL));
-    h_sleep_ms(200);
-    game_replays(&srv, &c, GAME_PATH("ball/arena.json"), GAME_PATH("ball/ball.lua"), rec);
+    game_record_and_replay(&srv, &BALL, rec, play_recorded);
 }
 END_TEST
 

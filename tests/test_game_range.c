@@ -16,13 +16,7 @@
 
 static h_server srv;
 
-static void start_game(const char *extra1, const char *extra2)
-{
-    const char *args[] = {"--scene", GAME_PATH("range/range.json"), "--script",
-                          GAME_PATH("range/range.lua"), "--http-port", "0", "--fsync-ms", "50",
-                          extra1, extra2, NULL};
-    ck_assert(h_server_start(&srv, args));
-}
+static const game_files RANGE = {GAME_PATH("range/range.json"), GAME_PATH("range/range.lua")};
 
 /* Joins as sam: the first target's id, and the points the game says sam has. */
 static double join_sam(h_conn *c, double *points)
@@ -90,43 +84,35 @@ static double miss_then_hit(h_conn *c, double target)
     return points;
 }
 
+/* sam joins, misses and hits. */
+static void play_a_hit(h_conn *c)
+{
+    double points;
+    double target = join_sam(c, &points);
+    ck_assert_double_eq(points, 0);
+    ck_assert_double_eq(miss_then_hit(c, target), 1);
+}
+
+/* After a restart on play_a_hit's save: sam has 1. */
+static void point_kept(h_conn *c)
+{
+    double points;
+    join_sam(c, &points);
+    ck_assert_double_eq(points, 1);
+}
+
 START_TEST(hit_at_the_shooters_tick)
 {
-    start_game(NULL, NULL);
+    game_start(&srv, &RANGE, NULL, NULL);
     h_conn c;
-    double points;
-    double target = join_sam(&c, &points);
-    ck_assert_double_eq(points, 0);
-    ck_assert_double_eq(miss_then_hit(&c, target), 1);
+    play_a_hit(&c);
     /* A tick the history does not hold (the last 1 s by default) is refused, naming at_tick. */
     cJSON *m =
         game_action(&c, 3, "fire", "{\"tick\":999999,\"from\":[0,0,0],\"dir\":[0,0,-1]}");
     ck_assert_str_eq(h_str(m, "type"), "error");
     ck_assert_ptr_nonnull(strstr(h_str(m, "message"), "at_tick"));
     cJSON_Delete(m);
-    h_close(&c);
-    ck_assert_int_eq(h_server_stop(&srv, SIGTERM, 5000), 0);
-}
-END_TEST
-
-/* The hit's point survives a kill -9: sam has 1 after the restart. */
-START_TEST(kill_keeps_the_points)
-{
-    char save[] = "/tmp/mink_range_save_XXXXXX";
-    game_temp(save);
-    h_remove_save(save);
-    start_game("--save", save);
-    h_conn c;
-    double points;
-    double target = join_sam(&c, &points);
-    ck_assert_double_eq(miss_then_hit(&c, target), 1);
-    game_crash(&srv, &c);
-    start_game("--save", save);
-    join_sam(&c, &points);
-    ck_assert_double_eq(points, 1);
-    h_close(&c);
-    ck_assert_int_eq(h_server_stop(&srv, SIGTERM, 5000), 0);
-    h_remove_save(save);
+    game_stop(&srv, &c);
 }
 END_TEST
 
@@ -134,13 +120,15 @@ END_TEST
 START_TEST(replay_same_hash)
 {
     char rec[] = "/tmp/mink_range_rec_XXXXXX";
-    game_temp(rec);
-    start_game("--record", rec);
-    h_conn c;
-    double points;
-    double target = join_sam(&c, &points);
-    miss_then_hit(&c, target);
-    game_replays(&srv, &c, GAME_PATH("range/range.json"), GAME_PATH("range/range.lua"), rec);
+    game_record_and_replay(&srv, &RANGE, rec, play_a_hit);
+}
+END_TEST
+
+/* The hit's point survives a kill -9: sam has 1 after the restart. */
+START_TEST(kill_keeps_the_points)
+{
+    char save[] = "/tmp/mink_range_save_XXXXXX";
+    game_kill_and_restart(&srv, &RANGE, save, play_a_hit, point_kept);
 }
 END_TEST
 

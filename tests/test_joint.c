@@ -49,6 +49,20 @@ static sim_id join(sim_world *w, const sim_joint_def *j)
     return id;
 }
 
+/* Turns on a joint's motor: `speed` (rad/s or m/s) with at most `max` (N m or N). */
+static void set_motor(sim_joint_def *j, float speed, float max)
+{
+    j->motor = true;
+    j->motor_speed = speed;
+    j->max_motor = max;
+}
+
+static void run(sim_world *w, int steps)
+{
+    for (int i = 0; i < steps; i++)
+        sim_world_step(w);
+}
+
 static mk_vec3 pos_of(sim_world *w, sim_id id)
 {
     const sim_body *b = sim_world_get(w, id);
@@ -119,8 +133,8 @@ END_TEST
  * centre and turns nothing, so it is a simple pendulum of a point mass, T0 = 2 pi sqrt(d / g). */
 START_TEST(distance_pendulum_period)
 {
-    sim_world *w = world_of(2);
     float d = 2.0f, r = 0.1f, a = 10.0f * DEG;
+    sim_world *w = world_of(2);
     sim_id bob = add_disc(w, d * sinf(a), -d * cosf(a), r);
     sim_joint_def j = fixture_joint(SIM_JOINT_DISTANCE, 0, bob, mk_v3(0, 0, 0));
     j.a = bob;
@@ -200,7 +214,8 @@ static float joint_gap(sim_world *w, sim_id joint)
 
 /* A chain of 20 links 0.5 m long (boxes 0.5 x 0.1 m, 0.5 kg each) pinned at one end to the
  * world, in a world of `dim` (3D: on hinges about z): made hanging straight down, or lying
- * straight out. Returns the world; pins[] gets its joints, *end the last link. */
+ * straight out. Returns the world; pins[] gets its joints (when not NULL), *end the last
+ * link. */
 enum { LINKS = 20 };
 #define LINK 0.5f
 static sim_world *make_chain(int dim, bool hanging, sim_id pins[LINKS], sim_id *end)
@@ -225,7 +240,9 @@ static sim_world *make_chain(int dim, bool hanging, sim_id pins[LINKS], sim_id *
         *end = sim_world_add(w, &d, 0);
         sim_joint_def j = fixture_joint(dim == 3 ? SIM_JOINT_HINGE : SIM_JOINT_REVOLUTE, *end, prev,
                                     pin);
-        pins[i] = join(w, &j);
+        sim_id pin_id = join(w, &j);
+        if (pins)
+            pins[i] = pin_id;
         prev = *end;
     }
     return w;
@@ -236,8 +253,8 @@ static sim_world *make_chain(int dim, bool hanging, sim_id pins[LINKS], sim_id *
 START_TEST(chain_hangs_at_its_length)
 {
     for (int dim = 2; dim <= 3; dim++) {
-        sim_id pins[LINKS], last;
-        sim_world *w = make_chain(dim, true, pins, &last);
+        sim_id last;
+        sim_world *w = make_chain(dim, true, NULL, &last);
         float want = LINKS * LINK, r = 0.2f;
         mk_vec3 at = mk_v3(0, -want - r, 0);
         sim_body_def d;
@@ -368,20 +385,15 @@ START_TEST(motors_reach_their_speed)
 {
     sim_world *w = world_of(2);
     sim_id disc = add_disc(w, 0, 5, 1.0f);
-    sim_joint_def j = fixture_joint(SIM_JOINT_REVOLUTE, disc, 0, mk_v3(0, 5, 0));
-    j.motor = true;
-    j.motor_speed = 3.0f;
-    j.max_motor = 50.0f;
+    sim_joint_def j = fixture_joint(SIM_JOINT_REVOLUTE, disc, 0, pos_of(w, disc));
+    set_motor(&j, 3.0f, 50.0f);
     join(w, &j);
     sim_id box = add_box(w, SIM_DYNAMIC, 10, 5, 0.5f, 0.5f);
     sim_joint_def p = fixture_joint(SIM_JOINT_PRISMATIC, box, 0, mk_v3(10, 5, 0));
     p.axis = mk_v3(1, 1, 0);
-    p.motor = true;
-    p.motor_speed = 2.0f;
-    p.max_motor = 200.0f;
+    set_motor(&p, 2.0f, 200.0f);
     join(w, &p);
-    for (int i = 0; i < 60; i++)
-        sim_world_step(w);
+    run(w, 60);
     const sim_body *d = sim_world_get(w, disc), *b = sim_world_get(w, box);
     printf("motors: the disc turns at %.4f rad/s (3), the box slides at %.4f m/s (2)\n",
            (double)d->w, (double)mk_v2_len(b->vel));
@@ -394,12 +406,9 @@ START_TEST(motors_reach_their_speed)
     sim_id ball = add_sphere(w, mk_v3(0, 5, 0), 0.5f);
     sim_joint_def h = fixture_joint(SIM_JOINT_HINGE, ball, 0, mk_v3(0, 5, 0));
     h.axis = mk_v3(1, 0, 0);
-    h.motor = true;
-    h.motor_speed = 3.0f;
-    h.max_motor = 50.0f;
+    set_motor(&h, 3.0f, 50.0f);
     join(w, &h);
-    for (int i = 0; i < 60; i++)
-        sim_world_step(w);
+    run(w, 60);
     mk_vec3 spin = sim_body3_of(w, sim_world_get(w, ball))->w;
     printf("motors: the 3D hinge turns at (%.4f, %.4f, %.4f) rad/s ((3, 0, 0))\n", (double)spin.x,
            (double)spin.y, (double)spin.z);
@@ -516,6 +525,20 @@ static float rod_swing(sim_world *w, sim_id rod)
     return acosf(mk_clampf(-p.y / mk_v3_len(p), -1.0f, 1.0f));
 }
 
+/* Over 300 steps the rod of add_rod3 swings out to `limit` (rad) and no more than the slop
+ * past it (`what` names the limit in what it prints). */
+static void expect_swing_to(sim_world *w, sim_id rod, float limit, const char *what)
+{
+    float most = 0.0f;
+    for (int i = 0; i < 300; i++) {
+        sim_world_step(w);
+        most = mk_maxf(most, rod_swing(w, rod));
+    }
+    printf("%s: swung to %.3f deg\n", what, (double)(most / DEG));
+    ck_assert_float_le(most, limit + ANGULAR_SLOP);
+    ck_assert_float_gt(most, limit - ANGULAR_SLOP);
+}
+
 /* The 3D limits on a rod hung from its end (a limb, a door: the limits are solved one row at a
  * time beside the anchor's, as Box2D solves them, and a bob far from its pivot with little
  * inertia of its own would pass them by more, by as much as Box2D lets it): a hinge limited
@@ -531,14 +554,7 @@ START_TEST(limits_hold_in_3d)
     h.upper = 10.0f * DEG;
     join(w, &h);
     sim_body_set_spin3(w, arm, mk_v3(0, 0, 5));
-    float most = 0.0f;
-    for (int i = 0; i < 300; i++) {
-        sim_world_step(w);
-        most = mk_maxf(most, rod_swing(w, arm));
-    }
-    printf("hinge limit 10 deg: swung to %.3f deg\n", (double)(most / DEG));
-    ck_assert_float_le(most, 10.0f * DEG + ANGULAR_SLOP);
-    ck_assert_float_gt(most, 10.0f * DEG - ANGULAR_SLOP);
+    expect_swing_to(w, arm, 10.0f * DEG, "hinge limit 10 deg");
     sim_world_free(w);
 
     w = world_of(3);
@@ -548,14 +564,7 @@ START_TEST(limits_hold_in_3d)
     c.cone = 30.0f * DEG;
     join(w, &c);
     sim_body_set_spin3(w, arm, mk_v3(4, 0, 10));
-    most = 0.0f;
-    for (int i = 0; i < 300; i++) {
-        sim_world_step(w);
-        most = mk_maxf(most, rod_swing(w, arm));
-    }
-    printf("spherical cone 30 deg: swung to %.3f deg\n", (double)(most / DEG));
-    ck_assert_float_le(most, 30.0f * DEG + ANGULAR_SLOP);
-    ck_assert_float_gt(most, 30.0f * DEG - ANGULAR_SLOP);
+    expect_swing_to(w, arm, 30.0f * DEG, "spherical cone 30 deg");
     sim_world_free(w);
 }
 END_TEST
@@ -620,6 +629,22 @@ static void weld_drift(sim_world *w, sim_id a, sim_id b, float apart, int steps,
     }
 }
 
+/* Two welded bodies whose centres are 1 m apart land: the landing stretches the weld by under
+ * 2 cm and 0.02 rad over 60 steps, and over the next 120 it is back within 1 mm and 0.01 rad
+ * (`what` names the weld in what it prints). */
+static void expect_weld_held(sim_world *w, sim_id a, sim_id b, const char *what)
+{
+    float gap, turn, rest_gap, rest_turn;
+    weld_drift(w, a, b, 1.0f, 60, &gap, &turn);
+    weld_drift(w, a, b, 1.0f, 120, &rest_gap, &rest_turn);
+    printf("%s: landing stretched it %.5f m and %.5f rad; at rest %.6f m and %.6f rad\n", what,
+           (double)gap, (double)turn, (double)rest_gap, (double)rest_turn);
+    ck_assert_float_lt(gap, 0.02f);
+    ck_assert_float_lt(turn, 0.02f);
+    ck_assert_float_lt(rest_gap, 1e-3f);
+    ck_assert_float_lt(rest_turn, 0.01f);
+}
+
 /* Two 1 m boxes welded side by side, let go 3 m up turned 0.4 rad: they tumble and land on a
  * corner as one body. The weld is as stiff as Box2D's joints (60 Hz): the landing (6.8 m/s)
  * stretches it by up to v / (2 pi 60 Hz) = 1.8 cm, and at rest their relative placement is
@@ -637,15 +662,7 @@ START_TEST(weld_holds_two_boxes)
     sim_joint_def j = fixture_joint(SIM_JOINT_WELD, a, b,
                                 mk_v3(0.5f * cosf(0.4f), 3 + 0.5f * sinf(0.4f), 0));
     join(w, &j);
-    float gap, turn, rest_gap, rest_turn;
-    weld_drift(w, a, b, 1.0f, 60, &gap, &turn);
-    weld_drift(w, a, b, 1.0f, 120, &rest_gap, &rest_turn);
-    printf("weld: landing stretched it %.5f m and %.5f rad; at rest %.6f m and %.6f rad\n",
-           (double)gap, (double)turn, (double)rest_gap, (double)rest_turn);
-    ck_assert_float_lt(gap, 0.02f);
-    ck_assert_float_lt(turn, 0.02f);
-    ck_assert_float_lt(rest_gap, 1e-3f);
-    ck_assert_float_lt(rest_turn, 0.01f);
+    expect_weld_held(w, a, b, "weld");
     ck_assert_float_lt(pos_of(w, a).y, 1.2f); /* landed */
     sim_world_free(w);
 
@@ -679,14 +696,7 @@ START_TEST(weld_holds_two_boxes)
     b = sim_world_add(w, &d3, 0);
     j = fixture_joint(SIM_JOINT_WELD, a, b, mk_v3_add(mk_v3(0, 3, 0), mk_v3_scale(off, 0.5f)));
     join(w, &j);
-    weld_drift(w, a, b, 1.0f, 60, &gap, &turn);
-    weld_drift(w, a, b, 1.0f, 120, &rest_gap, &rest_turn);
-    printf("3D weld: landing stretched it %.5f m and %.5f rad; at rest %.6f m and %.6f rad\n",
-           (double)gap, (double)turn, (double)rest_gap, (double)rest_turn);
-    ck_assert_float_lt(gap, 0.02f);
-    ck_assert_float_lt(turn, 0.02f);
-    ck_assert_float_lt(rest_gap, 1e-3f);
-    ck_assert_float_lt(rest_turn, 0.01f);
+    expect_weld_held(w, a, b, "3D weld");
     sim_world_free(w);
 }
 END_TEST
@@ -702,12 +712,9 @@ START_TEST(wheel_settles_at_static_deflection)
     j.axis = mk_v3(0, 1, 0);
     j.spring_hz = 3.0f;
     j.spring_damping = 0.7f;
-    j.motor = true;
-    j.motor_speed = -4.0f;
-    j.max_motor = 20.0f;
+    set_motor(&j, -4.0f, 20.0f);
     join(w, &j);
-    for (int i = 0; i < 60 * 5; i++)
-        sim_world_step(w);
+    run(w, 60 * 5);
     double omega = 2.0 * PI_D * 3.0, want = 10.0 / (omega * omega);
     mk_vec3 p = pos_of(w, wheel);
     const sim_body *b = sim_world_get(w, wheel);
@@ -911,8 +918,8 @@ END_TEST
 START_TEST(image_with_joints_steps_on_exactly)
 {
     for (int dim = 2; dim <= 3; dim++) {
-        sim_id pins[LINKS], last;
-        sim_world *w = make_chain(dim, false, pins, &last);
+        sim_id last;
+        sim_world *w = make_chain(dim, false, NULL, &last);
         sim_id box = dim == 3 ? add_sphere(w, mk_v3(-3, 0, 0), 0.3f) : add_disc(w, -3, 0, 0.3f);
         sim_joint_def j = fixture_joint(SIM_JOINT_PRISMATIC, box, 0, mk_v3(-3, 0, 0));
         j.axis = mk_v3(1, -1, 0);

@@ -320,11 +320,11 @@ END_TEST
 static Suite *motion_suite(void)
 {
     Suite *s = suite_create("motion");
+    MINK_TCASE(s, "teleports", 60, a_static_body_moved_carries_what_lands_where_it_went);
     MINK_TCASE(s, "impulses", 60, a_body_at_rest_given_impulse_j_moves_at_j_over_m,
                an_impulse_off_the_centre_spins_at_r_cross_j_over_i,
                an_explosion_pushes_only_the_bodies_of_its_mask_owner_and_radius,
                what_cannot_be_done_changes_nothing);
-    MINK_TCASE(s, "teleports", 60, a_static_body_moved_carries_what_lands_where_it_went);
     MINK_TCASE(s, "journal", 120,
                a_journal_of_pushes_sets_and_explosions_replays_the_same_world_and_events);
     return s;

@@ -45,14 +45,13 @@ END_TEST
 START_TEST(spawn_refused_with_the_protocols_message)
 {
     rules_box b;
-    rules_box_must(&b, "function on_start(game)\n"
-                       "  local id, e = mink.spawn({shape = {type = 'box', half = {0.5, -1}}, "
-                       "pos = {0, 0}})\n"
-                       "  game.state.e = e\n"
-                       "  game.state.none = id == nil\n"
-                       "end\n",
-                   true, NULL);
-    rul_start(b.rt);
+    rules_box_start(&b, "function on_start(game)\n"
+                        "  local id, e = mink.spawn({shape = {type = 'box', half = {0.5, -1}}, "
+                        "pos = {0, 0}})\n"
+                        "  game.state.e = e\n"
+                        "  game.state.none = id == nil\n"
+                        "end\n",
+                    true, NULL);
     char e[256];
     ck_assert_str_eq(rules_box_string(&b, "e", e, sizeof e),
                      "spec.shape.half[1]: must be in [0.001, 10000]");
@@ -154,8 +153,7 @@ START_TEST(players_and_actions)
     char s[64];
     ck_assert_str_eq(rules_box_string(&b, "left", s, sizeof s), "ann with -10");
     ck_assert_double_eq(rules_box_number(&b, "count"), 1); /* on_leave runs before it goes */
-    rul_stats st;
-    rul_stats_get(b.rt, &st);
+    rul_stats st = rules_box_stats(&b);
     ck_assert_uint_eq(st.players, 0);
     rules_box_close(&b);
 }
@@ -261,33 +259,32 @@ END_TEST
 START_TEST(velocities_and_impulses)
 {
     rules_box b;
-    rules_box_must(&b, "function on_start(game)\n"
-                       "  local id = mink.spawn({shape = {type = 'box', half = {0.5, 0.5}}, "
-                       "pos = {1, 2}})\n"
-                       "  local wall = mink.spawn({shape = {type = 'box', half = {1, 1}}, "
-                       "pos = {9, 9}, kind = 'static'})\n"
-                       "  game.state.id = id\n"
-                       "  assert(mink.push(id, {2, 0}, {1, 2.5}))\n"
-                       "  local b = mink.body(id)\n"
-                       "  game.state.v = b.vel[1]\n"
-                       "  game.state.w = b.w\n"
-                       "  game.state.kind = b.kind .. '/' .. mink.body(wall).kind\n"
-                       "  local ok, e = mink.set(wall, {vel = {1, 0}})\n"
-                       "  game.state.static = e\n"
-                       "  assert(mink.set(id, {vel = {0, 3}, w = 0.5}))\n"
-                       "  assert(mink.set(id, {pos = {4, 5}, angle = 0.25}))\n"
-                       "  game.state.teleport = mink.body(id).angle\n"
-                       "  assert(mink.set(wall, {pos = {9, 12}}))\n"
-                       "  game.state.wall = mink.body(wall).pos[2]\n"
-                       "  local ok3, e3 = mink.push(wall, {1, 0})\n"
-                       "  game.state.push_static = e3\n"
-                       "  local x, y = mink.pos(id)\n"
-                       "  local vx, vy = mink.vel(id)\n"
-                       "  game.state.pv = x .. ' ' .. y .. ' ' .. vx .. ' ' .. vy .. ' ' .. "
-                       "select('#', mink.pos(999))\n"
-                       "end\n",
-                   true, NULL);
-    rul_start(b.rt);
+    rules_box_start(&b, "function on_start(game)\n"
+                        "  local id = mink.spawn({shape = {type = 'box', half = {0.5, 0.5}}, "
+                        "pos = {1, 2}})\n"
+                        "  local wall = mink.spawn({shape = {type = 'box', half = {1, 1}}, "
+                        "pos = {9, 9}, kind = 'static'})\n"
+                        "  game.state.id = id\n"
+                        "  assert(mink.push(id, {2, 0}, {1, 2.5}))\n"
+                        "  local b = mink.body(id)\n"
+                        "  game.state.v = b.vel[1]\n"
+                        "  game.state.w = b.w\n"
+                        "  game.state.kind = b.kind .. '/' .. mink.body(wall).kind\n"
+                        "  local ok, e = mink.set(wall, {vel = {1, 0}})\n"
+                        "  game.state.static = e\n"
+                        "  assert(mink.set(id, {vel = {0, 3}, w = 0.5}))\n"
+                        "  assert(mink.set(id, {pos = {4, 5}, angle = 0.25}))\n"
+                        "  game.state.teleport = mink.body(id).angle\n"
+                        "  assert(mink.set(wall, {pos = {9, 12}}))\n"
+                        "  game.state.wall = mink.body(wall).pos[2]\n"
+                        "  local ok3, e3 = mink.push(wall, {1, 0})\n"
+                        "  game.state.push_static = e3\n"
+                        "  local x, y = mink.pos(id)\n"
+                        "  local vx, vy = mink.vel(id)\n"
+                        "  game.state.pv = x .. ' ' .. y .. ' ' .. vx .. ' ' .. vy .. ' ' .. "
+                        "select('#', mink.pos(999))\n"
+                        "end\n",
+                    true, NULL);
     ck_assert_double_eq_tol(rules_box_number(&b, "v"), 2.0, 1e-6);
     ck_assert_double_eq_tol(rules_box_number(&b, "w"), -6.0, 1e-5);
     char s[256];
@@ -315,24 +312,23 @@ END_TEST
 START_TEST(explosion_falls_off)
 {
     rules_box b;
-    rules_box_must(&b, "function on_start(game)\n"
-                       "  local box = {type = 'box', half = {0.5, 0.5}}\n"
-                       "  local near = mink.spawn({shape = box, pos = {1, 0}})\n"
-                       "  local far = mink.spawn({shape = box, pos = {0, -3}})\n"
-                       "  local out = mink.spawn({shape = box, pos = {20, 0}})\n"
-                       "  mink.spawn({shape = box, pos = {-1, 0}, kind = 'static'})\n"
-                       "  game.state.pushed = mink.explode({0, 0}, 4, 6)\n"
+    rules_box_start(&b, "function on_start(game)\n"
+                        "  local box = {type = 'box', half = {0.5, 0.5}}\n"
+                        "  local near = mink.spawn({shape = box, pos = {1, 0}})\n"
+                        "  local far = mink.spawn({shape = box, pos = {0, -3}})\n"
+                        "  local out = mink.spawn({shape = box, pos = {20, 0}})\n"
+                        "  mink.spawn({shape = box, pos = {-1, 0}, kind = 'static'})\n"
+                        "  game.state.pushed = mink.explode({0, 0}, 4, 6)\n"
 
-                       "  game.state.near = mink.body(near).vel[1]\n"
-                       "  game.state.far = mink.body(far).vel[2]\n"
-                       "  game.state.out = mink.body(out).vel[1]\n"
-                       "  game.state.others = mink.explode({0, 0}, 4, 6, {ignore = {near}})\n"
-                       "  game.state.none = mink.explode({0, 0}, 4, 6, {kinds = {'character'}})\n"
-                       "  game.state.masked = mink.explode({0, 0}, 4, 6, {mask = 2})\n"
-                       "  game.state.far2 = mink.body(far).vel[2]\n"
-                       "end\n",
-                   true, NULL);
-    rul_start(b.rt);
+                        "  game.state.near = mink.body(near).vel[1]\n"
+                        "  game.state.far = mink.body(far).vel[2]\n"
+                        "  game.state.out = mink.body(out).vel[1]\n"
+                        "  game.state.others = mink.explode({0, 0}, 4, 6, {ignore = {near}})\n"
+                        "  game.state.none = mink.explode({0, 0}, 4, 6, {kinds = {'character'}})\n"
+                        "  game.state.masked = mink.explode({0, 0}, 4, 6, {mask = 2})\n"
+                        "  game.state.far2 = mink.body(far).vel[2]\n"
+                        "end\n",
+                    true, NULL);
     ck_assert_double_eq(rules_box_number(&b, "pushed"), 2);
     ck_assert_double_eq(rules_box_number(&b, "others"), 1); /* the far one only */
     ck_assert_double_eq(rules_box_number(&b, "none"), 0);
@@ -350,29 +346,28 @@ END_TEST
 START_TEST(queries)
 {
     rules_box b;
-    rules_box_must(&b, "function on_start(game)\n"
-                       "  local id = mink.spawn({shape = {type = 'box', half = {2, 1}}, pos = "
-                       "{0, 0}, kind = 'static', tag = 'floor'})\n"
-                       "  mink.spawn({shape = {type = 'circle', radius = 0.5}, pos = {30, 0}, "
-                       "tag = 'ball'})\n"
-                       "  local hits = mink.raycast({0, 10}, {0, -10})\n"
-                       "  game.state.n = #hits\n"
-                       "  game.state.y = hits[1].point[2]\n"
-                       "  game.state.f = hits[1].fraction\n"
-                       "  game.state.same = hits[1].id == id\n"
-                       "  local c = mink.cast({shape = {type = 'circle', radius = 0.5}, pos = "
-                       "{0, 5}}, {0, -5})\n"
-                       "  game.state.cast = c.point[2]\n"
-                       "  game.state.over = #mink.overlap({shape = {type = 'circle', radius = "
-                       "1}, pos = {1.5, 1.5}})\n"
-                       "  game.state.none = #mink.raycast({0, 10}, {0, -10}, {ignore = {id}})\n"
-                       "  game.state.balls = #mink.bodies({tag = 'ball'})\n"
-                       "  game.state.all = #mink.bodies()\n"
-                       "  local ok, e = mink.raycast({0, 1}, {0, 2}, {at_tick = 5})\n"
-                       "  game.state.future = e\n"
-                       "end\n",
-                   true, NULL);
-    rul_start(b.rt);
+    rules_box_start(&b, "function on_start(game)\n"
+                        "  local id = mink.spawn({shape = {type = 'box', half = {2, 1}}, pos = "
+                        "{0, 0}, kind = 'static', tag = 'floor'})\n"
+                        "  mink.spawn({shape = {type = 'circle', radius = 0.5}, pos = {30, 0}, "
+                        "tag = 'ball'})\n"
+                        "  local hits = mink.raycast({0, 10}, {0, -10})\n"
+                        "  game.state.n = #hits\n"
+                        "  game.state.y = hits[1].point[2]\n"
+                        "  game.state.f = hits[1].fraction\n"
+                        "  game.state.same = hits[1].id == id\n"
+                        "  local c = mink.cast({shape = {type = 'circle', radius = 0.5}, pos = "
+                        "{0, 5}}, {0, -5})\n"
+                        "  game.state.cast = c.point[2]\n"
+                        "  game.state.over = #mink.overlap({shape = {type = 'circle', radius = "
+                        "1}, pos = {1.5, 1.5}})\n"
+                        "  game.state.none = #mink.raycast({0, 10}, {0, -10}, {ignore = {id}})\n"
+                        "  game.state.balls = #mink.bodies({tag = 'ball'})\n"
+                        "  game.state.all = #mink.bodies()\n"
+                        "  local ok, e = mink.raycast({0, 1}, {0, 2}, {at_tick = 5})\n"
+                        "  game.state.future = e\n"
+                        "end\n",
+                    true, NULL);
     ck_assert_double_eq(rules_box_number(&b, "n"), 1);
     ck_assert_double_eq_tol(rules_box_number(&b, "y"), 1.0, 1e-6);
     ck_assert_double_eq_tol(rules_box_number(&b, "f"), 9.0 / 20.0, 1e-6);
@@ -393,32 +388,31 @@ END_TEST
 START_TEST(deterministic_iteration)
 {
     rules_box b;
-    rules_box_must(&b, "function on_start(game)\n"
-                       "  local t = {zeta = 1, alpha = 2, [10] = 3, [2] = 4, [true] = 5, "
-                       "[-1.5] = 6, Beta = 7}\n"
-                       "  local keys = {}\n"
-                       "  for k, v in pairs(t) do keys[#keys + 1] = tostring(k) end\n"
-                       "  game.state.pairs = table.concat(keys, ',')\n"
-                       "  local k, n = next(t), {}\n"
-                       "  while k ~= nil do n[#n + 1] = tostring(k) k = next(t, k) end\n"
-                       "  game.state.next = table.concat(n, ',')\n"
-                       "  local r = {}\n"
-                       "  for i = 1, 300 do r[i] = {score = i % 3, id = i} end\n"
-                       "  table.sort(r, function(a, b) return a.score < b.score end)\n"
-                       "  local stable = true\n"
-                       "  for i = 2, 300 do\n"
-                       "    if r[i].score == r[i - 1].score and r[i].id < r[i - 1].id then "
-                       "stable = false end\n"
-                       "  end\n"
-                       "  game.state.stable = stable and r[1].id == 3 and r[300].id == 299\n"
-                       "  local s = {5, 3, 9, 1}\n"
-                       "  table.sort(s)\n"
-                       "  game.state.sorted = table.concat(s, ' ')\n"
-                       "  local ok, e = pcall(pairs, {[{}] = 1})\n"
-                       "  game.state.tablekey = e\n"
-                       "end\n",
-                   true, NULL);
-    rul_start(b.rt);
+    rules_box_start(&b, "function on_start(game)\n"
+                        "  local t = {zeta = 1, alpha = 2, [10] = 3, [2] = 4, [true] = 5, "
+                        "[-1.5] = 6, Beta = 7}\n"
+                        "  local keys = {}\n"
+                        "  for k, v in pairs(t) do keys[#keys + 1] = tostring(k) end\n"
+                        "  game.state.pairs = table.concat(keys, ',')\n"
+                        "  local k, n = next(t), {}\n"
+                        "  while k ~= nil do n[#n + 1] = tostring(k) k = next(t, k) end\n"
+                        "  game.state.next = table.concat(n, ',')\n"
+                        "  local r = {}\n"
+                        "  for i = 1, 300 do r[i] = {score = i % 3, id = i} end\n"
+                        "  table.sort(r, function(a, b) return a.score < b.score end)\n"
+                        "  local stable = true\n"
+                        "  for i = 2, 300 do\n"
+                        "    if r[i].score == r[i - 1].score and r[i].id < r[i - 1].id then "
+                        "stable = false end\n"
+                        "  end\n"
+                        "  game.state.stable = stable and r[1].id == 3 and r[300].id == 299\n"
+                        "  local s = {5, 3, 9, 1}\n"
+                        "  table.sort(s)\n"
+                        "  game.state.sorted = table.concat(s, ' ')\n"
+                        "  local ok, e = pcall(pairs, {[{}] = 1})\n"
+                        "  game.state.tablekey = e\n"
+                        "end\n",
+                    true, NULL);
     char s[256];
     ck_assert_str_eq(rules_box_string(&b, "pairs", s, sizeof s),
                      "-1.5,2,10,Beta,alpha,zeta,true");
@@ -438,29 +432,27 @@ END_TEST
 START_TEST(timers)
 {
     rules_box b;
-    rules_box_must(&b, "function on_start(game)\n"
-                       "  local data = {n = 1}\n"
-                       "  mink.after(3, 'once', data)\n"
-                       "  data.n = 99\n"
-                       "  game.state.rep = mink.every(2, 'again')\n"
-                       "  game.state.log = ''\n"
-                       "end\n"
-                       "function once(game, data, id)\n"
-                       "  game.state.log = game.state.log .. 'once' .. data.n .. '@' .. "
-                       "mink.tick() .. ' '\n"
-                       "end\n"
-                       "function again(game, data, id)\n"
-                       "  game.state.log = game.state.log .. 'again@' .. mink.tick() .. ' '\n"
-                       "  if mink.tick() >= 6 then mink.cancel(id) end\n"
-                       "end\n",
-                   true, NULL);
-    rul_start(b.rt);
+    rules_box_start(&b, "function on_start(game)\n"
+                        "  local data = {n = 1}\n"
+                        "  mink.after(3, 'once', data)\n"
+                        "  data.n = 99\n"
+                        "  game.state.rep = mink.every(2, 'again')\n"
+                        "  game.state.log = ''\n"
+                        "end\n"
+                        "function once(game, data, id)\n"
+                        "  game.state.log = game.state.log .. 'once' .. data.n .. '@' .. "
+                        "mink.tick() .. ' '\n"
+                        "end\n"
+                        "function again(game, data, id)\n"
+                        "  game.state.log = game.state.log .. 'again@' .. mink.tick() .. ' '\n"
+                        "  if mink.tick() >= 6 then mink.cancel(id) end\n"
+                        "end\n",
+                    true, NULL);
     rules_box_step(&b, 10);
     char s[128];
     ck_assert_str_eq(rules_box_string(&b, "log", s, sizeof s),
                      "again@2 once1@3 again@4 again@6 ");
-    rul_stats st;
-    rul_stats_get(b.rt, &st);
+    rul_stats st = rules_box_stats(&b);
     ck_assert_uint_eq(st.timers, 0);
     ck_assert_uint_eq(st.hooks[RUL_HOOK_TIMER].calls, 4);
     rules_box_close(&b);

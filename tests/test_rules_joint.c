@@ -30,8 +30,7 @@
 START_TEST(pendulum_swings)
 {
     rules_box b;
-    rules_box_must(&b, PENDULUM, false, NULL);
-    rul_start(b.rt);
+    rules_box_start(&b, PENDULUM, false, NULL);
     sim_id bob = (sim_id)rules_box_number(&b, "bob");
     ck_assert_uint_eq(sim_world_joint_count(b.w), 1);
     int crossed = 0;
@@ -57,22 +56,21 @@ END_TEST
 START_TEST(bad_specs_named)
 {
     rules_box b;
-    rules_box_must(&b,
-                   "function on_start(game)\n"
-                   "  local bob = assert(mink.spawn({shape = {type = 'circle', radius = 0.1}, "
-                   "pos = {2, 0}}))\n"
-                   "  local function why(spec) local id, e = mink.joint(spec) "
-                   "assert(id == nil) return e end\n"
-                   "  game.state.type = why({type = 'hinge', a = bob})\n"
-                   "  game.state.a = why({type = 'revolute', a = 999})\n"
-                   "  game.state.anchor = why({type = 'revolute', a = bob, anchor = {0}})\n"
-                   "  game.state.limits = why({type = 'revolute', a = bob, limits = {1, -1}})\n"
-                   "  game.state.break_force = why({type = 'revolute', a = bob, "
-                   "break_force = -1})\n"
-                   "  game.state.count = #mink.bodies()\n"
-                   "end\n",
-                   true, NULL);
-    rul_start(b.rt);
+    rules_box_start(&b,
+                    "function on_start(game)\n"
+                    "  local bob = assert(mink.spawn({shape = {type = 'circle', radius = 0.1}, "
+                    "pos = {2, 0}}))\n"
+                    "  local function why(spec) local id, e = mink.joint(spec) "
+                    "assert(id == nil) return e end\n"
+                    "  game.state.type = why({type = 'hinge', a = bob})\n"
+                    "  game.state.a = why({type = 'revolute', a = 999})\n"
+                    "  game.state.anchor = why({type = 'revolute', a = bob, anchor = {0}})\n"
+                    "  game.state.limits = why({type = 'revolute', a = bob, limits = {1, -1}})\n"
+                    "  game.state.break_force = why({type = 'revolute', a = bob, "
+                    "break_force = -1})\n"
+                    "  game.state.count = #mink.bodies()\n"
+                    "end\n",
+                    true, NULL);
     static const char *const fields[] = {"type", "a", "anchor", "limits", "break_force"};
     for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
         char e[256], want[64];
@@ -92,8 +90,7 @@ END_TEST
 START_TEST(unjoint_removes)
 {
     rules_box b;
-    rules_box_must(&b, "CUT = true\n" PENDULUM, false, NULL);
-    rul_start(b.rt);
+    rules_box_start(&b, "CUT = true\n" PENDULUM, false, NULL);
     sim_id bob = (sim_id)rules_box_number(&b, "bob");
     rules_box_step(&b, 1);
     cJSON *j = rules_box_save(&b);

@@ -99,12 +99,11 @@ START_TEST(no_bytecode)
     REFUSED("return string.dump(function() end)", "field 'dump'");
     /* Text still loads, into the script's globals or a given environment. */
     rules_box b;
-    rules_box_must(&b, "function on_start(game)\n"
-                       "  game.state.a = load('return 6 * 7')()\n"
-                       "  game.state.b = load('return x', 'c', 't', {x = 5})()\n"
-                       "end\n",
-                   true, NULL);
-    rul_start(b.rt);
+    rules_box_start(&b, "function on_start(game)\n"
+                        "  game.state.a = load('return 6 * 7')()\n"
+                        "  game.state.b = load('return x', 'c', 't', {x = 5})()\n"
+                        "end\n",
+                    true, NULL);
     ck_assert_double_eq(rules_box_number(&b, "a"), 42);
     ck_assert_double_eq(rules_box_number(&b, "b"), 5);
     rules_box_close(&b);
@@ -119,13 +118,12 @@ START_TEST(string_metatable_protected)
     REFUSED("local mt = getmetatable('') rawset(mt, '__index', {})",
             "table expected, got boolean");
     rules_box b;
-    rules_box_must(&b, "function on_start(game)\n"
-                       "  pcall(function() getmetatable('').__index = {} end)\n"
-                       "  game.state.up = ('abc'):upper()\n"
-                       "  game.state.mt = tostring(getmetatable('x'))\n"
-                       "end\n",
-                   true, NULL);
-    rul_start(b.rt);
+    rules_box_start(&b, "function on_start(game)\n"
+                        "  pcall(function() getmetatable('').__index = {} end)\n"
+                        "  game.state.up = ('abc'):upper()\n"
+                        "  game.state.mt = tostring(getmetatable('x'))\n"
+                        "end\n",
+                    true, NULL);
     char s[32];
     ck_assert_str_eq(rules_box_string(&b, "up", s, sizeof s), "ABC");
     ck_assert_str_eq(rules_box_string(&b, "mt", s, sizeof s), "false");
@@ -145,18 +143,18 @@ START_TEST(no_addresses)
 {
     REFUSED("return string.format('%p', {})", "%p shows an address");
     rules_box b;
-    rules_box_must(&b, "function on_start(game)\n"
-                       "  game.state.t = tostring({}) .. ' ' .. tostring(print)\n"
-                       "  game.state.f = string.format('%s|%5.1f', {}, 2.25)\n"
-                       "  game.state.m = tostring(setmetatable({}, {__tostring = function() "
-                       "return 'me' end}))\n"
-                       "end\n",
-                   true, NULL);
-    rul_start(b.rt);
-    char s[64];
-    ck_assert_str_eq(rules_box_string(&b, "t", s, sizeof s), "table function");
-    ck_assert_str_eq(rules_box_string(&b, "f", s, sizeof s), "table|  2.2");
-    ck_assert_str_eq(rules_box_string(&b, "m", s, sizeof s), "me");
+    rules_box_start(&b, "function on_start(game)\n"
+                        "  game.state.t = tostring({}) .. ' ' .. tostring(print)\n"
+                        "  game.state.f = string.format('%s|%5.1f', {}, 2.25)\n"
+                        "  game.state.m = tostring(setmetatable({}, {__tostring = function() "
+                        "return 'me' end}))\n"
+                        "end\n",
+                    true, NULL);
+    const char *want[][2] = {{"t", "table function"}, {"f", "table|  2.2"}, {"m", "me"}};
+    for (int i = 0; i < 3; i++) {
+        char s[64];
+        ck_assert_str_eq(rules_box_string(&b, want[i][0], s, sizeof s), want[i][1]);
+    }
     rules_box_close(&b);
 }
 END_TEST
@@ -171,8 +169,7 @@ static void stopped_at_budget(const char *body)
              "end\n",
              body);
     rules_box b;
-    rules_box_must(&b, src, true, NULL);
-    rul_start(b.rt);
+    rules_box_start(&b, src, true, NULL);
     ck_assert_msg(rules_box_hook(&b, RUL_HOOK_START).budget_stops == 1, "not stopped: %s", body);
     ck_assert_msg(strstr(b.log, "the instruction budget of 1000000 ran out"), "%s", b.log);
     cJSON *j = rules_box_save(&b);
@@ -193,11 +190,11 @@ START_TEST(long_c_loops_charged)
     stopped_at_budget("local t = setmetatable({}, {__len = function() return 1 << 40 end}) "
                       "table.sort(t)");
     rules_box b;
-    rules_box_must(&b, "function on_start(game)\n"
-                       "  game.state.n = #string.rep('', 1 << 50) + #string.rep('', 1 << 50, '')\n"
-                       "end\n",
-                   true, NULL);
-    rul_start(b.rt);
+    rules_box_start(&b,
+                    "function on_start(game)\n"
+                    "  game.state.n = #string.rep('', 1 << 50) + #string.rep('', 1 << 50, '')\n"
+                    "end\n",
+                    true, NULL);
     ck_assert_double_eq(rules_box_number(&b, "n"), 0);
     rules_box_close(&b);
 }
@@ -309,25 +306,31 @@ START_TEST(budget_counts_instructions)
 }
 END_TEST
 
+/* The counters once on_start has been stopped at the memory cap `cap` (bytes), which the
+ * peak did not pass. */
+static rul_stats stopped_by_memory(rules_box *b, size_t cap)
+{
+    rul_stats st = rules_box_stats(b);
+    ck_assert_uint_eq(st.hooks[RUL_HOOK_START].memory_stops, 1);
+    ck_assert_uint_le(st.memory_peak, cap);
+    return st;
+}
+
 /* string.rep's result is allocated at once: past the cap it is refused, the hook stopped as
  * out of memory, and the game goes on. */
 START_TEST(memory_bomb_stopped)
 {
     rules_box b;
     rul_config cfg = {.memory = 1 << 20};
-    rules_box_must(&b, "function on_start(game)\n"
-                       "  game.state.small = #string.rep('x', 256 * 1024)\n"
-                       "  local bomb = string.rep('x', 1 << 30)\n"
-                       "  game.state.big = #bomb\n"
-                       "end\n"
-                       "function on_tick(game, tick) game.state.after = tick end\n",
-                   true, &cfg);
-    rul_start(b.rt);
-    rul_stats st;
-    rul_stats_get(b.rt, &st);
-    ck_assert_uint_eq(st.hooks[RUL_HOOK_START].memory_stops, 1);
+    rules_box_start(&b, "function on_start(game)\n"
+                        "  game.state.small = #string.rep('x', 256 * 1024)\n"
+                        "  local bomb = string.rep('x', 1 << 30)\n"
+                        "  game.state.big = #bomb\n"
+                        "end\n"
+                        "function on_tick(game, tick) game.state.after = tick end\n",
+                    true, &cfg);
+    rul_stats st = stopped_by_memory(&b, (size_t)1 << 20);
     ck_assert_uint_eq(st.hooks[RUL_HOOK_START].errors, 1);
-    ck_assert_uint_le(st.memory_peak, (size_t)1 << 20);
     ck_assert_uint_eq(st.memory_limit, (size_t)1 << 20);
     ck_assert_ptr_nonnull(strstr(b.log, "on_start stopped at tick 0"));
     ck_assert_ptr_nonnull(strstr(b.log, "memory reached its cap"));
@@ -344,16 +347,12 @@ START_TEST(memory_growth_stopped)
 {
     rules_box b;
     rul_config cfg = {.memory = 4 << 20, .budget = RUL_MAX_BUDGET};
-    rules_box_must(&b, "function on_start(game)\n"
-                       "  local t = {}\n"
-                       "  for i = 1, math.maxinteger do t[i] = {i} end\n"
-                       "end\n",
-                   true, &cfg);
-    rul_start(b.rt);
-    rul_stats st;
-    rul_stats_get(b.rt, &st);
-    ck_assert_uint_eq(st.hooks[RUL_HOOK_START].memory_stops, 1);
-    ck_assert_uint_le(st.memory_peak, (size_t)4 << 20);
+    rules_box_start(&b, "function on_start(game)\n"
+                        "  local t = {}\n"
+                        "  for i = 1, math.maxinteger do t[i] = {i} end\n"
+                        "end\n",
+                    true, &cfg);
+    rul_stats st = stopped_by_memory(&b, (size_t)4 << 20);
     ck_assert_uint_lt(st.memory, (size_t)1 << 20);
     rules_box_close(&b);
 }
@@ -365,21 +364,20 @@ START_TEST(deep_recursion_stopped)
 {
     rules_box b;
     rul_config cfg = {.budget = RUL_MAX_BUDGET, .memory = (size_t)256 << 20};
-    rules_box_must(&b, "local function deep(n) return 1 + deep(n + 1) end\n"
-                       "function on_start(game) deep(1) end\n"
-                       "function on_tick(game)\n"
-                       "  local t = setmetatable({}, {__index = function(t, k) return t[k + 1] "
-                       "end})\n"
-                       "  return t[1]\n"
-                       "end\n",
-                   true, &cfg);
-    rul_start(b.rt);
+    rules_box_start(&b, "local function deep(n) return 1 + deep(n + 1) end\n"
+                        "function on_start(game) deep(1) end\n"
+                        "function on_tick(game)\n"
+                        "  local t = setmetatable({}, {__index = function(t, k) return t[k + 1] "
+                        "end})\n"
+                        "  return t[1]\n"
+                        "end\n",
+                    true, &cfg);
     ck_assert_ptr_nonnull(strstr(b.log, "stack overflow"));
+    ck_assert_uint_eq(rules_box_hook(&b, RUL_HOOK_START).errors, 1);
     rules_box_step(&b, 1);
+    ck_assert_uint_eq(rules_box_hook(&b, RUL_HOOK_TICK).errors, 1);
     ck_assert_ptr_nonnull(strstr(b.log, "on_tick failed at tick 1"));
     ck_assert_ptr_nonnull(strstr(strstr(b.log, "on_tick failed"), "stack overflow"));
-    ck_assert_uint_eq(rules_box_hook(&b, RUL_HOOK_START).errors, 1);
-    ck_assert_uint_eq(rules_box_hook(&b, RUL_HOOK_TICK).errors, 1);
     rules_box_close(&b);
 }
 END_TEST
@@ -417,9 +415,8 @@ END_TEST
 START_TEST(failing_action_throttled)
 {
     rules_box b;
-    rul_config cfg = {.max_failures = 3};
     rules_box_must(&b, "function on_action(game, p, name, data) return data.x + 1 end\n", true,
-                   &cfg);
+                   &(rul_config){.max_failures = 3});
     rul_player p = {.id = 7, .name = "ann"};
     mk_error err;
     ck_assert_int_eq(rul_join(b.rt, &p, &err), 0);

@@ -129,8 +129,7 @@ END_TEST
 START_TEST(bad_saves_refused)
 {
     rules_box b;
-    rules_box_must(&b, "function on_start(game) game.state.keep = 1 end\n", true, NULL);
-    rul_start(b.rt);
+    rules_box_start(&b, "function on_start(game) game.state.keep = 1 end\n", true, NULL);
     static const char *const cases[][2] = {
         {"{\"rules\":1,", "rules save: JSON at byte 11: an object's key must be a string"},
         {"{\"rules\":2}", "rules save: save.rules: an integer in [1, 1] expected"},
@@ -302,8 +301,7 @@ static const char *const V2 = "function beat(game) game.state.beats = game.state
 START_TEST(reload_keeps_state)
 {
     rules_box b;
-    rules_box_must(&b, V1, true, NULL);
-    rul_start(b.rt);
+    rules_box_start(&b, V1, true, NULL);
     rul_player p = {.id = 3, .name = "cy"};
     mk_error err;
     ck_assert_int_eq(rul_join(b.rt, &p, &err), 0);
@@ -334,8 +332,7 @@ START_TEST(reload_keeps_state)
     ck_assert_int_eq(rul_reload(b.rt, V2, strlen(V2), &err), -1);
     ck_assert_str_eq(err.message, "game.state.f: a function is not plain data (numbers, "
                                   "strings, booleans and tables of them)");
-    rul_stats st;
-    rul_stats_get(b.rt, &st);
+    rul_stats st = rules_box_stats(&b);
     ck_assert_uint_eq(st.reloads, 2);
     ck_assert_uint_eq(st.reload_failures, 4);
     rules_box_close(&b);

@@ -30,12 +30,7 @@ START_TEST(hello_gets_welcome)
     /* The first state shows the avatar with its first-sighting fields and the scene. */
     cJSON *s = h_recv_type(&c, "state", 3000);
     ck_assert_ptr_nonnull(s);
-    const cJSON *b = h_state_body(s, avatar);
-    ck_assert_ptr_nonnull(b);
-    ck_assert_str_eq(h_str(b, "kind"), "character");
-    ck_assert_double_eq(h_num(b, "owner"), h_num(w, "client"));
-    const cJSON *shape = cJSON_GetObjectItemCaseSensitive(b, "shape");
-    ck_assert_str_eq(h_str(shape, "type"), "aabb");
+    const cJSON *shape = expect_avatar_shape(s, w, "aabb");
     ck_assert_double_eq_tol(h_vec(shape, "half", 1), 0.9, 1e-9);
     /* The demo's 20 bodies (9 of them static) and the avatar. */
     ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(s, "bodies")), 21);
@@ -260,11 +255,12 @@ END_TEST
 
 START_TEST(query_over_the_wire)
 {
+    /* A 1 x 1 m box sunk 0.25 m into the top of a 2 x 2 m one. */
+    const char *overlap = "{\"type\":\"query\",\"req\":\"q\",\"a\":{\"shape\":{\"type\":"
+                          "\"aabb\",\"half\":[1,1]},\"pos\":[0,0]},\"b\":{\"shape\":{"
+                          "\"type\":\"aabb\",\"half\":[0.5,0.5]},\"pos\":[0.25,1.25]}}";
     h_conn c = start_joined(NULL);
-    cJSON *r = expect_hit(&c, "{\"type\":\"query\",\"req\":\"q\",\"a\":{\"shape\":{\"type\":"
-                              "\"aabb\",\"half\":[1,1]},\"pos\":[0,0]},\"b\":{\"shape\":{"
-                              "\"type\":\"aabb\",\"half\":[0.5,0.5]},\"pos\":[0.25,1.25]}}",
-                              "q", 0.25, 1e-6);
+    cJSON *r = expect_hit(&c, overlap, "q", 0.25, 1e-6);
     ck_assert_double_eq_tol(h_vec(r, "normal", 1), 1.0, 1e-6);
     ck_assert_int_eq(cJSON_GetArraySize(cJSON_GetObjectItemCaseSensitive(r, "points")), 2);
     cJSON_Delete(r);

@@ -16,10 +16,7 @@
 static void collect_events(h_conn *c, int ms, cJSON *out, double *dropped)
 {
     long long end = h_now_ms() + ms;
-    while (h_now_ms() < end) {
-        cJSON *s = h_recv_type(c, "state", 500);
-        if (!s)
-            continue;
+    for (cJSON *s; (s = state_before(c, end, 500)) != NULL;) {
         const cJSON *ev = cJSON_GetObjectItemCaseSensitive(s, "events");
         const cJSON *e;
         cJSON_ArrayForEach(e, ev) cJSON_AddItemToArray(out, cJSON_Duplicate(e, true));
@@ -126,12 +123,9 @@ START_TEST(push_set_and_explode_over_the_wire)
     h_conn c, other;
     start_and_join_pair(&c, &other);
     /* 1 x 1 m boxes at density 1: 1 kg. */
-    double box = spawn_ok(&c, 1, "{\"shape\":{\"type\":\"box\",\"half\":[0.5,0.5]},"
-                                 "\"pos\":[700,100]}");
-    double theirs = spawn_ok(&other, 1, "{\"shape\":{\"type\":\"box\",\"half\":[0.5,0.5]},"
-                                        "\"pos\":[697.5,100]}");
-    double wall = spawn_ok(&c, 2, "{\"shape\":{\"type\":\"box\",\"half\":[0.5,0.5]},"
-                                  "\"pos\":[720,100],\"kind\":\"static\"}");
+    double box = spawn_unit_box(&c, 1, 700, 100, "");
+    double theirs = spawn_unit_box(&other, 1, 697.5, 100, "");
+    double wall = spawn_unit_box(&c, 2, 720, 100, ",\"kind\":\"static\"");
     char line[256];
     snprintf(line, sizeof line, "{\"type\":\"push\",\"req\":\"p\",\"id\":%.0f,\"impulse\":[3,0]}",
              box);

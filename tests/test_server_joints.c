@@ -14,14 +14,11 @@
 #include "server_fixture.h"
 
 /* The joints first seen and those removed in the states that come within `ms`, appended to
- * `seen` (objects) and `gone` (ids); the last state is kept in *last when given. */
+ * `seen` (objects) and `gone` (ids). */
 static void collect_joints(h_conn *c, int ms, cJSON *seen, cJSON *gone)
 {
     long long end = h_now_ms() + ms;
-    while (h_now_ms() < end) {
-        cJSON *s = h_recv_type(c, "state", 200);
-        if (!s)
-            continue;
+    for (cJSON *s; (s = state_before(c, end, 200)) != NULL;) {
         const cJSON *e;
         cJSON_ArrayForEach(e, cJSON_GetObjectItemCaseSensitive(s, "joints"))
             cJSON_AddItemToArray(seen, cJSON_Duplicate(e, true));
@@ -58,10 +55,8 @@ START_TEST(joints_over_the_wire)
     /* A 0.1 m ball 2 m right of the pin, let go level: it swings down on a circle of 2 m. */
     double ball = spawn_ok(&c, 1, "{\"shape\":{\"type\":\"circle\",\"radius\":0.1},"
                                   "\"pos\":[802,100]}");
-    double box = spawn_ok(&c, 2, "{\"shape\":{\"type\":\"box\",\"half\":[0.5,0.5]},"
-                                 "\"pos\":[820,100],\"kind\":\"static\"}");
-    double theirs = spawn_ok(&other, 3, "{\"shape\":{\"type\":\"box\",\"half\":[0.5,0.5]},"
-                                        "\"pos\":[840,100]}");
+    double box = spawn_unit_box(&c, 2, 820, 100, ",\"kind\":\"static\"");
+    double theirs = spawn_unit_box(&other, 3, 840, 100, "");
     char spec[256];
     snprintf(spec, sizeof spec, "{\"type\":\"revolute\",\"a\":%.0f,\"anchor\":[800,100]}", ball);
     double pin = joint_ok(&c, spec);
@@ -152,8 +147,7 @@ START_TEST(a_joint_breaks_over_the_wire)
     h_conn c;
     start_and_join(&c, NULL);
     ck_assert(h_send_line(&c, "{\"type\":\"subscribe\",\"events\":true}"));
-    double box = spawn_ok(&c, 1, "{\"shape\":{\"type\":\"box\",\"half\":[0.5,0.5]},"
-                                 "\"pos\":[900,100]}");
+    double box = spawn_unit_box(&c, 1, 900, 100, "");
     char spec[256];
     snprintf(spec, sizeof spec,
              "{\"type\":\"revolute\",\"a\":%.0f,\"anchor\":[900,100],\"break_force\":15}",
@@ -169,8 +163,7 @@ START_TEST(a_joint_breaks_over_the_wire)
     }
     ck_assert_ptr_nonnull(seen);
     cJSON_Delete(seen);
-    spawn_ok(&c, 2, "{\"shape\":{\"type\":\"box\",\"half\":[0.5,0.5]},\"pos\":[900,103],"
-                    "\"density\":2}");
+    spawn_unit_box(&c, 2, 900, 103, ",\"density\":2");
     int breaks = 0, gone = 0;
     long long end = h_now_ms() + 2500;
     while (h_now_ms() < end) {
@@ -205,11 +198,7 @@ END_TEST
 START_TEST(a_session_with_joints_replays_as_recorded)
 {
     char path[] = "/tmp/mink-record-joints-XXXXXX";
-    start_recording(path, false);
-    h_conn c;
-    cJSON_Delete(join(&c, "{\"type\":\"hello\",\"protocol\":1,\"avatar\":{\"shape\":{\"type\":"
-                          "\"aabb\",\"half\":[0.4,0.9]},\"pos\":[-3.6,1],\"kind\":"
-                          "\"character\"}}"));
+    h_conn c = start_recording(path, false, "[-3.6,1]");
     double a = spawn_ok(&c, 1, "{\"shape\":{\"type\":\"box\",\"half\":[0.3,0.3]},\"pos\":[1,6]}");
     double b = spawn_ok(&c, 2, "{\"shape\":{\"type\":\"box\",\"half\":[0.3,0.3]},\"pos\":[2,6]}");
     char spec[256];

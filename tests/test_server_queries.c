@@ -24,6 +24,33 @@ static const cJSON *one_hit(const cJSON *r)
     return cJSON_GetArrayItem(h, 0);
 }
 
+/* A value a hit must have: its number `key` (i < 0) or component i of its vector `key`, less
+ * than tol from want. */
+typedef struct hit_value {
+    const char *key;
+    int i;
+    double want, tol;
+} hit_value;
+
+/* Sends the query `line`, whose answer must hold exactly one hit: of body `id` (any when NAN),
+ * with the n values `want`, answering `req` (not checked when NULL). */
+static void expect_one_hit(h_conn *c, const char *line, const char *req, double id,
+                           const hit_value *want, size_t n)
+{
+    cJSON *r = request(c, line, "hits");
+    if (req)
+        ck_assert_str_eq(h_str(r, "req"), req);
+    const cJSON *h = one_hit(r);
+    if (!isnan(id))
+        ck_assert_double_eq(h_num(h, "id"), id);
+    for (size_t k = 0; k < n; k++) {
+        const hit_value *v = &want[k];
+        ck_assert_double_eq_tol(v->i < 0 ? h_num(h, v->key) : h_vec(h, v->key, v->i), v->want,
+                                v->tol);
+    }
+    cJSON_Delete(r);
+}
+
 static void expect_bad(h_conn *c, const char *line, const char *field)
 {
     ck_assert(h_send_line(c, line));
@@ -45,22 +72,21 @@ START_TEST(world_queries_over_the_wire)
                                  "\"kind\":\"static\"}");
     double high = spawn_ok(&c, 2, "{\"shape\":{\"type\":\"box\",\"half\":[1,1]},\"pos\":[500,"
                                   "103],\"kind\":\"static\"}");
-    cJSON *r = request(&c, "{\"type\":\"raycast\",\"req\":\"r1\",\"from\":[500.5,110],"
-                           "\"to\":[500.5,90]}",
-                       "hits");
-    ck_assert_str_eq(h_str(r, "req"), "r1");
-    const cJSON *h = one_hit(r);
-    ck_assert_double_eq(h_num(h, "id"), high);
-    ck_assert_double_eq_tol(h_vec(h, "point", 0), 500.5, 1e-4);
-    ck_assert_double_eq_tol(h_vec(h, "point", 1), 104.0, 1e-4);
-    ck_assert_double_eq_tol(h_vec(h, "normal", 1), 1.0, 1e-6);
-    ck_assert_double_eq_tol(h_num(h, "fraction"), 6.0 / 20.0, 1e-6);
-    cJSON_Delete(r);
+    const hit_value down[] = {
+        {"point", 0, 500.5, 1e-4},
+        {"point", 1, 104.0, 1e-4},
+        {"normal", 1, 1.0, 1e-6},
+        {"fraction", -1, 6.0 / 20.0, 1e-6},
+    };
+    expect_one_hit(&c,
+                   "{\"type\":\"raycast\",\"req\":\"r1\",\"from\":[500.5,110],\"to\":[500.5,90]}",
+                   "r1", high, down, 4);
     /* all: both, in order; ignore the high one: the low one; kinds dynamic only: none. */
-    r = request(&c, "{\"type\":\"raycast\",\"req\":2,\"from\":[500.5,110],\"to\":[500.5,90],"
-                    "\"all\":true}",
-                "hits");
-    h = hits_of(r);
+    cJSON *r = request(&c,
+                       "{\"type\":\"raycast\",\"req\":2,\"from\":[500.5,110],\"to\":[500.5,90],"
+                       "\"all\":true}",
+                       "hits");
+    const cJSON *h = hits_of(r);
     ck_assert_int_eq(cJSON_GetArraySize(h), 2);
     ck_assert_double_eq(h_num(cJSON_GetArrayItem(h, 0), "id"), high);
     ck_assert_double_eq(h_num(cJSON_GetArrayItem(h, 1), "id"), low);
@@ -80,23 +106,18 @@ START_TEST(world_queries_over_the_wire)
     ck_assert_int_eq(cJSON_GetArraySize(hits_of(r)), 0);
     cJSON_Delete(r);
     /* A circle of radius 0.2 at x = 501.1 reaches 0.1 into the low box. */
-    r = request(&c, "{\"type\":\"overlap\",\"req\":5,\"shape\":{\"type\":\"circle\",\"radius\":0.2},"
-                    "\"pos\":[501.1,100]}",
-                "hits");
-    h = one_hit(r);
-    ck_assert_double_eq(h_num(h, "id"), low);
-    ck_assert_double_eq_tol(h_num(h, "depth"), 0.1, 1e-5);
-    ck_assert_double_eq_tol(h_vec(h, "normal", 0), -1.0, 1e-6);
-    cJSON_Delete(r);
+    const hit_value reach[] = {{"depth", -1, 0.1, 1e-5}, {"normal", 0, -1.0, 1e-6}};
+    expect_one_hit(
+        &c,
+        "{\"type\":\"overlap\",\"req\":5,\"shape\":{\"type\":\"circle\",\"radius\":0.2},"
+        "\"pos\":[501.1,100]}",
+        NULL, low, reach, 2);
     /* A circle of radius 0.5 cast from x = 495 to 505 stops with its edge on x = 499. */
-    r = request(&c, "{\"type\":\"cast\",\"req\":6,\"shape\":{\"type\":\"circle\",\"radius\":0.5},"
-                    "\"pos\":[495,100],\"to\":[505,100]}",
-                "hits");
-    h = one_hit(r);
-    ck_assert_double_eq(h_num(h, "id"), low);
-    ck_assert_double_eq_tol(h_num(h, "fraction"), 0.35, 1e-5);
-    ck_assert_double_eq_tol(h_vec(h, "normal", 0), -1.0, 1e-5);
-    cJSON_Delete(r);
+    const hit_value stop_at[] = {{"fraction", -1, 0.35, 1e-5}, {"normal", 0, -1.0, 1e-5}};
+    expect_one_hit(&c,
+                   "{\"type\":\"cast\",\"req\":6,\"shape\":{\"type\":\"circle\",\"radius\":0.5},"
+                   "\"pos\":[495,100],\"to\":[505,100]}",
+                   NULL, low, stop_at, 2);
 
     /* Bad input: each a bad_request naming the field; the connection and the world go on. */
     expect_bad(&c, "{\"type\":\"raycast\",\"req\":\"bad\",\"from\":[1,2],\"to\":[1,2]}", "to");
@@ -170,34 +191,29 @@ END_TEST
  * down onto it; a 2D vector is refused naming the field. */
 START_TEST(world_queries_in_3d)
 {
+    const hit_value down[] = {
+        {"point", 1, 50.5, 1e-4},
+        {"point", 2, 301.0, 1e-4},
+        {"normal", 1, 1.0, 1e-6},
+        {"fraction", -1, 9.5 / 20.0, 1e-6},
+    };
     h_conn c = start_joined(DIM3);
     double box = spawn_ok(&c, 1, "{\"shape\":{\"type\":\"box\",\"half\":[1,0.5,2]},"
                                  "\"pos\":[300,50,300],\"kind\":\"static\"}");
-    cJSON *r = request(&c, "{\"type\":\"raycast\",\"req\":1,\"from\":[300.5,60,301],"
-                           "\"to\":[300.5,40,301]}",
-                       "hits");
-    const cJSON *h = one_hit(r);
-    ck_assert_double_eq(h_num(h, "id"), box);
-    ck_assert_double_eq_tol(h_vec(h, "point", 1), 50.5, 1e-4);
-    ck_assert_double_eq_tol(h_vec(h, "point", 2), 301.0, 1e-4);
-    ck_assert_double_eq_tol(h_vec(h, "normal", 1), 1.0, 1e-6);
-    ck_assert_double_eq_tol(h_num(h, "fraction"), 9.5 / 20.0, 1e-6);
-    cJSON_Delete(r);
-    r = request(&c, "{\"type\":\"overlap\",\"req\":2,\"shape\":{\"type\":\"sphere\","
-                    "\"radius\":0.5},\"pos\":[300,50.8,300]}",
-                "hits");
-    h = one_hit(r);
-    ck_assert_double_eq_tol(h_num(h, "depth"), 0.2, 1e-5);
-    ck_assert_double_eq_tol(h_vec(h, "normal", 1), -1.0, 1e-5);
-    cJSON_Delete(r);
-    r = request(&c, "{\"type\":\"cast\",\"req\":3,\"shape\":{\"type\":\"sphere\","
-                    "\"radius\":0.5},\"pos\":[300,60,300],\"to\":[300,40,300]}",
-                "hits");
-    h = one_hit(r);
+    expect_one_hit(
+        &c, "{\"type\":\"raycast\",\"req\":1,\"from\":[300.5,60,301],\"to\":[300.5,40,301]}", NULL,
+        box, down, 4);
+    const hit_value reach[] = {{"depth", -1, 0.2, 1e-5}, {"normal", 1, -1.0, 1e-5}};
+    expect_one_hit(&c,
+                   "{\"type\":\"overlap\",\"req\":2,\"shape\":{\"type\":\"sphere\","
+                   "\"radius\":0.5},\"pos\":[300,50.8,300]}",
+                   NULL, NAN, reach, 2);
     /* The sphere's centre stops 0.5 m above the top at 50.5: 9 of the 20 m. */
-    ck_assert_double_eq_tol(h_num(h, "fraction"), 9.0 / 20.0, 2e-6);
-    ck_assert_double_eq_tol(h_vec(h, "point", 1), 50.5, 1e-4);
-    cJSON_Delete(r);
+    const hit_value stop_at[] = {{"fraction", -1, 9.0 / 20.0, 2e-6}, {"point", 1, 50.5, 1e-4}};
+    expect_one_hit(&c,
+                   "{\"type\":\"cast\",\"req\":3,\"shape\":{\"type\":\"sphere\","
+                   "\"radius\":0.5},\"pos\":[300,60,300],\"to\":[300,40,300]}",
+                   NULL, NAN, stop_at, 2);
     expect_bad(&c, "{\"type\":\"raycast\",\"req\":\"bad\",\"from\":[1,2],\"to\":[1,3]}",
                "from");
     expect_alive(&c);

@@ -38,6 +38,13 @@ static int start_with_http(void)
     return http;
 }
 
+/* start_rules(NULL), then joins `c` with `hello`; returns the welcome's client id. */
+static double start_and_join(h_conn *c, const char *hello)
+{
+    start_rules(NULL);
+    return game_join(c, &srv, hello);
+}
+
 static void stop_server(void) { ck_assert_int_eq(h_server_stop(&srv, SIGTERM, 5000), 0); }
 
 /* Writes `text` to `path`. */
@@ -79,9 +86,8 @@ END_TEST
  * close. */
 START_TEST(join_refuse_and_leave)
 {
-    start_rules(NULL);
     h_conn a, b, m;
-    double ida = game_join(&a, &srv, HELLO("ann"));
+    double ida = start_and_join(&a, HELLO("ann"));
     cJSON *ev;
     const cJSON *d = game_event_data(&a, "joined", 2000, &ev);
     ck_assert_double_eq(h_num(d, "id"), ida);
@@ -160,9 +166,8 @@ END_TEST
 /* 200 actions at once: each answered, done or rate_limited, and at most the burst (60) done. */
 START_TEST(actions_rate_limited)
 {
-    start_rules(NULL);
     h_conn c;
-    game_join(&c, &srv, HELLO("ann"));
+    start_and_join(&c, HELLO("ann"));
     char line[128];
     for (int i = 1; i <= 200; i++) {
         snprintf(line, sizeof line, "{\"type\":\"action\",\"req\":%d,\"name\":\"nope\"}", i);
@@ -189,9 +194,8 @@ END_TEST
  * before that of S + 1. */
 START_TEST(events_in_order_with_states)
 {
-    start_rules(NULL);
     h_conn c;
-    game_join(&c, &srv, HELLO("ann"));
+    start_and_join(&c, HELLO("ann"));
     game_action_ok(&c, 1, "tick_events", NULL);
     double last_event = -1;
     int states = 0;
@@ -288,9 +292,8 @@ END_TEST
 /* game.kick: the reason, then the close, and on_leave. */
 START_TEST(kick_closes)
 {
-    start_rules(NULL);
     h_conn a, b;
-    game_join(&a, &srv, HELLO("ann"));
+    start_and_join(&a, HELLO("ann"));
     double idb = game_join(&b, &srv, HELLO("bob"));
     ck_assert(h_send_line(&b, "{\"type\":\"action\",\"name\":\"kick_me\"}"));
     cJSON *err = h_recv_type(&b, "error", 2000);
@@ -308,49 +311,49 @@ START_TEST(kick_closes)
 }
 END_TEST
 
-static void mint(const uint8_t *key, char *out, const char *user, const char *role)
+/* The token key of the signed tests, and its file. */
+static uint8_t key[TOK_KEY_BYTES];
+static char keypath[32];
+
+/* Joins `c` with a token for `user` in `role` ("" for a player) whose nonce is `nonce`, signed
+ * with `key`; returns the welcome's client id. */
+static double join_signed(h_conn *c, const char *user, const char *role, const char *nonce)
 {
-    tok_claims c = {.exp = (int64_t)time(NULL) + 60};
-    snprintf(c.user, sizeof c.user, "%s", user);
-    snprintf(c.role, sizeof c.role, "%s", role);
-    snprintf(c.nonce, sizeof c.nonce, "%s", user);
+    tok_claims claims = {.exp = (int64_t)time(NULL) + 60};
+    snprintf(claims.user, sizeof claims.user, "%s", user);
+    snprintf(claims.role, sizeof claims.role, "%s", role);
+    snprintf(claims.nonce, sizeof claims.nonce, "%s", nonce);
     mk_error err = {0};
-    ck_assert_int_gt(tok_mint(key, &c, out, TOK_MAX_LEN + 1, &err), 0);
+    char tok[TOK_MAX_LEN + 1], line[TOK_MAX_LEN + 512];
+    ck_assert_int_gt(tok_mint(key, &claims, tok, sizeof tok, &err), 0);
+    snprintf(line, sizeof line, "{\"type\":\"hello\",\"protocol\":1,\"token\":\"%s\"}", tok);
+    return game_join(c, &srv, line);
 }
 
-/* A random key in a new file: its path in `path` (a mkstemp template), its bytes in `key`. */
-static void make_key(char *path, uint8_t key[TOK_KEY_BYTES])
+/* A key in a new file (`keypath`, `key`), mink-server started with it as the token key, and
+ * `c` joined as the player ann; returns ann's client id. */
+static double start_signed(h_conn *c)
 {
-    int fd = mkstemp(path);
+    snprintf(keypath, sizeof keypath, "/tmp/mink_rules_key_XXXXXX");
+    int fd = mkstemp(keypath);
     ck_assert_int_ge(fd, 0);
     for (int i = 0; i < TOK_KEY_BYTES; i++)
         key[i] = (uint8_t)(i * 37 + 11);
     ck_assert_int_eq(write(fd, key, TOK_KEY_BYTES), (ssize_t)TOK_KEY_BYTES);
     close(fd);
+    const char *more[] = {"--token-key", keypath, NULL};
+    start_rules(more);
+    return join_signed(c, "ann", "", "ann");
 }
 
 /* An invited player who signs in again on a new connection leaves the game on the old one
  * and joins again on the new one, as the same player: on_leave, then on_join, not a refusal. */
 START_TEST(signing_in_again_rejoins)
 {
-    char keypath[] = "/tmp/mink_rules_key_XXXXXX";
-    uint8_t key[TOK_KEY_BYTES];
-    make_key(keypath, key);
-    const char *more[] = {"--token-key", keypath, NULL};
-    start_rules(more);
-    char tok[TOK_MAX_LEN + 1], line[TOK_MAX_LEN + 512];
     h_conn a, b;
-    mint(key, tok, "ann", "");
-    snprintf(line, sizeof line, "{\"type\":\"hello\",\"protocol\":1,\"token\":\"%s\"}", tok);
-    double first = game_join(&a, &srv, line);
+    double first = start_signed(&a);
     /* A second token of the same user, with a nonce of its own. */
-    tok_claims c = {.exp = (int64_t)time(NULL) + 60};
-    snprintf(c.user, sizeof c.user, "ann");
-    snprintf(c.nonce, sizeof c.nonce, "again");
-    mk_error err = {0};
-    ck_assert_int_gt(tok_mint(key, &c, tok, TOK_MAX_LEN + 1, &err), 0);
-    snprintf(line, sizeof line, "{\"type\":\"hello\",\"protocol\":1,\"token\":\"%s\"}", tok);
-    double second = game_join(&b, &srv, line);
+    double second = join_signed(&b, "ann", "", "again");
     ck_assert_double_eq(second, first); /* the player's owner number, on both connections */
     cJSON *ev;
     const cJSON *d = game_event_data(&b, "joined", 2000, &ev);
@@ -370,25 +373,16 @@ END_TEST
  * and joins is the world's and outlives it. */
 START_TEST(game_role_connection)
 {
-    char keypath[] = "/tmp/mink_rules_key_XXXXXX";
-    uint8_t key[TOK_KEY_BYTES];
-    make_key(keypath, key);
-    const char *more[] = {"--token-key", keypath, NULL};
-    start_rules(more);
-    char tok[TOK_MAX_LEN + 1], line[TOK_MAX_LEN + 512];
     h_conn p, g;
-    mint(key, tok, "ann", "");
-    snprintf(line, sizeof line, "{\"type\":\"hello\",\"protocol\":1,\"token\":\"%s\"}", tok);
-    double ann = game_join(&p, &srv, line);
+    double ann = start_signed(&p);
     ck_assert(h_send_line(&p, "{\"type\":\"spawn\",\"body\":{\"shape\":{\"type\":\"box\","
                               "\"half\":[0.5,0.5]},\"pos\":[5,5]}}"));
     cJSON *spawned = h_recv_type(&p, "spawned", 2000);
     ck_assert_ptr_nonnull(spawned);
     double body = h_num(spawned, "id");
     cJSON_Delete(spawned);
-    mint(key, tok, "backend", "game");
-    snprintf(line, sizeof line, "{\"type\":\"hello\",\"protocol\":1,\"token\":\"%s\"}", tok);
-    game_join(&g, &srv, line);
+    join_signed(&g, "backend", "game", "backend");
+    char line[256];
     snprintf(line, sizeof line, "{\"type\":\"push\",\"req\":1,\"id\":%.0f,\"impulse\":[1,0]}",
              body);
     ck_assert(h_send_line(&g, line));
@@ -475,9 +469,8 @@ END_TEST
  * game goes on. */
 START_TEST(sandbox_escapes_refused)
 {
-    start_rules(NULL);
     h_conn c;
-    game_join(&c, &srv, HELLO("eve"));
+    start_and_join(&c, HELLO("eve"));
     game_action_ok(&c, 1, "escape", NULL);
     cJSON *ev;
     const cJSON *d = game_event_data(&c, "escape", 3000, &ev);

@@ -36,13 +36,9 @@ static const cJSON *body_by_id(const cJSON *bodies, double id)
 START_TEST(a_recorded_session_replays_to_the_same_hash)
 {
     char path[] = "/tmp/mink-record-XXXXXX";
-    start_recording(path, false);
-    h_conn c;
     /* Next to the demo's stack of crates (x = 5), which the avatar then pushes: the client's
      * bodies leave with it, the crates keep what it did to them. */
-    cJSON *w = join(&c, "{\"type\":\"hello\",\"protocol\":1,\"avatar\":{\"shape\":{\"type\":"
-                        "\"aabb\",\"half\":[0.4,0.9]},\"pos\":[3.6,1],\"kind\":\"character\"}}");
-    cJSON_Delete(w);
+    h_conn c = start_recording(path, false, "[3.6,1]");
     cJSON_Delete(request(&c, "{\"type\":\"spawn\",\"req\":1,\"body\":{\"shape\":{\"type\":"
                              "\"box\",\"half\":[0.3,0.3]},\"pos\":[1,5],\"rot\":0.4}}",
                          "spawned"));

@@ -489,56 +489,58 @@ START_TEST(hull_start_point_irrelevant)
 }
 END_TEST
 
-/* ---- the textbook hull, in double: Andrew's monotone chain over the distinct points ---- */
+/* ---- the textbook hull, in double, by another method than Mink's (Andrew's monotone chain):
+ * gift wrapping (Jarvis's march) ---- */
 
 typedef struct ref_pt {
     double x, y;
 } ref_pt;
-
-static int ref_cmp(const void *a, const void *b)
-{
-    const ref_pt *p = a, *q = b;
-    if (p->x != q->x)
-        return p->x < q->x ? -1 : 1;
-    return p->y < q->y ? -1 : p->y > q->y;
-}
 
 static double ref_cross(ref_pt o, ref_pt a, ref_pt b)
 {
     return (a.x - o.x) * (b.y - o.y) - (a.y - o.y) * (b.x - o.x);
 }
 
-/* The hull of pts, counter-clockwise, into out (room for 2 n); returns its vertex count. */
+static double ref_dist2(ref_pt a, ref_pt b)
+{
+    return (b.x - a.x) * (b.x - a.x) + (b.y - a.y) * (b.y - a.y);
+}
+
+/* The hull of pts, counter-clockwise, into out (room for 2 n); returns its vertex count. From
+ * the lowest of the leftmost points, each next corner is the point no other point lies right
+ * of the way to, the farthest of them when several lie on that way (so that points on an edge
+ * are not corners), until the wrap is back where it began. */
 static int ref_hull(const mk_vec2 *pts, int n, mk_vec2 *out)
 {
-    ref_pt p[COL_MAX_HULL_INPUT], h[2 * COL_MAX_HULL_INPUT];
-    for (int i = 0; i < n; i++)
+    ref_pt p[COL_MAX_HULL_INPUT];
+    int start = 0;
+    for (int i = 0; i < n; i++) {
         p[i] = (ref_pt){pts[i].x, pts[i].y};
-    qsort(p, (size_t)n, sizeof p[0], ref_cmp);
-    int m = 0;
-    for (int i = 0; i < n; i++)
-        if (m == 0 || p[i].x != p[m - 1].x || p[i].y != p[m - 1].y)
-            p[m++] = p[i];
-    int k = 0;
-    for (int i = 0; i < m; i++) {
-        while (k >= 2 && ref_cross(h[k - 2], h[k - 1], p[i]) <= 0)
-            k--;
-        h[k++] = p[i];
+        if (p[i].x < p[start].x || (p[i].x == p[start].x && p[i].y < p[start].y))
+            start = i;
     }
-    for (int i = m - 2, t = k + 1; i >= 0; i--) {
-        while (k >= t && ref_cross(h[k - 2], h[k - 1], p[i]) <= 0)
-            k--;
-        h[k++] = p[i];
-    }
-    for (int i = 0; i < k - 1; i++)
-        out[i] = mk_v2((float)h[i].x, (float)h[i].y);
-    return k - 1;
+    int k = 0, at = start;
+    do {
+        out[k++] = mk_v2((float)p[at].x, (float)p[at].y);
+        int next = -1;
+        for (int i = 0; i < n; i++) {
+            if (ref_dist2(p[at], p[i]) == 0)
+                continue;
+            double c = next < 0 ? -1 : ref_cross(p[at], p[next], p[i]);
+            if (c < 0 || (c == 0 && ref_dist2(p[at], p[i]) > ref_dist2(p[at], p[next])))
+                next = i;
+        }
+        if (next < 0) /* one distinct point */
+            break;
+        at = next;
+    } while (ref_dist2(p[at], p[start]) != 0 && k < n);
+    return k;
 }
 
 /* Random sets of points with interior points, points given two or three times and points on
  * the hull's edges, shuffled: Mink's hull is the textbook hull, vertex for vertex, in the
  * same counter-clockwise cycle, and so are its area and its normals (check_hull). */
-START_TEST(hull_is_the_textbook_monotone_chain)
+START_TEST(hull_is_the_textbook_hull)
 {
     rng_state = 0x0c7a90a1ull;
     int compared = 0;
@@ -1499,7 +1501,7 @@ MINK_CHECK_SUITE("shapes2", s)
 {
     MINK_TCASE(s, "hull", 0, seed_minkowski_hexagon, hull_drops_duplicates_collinear_and_interior,
                hull_start_point_irrelevant, hull_refusals,
-               hull_is_the_textbook_monotone_chain, hull_octagon_with_repeats_and_interior,
+               hull_is_the_textbook_hull, hull_octagon_with_repeats_and_interior,
                hull_small_triangle);
 
     MINK_TCASE(s, "exact", 0, circle_circle_exact, circle_box_exact, box45_vertex_on_flat_box,

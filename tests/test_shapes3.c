@@ -864,9 +864,8 @@ START_TEST(bounds_and_support)
     rng_state = 0xB0B0ull;
     static col_hull3 store;
     for (int i = 0; i < 3500; i++) {
-        col_shape3_type t = (col_shape3_type)(i % COL_SHAPE3_COUNT);
         col_shape3 s;
-        random_shape(t, &store, &s);
+        random_shape((col_shape3_type)(i % COL_SHAPE3_COUNT), &store, &s);
         col_xf3 x = at_rot(rnd(-50, 50), rnd(-50, 50), rnd(-50, 50), rnd_quat());
         world_shape w;
         world_of(&s, x, &w);
@@ -1154,32 +1153,35 @@ static double refine(const world_shape *A, const world_shape *B, dvec *d)
     return hb;
 }
 
-/* Closest point of triangle abc to p (Ericson 5.1.5), written again here in double. */
+/* Closest point of segment ab to p: the foot of p on the line, clamped to the segment. */
+static dvec closest_on_seg(dvec p, dvec a, dvec b)
+{
+    dvec ab = dsub(b, a);
+    double len2 = ddot(ab, ab);
+    double t = len2 > 0 ? fmin(1, fmax(0, ddot(dsub(p, a), ab) / len2)) : 0;
+    return dadd(a, dscale(ab, t));
+}
+
+/* Closest point of triangle abc to p, in double: the foot of p on the triangle's plane when
+ * its barycentric weights are all non-negative (it lies inside), else the nearest of the
+ * closest points of the three edges. */
 static dvec closest_on_tri(dvec p, dvec a, dvec b, dvec c)
 {
     dvec ab = dsub(b, a), ac = dsub(c, a), ap = dsub(p, a);
-    double d1 = ddot(ab, ap), d2 = ddot(ac, ap);
-    if (d1 <= 0 && d2 <= 0)
-        return a;
-    dvec bp = dsub(p, b);
-    double d3 = ddot(ab, bp), d4 = ddot(ac, bp);
-    if (d3 >= 0 && d4 <= d3)
-        return b;
-    double vc = d1 * d4 - d3 * d2;
-    if (vc <= 0 && d1 >= 0 && d3 <= 0)
-        return dadd(a, dscale(ab, d1 / (d1 - d3)));
-    dvec cp = dsub(p, c);
-    double d5 = ddot(ab, cp), d6 = ddot(ac, cp);
-    if (d6 >= 0 && d5 <= d6)
-        return c;
-    double vb = d5 * d2 - d1 * d6;
-    if (vb <= 0 && d2 >= 0 && d6 <= 0)
-        return dadd(a, dscale(ac, d2 / (d2 - d6)));
-    double va = d3 * d6 - d5 * d4;
-    if (va <= 0 && d4 - d3 >= 0 && d5 - d6 >= 0)
-        return dadd(b, dscale(dsub(c, b), (d4 - d3) / ((d4 - d3) + (d5 - d6))));
-    double den = 1 / (va + vb + vc);
-    return dadd(a, dadd(dscale(ab, vb * den), dscale(ac, vc * den)));
+    double d00 = ddot(ab, ab), d01 = ddot(ab, ac), d11 = ddot(ac, ac);
+    double d20 = ddot(ap, ab), d21 = ddot(ap, ac), den = d00 * d11 - d01 * d01;
+    if (den > 0) {
+        double v = (d11 * d20 - d01 * d21) / den, w = (d00 * d21 - d01 * d20) / den;
+        if (v >= 0 && w >= 0 && v + w <= 1)
+            return dadd(a, dadd(dscale(ab, v), dscale(ac, w)));
+    }
+    dvec corner[3] = {a, b, c}, best = a;
+    for (int k = 0; k < 3; k++) {
+        dvec q = closest_on_seg(p, corner[k], corner[(k + 1) % 3]);
+        if (dlen(dsub(q, p)) < dlen(dsub(best, p)))
+            best = q;
+    }
+    return best;
 }
 
 /* The closest points of segments p0p1 and q0q1: |p0 + s d1 - q0 - t d2|^2 is a convex

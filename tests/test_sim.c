@@ -479,10 +479,10 @@ END_TEST
 
 START_TEST(world_full_refuses)
 {
+    sim_body_def d = box_def(SIM_DYNAMIC, 0, 0, 0.5f, 0.5f);
     sim_config cfg = sim_config_default();
     cfg.max_bodies = 2;
     sim_world *w = sim_world_new(&cfg);
-    sim_body_def d = box_def(SIM_DYNAMIC, 0, 0, 0.5f, 0.5f);
     ck_assert_uint_ne(sim_world_add(w, &d, 0), 0);
     ck_assert_uint_ne(sim_world_add(w, &d, 0), 0);
     ck_assert_uint_eq(sim_world_add(w, &d, 0), 0);
@@ -792,9 +792,9 @@ START_TEST(pile_scene_layout_and_range)
     mk_error err = {0};
     sim_world *w = wio_scene_pile2(23, &cfg, &err);
     ck_assert_msg(w != NULL, "%s", err.message);
-    ck_assert_uint_eq(sim_world_body_count(w), 24);
     size_t slots;
     const sim_body *b = sim_world_slots(w, &slots);
+    ck_assert_uint_eq(sim_world_body_count(w), 24);
     ck_assert_uint_eq(slots, 24);
     ck_assert_int_eq(b[0].kind, SIM_STATIC);
     ck_assert_float_eq(b[0].pos.x, 0.0f);

@@ -166,7 +166,7 @@ static cJSON *next_json(void *c, int timeout_ms)
 
 cJSON *ws_recv_type(ws_conn *c, const char *type, int timeout_ms)
 {
-    return h_until_type(next_json, c, type, timeout_ms);
+    return h_until_field(next_json, c, "type", type, timeout_ms);
 }
 
 int ws_recv_close(ws_conn *c, int timeout_ms, char *error, size_t cap)

@@ -124,17 +124,18 @@ static int log_line(lua_State *L)
 
 /* ---- players ---- */
 
+/* bsearch's order of the players: by id. */
+static int player_cmp(const void *key, const void *rec)
+{
+    uint32_t a = *(const uint32_t *)key, b = ((const rul_player_rec *)rec)->id;
+    return (a > b) - (a < b);
+}
+
 rul_player_rec *rul_player_find(rul_runtime *rt, uint32_t id)
 {
-    size_t lo = 0, hi = rt->players.v.len;
-    while (lo < hi) {
-        size_t mid = lo + (hi - lo) / 2;
-        if (rt->players.at[mid].id < id)
-            lo = mid + 1;
-        else
-            hi = mid;
-    }
-    return lo < rt->players.v.len && rt->players.at[lo].id == id ? &rt->players.at[lo] : NULL;
+    return rt->players.v.len ? bsearch(&id, rt->players.at, rt->players.v.len,
+                                       sizeof *rt->players.at, player_cmp)
+                             : NULL;
 }
 
 void rul_player_table(lua_State *L, const rul_player_rec *p)

@@ -7,7 +7,12 @@
 
 #include "rules_internal.h"
 
-static rul_runtime *rt_of(lua_State *L) { return rul_state_of(L)->rt; }
+/* The world the call `fn` acts on; raises when no hook is running (rul_need_hook). */
+static sim_world *hook_world(lua_State *L, const char *fn)
+{
+    rul_need_hook(L, fn);
+    return rul_state_of(L)->rt->world;
+}
 
 /* Whether a body turns (keeps a spin): a dynamic one of a shape that turns. */
 static bool turns(const sim_world *w, const sim_body *b)
@@ -51,10 +56,9 @@ static bool read_rot(lua_State *L, int dim, float *angle, mk_quat *q)
  * protocol's `set`. All of it, or nothing when a part cannot be set. */
 int rul_set(lua_State *L)
 {
-    rul_need_hook(L, "mink.set");
+    sim_world *w = hook_world(L, "mink.set");
     sim_id id = rul_id_arg(L, 1);
     luaL_checktype(L, 2, LUA_TTABLE);
-    sim_world *w = rt_of(L)->world;
     const sim_body *b = sim_world_get(w, id);
     if (!b)
         return rul_refuse(L, "mink.set: no body %I", (lua_Integer)id);
@@ -109,8 +113,7 @@ int rul_set(lua_State *L)
  * centre of mass. */
 int rul_push(lua_State *L)
 {
-    rul_need_hook(L, "mink.push");
-    sim_world *w = rt_of(L)->world;
+    sim_world *w = hook_world(L, "mink.push");
     int dim = sim_world_dim(w);
     sim_id id = rul_id_arg(L, 1);
     mk_vec3 j = rul_read_vec(L, 2, dim, 1e9, "mink.push: impulse");
@@ -136,8 +139,7 @@ int rul_push(lua_State *L)
  * meets opts.mask. */
 int rul_explode(lua_State *L)
 {
-    rul_need_hook(L, "mink.explode");
-    sim_world *w = rt_of(L)->world;
+    sim_world *w = hook_world(L, "mink.explode");
     int dim = sim_world_dim(w);
     mk_vec3 c = rul_read_vec(L, 1, dim, PROTO_MAX_COORD, "mink.explode: pos");
     double radius = luaL_checknumber(L, 2), impulse = luaL_checknumber(L, 3);

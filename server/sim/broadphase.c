@@ -180,20 +180,6 @@ static bool add_pair(sim_world *w, uint32_t a, uint32_t b, bool *sleeper)
     return true;
 }
 
-/* The first index of the sorted low edges lo0[0..n) at or past x. */
-static size_t lower_bound(const float *lo0, size_t n, float x)
-{
-    size_t a = 0, b = n;
-    while (a < b) {
-        size_t mid = a + (b - a) / 2;
-        if (lo0[mid] < x)
-            a = mid + 1;
-        else
-            b = mid;
-    }
-    return a;
-}
-
 /* Lists the new pairs of moved body m: with the statics its fat box overlaps (an awake body
  * that is not fixed, as sim_static_pairs lists them), then with the moving bodies, found in
  * the sorted edges from the first that can reach m's box on x to the last that starts
@@ -226,12 +212,13 @@ static bool pairs_of_moved(sim_world *w, uint32_t m, float *const lo[], float *c
     float from = lo_m[0][0] - 2.0f * w->broad.fat_half_max;
     from -= 1e-6f * fabsf(from) + 1e-6f;
     const uint32_t *order = w->broad.order.at;
-    size_t j = lower_bound(lo[0], n, from);
+    size_t j = sim_order_lower_bound(w, from);
 #if defined(__SSE2__)
     /* Four at once, as make_pairs's sweep: when most bodies move (a grid of 10,000 swinging
      * on its joints), each looks through its neighbours' columns on x, and one by one that
      * was most of the step's broadphase. The same pairs in the same order, by the same
      * comparisons (the edges past n are infinite: no box reaches them). */
+    (void)n; /* the pad past the last body's edges ends the look */
     __m128 hi_x = _mm_set1_ps(hi_m[0][0]), lo_x = _mm_set1_ps(lo_m[0][0]);
     __m128 lo_k[MK_DIM], hi_k[MK_DIM];
     for (int k = 1; k < MK_DIM; k++) {

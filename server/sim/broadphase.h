@@ -64,6 +64,9 @@ col_aabb3 sim_fat_box(const sim_world *w, uint32_t slot);
 void sim_set_fat_box(sim_world *w, uint32_t slot, col_aabb3 shape, float margin);
 /* Sorts `order` by the fat boxes' min x (insertion sort: near linear when little moved). */
 void sim_order_sort(sim_world *w);
+/* The first index of the sorted order whose fat box starts at or past x on the x axis (a
+ * binary search). */
+size_t sim_order_lower_bound(const sim_world *w, float x);
 /* Builds the statics' tree again when a static body came or went; false when out of memory. */
 bool sim_statics_refresh(sim_world *w);
 /* Fills the broadphase's hits with the bodies whose fat box overlaps `box` (the statics too

@@ -109,8 +109,7 @@ bool sim_statics_refresh(sim_world *w)
     return true;
 }
 
-/* The first index of the order whose fat box starts at or after x on the x axis. */
-static size_t order_lower_bound(const sim_world *w, float x)
+size_t sim_order_lower_bound(const sim_world *w, float x)
 {
     const uint32_t *order = w->broad.order.at;
     size_t lo = 0, hi = w->broad.order.v.len;
@@ -145,7 +144,7 @@ bool sim_query_box(sim_world *w, const col_aabb3 *box, bool with_statics)
     bool is3 = w->cfg.dim == 3;
     float left = box->center.x - box->half.x - 2.0f * w->broad.fat_half_max;
     float right = box->center.x + box->half.x;
-    for (size_t i = order_lower_bound(w, left); i < w->broad.order.v.len; i++) {
+    for (size_t i = sim_order_lower_bound(w, left); i < w->broad.order.v.len; i++) {
         uint32_t s = order[i];
         if (fat_min_x(w, is3, s) > right)
             break;
