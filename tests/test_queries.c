@@ -93,13 +93,9 @@ START_TEST(ray2_first_and_all)
 }
 END_TEST
 
-/* A pile of random bodies stepped a while: every ray's hits through the broadphase are those
- * of a scan of every body with the collision library, in both dimensions. */
-START_TEST(rays_match_a_scan)
+/* A static ground 80 m wide whose top is y = 0. */
+static void add_ground(sim_world *w, int dim)
 {
-    int dim = _i;
-    rng_state = 0x9e3779b9ull + (uint64_t)dim;
-    sim_world *w = world(dim, true);
     static sim_body_def d;
     if (dim == 2) {
         d = fixture_rect(COL_SHAPE_BOX, SIM_STATIC, 0, -1, 40, 1);
@@ -108,20 +104,39 @@ START_TEST(rays_match_a_scan)
         fixture_body3(&d, ground, SIM_STATIC, mk_v3(0, -1, 0));
     }
     sim_world_add(w, &d, 0);
+}
+
+/* Body i of a random pile: a random shape of the dimension (the 2D kinds or the first six 3D
+ * ones by turns) of the given kind, within `reach` of the y axis and up to `reach` high. */
+static sim_body_def pile_body(int dim, int i, sim_kind kind, double reach)
+{
+    static sim_body_def d;
+    float x = (float)rnd(-reach, reach), y = (float)rnd(0.5, reach), z = (float)rnd(-reach, reach);
+    if (dim == 2) {
+        d = fixture_rect((col_shape_type)(i % 3), kind, x, y, (float)rnd(0.2, 0.8),
+                         (float)rnd(0.2, 0.8));
+        d.shape.radius = (float)rnd(0.2, 0.8);
+        d.angle = (float)rnd(-3, 3);
+    } else {
+        col_shape3 s = {.type = (col_shape3_type)(i % 6), .half = {0.5f, 0.3f, 0.4f},
+                        .radius = (float)rnd(0.2, 0.6), .half_height = (float)rnd(0.2, 0.6)};
+        fixture_body3(&d, s, kind, mk_v3(x, y, z));
+        d.d3.rot = mk_quat_axis_angle(mk_v3_norm(mk_v3(1, 2, 3)), (float)rnd(-3, 3));
+    }
+    return d;
+}
+
+/* A pile of random bodies stepped a while: every ray's hits through the broadphase are those
+ * of a scan of every body with the collision library, in both dimensions. */
+START_TEST(rays_match_a_scan)
+{
+    int dim = _i;
+    rng_state = 0x9e3779b9ull + (uint64_t)dim;
+    sim_world *w = world(dim, true);
+    static sim_body_def d;
+    add_ground(w, dim);
     for (int i = 0; i < 300; i++) {
-        float x = (float)rnd(-15, 15), y = (float)rnd(0.5, 15), z = (float)rnd(-15, 15);
-        sim_kind kind = i % 7 == 0 ? SIM_STATIC : SIM_DYNAMIC;
-        if (dim == 2) {
-            d = fixture_rect((col_shape_type)(i % 3), kind, x, y, (float)rnd(0.2, 0.8),
-                             (float)rnd(0.2, 0.8));
-            d.shape.radius = (float)rnd(0.2, 0.8);
-            d.angle = (float)rnd(-3, 3);
-        } else {
-            col_shape3 s = {.type = (col_shape3_type)(i % 6), .half = {0.5f, 0.3f, 0.4f},
-                            .radius = (float)rnd(0.2, 0.6), .half_height = (float)rnd(0.2, 0.6)};
-            fixture_body3(&d, s, kind, mk_v3(x, y, z));
-            d.d3.rot = mk_quat_axis_angle(mk_v3_norm(mk_v3(1, 2, 3)), (float)rnd(-3, 3));
-        }
+        d = pile_body(dim, i, i % 7 == 0 ? SIM_STATIC : SIM_DYNAMIC, 15);
         sim_world_add(w, &d, 0);
     }
     for (int t = 0; t < 40; t++)
@@ -402,24 +417,6 @@ static void copy_world(const sim_world *w, past_tick *p)
     }
 }
 
-static sim_body_def past_body(int dim, int i, sim_kind kind)
-{
-    static sim_body_def d;
-    float x = (float)rnd(-12, 12), y = (float)rnd(0.5, 12), z = (float)rnd(-12, 12);
-    if (dim == 2) {
-        d = fixture_rect((col_shape_type)(i % 3), kind, x, y, (float)rnd(0.2, 0.8),
-                         (float)rnd(0.2, 0.8));
-        d.shape.radius = (float)rnd(0.2, 0.8);
-        d.angle = (float)rnd(-3, 3);
-    } else {
-        col_shape3 s = {.type = (col_shape3_type)(i % 6), .half = {0.5f, 0.3f, 0.4f},
-                        .radius = (float)rnd(0.2, 0.6), .half_height = (float)rnd(0.2, 0.6)};
-        fixture_body3(&d, s, kind, mk_v3(x, y, z));
-        d.d3.rot = mk_quat_axis_angle(mk_v3_norm(mk_v3(1, 2, 3)), (float)rnd(-3, 3));
-    }
-    return d;
-}
-
 /* A random body of the world of this kind, asleep if `asleep` (0 when it has none). */
 static sim_id any_body(const sim_world *w, sim_kind kind, bool asleep)
 {
@@ -443,15 +440,10 @@ START_TEST(past_rays_match_a_scan_of_the_world_then)
     sim_world *w = world(dim, true);
     ck_assert(sim_world_set_history(w, PAST_WINDOW));
     static sim_body_def d;
-    if (dim == 2) {
-        d = fixture_rect(COL_SHAPE_BOX, SIM_STATIC, 0, -1, 40, 1);
-    } else {
-        col_shape3 ground = {.type = COL_SHAPE3_BOX, .half = {40, 1, 40}};
-        fixture_body3(&d, ground, SIM_STATIC, mk_v3(0, -1, 0));
-    }
-    sim_world_add(w, &d, 0);
+    add_ground(w, dim);
     for (int i = 0; i < PAST_BODIES; i++) {
-        d = past_body(dim, i, i % 9 == 0 ? SIM_STATIC : i % 23 == 0 ? SIM_KINEMATIC : SIM_DYNAMIC);
+        d = pile_body(dim, i, i % 9 == 0 ? SIM_STATIC : i % 23 == 0 ? SIM_KINEMATIC : SIM_DYNAMIC,
+                      12);
         sim_world_add(w, &d, 0);
     }
     past_tick *ticks = calloc(PAST_WINDOW, sizeof *ticks);
@@ -474,7 +466,7 @@ START_TEST(past_rays_match_a_scan_of_the_world_then)
                 sim_world_clear_removed(w);
         }
         if (t % 11 == 5) {
-            d = past_body(dim, t, t % 3 ? SIM_DYNAMIC : SIM_STATIC);
+            d = pile_body(dim, t, t % 3 ? SIM_DYNAMIC : SIM_STATIC, 12);
             sim_world_add(w, &d, 0);
         }
         for (int k = 0; k < 2; k++) {
