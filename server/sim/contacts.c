@@ -249,6 +249,13 @@ static void pair_bodies(sim_world *w, const sim_pair *pair, sim_body **a, sim_bo
     }
 }
 
+/* Whether either body of a pair has a level shape: never while the world has no level body,
+ * which is then known without reading the bodies' level pointers (past their other fields). */
+static inline bool level_pair_of(const sim_world *w, const sim_body *a, const sim_body *b)
+{
+    return w->slots.levels > 0 && (a->level || b->level);
+}
+
 static void collide_pair(sim_world *w, sim_pair *pair, narrow_item *it)
 {
     sim_body *a, *b;
@@ -259,7 +266,7 @@ static void collide_pair(sim_world *w, sim_pair *pair, narrow_item *it)
         return;
     }
     uint32_t sa = sim_id_slot(a->id), sb = sim_id_slot(b->id);
-    if (sim_is_push_pair(a, b) || !dim_tight_overlap(w, sa, sb) || a->level || b->level)
+    if (sim_is_push_pair(a, b) || !dim_tight_overlap(w, sa, sb) || level_pair_of(w, a, b))
         return; /* a level pair's pieces are sim_level_pairs' */
     const dpart *pa = dim_part(w, sa), *pb = dim_part(w, sb);
     if (dim_surely_apart(pa, pb))
@@ -288,7 +295,7 @@ static uint8_t pair_flags(const sim_world *w, const sim_pair *pair, const narrow
     const sim_body *a = &w->slots.bodies.at[pair->a], *b = &w->slots.bodies.at[pair->b];
     /* A sleeper may wake in the pass and a character's contacts set its ground: in order. */
     if (it->state == NARROW_RESTING || a->sleeping || b->sleeping || a->kind == SIM_CHARACTER ||
-        b->kind == SIM_CHARACTER || a->level || b->level)
+        b->kind == SIM_CHARACTER || level_pair_of(w, a, b))
         return PAIR_SLOW;
     if (it->state != NARROW_DONE || it->m.count == 0)
         return 0;
@@ -564,7 +571,7 @@ void DIM_NAME(sim_collide)(sim_world *w, dvec up)
             mk_vec_push(&w->solver.push_pairs.v, &p);
             continue; /* resolved after the solver, with fresh manifolds */
         }
-        if (a->level || b->level) {
+        if (level_pair_of(w, a, b)) {
             while (span < n_spans && spans[span].pair < i)
                 span++;
             if (span < n_spans && spans[span].pair == i)

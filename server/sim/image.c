@@ -398,6 +398,7 @@ static bool read_levels(sim_world *w, in *r, const uint8_t *levels, sim_level_re
             return bad(r, at, "a level body's level or kind", b->id);
         }
         b->level = l;
+        w->slots.levels++;
     }
     return true;
 }

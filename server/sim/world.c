@@ -209,6 +209,7 @@ static sim_id place_body(sim_world *w, const sim_body_def *def, uint32_t owner, 
     if (def->level) {
         sim_level_retain(def->level);
         b->level = def->level;
+        w->slots.levels++;
         b->shape = SIM_LEVEL_PLACEHOLDER2;
         if (is3) {
             sim_body3 *b3 = sim_part3(w, slot);
@@ -415,6 +416,7 @@ static bool remove_body(sim_world *w, sim_id id)
     free(b->polygon);
     b->polygon = NULL;
     b->shape.polygon = NULL;
+    w->slots.levels -= b->level != NULL;
     sim_level_release(b->level);
     b->level = NULL;
     if (w->cfg.dim == 3) {
