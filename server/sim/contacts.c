@@ -179,9 +179,9 @@ static void put_contact(dcontact *contact, const sim_body *a, const sim_body *b,
  * points are left to fill_range; pair i's narrow_item then holds m, or for a level pair's
  * piece (child: its manifold's index in solver.level_children, else NO_CHILD) the level's
  * manifolds do. Returns whether it was placed with a cache entry. */
-static bool add_constraint(sim_world *w, sim_pair *pair, const sim_body *a, const sim_body *b,
-                           const dmanifold *m, uint32_t found, bool kept, fill_item *fills,
-                           uint32_t i, uint32_t child)
+static inline bool add_constraint(sim_world *w, sim_pair *pair, const sim_body *a,
+                                  const sim_body *b, const dmanifold *m, uint32_t found, bool kept,
+                                  fill_item *fills, uint32_t i, uint32_t child)
 {
     ddim *d = dim_of(w);
     size_t k = d->constraints.v.len;
@@ -256,18 +256,15 @@ static inline bool level_pair_of(const sim_world *w, const sim_body *a, const si
     return w->slots.levels > 0 && (a->level || b->level);
 }
 
-static void collide_pair(sim_world *w, sim_pair *pair, narrow_item *it)
+/* The collision of a pair of convex bodies, ordered by pair_bodies, that are not both
+ * resting and not the characters' (the pass and collide_pair have checked). */
+static inline void collide_bodies(sim_world *w, sim_pair *pair, const sim_body *a,
+                                  const sim_body *b, narrow_item *it)
 {
-    sim_body *a, *b;
-    pair_bodies(w, pair, &a, &b);
     it->state = NARROW_SKIP;
-    if (sim_body_resting(a) && sim_body_resting(b)) {
-        it->state = NARROW_RESTING; /* a sleeping pair keeps its cache entry untouched */
-        return;
-    }
     uint32_t sa = sim_id_slot(a->id), sb = sim_id_slot(b->id);
-    if (sim_is_push_pair(a, b) || !dim_tight_overlap(w, sa, sb) || level_pair_of(w, a, b))
-        return; /* a level pair's pieces are sim_level_pairs' */
+    if (!dim_tight_overlap(w, sa, sb))
+        return;
     const dpart *pa = dim_part(w, sa), *pb = dim_part(w, sb);
     if (dim_surely_apart(pa, pb))
         return;
@@ -277,6 +274,20 @@ static void collide_pair(sim_world *w, sim_pair *pair, narrow_item *it)
     it->kept = dim_kept_manifold(w, e, pa, pb);
     it->m = it->kept ? manifold_of(e, pa, pb) : speculative_collide(pa, pb);
     it->state = NARROW_DONE;
+}
+
+static void collide_pair(sim_world *w, sim_pair *pair, narrow_item *it)
+{
+    sim_body *a, *b;
+    pair_bodies(w, pair, &a, &b);
+    it->state = NARROW_SKIP;
+    if (sim_body_resting(a) && sim_body_resting(b)) {
+        it->state = NARROW_RESTING; /* a sleeping pair keeps its cache entry untouched */
+        return;
+    }
+    if (sim_is_push_pair(a, b) || level_pair_of(w, a, b))
+        return; /* a level pair's pieces are sim_level_pairs' */
+    collide_bodies(w, pair, a, b, it);
 }
 
 /* What the pass in pair order needs to know of a pair the workers collided, a byte a pair, as
@@ -467,7 +478,8 @@ static void fill_constraints(sim_world *w, const narrow_item *items, fill_item *
 
 /* A touching pair's contact for the step's list, and what touching does: a sleeping body
  * that something active touches wakes, a character on ground is grounded. */
-static void note_touching(sim_world *w, sim_body *a, sim_body *b, const dmanifold *m, dvec up)
+static inline void note_touching(sim_world *w, sim_body *a, sim_body *b, const dmanifold *m,
+                                 dvec up)
 {
     ddim *d = dim_of(w);
     put_contact(&d->contacts.at[d->contacts.v.len++], a, b, m);
@@ -581,16 +593,15 @@ void DIM_NAME(sim_collide)(sim_world *w, dvec up)
         narrow_item here;
         narrow_item *it = items ? &items[i] : &here;
         if (!items || it->state == NARROW_RESTING)
-            collide_pair(w, &pairs[i], it); /* a wake in this pass reached it */
+            collide_bodies(w, &pairs[i], a, b, it); /* a wake in this pass reached it */
         if (it->state != NARROW_DONE || it->m.count == 0)
             continue;
-        const dmanifold m = it->m;
+        const dmanifold *m = &it->m;
         if (w->cfg.events)
-            DIM_NAME(sim_hit_check)(w, a, b, &m);
-        if (m.depth >= -SIM_TOUCHING)
-            note_touching(w, a, b, &m, up);
-        add_constraint(w, &pairs[i], a, b, &m, it->found, it->kept, fills, (uint32_t)i,
-                       NO_CHILD);
+            DIM_NAME(sim_hit_check)(w, a, b, m);
+        if (m->depth >= -SIM_TOUCHING)
+            note_touching(w, a, b, m, up);
+        add_constraint(w, &pairs[i], a, b, m, it->found, it->kept, fills, (uint32_t)i, NO_CHILD);
     }
     w->ev.in_collide = false;
     if (fills) {
