@@ -257,14 +257,13 @@ static inline bool level_pair_of(const sim_world *w, const sim_body *a, const si
 }
 
 /* The collision of a pair of convex bodies, ordered by pair_bodies, that are not both
- * resting and not the characters' (the pass and collide_pair have checked). */
+ * resting, not the characters' and whose tight bounds overlap (the pass and collide_pair have
+ * checked). */
 static inline void collide_bodies(sim_world *w, sim_pair *pair, const sim_body *a,
                                   const sim_body *b, narrow_item *it)
 {
     it->state = NARROW_SKIP;
     uint32_t sa = sim_id_slot(a->id), sb = sim_id_slot(b->id);
-    if (!dim_tight_overlap(w, sa, sb))
-        return;
     const dpart *pa = dim_part(w, sa), *pb = dim_part(w, sb);
     if (dim_surely_apart(pa, pb))
         return;
@@ -285,7 +284,8 @@ static void collide_pair(sim_world *w, sim_pair *pair, narrow_item *it)
         it->state = NARROW_RESTING; /* a sleeping pair keeps its cache entry untouched */
         return;
     }
-    if (sim_is_push_pair(a, b) || level_pair_of(w, a, b))
+    if (sim_is_push_pair(a, b) || level_pair_of(w, a, b) ||
+        !dim_tight_overlap(w, pair->a, pair->b))
         return; /* a level pair's pieces are sim_level_pairs' */
     collide_bodies(w, pair, a, b, it);
 }
@@ -570,8 +570,14 @@ void DIM_NAME(sim_collide)(sim_world *w, dvec up)
     const sim_level_span *spans = w->solver.level_spans.data;
     size_t span = 0, n_spans = w->solver.level_spans.len;
     w->ev.in_collide = true; /* a sleeper woken in the pass skipped its pairs (events.c) */
+    /* Without characters and levels every pair is collided or skipped by collide_bodies, and
+     * one whose tight bounds are apart is skipped whatever its bodies: on one thread, it is
+     * skipped before they are read. */
+    bool plain = !items && w->slots.characters == 0 && w->slots.levels == 0;
     for (size_t i = 0; i < n_pairs; i++) {
         if (fills && fast_pair(w, flags[i], (uint32_t)i, fills, fc, &n_fc))
+            continue;
+        if (plain && !dim_tight_overlap(w, pairs[i].a, pairs[i].b))
             continue;
         sim_body *a, *b;
         pair_bodies(w, &pairs[i], &a, &b);
@@ -592,8 +598,11 @@ void DIM_NAME(sim_collide)(sim_world *w, dvec up)
         }
         narrow_item here;
         narrow_item *it = items ? &items[i] : &here;
-        if (!items || it->state == NARROW_RESTING)
-            collide_bodies(w, &pairs[i], a, b, it); /* a wake in this pass reached it */
+        if (!items || it->state == NARROW_RESTING) { /* a wake in this pass reached it */
+            it->state = NARROW_SKIP;
+            if (plain || dim_tight_overlap(w, pairs[i].a, pairs[i].b))
+                collide_bodies(w, &pairs[i], a, b, it);
+        }
         if (it->state != NARROW_DONE || it->m.count == 0)
             continue;
         const dmanifold *m = &it->m;
