@@ -265,13 +265,20 @@ static inline void collide_bodies(sim_world *w, sim_pair *pair, const sim_body *
     it->state = NARROW_SKIP;
     uint32_t sa = sim_id_slot(a->id), sb = sim_id_slot(b->id);
     const dpart *pa = dim_part(w, sa), *pb = dim_part(w, sb);
-    if (dim_surely_apart(pa, pb))
+    /* A pair proven apart has had no constraint since, so it keeps no manifold either. */
+    if (dim_surely_apart(pa, pb) || dim_still_apart(pair, pa, pb))
         return;
     it->found = UINT32_MAX;
     dcache_entry *e = (dcache_entry *)sim_cache_find_hinted(&w->solver.cache, &pair->entry,
                                                             a->id, b->id, &it->found);
     it->kept = dim_kept_manifold(w, e, pa, pb);
-    it->m = it->kept ? manifold_of(e, pa, pb) : speculative_collide(pa, pb);
+    if (it->kept) {
+        it->m = manifold_of(e, pa, pb);
+        pair->apart = 0.0f;
+    } else {
+        it->m = speculative_collide(pa, pb);
+        dim_note_apart(pair, pa, pb, &it->m);
+    }
     it->state = NARROW_DONE;
 }
 
@@ -585,7 +592,7 @@ void DIM_NAME(sim_collide)(sim_world *w, dvec up)
             continue; /* a sleeping pair keeps its cache entry untouched */
         uint32_t sa = sim_id_slot(a->id), sb = sim_id_slot(b->id);
         if (sim_is_push_pair(a, b)) {
-            sim_pair p = {sa, sb, 0.0f, 0};
+            sim_pair p = {.a = sa, .b = sb};
             mk_vec_push(&w->solver.push_pairs.v, &p);
             continue; /* resolved after the solver, with fresh manifolds */
         }

@@ -117,6 +117,58 @@ static inline bool dim_surely_apart(const sim_body *a, const sim_body *b)
     return false;
 }
 
+/* A pair of rectangles (boxes, AABBs) that the narrowphase found apart by a gap G of at least
+ * SIM_SPECULATIVE (no contact points) stays so while its second body moves less than
+ * G - SIM_SPECULATIVE in the first one's frame: the gap of two shapes shrinks by no more than
+ * the farthest any point of one moves against the other, which is at most the shift of its
+ * origin plus its reach times |q' - q|, q = (cos, sin) of the turn between them (the chord of
+ * the turn). And while the gap G' of two rectangles is at least SIM_SPECULATIVE, the
+ * narrowphase gives no points: the best separating axis of two rectangles shows at least
+ * G' / sqrt 2 (the closest features are a face, whose normal shows G', or two corners, where
+ * one of the four edge normals there lies within 45 degrees of the gap), so it never takes
+ * them for overlapping, and the gap it measures otherwise is never below G'. So such a pair
+ * is skipped (Box2D v3 recycles a pair's manifold for small relative motion the same way, by
+ * the shift plus the extent times the sine of the turn, but approximately; this bound is
+ * exact and the step's arithmetic does not change). Polygons are left out: a sharp corner's
+ * separating axes may show far less than the gap. The slack covers float rounding, a few
+ * dozen roundings at the scale of the pair's coordinates in A's frame, with room. */
+#define SIM_APART_SLACK 1e-5f /* of the scale, |p| + both reaches */
+
+static inline bool sim_rect2(const sim_body *b)
+{
+    return b->shape.type == COL_SHAPE_BOX || b->shape.type == COL_SHAPE_AABB;
+}
+
+/* After the pair was collided to manifold m: keeps the proof that it is apart, or none. */
+static inline void dim_note_apart(sim_pair *pair, const sim_body *a, const sim_body *b,
+                                  const col_manifold2 *m)
+{
+    pair->apart = 0.0f;
+    if (m->count != 0 || !sim_rect2(a) || !sim_rect2(b))
+        return;
+    mk_vec2 p, q;
+    sim_relative_pose2(a, sim_shape_rot2(a), b, sim_shape_rot2(b), &p, &q);
+    float scale = mk_v2_len(p) + mk_v2_len(a->shape.half) + mk_v2_len(b->shape.half);
+    float room = m->distance - SIM_SPECULATIVE - SIM_APART_SLACK * scale;
+    if (!(room > 0.0f))
+        return;
+    pair->apart = room;
+    pair->apart_p = p;
+    pair->apart_q = q;
+}
+
+/* Whether the pair is still proven apart: it would be collided to no points. */
+static inline bool dim_still_apart(const sim_pair *pair, const sim_body *a, const sim_body *b)
+{
+    if (!(pair->apart > 0.0f))
+        return false;
+    mk_vec2 p, q;
+    sim_relative_pose2(a, sim_shape_rot2(a), b, sim_shape_rot2(b), &p, &q);
+    float move = mk_v2_len(mk_v2_sub(p, pair->apart_p)) +
+                 mk_v2_len(b->shape.half) * mk_v2_len(mk_v2_sub(q, pair->apart_q));
+    return move < pair->apart;
+}
+
 static inline void dim_clear_constraints(sim_world *w)
 {
     w->d2.constraints.v.len = 0;
@@ -246,6 +298,24 @@ static inline bool dim_surely_apart(const sim_body3 *a, const sim_body3 *b)
 {
     return a->shape.type == COL_SHAPE3_BOX && b->shape.type == COL_SHAPE3_BOX &&
            sim_boxes_apart3(a, b, SIM_SPECULATIVE);
+}
+
+/* 3D pairs keep no proof that they are apart (the 2D one's, dim_still_apart, is of 2D
+ * rectangles); sim_boxes_apart3 does that work each step. */
+static inline void dim_note_apart(sim_pair *pair, const sim_body3 *a, const sim_body3 *b,
+                                  const col_manifold3 *m)
+{
+    (void)pair;
+    (void)a;
+    (void)b;
+    (void)m;
+}
+static inline bool dim_still_apart(const sim_pair *pair, const sim_body3 *a, const sim_body3 *b)
+{
+    (void)pair;
+    (void)a;
+    (void)b;
+    return false;
 }
 
 typedef col_xf3 dframe;

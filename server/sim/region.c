@@ -257,7 +257,7 @@ bool sim_static_pairs(sim_world *w)
             return false;
         const uint32_t *hits = w->broad.hits.at;
         for (size_t k = 0; k < w->broad.hits.v.len; k++) {
-            sim_pair p = {hits[k], s, 0.0f, 0};
+            sim_pair p = {.a = hits[k], .b = s};
             bool collides = sim_pair_collides(w, hits[k], s) &&
                             sim_joint_pair_collides(&w->joints, hits[k], s);
             if (collides && !mk_vec_push(&w->broad.pairs.v, &p))
