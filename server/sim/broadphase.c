@@ -262,7 +262,9 @@ static void update_pairs(sim_world *w, float *const lo[], float *const hi[], siz
             sim_pair_set_remove(bp, p[i].a, p[i].b);
             continue;
         }
-        p[kept++] = p[i];
+        if (kept != i) /* the pairs before the first that left stay where they are */
+            p[kept] = p[i];
+        kept++;
     }
     bp->pairs.v.len = kept;
     bool sleeper = false;
