@@ -248,7 +248,19 @@ void sim_wide_solve_range2(void *arg, size_t begin, size_t end)
     for (size_t i = begin; i < end; i++) {
         sim_wide_group *g = &groups[i];
         lanes a = gather(bodies, g->a), b = gather(bodies, g->b);
-        f4 dpx = f4_sub(b.dpx, a.dpx), dpy = f4_sub(b.dpy, a.dpy);
+        /* The separations now, from the anchors turned by each body's rotation so far: they
+         * read the motion of the step alone, which no impulse changes, so both are taken
+         * first and the motion is not held across the impulses (it would not fit in the
+         * registers beside the velocities). */
+        f4 dpx = f4_sub(b.dpx, a.dpx), dpy = f4_sub(b.dpy, a.dpy), sep[2];
+        for (int p = 0; p < 2; p++) {
+            f4 prax = f4_sub(f4_mul(a.qc, g->rax[p]), f4_mul(a.qs, g->ray[p]));
+            f4 pray = f4_add(f4_mul(a.qs, g->rax[p]), f4_mul(a.qc, g->ray[p]));
+            f4 prbx = f4_sub(f4_mul(b.qc, g->rbx[p]), f4_mul(b.qs, g->rby[p]));
+            f4 prby = f4_add(f4_mul(b.qs, g->rbx[p]), f4_mul(b.qc, g->rby[p]));
+            f4 dx = f4_add(dpx, f4_sub(prbx, prax)), dy = f4_add(dpy, f4_sub(prby, pray));
+            sep[p] = f4_add(f4_add(f4_mul(dx, g->nx), f4_mul(dy, g->ny)), g->base_sep[p]);
+        }
         wide_softness lane_soft = {zero, one, zero};
         if (pass.use_bias) {
             lane_soft.bias_rate = f4_select(g->fixed, rate_fixed, rate_movable);
@@ -256,13 +268,7 @@ void sim_wide_solve_range2(void *arg, size_t begin, size_t end)
             lane_soft.impulse_scale = f4_select(g->fixed, impulse_fixed, impulse_movable);
         }
         for (int p = 0; p < 2; p++) {
-            /* The separation now, from the anchors turned by each body's rotation so far. */
-            f4 prax = f4_sub(f4_mul(a.qc, g->rax[p]), f4_mul(a.qs, g->ray[p]));
-            f4 pray = f4_add(f4_mul(a.qs, g->rax[p]), f4_mul(a.qc, g->ray[p]));
-            f4 prbx = f4_sub(f4_mul(b.qc, g->rbx[p]), f4_mul(b.qs, g->rby[p]));
-            f4 prby = f4_add(f4_mul(b.qs, g->rbx[p]), f4_mul(b.qc, g->rby[p]));
-            f4 dx = f4_add(dpx, f4_sub(prbx, prax)), dy = f4_add(dpy, f4_sub(prby, pray));
-            f4 s = f4_add(f4_add(f4_mul(dx, g->nx), f4_mul(dy, g->ny)), g->base_sep[p]);
+            f4 s = sep[p];
             f4 dvx, dvy;
             relative(&a, &b, g->rax[p], g->ray[p], g->rbx[p], g->rby[p], &dvx, &dvy);
             f4 vn = f4_add(f4_mul(dvx, g->nx), f4_mul(dvy, g->ny));
