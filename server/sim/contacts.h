@@ -182,11 +182,10 @@ static inline bool dim_reserve_constraints(sim_world *w, size_t n)
            mk_vec_reserve(&w->solver.wide_ends.v, 2 * n);
 }
 
-/* Prepares constraint k of the list: its masses and its movable ends for the wide solver's
- * coloring, while it is at hand. Writes only its own. */
+/* Notes constraint k's movable ends for the wide solver's coloring, while it is at hand
+ * (the solver prepares its masses, solver.c). Writes only its own. */
 static inline void dim_finish_constraint(sim_world *w, sim_constraint *c, size_t k)
 {
-    sim_prepare_constraint2(w->d2.solver_bodies.at, c);
     uint32_t *ends = w->solver.wide_ends.at + 2 * k;
     ends[0] = c->ma > 0.0f || c->ia > 0.0f ? c->a : 0;
     ends[1] = c->mb > 0.0f || c->ib > 0.0f ? c->b : 0;
