@@ -133,7 +133,7 @@ static dmanifold manifold_of(dcache_entry *e, const dpart *a, const dpart *b)
 }
 
 /* A constraint whose points are filled on the workers (fill_range): its pair, whose
- * narrow_item holds the manifold, and whether sim_fill_points2/3 found points to solve. */
+ * narrow_item holds the manifold, and whether dim_fill_points found points to solve. */
 typedef struct fill_item {
     uint32_t pair;
     bool ok;

@@ -24,15 +24,49 @@
 
 /* The constraint's normal and points at the manifold m, warm-started from the pair's cache
  * entry, which takes this step's points (a kept manifold's points are the entry's, one for
- * one, and so are their impulses); false when it has none to solve. */
-bool sim_fill_points2(sim_world *w, sim_constraint *c, sim_cache_entry *next, const sim_body *a,
-                      const sim_body *b, const col_manifold2 *m, bool kept);
+ * one, and so are their impulses); false when it has none to solve. In 2D a kept manifold's
+ * constraint is filled inline (dim_fill_points below) and sim_fill_fresh2 fills the others,
+ * from the bodies' centres of mass ca and cb. */
+bool sim_fill_fresh2(sim_constraint *c, sim_cache_entry *next, const sim_body *a,
+                     const sim_body *b, const col_manifold2 *m, mk_vec2 ca, mk_vec2 cb);
 bool sim_fill_points3(sim_world *w, sim_constraint3 *c, sim_cache_entry3 *entry,
                       const sim_body3 *a, const sim_body3 *b, const col_manifold3 *m, bool kept);
 
-#define dim_fill_points DIM_NAME(sim_fill_points)
-
 #if MK_DIM == 2
+/* A constraint point at the manifold point mp, with its arms from the centres of mass ca, cb
+ * and the separation it starts the step with (impulses are the caller's). */
+static inline void sim_place_point2(sim_constraint_point *p, const col_contact_point2 *mp,
+                                    mk_vec2 ca, mk_vec2 cb, mk_vec2 normal)
+{
+    p->ra = mk_v2_sub(mp->point, ca);
+    p->rb = mk_v2_sub(mp->point, cb);
+    p->base_sep = -mp->depth - mk_v2_dot(mk_v2_sub(p->rb, p->ra), normal);
+}
+
+/* Each point is placed at the manifold's own point, and the entry keeps no more than this
+ * step's manifold: the 3D sim_fill_points3 places points from the cache's surface points,
+ * other arithmetic. */
+static inline bool dim_fill_points(sim_world *w, sim_constraint *c, sim_cache_entry *next,
+                                   const sim_body *a, const sim_body *b, const col_manifold2 *m,
+                                   bool kept)
+{
+    const sim_solver_info *si = w->d2.solver_info.at;
+    c->ia = si[c->a].inv_inertia;
+    c->ib = si[c->b].inv_inertia;
+    c->normal = m->normal;
+    c->count = m->count;
+    mk_vec2 ca = sim_body_center2(a), cb = sim_body_center2(b);
+    if (!kept)
+        return sim_fill_fresh2(c, next, a, b, m, ca, cb);
+    for (int i = 0; i < m->count; i++) {
+        sim_constraint_point *p = &c->points[i];
+        sim_place_point2(p, &m->points[i], ca, cb, c->normal);
+        p->jn = next->points[i].jn;
+        p->jt = next->points[i].jt;
+    }
+    return true;
+}
+
 /* B shifted toward A is collided for its whole manifold, however far it reaches. */
 #define DIM_SHIFTED_MARGIN FLT_MAX
 
@@ -217,6 +251,8 @@ static inline void dim_store_point(sim_cache_entry *e, int i, const sim_constrai
 }
 
 #else /* MK_DIM == 3 */
+#define dim_fill_points sim_fill_points3
+
 /* B shifted toward A needs only the points within the speculative reach. */
 #define DIM_SHIFTED_MARGIN SIM_SPECULATIVE
 
