@@ -577,9 +577,10 @@ void DIM_NAME(sim_collide)(sim_world *w, dvec up)
     const sim_level_span *spans = w->solver.level_spans.data;
     size_t span = 0, n_spans = w->solver.level_spans.len;
     w->ev.in_collide = true; /* a sleeper woken in the pass skipped its pairs (events.c) */
-    /* Without characters and levels every pair is collided or skipped by collide_bodies, and
-     * one whose tight bounds are apart is skipped whatever its bodies: on one thread, it is
-     * skipped before they are read. */
+    /* Without characters and levels no pair is a push-out or level pair: every pair is
+     * collided or skipped by collide_bodies, and one whose tight bounds are apart is skipped
+     * whatever its bodies. On one thread, such a pair is skipped before they are read, and the
+     * others are not asked what they cannot be. */
     bool plain = !items && w->slots.characters == 0 && w->slots.levels == 0;
     for (size_t i = 0; i < n_pairs; i++) {
         if (fills && fast_pair(w, flags[i], (uint32_t)i, fills, fc, &n_fc))
@@ -591,12 +592,12 @@ void DIM_NAME(sim_collide)(sim_world *w, dvec up)
         if (sim_body_resting(a) && sim_body_resting(b))
             continue; /* a sleeping pair keeps its cache entry untouched */
         uint32_t sa = sim_id_slot(a->id), sb = sim_id_slot(b->id);
-        if (sim_is_push_pair(a, b)) {
+        if (!plain && sim_is_push_pair(a, b)) {
             sim_pair p = {.a = sa, .b = sb};
             mk_vec_push(&w->solver.push_pairs.v, &p);
             continue; /* resolved after the solver, with fresh manifolds */
         }
-        if (level_pair_of(w, a, b)) {
+        if (!plain && level_pair_of(w, a, b)) {
             while (span < n_spans && spans[span].pair < i)
                 span++;
             if (span < n_spans && spans[span].pair == i)
