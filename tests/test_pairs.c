@@ -119,24 +119,33 @@ static sim_world *pile(int dim, int n)
     return w;
 }
 
+/* Throws every `every`-th dynamic body sideways, left and right in turn at `speed` m/s (and
+ * along -z at the same in 3D), and up at `up` m/s; with `spin`, a 2D box also spins at twice
+ * its sideways speed, rad/s. */
+static void throw_bodies(sim_world *w, size_t every, float speed, float up, bool spin)
+{
+    size_t slots;
+    const sim_body *bodies = sim_world_slots(w, &slots);
+    for (size_t i = 0; i < slots; i += every) {
+        if (bodies[i].id == 0 || bodies[i].kind != SIM_DYNAMIC)
+            continue;
+        float s = (i / every) % 2 ? speed : -speed;
+        if (w->cfg.dim == 3)
+            ck_assert(sim_body_set_velocity3(w, bodies[i].id, mk_v3(s, up, -s)));
+        else
+            ck_assert(sim_body_set_velocity2(w, bodies[i].id, mk_v2(s, up)));
+        if (spin && bodies[i].shape.type == COL_SHAPE_BOX)
+            ck_assert(sim_body_set_spin2(w, bodies[i].id, 2.0f * s));
+    }
+}
+
 /* Steps the pile, checking the list after each step; halfway every third box is thrown
  * sideways and up, so that pairs leave the list as well as join it. */
 static void run(sim_world *w, int steps)
 {
     for (int step = 0; step < steps; step++) {
-        if (step == steps / 2) {
-            size_t slots;
-            const sim_body *bodies = sim_world_slots(w, &slots);
-            for (size_t i = 0; i < slots; i += 3) {
-                if (bodies[i].id == 0 || bodies[i].kind != SIM_DYNAMIC)
-                    continue;
-                float s = (i / 3) % 2 ? 4.0f : -4.0f;
-                if (w->cfg.dim == 3)
-                    ck_assert(sim_body_set_velocity3(w, bodies[i].id, mk_v3(s, 3.0f, -s)));
-                else
-                    ck_assert(sim_body_set_velocity2(w, bodies[i].id, mk_v2(s, 3.0f)));
-            }
-        }
+        if (step == steps / 2)
+            throw_bodies(w, 3, 4.0f, 3.0f, false);
         sim_world_step(w);
         check_pairs(w, step);
     }
@@ -193,18 +202,8 @@ START_TEST(apart_proofs_hold)
     }
     size_t held = 0;
     for (int step = 0; step < 240; step++) {
-        if (step == 80 || step == 160) {
-            size_t slots;
-            const sim_body *bodies = sim_world_slots(w, &slots);
-            for (size_t i = 0; i < slots; i += 4) {
-                if (bodies[i].id == 0 || bodies[i].kind != SIM_DYNAMIC)
-                    continue;
-                float s = (i / 4) % 2 ? 3.0f : -3.0f;
-                ck_assert(sim_body_set_velocity2(w, bodies[i].id, mk_v2(s, 2.0f)));
-                if (bodies[i].shape.type == COL_SHAPE_BOX)
-                    ck_assert(sim_body_set_spin2(w, bodies[i].id, 2.0f * s));
-            }
-        }
+        if (step == 80 || step == 160)
+            throw_bodies(w, 4, 3.0f, 2.0f, true);
         for (size_t i = 0; i < w->broad.pairs.v.len; i++) {
             const sim_pair *p = &w->broad.pairs.at[i];
             const sim_body *a = &w->slots.bodies.at[p->a], *b = &w->slots.bodies.at[p->b];
