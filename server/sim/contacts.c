@@ -15,6 +15,16 @@
 #include "contacts.h"
 #include "contacts_level.h"
 
+/* A pair's collision and a kept manifold, inline in the pass over the pairs however large
+ * they grow: GCC keeps them out of line once the workers' collide_pair calls them too, and
+ * the manifold then goes through memory between the calls (1.7% of pile2d 1000's step and
+ * 2.4% of the 5,050-box pyramid's, in instructions). */
+#if defined(__GNUC__)
+#define NARROW_INLINE __attribute__((always_inline)) inline
+#else
+#define NARROW_INLINE inline
+#endif
+
 /* A body that wakes a sleeping one it touches: anything awake that moves. */
 static bool active(const sim_world *w, const sim_body *b)
 {
@@ -112,7 +122,7 @@ void DIM_NAME(sim_build_solver_bodies)(sim_world *w)
 
 /* The manifold a kept entry stands for now: each point midway between its two surface points
  * carried by their bodies, its depth their gap along the normal carried by A. */
-static dmanifold manifold_of(dcache_entry *e, const dpart *a, const dpart *b)
+static NARROW_INLINE dmanifold manifold_of(dcache_entry *e, const dpart *a, const dpart *b)
 {
     dmanifold m;
     memset(&m, 0, sizeof m);
@@ -259,8 +269,8 @@ static inline bool level_pair_of(const sim_world *w, const sim_body *a, const si
 /* The collision of a pair of convex bodies, ordered by pair_bodies, that are not both
  * resting, not the characters' and whose tight bounds overlap (the pass and collide_pair have
  * checked). */
-static inline void collide_bodies(sim_world *w, sim_pair *pair, const sim_body *a,
-                                  const sim_body *b, narrow_item *it)
+static NARROW_INLINE void collide_bodies(sim_world *w, sim_pair *pair, const sim_body *a,
+                                         const sim_body *b, narrow_item *it)
 {
     it->state = NARROW_SKIP;
     uint32_t sa = sim_id_slot(a->id), sb = sim_id_slot(b->id);
