@@ -103,7 +103,7 @@ static inline bool consider(sim_world *w, const uint32_t *order, size_t i, size_
     if (!pair_counts(w, sa, sb))
         return true;
     *sleeper |= w->slots.bodies.at[sa].sleeping || w->slots.bodies.at[sb].sleeping;
-    sim_pair p = {sa, sb, 0.0f, 0};
+    sim_pair p = {.a = sa, .b = sb};
     return mk_vec_push(&w->broad.pairs.v, &p);
 }
 
@@ -171,7 +171,7 @@ static bool add_pair(sim_world *w, uint32_t a, uint32_t b, bool *sleeper)
     int added = sim_pair_set_add(&w->broad, a, b);
     if (added <= 0)
         return added == 0;
-    sim_pair p = {a, b, 0.0f, 0};
+    sim_pair p = {.a = a, .b = b};
     if (!mk_vec_push(&w->broad.pairs.v, &p)) {
         sim_pair_set_remove(&w->broad, a, b);
         return false;
@@ -280,7 +280,9 @@ static void update_pairs(sim_world *w, float *const lo[], float *const hi[], siz
             sim_pair_set_remove(bp, p[i].a, p[i].b);
             continue;
         }
-        p[kept++] = p[i];
+        if (kept != i) /* the pairs before the first that left stay where they are */
+            p[kept] = p[i];
+        kept++;
     }
     bp->pairs.v.len = kept;
     bool sleeper = false;

@@ -14,6 +14,13 @@ typedef struct sim_pair {
     float height; /* m: the lower body's position along "up", the order of resolution */
     uint32_t entry; /* a hint: the pair's contact cache entry + 1 when last found, 0 when
                      * not known, SIM_CACHE_NO_ENTRY when it has none (sim_cache_find_hinted) */
+    /* The narrowphase's proof that a 2D pair is still too far apart for contact points
+     * (contacts.h, dim_still_apart): how far, m, the second body may move in the first one's
+     * frame from where it was when the pair was last collided, apart_p and the turn apart_q,
+     * before the pair must be collided again; 0 when there is no proof. A pair made anew has
+     * none. */
+    float apart;
+    mk_vec2 apart_p, apart_q;
 } sim_pair;
 
 /* The broadphase's state: sort and sweep on x over the moving bodies' fattened bounds

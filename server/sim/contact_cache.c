@@ -110,23 +110,6 @@ sim_cache_head *sim_cache_find_child(const sim_cache *c, sim_id a, sim_id b, uin
     return sim_cache_at(c, *index);
 }
 
-sim_cache_head *sim_cache_find_hinted(const sim_cache *c, uint32_t *hint, sim_id a, sim_id b,
-                                      uint32_t *index)
-{
-    if (*hint == SIM_CACHE_NO_ENTRY)
-        return NULL;
-    if (*hint > 0 && *hint - 1 < c->entries.len) {
-        sim_cache_head *h = sim_cache_at(c, *hint - 1);
-        if (h->live && h->a == a && h->b == b && h->child == 0) {
-            *index = *hint - 1;
-            return h;
-        }
-    }
-    sim_cache_head *h = sim_cache_find(c, a, b, index);
-    *hint = h ? *index + 1 : SIM_CACHE_NO_ENTRY;
-    return h;
-}
-
 uint32_t sim_cache_add(sim_cache *c, sim_id a, sim_id b)
 {
     return sim_cache_add_child(c, a, b, 0);

@@ -82,9 +82,24 @@ sim_cache_head *sim_cache_find(const sim_cache *c, sim_id a, sim_id b, uint32_t 
 #define SIM_CACHE_NO_ENTRY UINT32_MAX
 /* sim_cache_find through a pair's hint (sim_pair.entry) while that still names (a, b) (entry
  * indices hold until the map is rebuilt), else by the map, whose table is a cache miss a pair
- * in a large world; the hint is updated with the answer. */
-sim_cache_head *sim_cache_find_hinted(const sim_cache *c, uint32_t *hint, sim_id a, sim_id b,
-                                      uint32_t *index);
+ * in a large world; the hint is updated with the answer. Inline: the narrowphase asks it for
+ * most pairs, and the hint is nearly always right. */
+static inline sim_cache_head *sim_cache_find_hinted(const sim_cache *c, uint32_t *hint, sim_id a,
+                                                    sim_id b, uint32_t *index)
+{
+    if (*hint == SIM_CACHE_NO_ENTRY)
+        return NULL;
+    if (*hint > 0 && *hint - 1 < c->entries.len) {
+        sim_cache_head *h = sim_cache_at(c, *hint - 1);
+        if (h->live && h->a == a && h->b == b && h->child == 0) {
+            *index = *hint - 1;
+            return h;
+        }
+    }
+    sim_cache_head *h = sim_cache_find(c, a, b, index);
+    *hint = h ? *index + 1 : SIM_CACHE_NO_ENTRY;
+    return h;
+}
 /* Adds (a, b), which must not be there; room reserved beforehand. Returns its index; the
  * entry is zeroed past its head. */
 uint32_t sim_cache_add(sim_cache *c, sim_id a, sim_id b);

@@ -24,15 +24,49 @@
 
 /* The constraint's normal and points at the manifold m, warm-started from the pair's cache
  * entry, which takes this step's points (a kept manifold's points are the entry's, one for
- * one, and so are their impulses); false when it has none to solve. */
-bool sim_fill_points2(sim_world *w, sim_constraint *c, sim_cache_entry *next, const sim_body *a,
-                      const sim_body *b, const col_manifold2 *m, bool kept);
+ * one, and so are their impulses); false when it has none to solve. In 2D a kept manifold's
+ * constraint is filled inline (dim_fill_points below) and sim_fill_fresh2 fills the others,
+ * from the bodies' centres of mass ca and cb. */
+bool sim_fill_fresh2(sim_constraint *c, sim_cache_entry *next, const sim_body *a,
+                     const sim_body *b, const col_manifold2 *m, mk_vec2 ca, mk_vec2 cb);
 bool sim_fill_points3(sim_world *w, sim_constraint3 *c, sim_cache_entry3 *entry,
                       const sim_body3 *a, const sim_body3 *b, const col_manifold3 *m, bool kept);
 
-#define dim_fill_points DIM_NAME(sim_fill_points)
-
 #if MK_DIM == 2
+/* A constraint point at the manifold point mp, with its arms from the centres of mass ca, cb
+ * and the separation it starts the step with (impulses are the caller's). */
+static inline void sim_place_point2(sim_constraint_point *p, const col_contact_point2 *mp,
+                                    mk_vec2 ca, mk_vec2 cb, mk_vec2 normal)
+{
+    p->ra = mk_v2_sub(mp->point, ca);
+    p->rb = mk_v2_sub(mp->point, cb);
+    p->base_sep = -mp->depth - mk_v2_dot(mk_v2_sub(p->rb, p->ra), normal);
+}
+
+/* Each point is placed at the manifold's own point, and the entry keeps no more than this
+ * step's manifold: the 3D sim_fill_points3 places points from the cache's surface points,
+ * other arithmetic. */
+static inline bool dim_fill_points(sim_world *w, sim_constraint *c, sim_cache_entry *next,
+                                   const sim_body *a, const sim_body *b, const col_manifold2 *m,
+                                   bool kept)
+{
+    const sim_solver_info *si = w->d2.solver_info.at;
+    c->ia = si[c->a].inv_inertia;
+    c->ib = si[c->b].inv_inertia;
+    c->normal = m->normal;
+    c->count = m->count;
+    mk_vec2 ca = sim_body_center2(a), cb = sim_body_center2(b);
+    if (!kept)
+        return sim_fill_fresh2(c, next, a, b, m, ca, cb);
+    for (int i = 0; i < m->count; i++) {
+        sim_constraint_point *p = &c->points[i];
+        sim_place_point2(p, &m->points[i], ca, cb, c->normal);
+        p->jn = next->points[i].jn;
+        p->jt = next->points[i].jt;
+    }
+    return true;
+}
+
 /* B shifted toward A is collided for its whole manifold, however far it reaches. */
 #define DIM_SHIFTED_MARGIN FLT_MAX
 
@@ -117,6 +151,58 @@ static inline bool dim_surely_apart(const sim_body *a, const sim_body *b)
     return false;
 }
 
+/* A pair of rectangles (boxes, AABBs) that the narrowphase found apart by a gap G of at least
+ * SIM_SPECULATIVE (no contact points) stays so while its second body moves less than
+ * G - SIM_SPECULATIVE in the first one's frame: the gap of two shapes shrinks by no more than
+ * the farthest any point of one moves against the other, which is at most the shift of its
+ * origin plus its reach times |q' - q|, q = (cos, sin) of the turn between them (the chord of
+ * the turn). And while the gap G' of two rectangles is at least SIM_SPECULATIVE, the
+ * narrowphase gives no points: the best separating axis of two rectangles shows at least
+ * G' / sqrt 2 (the closest features are a face, whose normal shows G', or two corners, where
+ * one of the four edge normals there lies within 45 degrees of the gap), so it never takes
+ * them for overlapping, and the gap it measures otherwise is never below G'. So such a pair
+ * is skipped (Box2D v3 recycles a pair's manifold for small relative motion the same way, by
+ * the shift plus the extent times the sine of the turn, but approximately; this bound is
+ * exact and the step's arithmetic does not change). Polygons are left out: a sharp corner's
+ * separating axes may show far less than the gap. The slack covers float rounding, a few
+ * dozen roundings at the scale of the pair's coordinates in A's frame, with room. */
+#define SIM_APART_SLACK 1e-5f /* of the scale, |p| + both reaches */
+
+static inline bool sim_rect2(const sim_body *b)
+{
+    return b->shape.type == COL_SHAPE_BOX || b->shape.type == COL_SHAPE_AABB;
+}
+
+/* After the pair was collided to manifold m: keeps the proof that it is apart, or none. */
+static inline void dim_note_apart(sim_pair *pair, const sim_body *a, const sim_body *b,
+                                  const col_manifold2 *m)
+{
+    pair->apart = 0.0f;
+    if (m->count != 0 || !sim_rect2(a) || !sim_rect2(b))
+        return;
+    mk_vec2 p, q;
+    sim_relative_pose2(a, sim_shape_rot2(a), b, sim_shape_rot2(b), &p, &q);
+    float scale = mk_v2_len(p) + mk_v2_len(a->shape.half) + mk_v2_len(b->shape.half);
+    float room = m->distance - SIM_SPECULATIVE - SIM_APART_SLACK * scale;
+    if (!(room > 0.0f))
+        return;
+    pair->apart = room;
+    pair->apart_p = p;
+    pair->apart_q = q;
+}
+
+/* Whether the pair is still proven apart: it would be collided to no points. */
+static inline bool dim_still_apart(const sim_pair *pair, const sim_body *a, const sim_body *b)
+{
+    if (!(pair->apart > 0.0f))
+        return false;
+    mk_vec2 p, q;
+    sim_relative_pose2(a, sim_shape_rot2(a), b, sim_shape_rot2(b), &p, &q);
+    float move = mk_v2_len(mk_v2_sub(p, pair->apart_p)) +
+                 mk_v2_len(b->shape.half) * mk_v2_len(mk_v2_sub(q, pair->apart_q));
+    return move < pair->apart;
+}
+
 static inline void dim_clear_constraints(sim_world *w)
 {
     w->d2.constraints.v.len = 0;
@@ -130,11 +216,10 @@ static inline bool dim_reserve_constraints(sim_world *w, size_t n)
            mk_vec_reserve(&w->solver.wide_ends.v, 2 * n);
 }
 
-/* Prepares constraint k of the list: its masses and its movable ends for the wide solver's
- * coloring, while it is at hand. Writes only its own. */
+/* Notes constraint k's movable ends for the wide solver's coloring, while it is at hand
+ * (the solver prepares its masses, solver.c). Writes only its own. */
 static inline void dim_finish_constraint(sim_world *w, sim_constraint *c, size_t k)
 {
-    sim_prepare_constraint2(w->d2.solver_bodies.at, c);
     uint32_t *ends = w->solver.wide_ends.at + 2 * k;
     ends[0] = c->ma > 0.0f || c->ia > 0.0f ? c->a : 0;
     ends[1] = c->mb > 0.0f || c->ib > 0.0f ? c->b : 0;
@@ -166,6 +251,8 @@ static inline void dim_store_point(sim_cache_entry *e, int i, const sim_constrai
 }
 
 #else /* MK_DIM == 3 */
+#define dim_fill_points sim_fill_points3
+
 /* B shifted toward A needs only the points within the speculative reach. */
 #define DIM_SHIFTED_MARGIN SIM_SPECULATIVE
 
@@ -246,6 +333,24 @@ static inline bool dim_surely_apart(const sim_body3 *a, const sim_body3 *b)
 {
     return a->shape.type == COL_SHAPE3_BOX && b->shape.type == COL_SHAPE3_BOX &&
            sim_boxes_apart3(a, b, SIM_SPECULATIVE);
+}
+
+/* 3D pairs keep no proof that they are apart (the 2D one's, dim_still_apart, is of 2D
+ * rectangles); sim_boxes_apart3 does that work each step. */
+static inline void dim_note_apart(sim_pair *pair, const sim_body3 *a, const sim_body3 *b,
+                                  const col_manifold3 *m)
+{
+    (void)pair;
+    (void)a;
+    (void)b;
+    (void)m;
+}
+static inline bool dim_still_apart(const sim_pair *pair, const sim_body3 *a, const sim_body3 *b)
+{
+    (void)pair;
+    (void)a;
+    (void)b;
+    return false;
 }
 
 typedef col_xf3 dframe;

@@ -12,39 +12,12 @@ static float reach(const col_shape2 *s)
     return mk_v2_len(box.center) + mk_v2_len(box.half);
 }
 
-/* A constraint point at the manifold point mp, with its arms from the centres of mass ca, cb
- * and the separation it starts the step with (impulses are the caller's). */
-static void place_point(sim_constraint_point *p, const col_contact_point2 *mp, mk_vec2 ca,
-                        mk_vec2 cb, mk_vec2 normal)
+/* A fresh manifold's constraint (dim_fill_points fills a kept one's): warm-started from the
+ * entry's points that this step's continue (sim_match_cached), and the entry takes this
+ * step's manifold and where it was computed. */
+bool sim_fill_fresh2(sim_constraint *c, sim_cache_entry *next, const sim_body *a,
+                     const sim_body *b, const col_manifold2 *m, mk_vec2 ca, mk_vec2 cb)
 {
-    p->ra = mk_v2_sub(mp->point, ca);
-    p->rb = mk_v2_sub(mp->point, cb);
-    p->base_sep = -mp->depth - mk_v2_dot(mk_v2_sub(p->rb, p->ra), normal);
-}
-
-/* The constraint's normal and points at the manifold m, warm-started from the pair's entry
- * `next`, which takes this step's points (a kept manifold's points are the entry's, one for
- * one, and so are their impulses); false when it has none to solve. Each point is placed at
- * the manifold's own point, and the entry keeps no more than this step's manifold: the 3D
- * sim_fill_points3 places points from the cache's surface points, other arithmetic. */
-bool sim_fill_points2(sim_world *w, sim_constraint *c, sim_cache_entry *next, const sim_body *a,
-                      const sim_body *b, const col_manifold2 *m, bool kept)
-{
-    const sim_solver_info *si = w->d2.solver_info.at;
-    c->ia = si[c->a].inv_inertia;
-    c->ib = si[c->b].inv_inertia;
-    c->normal = m->normal;
-    c->count = m->count;
-    mk_vec2 ca = sim_body_center2(a), cb = sim_body_center2(b);
-    if (kept) {
-        for (int i = 0; i < m->count; i++) {
-            sim_constraint_point *p = &c->points[i];
-            place_point(p, &m->points[i], ca, cb, c->normal);
-            p->jn = next->points[i].jn;
-            p->jt = next->points[i].jt;
-        }
-        return true;
-    }
     /* The last step's points, read before this step's overwrite them. */
     sim_cache_entry old_copy = *next, *old = next->count > 0 ? &old_copy : NULL;
     mk_vec2 qa = sim_shape_rot2(a), qb = sim_shape_rot2(b);
@@ -55,7 +28,7 @@ bool sim_fill_points2(sim_world *w, sim_constraint *c, sim_cache_entry *next, co
     for (int i = 0; i < m->count; i++) {
         sim_constraint_point *p = &c->points[i];
         const col_contact_point2 *mp = &m->points[i];
-        place_point(p, mp, ca, cb, c->normal);
+        sim_place_point2(p, mp, ca, cb, c->normal);
         /* Its surface points, half the depth each side of it along the normal. */
         mk_vec2 half = mk_v2_scale(m->normal, 0.5f * mp->depth);
         mk_vec2 local_a = sim_to_local2(a->pos, qa, mk_v2_add(mp->point, half));

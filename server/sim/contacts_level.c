@@ -230,6 +230,8 @@ size_t DIM_NAME(sim_level_pairs)(sim_world *w, bool *ok)
     mk_vec *spans = &w->solver.level_spans, *children = &w->solver.level_children;
     spans->len = children->len = 0;
     *ok = true;
+    if (w->slots.levels == 0)
+        return 0; /* no level body: no pair has one */
     const sim_pair *pairs = w->broad.pairs.at;
     for (size_t i = 0; i < w->broad.pairs.v.len; i++) {
         const sim_body *a = &w->slots.bodies.at[pairs[i].a], *b = &w->slots.bodies.at[pairs[i].b];

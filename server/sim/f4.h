@@ -21,6 +21,11 @@ static inline f4 f4_select(f4 mask, f4 a, f4 b)
     return _mm_or_ps(_mm_and_ps(mask, a), _mm_andnot_ps(mask, b));
 }
 static inline f4 f4_gt(f4 a, f4 b) { return _mm_cmpgt_ps(a, b); }
+/* -a (the sign flipped, as the unary minus of each float) */
+static inline f4 f4_neg(f4 a)
+{
+    return _mm_xor_ps(a, _mm_set1_ps(-0.0f));
+}
 static inline f4 f4_eq(f4 a, f4 b) { return _mm_cmpeq_ps(a, b); }
 /* a && !b, for masks */
 static inline f4 f4_and_not(f4 a, f4 b) { return _mm_andnot_ps(b, a); }
@@ -58,6 +63,10 @@ static inline f4 f4_mul(f4 a, f4 b) { F4_MAP(a.v[i] * b.v[i]); }
 static inline f4 f4_min(f4 a, f4 b) { F4_MAP(a.v[i] < b.v[i] ? a.v[i] : b.v[i]); }
 static inline f4 f4_max(f4 a, f4 b) { F4_MAP(a.v[i] > b.v[i] ? a.v[i] : b.v[i]); }
 static inline f4 f4_gt(f4 a, f4 b) { F4_MAP(a.v[i] > b.v[i] ? 1.0f : 0.0f); }
+static inline f4 f4_neg(f4 a)
+{
+    F4_MAP(-a.v[i]);
+}
 static inline f4 f4_select(f4 mask, f4 a, f4 b) { F4_MAP(mask.v[i] != 0.0f ? a.v[i] : b.v[i]); }
 static inline f4 f4_eq(f4 a, f4 b) { F4_MAP(a.v[i] == b.v[i] ? 1.0f : 0.0f); }
 static inline f4 f4_and_not(f4 a, f4 b) { F4_MAP(a.v[i] != 0.0f && b.v[i] == 0.0f ? 1.0f : 0.0f); }

@@ -229,6 +229,7 @@ static bool read_bodies(sim_world *w, in *r, size_t at_bodies)
         if (b->id == 0)
             continue;
         live++;
+        w->slots.characters += b->kind == SIM_CHARACTER;
         if (sim_id_slot(b->id) != i || (b->id >> SIM_SLOT_BITS) != w->slots.generation.at[i])
             return bad(r, at, "a body's id", b->id);
         if ((unsigned)b->kind > SIM_CHARACTER || b->sleep_next >= slots)
@@ -398,6 +399,7 @@ static bool read_levels(sim_world *w, in *r, const uint8_t *levels, sim_level_re
             return bad(r, at, "a level body's level or kind", b->id);
         }
         b->level = l;
+        w->slots.levels++;
     }
     return true;
 }

@@ -24,7 +24,7 @@ static col_aabb3 from2(col_aabb b)
 col_aabb3 sim_shape_bounds_now(const sim_world *w, uint32_t slot)
 {
     const sim_body *b = &w->slots.bodies.at[slot];
-    if (b->level) {
+    if (w->slots.levels > 0 && b->level) { /* the level pointer, in the body's last line */
         const sim_body3 *b3 = w->cfg.dim == 3 ? sim_part3(w, slot) : NULL;
         return sim_level_bounds(b->level, (col_xf2){b->pos, b->angle},
                                 b3 ? (col_xf3){b3->pos, b3->rot} : (col_xf3){{0, 0, 0}, {0, 0, 0, 1}});
@@ -256,7 +256,7 @@ bool sim_static_pairs(sim_world *w)
             return false;
         const uint32_t *hits = w->broad.hits.at;
         for (size_t k = 0; k < w->broad.hits.v.len; k++) {
-            sim_pair p = {hits[k], s, 0.0f, 0};
+            sim_pair p = {.a = hits[k], .b = s};
             bool collides = sim_pair_collides(w, hits[k], s) &&
                             sim_joint_pair_collides(&w->joints, hits[k], s);
             if (collides && !mk_vec_push(&w->broad.pairs.v, &p))

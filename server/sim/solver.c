@@ -144,9 +144,9 @@ static mk_vec2 integrate_rotation(mk_vec2 q, float w, float h)
     return len > 0.0f ? mk_v2_scale(r, 1.0f / len) : mk_v2(1.0f, 0.0f);
 }
 
-/* 2D constraints are prepared as the narrowphase builds them (contacts.c), from the
- * constraint's own masses and inertias. */
-void sim_prepare_constraint2(const sim_solver_body *bodies, sim_constraint *c)
+/* A 2D constraint's effective masses and approach speeds, from its own masses and inertias
+ * and the solver bodies' velocities at the start of the step. */
+static inline void prepare_constraint(const sim_solver_body *bodies, sim_constraint *c)
 {
     pair_vel pv = pair_load(bodies, c);
     mk_vec2 n = c->normal, t = mk_v2(n.y, -n.x);
@@ -161,6 +161,32 @@ void sim_prepare_constraint2(const sim_solver_body *bodies, sim_constraint *c)
         p->max_jn = 0.0f;
         p->approach = normal_speed(&pv, c, p);
     }
+}
+
+/* The 2D constraints are prepared in passes before the solve, on the workers: each is its
+ * own, and the solver bodies' velocities are those the narrowphase saw (nothing moves them
+ * before gravity). With restitution every constraint is prepared before the packing, which
+ * copies their masses, and restitution reads their approach speeds; without, the packing
+ * makes the colored ones' masses four at a time (solver_wide.c) and only the constraints
+ * left for one by one (only[0..n), or all n when only is NULL) are prepared here. */
+#define SIM_PREPARE_GRAIN 128
+typedef struct prepare_job {
+    const sim_solver_body *bodies;
+    sim_constraint *cs;
+    const uint32_t *only;
+} prepare_job;
+
+static void prepare_range(void *arg, size_t begin, size_t end)
+{
+    const prepare_job *j = arg;
+    for (size_t k = begin; k < end; k++)
+        prepare_constraint(j->bodies, &j->cs[j->only ? j->only[k] : k]);
+}
+
+static void prepare_some(sim_world *w, const uint32_t *only, size_t n)
+{
+    prepare_job job = {w->d2.solver_bodies.at, w->d2.constraints.at, only};
+    sim_pool_for(w->pool, n, SIM_PREPARE_GRAIN, prepare_range, &job);
 }
 
 /* No rows to make in 2D. */
@@ -396,12 +422,20 @@ void DIM_NAME(sim_solve)(sim_world *w, float dt)
     dvec g = dim_gravity(w);
 
     body_job job = {bodies, g, h};
+#if MK_DIM == 2
+    if (w->solver.bounce)
+        prepare_some(w, NULL, nc);
+#endif
     /* Four at a time where the constraints allow (solver_wide.c, solver3_wide.c); the rest one
      * by one, in 3D with their rows beside them. */
     bool wide = DIM_NAME(sim_wide_build)(w, soft);
     sim_wide_pass push = {w, soft, inv_h, true}, relax = {w, soft, inv_h, false};
     const uint32_t *one = wide ? w->solver.wide_overflow.at : NULL;
     size_t n_one = wide ? w->solver.wide_overflow.v.len : nc;
+#if MK_DIM == 2
+    if (!w->solver.bounce)
+        prepare_some(w, one, n_one);
+#endif
     drows *rows = single_rows(w, &n_one);
     /* The joints run before the contacts in each stage, as Box2D v3's solver stages them. */
     sim_joints_prepare(w, h);

@@ -45,11 +45,6 @@ typedef struct sim_constraint {
     sim_constraint_point points[COL_MAX_POINTS2];
 } sim_constraint;
 
-/* Fills the masses of each point of a 2D constraint just built (solver.c): the effective mass
- * along the normal and the tangent, and the approach speed from the solver bodies' velocities
- * at the start of the step. */
-void sim_prepare_constraint2(const sim_solver_body *bodies, sim_constraint *c);
-
 
 /* A soft constraint's coefficients (sim_make_soft). */
 typedef struct sim_softness {
@@ -203,8 +198,10 @@ void sim_solve3(sim_world *w, float dt);
  * constraints left to solve one by one are then in the solver's wide_overflow. The warm start
  * and solve passes work on the colored ones four at a time; unpack gives their impulses back
  * to the constraints (in 2D, straight to the contact cache when no restitution follows).
- *   2D: the narrowphase wrote the constraints' movable ends into wide_ends and prepared
- *       them; a group's softness is one mask and is chosen from s at each solve.
+ *   2D: the narrowphase wrote the constraints' movable ends into wide_ends; build makes the
+ *       groups' effective masses unless restitution follows (then the solver prepared every
+ *       constraint before, solver.c); a group's softness is one mask and is chosen from s
+ *       at each solve.
  *   3D: build writes the ends and prepares the rows itself, and packs each lane's softness
  *       from s; restitution ends the step for the colored constraints, before unpack. */
 typedef struct sim_wide_group sim_wide_group;

@@ -116,11 +116,38 @@ static inline void scatter(sim_solver_body *bodies, const uint32_t *idx, const l
  * impulse. */
 static const sim_constraint no_constraint;
 
+/* The effective masses along the normal and the tangent of point p of a group's four lanes
+ * (n of them hold the point), from the anchors, normals, masses and inertias packed: the
+ * solver's prepare_constraint (solver.c) four lanes at once, in its order of operations, so
+ * that each lane's masses are the ones it would have made. A lane without the point (or
+ * empty) gets none, as the point of zeros that stands for it in the constraint. */
+static void lane_masses(sim_wide_group *g, int p, f4 has)
+{
+    f4 zero = f4_set1(0.0f), one = f4_set1(1.0f);
+    f4 nx = g->nx, ny = g->ny, tx = ny, ty = f4_neg(nx);
+    f4 rna = f4_sub(f4_mul(g->rax[p], ny), f4_mul(g->ray[p], nx));
+    f4 rnb = f4_sub(f4_mul(g->rbx[p], ny), f4_mul(g->rby[p], nx));
+    f4 kn = f4_add(f4_add(f4_add(g->ma, g->mb), f4_mul(f4_mul(g->ia, rna), rna)),
+                   f4_mul(f4_mul(g->ib, rnb), rnb));
+    f4 rta = f4_sub(f4_mul(g->rax[p], ty), f4_mul(g->ray[p], tx));
+    f4 rtb = f4_sub(f4_mul(g->rbx[p], ty), f4_mul(g->rby[p], tx));
+    f4 kt = f4_add(f4_add(f4_add(g->ma, g->mb), f4_mul(f4_mul(g->ia, rta), rta)),
+                   f4_mul(f4_mul(g->ib, rtb), rtb));
+    /* 1 / k where k > 0, else 0; the division by 1 in the other lanes keeps it finite. */
+    f4 pos_n = f4_gt(kn, zero), pos_t = f4_gt(kt, zero);
+    f4 mn = f4_select(pos_n, f4_div(one, f4_select(pos_n, kn, one)), zero);
+    f4 mt = f4_select(pos_t, f4_div(one, f4_select(pos_t, kt, one)), zero);
+    g->normal_mass[p] = f4_select(has, mn, zero);
+    g->tangent_mass[p] = f4_select(has, mt, zero);
+}
+
 /* Fills a group from up to four constraints (ci[k] == UINT32_MAX for an empty lane). Each lane
  * reads a constraint and a point, the empty ones all zeros, so the fields are gathered without
- * a test per field. */
+ * a test per field. With `masses`, the points' effective masses are made here, four at a time
+ * (lane_masses), and their max_jn is 0: the constraints were not prepared one by one (no
+ * restitution follows, which would read them). */
 static void pack(sim_wide_group *g, sim_wide_cold *cold, const sim_constraint *cs,
-                 const uint32_t *ci)
+                 const uint32_t *ci, bool masses)
 {
     const sim_constraint *c[4];
     for (int k = 0; k < 4; k++) {
@@ -155,10 +182,17 @@ static void pack(sim_wide_group *g, sim_wide_cold *cold, const sim_constraint *c
         g->rbx[p] = LANES(rb.x);
         g->rby[p] = LANES(rb.y);
         g->base_sep[p] = LANES(base_sep);
-        g->normal_mass[p] = LANES(normal_mass);
-        g->tangent_mass[p] = LANES(tangent_mass);
         g->jn[p] = LANES(jn);
         g->jt[p] = LANES(jt);
+        if (masses) {
+#define HAS(k) (p < c[k]->count ? 1.0f : 0.0f)
+            lane_masses(g, p, f4_gt(f4_set(HAS(0), HAS(1), HAS(2), HAS(3)), f4_set1(0.0f)));
+#undef HAS
+            cold->max_jn[p] = f4_set1(0.0f);
+            continue;
+        }
+        g->normal_mass[p] = LANES(normal_mass);
+        g->tangent_mass[p] = LANES(tangent_mass);
         cold->max_jn[p] = LANES(max_jn);
 #undef LANES
     }
@@ -168,15 +202,18 @@ typedef struct pack_ctx {
     sim_wide_group *groups;
     sim_wide_cold *cold;
     const sim_constraint *cs;
+    bool masses;
 } pack_ctx;
 
 static void pack_group(void *ctx, size_t i, const uint32_t ci[4])
 {
     const pack_ctx *p = ctx;
-    pack(&p->groups[i], &p->cold[i], p->cs, ci);
+    pack(&p->groups[i], &p->cold[i], p->cs, ci, p->masses);
 }
 
-/* The softness is chosen at each solve from the group's mask: s is not packed. */
+/* The softness is chosen at each solve from the group's mask: s is not packed. Without
+ * restitution the constraints come unprepared and the groups' masses are made in the packing
+ * (the solver prepares those left for one by one, solver.c). */
 bool sim_wide_build2(sim_world *w, softness_set s)
 {
     (void)s;
@@ -184,7 +221,8 @@ bool sim_wide_build2(sim_world *w, softness_set s)
     if (!mk_vec_reserve(&w->d2.wide_groups.v, nc / 4 + SIM_WIDE_COLORS + 1) ||
         !mk_vec_reserve(&w->d2.wide_cold.v, nc / 4 + SIM_WIDE_COLORS + 1))
         return false;
-    pack_ctx ctx = {w->d2.wide_groups.at, w->d2.wide_cold.at, w->d2.constraints.at};
+    pack_ctx ctx = {w->d2.wide_groups.at, w->d2.wide_cold.at, w->d2.constraints.at,
+                    !w->solver.bounce};
     if (!sim_wide_groups(w, w->solver.wide_ends.at, nc, w->d2.solver_bodies.v.len, pack_group,
                          &ctx, &ng))
         return false;
@@ -248,7 +286,19 @@ void sim_wide_solve_range2(void *arg, size_t begin, size_t end)
     for (size_t i = begin; i < end; i++) {
         sim_wide_group *g = &groups[i];
         lanes a = gather(bodies, g->a), b = gather(bodies, g->b);
-        f4 dpx = f4_sub(b.dpx, a.dpx), dpy = f4_sub(b.dpy, a.dpy);
+        /* The separations now, from the anchors turned by each body's rotation so far: they
+         * read the motion of the step alone, which no impulse changes, so both are taken
+         * first and the motion is not held across the impulses (it would not fit in the
+         * registers beside the velocities). */
+        f4 dpx = f4_sub(b.dpx, a.dpx), dpy = f4_sub(b.dpy, a.dpy), sep[2];
+        for (int p = 0; p < 2; p++) {
+            f4 prax = f4_sub(f4_mul(a.qc, g->rax[p]), f4_mul(a.qs, g->ray[p]));
+            f4 pray = f4_add(f4_mul(a.qs, g->rax[p]), f4_mul(a.qc, g->ray[p]));
+            f4 prbx = f4_sub(f4_mul(b.qc, g->rbx[p]), f4_mul(b.qs, g->rby[p]));
+            f4 prby = f4_add(f4_mul(b.qs, g->rbx[p]), f4_mul(b.qc, g->rby[p]));
+            f4 dx = f4_add(dpx, f4_sub(prbx, prax)), dy = f4_add(dpy, f4_sub(prby, pray));
+            sep[p] = f4_add(f4_add(f4_mul(dx, g->nx), f4_mul(dy, g->ny)), g->base_sep[p]);
+        }
         wide_softness lane_soft = {zero, one, zero};
         if (pass.use_bias) {
             lane_soft.bias_rate = f4_select(g->fixed, rate_fixed, rate_movable);
@@ -256,13 +306,7 @@ void sim_wide_solve_range2(void *arg, size_t begin, size_t end)
             lane_soft.impulse_scale = f4_select(g->fixed, impulse_fixed, impulse_movable);
         }
         for (int p = 0; p < 2; p++) {
-            /* The separation now, from the anchors turned by each body's rotation so far. */
-            f4 prax = f4_sub(f4_mul(a.qc, g->rax[p]), f4_mul(a.qs, g->ray[p]));
-            f4 pray = f4_add(f4_mul(a.qs, g->rax[p]), f4_mul(a.qc, g->ray[p]));
-            f4 prbx = f4_sub(f4_mul(b.qc, g->rbx[p]), f4_mul(b.qs, g->rby[p]));
-            f4 prby = f4_add(f4_mul(b.qs, g->rbx[p]), f4_mul(b.qc, g->rby[p]));
-            f4 dx = f4_add(dpx, f4_sub(prbx, prax)), dy = f4_add(dpy, f4_sub(prby, pray));
-            f4 s = f4_add(f4_add(f4_mul(dx, g->nx), f4_mul(dy, g->ny)), g->base_sep[p]);
+            f4 s = sep[p];
             f4 dvx, dvy;
             relative(&a, &b, g->rax[p], g->ray[p], g->rbx[p], g->rby[p], &dvx, &dvy);
             f4 vn = f4_add(f4_mul(dvx, g->nx), f4_mul(dvy, g->ny));

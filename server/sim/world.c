@@ -209,6 +209,7 @@ static sim_id place_body(sim_world *w, const sim_body_def *def, uint32_t owner, 
     if (def->level) {
         sim_level_retain(def->level);
         b->level = def->level;
+        w->slots.levels++;
         b->shape = SIM_LEVEL_PLACEHOLDER2;
         if (is3) {
             sim_body3 *b3 = sim_part3(w, slot);
@@ -257,6 +258,7 @@ static sim_id place_body(sim_world *w, const sim_body_def *def, uint32_t owner, 
     }
     w->broad.pairs_dirty = true;
     w->slots.live++;
+    w->slots.characters += b->kind == SIM_CHARACTER;
     sim_history_note_added(w, slot);
     return b->id;
 }
@@ -415,6 +417,7 @@ static bool remove_body(sim_world *w, sim_id id)
     free(b->polygon);
     b->polygon = NULL;
     b->shape.polygon = NULL;
+    w->slots.levels -= b->level != NULL;
     sim_level_release(b->level);
     b->level = NULL;
     if (w->cfg.dim == 3) {
@@ -426,6 +429,7 @@ static bool remove_body(sim_world *w, sim_id id)
     sim_filter_clear(w, slot);
     b->id = 0;
     w->slots.live--;
+    w->slots.characters -= b->kind == SIM_CHARACTER;
     w->broad.pairs_dirty = true;
     /* Generations stay below 2^29 so ids stay below 2^53; a slot that wrapped that far is
      * retired instead (it is not given back to the free list in sim_world_clear_removed). */

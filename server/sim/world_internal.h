@@ -24,6 +24,10 @@ typedef struct sim_slots {
     MK_VEC(sim_body) bodies;     /* per slot: free where id == 0 */
     MK_VEC(uint32_t) generation; /* per slot: the generation the slot's next id carries */
     size_t live;                 /* bodies in the slots */
+    /* Bodies with a level shape, and characters: while there is none of either, the
+     * narrowphase skips its passes and tests for them (contacts.c, contacts_level.c).
+     * Counted again when an image is read. */
+    size_t levels, characters;
     MK_VEC(uint32_t) free;       /* slots reusable now */
     MK_VEC(uint32_t) pending;    /* slots reusable after sim_world_clear_removed */
     MK_VEC(sim_id) removed;      /* ids removed since sim_world_clear_removed */

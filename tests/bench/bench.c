@@ -141,8 +141,9 @@ double bench_rng_range(bench_rng *r, double lo, double hi)
 static void usage(FILE *f)
 {
     fprintf(f,
-            "usage: mink-bench [--steps N] [--scene NAME] [--pile N]... [--pile3d N]... [--no-sleep] [--quick] "
-            "[--pair A-B] [--workers N] [--no-peer] [--help]\n"
+            "usage: mink-bench [--steps N] [--scene NAME] [--pile N]... [--pile-only N]... "
+            "[--pile3d N]... [--no-sleep] [--quick] [--pair A-B] [--workers N] [--no-peer] "
+            "[--help]\n"
             "  --steps N     steps of every world scene (default %d; %d with --quick)\n"
             "  --scene NAME  run one scene: demo, pyramid, pile2d, pile3d, joint_grid, query, "
             "query3, rays, snapshot, save, token, events, rules, levels\n"
@@ -154,6 +155,8 @@ static void usage(FILE *f)
             "                1,000 bodies on a 256 x 256 heightfield and the same mesh, 10,000\n"
             "                rays onto each\n"
             "  --pile N      add a pile2d scene of N boxes (default list: 1000 5000 20000)\n"
+            "  --pile-only N run pile2d at N boxes instead of the default list (repeatable;\n"
+            "                --pile sizes still add to it): one size under a profiler\n"
             "  --pile3d N    add a pile3d scene of N cubes (default list: 1000 5000)\n"
             "  --no-sleep    bodies never sleep (in the peer too): piles cost full price\n"
             "  --quick       a smoke run: fewer steps, queries and snapshots\n"
@@ -225,6 +228,7 @@ int main(int argc, char **argv)
     /* The two default sizes come first, so at most BENCH_MAX_PILES - 2 more. */
     int extra[BENCH_MAX_PILES - 2], nextra = 0;
     int extra3[BENCH_MAX_PILES - 2], nextra3 = 0; /* pile3d sizes beyond 1000 and 5000 */
+    bool pile_defaults = true; /* false once --pile-only replaces the default list */
 
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
@@ -268,6 +272,13 @@ int main(int argc, char **argv)
             }
             scene = v;
             i++;
+        } else if (strcmp(a, "--pile-only") == 0) {
+            int size;
+            if (!count_arg(a, v, MAX_PILE, &size))
+                return 2;
+            pile_defaults = false;
+            add_pile(&o, size);
+            i++;
         } else if (strcmp(a, "--pile") == 0 || strcmp(a, "--pile3d") == 0) {
             bool three = a[6] == '3';
             if (!add_size(a, v, three ? extra3 : extra, three ? &nextra3 : &nextra,
@@ -282,10 +293,12 @@ int main(int argc, char **argv)
     }
     if (o.steps == 0)
         o.steps = o.quick ? QUICK_STEPS : DEFAULT_STEPS;
-    add_pile(&o, 1000);
-    add_pile(&o, 5000);
-    if (!o.quick)
-        add_pile(&o, 20000);
+    if (pile_defaults) {
+        add_pile(&o, 1000);
+        add_pile(&o, 5000);
+        if (!o.quick)
+            add_pile(&o, 20000);
+    }
     for (int i = 0; i < nextra; i++)
         add_pile(&o, extra[i]);
 
