@@ -219,6 +219,7 @@ typedef struct cast_state {
     col_xf3 xa;        /* level frame */
     mk_vec3 move;      /* level frame */
     col_back_face back;
+    double skin;       /* m: triangles A starts within this of are passed */
     double o[3], d[3], grow[3];
     double tmax;
     col_ray_hit3 best;
@@ -226,8 +227,8 @@ typedef struct cast_state {
 } cast_state;
 
 /* A candidate triangle for the cast: skipped when the swept box misses its box, when A moves
- * away from its back and back faces are ignored, or when A only touches it at the start
- * while moving along or away. */
+ * away from its back and back faces are ignored, when A starts within the skin of it, or when
+ * A only touches it at the start while moving along or away. */
 static void cast_triangle(cast_state *s, uint32_t i, const mk_vec3 v[3], uint8_t active)
 {
     col_box tb = col_tri_box(v);
@@ -238,6 +239,11 @@ static void cast_triangle(cast_state *s, uint32_t i, const mk_vec3 v[3], uint8_t
         return;
     col_tri_hull th;
     col_tri_hull_make(v, &th);
+    if (s->skin > 0.0) {
+        col_distance3 g = col_gjk3_distance(s->a, s->xa, &th.shape, th.xf);
+        if (g.overlap || g.distance < s->skin)
+            return;
+    }
     col_ray_hit3 h = col_cast3(s->a, s->xa, s->move, &th.shape, th.xf);
     if (!h.hit)
         return;
@@ -259,10 +265,18 @@ static void cast_triangle(cast_state *s, uint32_t i, const mk_vec3 v[3], uint8_t
 col_ray_hit3 col_level3_cast(const col_shape3 *a, col_xf3 xa, mk_vec3 translation,
                              col_level3 l, col_xf3 xl, col_back_face back, uint32_t *tri)
 {
+    return col_level3_cast_beyond(a, xa, translation, l, xl, back, 0.0f, tri);
+}
+
+col_ray_hit3 col_level3_cast_beyond(const col_shape3 *a, col_xf3 xa, mk_vec3 translation,
+                                    col_level3 l, col_xf3 xl, col_back_face back, float skin,
+                                    uint32_t *tri)
+{
     cast_state s = {.a = a,
                     .xa = col_xf3_to_local(xl, xa),
                     .move = mk_quat_unrotate(xl.q, translation),
-                    .back = back};
+                    .back = back,
+                    .skin = skin};
     col_aabb3 start = col_shape3_bounds(a, s.xa);
     mk_vec3 c = start.center, h = start.half;
     /* The walk's box is A's box widened by the cast's tolerance: a hit is within it. */

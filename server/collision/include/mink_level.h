@@ -304,6 +304,11 @@ col_ray_hit3 col_level3_ray(col_level3 l, col_xf3 xl, mk_vec3 from, mk_vec3 to,
  * is passed: it would stop nothing (Jolt's continuous collision skips those too). */
 col_ray_hit3 col_level3_cast(const col_shape3 *a, col_xf3 xa, mk_vec3 translation,
                              col_level3 l, col_xf3 xl, col_back_face back, uint32_t *tri);
+/* As col_level3_cast, passing the triangles A starts within `skin` (m) of: a step's sweep
+ * looks past those its narrowphase already gave contact points. */
+col_ray_hit3 col_level3_cast_beyond(const col_shape3 *a, col_xf3 xa, mk_vec3 translation,
+                                    col_level3 l, col_xf3 xl, col_back_face back, float skin,
+                                    uint32_t *tri);
 /* A shape against every triangle of the level near it (col_collide_triangle3 with `how`,
  * whose motion is in the world): the manifolds that touch or are within how->margin, the
  * first cap written to out; returns how many there are. */
