@@ -226,6 +226,36 @@ typedef struct cast_state {
     uint32_t best_i;
 } cast_state;
 
+/* col_cast3 of a sphere (centre c, radius r) against triangle v (unit normal n): the same
+ * conservative advancement (the gap closed at the speed along the line of the nearest points,
+ * never past the first touch), on the distance from the triangle's nearest point to the
+ * centre (col_tri_closest) in place of GJK's. On a face it lands in one step. */
+static col_ray_hit3 sphere_cast(const mk_vec3 v[3], col_d3 n, col_d3 c, double r, col_d3 move)
+{
+    double t = 0.0;
+    for (int iter = 0; iter < COL_CAST_MAX_ITERATIONS; iter++) {
+        col_d3 at = d3_mad(c, t, move);
+        col_d3 q = col_tri_closest(v, at);
+        col_d3 off = d3_sub(at, q);
+        double dist = d3_len(off);
+        /* From the triangle toward the centre; its face normal when the centre is on it. */
+        col_d3 out = dist > 0.0 ? d3_scale(off, 1.0 / dist) : n;
+        if (dist - r <= (double)COL_CAST_TOLERANCE) {
+            col_d3 point = q;
+            if (dist < r) /* overlapping: midway between the surfaces, as a contact's point */
+                point = d3_scale(d3_add(q, d3_mad(at, -r, out)), 0.5);
+            return (col_ray_hit3){true, (float)t, d3_to_f(point), d3_to_f(out)};
+        }
+        double closing = -d3_dot(move, out);
+        if (closing <= 0.0)
+            break;
+        t += (dist - r) / closing;
+        if (t > 1.0)
+            break;
+    }
+    return (col_ray_hit3){.hit = false};
+}
+
 /* A candidate triangle for the cast: skipped when the swept box misses its box, when A moves
  * away from its back and back faces are ignored, when A starts within the skin of it, or when
  * A only touches it at the start while moving along or away. */
@@ -235,21 +265,31 @@ static void cast_triangle(cast_state *s, uint32_t i, const mk_vec3 v[3], uint8_t
     double lo[3] = {tb.lo[0], tb.lo[1], tb.lo[2]}, hi[3] = {tb.hi[0], tb.hi[1], tb.hi[2]};
     if (!(col_box_enter(lo, hi, s->o, s->d, s->grow, s->tmax) <= s->tmax))
         return;
-    if (s->back == COL_BACK_FACES_IGNORE && d3_dot(col_tri_normal(v), d3_of(s->move)) > 0.0)
+    col_d3 n = col_tri_normal(v);
+    if (s->back == COL_BACK_FACES_IGNORE && d3_dot(n, d3_of(s->move)) > 0.0)
         return;
-    col_tri_hull th;
-    col_tri_hull_make(v, &th);
-    if (s->skin > 0.0) {
-        col_distance3 g = col_gjk3_distance(s->a, s->xa, &th.shape, th.xf);
-        if (g.overlap || g.distance < s->skin)
+    col_ray_hit3 h;
+    if (s->a->type == COL_SHAPE3_SPHERE) {
+        col_d3 c = d3_of(s->xa.p);
+        double r = s->a->radius;
+        if (s->skin > 0.0 && d3_len(d3_sub(c, col_tri_closest(v, c))) - r < s->skin)
             return;
+        h = sphere_cast(v, n, c, r, d3_of(s->move));
+    } else {
+        col_tri_hull th;
+        col_tri_hull_make(v, n, &th);
+        if (s->skin > 0.0) {
+            col_distance3 g = col_gjk3_distance(s->a, s->xa, &th.shape, th.xf);
+            if (g.overlap || g.distance < s->skin)
+                return;
+        }
+        h = col_cast3(s->a, s->xa, s->move, &th.shape, th.xf);
     }
-    col_ray_hit3 h = col_cast3(s->a, s->xa, s->move, &th.shape, th.xf);
     if (!h.hit)
         return;
     /* The normal by the active-edge rule, as a contact's (Jolt's shape casts fix it too): an
      * inactive edge met while sliding over a flat mesh gives the face's normal. */
-    col_d3 n = col_tri_normal(v), own = d3_of(h.normal);
+    col_d3 own = d3_of(h.normal);
     if (d3_dot(n, own) < 0.0)
         n = d3_neg(n); /* met from the back */
     h.normal = d3_to_f(col_tri_fix_normal(v, n, active, own, d3_of(h.point), d3_of(s->move)));

@@ -41,7 +41,7 @@ static dmanifold piece_collide(const sim_level *l, dxf xl, uint32_t piece, const
         t = col_mesh3_triangle(&l->mesh, xl, piece);
     else if (!col_heightfield3_triangle(&l->hf, xl, piece, &t))
         return (col_manifold3){.distance = FLT_MAX};
-    col_tri_contact3 how = {margin, back, motion};
+    col_tri_contact3 how = {margin, back, motion, SIM_FACE_BIAS};
     return col_collide_triangle3(&t, s, xs, &how);
 }
 #endif
@@ -64,7 +64,7 @@ uint32_t DIM_NAME(sim_level_collide)(const sim_world *w, const sim_body *lb, con
         out[0] = (dchild){0, m};
     return 1;
 #else
-    col_tri_contact3 how = {margin, back, motion};
+    col_tri_contact3 how = {margin, back, motion, SIM_FACE_BIAS};
     return col_level3_collide(sim_level_3d(l), xl, s, xs, &how, out, cap);
 #endif
 }

@@ -171,11 +171,14 @@ typedef struct col_tri_contact3 {
     col_back_face back;
     mk_vec3 motion;     /* B's velocity relative to the level (any scale; zero if unknown):
                            Jolt's active edge movement direction */
+    float face_bias;    /* m: a box keeps a face contact unless an edge pair (or its own
+                           face) is shallower by this (col_collide3_within's face_bias) */
 } col_tri_contact3;
 
 /* A shape against one triangle, with the normal from the triangle toward B: GJK and EPA on
  * the triangle's support (a flat polytope: its face clipped against B's for up to four
- * points), spheres and capsules exact by their cores. A contact on an inactive edge or
+ * points), spheres and capsules exact by their cores; a sphere from the triangle's point
+ * nearest its centre and a box by the separating-axis test, without GJK or EPA. A contact on an inactive edge or
  * vertex gets the triangle's face normal instead of the edge's (Jolt's ActiveEdges::
  * FixNormal, with its movement rule), its depth and points measured along the face normal,
  * so that a shape sliding across the shared edge of two flat triangles is not bumped. Count 0
