@@ -21,6 +21,16 @@ static col_aabb3 box_to_world(col_aabb3 a, col_xf3 x)
     return (col_aabb3){col_xf3_apply(x, a.center), half};
 }
 
+/* The box about shape b at x: a sphere's straight from its radius (col_shape3_bounds turns
+ * the shape first, which a sphere does not need), the others' by col_shape3_bounds. It only
+ * picks the triangles to test, which are then tested exactly. */
+static col_aabb3 shape_box(const col_shape3 *b, col_xf3 x)
+{
+    if (b->type == COL_SHAPE3_SPHERE)
+        return (col_aabb3){x.p, mk_v3(b->radius, b->radius, b->radius)};
+    return col_shape3_bounds(b, x);
+}
+
 col_aabb3 col_level3_bounds(col_level3 l, col_xf3 xl)
 {
     return box_to_world(l.mesh ? l.mesh->bounds : l.hf->bounds, xl);
@@ -114,7 +124,7 @@ uint32_t col_level3_collide(col_level3 l, col_xf3 xl, const col_shape3 *b, col_x
     col_xf3 local = col_xf3_to_local(xl, xb);
     col_tri_contact3 in_frame = *how;
     in_frame.motion = mk_quat_unrotate(xl.q, how->motion);
-    col_aabb3 reach = col_shape3_bounds(b, local);
+    col_aabb3 reach = shape_box(b, local);
     reach.half = mk_v3_add(reach.half, mk_v3(how->margin, how->margin, how->margin));
     col_box q = col_box_of3(reach);
     candidates c;
@@ -265,17 +275,19 @@ static void cast_triangle(cast_state *s, uint32_t i, const mk_vec3 v[3], uint8_t
     double lo[3] = {tb.lo[0], tb.lo[1], tb.lo[2]}, hi[3] = {tb.hi[0], tb.hi[1], tb.hi[2]};
     if (!(col_box_enter(lo, hi, s->o, s->d, s->grow, s->tmax) <= s->tmax))
         return;
-    col_d3 n = col_tri_normal(v);
-    if (s->back == COL_BACK_FACES_IGNORE && d3_dot(n, d3_of(s->move)) > 0.0)
+    if (s->back == COL_BACK_FACES_IGNORE && d3_dot(col_tri_cross(v), d3_of(s->move)) > 0.0)
         return;
     col_ray_hit3 h;
+    col_d3 n;
     if (s->a->type == COL_SHAPE3_SPHERE) {
         col_d3 c = d3_of(s->xa.p);
         double r = s->a->radius;
         if (s->skin > 0.0 && d3_len(d3_sub(c, col_tri_closest(v, c))) - r < s->skin)
             return;
+        n = col_tri_normal(v);
         h = sphere_cast(v, n, c, r, d3_of(s->move));
     } else {
+        n = col_tri_normal(v);
         col_tri_hull th;
         col_tri_hull_make(v, n, &th);
         if (s->skin > 0.0) {
@@ -317,7 +329,7 @@ col_ray_hit3 col_level3_cast_beyond(const col_shape3 *a, col_xf3 xa, mk_vec3 tra
                     .move = mk_quat_unrotate(xl.q, translation),
                     .back = back,
                     .skin = skin};
-    col_aabb3 start = col_shape3_bounds(a, s.xa);
+    col_aabb3 start = shape_box(a, s.xa);
     mk_vec3 c = start.center, h = start.half;
     /* The walk's box is A's box widened by the cast's tolerance: a hit is within it. */
     double pad = COL_CAST_TOLERANCE;

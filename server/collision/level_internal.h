@@ -111,6 +111,8 @@ bool col_chain_segment_normal(const col_chain_segment2 *s, mk_vec2 *normal);
  * active-edge test and every collide uses, so a mesh and a heightfield made of the same
  * triangles agree to the bit. */
 col_d3 col_tri_normal(const mk_vec3 v[3]);
+/* The same cross product, not made unit: the normal's direction without a square root. */
+col_d3 col_tri_cross(const mk_vec3 v[3]);
 
 /* The point of triangle v nearest p. */
 col_d3 col_tri_closest(const mk_vec3 v[3], col_d3 p);

@@ -21,11 +21,13 @@
 #define ID_FACE_POINT 0x3FFFFFF1u    /* the one point of a shape put on the face normal */
 #define ID_BACK_FACE (1u << 29)      /* a contact with the back face: other ids than the front */
 
-col_d3 col_tri_normal(const mk_vec3 v[3])
+col_d3 col_tri_cross(const mk_vec3 v[3])
 {
     col_d3 a = d3_of(v[0]);
-    return d3_norm(d3_cross(d3_sub(d3_of(v[1]), a), d3_sub(d3_of(v[2]), a)));
+    return d3_cross(d3_sub(d3_of(v[1]), a), d3_sub(d3_of(v[2]), a));
 }
+
+col_d3 col_tri_normal(const mk_vec3 v[3]) { return d3_norm(col_tri_cross(v)); }
 
 bool col_edge_active(mk_vec3 n1, mk_vec3 n2, mk_vec3 edge, float cos_threshold)
 {
@@ -123,11 +125,13 @@ col_d3 col_tri_fix_normal(const mk_vec3 v[3], col_d3 n, uint8_t active, col_d3 o
 
 /* ---- a sphere, in closed form ---- */
 
-col_d3 col_tri_closest(const mk_vec3 v[3], col_d3 p)
+/* col_tri_closest, and whether the point is inside the face (not on an edge or a vertex). */
+static col_d3 closest_in(const mk_vec3 v[3], col_d3 p, bool *inside)
 {
     /* The Voronoi regions of the vertices, then of the edges, then the face, each told by the
      * signs of dot products with the edges (Ericson, "Real-Time Collision Detection", 2005,
      * 5.1.5). */
+    *inside = false;
     col_d3 a = d3_of(v[0]), b = d3_of(v[1]), c = d3_of(v[2]);
     col_d3 ab = d3_sub(b, a), ac = d3_sub(c, a), ap = d3_sub(p, a);
     double ab_ap = d3_dot(ab, ap), ac_ap = d3_dot(ac, ap);
@@ -153,22 +157,29 @@ col_d3 col_tri_closest(const mk_vec3 v[3], col_d3 p)
         return d3_mad(b, u, d3_sub(c, b));
     }
     double sum = on_bc + on_ac + on_ab;
+    *inside = true;
     return d3_add(a, d3_add(d3_scale(ab, on_ac / sum), d3_scale(ac, on_ab / sum)));
+}
+
+col_d3 col_tri_closest(const mk_vec3 v[3], col_d3 p)
+{
+    bool inside;
+    return closest_in(v, p, &inside);
 }
 
 /* A sphere of radius r about c against the triangle, as col_collide_convex3_within gives it
  * (the normal from the triangle toward the centre, one point midway between the surfaces,
  * the gap when apart) but from the triangle's nearest point q to the centre: the distance
  * GJK reaches in two or three steps on the sphere's core is this one, here without the
- * support calls, the simplex or the triangle's hull. n: the face normal, the direction when
- * the centre lies on the triangle. */
-static col_manifold3 sphere_triangle(const mk_vec3 v[3], col_d3 n, col_d3 c, double r,
-                                     col_d3 *q)
+ * support calls, the simplex or the triangle's hull. The face normal is the direction when
+ * the centre lies on the triangle. *inside: q is inside the face, not on an edge. */
+static col_manifold3 sphere_triangle(const mk_vec3 v[3], col_d3 c, double r, col_d3 *q,
+                                     bool *inside)
 {
-    *q = col_tri_closest(v, c);
+    *q = closest_in(v, c, inside);
     col_d3 off = d3_sub(c, *q);
     double dist = d3_len(off);
-    col_d3 own = dist > 0.0 ? d3_scale(off, 1.0 / dist) : n;
+    col_d3 own = dist > 0.0 ? d3_scale(off, 1.0 / dist) : col_tri_normal(v);
     col_manifold3 m = {0};
     m.normal = d3_to_f(own);
     if (dist > r) {
@@ -219,6 +230,15 @@ static col_d3 point_on_triangle(const col_manifold3 *m)
     return d3_mad(d3_of(m->points[k].point), 0.5 * m->points[k].depth, d3_of(m->normal));
 }
 
+/* The manifold's point ids, others for the back face than for the front. */
+static col_manifold3 with_face_ids(col_manifold3 m, bool back)
+{
+    if (back)
+        for (int i = 0; i < m.count; i++)
+            m.points[i].id ^= ID_BACK_FACE;
+    return m;
+}
+
 col_manifold3 col_collide_triangle3(const col_triangle3 *t, const col_shape3 *b, col_xf3 xb,
                                     const col_tri_contact3 *how)
 {
@@ -226,28 +246,35 @@ col_manifold3 col_collide_triangle3(const col_triangle3 *t, const col_shape3 *b,
     none.distance = FLT_MAX;
     mk_vec3 v[3] = {t->v[0], t->v[1], t->v[2]};
     uint8_t active = t->active & 0x7u;
-    col_d3 n = col_tri_normal(v);
-    if (d3_dot(n, n) == 0.0)
+    /* The face's direction without its length (a square root and a division, which a sphere
+     * over the face never needs): enough for the degenerate and back face tests. */
+    col_d3 cross = col_tri_cross(v);
+    if (d3_dot(cross, cross) == 0.0)
         return none; /* degenerate: no face to touch */
     /* Jolt's back face test: B's origin behind the triangle's plane. */
-    bool back = d3_dot(n, d3_sub(d3_of(xb.p), d3_of(v[0]))) < 0.0;
+    bool back = d3_dot(cross, d3_sub(d3_of(xb.p), d3_of(v[0]))) < 0.0;
     if (back) {
         if (how->back == COL_BACK_FACES_IGNORE)
             return none;
-        /* The back face as a front face: the winding reversed, edges 0 and 2 trade places. */
+        /* The back face as a front face: the winding reversed, edges 0 and 2 trade places
+         * (and the normal is exactly the negative: a cross product's terms swap). */
         mk_vec3 s = v[1];
         v[1] = v[2];
         v[2] = s;
-        n = d3_neg(n);
         active = (uint8_t)((active & 0x2u) | (active & 0x1u) << 2 | (active & 0x4u) >> 2);
     }
     col_tri_hull th;
     col_manifold3 m;
     col_d3 p; /* the triangle's point B touches, or its nearest to B */
-    bool sphere = b->type == COL_SHAPE3_SPHERE, have_p = sphere;
-    if (sphere) {
-        m = sphere_triangle(v, n, d3_of(xb.p), b->radius, &p);
-    } else {
+    bool sphere = b->type == COL_SHAPE3_SPHERE, have_p = sphere, inside = false;
+    if (sphere)
+        m = sphere_triangle(v, d3_of(xb.p), b->radius, &p, &inside);
+    /* A sphere whose nearest point is inside the face meets it along the face normal, whatever
+     * the active edges: the rule below has nothing to change. */
+    if (sphere && inside)
+        return with_face_ids(m, back);
+    col_d3 n = col_tri_normal(v);
+    if (!sphere) {
         col_tri_hull_make(v, n, &th);
         col_tri_box_result r = COL_TRI_BOX_UNDECIDED;
         if (b->type == COL_SHAPE3_BOX)
@@ -284,10 +311,7 @@ col_manifold3 col_collide_triangle3(const col_triangle3 *t, const col_shape3 *b,
             }
         }
     }
-    if (back)
-        for (int i = 0; i < m.count; i++)
-            m.points[i].id ^= ID_BACK_FACE;
-    return m;
+    return with_face_ids(m, back);
 }
 
 /* ---- rays ---- */
