@@ -342,7 +342,12 @@ col_ray_hit3 col_level3_cast_beyond(const col_shape3 *a, col_xf3 xa, mk_vec3 tra
     }
     s.tmax = 1.0;
     s.best_i = UINT32_MAX;
-    if (l.mesh) {
+    /* A mesh's leaves nearest first along a cast longer than the shape, whose hits then prune
+     * the rest of the walk; along a shorter one (a step's sweep), the leaves under the swept
+     * box, as a heightfield's cells, each tested at once: the same triangles that can be hit
+     * are tested, and the first hit (ties to the lower index) does not depend on the order. */
+    double len = d3_len(d3_of(s.move)), reach = fmax(h.x, fmax(h.y, h.z));
+    if (l.mesh && len > reach) {
         mesh_walk w;
         mesh_walk_init(&w, l.mesh, o, d, grow);
         uint32_t k;
