@@ -222,17 +222,19 @@ static uint32_t cell_at(double x, float s, uint32_t n)
     return (uint32_t)c;
 }
 
+/* How far past a box's side its cells reach, m: a millionth of the coordinate and of the cell,
+ * far more than the rounding of a sample's coordinate (i times the spacing, in float: 6e-8 of
+ * it) and of x / s, so that a box that only touches a cell's far side, or ends on a border
+ * that rounding moves, still takes the cell in; its triangles are then tested exactly. */
+static double cell_pad(float x, float s) { return 1e-6 * (fabs((double)x) + (double)s); }
+
 void col_heightfield3_cells(const col_heightfield3 *h, const col_box *box, uint32_t range[4])
 {
-    /* One cell more each side than the box's: floor's rounding at a cell border and a box
-     * that only touches a cell's far side both stay inside; the triangles are then tested
-     * exactly. */
-    uint32_t i0 = cell_at(box->lo[0], h->scale.x, h->cols), i1 = cell_at(box->hi[0], h->scale.x, h->cols);
-    uint32_t j0 = cell_at(box->lo[2], h->scale.z, h->rows), j1 = cell_at(box->hi[2], h->scale.z, h->rows);
-    range[0] = i0 > 0 ? i0 - 1 : 0;
-    range[1] = i1 + 1 < h->cols - 1 ? i1 + 1 : h->cols - 2;
-    range[2] = j0 > 0 ? j0 - 1 : 0;
-    range[3] = j1 + 1 < h->rows - 1 ? j1 + 1 : h->rows - 2;
+    float sx = h->scale.x, sz = h->scale.z;
+    range[0] = cell_at(box->lo[0] - cell_pad(box->lo[0], sx), sx, h->cols);
+    range[1] = cell_at(box->hi[0] + cell_pad(box->hi[0], sx), sx, h->cols);
+    range[2] = cell_at(box->lo[2] - cell_pad(box->lo[2], sz), sz, h->rows);
+    range[3] = cell_at(box->hi[2] + cell_pad(box->hi[2], sz), sz, h->rows);
 }
 
 /* Whether the ray's height while over cell (i, j), t in [t0, t1], reaches the cell's range of

@@ -21,6 +21,16 @@ static col_aabb3 box_to_world(col_aabb3 a, col_xf3 x)
     return (col_aabb3){col_xf3_apply(x, a.center), half};
 }
 
+/* The box about shape b at x: a sphere's straight from its radius (col_shape3_bounds turns
+ * the shape first, which a sphere does not need), the others' by col_shape3_bounds. It only
+ * picks the triangles to test, which are then tested exactly. */
+static col_aabb3 shape_box(const col_shape3 *b, col_xf3 x)
+{
+    if (b->type == COL_SHAPE3_SPHERE)
+        return (col_aabb3){x.p, mk_v3(b->radius, b->radius, b->radius)};
+    return col_shape3_bounds(b, x);
+}
+
 col_aabb3 col_level3_bounds(col_level3 l, col_xf3 xl)
 {
     return box_to_world(l.mesh ? l.mesh->bounds : l.hf->bounds, xl);
@@ -114,7 +124,7 @@ uint32_t col_level3_collide(col_level3 l, col_xf3 xl, const col_shape3 *b, col_x
     col_xf3 local = col_xf3_to_local(xl, xb);
     col_tri_contact3 in_frame = *how;
     in_frame.motion = mk_quat_unrotate(xl.q, how->motion);
-    col_aabb3 reach = col_shape3_bounds(b, local);
+    col_aabb3 reach = shape_box(b, local);
     reach.half = mk_v3_add(reach.half, mk_v3(how->margin, how->margin, how->margin));
     col_box q = col_box_of3(reach);
     candidates c;
@@ -219,31 +229,79 @@ typedef struct cast_state {
     col_xf3 xa;        /* level frame */
     mk_vec3 move;      /* level frame */
     col_back_face back;
+    double skin;       /* m: triangles A starts within this of are passed */
     double o[3], d[3], grow[3];
     double tmax;
     col_ray_hit3 best;
     uint32_t best_i;
 } cast_state;
 
+/* col_cast3 of a sphere (centre c, radius r) against triangle v (unit normal n): the same
+ * conservative advancement (the gap closed at the speed along the line of the nearest points,
+ * never past the first touch), on the distance from the triangle's nearest point to the
+ * centre (col_tri_closest) in place of GJK's. On a face it lands in one step. */
+static col_ray_hit3 sphere_cast(const mk_vec3 v[3], col_d3 n, col_d3 c, double r, col_d3 move)
+{
+    double t = 0.0;
+    for (int iter = 0; iter < COL_CAST_MAX_ITERATIONS; iter++) {
+        col_d3 at = d3_mad(c, t, move);
+        col_d3 q = col_tri_closest(v, at);
+        col_d3 off = d3_sub(at, q);
+        double dist = d3_len(off);
+        /* From the triangle toward the centre; its face normal when the centre is on it. */
+        col_d3 out = dist > 0.0 ? d3_scale(off, 1.0 / dist) : n;
+        if (dist - r <= (double)COL_CAST_TOLERANCE) {
+            col_d3 point = q;
+            if (dist < r) /* overlapping: midway between the surfaces, as a contact's point */
+                point = d3_scale(d3_add(q, d3_mad(at, -r, out)), 0.5);
+            return (col_ray_hit3){true, (float)t, d3_to_f(point), d3_to_f(out)};
+        }
+        double closing = -d3_dot(move, out);
+        if (closing <= 0.0)
+            break;
+        t += (dist - r) / closing;
+        if (t > 1.0)
+            break;
+    }
+    return (col_ray_hit3){.hit = false};
+}
+
 /* A candidate triangle for the cast: skipped when the swept box misses its box, when A moves
- * away from its back and back faces are ignored, or when A only touches it at the start
- * while moving along or away. */
+ * away from its back and back faces are ignored, when A starts within the skin of it, or when
+ * A only touches it at the start while moving along or away. */
 static void cast_triangle(cast_state *s, uint32_t i, const mk_vec3 v[3], uint8_t active)
 {
     col_box tb = col_tri_box(v);
     double lo[3] = {tb.lo[0], tb.lo[1], tb.lo[2]}, hi[3] = {tb.hi[0], tb.hi[1], tb.hi[2]};
     if (!(col_box_enter(lo, hi, s->o, s->d, s->grow, s->tmax) <= s->tmax))
         return;
-    if (s->back == COL_BACK_FACES_IGNORE && d3_dot(col_tri_normal(v), d3_of(s->move)) > 0.0)
+    if (s->back == COL_BACK_FACES_IGNORE && d3_dot(col_tri_cross(v), d3_of(s->move)) > 0.0)
         return;
-    col_tri_hull th;
-    col_tri_hull_make(v, &th);
-    col_ray_hit3 h = col_cast3(s->a, s->xa, s->move, &th.shape, th.xf);
+    col_ray_hit3 h;
+    col_d3 n;
+    if (s->a->type == COL_SHAPE3_SPHERE) {
+        col_d3 c = d3_of(s->xa.p);
+        double r = s->a->radius;
+        if (s->skin > 0.0 && d3_len(d3_sub(c, col_tri_closest(v, c))) - r < s->skin)
+            return;
+        n = col_tri_normal(v);
+        h = sphere_cast(v, n, c, r, d3_of(s->move));
+    } else {
+        n = col_tri_normal(v);
+        col_tri_hull th;
+        col_tri_hull_make(v, n, &th);
+        if (s->skin > 0.0) {
+            col_distance3 g = col_gjk3_distance(s->a, s->xa, &th.shape, th.xf);
+            if (g.overlap || g.distance < s->skin)
+                return;
+        }
+        h = col_cast3(s->a, s->xa, s->move, &th.shape, th.xf);
+    }
     if (!h.hit)
         return;
     /* The normal by the active-edge rule, as a contact's (Jolt's shape casts fix it too): an
      * inactive edge met while sliding over a flat mesh gives the face's normal. */
-    col_d3 n = col_tri_normal(v), own = d3_of(h.normal);
+    col_d3 own = d3_of(h.normal);
     if (d3_dot(n, own) < 0.0)
         n = d3_neg(n); /* met from the back */
     h.normal = d3_to_f(col_tri_fix_normal(v, n, active, own, d3_of(h.point), d3_of(s->move)));
@@ -259,11 +317,19 @@ static void cast_triangle(cast_state *s, uint32_t i, const mk_vec3 v[3], uint8_t
 col_ray_hit3 col_level3_cast(const col_shape3 *a, col_xf3 xa, mk_vec3 translation,
                              col_level3 l, col_xf3 xl, col_back_face back, uint32_t *tri)
 {
+    return col_level3_cast_beyond(a, xa, translation, l, xl, back, 0.0f, tri);
+}
+
+col_ray_hit3 col_level3_cast_beyond(const col_shape3 *a, col_xf3 xa, mk_vec3 translation,
+                                    col_level3 l, col_xf3 xl, col_back_face back, float skin,
+                                    uint32_t *tri)
+{
     cast_state s = {.a = a,
                     .xa = col_xf3_to_local(xl, xa),
                     .move = mk_quat_unrotate(xl.q, translation),
-                    .back = back};
-    col_aabb3 start = col_shape3_bounds(a, s.xa);
+                    .back = back,
+                    .skin = skin};
+    col_aabb3 start = shape_box(a, s.xa);
     mk_vec3 c = start.center, h = start.half;
     /* The walk's box is A's box widened by the cast's tolerance: a hit is within it. */
     double pad = COL_CAST_TOLERANCE;
@@ -276,7 +342,12 @@ col_ray_hit3 col_level3_cast(const col_shape3 *a, col_xf3 xa, mk_vec3 translatio
     }
     s.tmax = 1.0;
     s.best_i = UINT32_MAX;
-    if (l.mesh) {
+    /* A mesh's leaves nearest first along a cast longer than the shape, whose hits then prune
+     * the rest of the walk; along a shorter one (a step's sweep), the leaves under the swept
+     * box, as a heightfield's cells, each tested at once: the same triangles that can be hit
+     * are tested, and the first hit (ties to the lower index) does not depend on the order. */
+    double len = d3_len(d3_of(s.move)), reach = fmax(h.x, fmax(h.y, h.z));
+    if (l.mesh && len > reach) {
         mesh_walk w;
         mesh_walk_init(&w, l.mesh, o, d, grow);
         uint32_t k;

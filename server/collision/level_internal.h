@@ -111,6 +111,11 @@ bool col_chain_segment_normal(const col_chain_segment2 *s, mk_vec2 *normal);
  * active-edge test and every collide uses, so a mesh and a heightfield made of the same
  * triangles agree to the bit. */
 col_d3 col_tri_normal(const mk_vec3 v[3]);
+/* The same cross product, not made unit: the normal's direction without a square root. */
+col_d3 col_tri_cross(const mk_vec3 v[3]);
+
+/* The point of triangle v nearest p. */
+col_d3 col_tri_closest(const mk_vec3 v[3], col_d3 p);
 
 /* Whether an edge between triangles a (its edge ea) and b is active; a's winding gives the
  * edge's direction. */
@@ -147,7 +152,26 @@ typedef struct col_tri_hull {
     col_xf3 xf;
 } col_tri_hull;
 
-void col_tri_hull_make(const mk_vec3 v[3], col_tri_hull *out);
+/* The hull of triangle v, n its col_tri_normal (for a triangle wound the other way, the
+ * negative: exactly the normal of that winding). */
+void col_tri_hull_make(const mk_vec3 v[3], col_d3 n, col_tri_hull *out);
+
+/* What col_collide_tri_box3 settled: the manifold (touching, or apart by more than the
+ * margin); apart within the margin, the exact gap and the triangle's point nearest the box;
+ * or nothing (edge against edge, or a face clip that found no point), GJK and EPA's to do. */
+typedef enum col_tri_box_result {
+    COL_TRI_BOX_UNDECIDED,
+    COL_TRI_BOX_DONE,
+    COL_TRI_BOX_APART
+} col_tri_box_result;
+
+/* Box b against the triangle's hull th (unit face normal n, b's centre in front), as
+ * col_collide_convex3_within(&th->shape, th->xf, b, xb, how->margin) answers it, by the
+ * separating-axis test (tri_box3.c), keeping a face contact within how->face_bias as
+ * col_collide3_within does. *nearest is written with COL_TRI_BOX_APART. */
+col_tri_box_result col_collide_tri_box3(const col_tri_hull *th, col_d3 n, const col_shape3 *b,
+                                        col_xf3 xb, const col_tri_contact3 *how,
+                                        col_manifold3 *m, col_d3 *nearest);
 
 /* A ray o + t d set up once for many triangles (Woop, Benthin and Wald's shear: the axis
  * where d is largest becomes z). */

@@ -2,12 +2,15 @@
  *
  * A triangle is a flat convex polytope: a hull of its three vertices with two faces (front
  * and back), which GJK, EPA and the face clipping of the other 3D pairs take as they are
- * (Jolt's TriangleConvexSupport does the same). Which side collides follows Jolt's
- * EBackFaceMode; a contact on an edge or vertex that the mesh marked inactive (Jolt's
- * ActiveEdges) gets the triangle's face normal, so that a shape sliding over a flat mesh meets
- * no seam: the normal GJK and EPA find there points into the next triangle (a box's corner
- * catching on the shared edge), which would stop it. The ray test is the watertight one of
- * Woop, Benthin and Wald, "Watertight Ray/Triangle Intersection" (JCGT 2013), in double. */
+ * (Jolt's TriangleConvexSupport does the same). The two shapes most bodies are meet it in
+ * closed form instead, as Jolt's CollideSphereVsTriangles and box3.c do: a sphere by the
+ * triangle's point nearest its centre, a box by the separating-axis test (tri_box3.c).
+ * Which side collides follows Jolt's EBackFaceMode; a contact on an edge or vertex that the
+ * mesh marked inactive (Jolt's ActiveEdges) gets the triangle's face normal, so that a shape
+ * sliding over a flat mesh meets no seam: the normal GJK and EPA find there points into the
+ * next triangle (a box's corner catching on the shared edge), which would stop it. The ray
+ * test is the watertight one of Woop, Benthin and Wald, "Watertight Ray/Triangle
+ * Intersection" (JCGT 2013), in double. */
 #include <float.h>
 #include <math.h>
 
@@ -18,11 +21,13 @@
 #define ID_FACE_POINT 0x3FFFFFF1u    /* the one point of a shape put on the face normal */
 #define ID_BACK_FACE (1u << 29)      /* a contact with the back face: other ids than the front */
 
-col_d3 col_tri_normal(const mk_vec3 v[3])
+col_d3 col_tri_cross(const mk_vec3 v[3])
 {
     col_d3 a = d3_of(v[0]);
-    return d3_norm(d3_cross(d3_sub(d3_of(v[1]), a), d3_sub(d3_of(v[2]), a)));
+    return d3_cross(d3_sub(d3_of(v[1]), a), d3_sub(d3_of(v[2]), a));
 }
+
+col_d3 col_tri_normal(const mk_vec3 v[3]) { return d3_norm(col_tri_cross(v)); }
 
 bool col_edge_active(mk_vec3 n1, mk_vec3 n2, mk_vec3 edge, float cos_threshold)
 {
@@ -44,7 +49,7 @@ bool col_tri_edge_active(const mk_vec3 a[3], int ea, const mk_vec3 b[3], float c
                            cos_threshold);
 }
 
-void col_tri_hull_make(const mk_vec3 v[3], col_tri_hull *out)
+void col_tri_hull_make(const mk_vec3 v[3], col_d3 normal, col_tri_hull *out)
 {
     col_d3 c = d3_scale(d3_add(d3_add(d3_of(v[0]), d3_of(v[1])), d3_of(v[2])), 1.0 / 3.0);
     mk_vec3 cf = d3_to_f(c);
@@ -57,7 +62,7 @@ void col_tri_hull_make(const mk_vec3 v[3], col_tri_hull *out)
         h->verts[i] = d3_to_f(l);
         reach = fmax(reach, d3_len(l));
     }
-    mk_vec3 n = d3_to_f(col_tri_normal(v));
+    mk_vec3 n = d3_to_f(normal);
     float off = mk_v3_dot(n, h->verts[0]);
     h->faces[0] = (col_hull3_face){n, off, 0, 3};
     h->faces[1] = (col_hull3_face){mk_v3_neg(n), -off, 3, 3};
@@ -118,16 +123,88 @@ col_d3 col_tri_fix_normal(const mk_vec3 v[3], col_d3 n, uint8_t active, col_d3 o
     return keeps_normal(v, n, active, own, p, motion) ? own : n;
 }
 
+/* ---- a sphere, in closed form ---- */
+
+/* col_tri_closest, and whether the point is inside the face (not on an edge or a vertex). */
+static col_d3 closest_in(const mk_vec3 v[3], col_d3 p, bool *inside)
+{
+    /* The Voronoi regions of the vertices, then of the edges, then the face, each told by the
+     * signs of dot products with the edges (Ericson, "Real-Time Collision Detection", 2005,
+     * 5.1.5). */
+    *inside = false;
+    col_d3 a = d3_of(v[0]), b = d3_of(v[1]), c = d3_of(v[2]);
+    col_d3 ab = d3_sub(b, a), ac = d3_sub(c, a), ap = d3_sub(p, a);
+    double ab_ap = d3_dot(ab, ap), ac_ap = d3_dot(ac, ap);
+    if (ab_ap <= 0.0 && ac_ap <= 0.0)
+        return a;
+    col_d3 bp = d3_sub(p, b);
+    double ab_bp = d3_dot(ab, bp), ac_bp = d3_dot(ac, bp);
+    if (ab_bp >= 0.0 && ac_bp <= ab_bp)
+        return b;
+    double on_ab = ab_ap * ac_bp - ab_bp * ac_ap; /* the barycentric of c, times the area */
+    if (on_ab <= 0.0 && ab_ap >= 0.0 && ab_bp <= 0.0)
+        return d3_mad(a, ab_ap / (ab_ap - ab_bp), ab);
+    col_d3 cp = d3_sub(p, c);
+    double ab_cp = d3_dot(ab, cp), ac_cp = d3_dot(ac, cp);
+    if (ac_cp >= 0.0 && ab_cp <= ac_cp)
+        return c;
+    double on_ac = ab_cp * ac_ap - ab_ap * ac_cp; /* b's */
+    if (on_ac <= 0.0 && ac_ap >= 0.0 && ac_cp <= 0.0)
+        return d3_mad(a, ac_ap / (ac_ap - ac_cp), ac);
+    double on_bc = ab_bp * ac_cp - ab_cp * ac_bp; /* a's */
+    if (on_bc <= 0.0 && ac_bp - ab_bp >= 0.0 && ab_cp - ac_cp >= 0.0) {
+        double u = (ac_bp - ab_bp) / ((ac_bp - ab_bp) + (ab_cp - ac_cp));
+        return d3_mad(b, u, d3_sub(c, b));
+    }
+    double sum = on_bc + on_ac + on_ab;
+    *inside = true;
+    return d3_add(a, d3_add(d3_scale(ab, on_ac / sum), d3_scale(ac, on_ab / sum)));
+}
+
+col_d3 col_tri_closest(const mk_vec3 v[3], col_d3 p)
+{
+    bool inside;
+    return closest_in(v, p, &inside);
+}
+
+/* A sphere of radius r about c against the triangle, as col_collide_convex3_within gives it
+ * (the normal from the triangle toward the centre, one point midway between the surfaces,
+ * the gap when apart) but from the triangle's nearest point q to the centre: the distance
+ * GJK reaches in two or three steps on the sphere's core is this one, here without the
+ * support calls, the simplex or the triangle's hull. The face normal is the direction when
+ * the centre lies on the triangle. *inside: q is inside the face, not on an edge. */
+static col_manifold3 sphere_triangle(const mk_vec3 v[3], col_d3 c, double r, col_d3 *q,
+                                     bool *inside)
+{
+    *q = closest_in(v, c, inside);
+    col_d3 off = d3_sub(c, *q);
+    double dist = d3_len(off);
+    col_d3 own = dist > 0.0 ? d3_scale(off, 1.0 / dist) : col_tri_normal(v);
+    col_manifold3 m = {0};
+    m.normal = d3_to_f(own);
+    if (dist > r) {
+        m.distance = (float)(dist - r);
+        return m;
+    }
+    double depth = r - dist;
+    col_d3 surface = d3_mad(c, -r, own);
+    m.count = 1;
+    m.depth = (float)depth;
+    m.points[0] = (col_contact_point3){d3_to_f(d3_scale(d3_add(*q, surface), 0.5)),
+                                       (float)depth, 0u};
+    return m;
+}
+
 /* The manifold of B against the triangle along its face normal n (from the front): the depth
  * of B's deepest point below the plane, B's face clipped against the triangle for a
- * polytope, else that deepest point. */
+ * polytope (th, the triangle's hull), else that deepest point. */
 static col_manifold3 along_face(const col_tri_hull *th, const mk_vec3 v[3], col_d3 n,
                                 const col_shape3 *b, col_xf3 xb)
 {
     col_d3 deepest = d3_of(col_support3(b, xb, d3_to_f(d3_neg(n))));
     double depth = fmax(d3_dot(n, d3_sub(d3_of(v[0]), deepest)), 0.0);
     col_manifold3 m = {0};
-    if (b->type == COL_SHAPE3_BOX || b->type == COL_SHAPE3_HULL) {
+    if (th && (b->type == COL_SHAPE3_BOX || b->type == COL_SHAPE3_HULL)) {
         col_placed3 pa, pb;
         col_place_pair(&th->shape, th->xf, b, xb, &pa, &pb);
         if (col_poly3_clip(&pa, &pb, n, depth, &m)) {
@@ -153,6 +230,15 @@ static col_d3 point_on_triangle(const col_manifold3 *m)
     return d3_mad(d3_of(m->points[k].point), 0.5 * m->points[k].depth, d3_of(m->normal));
 }
 
+/* The manifold's point ids, others for the back face than for the front. */
+static col_manifold3 with_face_ids(col_manifold3 m, bool back)
+{
+    if (back)
+        for (int i = 0; i < m.count; i++)
+            m.points[i].id ^= ID_BACK_FACE;
+    return m;
+}
+
 col_manifold3 col_collide_triangle3(const col_triangle3 *t, const col_shape3 *b, col_xf3 xb,
                                     const col_tri_contact3 *how)
 {
@@ -160,37 +246,59 @@ col_manifold3 col_collide_triangle3(const col_triangle3 *t, const col_shape3 *b,
     none.distance = FLT_MAX;
     mk_vec3 v[3] = {t->v[0], t->v[1], t->v[2]};
     uint8_t active = t->active & 0x7u;
-    col_d3 n = col_tri_normal(v);
-    if (d3_dot(n, n) == 0.0)
+    /* The face's direction without its length (a square root and a division, which a sphere
+     * over the face never needs): enough for the degenerate and back face tests. */
+    col_d3 cross = col_tri_cross(v);
+    if (d3_dot(cross, cross) == 0.0)
         return none; /* degenerate: no face to touch */
     /* Jolt's back face test: B's origin behind the triangle's plane. */
-    bool back = d3_dot(n, d3_sub(d3_of(xb.p), d3_of(v[0]))) < 0.0;
+    bool back = d3_dot(cross, d3_sub(d3_of(xb.p), d3_of(v[0]))) < 0.0;
     if (back) {
         if (how->back == COL_BACK_FACES_IGNORE)
             return none;
-        /* The back face as a front face: the winding reversed, edges 0 and 2 trade places. */
+        /* The back face as a front face: the winding reversed, edges 0 and 2 trade places
+         * (and the normal is exactly the negative: a cross product's terms swap). */
         mk_vec3 s = v[1];
         v[1] = v[2];
         v[2] = s;
-        n = d3_neg(n);
         active = (uint8_t)((active & 0x2u) | (active & 0x1u) << 2 | (active & 0x4u) >> 2);
     }
     col_tri_hull th;
-    col_tri_hull_make(v, &th);
-    col_manifold3 m = col_collide_convex3_within(&th.shape, th.xf, b, xb, how->margin);
-    if (active != 0x7u && (m.count > 0 || m.distance <= how->margin)) {
+    col_manifold3 m;
+    col_d3 p; /* the triangle's point B touches, or its nearest to B */
+    bool sphere = b->type == COL_SHAPE3_SPHERE, have_p = sphere, inside = false;
+    if (sphere)
+        m = sphere_triangle(v, d3_of(xb.p), b->radius, &p, &inside);
+    /* A sphere whose nearest point is inside the face meets it along the face normal, whatever
+     * the active edges: the rule below has nothing to change. */
+    if (sphere && inside)
+        return with_face_ids(m, back);
+    col_d3 n = col_tri_normal(v);
+    if (!sphere) {
+        col_tri_hull_make(v, n, &th);
+        col_tri_box_result r = COL_TRI_BOX_UNDECIDED;
+        if (b->type == COL_SHAPE3_BOX)
+            r = col_collide_tri_box3(&th, n, b, xb, how, &m, &p);
+        if (r == COL_TRI_BOX_UNDECIDED)
+            m = col_collide_convex3_within(&th.shape, th.xf, b, xb, how->margin);
+        have_p = r == COL_TRI_BOX_APART;
+    }
+    /* The rule picks between the manifold's normal and the face normal: nothing to pick when
+     * they are the same (a box flat on the face, whose axis of least overlap is the face's). */
+    mk_vec3 nf = d3_to_f(n);
+    bool on_face = m.normal.x == nf.x && m.normal.y == nf.y && m.normal.z == nf.z;
+    if (active != 0x7u && !on_face && (m.count > 0 || m.distance <= how->margin)) {
         col_d3 own = d3_of(m.normal), motion = d3_of(how->motion);
-        col_d3 p;
-        if (m.count > 0) {
+        if (!have_p && m.count > 0) {
             p = point_on_triangle(&m);
-        } else {
+        } else if (!have_p) {
             /* Apart: the triangle's point nearest B. */
             col_distance3 g = col_gjk3_distance(&th.shape, th.xf, b, xb);
             p = d3_of(g.point_a);
         }
         if (!keeps_normal(v, n, active, own, p, motion)) {
             if (m.count > 0) {
-                m = along_face(&th, v, n, b, xb);
+                m = along_face(sphere ? NULL : &th, v, n, b, xb);
             } else {
                 /* The gap below B along the face normal, when B is wholly in front: never
                  * more than the true gap, so a speculative contact starts no later. */
@@ -203,10 +311,7 @@ col_manifold3 col_collide_triangle3(const col_triangle3 *t, const col_shape3 *b,
             }
         }
     }
-    if (back)
-        for (int i = 0; i < m.count; i++)
-            m.points[i].id ^= ID_BACK_FACE;
-    return m;
+    return with_face_ids(m, back);
 }
 
 /* ---- rays ---- */

@@ -120,28 +120,6 @@ void DIM_NAME(sim_build_solver_bodies)(sim_world *w)
     d->solver_bodies.v.len = d->solver_info.v.len = n;
 }
 
-/* The manifold a kept entry stands for now: each point midway between its two surface points
- * carried by their bodies, its depth their gap along the normal carried by A. */
-static NARROW_INLINE dmanifold manifold_of(dcache_entry *e, const dpart *a, const dpart *b)
-{
-    dmanifold m;
-    memset(&m, 0, sizeof m);
-    dframe fa = dim_frame_of(a), fb = dim_frame_of(b);
-    m.normal = dim_kept_normal(e, fa);
-    m.count = dim_entry_count(e);
-    m.depth = -INFINITY;
-    const dcached_point *points = dim_entry_points(e);
-    for (int i = 0; i < m.count; i++) {
-        const dcached_point *cp = &points[i];
-        dvec wa = dim_frame_apply(fa, cp->local_a), wb = dim_frame_apply(fb, cp->local_b);
-        float depth = dv_dot(dv_sub(wa, wb), m.normal);
-        m.points[i] =
-            (dcontact_point){dv_scale(dv_add(wa, wb), 0.5f), depth, dim_cached_id(cp)};
-        m.depth = mk_maxf(m.depth, depth);
-    }
-    return m;
-}
-
 /* A constraint whose points are filled on the workers (fill_range): its pair, whose
  * narrow_item holds the manifold, and whether dim_fill_points found points to solve. */
 typedef struct fill_item {
@@ -149,6 +127,8 @@ typedef struct fill_item {
     bool ok;
     bool bounce; /* the constraint has restitution (dim_note_bounce), known when it was placed */
     bool fast;   /* placed by fast_pair: its header is written on the workers (place_fast) */
+    bool kept;   /* a level pair's piece: its manifold is last step's, kept (a convex pair's
+                  * narrow_item says so for it) */
     uint32_t child; /* a level pair's piece: its manifold's index in solver.level_children;
                      * NO_CHILD for a convex pair */
     uint32_t solved; /* a fast pair's place in solver.solved (a level pair lists more entries
@@ -216,7 +196,7 @@ static inline bool add_constraint(sim_world *w, sim_pair *pair, const sim_body *
     assert(w->solver.solved.v.len < w->solver.solved.v.cap);
     w->solver.solved.at[w->solver.solved.v.len++] = c->cache_entry;
     if (fills) {
-        fills[k] = (fill_item){i, false, dim_bounces(c), false, child, 0};
+        fills[k] = (fill_item){i, false, dim_bounces(c), false, kept, child, 0};
         d->constraints.v.len = k + 1;
         return true;
     }
@@ -283,7 +263,7 @@ static NARROW_INLINE void collide_bodies(sim_world *w, sim_pair *pair, const sim
                                                             a->id, b->id, &it->found);
     it->kept = dim_kept_manifold(w, e, pa, pb);
     if (it->kept) {
-        it->m = manifold_of(e, pa, pb);
+        it->m = dim_manifold_of(e, pa, pb);
         pair->apart = 0.0f;
     } else {
         it->m = speculative_collide(pa, pb);
@@ -386,7 +366,7 @@ static bool fast_pair(sim_world *w, uint8_t f, uint32_t i, fill_item *fills, fas
         fc[(*n_fc)++] = (fast_contact){(uint32_t)d->contacts.v.len++, i};
     if (f & PAIR_CONSTRAINT) {
         uint32_t at = (uint32_t)w->solver.solved.v.len++; /* written by place_fast */
-        fills[d->constraints.v.len++] = (fill_item){i, false, false, true, NO_CHILD, at};
+        fills[d->constraints.v.len++] = (fill_item){i, false, false, true, false, NO_CHILD, at};
     }
     return true;
 }
@@ -456,7 +436,7 @@ static void fill_range(void *arg, size_t begin, size_t end)
         dcache_entry *e = (dcache_entry *)sim_cache_at(&w->solver.cache, c->cache_entry);
         job->fills[k].ok = dim_fill_points(w, c, e, dim_part(w, sim_id_slot(a->id)),
                                            dim_part(w, sim_id_slot(b->id)), m,
-                                           child == NO_CHILD && it->kept);
+                                           child == NO_CHILD ? it->kept : job->fills[k].kept);
         if (job->fills[k].ok)
             dim_finish_constraint(w, c, k);
     }
@@ -529,7 +509,7 @@ static void level_pair(sim_world *w, sim_pair *pair, sim_body *a, sim_body *b, d
             note_touching(w, a, b, m, up);
         uint32_t found = UINT32_MAX;
         sim_cache_find_child(cache, a->id, b->id, ch[k].child + 1, &found);
-        placed |= add_constraint(w, pair, a, b, m, found, false, fills, i, k);
+        placed |= add_constraint(w, pair, a, b, m, found, sp->kept, fills, i, k);
     }
     if (!placed)
         return;

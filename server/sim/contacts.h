@@ -10,6 +10,8 @@
 #define MINK_SIM_CONTACTS_H
 
 #include <float.h>
+#include <math.h>
+#include <string.h>
 
 #include "body_rules.h"
 #include "broadphase.h"
@@ -102,7 +104,7 @@ static inline void sim_relative_pose2(const sim_body *a, mk_vec2 qa, const sim_b
  * because no point of B has moved more than SIM_KEEP_MOVE in A's frame since it was computed
  * (Jolt's body pair cache, with Box2D v3's measure of the motion: the shift plus the largest
  * extent times the sine of the turn): a resting pile is not collided again every step. The
- * kept points ride on the bodies: manifold_of (contacts.c) measures their depths anew. */
+ * kept points ride on the bodies: dim_manifold_of measures their depths anew. */
 static inline bool dim_kept_manifold(const sim_world *w, const sim_cache_entry *e,
                                      const sim_body *a, const sim_body *b)
 {
@@ -435,6 +437,28 @@ static inline int sim_match_cached(const dcache_entry *old, uint32_t id, dvec lo
         }
     }
     return best;
+}
+
+/* The manifold a kept entry stands for now: each point midway between its two surface points
+ * carried by their bodies, its depth their gap along the normal carried by A. */
+static inline dmanifold dim_manifold_of(dcache_entry *e, const dpart *a, const dpart *b)
+{
+    dmanifold m;
+    memset(&m, 0, sizeof m);
+    dframe fa = dim_frame_of(a), fb = dim_frame_of(b);
+    m.normal = dim_kept_normal(e, fa);
+    m.count = dim_entry_count(e);
+    m.depth = -INFINITY;
+    const dcached_point *points = dim_entry_points(e);
+    for (int i = 0; i < m.count; i++) {
+        const dcached_point *cp = &points[i];
+        dvec wa = dim_frame_apply(fa, cp->local_a), wb = dim_frame_apply(fb, cp->local_b);
+        float depth = dv_dot(dv_sub(wa, wb), m.normal);
+        m.points[i] =
+            (dcontact_point){dv_scale(dv_add(wa, wb), 0.5f), depth, dim_cached_id(cp)};
+        m.depth = mk_maxf(m.depth, depth);
+    }
+    return m;
 }
 
 #endif

@@ -91,13 +91,18 @@ static void perturb(const sim_body3 *a, const sim_body3 *b, col_manifold3 *m)
 
 /* The manifold of a pair this step, kept in its cache entry: fresh for polytopes, through the
  * arbiter for curved shapes. A level's piece counts as a polytope's face (its placeholder is
- * a box) and is not perturbed: the tilt would collide the placeholder, not the piece. */
+ * a box) and is not perturbed: the tilt would collide the placeholder, not the piece. A
+ * sphere touches a level's piece at one point, which the narrowphase gives exactly every step
+ * (triangle3.c): it too is fresh, since the arbiter would keep the points of the last few
+ * steps trailing a rolling ball, where the ball has rolled away from the ground, for the
+ * solver to pay for as speculative points. */
 static col_contact_cache3 pair_manifold(const sim_body3 *a, const sim_body3 *b,
                                         const sim_cache_entry3 *old, const col_manifold3 *m,
                                         bool level)
 {
     col_xf3 xa = sim_body_xf3(a), xb = sim_body_xf3(b);
-    if (!sim_polytope3(&a->shape) || !sim_polytope3(&b->shape)) {
+    bool sphere = a->shape.type == COL_SHAPE3_SPHERE || b->shape.type == COL_SHAPE3_SPHERE;
+    if (!(level && sphere) && (!sim_polytope3(&a->shape) || !sim_polytope3(&b->shape))) {
         col_manifold3 fresh = *m;
         if (!level && old->manifold.count < 3 && m->count == 1 &&
             (rests_on_many(&a->shape) || rests_on_many(&b->shape)))

@@ -41,7 +41,7 @@ static dmanifold piece_collide(const sim_level *l, dxf xl, uint32_t piece, const
         t = col_mesh3_triangle(&l->mesh, xl, piece);
     else if (!col_heightfield3_triangle(&l->hf, xl, piece, &t))
         return (col_manifold3){.distance = FLT_MAX};
-    col_tri_contact3 how = {margin, back, motion};
+    col_tri_contact3 how = {margin, back, motion, SIM_FACE_BIAS};
     return col_collide_triangle3(&t, s, xs, &how);
 }
 #endif
@@ -64,7 +64,7 @@ uint32_t DIM_NAME(sim_level_collide)(const sim_world *w, const sim_body *lb, con
         out[0] = (dchild){0, m};
     return 1;
 #else
-    col_tri_contact3 how = {margin, back, motion};
+    col_tri_contact3 how = {margin, back, motion, SIM_FACE_BIAS};
     return col_level3_collide(sim_level_3d(l), xl, s, xs, &how, out, cap);
 #endif
 }
@@ -225,6 +225,35 @@ static uint32_t pair_children(const sim_world *w, const sim_body *lb, const sim_
     return kept < SIM_LEVEL_MAX_CHILDREN ? kept : SIM_LEVEL_MAX_CHILDREN;
 }
 
+#if MK_DIM == 3
+/* Last step's manifolds of the level pair of a (the lower id) and b, kept while the body has
+ * hardly moved against the level (Jolt's body pair cache, as contacts.c keeps a convex
+ * pair's): the pair was solved last step and every piece solved with it has a one-shot
+ * manifold that dim_kept_manifold still holds (a polytope on the level; its points ride on
+ * the bodies and dim_manifold_of measures their depths anew). Writes them to out in their
+ * ranks' order; 0 when any piece does not hold, and the pieces are collided anew. */
+static uint32_t kept_children(sim_world *w, sim_pair *pair, const sim_body *a,
+                              const sim_body *b, dchild *out)
+{
+    sim_cache *cache = &w->solver.cache;
+    uint32_t found;
+    const sim_cache_head *head = sim_cache_find_hinted(cache, &pair->entry, a->id, b->id, &found);
+    if (!head || head->stamp + 1 != w->tick)
+        return 0;
+    const dpart *pa = dim_part_of(w, a), *pb = dim_part_of(w, b);
+    uint32_t n = 0;
+    for (; n < SIM_LEVEL_MAX_CHILDREN; n++) {
+        dcache_entry *e = (dcache_entry *)sim_cache_find_child(cache, a->id, b->id, n + 1, &found);
+        if (!e || e->head.stamp + 1 != w->tick)
+            break; /* past last step's pieces */
+        if (!dim_kept_manifold(w, e, pa, pb))
+            return 0;
+        out[n] = (dchild){n, dim_manifold_of(e, pa, pb)};
+    }
+    return n;
+}
+#endif
+
 size_t DIM_NAME(sim_level_pairs)(sim_world *w, bool *ok)
 {
     mk_vec *spans = &w->solver.level_spans, *children = &w->solver.level_children;
@@ -232,7 +261,7 @@ size_t DIM_NAME(sim_level_pairs)(sim_world *w, bool *ok)
     *ok = true;
     if (w->slots.levels == 0)
         return 0; /* no level body: no pair has one */
-    const sim_pair *pairs = w->broad.pairs.at;
+    sim_pair *pairs = w->broad.pairs.at;
     for (size_t i = 0; i < w->broad.pairs.v.len; i++) {
         const sim_body *a = &w->slots.bodies.at[pairs[i].a], *b = &w->slots.bodies.at[pairs[i].b];
         if (!a->level && !b->level)
@@ -241,7 +270,7 @@ size_t DIM_NAME(sim_level_pairs)(sim_world *w, bool *ok)
             !dim_tight_overlap(w, pairs[i].a, pairs[i].b))
             continue;
         /* The pair's order (contacts.c): the lower id first, the normal from it. */
-        const sim_body *lo = a->id < b->id ? a : b;
+        const sim_body *lo = a->id < b->id ? a : b, *hi = lo == a ? b : a;
         const sim_body *lb = a->level ? a : b, *other = a->level ? b : a;
         if (!mk_vec_reserve(children, children->len + SIM_LEVEL_PIECES_CAP) ||
             !mk_vec_reserve(spans, spans->len + 1)) {
@@ -249,13 +278,22 @@ size_t DIM_NAME(sim_level_pairs)(sim_world *w, bool *ok)
             break;
         }
         dchild *out = (dchild *)children->data + children->len;
-        uint32_t n = pair_children(w, lb, other, out);
-        if (n == 0)
-            continue;
-        if (lo != lb)
-            for (uint32_t k = 0; k < n; k++)
-                out[k].m.normal = dv_neg(out[k].m.normal);
-        sim_level_span sp = {(uint32_t)i, (uint32_t)children->len, n};
+#if MK_DIM == 3
+        uint32_t n = kept_children(w, &pairs[i], lo, hi, out);
+#else
+        (void)hi;
+        uint32_t n = 0;
+#endif
+        bool kept = n > 0;
+        if (!kept) {
+            n = pair_children(w, lb, other, out);
+            if (n == 0)
+                continue;
+            if (lo != lb)
+                for (uint32_t k = 0; k < n; k++)
+                    out[k].m.normal = dv_neg(out[k].m.normal);
+        }
+        sim_level_span sp = {(uint32_t)i, (uint32_t)children->len, n, kept};
         mk_vec_push(spans, &sp);
         children->len += n;
     }

@@ -94,9 +94,11 @@ typedef struct sim_solver {
 } sim_solver;
 
 /* A pair with a level body whose pieces the narrowphase collided this step: its index in the
- * broadphase's pairs and its manifolds, solver.level_children[first .. first + count). */
+ * broadphase's pairs and its manifolds, solver.level_children[first .. first + count), and
+ * whether they are last step's kept (contacts_level.c: kept_children). */
 typedef struct sim_level_span {
     uint32_t pair, first, count;
+    bool kept;
 } sim_level_span;
 
 /* Colors constraints (graph_color.c): ends holds each one's two solver bodies, 0 for one that

@@ -66,19 +66,26 @@ static dmanifold collide_with(const sim_world *w, const sim_body *b, const dpart
 
 /* time_of_impact against a level body lb: the first piece the shape cast meets (the
  * collision library's level casts, which pass what the motion only grazes), backed off by
- * half the slop; touching at the start, the same rules as time_of_impact's. */
+ * half the slop; touching at the start, the same rules as time_of_impact's. In 3D the cast
+ * passes the triangles the shape starts within `skin` of: for a body that has contacts with
+ * the level, those within SIM_SPECULATIVE had their contact points in this step's solver
+ * (contacts_level.c), which already kept it out of them. Stopped by one of them, a body
+ * rolling or sliding over a curved surface, whose motion dips a fraction of a millimetre into
+ * the next triangle's plane, would stop at the start of every step and never move again. */
 static float level_time_of_impact(const sim_world *w, const sim_body *b, const dpart *bp,
-                                  dvec d, const sim_body *lb)
+                                  dvec d, const sim_body *lb, float skin)
 {
     float len = dv_len(d);
     dxf xb = dim_xf_at(bp, bp->pos), xl = dim_level_xf(w, lb);
     const sim_level *l = lb->level;
 #if MK_DIM == 2
+    (void)skin;
     col_ray_hit2 r = l->kind == SIM_LEVEL_CHAIN
                          ? col_chain2_cast(&bp->shape, xb, d, &l->chain, xl, NULL)
                          : col_cast_segment2(&bp->shape, xb, d, l->segment, xl);
 #else
-    col_ray_hit3 r = col_level3_cast(&bp->shape, xb, d, sim_level_3d(l), xl, back_of(b), NULL);
+    col_ray_hit3 r = col_level3_cast_beyond(&bp->shape, xb, d, sim_level_3d(l), xl, back_of(b),
+                                            skin, NULL);
 #endif
     if (!r.hit)
         return 2.0f;
@@ -93,7 +100,9 @@ static float level_time_of_impact(const sim_world *w, const sim_body *b, const d
 
 /* The first body that `b`, moved by d over a step of dt seconds, comes to touch, and the
  * fraction of d at which it does (in *t); NULL when none. With `fixed_only`, only static and
- * kinematic bodies count, each moving at its own velocity meanwhile; otherwise every body
+ * kinematic bodies count, each moving at its own velocity meanwhile, and a level's pieces
+ * within SIM_SPECULATIVE at the start are the solver's (level_time_of_impact) unless b is a
+ * character (whose pairs with fixed bodies are pushed out, not solved); otherwise every body
  * counts, as it stands. */
 static const sim_body *first_impact(sim_world *w, const sim_body *b, dvec d, float dt,
                                     bool fixed_only, float *t)
@@ -115,6 +124,7 @@ static const sim_body *first_impact(sim_world *w, const sim_body *b, dvec d, flo
     }
     const uint32_t *hits = w->broad.hits.at;
     uint32_t slot = (uint32_t)(b - w->slots.bodies.at);
+    float skin = fixed_only && b->kind != SIM_CHARACTER ? SIM_SPECULATIVE : 0.0f;
     for (size_t i = 0; i < w->broad.hits.v.len; i++) {
         const sim_body *o = &w->slots.bodies.at[hits[i]];
         if (o == b || (fixed_only && !sim_kind_fixed(o->kind)) ||
@@ -128,7 +138,8 @@ static const sim_body *first_impact(sim_world *w, const sim_body *b, dvec d, flo
         dvec rel = dv_sub(d, dv_scale(op->vel, dt));
         if (!(dv_len(rel) > 0.0f))
             continue;
-        float ti = o->level ? level_time_of_impact(w, b, bp, rel, o) : time_of_impact(bp, rel, op);
+        float ti = o->level ? level_time_of_impact(w, b, bp, rel, o, skin)
+                             : time_of_impact(bp, rel, op);
         if (ti < best) {
             best = ti;
             hit = o;

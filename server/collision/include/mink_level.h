@@ -171,11 +171,14 @@ typedef struct col_tri_contact3 {
     col_back_face back;
     mk_vec3 motion;     /* B's velocity relative to the level (any scale; zero if unknown):
                            Jolt's active edge movement direction */
+    float face_bias;    /* m: a box keeps a face contact unless an edge pair (or its own
+                           face) is shallower by this (col_collide3_within's face_bias) */
 } col_tri_contact3;
 
 /* A shape against one triangle, with the normal from the triangle toward B: GJK and EPA on
  * the triangle's support (a flat polytope: its face clipped against B's for up to four
- * points), spheres and capsules exact by their cores. A contact on an inactive edge or
+ * points), spheres and capsules exact by their cores; a sphere from the triangle's point
+ * nearest its centre and a box by the separating-axis test, without GJK or EPA. A contact on an inactive edge or
  * vertex gets the triangle's face normal instead of the edge's (Jolt's ActiveEdges::
  * FixNormal, with its movement rule), its depth and points measured along the face normal,
  * so that a shape sliding across the shared edge of two flat triangles is not bumped. Count 0
@@ -304,6 +307,11 @@ col_ray_hit3 col_level3_ray(col_level3 l, col_xf3 xl, mk_vec3 from, mk_vec3 to,
  * is passed: it would stop nothing (Jolt's continuous collision skips those too). */
 col_ray_hit3 col_level3_cast(const col_shape3 *a, col_xf3 xa, mk_vec3 translation,
                              col_level3 l, col_xf3 xl, col_back_face back, uint32_t *tri);
+/* As col_level3_cast, passing the triangles A starts within `skin` (m) of: a step's sweep
+ * looks past those its narrowphase already gave contact points. */
+col_ray_hit3 col_level3_cast_beyond(const col_shape3 *a, col_xf3 xa, mk_vec3 translation,
+                                    col_level3 l, col_xf3 xl, col_back_face back, float skin,
+                                    uint32_t *tri);
 /* A shape against every triangle of the level near it (col_collide_triangle3 with `how`,
  * whose motion is in the world): the manifolds that touch or are within how->margin, the
  * first cap written to out; returns how many there are. */
