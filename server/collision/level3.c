@@ -63,6 +63,17 @@ static void candidates_init(candidates *c, col_level3 l, const col_box *box)
     c->k = 0;
 }
 
+/* Whether the heights of cell (i, j) reach the box's: a body above the ground (falling, or
+ * over a hollow) passes the cell without its two triangles worked out. Each triangle's
+ * heights are three of the cell's four samples, so a cell that misses misses them both. */
+static bool cell_meets_box(const col_heightfield3 *h, uint32_t i, uint32_t j, const col_box *b)
+{
+    const float *y = h->y + (size_t)j * h->cols + i;
+    float lo = mk_minf(mk_minf(y[0], y[1]), mk_minf(y[h->cols], y[h->cols + 1]));
+    float hi = mk_maxf(mk_maxf(y[0], y[1]), mk_maxf(y[h->cols], y[h->cols + 1]));
+    return !(lo > b->hi[1] || b->lo[1] > hi);
+}
+
 /* The next triangle whose box touches the box: its index, vertices and active edges. */
 static bool candidates_next(candidates *c, uint32_t *tri, mk_vec3 v[3], uint8_t *active)
 {
@@ -82,6 +93,13 @@ static bool candidates_next(candidates *c, uint32_t *tri, mk_vec3 v[3], uint8_t 
     }
     const col_heightfield3 *h = c->l.hf;
     while (!c->done) {
+        if (c->k == 0 && !cell_meets_box(h, c->i, c->j, &c->box)) {
+            if (++c->i > c->range[1]) {
+                c->i = c->range[0];
+                c->done = ++c->j > c->range[3];
+            }
+            continue;
+        }
         uint32_t t = 2 * (c->j * (h->cols - 1) + c->i) + (uint32_t)c->k;
         if (++c->k == 2) {
             c->k = 0;
