@@ -123,10 +123,7 @@ static void handle_spawn(net_session *s, proto_msg *m)
         net_session_error(s, PROTO_ERR_RATE_LIMITED, msg, req_of(m));
         return;
     }
-    /* A game connection's bodies are the world's, as the rules' are: they stay when it goes,
-     * and only the world's size bounds them. */
-    uint32_t owner = net_session_is_game(s) ? 0 : s->owner;
-    sim_id id = add_body(s, &m->u.spawn.body, owner, "body", req_of(m));
+    sim_id id = add_body(s, &m->u.spawn.body, net_session_maker(s), "body", req_of(m));
     if (id == 0)
         return;
     proto_buf *b = &s->srv->out;

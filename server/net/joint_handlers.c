@@ -40,7 +40,7 @@ void net_handle_joint(net_session *s, proto_msg *m)
     if (!owns(s, "a", spec->a, req) || (spec->b && !owns(s, "b", spec->b, req)))
         return;
     char msg[PROTO_MAX_MESSAGE];
-    uint32_t owner = net_session_is_game(s) ? 0 : s->owner; /* the world's, as the rules' are */
+    uint32_t owner = net_session_maker(s);
     size_t owned = owner ? sim_world_count_joints_owned(srv->world, owner) : 0;
     if (owner && owned >= srv->cfg.bodies_per_client) {
         snprintf(msg, sizeof msg, "this client has %zu joints, the limit is %u", owned,

@@ -157,6 +157,11 @@ bool net_session_is_game(const net_session *s)
     return s->player && strcmp(net_player_role(s->player), "game") == 0;
 }
 
+uint32_t net_session_maker(const net_session *s)
+{
+    return net_session_is_game(s) ? 0 : s->owner;
+}
+
 int net_rules_start(net_server *srv)
 {
     rul_runtime *rt = srv->cfg.rules;

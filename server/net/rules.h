@@ -30,6 +30,10 @@ void net_rules_emit(net_session *s, proto_msg *m);
 /* Whether the session is a `game` connection (its token's role): it may act on any body, send
  * to players and hears every event. */
 bool net_session_is_game(const net_session *s);
+/* The owner of the bodies and joints the session makes: its own, or for a `game` connection
+ * the world's (0), as the rules' are, so that they outlive it and no client's quota bounds
+ * them. */
+uint32_t net_session_maker(const net_session *s);
 /* SIGHUP: the script read again; the old one keeps running when the new one fails. */
 void net_rules_reload(net_server *srv);
 /* The rules' state as a `rules_state` line of journal `j` when it changed since the last one
