@@ -175,40 +175,33 @@ static mk_vec *gather(sim_world *w, uint64_t t, const col_aabb3 *query, const si
     const col_aabb3 *box = &grown_box;
     mk_vec *out = sim_history_candidates(h);
     out->len = 0;
-    if (t == w->tick) {
-        if (!sim_query_box(w, box, true))
+    bool now = t == w->tick;
+    if (!now) {
+        if (t > w->tick || t < sim_world_history_oldest(w)) {
+            *rc = SIM_QUERY_NO_HISTORY;
             return NULL;
-        const uint32_t *hits = w->broad.hits.at;
-        for (size_t i = 0; i < w->broad.hits.v.len; i++) {
-            if (w->slots.bodies.at[hits[i]].id == 0)
-                continue;
-            sim_qbody q = live_body(w, hits[i]);
-            if (wanted(f, &q) && on_path(path, &q) && !mk_vec_push(out, &q))
-                return NULL;
         }
-        *rc = 0;
-        return out;
+        /* A body of then may be wider than any now. */
+        grown_box = grown(*query, BOUNDS_SLACK * (size + world_size(w, sim_history_widest(h))));
     }
-    if (t > w->tick || t < sim_world_history_oldest(w)) {
-        *rc = SIM_QUERY_NO_HISTORY;
-        return NULL;
-    }
-    /* A body of then may be wider than any now. */
-    grown_box = grown(*query, BOUNDS_SLACK * (size + world_size(w, sim_history_widest(h))));
-    /* The bodies that have not moved since t (the statics' tree, less those added since t,
-     * and the moving bodies with no record from t on) are where they are now; the history
-     * has the rest (removed ones too). */
+    /* Now, every body of the broadphase; at a past tick those that have not moved since t
+     * (the statics, less those added since t, and the moving bodies with no record from t on)
+     * are where they are now, and the history has the rest (removed ones too). */
     if (!sim_query_box(w, box, true))
         return NULL;
     const uint32_t *hits = w->broad.hits.at;
     for (size_t i = 0; i < w->broad.hits.v.len; i++) {
         uint32_t s = hits[i];
-        if (w->slots.bodies.at[s].id == 0 || !sim_history_born_by(w, s, t) ||
-            !sim_history_still_since(w, s, t))
+        if (w->slots.bodies.at[s].id == 0 ||
+            (!now && (!sim_history_born_by(w, s, t) || !sim_history_still_since(w, s, t))))
             continue;
         sim_qbody q = live_body(w, s);
         if (wanted(f, &q) && on_path(path, &q) && !mk_vec_push(out, &q))
             return NULL;
+    }
+    if (now) {
+        *rc = 0;
+        return out;
     }
     size_t from = out->len;
     if (!sim_history_bodies_at(w, t, box, out))
