@@ -25,6 +25,7 @@
 #include "body_rules.h"
 #include "broadphase.h"
 #include "dim.h"
+#include "pool.h"
 
 /* Refreshes the tight bounds of every moving body (the shape grown by half the speculative
  * distance and by what it can move this step: dt s, gravity g m/s^2) and moves the fat bounds
@@ -180,25 +181,38 @@ static bool add_pair(sim_world *w, uint32_t a, uint32_t b, bool *sleeper)
     return true;
 }
 
-/* Lists the new pairs of moved body m: with the statics its fat box overlaps (an awake body
- * that is not fixed, as sim_static_pairs lists them), then with the moving bodies, found in
- * the sorted edges from the first that can reach m's box on x to the last that starts
- * within it. False when out of memory. */
-static bool pairs_of_moved(sim_world *w, uint32_t m, float *const lo[], float *const hi[],
-                           size_t n, bool *sleeper)
+/* Where a moved body's pairs go (pairs_of_moved): `emit` takes each pair of slots it finds
+ * (the pair's first slot first), and false from it ends the look. */
+typedef bool emit_fn(void *ctx, uint32_t a, uint32_t b);
+typedef struct emitter {
+    emit_fn *emit;
+    void *ctx;
+    const sim_world *w;
+    uint32_t m; /* the moved body */
+} emitter;
+
+/* A static body that the moved body's fat box overlaps, through the tree's visit. */
+static bool emit_static(void *ctx, uint32_t h)
+{
+    const emitter *e = ctx;
+    return !(sim_pair_collides(e->w, h, e->m) && sim_joint_pair_collides(&e->w->joints, h, e->m)) ||
+           e->emit(e->ctx, h, e->m);
+}
+
+/* Finds the pairs of moved body m: with the statics its fat box overlaps (an awake body that
+ * is not fixed, as sim_static_pairs lists them), then with the moving bodies, found in the
+ * sorted edges from the first that can reach m's box on x to the last that starts within it.
+ * It only reads the world, so the workers look for many moved bodies at once. False when
+ * `emit` said so. */
+static bool pairs_of_moved(const sim_world *w, uint32_t m, float *const lo[], float *const hi[],
+                           size_t n, emit_fn *emit, void *ctx)
 {
     const sim_body *b = &w->slots.bodies.at[m];
     if (!(b->sleeping || sim_kind_fixed(b->kind))) {
         col_aabb3 fat = sim_fat_box(w, m);
-        w->broad.hits.v.len = 0;
-        if (!sim_tree_query(&w->broad.tree, w->broad.shape_box.at, &fat, &w->broad.hits.v))
+        emitter e = {emit, ctx, w, m};
+        if (!sim_tree_visit(&w->broad.tree, w->broad.shape_box.at, &fat, emit_static, &e))
             return false;
-        for (size_t k = 0; k < w->broad.hits.v.len; k++) {
-            uint32_t h = w->broad.hits.at[k];
-            if (sim_pair_collides(w, h, m) && sim_joint_pair_collides(&w->joints, h, m) &&
-                !add_pair(w, h, m, sleeper))
-                return false;
-        }
     }
     float e[2 * MK_DIM];
     float *lo_m[MK_DIM], *hi_m[MK_DIM];
@@ -206,7 +220,7 @@ static bool pairs_of_moved(sim_world *w, uint32_t m, float *const lo[], float *c
         lo_m[k] = e + 2 * k;
         hi_m[k] = e + 2 * k + 1;
     }
-    dim_aabb_edges(&dim_of(w)->bounds.at[m], lo_m, hi_m, 0);
+    dim_aabb_edges(&DIM_PICK(w->d2, w->d3).bounds.at[m], lo_m, hi_m, 0);
     /* A box that reaches m's on x starts at most two of the widest half widths left of it
      * (less a hair for the rounding of its edges). */
     float from = lo_m[0][0] - 2.0f * w->broad.fat_half_max;
@@ -236,7 +250,7 @@ static bool pairs_of_moved(sim_world *w, uint32_t m, float *const lo[], float *c
         int hit = ~_mm_movemask_ps(apart) & (out ? (out & -out) - 1 : 0xF);
         for (; hit; hit &= hit - 1) {
             uint32_t o = order[j + (size_t)__builtin_ctz((unsigned)hit)];
-            if (o != m && pair_counts(w, m, o) && !add_pair(w, m, o, sleeper))
+            if (o != m && pair_counts(w, m, o) && !emit(ctx, m, o))
                 return false;
         }
         if (out)
@@ -247,11 +261,120 @@ static bool pairs_of_moved(sim_world *w, uint32_t m, float *const lo[], float *c
         bool apart = lo_m[0][0] > hi[0][j] || order[j] == m;
         for (int k = 1; k < MK_DIM; k++)
             apart |= lo[k][j] > hi_m[k][0] || lo_m[k][0] > hi[k][j];
-        if (!apart && pair_counts(w, m, order[j]) && !add_pair(w, m, order[j], sleeper))
+        if (!apart && pair_counts(w, m, order[j]) && !emit(ctx, m, order[j]))
             return false;
     }
 #endif
     return true;
+}
+
+/* The loop's thread's emitter: the pair joins the list unless it is listed. */
+typedef struct adder {
+    sim_world *w;
+    bool sleeper;
+} adder;
+
+static bool emit_add(void *ctx, uint32_t a, uint32_t b)
+{
+    adder *ad = ctx;
+    return add_pair(ad->w, a, b, &ad->sleeper);
+}
+
+/* Moved bodies a block of the workers' look (find_range): enough that a block's pairs are
+ * many bytes apart from the next block's, few enough that the blocks share out evenly. */
+#define SIM_FOUND_BLOCK 32
+#define SIM_FOUND_ROOM 4     /* pairs a moved body may find, on average, at first */
+#define SIM_FOUND_ROOM_MAX 1024
+
+/* A worker's emitter: the pair is written to its block's room unless it is listed already;
+ * false when the room is full. */
+typedef struct finder {
+    const sim_broadphase *bp;
+    sim_slot_pair *out;
+    size_t n, room;
+} finder;
+
+static bool emit_found(void *ctx, uint32_t a, uint32_t b)
+{
+    finder *f = ctx;
+    if (sim_pair_set_has(f->bp, a, b))
+        return true;
+    if (f->n == f->room)
+        return false;
+    f->out[f->n++] = (sim_slot_pair){a, b};
+    return true;
+}
+
+typedef struct find_job {
+    sim_world *w;
+    float *const *lo, *const *hi;
+    size_t n;
+    const uint32_t *moved;
+    size_t n_moved;
+} find_job;
+
+/* Blocks [begin, end) of the moved bodies: each block's new pairs into its room. */
+static void find_range(void *ctx, size_t begin, size_t end)
+{
+    const find_job *job = ctx;
+    sim_broadphase *bp = &job->w->broad;
+    size_t room = (size_t)SIM_FOUND_BLOCK * bp->found_room;
+    for (size_t k = begin; k < end; k++) {
+        finder f = {bp, bp->found.at + k * room, 0, room};
+        size_t last = (k + 1) * SIM_FOUND_BLOCK;
+        last = last < job->n_moved ? last : job->n_moved;
+        bool fit = true;
+        for (size_t i = k * SIM_FOUND_BLOCK; fit && i < last; i++)
+            fit = pairs_of_moved(job->w, job->moved[i], job->lo, job->hi, job->n, emit_found, &f);
+        bp->found_count.at[k] = fit ? (uint32_t)f.n : UINT32_MAX;
+    }
+}
+
+/* Appends the new pairs of the moved bodies, in the buffer's order: on the workers when
+ * there are two or more and enough moved bodies (Box2D v3's b2FindPairsTask: the workers
+ * find the pairs, one thread adds them), each block's pairs then added in the blocks' order
+ * by the loop's thread, so the list is the one a thread alone makes. A block whose pairs did
+ * not fit its room is looked up again by the loop's thread, and the next step gives every
+ * block twice the room. False when out of memory. */
+static bool add_pairs_of_moved(sim_world *w, float *const lo[], float *const hi[], size_t n,
+                               const uint32_t *moved, size_t n_moved, bool *sleeper)
+{
+    sim_broadphase *bp = &w->broad;
+    adder ad = {w, false};
+    size_t blocks = (n_moved + SIM_FOUND_BLOCK - 1) / SIM_FOUND_BLOCK;
+    bool parallel = sim_pool_workers(w->pool) > 1 && blocks > 1;
+    if (parallel) {
+        bp->found_room = bp->found_room ? bp->found_room : SIM_FOUND_ROOM;
+        parallel = mk_vec_resize(&bp->found.v, blocks * SIM_FOUND_BLOCK * bp->found_room) &&
+                   mk_vec_resize(&bp->found_count.v, blocks);
+    }
+    bool ok = true;
+    if (parallel) {
+        find_job job = {w, lo, hi, n, moved, n_moved};
+        sim_pool_for(w->pool, blocks, 1, find_range, &job);
+        bool full = false;
+        for (size_t k = 0; ok && k < blocks; k++) {
+            uint32_t count = bp->found_count.at[k];
+            if (count == UINT32_MAX) {
+                full = true;
+                size_t last = (k + 1) * SIM_FOUND_BLOCK;
+                last = last < n_moved ? last : n_moved;
+                for (size_t i = k * SIM_FOUND_BLOCK; ok && i < last; i++)
+                    ok = pairs_of_moved(w, moved[i], lo, hi, n, emit_add, &ad);
+                continue;
+            }
+            const sim_slot_pair *f = bp->found.at + k * SIM_FOUND_BLOCK * bp->found_room;
+            for (uint32_t i = 0; ok && i < count; i++)
+                ok = add_pair(w, f[i].a, f[i].b, &ad.sleeper);
+        }
+        if (full && bp->found_room < SIM_FOUND_ROOM_MAX)
+            bp->found_room *= 2;
+    } else {
+        for (size_t i = 0; ok && i < n_moved; i++)
+            ok = pairs_of_moved(w, moved[i], lo, hi, n, emit_add, &ad);
+    }
+    *sleeper |= ad.sleeper;
+    return ok;
 }
 
 /* Brings the list up to date around the moved bodies alone, as Box2D v3's
@@ -286,8 +409,7 @@ static void update_pairs(sim_world *w, float *const lo[], float *const hi[], siz
     }
     bp->pairs.v.len = kept;
     bool sleeper = false;
-    for (size_t i = 0; ok && i < n_moved; i++)
-        ok = pairs_of_moved(w, moved[i], lo, hi, n, &sleeper);
+    ok = ok && add_pairs_of_moved(w, lo, hi, n, moved, n_moved, &sleeper);
     for (size_t i = 0; i < n_moved; i++)
         mark[moved[i]] = 0;
     bp->moved.v.len = 0;

@@ -8,6 +8,11 @@
 #include "mk_vec.h"
 #include "static_tree.h"
 
+/* Two slots. */
+typedef struct sim_slot_pair {
+    uint32_t a, b;
+} sim_slot_pair;
+
 /* A pair of slots whose fattened bounds overlap: a candidate for the narrowphase. */
 typedef struct sim_pair {
     uint32_t a, b;
@@ -55,6 +60,13 @@ typedef struct sim_broadphase {
      * places in the list (broadphase.c, update_pairs). */
     MK_VEC(uint32_t) moved;
     MK_VEC(uint8_t) moved_mark; /* per slot: 1 while update_pairs works, 0 between steps */
+    /* The moved bodies' pairs that are not listed, found by the workers (update_pairs): the
+     * moved bodies in blocks of SIM_FOUND_BLOCK, block k writing its pairs from
+     * k * SIM_FOUND_BLOCK * found_room on and its count in found_count[k] (UINT32_MAX when
+     * they did not fit: that block is looked up again on the loop's thread). */
+    MK_VEC(sim_slot_pair) found;
+    MK_VEC(uint32_t) found_count;
+    uint32_t found_room; /* pairs a moved body may find, on average over its block; 0: unset */
     MK_VEC(uint64_t) pair_set;  /* the pairs' keys, for "is it listed" (pair_set.c) */
     size_t pair_set_count;      /* keys in pair_set */
     bool pair_set_fresh;        /* pair_set holds exactly the keys of `pairs` */
@@ -98,6 +110,8 @@ bool sim_pair_set_clear(sim_broadphase *bp, size_t keys);
 /* Adds the pair of slots a and b (either order): 1 when added, 0 when it was there, -1 when
  * out of memory. */
 int sim_pair_set_add(sim_broadphase *bp, uint32_t a, uint32_t b);
+/* Whether the pair of slots a and b (either order) is in the set; it writes nothing. */
+bool sim_pair_set_has(const sim_broadphase *bp, uint32_t a, uint32_t b);
 /* Removes the pair of slots a and b if it is there. */
 void sim_pair_set_remove(sim_broadphase *bp, uint32_t a, uint32_t b);
 

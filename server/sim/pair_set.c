@@ -74,6 +74,19 @@ int sim_pair_set_add(sim_broadphase *bp, uint32_t a, uint32_t b)
     return 1;
 }
 
+bool sim_pair_set_has(const sim_broadphase *bp, uint32_t a, uint32_t b)
+{
+    if (bp->pair_set.v.len == 0)
+        return false;
+    uint64_t key = key_of(a, b);
+    const uint64_t *table = bp->pair_set.at;
+    size_t mask = bp->pair_set.v.len - 1;
+    for (size_t i = home_of(key, mask); table[i] != 0; i = (i + 1) & mask)
+        if (table[i] == key)
+            return true;
+    return false;
+}
+
 void sim_pair_set_remove(sim_broadphase *bp, uint32_t a, uint32_t b)
 {
     if (bp->pair_set.v.len == 0)

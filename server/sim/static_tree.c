@@ -126,8 +126,8 @@ bool sim_tree_build(sim_tree *t, const uint32_t *slots, size_t n, const col_aabb
     return true;
 }
 
-bool sim_tree_query(const sim_tree *t, const col_aabb3 *boxes, const col_aabb3 *box,
-                    mk_vec *hits)
+bool sim_tree_visit(const sim_tree *t, const col_aabb3 *boxes, const col_aabb3 *box,
+                    sim_tree_visit_fn *visit, void *ctx)
 {
     if (t->nodes.v.len == 0)
         return true;
@@ -148,9 +148,17 @@ bool sim_tree_query(const sim_tree *t, const col_aabb3 *boxes, const col_aabb3 *
         }
         for (uint32_t k = 0; k < node->count; k++) {
             uint32_t s = items[node->first + k];
-            if (sim_aabb3_overlap(&boxes[s], box) && !mk_vec_push(hits, &s))
+            if (sim_aabb3_overlap(&boxes[s], box) && !visit(ctx, s))
                 return false;
         }
     }
     return true;
+}
+
+static bool push_hit(void *hits, uint32_t slot) { return mk_vec_push(hits, &slot); }
+
+bool sim_tree_query(const sim_tree *t, const col_aabb3 *boxes, const col_aabb3 *box,
+                    mk_vec *hits)
+{
+    return sim_tree_visit(t, boxes, box, push_hit, hits);
 }

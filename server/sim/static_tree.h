@@ -20,6 +20,11 @@ typedef struct sim_tree {
 
 /* Builds the tree over `slots` whose boxes are boxes[slot]; false when memory runs out. */
 bool sim_tree_build(sim_tree *t, const uint32_t *slots, size_t n, const col_aabb3 *boxes);
+/* Calls `visit` with each slot whose boxes[slot] overlaps `box`, in the tree's order, until it
+ * returns false; false then. It writes nothing, so threads may walk the tree at once. */
+typedef bool sim_tree_visit_fn(void *ctx, uint32_t slot);
+bool sim_tree_visit(const sim_tree *t, const col_aabb3 *boxes, const col_aabb3 *box,
+                    sim_tree_visit_fn *visit, void *ctx);
 /* Appends to `hits` the slots whose boxes[slot] overlap `box`; false when memory runs out. */
 bool sim_tree_query(const sim_tree *t, const col_aabb3 *boxes, const col_aabb3 *box,
                     mk_vec *hits);
