@@ -200,67 +200,114 @@ static float wrap_angle(float x)
     return remainderf(x, turn);
 }
 
-/* Takes the solver's velocities and motion back into the bodies, sweeping those that move
- * far (needs_sweep). The body's angle turns by the solver's (cos, sin), kept with it. */
-static void finish_bodies(sim_world *w, float dt)
+/* Takes solver body i's velocities and motion back into its body, sweeping it when it moves
+ * far (needs_sweep); the body's angle turns by the solver's (cos, sin), kept with it. Without
+ * `in_order` (on a worker), a kinematic body or one to sweep is left alone (false): a sweep
+ * stops at static and kinematic bodies as the bodies before it in the solver's order left
+ * them, and writes the step's events, so those are finished on the loop's thread in order. */
+static bool finish_body(sim_world *w, size_t i, float dt, bool in_order)
 {
-    const sim_solver_body *sb = w->d2.solver_bodies.at;
-    const sim_solver_info *info = w->d2.solver_info.at;
-    for (size_t i = 1; i < w->d2.solver_bodies.v.len; i++) {
-        sim_body *b = &w->slots.bodies.at[info[i].slot];
-        mk_vec2 center = mk_v2_add(sim_body_center2(b), sb[i].dp);
-        float angle = wrap_angle(b->angle + atan2f(sb[i].dq.y, sb[i].dq.x));
-        float c = cosf(angle), s = sinf(angle);
-        mk_vec2 r = b->local_center;
-        mk_vec2 pos = mk_v2_sub(center, mk_v2(c * r.x - s * r.y, s * r.x + c * r.y));
-        mk_vec2 vel = clamp_len(sb[i].v, SIM_MAX_SPEED);
-        float spin = mk_clampf(sb[i].w, -SIM_MAX_SPIN, SIM_MAX_SPIN);
-        /* Never a non-finite state: a body the solver could not handle stops where it was. */
-        if (!mk_v2_finite(pos) || !mk_v2_finite(vel) || !isfinite(angle) || !isfinite(spin)) {
-            b->vel = mk_v2(0.0f, 0.0f);
-            b->w = 0.0f;
-            continue;
-        }
-        b->vel = vel;
-        b->w = spin;
-        mk_vec2 d = mk_v2_sub(pos, b->pos);
-        b->rot = mk_v2(c, s);
-        b->rot_angle = angle;
-        if (!(needs_sweep(b, b, d) && sim_sweep2(w, b, d, dt)))
-            b->pos = pos;
-        b->angle = angle;
+    const sim_solver_body *sb = &w->d2.solver_bodies.at[i];
+    sim_body *b = &w->slots.bodies.at[w->d2.solver_info.at[i].slot];
+    if (!in_order && b->kind == SIM_KINEMATIC)
+        return false;
+    mk_vec2 center = mk_v2_add(sim_body_center2(b), sb->dp);
+    float angle = wrap_angle(b->angle + atan2f(sb->dq.y, sb->dq.x));
+    float c = cosf(angle), s = sinf(angle);
+    mk_vec2 r = b->local_center;
+    mk_vec2 pos = mk_v2_sub(center, mk_v2(c * r.x - s * r.y, s * r.x + c * r.y));
+    mk_vec2 vel = clamp_len(sb->v, SIM_MAX_SPEED);
+    float spin = mk_clampf(sb->w, -SIM_MAX_SPIN, SIM_MAX_SPIN);
+    /* Never a non-finite state: a body the solver could not handle stops where it was. */
+    if (!mk_v2_finite(pos) || !mk_v2_finite(vel) || !isfinite(angle) || !isfinite(spin)) {
+        b->vel = mk_v2(0.0f, 0.0f);
+        b->w = 0.0f;
+        return true;
     }
+    mk_vec2 d = mk_v2_sub(pos, b->pos);
+    bool sweep = needs_sweep(b, b, d);
+    if (sweep && !in_order)
+        return false;
+    b->vel = vel;
+    b->w = spin;
+    b->rot = mk_v2(c, s);
+    b->rot_angle = angle;
+    if (!(sweep && sim_sweep2(w, b, d, dt)))
+        b->pos = pos;
+    b->angle = angle;
+    return true;
 }
 #else
 /* The same in 3D: the body's rotation turns by the solver's quaternion. */
-static void finish_bodies(sim_world *w, float dt)
+static bool finish_body(sim_world *w, size_t i, float dt, bool in_order)
 {
-    const sim_solver_body3 *sb = w->d3.solver_bodies.at;
-    const sim_solver_info3 *info = w->d3.solver_info.at;
-    for (size_t i = 1; i < w->d3.solver_bodies.v.len; i++) {
-        sim_body *b = &w->slots.bodies.at[info[i].slot];
-        sim_body3 *b3 = sim_part3(w, info[i].slot);
-        mk_vec3 center = mk_v3_add(sim_body_center3(b3), sb[i].dp);
-        mk_quat rot;
-        if (!mk_quat_normalize_checked(mk_quat_mul(sb[i].dq, b3->rot), &rot))
-            rot = b3->rot;
-        mk_vec3 pos = mk_v3_sub(center, mk_quat_rotate(rot, b3->local_center));
-        mk_vec3 vel = clamp_len(sb[i].v, SIM_MAX_SPEED);
-        mk_vec3 spin = clamp_len(sb[i].w, SIM_MAX_SPIN);
-        if (!mk_v3_finite(pos) || !mk_v3_finite(vel) || !mk_v3_finite(spin)) {
-            b3->vel = mk_v3(0.0f, 0.0f, 0.0f);
-            b3->w = mk_v3(0.0f, 0.0f, 0.0f);
-            continue;
-        }
-        b3->vel = vel;
-        b3->w = spin;
-        mk_vec3 d = mk_v3_sub(pos, b3->pos);
-        b3->rot = rot;
-        if (!(needs_sweep(b, b3, d) && sim_sweep3(w, b, d, dt)))
-            b3->pos = pos;
+    const sim_solver_body3 *sb = &w->d3.solver_bodies.at[i];
+    uint32_t slot = w->d3.solver_info.at[i].slot;
+    sim_body *b = &w->slots.bodies.at[slot];
+    if (!in_order && b->kind == SIM_KINEMATIC)
+        return false;
+    sim_body3 *b3 = sim_part3(w, slot);
+    mk_vec3 center = mk_v3_add(sim_body_center3(b3), sb->dp);
+    mk_quat rot;
+    if (!mk_quat_normalize_checked(mk_quat_mul(sb->dq, b3->rot), &rot))
+        rot = b3->rot;
+    mk_vec3 pos = mk_v3_sub(center, mk_quat_rotate(rot, b3->local_center));
+    mk_vec3 vel = clamp_len(sb->v, SIM_MAX_SPEED);
+    mk_vec3 spin = clamp_len(sb->w, SIM_MAX_SPIN);
+    if (!mk_v3_finite(pos) || !mk_v3_finite(vel) || !mk_v3_finite(spin)) {
+        b3->vel = mk_v3(0.0f, 0.0f, 0.0f);
+        b3->w = mk_v3(0.0f, 0.0f, 0.0f);
+        return true;
     }
+    mk_vec3 d = mk_v3_sub(pos, b3->pos);
+    bool sweep = needs_sweep(b, b3, d);
+    if (sweep && !in_order)
+        return false;
+    b3->vel = vel;
+    b3->w = spin;
+    b3->rot = rot;
+    if (!(sweep && sim_sweep3(w, b, d, dt)))
+        b3->pos = pos;
+    return true;
 }
 #endif
+
+#define SIM_FINISH_GRAIN 256 /* solver bodies a block of the workers' finish */
+
+typedef struct finish_job {
+    sim_world *w;
+    float dt;
+    uint8_t *later; /* per solver body: 1 when the loop's thread finishes it */
+} finish_job;
+
+static void finish_range(void *ctx, size_t begin, size_t end)
+{
+    const finish_job *job = ctx;
+    for (size_t i = begin + 1; i < end + 1; i++)
+        job->later[i] = !finish_body(job->w, i, job->dt, false);
+}
+
+/* Finishes every solver body (solver body 0 is the world's): on the workers when there are
+ * two or more and the step woke them, each body that sweeps or is kinematic then on this
+ * thread, in the solver's order, as one thread finishes them all; in order on this thread
+ * alone otherwise, or when the flags find no memory. */
+static void finish_bodies(sim_world *w, float dt, bool parallel)
+{
+    size_t n = dim_of(w)->solver_bodies.v.len;
+    if (n <= 1)
+        return;
+    mk_vec *later = &w->solver.finish_later.v;
+    if (parallel && sim_pool_workers(w->pool) > 1 && mk_vec_resize(later, n)) {
+        finish_job job = {w, dt, later->data};
+        sim_pool_for(w->pool, n - 1, SIM_FINISH_GRAIN, finish_range, &job);
+        for (size_t i = 1; i < n; i++)
+            if (job.later[i])
+                finish_body(w, i, dt, true);
+        return;
+    }
+    for (size_t i = 1; i < n; i++)
+        finish_body(w, i, dt, true);
+}
 
 void DIM_NAME(sim_world_step)(sim_world *w)
 {
@@ -299,9 +346,9 @@ void DIM_NAME(sim_world_step)(sim_world *w)
 #if MK_DIM == 3
     sim_store_impulses3(w, NULL, dim_of(w)->constraints.v.len); /* 2D: the solver's own */
 #endif
+    finish_bodies(w, cfg->dt, parallel);
     if (parallel)
         sim_pool_end(w->pool);
-    finish_bodies(w, cfg->dt);
     push_out_characters(w, up);
 
     /* A character that stood on the ground and runs down a slope would leave it: its run
