@@ -722,20 +722,31 @@ static sim_joint_ctx ctx_of(sim_world *w, float h, int pass)
 }
 
 /* Lays the rows out by color: rank[k] is the joint (in `active`) of row k, the colored ones by
- * color and then those with no color, and row_of its inverse. Out of memory for the colors,
- * no row has one (they run in order, one by one). */
+ * color and then those with no color, and row_of its inverse. The layout is a function of the
+ * rows' ends and the solver bodies' count alone, so a step with the same ones as the last
+ * keeps it (a grid of 20,000 joints awake is colored once, not every step). Out of memory for
+ * the colors, no row has one (they run in order, one by one). */
 static bool rank_rows(sim_world *w, size_t n, size_t bodies)
 {
     sim_joints *js = &w->joints;
     if (!mk_vec_reserve(&js->rank.v, n) || !mk_vec_reserve(&js->row_of.v, n))
         return false;
+    uint32_t *laid = js->laid_for.at;
+    if (js->laid_for.v.len == 2 * n + 1 && laid[0] == bodies && js->rank.v.len == n &&
+        memcmp(laid + 1, js->ends.at, 2 * n * sizeof *laid) == 0)
+        return true;
     sim_color_out out = {&js->color_bits.v, &js->color_order.v, &js->color_overflow.v,
                          &js->colors.v};
+    js->laid_for.v.len = 0;
     if (sim_color_into(w->pool, out, js->ends.at, n, bodies, js->color_start)) {
         size_t colored = js->color_start[SIM_WIDE_COLORS];
         memcpy(js->rank.at, js->color_order.at, colored * sizeof *js->rank.at);
         memcpy(js->rank.at + colored, js->color_overflow.at,
                js->color_overflow.v.len * sizeof *js->rank.at);
+        if (mk_vec_resize(&js->laid_for.v, 2 * n + 1)) {
+            js->laid_for.at[0] = (uint32_t)bodies;
+            memcpy(js->laid_for.at + 1, js->ends.at, 2 * n * sizeof *js->laid_for.at);
+        }
     } else {
         memset(js->color_start, 0, sizeof js->color_start);
         for (size_t i = 0; i < n; i++)
@@ -753,13 +764,12 @@ void sim_joints_prepare(sim_world *w, float h)
     bool is3 = w->cfg.dim == 3;
     js->active.v.len = 0;
     js->rows.len = 0;
-    memset(js->color_start, 0, sizeof js->color_start);
-    if (js->live == 0)
-        return;
     size_t n = js->items.v.len;
-    if (!mk_vec_reserve(&js->active.v, n) || !mk_vec_reserve(&js->rows, n) ||
-        !mk_vec_reserve(&js->ends.v, 2 * n))
-        return; /* out of memory: no joint holds this step */
+    if (js->live == 0 || !mk_vec_reserve(&js->active.v, n) || !mk_vec_reserve(&js->rows, n) ||
+        !mk_vec_reserve(&js->ends.v, 2 * n)) {
+        memset(js->color_start, 0, sizeof js->color_start);
+        return; /* no joints, or out of memory: no joint holds this step */
+    }
     const uint32_t *index = w->solver.index.at;
     for (size_t i = 0; i < n; i++) {
         const sim_joint *j = &js->items.at[i];
