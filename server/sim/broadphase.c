@@ -18,6 +18,7 @@
  * each awake body's fat box is looked up in, so a level of many static pieces is never sorted
  * or swept again, as Box2D keeps a static tree apart from its moving one. */
 #include <math.h>
+#include <string.h>
 #if defined(__SSE2__)
 #include <emmintrin.h>
 #endif
@@ -27,32 +28,62 @@
 #include "dim.h"
 #include "pool.h"
 
-/* Refreshes the tight bounds of every moving body (the shape grown by half the speculative
+/* Bodies a block of the workers' passes over the moving bodies, the sorted edges and the
+ * pairs. */
+#define SIM_BROAD_GRAIN 512
+
+typedef struct bounds_job {
+    sim_world *w;
+    float dt, g;
+} bounds_job;
+
+/* Movers [begin, end): refreshes the tight bounds (the shape grown by half the speculative
  * distance and by what it can move this step: dt s, gravity g m/s^2) and moves the fat bounds
- * of those whose tight ones left them, noting them in the move buffer; true when a fat box
- * moved. */
-static bool refresh_bounds(sim_world *w, float dt, float g)
+ * of those whose tight ones left them, marking them (moved_mark) for refresh_bounds. */
+static void bounds_range(void *ctx, size_t begin, size_t end)
 {
+    const bounds_job *job = ctx;
+    sim_world *w = job->w;
     daabb *bounds = dim_of(w)->bounds.at, *tight = dim_of(w)->tight.at;
     const col_aabb3 *shape_box = w->broad.shape_box.at;
     const uint32_t *movers = w->broad.movers.at;
-    bool moved = false;
-    for (size_t i = 0; i < w->broad.movers.v.len; i++) {
+    uint8_t *mark = w->broad.moved_mark.at;
+    for (size_t i = begin; i < end; i++) {
         uint32_t s = movers[i];
         if (w->slots.bodies.at[s].sleeping) /* it does not move: its bounds stand */
             continue;
         daabb box = dim_aabb_of3(shape_box[s]); /* as the last step left it (region.c) */
-        float grow = 0.5f * SIM_SPECULATIVE + (dv_len(dim_part(w, s)->vel) + g * dt) * dt;
+        float grow = 0.5f * SIM_SPECULATIVE + (dv_len(dim_part(w, s)->vel) + job->g * job->dt) * job->dt;
         box.half = dv_add(box.half, dim_splat(grow));
         tight[s] = box;
         if (!dim_aabb_contains(&bounds[s], &box)) {
             box.half = dv_add(box.half, dim_splat(SIM_FAT_MARGIN));
             bounds[s] = box;
-            w->broad.fat_half_max = mk_maxf(w->broad.fat_half_max, box.half.x);
-            moved = true;
-            if (!MK_VEC_PUSH(&w->broad.moved, s))
-                w->broad.pairs_dirty = true; /* out of memory: the list is made anew */
+            mark[s] = 1;
         }
+    }
+}
+
+/* Refreshes the bounds of every moving body, on the workers when the step woke them, and
+ * notes those whose fat box moved in the move buffer, in the movers' order; true when a fat
+ * box moved. */
+static bool refresh_bounds(sim_world *w, float dt, float g)
+{
+    bounds_job job = {w, dt, g};
+    sim_pool_for(w->pool, w->broad.movers.v.len, SIM_BROAD_GRAIN, bounds_range, &job);
+    const daabb *bounds = dim_of(w)->bounds.at;
+    const uint32_t *movers = w->broad.movers.at;
+    uint8_t *mark = w->broad.moved_mark.at;
+    bool moved = false;
+    for (size_t i = 0; i < w->broad.movers.v.len; i++) {
+        uint32_t s = movers[i];
+        if (!mark[s])
+            continue;
+        mark[s] = 0;
+        w->broad.fat_half_max = mk_maxf(w->broad.fat_half_max, bounds[s].half.x);
+        moved = true;
+        if (!MK_VEC_PUSH(&w->broad.moved, s))
+            w->broad.pairs_dirty = true; /* out of memory: the list is made anew */
     }
     return moved;
 }
@@ -132,7 +163,7 @@ static bool fat_overlap(const daabb *a, const daabb *b)
 /* Whether a listed pair's bodies still overlap as the list's makers found them: a static body
  * by its shape's bounds in the statics' tree (sim_static_pairs), two moving ones by the sweep's
  * edges. */
-static bool still_overlap(sim_world *w, uint32_t a, uint32_t b)
+static bool still_overlap(const sim_world *w, uint32_t a, uint32_t b)
 {
     const sim_body *bodies = w->slots.bodies.at;
     if (bodies[a].kind == SIM_STATIC || bodies[b].kind == SIM_STATIC) {
@@ -140,7 +171,7 @@ static bool still_overlap(sim_world *w, uint32_t a, uint32_t b)
         col_aabb3 fat = sim_fat_box(w, other);
         return sim_aabb3_overlap(&w->broad.shape_box.at[st], &fat);
     }
-    const daabb *bounds = dim_of(w)->bounds.at;
+    const daabb *bounds = DIM_PICK(w->d2, w->d3).bounds.at;
     return fat_overlap(&bounds[a], &bounds[b]);
 }
 
@@ -179,6 +210,53 @@ static bool add_pair(sim_world *w, uint32_t a, uint32_t b, bool *sleeper)
     }
     *sleeper |= w->slots.bodies.at[a].sleeping || w->slots.bodies.at[b].sleeping;
     return true;
+}
+
+static void parted_range(void *ctx, size_t begin, size_t end)
+{
+    const sim_world *w = ctx;
+    const sim_pair *p = w->broad.pairs.at;
+    const uint8_t *mark = w->broad.moved_mark.at;
+    uint8_t *parted = w->broad.parted.at;
+    for (size_t i = begin; i < end; i++)
+        parted[i] = (mark[p[i].a] | mark[p[i].b]) && !still_overlap(w, p[i].a, p[i].b);
+}
+
+/* Drops the listed pairs of the marked (moved) bodies whose boxes no longer overlap: found on
+ * the workers when the step woke them, then taken out of the list and the set in the list's
+ * order; the other pairs keep their order and those before the first dropped their places. */
+static void drop_parted(sim_world *w)
+{
+    sim_broadphase *bp = &w->broad;
+    size_t n = bp->pairs.v.len;
+    if (!mk_vec_resize(&bp->parted.v, n)) { /* out of memory: one by one, here */
+        const uint8_t *mark = bp->moved_mark.at;
+        sim_pair *p = bp->pairs.at;
+        size_t kept = 0;
+        for (size_t i = 0; i < n; i++) {
+            if ((mark[p[i].a] | mark[p[i].b]) && !still_overlap(w, p[i].a, p[i].b))
+                sim_pair_set_remove(bp, p[i].a, p[i].b);
+            else
+                p[kept++] = p[i];
+        }
+        bp->pairs.v.len = kept;
+        return;
+    }
+    sim_pool_for(w->pool, n, SIM_BROAD_GRAIN, parted_range, w);
+    const uint8_t *parted = bp->parted.at;
+    sim_pair *p = bp->pairs.at;
+    size_t kept = 0, i = 0;
+    while (i < n) {
+        size_t run = i; /* a run of kept pairs moves down as one */
+        while (run < n && !parted[run])
+            run++;
+        if (kept != i)
+            memmove(p + kept, p + i, (run - i) * sizeof *p);
+        kept += run - i;
+        for (i = run; i < n && parted[i]; i++)
+            sim_pair_set_remove(bp, p[i].a, p[i].b);
+    }
+    bp->pairs.v.len = kept;
 }
 
 /* Where a moved body's pairs go (pairs_of_moved): `emit` takes each pair of slots it finds
@@ -396,18 +474,8 @@ static void update_pairs(sim_world *w, float *const lo[], float *const hi[], siz
         }
     }
     bool ok = (bp->pair_set_fresh || refill_set(w)) && sim_statics_refresh(w);
-    sim_pair *p = bp->pairs.at;
-    size_t kept = 0;
-    for (size_t i = 0; i < bp->pairs.v.len; i++) {
-        if ((mark[p[i].a] | mark[p[i].b]) && !still_overlap(w, p[i].a, p[i].b)) {
-            sim_pair_set_remove(bp, p[i].a, p[i].b);
-            continue;
-        }
-        if (kept != i) /* the pairs before the first that left stay where they are */
-            p[kept] = p[i];
-        kept++;
-    }
-    bp->pairs.v.len = kept;
+    if (ok)
+        drop_parted(w);
     bool sleeper = false;
     ok = ok && add_pairs_of_moved(w, lo, hi, n, moved, n_moved, &sleeper);
     for (size_t i = 0; i < n_moved; i++)
@@ -476,6 +544,20 @@ static void make_pairs(sim_world *w, float *const lo[], float *const hi[], size_
     carry_hints(w);
 }
 
+typedef struct edges_job {
+    const daabb *bounds;
+    const uint32_t *order;
+    float **lo, **hi;
+} edges_job;
+
+/* The sorted bodies [begin, end)'s edges into the sweep's arrays. */
+static void edges_range(void *ctx, size_t begin, size_t end)
+{
+    const edges_job *job = ctx;
+    for (size_t i = begin; i < end; i++)
+        dim_aabb_edges(&job->bounds[job->order[i]], job->lo, job->hi, i);
+}
+
 void DIM_NAME(sim_broadphase)(sim_world *w, float dt, float g)
 {
     bool moved = refresh_bounds(w, dt, g);
@@ -506,8 +588,8 @@ void DIM_NAME(sim_broadphase)(sim_world *w, float dt, float g)
         for (size_t i = n; i < stride; i++)
             lo[k][i] = hi[k][i] = INFINITY; /* past the end: no box reaches it on x */
     }
-    for (size_t i = 0; i < n; i++)
-        dim_aabb_edges(&bounds[order[i]], lo, hi, i);
+    edges_job job = {bounds, order, lo, hi};
+    sim_pool_for(w->pool, n, SIM_BROAD_GRAIN, edges_range, &job);
     if (w->broad.pairs_dirty) {
         w->broad.pairs_dirty = false;
         w->broad.moved.v.len = 0; /* every body is looked up */

@@ -67,6 +67,7 @@ typedef struct sim_broadphase {
     MK_VEC(sim_slot_pair) found;
     MK_VEC(uint32_t) found_count;
     uint32_t found_room; /* pairs a moved body may find, on average over its block; 0: unset */
+    MK_VEC(uint8_t) parted; /* per listed pair: its moved bodies' boxes parted (update_pairs) */
     MK_VEC(uint64_t) pair_set;  /* the pairs' keys, for "is it listed" (pair_set.c) */
     size_t pair_set_count;      /* keys in pair_set */
     bool pair_set_fresh;        /* pair_set holds exactly the keys of `pairs` */
