@@ -156,22 +156,40 @@ bool sim_query_box(sim_world *w, const col_aabb3 *box, bool with_statics)
     return true;
 }
 
-void sim_bounds_after_step(sim_world *w)
+#define SIM_BOUNDS_GRAIN 512 /* movers a block of the workers' pass */
+
+/* Movers [begin, end): takes the shape bounds of each awake one and marks (moved_mark) those
+ * whose fat box no longer holds them. */
+static void after_step_range(void *ctx, size_t begin, size_t end)
 {
+    sim_world *w = ctx;
     col_aabb3 *shape_box = w->broad.shape_box.at;
     const uint32_t *movers = w->broad.movers.at;
-    for (size_t i = 0; i < w->broad.movers.v.len; i++) {
+    uint8_t *mark = w->broad.moved_mark.at;
+    for (size_t i = begin; i < end; i++) {
         uint32_t s = movers[i];
         if (w->slots.bodies.at[s].sleeping)
             continue; /* it has not moved since its bounds were taken */
         col_aabb3 box = sim_shape_bounds_now(w, s);
         shape_box[s] = box;
         col_aabb3 fat = sim_fat_box(w, s);
-        if (sim_aabb3_contains(&fat, &box))
+        mark[s] = !sim_aabb3_contains(&fat, &box);
+    }
+}
+
+void sim_bounds_after_step(sim_world *w)
+{
+    sim_pool_for(w->pool, w->broad.movers.v.len, SIM_BOUNDS_GRAIN, after_step_range, w);
+    const uint32_t *movers = w->broad.movers.at;
+    uint8_t *mark = w->broad.moved_mark.at;
+    for (size_t i = 0; i < w->broad.movers.v.len; i++) {
+        uint32_t s = movers[i];
+        if (!mark[s])
             continue;
+        mark[s] = 0;
         /* The solver sped it past what the broadphase allowed for: its fat box follows, and
          * its pairs are looked up again at the next step (the move buffer). */
-        sim_set_fat_box(w, s, box, SIM_FAT_MARGIN);
+        sim_set_fat_box(w, s, w->broad.shape_box.at[s], SIM_FAT_MARGIN);
         w->broad.order_unsorted = true;
         if (!MK_VEC_PUSH(&w->broad.moved, s))
             w->broad.pairs_dirty = true; /* out of memory: the list is made anew */

@@ -347,8 +347,6 @@ void DIM_NAME(sim_world_step)(sim_world *w)
     sim_store_impulses3(w, NULL, dim_of(w)->constraints.v.len); /* 2D: the solver's own */
 #endif
     finish_bodies(w, cfg->dt, parallel);
-    if (parallel)
-        sim_pool_end(w->pool);
     push_out_characters(w, up);
 
     /* A character that stood on the ground and runs down a slope would leave it: its run
@@ -379,5 +377,7 @@ void DIM_NAME(sim_world_step)(sim_world *w)
             i++;
     }
     sim_bounds_after_step(w);
+    if (parallel)
+        sim_pool_end(w->pool);
     w->tick++;
 }
