@@ -362,7 +362,7 @@ void DIM_NAME(sim_world_step)(sim_world *w)
      * down in hops, unable to jump between them. One that did not jump is kept on walkable
      * ground within the drop its run can make on its steepest slope (and a few centimetres
      * for steps). */
-    for (size_t i = 0; i < w->broad.order.v.len; i++) {
+    for (size_t i = 0; w->slots.characters > 0 && i < w->broad.order.v.len; i++) {
         sim_body *b = &bodies[order[i]];
         const dpart *p = dim_part(w, order[i]);
         if (b->kind != SIM_CHARACTER || b->sleeping || !b->was_grounded || b->grounded ||
