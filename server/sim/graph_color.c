@@ -32,13 +32,49 @@ bool sim_graph_color(sim_world *w, const uint32_t *ends, size_t n, size_t bodies
                      uint32_t start[SIM_WIDE_COLORS + 1])
 {
     sim_color_out out = {&w->solver.wide_bits.v, &w->solver.wide_order.v,
-                         &w->solver.wide_overflow.v, &w->solver.wide_colors.v};
-    return sim_color_into(w->pool, out, ends, n, bodies, start);
+                         &w->solver.wide_overflow.v, &w->solver.wide_colors.v,
+                         &w->solver.wide_made_from.v};
+    return sim_color_into(w->pool, out, ends, n, bodies, start, NULL);
+}
+
+/* Whether the colors in `out` were made from these ends and this count of bodies; their
+ * starts into `start` when they were. */
+static bool made_from(const mk_vec *from, const uint32_t *ends, size_t n, size_t bodies,
+                      uint32_t start[SIM_WIDE_COLORS + 1])
+{
+    const uint32_t *f = from->data;
+    if (from->len != 1 + 2 * n + SIM_WIDE_COLORS + 1 || f[0] != bodies ||
+        (n > 0 && memcmp(f + 1, ends, 2 * n * sizeof *ends) != 0))
+        return false;
+    memcpy(start, f + 1 + 2 * n, (SIM_WIDE_COLORS + 1) * sizeof *start);
+    return true;
+}
+
+/* Notes what the colors were made from (made_from); out of memory, nothing, and the next
+ * step colors anew. */
+static void note_made_from(mk_vec *from, const uint32_t *ends, size_t n, size_t bodies,
+                           const uint32_t start[SIM_WIDE_COLORS + 1])
+{
+    if (!mk_vec_resize(from, 1 + 2 * n + SIM_WIDE_COLORS + 1)) {
+        from->len = 0;
+        return;
+    }
+    uint32_t *f = from->data;
+    f[0] = (uint32_t)bodies;
+    if (n > 0)
+        memcpy(f + 1, ends, 2 * n * sizeof *ends);
+    memcpy(f + 1 + 2 * n, start, (SIM_WIDE_COLORS + 1) * sizeof *start);
 }
 
 bool sim_color_into(sim_pool *pool, sim_color_out out, const uint32_t *ends, size_t n,
-                    size_t bodies, uint32_t start[SIM_WIDE_COLORS + 1])
+                    size_t bodies, uint32_t start[SIM_WIDE_COLORS + 1], bool *kept)
 {
+    bool same = made_from(out.made_from, ends, n, bodies, start);
+    if (kept)
+        *kept = same;
+    if (same)
+        return true;
+    out.made_from->len = 0;
     size_t words = (bodies + 63) / 64;
     if (!mk_vec_reserve(out.bits, SIM_WIDE_COLORS * words) || !mk_vec_reserve(out.order, n) ||
         !mk_vec_reserve(out.overflow, n) || !mk_vec_reserve(out.colors, n))
@@ -90,6 +126,7 @@ bool sim_color_into(sim_pool *pool, sim_color_out out, const uint32_t *ends, siz
         if (color[i] < SIM_WIDE_COLORS)
             order[fill[color[i] * SIM_WIDE_PARTS + body_part(ends, i, span)]++] = (uint32_t)i;
     out.order->len = at;
+    note_made_from(out.made_from, ends, n, bodies, start);
     return true;
 }
 

@@ -722,31 +722,24 @@ static sim_joint_ctx ctx_of(sim_world *w, float h, int pass)
 }
 
 /* Lays the rows out by color: rank[k] is the joint (in `active`) of row k, the colored ones by
- * color and then those with no color, and row_of its inverse. The layout is a function of the
- * rows' ends and the solver bodies' count alone, so a step with the same ones as the last
- * keeps it (a grid of 20,000 joints awake is colored once, not every step). Out of memory for
- * the colors, no row has one (they run in order, one by one). */
+ * color and then those with no color, and row_of its inverse; kept from the last step when its
+ * colors are (sim_color_into). Out of memory for the colors, no row has one (they run in
+ * order, one by one). */
 static bool rank_rows(sim_world *w, size_t n, size_t bodies)
 {
     sim_joints *js = &w->joints;
     if (!mk_vec_reserve(&js->rank.v, n) || !mk_vec_reserve(&js->row_of.v, n))
         return false;
-    uint32_t *laid = js->laid_for.at;
-    if (js->laid_for.v.len == 2 * n + 1 && laid[0] == bodies && js->rank.v.len == n &&
-        memcmp(laid + 1, js->ends.at, 2 * n * sizeof *laid) == 0)
-        return true;
     sim_color_out out = {&js->color_bits.v, &js->color_order.v, &js->color_overflow.v,
-                         &js->colors.v};
-    js->laid_for.v.len = 0;
-    if (sim_color_into(w->pool, out, js->ends.at, n, bodies, js->color_start)) {
+                         &js->colors.v, &js->made_from.v};
+    bool kept;
+    if (sim_color_into(w->pool, out, js->ends.at, n, bodies, js->color_start, &kept)) {
+        if (kept && js->rank.v.len == n)
+            return true; /* the last step's rows */
         size_t colored = js->color_start[SIM_WIDE_COLORS];
         memcpy(js->rank.at, js->color_order.at, colored * sizeof *js->rank.at);
         memcpy(js->rank.at + colored, js->color_overflow.at,
                js->color_overflow.v.len * sizeof *js->rank.at);
-        if (mk_vec_resize(&js->laid_for.v, 2 * n + 1)) {
-            js->laid_for.at[0] = (uint32_t)bodies;
-            memcpy(js->laid_for.at + 1, js->ends.at, 2 * n * sizeof *js->laid_for.at);
-        }
     } else {
         memset(js->color_start, 0, sizeof js->color_start);
         for (size_t i = 0; i < n; i++)

@@ -57,10 +57,9 @@ typedef struct sim_joints {
     MK_VEC(uint32_t) color_order, color_overflow;
     MK_VEC(uint8_t) colors;
     uint32_t color_start[SIM_WIDE_COLORS + 1];
-    /* The solver bodies' count and the ends the rows were last laid out for (rank_rows): a
-     * step whose joints have the same ends keeps the layout, as Box2D keeps its joints in
-     * their colors from step to step. Not in the image: a restored world lays them out anew. */
-    MK_VEC(uint32_t) laid_for;
+    /* What the colors were made from (sim_color_out): a step whose joints have the same ends
+     * keeps their colors and rows. Not in the image: a restored world colors them anew. */
+    MK_VEC(uint32_t) made_from;
 } sim_joints;
 
 /* Whether the bodies of slots sa and sb may collide: not when a joint without `collide` holds

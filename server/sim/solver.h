@@ -85,6 +85,7 @@ typedef struct sim_solver {
     MK_VEC(uint32_t) wide_overflow; /* constraints with no color */
     MK_VEC(uint8_t) wide_colors;    /* each constraint's color */
     MK_VEC(uint32_t) wide_ends;     /* each constraint's two movable bodies, or 0 */
+    MK_VEC(uint32_t) wide_made_from; /* what the colors were made from (sim_color_out) */
     uint32_t wide_color_groups[SIM_WIDE_COLORS + 1]; /* the first group of each color, and
                                                        * the end */
     /* The narrowphase's per-pair results and the constraints it fills when it runs on the
@@ -111,12 +112,16 @@ bool sim_graph_color(sim_world *w, const uint32_t *ends, size_t n, size_t bodies
                      uint32_t start[SIM_WIDE_COLORS + 1]);
 /* The same into arrays of the caller's (the joints' own coloring): a bitset of bodies per
  * color (uint64_t), the colored ones by color and those with no color (uint32_t), each one's
- * color (uint8_t). */
+ * color (uint8_t), and what they were last made from (uint32_t: the bodies' count, the ends
+ * and the colors' starts). The coloring is a function of the ends and the bodies' count
+ * alone, so a step whose are the last one's keeps it (*kept, when not NULL, says so), as
+ * Box2D keeps its constraint graph's colors from step to step: a resting pile or a grid of
+ * joints is colored once, not every step. */
 typedef struct sim_color_out {
-    mk_vec *bits, *order, *overflow, *colors;
+    mk_vec *bits, *order, *overflow, *colors, *made_from;
 } sim_color_out;
 bool sim_color_into(sim_pool *pool, sim_color_out out, const uint32_t *ends, size_t n,
-                    size_t bodies, uint32_t start[SIM_WIDE_COLORS + 1]);
+                    size_t bodies, uint32_t start[SIM_WIDE_COLORS + 1], bool *kept);
 /* Runs fn over items [first[k], first[k + 1]) of each color k in turn, the items of one color
  * on every worker in blocks of at least `grain` (sim_wide_for_colors with the caller's
  * colors). */

@@ -54,6 +54,7 @@ size_t sim_world_vecs(sim_world *w, world_vec out[WORLD_VECS])
         V(solver.finish_later, rebuilt),
         V(solver.wide_bits, 0), V(solver.wide_order, 0), V(solver.wide_overflow, 0),
         V(solver.wide_colors, 0), V(solver.wide_ends, 0),
+        V(solver.wide_made_from, rebuilt),
         {&w->solver.narrow, w->cfg.dim == 3 ? sim_narrow_item_size3() : sim_narrow_item_size2(), 0},
         {&w->solver.narrow_fills,
          w->cfg.dim == 3 ? sim_narrow_fill_size3() : sim_narrow_fill_size2(), 0},
@@ -80,7 +81,7 @@ size_t sim_world_vecs(sim_world *w, world_vec out[WORLD_VECS])
          scratch},
         V(joints.rank, scratch), V(joints.row_of, scratch), V(joints.color_bits, scratch),
         V(joints.color_order, scratch), V(joints.color_overflow, scratch),
-        V(joints.colors, scratch), V(joints.laid_for, rebuilt),
+        V(joints.colors, scratch), V(joints.made_from, rebuilt),
     };
 #undef V
 #undef OPAQUE
