@@ -334,13 +334,16 @@ void sim_wide_solve_range2(void *arg, size_t begin, size_t end)
     }
 }
 
-void sim_wide_unpack2(sim_world *w)
+/* Groups [begin, end): their impulses back into their constraints' cache entries, or with
+ * restitution into the constraints (each constraint's own: the groups run on the workers). */
+static void unpack_range(void *ctx, size_t begin, size_t end)
 {
+    sim_world *w = ctx;
     sim_constraint *cs = w->d2.constraints.at;
     const sim_wide_group *groups = w->d2.wide_groups.at;
     const sim_wide_cold *cold = w->d2.wide_cold.at;
     bool bounce = w->solver.bounce;
-    for (size_t i = 0; i < w->d2.wide_groups.v.len; i++) {
+    for (size_t i = begin; i < end; i++) {
         const sim_wide_group *g = &groups[i];
         const uint32_t *ci = cold[i].constraint;
         for (int p = 0; p < 2; p++) {
@@ -365,4 +368,9 @@ void sim_wide_unpack2(sim_world *w)
             }
         }
     }
+}
+
+void sim_wide_unpack2(sim_world *w)
+{
+    sim_pool_for(w->pool, w->d2.wide_groups.v.len, SIM_WIDE_GRAIN, unpack_range, w);
 }
