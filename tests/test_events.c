@@ -499,11 +499,24 @@ START_TEST(events_are_the_same_with_1_2_and_4_workers)
 }
 END_TEST
 
+/* A world that keeps events and ends 20 m from the origin (bodies past it are removed). */
+static sim_world *paddles_world(int dim, int workers)
+{
+    sim_config c = sim_config_default();
+    c.dim = dim;
+    c.events = true;
+    c.workers = workers;
+    c.bounds = 20.0f;
+    sim_world *w = sim_world_new(&c);
+    ev_ground(w);
+    return w;
+}
+
 /* The busy world with kinematic paddles sliding up and down above the pile, two of them
  * before its boxes' slots and two after, and a fast small box fired at them every fifth step
  * (40 m/s: 0.67 m a step against paddles 0.2 m thick, so each is swept, and a sweep stops at
  * a paddle where the paddles before it in the step's order have moved and those after it not
- * yet). Returns the paddles' hits. */
+ * yet); the shots that miss leave the world and are removed. Returns the paddles' hits. */
 static size_t paddles_steps(sim_world *w, int steps, ev_log *log)
 {
     sim_id paddle[4];
@@ -526,12 +539,16 @@ static size_t paddles_steps(sim_world *w, int steps, ev_log *log)
                 sim_body_set_velocity2(w, paddle[k], mk_v2(0.0f, v));
         }
         if (t % 5 == 0) {
-            sim_id shot = ev_box(w, SIM_DYNAMIC, -2.0f, 13.0f + 0.01f * (float)(t % 300), 0.05f,
-                                 0.05f, NULL, false);
-            if (sim_world_dim(w) == 3)
-                sim_body_set_velocity3(w, shot, mk_v3(40.0f, 2.0f, 0.0f));
-            else
-                sim_body_set_velocity2(w, shot, mk_v2(40.0f, 2.0f));
+            /* Every fourth step of them, two over the paddles' reach (their tops stay below
+             * y = 20), which leave the world in the same step. */
+            for (int k = 0; k < (t % 20 == 0 ? 2 : 1); k++) {
+                float y = t % 20 == 0 ? 22.0f + (float)k : 13.0f + 0.01f * (float)(t % 300);
+                sim_id shot = ev_box(w, SIM_DYNAMIC, -2.0f, y, 0.05f, 0.05f, NULL, false);
+                if (sim_world_dim(w) == 3)
+                    sim_body_set_velocity3(w, shot, mk_v3(40.0f, 2.0f, 0.0f));
+                else
+                    sim_body_set_velocity2(w, shot, mk_v2(40.0f, 2.0f));
+            }
         }
         ev_steps(w, 1, log);
     }
@@ -541,29 +558,32 @@ static size_t paddles_steps(sim_world *w, int steps, ev_log *log)
     return hits;
 }
 
-START_TEST(sweeps_at_kinematic_bodies_are_the_same_with_1_2_and_4_workers)
+START_TEST(sweeps_at_kinematic_bodies_and_removals_are_the_same_with_1_2_4_workers)
 {
     for (int dim = 2; dim <= 3; dim++) {
         ev_log one = {0};
-        sim_world *w = ev_world(dim, 1);
-        ev_ground(w);
+        sim_world *w = paddles_world(dim, 1);
         size_t hits = paddles_steps(w, 200, &one);
         uint64_t hash = sim_world_hash(w);
+        /* The ground, 4 paddles, 300 boxes and 50 shots, less those that left the world. */
+        size_t left = 1 + 4 + 300 + 50 - sim_world_body_count(w);
         sim_world_free(w);
-        /* 40 shots, most of them at some paddle (they span 3 m of height, the shots 0.4 m
-         * about y = 14.5): the paddles' sweeps are on the path. */
+        /* 50 shots, 30 of them at the paddles' height: the paddles' sweeps are on the path;
+         * and the 20 over them fly out of the world, two at a time, and are removed. */
         ck_assert_uint_ge(hits, 10);
+        ck_assert_uint_ge(left, 20);
         for (int workers = 2; workers <= 4; workers += 2) {
             ev_log many = {0};
-            w = ev_world(dim, workers);
-            ev_ground(w);
+            w = paddles_world(dim, workers);
             ck_assert_uint_eq(paddles_steps(w, 200, &many), hits);
+            ck_assert_uint_eq(1 + 4 + 300 + 50 - sim_world_body_count(w), left);
             ev_expect_same(&one, &many, "workers");
             ck_assert_uint_eq(sim_world_hash(w), hash);
             sim_world_free(w);
             free(many.at);
         }
-        printf("%dD: %zu hits at the paddles, the same with 1, 2 and 4 workers\n", dim, hits);
+        printf("%dD: %zu hits at the paddles, %zu shots out of the world, the same with 1, 2 and "
+               "4 workers\n", dim, hits, left);
         free(one.at);
     }
 }
@@ -640,7 +660,7 @@ static Suite *events_suite(void)
                a_body_removed_while_touching_ends_its_contacts_and_overlaps,
                pending_events_and_filters_are_in_the_hash);
     MINK_TCASE(s, "determinism", 300, events_are_the_same_with_1_2_and_4_workers,
-               sweeps_at_kinematic_bodies_are_the_same_with_1_2_and_4_workers,
+               sweeps_at_kinematic_bodies_and_removals_are_the_same_with_1_2_4_workers,
                events_are_the_same_after_an_image_round_trip);
     return s;
 }

@@ -78,8 +78,9 @@ typedef struct sim_solver {
     MK_VEC(uint32_t) index;   /* per slot: its solver body, 0 for static and sleeping ones */
     bool bounce;              /* 2D: a constraint of the step has restitution */
     MK_VEC(sim_pair) push_pairs; /* characters against fixed bodies and each other */
-    MK_VEC(uint8_t) finish_later; /* per solver body: finished in order after the workers
-                                   * (step.c, finish_bodies) */
+    /* Flags of the step's passes on the workers (step.c): per solver body, finished in order
+     * after them (finish_bodies); per body of the order, it left the world (remove_the_gone). */
+    MK_VEC(uint8_t) step_flags;
     MK_VEC(uint64_t) wide_bits;     /* a bitset of bodies per color (graph_color.c) */
     MK_VEC(uint32_t) wide_order;    /* constraints by color */
     MK_VEC(uint32_t) wide_overflow; /* constraints with no color */

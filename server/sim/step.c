@@ -7,6 +7,7 @@
  * sliding and walk at their running speed; against dynamic bodies they take part in the solver and
  * push them. */
 #include <math.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 
 #include "body_rules.h"
@@ -304,7 +305,7 @@ static void finish_bodies(sim_world *w, float dt, bool parallel)
     size_t n = dim_of(w)->solver_bodies.v.len;
     if (n <= 1)
         return;
-    mk_vec *later = &w->solver.finish_later.v;
+    mk_vec *later = &w->solver.step_flags.v;
     if (parallel && sim_pool_workers(w->pool) > 1 && mk_vec_resize(later, n)) {
         finish_job job = {w, dt, later->data};
         sim_pool_for(w->pool, n - 1, SIM_FINISH_GRAIN, finish_range, &job);
@@ -317,31 +318,94 @@ static void finish_bodies(sim_world *w, float dt, bool parallel)
         finish_body(w, i, dt, true);
 }
 
+#define SIM_STEP_GRAIN 512 /* bodies a block of the workers' passes over the moving bodies */
+
+typedef struct controls_job {
+    sim_world *w;
+    dvec up;
+    atomic_bool kinematic; /* some mover is kinematic */
+} controls_job;
+
+/* Movers [begin, end): their controls, their speed limit and their ground flags. */
+static void controls_range(void *ctx, size_t begin, size_t end)
+{
+    controls_job *job = ctx;
+    sim_world *w = job->w;
+    const uint32_t *movers = w->broad.movers.at;
+    bool kinematic = false;
+    for (size_t i = begin; i < end; i++) {
+        sim_body *b = &w->slots.bodies.at[movers[i]];
+        kinematic |= b->kind == SIM_KINEMATIC;
+        if (b->sleeping || b->kind == SIM_STATIC)
+            continue;
+        dpart *p = dim_part(w, movers[i]);
+        apply_controls(w, b, p, job->up);
+        p->vel = clamp_len(p->vel, SIM_MAX_SPEED);
+        b->was_grounded = b->grounded;
+        b->grounded = false;
+    }
+    if (kinematic)
+        atomic_store_explicit(&job->kinematic, true, memory_order_relaxed);
+}
+
+typedef struct gone_job {
+    sim_world *w;
+    uint8_t *gone; /* per body of the order: it left the world */
+} gone_job;
+
+static void gone_range(void *ctx, size_t begin, size_t end)
+{
+    const gone_job *job = ctx;
+    const sim_world *w = job->w;
+    const uint32_t *order = w->broad.order.at;
+    for (size_t i = begin; i < end; i++)
+        job->gone[i] = w->slots.bodies.at[order[i]].kind != SIM_STATIC &&
+                       !dim_within(dim_part(w, order[i])->pos, w->cfg.bounds);
+}
+
+/* Removes each body that left the world (it would fall forever), in the order's order: found
+ * on the workers when the step woke them. */
+static void remove_the_gone(sim_world *w, bool parallel)
+{
+    size_t n = w->broad.order.v.len;
+    mk_vec *gone = &w->solver.step_flags.v;
+    if (!parallel || sim_pool_workers(w->pool) < 2 || !mk_vec_resize(gone, n)) {
+        for (size_t i = 0; i < w->broad.order.v.len;) {
+            const sim_body *b = &w->slots.bodies.at[w->broad.order.at[i]];
+            /* A successful remove compacts `order`: index i then holds the next body. */
+            if (!(b->kind != SIM_STATIC &&
+                  !dim_within(dim_part(w, w->broad.order.at[i])->pos, w->cfg.bounds) &&
+                  sim_remove(w, b->id)))
+                i++;
+        }
+        return;
+    }
+    gone_job job = {w, gone->data};
+    sim_pool_for(w->pool, n, SIM_STEP_GRAIN, gone_range, &job);
+    /* A remove compacts the order, keeping it: the body flagged at i is then at i less the
+     * bodies removed before it. */
+    size_t removed = 0;
+    for (size_t i = 0; i < n; i++)
+        if (job.gone[i] && sim_remove(w, w->slots.bodies.at[w->broad.order.at[i - removed]].id))
+            removed++;
+}
+
 void DIM_NAME(sim_world_step)(sim_world *w)
 {
     const sim_config *cfg = &w->cfg;
     dvec up = DIM_NAME(chr_up)(dim_gravity(w));
     float g = dv_len(dim_gravity(w));
     sim_body *bodies = w->slots.bodies.at;
-    const uint32_t *order = w->broad.order.at, *movers = w->broad.movers.at;
+    const uint32_t *order = w->broad.order.at;
     /* The workers spin for the step's parallel parts; a small world's parts are shorter than
      * waking them, and run on this thread alone (with the same results). */
     bool parallel = w->broad.movers.v.len >= SIM_POOL_MIN_MOVERS;
     if (parallel)
         sim_pool_begin(w->pool);
 
-    w->broad.kinematic_movers = false;
-    for (size_t i = 0; i < w->broad.movers.v.len; i++) {
-        sim_body *b = &bodies[movers[i]];
-        w->broad.kinematic_movers |= b->kind == SIM_KINEMATIC;
-        if (b->sleeping || b->kind == SIM_STATIC)
-            continue;
-        dpart *p = dim_part(w, movers[i]);
-        apply_controls(w, b, p, up);
-        p->vel = clamp_len(p->vel, SIM_MAX_SPEED);
-        b->was_grounded = b->grounded;
-        b->grounded = false;
-    }
+    controls_job controls = {w, up, false};
+    sim_pool_for(w->pool, w->broad.movers.v.len, SIM_STEP_GRAIN, controls_range, &controls);
+    w->broad.kinematic_movers = atomic_load_explicit(&controls.kinematic, memory_order_relaxed);
 
     DIM_NAME(sim_broadphase)(w, cfg->dt, g);
     DIM_NAME(sim_wake_touched)(w);
@@ -376,14 +440,7 @@ void DIM_NAME(sim_world_step)(sim_world *w)
     if (cfg->sleep)
         sim_sleep_islands(w, cfg->dt);
 
-    /* A body that left the world is removed: it would fall forever. */
-    for (size_t i = 0; i < w->broad.order.v.len;) {
-        sim_body *b = &bodies[order[i]];
-        /* A successful remove compacts `order`: index i then holds the next body. */
-        if (!(b->kind != SIM_STATIC && !dim_within(dim_part(w, order[i])->pos, cfg->bounds) &&
-              sim_remove(w, b->id)))
-            i++;
-    }
+    remove_the_gone(w, parallel);
     sim_bounds_after_step(w);
     if (parallel)
         sim_pool_end(w->pool);
