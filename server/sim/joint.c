@@ -751,6 +751,22 @@ static bool rank_rows(sim_world *w, size_t n, size_t bodies)
     return true;
 }
 
+/* Whether joint j is solved this step: it is in the world and one of its bodies is awake. */
+static bool joint_solved(const sim_world *w, const sim_joint *j)
+{
+    const uint32_t *index = w->solver.index.at;
+    return j->id != 0 &&
+           (index[j->slot_a] != 0 || (j->slot_b != SIM_NO_SLOT && index[j->slot_b] != 0));
+}
+
+/* Joint slots [begin, end): whether each is solved this step, into `solved`. */
+static void solved_range(void *ctx, size_t begin, size_t end)
+{
+    sim_world *w = ctx;
+    for (size_t i = begin; i < end; i++)
+        w->joints.solved.at[i] = joint_solved(w, &w->joints.items.at[i]);
+}
+
 void sim_joints_prepare(sim_world *w, float h)
 {
     sim_joints *js = &w->joints;
@@ -763,14 +779,15 @@ void sim_joints_prepare(sim_world *w, float h)
         memset(js->color_start, 0, sizeof js->color_start);
         return; /* no joints, or out of memory: no joint holds this step */
     }
-    const uint32_t *index = w->solver.index.at;
-    for (size_t i = 0; i < n; i++) {
-        const sim_joint *j = &js->items.at[i];
-        if (j->id == 0)
-            continue;
-        bool a = index[j->slot_a] != 0, b = j->slot_b != SIM_NO_SLOT && index[j->slot_b] != 0;
-        if (a || b)
-            js->active.at[js->active.v.len++] = (uint32_t)i;
+    if (mk_vec_resize(&js->solved.v, n)) {
+        sim_pool_for(w->pool, n, SIM_JOINT_GRAIN, solved_range, w);
+        for (size_t i = 0; i < n; i++)
+            if (js->solved.at[i])
+                js->active.at[js->active.v.len++] = (uint32_t)i;
+    } else { /* out of memory for the flags: here alone */
+        for (size_t i = 0; i < n; i++)
+            if (joint_solved(w, &js->items.at[i]))
+                js->active.at[js->active.v.len++] = (uint32_t)i;
     }
     size_t rows = js->active.v.len;
     sim_joint_ctx c = ctx_of(w, h, JOINT_WARM);

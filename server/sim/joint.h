@@ -50,6 +50,7 @@ typedef struct sim_joints {
      * and then those with no color, so that a pass reads them one after the other; rank[k]
      * the joint (in `active`) of row k, row_of[i] the row of joint i. */
     MK_VEC(uint32_t) active;
+    MK_VEC(uint8_t) solved; /* per joint slot: solved this step (the workers' flags) */
     MK_VEC(uint32_t) ends;
     mk_vec rows;
     MK_VEC(uint32_t) rank, row_of;

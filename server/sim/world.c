@@ -82,6 +82,7 @@ size_t sim_world_vecs(sim_world *w, world_vec out[WORLD_VECS])
         V(joints.rank, scratch), V(joints.row_of, scratch), V(joints.color_bits, scratch),
         V(joints.color_order, scratch), V(joints.color_overflow, scratch),
         V(joints.colors, scratch), V(joints.made_from, rebuilt),
+        V(joints.solved, rebuilt),
     };
 #undef V
 #undef OPAQUE
