@@ -236,6 +236,96 @@ START_TEST(box_slides_across_chain_seams)
 }
 END_TEST
 
+/* ---- rolling over 2D levels ---- */
+
+/* A disc of radius r at x, y on the world's 2D level, at rest (friction 0.6). */
+static sim_id disc2(sim_world *w, float x, float y, float r, float vx)
+{
+    sim_body_def d = fixture_rect(COL_SHAPE_CIRCLE, SIM_DYNAMIC, x, y, 0.0f, 0.0f);
+    d.shape.radius = r;
+    d.vel = mk_v2(vx, 0.0f);
+    d.friction = 0.6f;
+    sim_id id = sim_world_add(w, &d, 0);
+    ck_assert_uint_ne(id, 0);
+    return id;
+}
+
+/* A disc let go 30 degrees up a circular bowl (a chain of 160 segments) rolls to and fro as a
+ * pendulum: its centre moves on a circle of radius R - r and a rolling disc has the inertia
+ * of 3/2 its mass there, so T = 4 sqrt(3 (R - r) / (2 g)) K(sin(theta0 / 2)) (the exact
+ * period of a pendulum of that amplitude, K by the arithmetic-geometric mean). At the bottom
+ * it moves 2.9 m/s, so every step of it is swept; a sweep that stopped at the segment it
+ * rolls on would hold it where it is for good. */
+START_TEST(disc_rolls_in_a_chain_bowl_with_the_period_of_a_rolling_pendulum)
+{
+    const double R = 5.0, r = 0.25, g = 10.0, theta0 = 30.0 * PI / 180.0;
+    enum { N = 160 };
+    mk_vec2 p[N + 3];
+    for (int i = 0; i < N + 3; i++) { /* from 81 degrees right to 81 left: it faces up */
+        double phi = (81.0 - 162.0 * i / (N + 2)) * PI / 180.0;
+        p[i] = mk_v2((float)(R * sin(phi)), (float)(R - R * cos(phi)));
+    }
+    sim_world *w = new_world(2);
+    mk_error err = {0};
+    sim_level *bowl = sim_level_chain2(p, N + 3, false, 1u << 20, &err);
+    ck_assert_msg(bowl != NULL, "%s", err.message);
+    add_level(w, bowl, SIM_STATIC);
+    sim_level_release(bowl);
+    sim_id id = disc2(w, (float)((R - r) * sin(theta0)), (float)(R - (R - r) * cos(theta0)),
+                      (float)r, 0.0f);
+    double crossings[8];
+    int n = 0;
+    float last = sim_world_get(w, id)->pos.x;
+    for (int i = 1; i <= 60 * 24 && n < 8; i++) {
+        sim_world_step(w);
+        float x = sim_world_get(w, id)->pos.x;
+        if ((last > 0.0f) != (x > 0.0f)) /* through the bottom, between two steps */
+            crossings[n++] = (i - 1 + (double)last / ((double)last - x)) / 60.0;
+        last = x;
+    }
+    double a = 1.0, b = cos(theta0 / 2.0); /* AGM(1, sqrt(1 - k^2)), k = sin(theta0 / 2) */
+    for (int k = 0; k < 30; k++) {
+        double m = 0.5 * (a + b);
+        b = sqrt(a * b);
+        a = m;
+    }
+    double T = 4.0 * sqrt(1.5 * (R - r) / g) * (PI / (2.0 * a));
+    ck_assert_msg(n == 8, "the disc crossed the bottom %d times in 24 s", n);
+    double measured = 2.0 * (crossings[7] - crossings[1]) / 6.0;
+    printf("chain bowl: period %.4f s, %.4f s expected\n", measured, T);
+    ck_assert_msg(fabs(measured - T) < 0.01 * T, "period %g s, %g expected", measured, T);
+    sim_world_free(w);
+}
+END_TEST
+
+/* A disc let go on a segment tilted 20 degrees rolls down it with a = 2/3 g sin theta (a
+ * disc rolling without slipping: I = 1/2 m r^2; friction 0.6 >= 1/3 tan theta is enough);
+ * from 0.4 s on it moves more than 2 cm a step, so its steps are swept. */
+START_TEST(disc_rolls_down_a_tilted_segment)
+{
+    const double theta = 20.0 * PI / 180.0, g = 10.0, r = 0.25;
+    const float c = (float)cos(theta), s = (float)sin(theta);
+    sim_world *w = new_world(2);
+    mk_error err = {0};
+    /* From (-40 c, 40 s) down to (40 c, -40 s), its top face up: a segment is two-sided. */
+    sim_level *slope = sim_level_segment2(mk_v2(-40.0f * c, 40.0f * s),
+                                          mk_v2(40.0f * c, -40.0f * s), &err);
+    ck_assert_msg(slope != NULL, "%s", err.message);
+    add_level(w, slope, SIM_STATIC);
+    sim_level_release(slope);
+    sim_id id = disc2(w, (float)r * s, (float)r * c, (float)r, 0.0f);
+    const int steps = 150;
+    for (int i = 0; i < steps; i++)
+        sim_world_step(w);
+    const sim_body *b = sim_world_get(w, id);
+    double t = steps / 60.0, a = 2.0 / 3.0 * g * sin(theta);
+    double v = (double)b->vel.x * c - (double)b->vel.y * s; /* along the slope, down */
+    printf("tilted segment: %.4f m/s after %.2f s, %.4f expected\n", v, t, a * t);
+    ck_assert_msg(fabs(v / t - a) < 0.02 * a, "acceleration %g, %g expected", v / t, a);
+    sim_world_free(w);
+}
+END_TEST
+
 /* ---- heightfield and mesh ---- */
 
 #define HF_N 17
@@ -707,6 +797,8 @@ START_TEST(levels_only_for_fixed_bodies_of_the_dimension)
 END_TEST
 
 MINK_CHECK_TESTS("level_world", 120, sphere_rests_and_rolls_on_tilted_mesh,
+                 disc_rolls_in_a_chain_bowl_with_the_period_of_a_rolling_pendulum,
+                 disc_rolls_down_a_tilted_segment,
                  ray_down_hits_plane_height, box_slides_across_mesh_seams,
                  box_slides_across_chain_seams, heightfield_and_mesh_agree,
                  fast_body_stops_on_one_triangle, fast_body_stops_on_chain,

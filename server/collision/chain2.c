@@ -244,6 +244,13 @@ col_ray_hit2 col_chain2_ray(const col_chain2 *c, col_xf2 xc, mk_vec2 from, mk_ve
 col_ray_hit2 col_chain2_cast(const col_shape2 *a, col_xf2 xa, mk_vec2 translation,
                              const col_chain2 *c, col_xf2 xc, uint32_t *segment)
 {
+    return col_chain2_cast_beyond(a, xa, translation, c, xc, 0.0f, segment);
+}
+
+col_ray_hit2 col_chain2_cast_beyond(const col_shape2 *a, col_xf2 xa, mk_vec2 translation,
+                                    const col_chain2 *c, col_xf2 xc, float skin,
+                                    uint32_t *segment)
+{
     col_aabb start = to_chain_frame(col_shape_bounds(a, xa), xc);
     double o[3], dl[3], grow[3] = {start.half.x, start.half.y, 0.0};
     ray_in_frame(xc, xa.p, translation, o, dl);
@@ -268,7 +275,14 @@ col_ray_hit2 col_chain2_cast(const col_shape2 *a, col_xf2 xa, mk_vec2 translatio
             mk_vec2 e = mk_v2_sub(s.p2, s.p1);
             if (mk_v2_cross(mk_v2_sub(origin, s.p1), e) < 0.0f)
                 continue;
-            col_ray_hit2 h = col_cast_segment2(a, xa, translation, (col_segment2){s.p1, s.p2}, xc);
+            /* A segment A starts within the skin of is passed (col_chain2_cast_beyond). */
+            col_segment2 seg = {s.p1, s.p2};
+            if (skin > 0.0f) {
+                col_manifold2 m = col_collide_segment2(seg, xc, a, xa, skin);
+                if (m.count > 0 || m.distance < skin)
+                    continue;
+            }
+            col_ray_hit2 h = col_cast_segment2(a, xa, translation, seg, xc);
             if (!h.hit)
                 continue;
             /* The normal by the ghosts' rule, as a contact's: a seam's corner met while

@@ -66,12 +66,12 @@ static dmanifold collide_with(const sim_world *w, const sim_body *b, const dpart
 
 /* time_of_impact against a level body lb: the first piece the shape cast meets (the
  * collision library's level casts, which pass what the motion only grazes), backed off by
- * half the slop; touching at the start, the same rules as time_of_impact's. In 3D the cast
- * passes the triangles the shape starts within `skin` of: for a body that has contacts with
- * the level, those within SIM_SPECULATIVE had their contact points in this step's solver
+ * half the slop; touching at the start, the same rules as time_of_impact's. The cast passes
+ * the triangles and segments the shape starts within `skin` of: for a body that has contacts
+ * with the level, those within SIM_SPECULATIVE had their contact points in this step's solver
  * (contacts_level.c), which already kept it out of them. Stopped by one of them, a body
  * rolling or sliding over a curved surface, whose motion dips a fraction of a millimetre into
- * the next triangle's plane, would stop at the start of every step and never move again. */
+ * the next piece, would stop at the start of every step and never move again. */
 static float level_time_of_impact(const sim_world *w, const sim_body *b, const dpart *bp,
                                   dvec d, const sim_body *lb, float skin)
 {
@@ -79,10 +79,16 @@ static float level_time_of_impact(const sim_world *w, const sim_body *b, const d
     dxf xb = dim_xf_at(bp, bp->pos), xl = dim_level_xf(w, lb);
     const sim_level *l = lb->level;
 #if MK_DIM == 2
-    (void)skin;
-    col_ray_hit2 r = l->kind == SIM_LEVEL_CHAIN
-                         ? col_chain2_cast(&bp->shape, xb, d, &l->chain, xl, NULL)
-                         : col_cast_segment2(&bp->shape, xb, d, l->segment, xl);
+    col_ray_hit2 r = {.hit = false};
+    if (l->kind == SIM_LEVEL_CHAIN) {
+        r = col_chain2_cast_beyond(&bp->shape, xb, d, &l->chain, xl, skin, NULL);
+    } else {
+        col_manifold2 near = {.count = 0, .distance = INFINITY};
+        if (skin > 0.0f)
+            near = col_collide_segment2(l->segment, xl, &bp->shape, xb, skin);
+        if (near.count == 0 && !(near.distance < skin))
+            r = col_cast_segment2(&bp->shape, xb, d, l->segment, xl);
+    }
 #else
     col_ray_hit3 r = col_level3_cast_beyond(&bp->shape, xb, d, sim_level_3d(l), xl, back_of(b),
                                             skin, NULL);

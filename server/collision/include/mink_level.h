@@ -147,6 +147,11 @@ col_ray_hit2 col_chain2_ray(const col_chain2 *c, col_xf2 xc, mk_vec2 from, mk_ve
  * (touching while moving along or away) is passed: it would stop nothing. */
 col_ray_hit2 col_chain2_cast(const col_shape2 *a, col_xf2 xa, mk_vec2 translation,
                              const col_chain2 *c, col_xf2 xc, uint32_t *segment);
+/* As col_chain2_cast, passing the segments A starts within `skin` (m) of: a step's sweep
+ * looks past those its narrowphase already gave contact points. */
+col_ray_hit2 col_chain2_cast_beyond(const col_shape2 *a, col_xf2 xa, mk_vec2 translation,
+                                    const col_chain2 *c, col_xf2 xc, float skin,
+                                    uint32_t *segment);
 
 /* ---- 3D: triangles ---- */
 
