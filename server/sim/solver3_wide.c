@@ -16,6 +16,7 @@
  * terms are computed from those on the way, as Box2D v3 does: storing them too would add
  * half again to the group for a few multiplications. Body state is loaded with 4x4
  * transposes of each body's first floats. */
+#include <math.h>
 #include <stdatomic.h>
 #include <stddef.h>
 #include <stdlib.h>
@@ -343,6 +344,114 @@ void sim_wide_restitution_range3(void *arg, size_t begin, size_t end)
         }
         scatter(bodies, ea, &a);
         scatter(bodies, eb, &b);
+    }
+}
+
+/* ---- integration ---- */
+
+/* q turned further by the rotation vector h w (small), renormalised: the first-order
+ * quaternion integration q + h/2 (0, w) q that Jolt and Bullet use. */
+static mk_quat integrate_rotation(mk_quat q, mk_vec3 w, float h)
+{
+    mk_vec3 hw = mk_v3_scale(w, h);
+    mk_quat dq = {0.5f * hw.x, 0.5f * hw.y, 0.5f * hw.z, 0.0f};
+    mk_quat r = mk_quat_mul(dq, q);
+    r = (mk_quat){q.x + r.x, q.y + r.y, q.z + r.z, q.w + r.w};
+    mk_quat out;
+    return mk_quat_normalize_checked(r, &out) ? out : q;
+}
+
+#if SIM_F8
+#pragma GCC push_options
+#pragma GCC target("avx")
+/* Lanes whose float is finite: |x| < infinity (NaN is not). */
+static inline __m128 finite4(__m128 x)
+{
+    __m128 magnitude = _mm_andnot_ps(_mm_set1_ps(-0.0f), x);
+    return _mm_cmplt_ps(magnitude, _mm_set1_ps(INFINITY));
+}
+
+/* Four bodies from b on, lane k body k: integrate_rotation's arithmetic, operation by
+ * operation (mk_quat_mul with dq.w = 0 as its products are written, then
+ * mk_quat_normalize_checked's sum, root and quotients in double). */
+static void integrate4(sim_solver_body3 *b, float h)
+{
+    float *f[4] = {&b[0].v.x, &b[1].v.x, &b[2].v.x, &b[3].v.x};
+    f4 vx = f4_load(f[0]), vy = f4_load(f[1]), vz = f4_load(f[2]), wx = f4_load(f[3]);
+    f4_transpose(&vx, &vy, &vz, &wx);
+    f4 wy = f4_load(f[0] + 4), wz = f4_load(f[1] + 4), px = f4_load(f[2] + 4),
+       py = f4_load(f[3] + 4);
+    f4_transpose(&wy, &wz, &px, &py);
+    f4 pz = f4_load(f[0] + 8), qx = f4_load(f[1] + 8), qy = f4_load(f[2] + 8),
+       qz = f4_load(f[3] + 8);
+    f4_transpose(&pz, &qx, &qy, &qz);
+    f4 t0 = f4_load(f[0] + 10), t1 = f4_load(f[1] + 10), qw = f4_load(f[2] + 10),
+       gs = f4_load(f[3] + 10);
+    f4_transpose(&t0, &t1, &qw, &gs);
+    f4 hh = f4_set1(h), half = f4_set1(0.5f), zero = f4_set1(0.0f);
+    px = f4_add(px, f4_mul(hh, vx));
+    py = f4_add(py, f4_mul(hh, vy));
+    pz = f4_add(pz, f4_mul(hh, vz));
+    f4 dx = f4_mul(half, f4_mul(wx, hh)), dy = f4_mul(half, f4_mul(wy, hh)),
+       dz = f4_mul(half, f4_mul(wz, hh));
+    f4 rx = f4_sub(f4_add(f4_add(f4_mul(zero, qx), f4_mul(dx, qw)), f4_mul(dy, qz)),
+                   f4_mul(dz, qy));
+    f4 ry = f4_add(f4_add(f4_sub(f4_mul(zero, qy), f4_mul(dx, qz)), f4_mul(dy, qw)),
+                   f4_mul(dz, qx));
+    f4 rz = f4_add(f4_sub(f4_add(f4_mul(zero, qz), f4_mul(dx, qy)), f4_mul(dy, qx)),
+                   f4_mul(dz, qw));
+    f4 rw = f4_sub(f4_sub(f4_sub(f4_mul(zero, qw), f4_mul(dx, qx)), f4_mul(dy, qy)),
+                   f4_mul(dz, qz));
+    rx = f4_add(qx, rx);
+    ry = f4_add(qy, ry);
+    rz = f4_add(qz, rz);
+    rw = f4_add(qw, rw);
+    __m256d ex = _mm256_cvtps_pd(rx), ey = _mm256_cvtps_pd(ry), ez = _mm256_cvtps_pd(rz),
+            ew = _mm256_cvtps_pd(rw);
+    __m256d l = _mm256_sqrt_pd(_mm256_add_pd(
+        _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(ex, ex), _mm256_mul_pd(ey, ey)),
+                      _mm256_mul_pd(ez, ez)),
+        _mm256_mul_pd(ew, ew)));
+    __m256d sane = _mm256_and_pd(_mm256_cmp_pd(l, _mm256_set1_pd(1e-6), _CMP_GE_OQ),
+                                 _mm256_cmp_pd(l, _mm256_set1_pd(INFINITY), _CMP_LT_OQ));
+    int ok = _mm256_movemask_pd(sane) &
+             _mm_movemask_ps(_mm_and_ps(_mm_and_ps(finite4(rx), finite4(ry)),
+                                        _mm_and_ps(finite4(rz), finite4(rw))));
+    __m128i bit = _mm_setr_epi32(1, 2, 4, 8);
+    f4 keep = _mm_castsi128_ps(
+        _mm_cmpeq_epi32(_mm_and_si128(_mm_set1_epi32(ok), bit), bit)); /* the new rotation */
+    qx = f4_select(keep, _mm256_cvtpd_ps(_mm256_div_pd(ex, l)), qx);
+    qy = f4_select(keep, _mm256_cvtpd_ps(_mm256_div_pd(ey, l)), qy);
+    qz = f4_select(keep, _mm256_cvtpd_ps(_mm256_div_pd(ez, l)), qz);
+    qw = f4_select(keep, _mm256_cvtpd_ps(_mm256_div_pd(ew, l)), qw);
+    t0 = qy; /* floats 10 and 11 are qy and qz */
+    t1 = qz;
+    f4_transpose(&wy, &wz, &px, &py);
+    f4_transpose(&pz, &qx, &qy, &qz);
+    f4 r[4][2] = {{wy, pz}, {wz, qx}, {px, qy}, {py, qz}};
+    for (int k = 0; k < 4; k++) {
+        f4_store(f[k] + 4, r[k][0]);
+        f4_store(f[k] + 8, r[k][1]);
+    }
+    f4_transpose(&t0, &t1, &qw, &gs);
+    f4 last[4] = {t0, t1, qw, gs};
+    for (int k = 0; k < 4; k++)
+        f4_store(f[k] + 10, last[k]);
+}
+#pragma GCC pop_options
+#endif
+
+void sim_integrate3(sim_solver_body3 *bodies, size_t begin, size_t end, float h)
+{
+    size_t i = begin;
+#if SIM_F8
+    if (eight_lanes())
+        for (; i + 4 <= end; i += 4)
+            integrate4(&bodies[i], h);
+#endif
+    for (; i < end; i++) {
+        bodies[i].dp = mk_v3_mad(bodies[i].dp, h, bodies[i].v);
+        bodies[i].dq = integrate_rotation(bodies[i].dq, bodies[i].w, h);
     }
 }
 
