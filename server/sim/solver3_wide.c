@@ -86,6 +86,56 @@ static f4 row_mass(const sim_wide_group3 *g, lv3 ra, lv3 rb, lv3 d)
     return f4_select(f4_gt(k, zero), f4_div(f4_set1(1.0f), k), zero);
 }
 
+/* Packing reads the constraints and the bodies' solver info as floats, four lanes at once by
+ * 4x4 transposes: a constraint's normal, tangents, friction and restitution in order; a
+ * point's anchors, base separation and impulses; an info's inverse mass and inertia. */
+_Static_assert(offsetof(sim_constraint3, tangent) == offsetof(sim_constraint3, normal) + 12 &&
+                   offsetof(sim_constraint3, friction) ==
+                       offsetof(sim_constraint3, normal) + 36 &&
+                   offsetof(sim_constraint3, restitution) ==
+                       offsetof(sim_constraint3, normal) + 40 &&
+                   offsetof(sim_constraint3, fixed) == offsetof(sim_constraint3, normal) + 44,
+               "a constraint's directions, friction and restitution are 11 floats in a row");
+_Static_assert(offsetof(sim_constraint_point3, rb) == 12 &&
+                   offsetof(sim_constraint_point3, base_sep) == 24 &&
+                   offsetof(sim_constraint_point3, jn) == 28 &&
+                   offsetof(sim_constraint_point3, jt) == 32 &&
+                   sizeof(sim_constraint_point3) == 48,
+               "a constraint point's anchors, base separation and impulses lead its 12 floats");
+_Static_assert(offsetof(sim_solver_info3, inv_inertia) == 4 && sizeof(mk_mat3) == 36 &&
+                   sizeof(sim_solver_info3) == 44,
+               "a solver info is the inverse mass, then the inertia's columns");
+
+/* An empty lane's constraint and info: no mass, no point. */
+static const sim_constraint3 no_constraint;
+static const sim_solver_info3 no_info;
+
+/* Floats [at, at + 4) of the four rows, one row a lane: out[f] holds float at + f. */
+static inline void lanes_at(const float *const rows[4], int at, f4 out[4])
+{
+    for (int k = 0; k < 4; k++)
+        out[k] = f4_rows(rows, k, at);
+    f4_transpose(&out[0], &out[1], &out[2], &out[3]);
+}
+
+/* A side's inverse mass and the world inverse inertia's six numbers (xx, yy, zz, xy, xz,
+ * yz: columns c0.x, c1.y, c2.z, c1.x, c2.x, c2.y) in lanes, from infos that are 11 floats
+ * each (the rows at 0, 4 and 7: none reads past an info). */
+static void mass_lanes(const float *const rows[4], f4 *m, f4 *inertia)
+{
+    f4 r0[4], r4[4], r7[4];
+    lanes_at(rows, 0, r0);
+    lanes_at(rows, 4, r4);
+    lanes_at(rows, 7, r7);
+    *m = r0[0];
+    inertia[0] = r0[1];
+    inertia[1] = r4[1];
+    inertia[2] = r7[2];
+    inertia[3] = r4[0];
+    inertia[4] = r4[3];
+    inertia[5] = r7[1];
+}
+
 /* Fills a group from up to four constraints (ci[k] == UINT32_MAX for an empty lane): a missing
  * constraint or point has no mass, so it takes and gives no impulse. */
 static void pack(sim_wide_group3 *g, const sim_solver_body3 *bodies,
@@ -93,8 +143,8 @@ static void pack(sim_wide_group3 *g, const sim_solver_body3 *bodies,
                  softness_set s)
 {
     const sim_constraint3 *c[4];
-    float lane[32][4];
-    memset(lane, 0, sizeof lane);
+    const float *dirs[4], *mass_a[4], *mass_b[4];
+    float soft[3][4];
     g->count = 0;
     g->bounce = false;
     for (int k = 0; k < 4; k++) {
@@ -102,49 +152,39 @@ static void pack(sim_wide_group3 *g, const sim_solver_body3 *bodies,
         g->constraint[k] = ci[k];
         g->a[k] = c[k] ? c[k]->a : 0;
         g->b[k] = c[k] ? c[k]->b : 0;
+        const sim_constraint3 *ck = c[k] ? c[k] : &no_constraint;
+        const sim_solver_info3 *ia = c[k] ? &info[c[k]->a] : &no_info;
+        const sim_solver_info3 *ib = c[k] ? &info[c[k]->b] : &no_info;
+        dirs[k] = &ck->normal.x;
+        mass_a[k] = &ia->inv_mass;
+        mass_b[k] = &ib->inv_mass;
+        const sim_softness *lane_soft = c[k] && c[k]->fixed ? &s.fixed : &s.movable;
+        soft[0][k] = c[k] ? lane_soft->bias_rate : 0.0f;
+        soft[1][k] = c[k] ? lane_soft->mass_scale : 0.0f;
+        soft[2][k] = c[k] ? lane_soft->impulse_scale : 0.0f;
         if (!c[k])
             continue;
-        const sim_solver_info3 *ia = &info[c[k]->a], *ib = &info[c[k]->b];
         if (g->a[k] && !movable(ia))
             g->a[k] |= SIM_WIDE_STILL;
         if (g->b[k] && !movable(ib))
             g->b[k] |= SIM_WIDE_STILL;
-        const mk_vec3 *d[3] = {&c[k]->normal, &c[k]->tangent[0], &c[k]->tangent[1]};
-        for (int r = 0; r < 3; r++) {
-            lane[3 * r][k] = d[r]->x;
-            lane[3 * r + 1][k] = d[r]->y;
-            lane[3 * r + 2][k] = d[r]->z;
-        }
-        lane[9][k] = c[k]->friction;
-        lane[10][k] = c[k]->restitution;
-        lane[11][k] = ia->inv_mass;
-        lane[12][k] = ib->inv_mass;
-        const mk_mat3 *m[2] = {&ia->inv_inertia, &ib->inv_inertia};
-        for (int side = 0; side < 2; side++) {
-            float e[6] = {m[side]->c0.x, m[side]->c1.y, m[side]->c2.z,
-                          m[side]->c1.x, m[side]->c2.x, m[side]->c2.y};
-            for (int f = 0; f < 6; f++)
-                lane[13 + 6 * side + f][k] = e[f];
-        }
-        const sim_softness *soft = c[k]->fixed ? &s.fixed : &s.movable;
-        lane[25][k] = soft->bias_rate;
-        lane[26][k] = soft->mass_scale;
-        lane[27][k] = soft->impulse_scale;
         g->count = c[k]->count > g->count ? c[k]->count : g->count;
         g->bounce |= c[k]->restitution != 0.0f;
     }
-    f4 *dst[28] = {&g->n.x,    &g->n.y,       &g->n.z,         &g->t[0].x, &g->t[0].y,
-                   &g->t[0].z, &g->t[1].x,    &g->t[1].y,      &g->t[1].z, &g->friction,
-                   &g->restitution, &g->ma,   &g->mb};
-    for (int e = 0; e < 6; e++) {
-        dst[13 + e] = &g->ia[e];
-        dst[19 + e] = &g->ib[e];
-    }
-    dst[25] = &g->bias_rate;
-    dst[26] = &g->mass_scale;
-    dst[27] = &g->impulse_scale;
-    for (int f = 0; f < 28; f++)
-        *dst[f] = f4_load(lane[f]);
+    f4 d[12];
+    lanes_at(dirs, 0, d);
+    lanes_at(dirs, 4, d + 4);
+    lanes_at(dirs, 8, d + 8);
+    g->n = (lv3){d[0], d[1], d[2]};
+    g->t[0] = (lv3){d[3], d[4], d[5]};
+    g->t[1] = (lv3){d[6], d[7], d[8]};
+    g->friction = d[9];
+    g->restitution = d[10];
+    mass_lanes(mass_a, &g->ma, g->ia);
+    mass_lanes(mass_b, &g->mb, g->ib);
+    g->bias_rate = f4_load(soft[0]);
+    g->mass_scale = f4_load(soft[1]);
+    g->impulse_scale = f4_load(soft[2]);
 
     /* The masses and approach speeds lane by lane, from the packed anchors. */
     lanes3 va, vb;
@@ -153,22 +193,25 @@ static void pack(sim_wide_group3 *g, const sim_solver_body3 *bodies,
     gather_vel(bodies, eb, &vb);
     f4 zero = f4_set1(0.0f);
     for (int i = 0; i < COL_MAX_POINTS3; i++) {
-        memset(lane, 0, sizeof lane);
+        const float *pts[4];
+        float on[4];
         for (int k = 0; k < 4; k++) {
-            if (!c[k] || i >= c[k]->count)
-                continue;
-            const sim_constraint_point3 *q = &c[k]->points[i];
-            float v[11] = {q->ra.x, q->ra.y, q->ra.z, q->rb.x,  q->rb.y,  q->rb.z,
-                           q->base_sep, q->jn, q->jt[0], q->jt[1], 1.0f};
-            for (int f = 0; f < 11; f++)
-                lane[f][k] = v[f];
+            bool here = c[k] && i < c[k]->count;
+            pts[k] = here ? &c[k]->points[i].ra.x : &no_constraint.points[0].ra.x;
+            on[k] = here ? 1.0f : 0.0f;
         }
+        f4 q[12];
+        lanes_at(pts, 0, q);
+        lanes_at(pts, 4, q + 4);
+        lanes_at(pts, 8, q + 8);
         wide_point3 *p = &g->p[i];
-        f4 *pd[10] = {&p->ra.x, &p->ra.y,    &p->ra.z, &p->rb.x,  &p->rb.y,
-                      &p->rb.z, &p->base_sep, &p->jn,  &p->jt[0], &p->jt[1]};
-        for (int f = 0; f < 10; f++)
-            *pd[f] = f4_load(lane[f]);
-        f4 present = f4_gt(f4_load(lane[10]), zero);
+        p->ra = (lv3){q[0], q[1], q[2]};
+        p->rb = (lv3){q[3], q[4], q[5]};
+        p->base_sep = q[6];
+        p->jn = q[7];
+        p->jt[0] = q[8];
+        p->jt[1] = q[9];
+        f4 present = f4_gt(f4_load(on), zero);
         p->ja = lv3_cross(p->ra, g->n);
         p->jb = lv3_cross(p->rb, g->n);
         p->ka = sym_mul(g->ia, p->ja);
