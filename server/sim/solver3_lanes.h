@@ -227,6 +227,11 @@ static inline void LN(solve_groups)(sim_solver_body3 *bodies, sim_wide_group3 *g
      * (dp + qb rb - qa ra) . n. Since (q r) . n = r . (q^-1 n), the normal is turned back
      * into each body's frame at the start of the step once per group, rather than every
      * anchor forward. */
+    /* The largest impulse of each point is restitution's alone (sim_wide_restitution_range3
+     * reads it in groups that bounce). */
+    bool bounce = false;
+    for (int h = 0; h < WIDE_LANES / 4; h++)
+        bounce |= g[h].bounce;
     LF dpn = LN(lv3_dot)(LN(lv3_sub)(b.dp, a.dp), gl.n);
     LN(lv3) na = LN(unrotate)(&a, gl.n), nb = LN(unrotate)(&b, gl.n);
     for (int i = 0; i < count; i++) {
@@ -237,7 +242,8 @@ static inline void LN(solve_groups)(sim_solver_body3 *bodies, sim_wide_group3 *g
         LF jn = GF(g, p[i].jn);
         LF j = LN(wide_normal_impulse)(pass, soft, s, vn, GF(g, p[i].normal_mass), &jn);
         GS(g, p[i].jn, jn);
-        GS(g, p[i].max_jn, FW(max)(GF(g, p[i].max_jn), j));
+        if (bounce)
+            GS(g, p[i].max_jn, FW(max)(GF(g, p[i].max_jn), j));
         LN(apply_normal)(&a, &b, &gl, GV(g, p[i].ka), GV(g, p[i].kb), j);
     }
     /* Friction bounded by the Coulomb circle of radius friction * jn (solver.c). */

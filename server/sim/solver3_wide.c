@@ -76,14 +76,20 @@ static bool movable(const sim_solver_info3 *i)
     return i->inv_mass > 0.0f || m->c0.x > 0.0f || m->c1.y > 0.0f || m->c2.z > 0.0f;
 }
 
-/* The effective mass along d at anchors ra, rb (solver.c's make_row), lane by lane. */
+/* The effective mass of a row with angular terms ja = ra x d, jb = rb x d and ka, kb those
+ * through each inverse inertia (solver.c's make_row), lane by lane. */
+static f4 row_mass_of(const sim_wide_group3 *g, lv3 ja, lv3 jb, lv3 ka, lv3 kb)
+{
+    f4 k = f4_add(f4_add(f4_add(g->ma, g->mb), lv3_dot(ja, ka)), lv3_dot(jb, kb));
+    f4 zero = f4_set1(0.0f);
+    return f4_select(f4_gt(k, zero), f4_div(f4_set1(1.0f), k), zero);
+}
+
+/* The effective mass along d at anchors ra, rb. */
 static f4 row_mass(const sim_wide_group3 *g, lv3 ra, lv3 rb, lv3 d)
 {
     lv3 ja = lv3_cross(ra, d), jb = lv3_cross(rb, d);
-    f4 k = f4_add(f4_add(f4_add(g->ma, g->mb), lv3_dot(ja, sym_mul(g->ia, ja))),
-                  lv3_dot(jb, sym_mul(g->ib, jb)));
-    f4 zero = f4_set1(0.0f);
-    return f4_select(f4_gt(k, zero), f4_div(f4_set1(1.0f), k), zero);
+    return row_mass_of(g, ja, jb, sym_mul(g->ia, ja), sym_mul(g->ib, jb));
 }
 
 /* Packing reads the constraints and the bodies' solver info as floats, four lanes at once by
@@ -216,7 +222,7 @@ static void pack(sim_wide_group3 *g, const sim_solver_body3 *bodies,
         p->jb = lv3_cross(p->rb, g->n);
         p->ka = sym_mul(g->ia, p->ja);
         p->kb = sym_mul(g->ib, p->jb);
-        p->normal_mass = f4_select(present, row_mass(g, p->ra, p->rb, g->n), zero);
+        p->normal_mass = f4_select(present, row_mass_of(g, p->ja, p->jb, p->ka, p->kb), zero);
         p->tangent_mass[0] = f4_select(present, row_mass(g, p->ra, p->rb, g->t[0]), zero);
         p->tangent_mass[1] = f4_select(present, row_mass(g, p->ra, p->rb, g->t[1]), zero);
         p->max_jn = zero;
