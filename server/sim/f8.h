@@ -1,13 +1,14 @@
 /* Eight floats at once in AVX, for the 3D wide contact solver's pairs of groups
  * (solver3_wide.c): the operations of f4.h on 256-bit registers, the same IEEE operation on
  * each lane as SSE2's (no fused multiply-add), so a lane's result does not depend on the
- * width it was computed in. GCC on x86-64 only (SIM_F8 is then 1): its functions are
- * compiled for AVX whatever the build targets, and run only where the processor has it
- * (sim_f8_usable). The eight lanes are two groups' four: the low half the first group's. */
+ * width it was computed in. GCC on x86-64 only, with f4.h in SSE2 (SIM_F8 is then 1): its
+ * functions are compiled for AVX whatever the build targets, and run only where the
+ * processor has it (sim_f8_usable). The eight lanes are two groups' four: the low half the
+ * first group's. */
 #ifndef MINK_SIM_F8_H
 #define MINK_SIM_F8_H
 
-#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__)
+#if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__SSE2__)
 #define SIM_F8 1
 #include <immintrin.h>
 #include <stdbool.h>
