@@ -180,10 +180,18 @@ bool sim_fill_points3(sim_world *w, sim_constraint3 *c, sim_cache_entry3 *entry,
         sim_constraint_point3 *p = &c->points[i];
         const col_cached_point3 *cp = &pm->points[i];
         /* The signed gap of the point's two surface points: a cached point that has come
-         * apart is a speculative one (the arbiter reports it at depth 0). */
-        mk_vec3 wa = col_xf3_apply(xa, cp->local_a), wb = col_xf3_apply(xb, cp->local_b);
-        float depth = mk_v3_dot(mk_v3_sub(wa, wb), c->normal);
-        mk_vec3 point = mk_v3_scale(mk_v3_add(wa, wb), 0.5f);
+         * apart is a speculative one (the arbiter reports it at depth 0). A kept convex
+         * pair's m is that already (dim_manifold_of, by this arithmetic from these points). */
+        mk_vec3 point;
+        float depth;
+        if (kept && !level) {
+            point = m->points[i].point;
+            depth = m->points[i].depth;
+        } else {
+            mk_vec3 wa = col_xf3_apply(xa, cp->local_a), wb = col_xf3_apply(xb, cp->local_b);
+            depth = mk_v3_dot(mk_v3_sub(wa, wb), c->normal);
+            point = mk_v3_scale(mk_v3_add(wa, wb), 0.5f);
+        }
         p->ra = mk_v3_sub(point, ca);
         p->rb = mk_v3_sub(point, cb);
         p->base_sep = -depth - mk_v3_dot(mk_v3_sub(p->rb, p->ra), c->normal);

@@ -76,6 +76,10 @@ static inline dxf dim_xf_at(const dpart *p, dvec pos)
     return (dxf){pos, DIM_PICK(p->angle, p->rot)};
 }
 
+/* Whether a listed pair may have a sleeping body: the broadphase notes it in both dimensions
+ * as it lists the pairs (broadphase.c), and lists them anew whenever a body sleeps or wakes. */
+static inline bool dim_pairs_may_sleep(const sim_world *w) { return w->broad.pairs_sleeper; }
+
 #if MK_DIM == 2
 static inline dpart *dim_part_of(const sim_world *w, const sim_body *b)
 {
@@ -120,8 +124,6 @@ static inline bool dim_tight_overlap(const sim_world *w, uint32_t a, uint32_t b)
     return fabsf(t[a].center.x - t[b].center.x) <= t[a].half.x + t[b].half.x &&
            fabsf(t[a].center.y - t[b].center.y) <= t[a].half.y + t[b].half.y;
 }
-/* Whether the pair list may hold a pair with a sleeping body (kept by the 2D broadphase). */
-static inline bool dim_pairs_may_sleep(const sim_world *w) { return w->broad.pairs_sleeper; }
 /* The solver's body at rest, and the rest of it (no mass, no inertia). */
 static inline dsolver_body dim_solver_rest(void) { return (sim_solver_body){.dq = {1.0f, 0.0f}}; }
 static inline dsolver_info dim_solver_info_rest(void) { return (sim_solver_info){0.0f, 0.0f, 0}; }
@@ -185,12 +187,6 @@ static inline bool dim_tight_overlap(const sim_world *w, uint32_t a, uint32_t b)
 {
     const col_aabb3 *t = w->d3.tight.at;
     return sim_aabb3_overlap(&t[a], &t[b]);
-}
-/* The 3D broadphase keeps no note of sleepers in its pairs: any pair may have one. */
-static inline bool dim_pairs_may_sleep(const sim_world *w)
-{
-    (void)w;
-    return true;
 }
 static inline dsolver_body dim_solver_rest(void)
 {

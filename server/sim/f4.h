@@ -88,4 +88,13 @@ static inline void f4_transpose(f4 *r0, f4 *r1, f4 *r2, f4 *r3)
 #undef F4_MAP
 #endif
 
+/* Row k of a gather from rows (the k-th row's four floats from `at` on), and a scattered row
+ * written back: the one width's forms of f8.h's, for code written for both (wide_lanes.h). */
+static inline f4 f4_rows(const float *const *rows, int k, int at) { return f4_load(rows[k] + at); }
+static inline void f4_store_row(float *out, f4 a, int half)
+{
+    (void)half; /* four lanes: the only half */
+    f4_store(out, a);
+}
+
 #endif

@@ -268,18 +268,6 @@ static void solve_friction(dconstraint *c, pair_vel *pv, const drows *rw)
     }
 }
 
-/* q turned further by the rotation vector h w (small), renormalised: the first-order
- * quaternion integration q + h/2 (0, w) q that Jolt and Bullet use. */
-static mk_quat integrate_rotation(mk_quat q, mk_vec3 w, float h)
-{
-    mk_vec3 hw = mk_v3_scale(w, h);
-    mk_quat dq = {0.5f * hw.x, 0.5f * hw.y, 0.5f * hw.z, 0.0f};
-    mk_quat r = mk_quat_mul(dq, q);
-    r = (mk_quat){q.x + r.x, q.y + r.y, q.z + r.z, q.w + r.w};
-    mk_quat out;
-    return mk_quat_normalize_checked(r, &out) ? out : q;
-}
-
 static sim_row3 make_row(const sim_solver_info3 *ia, const sim_solver_info3 *ib, mk_vec3 ra,
                          mk_vec3 rb, mk_vec3 d)
 {
@@ -404,11 +392,15 @@ static void gravity_range(void *arg, size_t begin, size_t end)
 static void integrate_range(void *arg, size_t begin, size_t end)
 {
     const body_job *j = arg;
+#if MK_DIM == 3
+    sim_integrate3(j->bodies, begin + 1, end + 1, j->h); /* four at a time (solver3_wide.c) */
+#else
     for (size_t i = begin + 1; i < end + 1; i++) {
         dsolver_body *b = &j->bodies[i];
         b->dp = dv_mad(b->dp, j->h, b->v);
         b->dq = integrate_rotation(b->dq, b->w, j->h);
     }
+#endif
 }
 
 void DIM_NAME(sim_solve)(sim_world *w, float dt)

@@ -3,7 +3,9 @@
  * lane. The constraints of one color share no movable body (graph_color.c), so each group of
  * four is solved at once in SSE lanes; those that find no color are solved one by one by
  * solver.c after the colors. Colors and groups follow the constraints' order: the same world
- * solves the same way.
+ * solves the same way. Where the processor has AVX, the warm start and the solve take two
+ * groups of a color at once in eight lanes (f8.h): the lane arithmetic is written once for
+ * both widths (solver3_lanes.h) and gives the same bits at either.
  *
  * A group is structure-of-arrays and leaner than the constraints solved one by one (560 bytes
  * a constraint against their 888 with rows), because the solver reads every constraint a
@@ -14,7 +16,10 @@
  * terms are computed from those on the way, as Box2D v3 does: storing them too would add
  * half again to the group for a few multiplications. Body state is loaded with 4x4
  * transposes of each body's first floats. */
+#include <math.h>
+#include <stdatomic.h>
 #include <stddef.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "f4.h"
@@ -28,14 +33,15 @@ _Static_assert(offsetof(sim_solver_body3, v) == 0 && offsetof(sim_solver_body3, 
                    sizeof(sim_solver_body3) == 56,
                "sim_solver_body3 is 14 floats");
 
-typedef struct v4 {
+/* Three-vectors in lanes, one vector a lane. */
+typedef struct lv3 {
     f4 x, y, z;
-} v4;
+} lv3;
 
 typedef struct wide_point3 {
-    v4 ra, rb;    /* anchors from each centre of mass at the start of the step, m */
+    lv3 ra, rb;    /* anchors from each centre of mass at the start of the step, m */
     f4 base_sep;  /* m */
-    v4 ja, jb, ka, kb; /* the normal row's angular terms: r x n and I^-1 (r x n) */
+    lv3 ja, jb, ka, kb; /* the normal row's angular terms: r x n and I^-1 (r x n) */
     f4 normal_mass, tangent_mass[2];
     f4 jn, jt[2], max_jn; /* N s */
     f4 approach;  /* m/s */
@@ -46,7 +52,7 @@ struct sim_wide_group3 {
     uint32_t constraint[4]; /* UINT32_MAX in an empty lane */
     int count;              /* the most points of any lane */
     bool bounce;            /* some lane has restitution */
-    v4 n, t[2];
+    lv3 n, t[2];
     f4 friction, restitution, ma, mb;
     f4 ia[6], ib[6]; /* world inverse inertia: xx, yy, zz, xy, xz, yz */
     f4 bias_rate, mass_scale, impulse_scale;
@@ -55,141 +61,12 @@ struct sim_wide_group3 {
 
 size_t sim_wide_group_size3(void) { return sizeof(sim_wide_group3); }
 
-static inline v4 v4_add(v4 a, v4 b)
-{
-    return (v4){f4_add(a.x, b.x), f4_add(a.y, b.y), f4_add(a.z, b.z)};
-}
-static inline v4 v4_sub(v4 a, v4 b)
-{
-    return (v4){f4_sub(a.x, b.x), f4_sub(a.y, b.y), f4_sub(a.z, b.z)};
-}
-static inline v4 v4_scale(v4 a, f4 s)
-{
-    return (v4){f4_mul(a.x, s), f4_mul(a.y, s), f4_mul(a.z, s)};
-}
-static inline f4 v4_dot(v4 a, v4 b)
-{
-    return f4_add(f4_add(f4_mul(a.x, b.x), f4_mul(a.y, b.y)), f4_mul(a.z, b.z));
-}
-static inline v4 v4_cross(v4 a, v4 b)
-{
-    return (v4){f4_sub(f4_mul(a.y, b.z), f4_mul(a.z, b.y)),
-                f4_sub(f4_mul(a.z, b.x), f4_mul(a.x, b.z)),
-                f4_sub(f4_mul(a.x, b.y), f4_mul(a.y, b.x))};
-}
-/* The symmetric matrix m (xx, yy, zz, xy, xz, yz) times v. */
-static inline v4 sym_mul(const f4 *m, v4 v)
-{
-    return (v4){f4_add(f4_add(f4_mul(m[0], v.x), f4_mul(m[3], v.y)), f4_mul(m[4], v.z)),
-                f4_add(f4_add(f4_mul(m[3], v.x), f4_mul(m[1], v.y)), f4_mul(m[5], v.z)),
-                f4_add(f4_add(f4_mul(m[4], v.x), f4_mul(m[5], v.y)), f4_mul(m[2], v.z))};
-}
-
-/* Four bodies' velocities and motion, one body a lane. */
-typedef struct lanes3 {
-    v4 v, w, dp;
-    f4 qx, qy, qz, qw;
-} lanes3;
-
-static inline const float *body_floats(const sim_solver_body3 *bodies, uint32_t i)
-{
-    return &bodies[i & ~SIM_WIDE_STILL].v.x;
-}
-
-/* v and w (and dp.x, dp.y, which share their floats). */
-static inline void gather_vel(const sim_solver_body3 *bodies, const uint32_t *idx, lanes3 *l)
-{
-    const float *b0 = body_floats(bodies, idx[0]), *b1 = body_floats(bodies, idx[1]),
-                *b2 = body_floats(bodies, idx[2]), *b3 = body_floats(bodies, idx[3]);
-    f4 r0 = f4_load(b0), r1 = f4_load(b1), r2 = f4_load(b2), r3 = f4_load(b3);
-    f4_transpose(&r0, &r1, &r2, &r3);
-    l->v = (v4){r0, r1, r2};
-    l->w.x = r3;
-    r0 = f4_load(b0 + 4), r1 = f4_load(b1 + 4), r2 = f4_load(b2 + 4), r3 = f4_load(b3 + 4);
-    f4_transpose(&r0, &r1, &r2, &r3);
-    l->w.y = r0;
-    l->w.z = r1;
-    l->dp.x = r2;
-    l->dp.y = r3;
-}
-
-/* And the rest of dp and dq, for the separation. */
-static inline void gather_all(const sim_solver_body3 *bodies, const uint32_t *idx, lanes3 *l)
-{
-    gather_vel(bodies, idx, l);
-    const float *b0 = body_floats(bodies, idx[0]), *b1 = body_floats(bodies, idx[1]),
-                *b2 = body_floats(bodies, idx[2]), *b3 = body_floats(bodies, idx[3]);
-    f4 r0 = f4_load(b0 + 8), r1 = f4_load(b1 + 8), r2 = f4_load(b2 + 8), r3 = f4_load(b3 + 8);
-    f4_transpose(&r0, &r1, &r2, &r3);
-    l->dp.z = r0;
-    l->qx = r1;
-    l->qy = r2;
-    l->qz = r3;
-    /* floats 10..13 (qy, qz, qw, gravity_scale): the last four inside the body */
-    r0 = f4_load(b0 + 10), r1 = f4_load(b1 + 10), r2 = f4_load(b2 + 10), r3 = f4_load(b3 + 10);
-    f4_transpose(&r0, &r1, &r2, &r3);
-    l->qw = r2;
-}
-
-/* Writes v and w back (dp.x, dp.y unchanged beside them); the body at rest stays at rest. */
-static inline void scatter(sim_solver_body3 *bodies, const uint32_t *idx, const lanes3 *l)
-{
-    f4 r0 = l->v.x, r1 = l->v.y, r2 = l->v.z, r3 = l->w.x;
-    f4_transpose(&r0, &r1, &r2, &r3);
-    f4 s0 = l->w.y, s1 = l->w.z, s2 = l->dp.x, s3 = l->dp.y;
-    f4_transpose(&s0, &s1, &s2, &s3);
-    f4 lo[4] = {r0, r1, r2, r3}, hi[4] = {s0, s1, s2, s3};
-    for (int k = 0; k < 4; k++) {
-        if (idx[k] == 0 || (idx[k] & SIM_WIDE_STILL))
-            continue; /* the body at rest stays at rest, a still one as it is */
-        float *f = &bodies[idx[k]].v.x;
-        f4_store(f, lo[k]);
-        f4_store(f + 4, hi[k]);
-    }
-}
-
-/* An impulse p at the anchors ra, rb: -p on a, +p on b. */
-static inline void apply(lanes3 *a, lanes3 *b, const sim_wide_group3 *g, v4 ra, v4 rb, v4 p)
-{
-    a->v = v4_sub(a->v, v4_scale(p, g->ma));
-    a->w = v4_sub(a->w, sym_mul(g->ia, v4_cross(ra, p)));
-    b->v = v4_add(b->v, v4_scale(p, g->mb));
-    b->w = v4_add(b->w, sym_mul(g->ib, v4_cross(rb, p)));
-}
-
-/* Relative velocity of b's anchor to a's: (vb + wb x rb) - (va + wa x ra). */
-static inline v4 relative(const lanes3 *a, const lanes3 *b, v4 ra, v4 rb)
-{
-    return v4_sub(v4_add(b->v, v4_cross(b->w, rb)), v4_add(a->v, v4_cross(a->w, ra)));
-}
-
-/* The normal speed of b's anchor from a's: (vb - va) . n + wb . (rb x n) - wa . (ra x n)
- * (solver.c's 3D speed_along). */
-static inline f4 normal_speed(const lanes3 *a, const lanes3 *b, const wide_point3 *p, v4 n)
-{
-    return f4_sub(f4_add(v4_dot(v4_sub(b->v, a->v), n), v4_dot(b->w, p->jb)),
-                  v4_dot(a->w, p->ja));
-}
-
-/* An impulse j along the normal (solver.c's 3D apply). */
-static inline void apply_normal(lanes3 *a, lanes3 *b, const sim_wide_group3 *g,
-                                const wide_point3 *p, f4 j)
-{
-    a->v = v4_sub(a->v, v4_scale(g->n, f4_mul(g->ma, j)));
-    a->w = v4_sub(a->w, v4_scale(p->ka, j));
-    b->v = v4_add(b->v, v4_scale(g->n, f4_mul(g->mb, j)));
-    b->w = v4_add(b->w, v4_scale(p->kb, j));
-}
-
-/* v turned back by the body's rotation since the step began: by the conjugate quaternion
- * (-u, qw), as mk_quat_rotate turns: v + qw t + (-u) x t with t = 2 (-u) x v. */
-static inline v4 unrotate(const lanes3 *l, v4 v)
-{
-    f4 zero = f4_set1(0.0f);
-    v4 u = {f4_sub(zero, l->qx), f4_sub(zero, l->qy), f4_sub(zero, l->qz)};
-    v4 t = v4_scale(v4_cross(u, v), f4_set1(2.0f));
-    return v4_add(v4_add(v, v4_scale(t, l->qw)), v4_cross(u, t));
-}
+/* The lane arithmetic at four lanes: one group. */
+#define GF(g, f) ((g)->f)
+#define GS(g, f, v) ((g)->f = (v))
+#include "solver3_lanes.h"
+#undef GF
+#undef GS
 
 /* ---- building the groups ---- */
 
@@ -199,14 +76,70 @@ static bool movable(const sim_solver_info3 *i)
     return i->inv_mass > 0.0f || m->c0.x > 0.0f || m->c1.y > 0.0f || m->c2.z > 0.0f;
 }
 
-/* The effective mass along d at anchors ra, rb (solver.c's make_row), lane by lane. */
-static f4 row_mass(const sim_wide_group3 *g, v4 ra, v4 rb, v4 d)
+/* The effective mass of a row with angular terms ja = ra x d, jb = rb x d and ka, kb those
+ * through each inverse inertia (solver.c's make_row), lane by lane. */
+static f4 row_mass_of(const sim_wide_group3 *g, lv3 ja, lv3 jb, lv3 ka, lv3 kb)
 {
-    v4 ja = v4_cross(ra, d), jb = v4_cross(rb, d);
-    f4 k = f4_add(f4_add(f4_add(g->ma, g->mb), v4_dot(ja, sym_mul(g->ia, ja))),
-                  v4_dot(jb, sym_mul(g->ib, jb)));
+    f4 k = f4_add(f4_add(f4_add(g->ma, g->mb), lv3_dot(ja, ka)), lv3_dot(jb, kb));
     f4 zero = f4_set1(0.0f);
     return f4_select(f4_gt(k, zero), f4_div(f4_set1(1.0f), k), zero);
+}
+
+/* The effective mass along d at anchors ra, rb. */
+static f4 row_mass(const sim_wide_group3 *g, lv3 ra, lv3 rb, lv3 d)
+{
+    lv3 ja = lv3_cross(ra, d), jb = lv3_cross(rb, d);
+    return row_mass_of(g, ja, jb, sym_mul(g->ia, ja), sym_mul(g->ib, jb));
+}
+
+/* Packing reads the constraints and the bodies' solver info as floats, four lanes at once by
+ * 4x4 transposes: a constraint's normal, tangents, friction and restitution in order; a
+ * point's anchors, base separation and impulses; an info's inverse mass and inertia. */
+_Static_assert(offsetof(sim_constraint3, tangent) == offsetof(sim_constraint3, normal) + 12 &&
+                   offsetof(sim_constraint3, friction) ==
+                       offsetof(sim_constraint3, normal) + 36 &&
+                   offsetof(sim_constraint3, restitution) ==
+                       offsetof(sim_constraint3, normal) + 40 &&
+                   offsetof(sim_constraint3, fixed) == offsetof(sim_constraint3, normal) + 44,
+               "a constraint's directions, friction and restitution are 11 floats in a row");
+_Static_assert(offsetof(sim_constraint_point3, rb) == 12 &&
+                   offsetof(sim_constraint_point3, base_sep) == 24 &&
+                   offsetof(sim_constraint_point3, jn) == 28 &&
+                   offsetof(sim_constraint_point3, jt) == 32 &&
+                   sizeof(sim_constraint_point3) == 48,
+               "a constraint point's anchors, base separation and impulses lead its 12 floats");
+_Static_assert(offsetof(sim_solver_info3, inv_inertia) == 4 && sizeof(mk_mat3) == 36 &&
+                   sizeof(sim_solver_info3) == 44,
+               "a solver info is the inverse mass, then the inertia's columns");
+
+/* An empty lane's constraint and info: no mass, no point. */
+static const sim_constraint3 no_constraint;
+static const sim_solver_info3 no_info;
+
+/* Floats [at, at + 4) of the four rows, one row a lane: out[f] holds float at + f. */
+static inline void lanes_at(const float *const rows[4], int at, f4 out[4])
+{
+    for (int k = 0; k < 4; k++)
+        out[k] = f4_rows(rows, k, at);
+    f4_transpose(&out[0], &out[1], &out[2], &out[3]);
+}
+
+/* A side's inverse mass and the world inverse inertia's six numbers (xx, yy, zz, xy, xz,
+ * yz: columns c0.x, c1.y, c2.z, c1.x, c2.x, c2.y) in lanes, from infos that are 11 floats
+ * each (the rows at 0, 4 and 7: none reads past an info). */
+static void mass_lanes(const float *const rows[4], f4 *m, f4 *inertia)
+{
+    f4 r0[4], r4[4], r7[4];
+    lanes_at(rows, 0, r0);
+    lanes_at(rows, 4, r4);
+    lanes_at(rows, 7, r7);
+    *m = r0[0];
+    inertia[0] = r0[1];
+    inertia[1] = r4[1];
+    inertia[2] = r7[2];
+    inertia[3] = r4[0];
+    inertia[4] = r4[3];
+    inertia[5] = r7[1];
 }
 
 /* Fills a group from up to four constraints (ci[k] == UINT32_MAX for an empty lane): a missing
@@ -216,8 +149,8 @@ static void pack(sim_wide_group3 *g, const sim_solver_body3 *bodies,
                  softness_set s)
 {
     const sim_constraint3 *c[4];
-    float lane[32][4];
-    memset(lane, 0, sizeof lane);
+    const float *dirs[4], *mass_a[4], *mass_b[4];
+    float soft[3][4];
     g->count = 0;
     g->bounce = false;
     for (int k = 0; k < 4; k++) {
@@ -225,81 +158,75 @@ static void pack(sim_wide_group3 *g, const sim_solver_body3 *bodies,
         g->constraint[k] = ci[k];
         g->a[k] = c[k] ? c[k]->a : 0;
         g->b[k] = c[k] ? c[k]->b : 0;
+        const sim_constraint3 *ck = c[k] ? c[k] : &no_constraint;
+        const sim_solver_info3 *ia = c[k] ? &info[c[k]->a] : &no_info;
+        const sim_solver_info3 *ib = c[k] ? &info[c[k]->b] : &no_info;
+        dirs[k] = &ck->normal.x;
+        mass_a[k] = &ia->inv_mass;
+        mass_b[k] = &ib->inv_mass;
+        const sim_softness *lane_soft = c[k] && c[k]->fixed ? &s.fixed : &s.movable;
+        soft[0][k] = c[k] ? lane_soft->bias_rate : 0.0f;
+        soft[1][k] = c[k] ? lane_soft->mass_scale : 0.0f;
+        soft[2][k] = c[k] ? lane_soft->impulse_scale : 0.0f;
         if (!c[k])
             continue;
-        const sim_solver_info3 *ia = &info[c[k]->a], *ib = &info[c[k]->b];
         if (g->a[k] && !movable(ia))
             g->a[k] |= SIM_WIDE_STILL;
         if (g->b[k] && !movable(ib))
             g->b[k] |= SIM_WIDE_STILL;
-        const mk_vec3 *d[3] = {&c[k]->normal, &c[k]->tangent[0], &c[k]->tangent[1]};
-        for (int r = 0; r < 3; r++) {
-            lane[3 * r][k] = d[r]->x;
-            lane[3 * r + 1][k] = d[r]->y;
-            lane[3 * r + 2][k] = d[r]->z;
-        }
-        lane[9][k] = c[k]->friction;
-        lane[10][k] = c[k]->restitution;
-        lane[11][k] = ia->inv_mass;
-        lane[12][k] = ib->inv_mass;
-        const mk_mat3 *m[2] = {&ia->inv_inertia, &ib->inv_inertia};
-        for (int side = 0; side < 2; side++) {
-            float e[6] = {m[side]->c0.x, m[side]->c1.y, m[side]->c2.z,
-                          m[side]->c1.x, m[side]->c2.x, m[side]->c2.y};
-            for (int f = 0; f < 6; f++)
-                lane[13 + 6 * side + f][k] = e[f];
-        }
-        const sim_softness *soft = c[k]->fixed ? &s.fixed : &s.movable;
-        lane[25][k] = soft->bias_rate;
-        lane[26][k] = soft->mass_scale;
-        lane[27][k] = soft->impulse_scale;
         g->count = c[k]->count > g->count ? c[k]->count : g->count;
         g->bounce |= c[k]->restitution != 0.0f;
     }
-    f4 *dst[28] = {&g->n.x,    &g->n.y,       &g->n.z,         &g->t[0].x, &g->t[0].y,
-                   &g->t[0].z, &g->t[1].x,    &g->t[1].y,      &g->t[1].z, &g->friction,
-                   &g->restitution, &g->ma,   &g->mb};
-    for (int e = 0; e < 6; e++) {
-        dst[13 + e] = &g->ia[e];
-        dst[19 + e] = &g->ib[e];
-    }
-    dst[25] = &g->bias_rate;
-    dst[26] = &g->mass_scale;
-    dst[27] = &g->impulse_scale;
-    for (int f = 0; f < 28; f++)
-        *dst[f] = f4_load(lane[f]);
+    f4 d[12];
+    lanes_at(dirs, 0, d);
+    lanes_at(dirs, 4, d + 4);
+    lanes_at(dirs, 8, d + 8);
+    g->n = (lv3){d[0], d[1], d[2]};
+    g->t[0] = (lv3){d[3], d[4], d[5]};
+    g->t[1] = (lv3){d[6], d[7], d[8]};
+    g->friction = d[9];
+    g->restitution = d[10];
+    mass_lanes(mass_a, &g->ma, g->ia);
+    mass_lanes(mass_b, &g->mb, g->ib);
+    g->bias_rate = f4_load(soft[0]);
+    g->mass_scale = f4_load(soft[1]);
+    g->impulse_scale = f4_load(soft[2]);
 
     /* The masses and approach speeds lane by lane, from the packed anchors. */
     lanes3 va, vb;
-    gather_vel(bodies, g->a, &va);
-    gather_vel(bodies, g->b, &vb);
+    const uint32_t *ea[1] = {g->a}, *eb[1] = {g->b};
+    gather_vel(bodies, ea, &va);
+    gather_vel(bodies, eb, &vb);
     f4 zero = f4_set1(0.0f);
     for (int i = 0; i < COL_MAX_POINTS3; i++) {
-        memset(lane, 0, sizeof lane);
+        const float *pts[4];
+        float on[4];
         for (int k = 0; k < 4; k++) {
-            if (!c[k] || i >= c[k]->count)
-                continue;
-            const sim_constraint_point3 *q = &c[k]->points[i];
-            float v[11] = {q->ra.x, q->ra.y, q->ra.z, q->rb.x,  q->rb.y,  q->rb.z,
-                           q->base_sep, q->jn, q->jt[0], q->jt[1], 1.0f};
-            for (int f = 0; f < 11; f++)
-                lane[f][k] = v[f];
+            bool here = c[k] && i < c[k]->count;
+            pts[k] = here ? &c[k]->points[i].ra.x : &no_constraint.points[0].ra.x;
+            on[k] = here ? 1.0f : 0.0f;
         }
+        f4 q[12];
+        lanes_at(pts, 0, q);
+        lanes_at(pts, 4, q + 4);
+        lanes_at(pts, 8, q + 8);
         wide_point3 *p = &g->p[i];
-        f4 *pd[10] = {&p->ra.x, &p->ra.y,    &p->ra.z, &p->rb.x,  &p->rb.y,
-                      &p->rb.z, &p->base_sep, &p->jn,  &p->jt[0], &p->jt[1]};
-        for (int f = 0; f < 10; f++)
-            *pd[f] = f4_load(lane[f]);
-        f4 present = f4_gt(f4_load(lane[10]), zero);
-        p->ja = v4_cross(p->ra, g->n);
-        p->jb = v4_cross(p->rb, g->n);
+        p->ra = (lv3){q[0], q[1], q[2]};
+        p->rb = (lv3){q[3], q[4], q[5]};
+        p->base_sep = q[6];
+        p->jn = q[7];
+        p->jt[0] = q[8];
+        p->jt[1] = q[9];
+        f4 present = f4_gt(f4_load(on), zero);
+        p->ja = lv3_cross(p->ra, g->n);
+        p->jb = lv3_cross(p->rb, g->n);
         p->ka = sym_mul(g->ia, p->ja);
         p->kb = sym_mul(g->ib, p->jb);
-        p->normal_mass = f4_select(present, row_mass(g, p->ra, p->rb, g->n), zero);
+        p->normal_mass = f4_select(present, row_mass_of(g, p->ja, p->jb, p->ka, p->kb), zero);
         p->tangent_mass[0] = f4_select(present, row_mass(g, p->ra, p->rb, g->t[0]), zero);
         p->tangent_mass[1] = f4_select(present, row_mass(g, p->ra, p->rb, g->t[1]), zero);
         p->max_jn = zero;
-        p->approach = v4_dot(relative(&va, &vb, p->ra, p->rb), g->n);
+        p->approach = lv3_dot(relative(&va, &vb, p->ra, p->rb), g->n);
     }
 }
 
@@ -339,80 +266,97 @@ bool sim_wide_build3(sim_world *w, softness_set s)
 
 /* ---- solving ---- */
 
+#if SIM_F8
+/* Whether the passes take two groups at once: where the processor has AVX, unless the
+ * environment's MINK_SIM_LANES is 4 (the pinned world hashes are checked at both widths on
+ * one machine, tests/CMakeLists.txt). Read once; every thread reads the same answer. */
+static bool eight_lanes(void)
+{
+    static atomic_int known; /* 0 not yet read, 1 four lanes, 2 eight */
+    int k = atomic_load_explicit(&known, memory_order_relaxed);
+    if (k == 0) {
+        const char *lanes = getenv("MINK_SIM_LANES");
+        k = sim_f8_usable() && !(lanes && strcmp(lanes, "4") == 0) ? 2 : 1;
+        atomic_store_explicit(&known, k, memory_order_relaxed);
+    }
+    return k == 2;
+}
+
+/* The lane arithmetic at eight lanes: two groups of one color at once. */
+#pragma GCC push_options
+#pragma GCC target("avx")
+#undef WIDE_LANES
+#define WIDE_LANES 8
+typedef struct lv38 {
+    f8 x, y, z;
+} lv38;
+#define GF(g, f) f8_pair(&(g)[0].f, &(g)[1].f)
+#define GS(g, f, v) f8_unpair(&(g)[0].f, &(g)[1].f, (v))
+#include "wide_soft.h"
+#include "solver3_lanes.h"
+#undef GF
+#undef GS
+
+/* The groups [begin, end) of one color two at a time where they have as many points (a lane
+ * past its constraint's points is solved as a point of no mass, which may turn a velocity's
+ * -0 into +0: only groups that would run those points at four lanes do); returns the first
+ * group not solved. */
+static size_t warm_pairs(sim_solver_body3 *bodies, const sim_wide_group3 *groups, size_t begin,
+                         size_t end)
+{
+    size_t gi = begin;
+    for (; gi + 1 < end && groups[gi].count == groups[gi + 1].count; gi += 2)
+        warm_groups8(bodies, &groups[gi], groups[gi].count);
+    return gi;
+}
+
+static size_t solve_pairs(sim_solver_body3 *bodies, sim_wide_group3 *groups,
+                          const sim_wide_pass *job, size_t begin, size_t end)
+{
+    wide_pass_lanes8 pass = wide_pass_lanes_of8(job);
+    size_t gi = begin;
+    for (; gi + 1 < end && groups[gi].count == groups[gi + 1].count; gi += 2)
+        solve_groups8(bodies, &groups[gi], &pass, groups[gi].count);
+    return gi;
+}
+#pragma GCC pop_options
+#undef WIDE_LANES
+#define WIDE_LANES 4
+#include "wide_lanes.h"
+#endif
+
 void sim_wide_warm_range3(void *arg, size_t begin, size_t end)
 {
     const sim_world *w = ((const sim_wide_pass *)arg)->w;
     sim_solver_body3 *bodies = w->d3.solver_bodies.at;
-    sim_wide_group3 *groups = w->d3.wide_groups.at;
-    for (size_t gi = begin; gi < end; gi++) {
-        const sim_wide_group3 *g = &groups[gi];
-        lanes3 a, b;
-        gather_vel(bodies, g->a, &a);
-        gather_vel(bodies, g->b, &b);
-        for (int i = 0; i < g->count; i++) {
-            const wide_point3 *p = &g->p[i];
-            v4 P = v4_add(v4_add(v4_scale(g->n, p->jn), v4_scale(g->t[0], p->jt[0])),
-                          v4_scale(g->t[1], p->jt[1]));
-            apply(&a, &b, g, p->ra, p->rb, P);
-        }
-        scatter(bodies, g->a, &a);
-        scatter(bodies, g->b, &b);
+    const sim_wide_group3 *groups = w->d3.wide_groups.at;
+    while (begin < end) {
+#if SIM_F8
+        if (eight_lanes())
+            begin = warm_pairs(bodies, groups, begin, end);
+        if (begin == end)
+            break;
+#endif
+        warm_groups(bodies, &groups[begin], groups[begin].count);
+        begin++;
     }
 }
 
-/* Each lane's softness was packed at build: the pass's is not read again. */
 void sim_wide_solve_range3(void *arg, size_t begin, size_t end)
 {
-    wide_pass_lanes pass = wide_pass_lanes_of(arg);
-    const sim_world *w = ((const sim_wide_pass *)arg)->w;
-    sim_solver_body3 *bodies = w->d3.solver_bodies.at;
-    sim_wide_group3 *groups = w->d3.wide_groups.at;
-    f4 zero = f4_set1(0.0f);
-    for (size_t gi = begin; gi < end; gi++) {
-        sim_wide_group3 *g = &groups[gi];
-        wide_softness soft = {g->bias_rate, g->mass_scale, g->impulse_scale};
-        lanes3 a, b;
-        gather_all(bodies, g->a, &a);
-        gather_all(bodies, g->b, &b);
-        /* The separation now, from the motion of both anchors since the step began:
-         * (dp + qb rb - qa ra) . n. Since (q r) . n = r . (q^-1 n), the normal is turned back
-         * into each body's frame at the start of the step once per group, rather than every
-         * anchor forward. */
-        f4 dpn = v4_dot(v4_sub(b.dp, a.dp), g->n);
-        v4 na = unrotate(&a, g->n), nb = unrotate(&b, g->n);
-        for (int i = 0; i < g->count; i++) {
-            wide_point3 *p = &g->p[i];
-            f4 s = f4_add(f4_add(dpn, f4_sub(v4_dot(p->rb, nb), v4_dot(p->ra, na))),
-                          p->base_sep);
-            f4 vn = normal_speed(&a, &b, p, g->n);
-            f4 j = wide_normal_impulse(&pass, soft, s, vn, p->normal_mass, &p->jn);
-            p->max_jn = f4_max(p->max_jn, j);
-            apply_normal(&a, &b, g, p, j);
-        }
-        /* Friction bounded by the Coulomb circle of radius friction * jn (solver.c). */
-        f4 rough = f4_gt(g->friction, zero);
-        for (int i = 0; i < g->count; i++) {
-            wide_point3 *p = &g->p[i];
-            v4 dv = relative(&a, &b, p->ra, p->rb);
-            f4 t0 = f4_sub(p->jt[0], f4_mul(p->tangent_mass[0], v4_dot(dv, g->t[0])));
-            f4 t1 = f4_sub(p->jt[1], f4_mul(p->tangent_mass[1], v4_dot(dv, g->t[1])));
-            f4 limit = f4_mul(g->friction, p->jn);
-            f4 len2 = f4_add(f4_mul(t0, t0), f4_mul(t1, t1));
-            f4 k = f4_select(f4_gt(len2, zero), f4_div(limit, f4_sqrt(len2)), zero);
-            f4 over = f4_gt(len2, f4_mul(limit, limit));
-            t0 = f4_select(over, f4_mul(t0, k), t0);
-            t1 = f4_select(over, f4_mul(t1, k), t1);
-            /* no friction: the impulses stay as they are */
-            t0 = f4_select(rough, t0, p->jt[0]);
-            t1 = f4_select(rough, t1, p->jt[1]);
-            v4 P = v4_add(v4_scale(g->t[0], f4_sub(t0, p->jt[0])),
-                          v4_scale(g->t[1], f4_sub(t1, p->jt[1])));
-            p->jt[0] = t0;
-            p->jt[1] = t1;
-            apply(&a, &b, g, p->ra, p->rb, P);
-        }
-        scatter(bodies, g->a, &a);
-        scatter(bodies, g->b, &b);
+    const sim_wide_pass *job = arg;
+    wide_pass_lanes pass = wide_pass_lanes_of(job);
+    sim_solver_body3 *bodies = job->w->d3.solver_bodies.at;
+    sim_wide_group3 *groups = job->w->d3.wide_groups.at;
+    while (begin < end) {
+#if SIM_F8
+        if (eight_lanes())
+            begin = solve_pairs(bodies, groups, job, begin, end);
+        if (begin == end)
+            break;
+#endif
+        solve_groups(bodies, &groups[begin], &pass, groups[begin].count);
+        begin++;
     }
 }
 
@@ -426,26 +370,137 @@ void sim_wide_restitution_range3(void *arg, size_t begin, size_t end)
         sim_wide_group3 *g = &groups[gi];
         if (!g->bounce)
             continue;
+        const uint32_t *ea[1] = {g->a}, *eb[1] = {g->b};
+        group_lanes gl;
+        group_load(g, &gl);
         lanes3 a, b;
-        gather_vel(bodies, g->a, &a);
-        gather_vel(bodies, g->b, &b);
+        gather_vel(bodies, ea, &a);
+        gather_vel(bodies, eb, &b);
         f4 bouncy = f4_gt(g->restitution, zero);
         for (int i = 0; i < g->count; i++) {
             wide_point3 *p = &g->p[i];
             /* Points that approached fast enough and were pushed (solver.c's restitution). */
             f4 on = f4_and_not(f4_and_not(bouncy, f4_gt(p->approach, slow)),
                                f4_eq(p->max_jn, zero));
-            f4 vn = normal_speed(&a, &b, p, g->n);
+            f4 vn = normal_speed(&a, &b, p->ja, p->jb, g->n);
             f4 j = f4_mul(f4_sub(zero, p->normal_mass),
                           f4_add(vn, f4_mul(g->restitution, p->approach)));
             j = f4_select(on, j, zero);
             f4 jn = f4_max(f4_add(p->jn, j), zero);
             j = f4_sub(jn, p->jn);
             p->jn = jn;
-            apply_normal(&a, &b, g, p, j);
+            apply_normal(&a, &b, &gl, p->ka, p->kb, j);
         }
-        scatter(bodies, g->a, &a);
-        scatter(bodies, g->b, &b);
+        scatter(bodies, ea, &a);
+        scatter(bodies, eb, &b);
+    }
+}
+
+/* ---- integration ---- */
+
+/* q turned further by the rotation vector h w (small), renormalised: the first-order
+ * quaternion integration q + h/2 (0, w) q that Jolt and Bullet use. */
+static mk_quat integrate_rotation(mk_quat q, mk_vec3 w, float h)
+{
+    mk_vec3 hw = mk_v3_scale(w, h);
+    mk_quat dq = {0.5f * hw.x, 0.5f * hw.y, 0.5f * hw.z, 0.0f};
+    mk_quat r = mk_quat_mul(dq, q);
+    r = (mk_quat){q.x + r.x, q.y + r.y, q.z + r.z, q.w + r.w};
+    mk_quat out;
+    return mk_quat_normalize_checked(r, &out) ? out : q;
+}
+
+#if SIM_F8
+#pragma GCC push_options
+#pragma GCC target("avx")
+/* Lanes whose float is finite: |x| < infinity (NaN is not). */
+static inline __m128 finite4(__m128 x)
+{
+    __m128 magnitude = _mm_andnot_ps(_mm_set1_ps(-0.0f), x);
+    return _mm_cmplt_ps(magnitude, _mm_set1_ps(INFINITY));
+}
+
+/* Four bodies from b on, lane k body k: integrate_rotation's arithmetic, operation by
+ * operation (mk_quat_mul with dq.w = 0 as its products are written, then
+ * mk_quat_normalize_checked's sum, root and quotients in double). */
+static void integrate4(sim_solver_body3 *b, float h)
+{
+    float *f[4] = {&b[0].v.x, &b[1].v.x, &b[2].v.x, &b[3].v.x};
+    f4 vx = f4_load(f[0]), vy = f4_load(f[1]), vz = f4_load(f[2]), wx = f4_load(f[3]);
+    f4_transpose(&vx, &vy, &vz, &wx);
+    f4 wy = f4_load(f[0] + 4), wz = f4_load(f[1] + 4), px = f4_load(f[2] + 4),
+       py = f4_load(f[3] + 4);
+    f4_transpose(&wy, &wz, &px, &py);
+    f4 pz = f4_load(f[0] + 8), qx = f4_load(f[1] + 8), qy = f4_load(f[2] + 8),
+       qz = f4_load(f[3] + 8);
+    f4_transpose(&pz, &qx, &qy, &qz);
+    f4 t0 = f4_load(f[0] + 10), t1 = f4_load(f[1] + 10), qw = f4_load(f[2] + 10),
+       gs = f4_load(f[3] + 10);
+    f4_transpose(&t0, &t1, &qw, &gs);
+    f4 hh = f4_set1(h), half = f4_set1(0.5f), zero = f4_set1(0.0f);
+    px = f4_add(px, f4_mul(hh, vx));
+    py = f4_add(py, f4_mul(hh, vy));
+    pz = f4_add(pz, f4_mul(hh, vz));
+    f4 dx = f4_mul(half, f4_mul(wx, hh)), dy = f4_mul(half, f4_mul(wy, hh)),
+       dz = f4_mul(half, f4_mul(wz, hh));
+    f4 rx = f4_sub(f4_add(f4_add(f4_mul(zero, qx), f4_mul(dx, qw)), f4_mul(dy, qz)),
+                   f4_mul(dz, qy));
+    f4 ry = f4_add(f4_add(f4_sub(f4_mul(zero, qy), f4_mul(dx, qz)), f4_mul(dy, qw)),
+                   f4_mul(dz, qx));
+    f4 rz = f4_add(f4_sub(f4_add(f4_mul(zero, qz), f4_mul(dx, qy)), f4_mul(dy, qx)),
+                   f4_mul(dz, qw));
+    f4 rw = f4_sub(f4_sub(f4_sub(f4_mul(zero, qw), f4_mul(dx, qx)), f4_mul(dy, qy)),
+                   f4_mul(dz, qz));
+    rx = f4_add(qx, rx);
+    ry = f4_add(qy, ry);
+    rz = f4_add(qz, rz);
+    rw = f4_add(qw, rw);
+    __m256d ex = _mm256_cvtps_pd(rx), ey = _mm256_cvtps_pd(ry), ez = _mm256_cvtps_pd(rz),
+            ew = _mm256_cvtps_pd(rw);
+    __m256d l = _mm256_sqrt_pd(_mm256_add_pd(
+        _mm256_add_pd(_mm256_add_pd(_mm256_mul_pd(ex, ex), _mm256_mul_pd(ey, ey)),
+                      _mm256_mul_pd(ez, ez)),
+        _mm256_mul_pd(ew, ew)));
+    __m256d sane = _mm256_and_pd(_mm256_cmp_pd(l, _mm256_set1_pd(1e-6), _CMP_GE_OQ),
+                                 _mm256_cmp_pd(l, _mm256_set1_pd(INFINITY), _CMP_LT_OQ));
+    int ok = _mm256_movemask_pd(sane) &
+             _mm_movemask_ps(_mm_and_ps(_mm_and_ps(finite4(rx), finite4(ry)),
+                                        _mm_and_ps(finite4(rz), finite4(rw))));
+    __m128i bit = _mm_setr_epi32(1, 2, 4, 8);
+    f4 keep = _mm_castsi128_ps(
+        _mm_cmpeq_epi32(_mm_and_si128(_mm_set1_epi32(ok), bit), bit)); /* the new rotation */
+    qx = f4_select(keep, _mm256_cvtpd_ps(_mm256_div_pd(ex, l)), qx);
+    qy = f4_select(keep, _mm256_cvtpd_ps(_mm256_div_pd(ey, l)), qy);
+    qz = f4_select(keep, _mm256_cvtpd_ps(_mm256_div_pd(ez, l)), qz);
+    qw = f4_select(keep, _mm256_cvtpd_ps(_mm256_div_pd(ew, l)), qw);
+    t0 = qy; /* floats 10 and 11 are qy and qz */
+    t1 = qz;
+    f4_transpose(&wy, &wz, &px, &py);
+    f4_transpose(&pz, &qx, &qy, &qz);
+    f4 r[4][2] = {{wy, pz}, {wz, qx}, {px, qy}, {py, qz}};
+    for (int k = 0; k < 4; k++) {
+        f4_store(f[k] + 4, r[k][0]);
+        f4_store(f[k] + 8, r[k][1]);
+    }
+    f4_transpose(&t0, &t1, &qw, &gs);
+    f4 last[4] = {t0, t1, qw, gs};
+    for (int k = 0; k < 4; k++)
+        f4_store(f[k] + 10, last[k]);
+}
+#pragma GCC pop_options
+#endif
+
+void sim_integrate3(sim_solver_body3 *bodies, size_t begin, size_t end, float h)
+{
+    size_t i = begin;
+#if SIM_F8
+    if (eight_lanes())
+        for (; i + 4 <= end; i += 4)
+            integrate4(&bodies[i], h);
+#endif
+    for (; i < end; i++) {
+        bodies[i].dp = mk_v3_mad(bodies[i].dp, h, bodies[i].v);
+        bodies[i].dq = integrate_rotation(bodies[i].dq, bodies[i].w, h);
     }
 }
 
