@@ -163,6 +163,12 @@ bool col_level3_clear_moves(const col_level3_clear *c, mk_vec3 d, float room)
 {
     if (!(c->far - mk_v3_len(d) > room))
         return false;
+    mk_vec3 dl = mk_quat_unrotate(c->frame, d);
+    const float along[3] = {dl.x, dl.y, dl.z};
+    for (int k = 0; k < 3; k++)
+        if (!(c->side[2 * k] + mk_minf(along[k], 0.0f) > room &&
+              c->side[2 * k + 1] - mk_maxf(along[k], 0.0f) > room))
+            return false;
     for (uint32_t k = 0; k < c->count; k++)
         if (!(c->near[k].gap + mk_minf(mk_v3_dot(d, c->near[k].normal), 0.0f) > room))
             return false;
@@ -220,11 +226,12 @@ uint32_t col_level3_collide(col_level3 l, col_xf3 xl, const col_shape3 *b, col_x
                             const col_tri_contact3 *how, col_child_manifold3 *out,
                             uint32_t cap)
 {
-    return col_level3_collide_clear(l, xl, b, xb, how, 0.0f, out, cap, NULL);
+    return col_level3_collide_clear(l, xl, b, xb, how, mk_v3(0.0f, 0.0f, 0.0f), 0.0f, out, cap,
+                                    NULL);
 }
 
 uint32_t col_level3_collide_clear(col_level3 l, col_xf3 xl, const col_shape3 *b, col_xf3 xb,
-                                  const col_tri_contact3 *how, float reach,
+                                  const col_tri_contact3 *how, mk_vec3 ahead, float slack,
                                   col_child_manifold3 *out, uint32_t cap,
                                   col_level3_clear *clear)
 {
@@ -234,16 +241,21 @@ uint32_t col_level3_collide_clear(col_level3 l, col_xf3 xl, const col_shape3 *b,
     col_aabb3 shape = shape_box(b, local), reach_box = shape;
     reach_box.half = mk_v3_add(shape.half, mk_v3(how->margin, how->margin, how->margin));
     col_box q = col_box_of3(reach_box), own = col_box_of3(shape), walk = q;
-    /* The triangles under the box grown by `reach` as well, in the same order (a heightfield's
-     * rows and columns, a mesh's leaves depth first) with the others among them: those past
-     * the margin are not collided but bounded. Past the grown box, every triangle is
-     * farther than margin + reach. */
+    /* The triangles under the box grown by `slack` and swept along `ahead` as well, in the
+     * same order (a heightfield's rows and columns, a mesh's leaves depth first) with the
+     * others among them: those past the margin are not collided but bounded. Past that box,
+     * every triangle is beyond one of its sides. */
     if (clear) {
-        clear->far = how->margin + reach;
+        mk_vec3 al = mk_quat_unrotate(xl.q, ahead);
+        const float a[3] = {al.x, al.y, al.z};
+        clear->far = INFINITY;
+        clear->frame = xl.q;
         clear->count = 0;
         for (int k = 0; k < 3; k++) {
-            walk.lo[k] = q.lo[k] - reach;
-            walk.hi[k] = q.hi[k] + reach;
+            walk.lo[k] = q.lo[k] - slack + mk_minf(a[k], 0.0f);
+            walk.hi[k] = q.hi[k] + slack + mk_maxf(a[k], 0.0f);
+            clear->side[2 * k] = own.lo[k] - walk.lo[k];
+            clear->side[2 * k + 1] = walk.hi[k] - own.hi[k];
         }
     }
     candidates c;

@@ -173,16 +173,17 @@ static void sort_children(dchild *c, uint32_t n,
 #endif
 
 #if MK_DIM == 3
-/* m: how far past SIM_SPECULATIVE a level pair looks for the pieces body b may reach this
- * step, for its clearance (sim_level_clear): a quarter more than its speed and a step of
- * gravity carry it, or 0 (no clearance wanted) when that is within SIM_SWEEP_MIN, which the
- * step does not sweep (step.c). */
-static float clear_reach(const sim_world *w, const dpart *bp, const dpart *lp)
+/* Where body b may go this step against level body lb, for its clearance (sim_level_clear):
+ * along *ahead, its velocity and a step of gravity over the step, give or take the slack
+ * returned (m; a quarter of that and a few millimetres); 0 (no clearance wanted) when b would
+ * move less than SIM_SWEEP_MIN, which the step does not sweep (step.c). */
+static float clear_ahead(const sim_world *w, const dpart *bp, const dpart *lp, dvec *ahead)
 {
     float dt = w->cfg.dt;
-    float speed = dv_len(dv_sub(bp->vel, lp->vel)) + dv_len(dim_gravity(w)) * dt;
-    float reach = 1.25f * speed * dt;
-    return reach > SIM_SWEEP_MIN ? reach : 0.0f;
+    dvec v = dv_mad(dv_sub(bp->vel, lp->vel), dt, dim_gravity(w));
+    *ahead = dv_scale(v, dt);
+    float move = dv_len(*ahead);
+    return move > SIM_SWEEP_MIN ? 0.25f * move + 0.005f : 0.0f;
 }
 #endif
 
@@ -201,12 +202,13 @@ static uint32_t pair_children(const sim_world *w, const sim_body *lb, const sim_
     dxf xb = dim_xf_at(bp, bp->pos), xl = dim_level_xf(w, lb);
     dvec motion = relative_motion(w, b, lb);
 #if MK_DIM == 3
-    float reach = clear_reach(w, bp, dim_part_of(w, lb));
+    dvec ahead;
+    float slack = clear_ahead(w, bp, dim_part_of(w, lb), &ahead);
     col_tri_contact3 how = {SIM_SPECULATIVE, COL_BACK_FACES_IGNORE, motion, SIM_FACE_BIAS};
     uint32_t n = col_level3_collide_clear(sim_level_3d(lb->level), xl, &bp->shape, xb, &how,
-                                          reach, out, SIM_LEVEL_PIECES_CAP,
-                                          reach > 0.0f ? &clear->c : NULL);
-    if (reach == 0.0f || n > SIM_LEVEL_PIECES_CAP)
+                                          ahead, slack, out, SIM_LEVEL_PIECES_CAP,
+                                          slack > 0.0f ? &clear->c : NULL);
+    if (slack == 0.0f || n > SIM_LEVEL_PIECES_CAP)
         clear->c.far = 0.0f; /* not worked out, or pieces not written: their gaps unknown */
 #else
     (void)clear;
