@@ -69,8 +69,8 @@ static inline sim_softness sim_make_soft(float hertz, float zeta, float h)
 #define SIM_WIDE_COLORS 16
 
 /* A body's clearance from a static level body (slot `level`, UINT32_MAX for none) at the start
- * of the step: the level's pieces that are not within SIM_SPECULATIVE of it (those are the
- * solver's, which the sweep passes), as separating planes (col_level3_clear). */
+ * of the step: the level's pieces that it does not touch (those are within the sweep's skin,
+ * which the sweep passes), as separating planes (col_level3_clear). */
 typedef struct sim_level_clear {
     uint32_t level;
     col_level3_clear c;
@@ -100,8 +100,8 @@ typedef struct sim_solver {
      * items, and col_child_manifold2 or col_child_manifold3 items of the world's dimension. */
     mk_vec level_spans, level_children;
     /* Per solver body, this step: how far its shape is from the pieces of a static level
-     * that none of its contacts stand for (contacts_level.c), which its sweep then need not
-     * cast against when it moves less (sweep.c). */
+     * that it does not touch (contacts_level.c), which its sweep then need not cast against
+     * when it moves less (sweep.c). */
     MK_VEC(sim_level_clear) level_clear;
 } sim_solver;
 
