@@ -135,24 +135,147 @@ uint32_t col_level3_query(col_level3 l, col_aabb3 box, uint32_t *out, uint32_t c
     return found;
 }
 
+/* ---- clearance ---- */
+
+void col_level3_clear_add(col_level3_clear *c, mk_vec3 normal, float gap)
+{
+    gap = gap > 0.0f ? gap : 0.0f; /* and NaN */
+    if (c->count < COL_LEVEL3_CLEAR_MAX) {
+        c->near[c->count].normal = normal;
+        c->near[c->count++].gap = gap;
+        return;
+    }
+    /* Full: the farthest of the kept and the new one goes to `far`. */
+    uint32_t worst = 0;
+    for (uint32_t k = 1; k < c->count; k++)
+        if (c->near[k].gap > c->near[worst].gap)
+            worst = k;
+    if (c->near[worst].gap > gap) {
+        c->far = mk_minf(c->far, c->near[worst].gap);
+        c->near[worst].normal = normal;
+        c->near[worst].gap = gap;
+    } else {
+        c->far = mk_minf(c->far, gap);
+    }
+}
+
+bool col_level3_clear_moves(const col_level3_clear *c, mk_vec3 d, float room)
+{
+    if (!(c->far - mk_v3_len(d) > room))
+        return false;
+    mk_vec3 dl = mk_quat_unrotate(c->frame, d);
+    const float along[3] = {dl.x, dl.y, dl.z};
+    for (int k = 0; k < 3; k++)
+        if (!(c->side[2 * k] + mk_minf(along[k], 0.0f) > room &&
+              c->side[2 * k + 1] - mk_maxf(along[k], 0.0f) > room))
+            return false;
+    for (uint32_t k = 0; k < c->count; k++)
+        if (!(c->near[k].gap + mk_minf(mk_v3_dot(d, c->near[k].normal), 0.0f) > room))
+            return false;
+    return true;
+}
+
+/* n (level frame) in the world's axes: as it is under a level that is not turned. */
+static mk_vec3 level_dir(col_xf3 xl, mk_vec3 n)
+{
+    bool turned = xl.q.x != 0.0f || xl.q.y != 0.0f || xl.q.z != 0.0f;
+    return turned ? mk_quat_rotate(xl.q, n) : n;
+}
+
+/* Adds to c the plane of the triangle v's box (level frame, at xl) that parts it most from
+ * the shape's box `own` (none when they overlap: gap 0). */
+static void clear_by_boxes(col_level3_clear *c, col_xf3 xl, const mk_vec3 v[3],
+                           const col_box *own)
+{
+    col_box tb = col_tri_box(v);
+    float gap = -INFINITY;
+    mk_vec3 n = mk_v3(0.0f, 1.0f, 0.0f);
+    for (int k = 0; k < 3; k++) {
+        float below = own->lo[k] - tb.hi[k], above = tb.lo[k] - own->hi[k];
+        float g = mk_maxf(below, above), sign = below >= above ? 1.0f : -1.0f;
+        if (g > gap) {
+            gap = g;
+            n = mk_v3(k == 0 ? sign : 0.0f, k == 1 ? sign : 0.0f, k == 2 ? sign : 0.0f);
+        }
+    }
+    col_level3_clear_add(c, level_dir(xl, n), gap);
+}
+
+/* Adds to c a triangle apart from shape b (at `local`, level frame) by more than the margin:
+ * by m (a separation along m.normal, level frame; a sphere's is its nearest point's) where
+ * the collision gave one, else a sphere by its nearest point and the others by the boxes. */
+static void clear_by(col_level3_clear *c, col_xf3 xl, const mk_vec3 v[3], const col_shape3 *b,
+                     col_xf3 local, const col_manifold3 *m, const col_box *own)
+{
+    if (m && m->distance < FLT_MAX && m->count == 0) {
+        col_level3_clear_add(c, level_dir(xl, m->normal), m->distance);
+    } else if (b->type == COL_SHAPE3_SPHERE) {
+        col_d3 centre = d3_of(local.p), off = d3_sub(centre, col_tri_closest(v, centre));
+        double dist = d3_len(off);
+        if (dist > 0.0)
+            col_level3_clear_add(c, level_dir(xl, d3_to_f(d3_scale(off, 1.0 / dist))),
+                                 (float)(dist - b->radius));
+        else
+            col_level3_clear_add(c, mk_v3(0.0f, 1.0f, 0.0f), 0.0f);
+    } else {
+        clear_by_boxes(c, xl, v, own);
+    }
+}
+
 uint32_t col_level3_collide(col_level3 l, col_xf3 xl, const col_shape3 *b, col_xf3 xb,
                             const col_tri_contact3 *how, col_child_manifold3 *out,
                             uint32_t cap)
 {
+    return col_level3_collide_clear(l, xl, b, xb, how, mk_v3(0.0f, 0.0f, 0.0f), 0.0f, out, cap,
+                                    NULL);
+}
+
+uint32_t col_level3_collide_clear(col_level3 l, col_xf3 xl, const col_shape3 *b, col_xf3 xb,
+                                  const col_tri_contact3 *how, mk_vec3 ahead, float slack,
+                                  col_child_manifold3 *out, uint32_t cap,
+                                  col_level3_clear *clear)
+{
     col_xf3 local = col_xf3_to_local(xl, xb);
     col_tri_contact3 in_frame = *how;
     in_frame.motion = mk_quat_unrotate(xl.q, how->motion);
-    col_aabb3 reach = shape_box(b, local);
-    reach.half = mk_v3_add(reach.half, mk_v3(how->margin, how->margin, how->margin));
-    col_box q = col_box_of3(reach);
+    col_aabb3 shape = shape_box(b, local), reach_box = shape;
+    reach_box.half = mk_v3_add(shape.half, mk_v3(how->margin, how->margin, how->margin));
+    col_box q = col_box_of3(reach_box), own = col_box_of3(shape), walk = q;
+    /* The triangles under the box grown by `slack` and swept along `ahead` as well, in the
+     * same order (a heightfield's rows and columns, a mesh's leaves depth first) with the
+     * others among them: those past the margin are not collided but bounded. Past that box,
+     * every triangle is beyond one of its sides. */
+    if (clear) {
+        mk_vec3 al = mk_quat_unrotate(xl.q, ahead);
+        const float a[3] = {al.x, al.y, al.z};
+        clear->far = INFINITY;
+        clear->frame = xl.q;
+        clear->count = 0;
+        for (int k = 0; k < 3; k++) {
+            walk.lo[k] = q.lo[k] - slack + mk_minf(a[k], 0.0f);
+            walk.hi[k] = q.hi[k] + slack + mk_maxf(a[k], 0.0f);
+            clear->side[2 * k] = own.lo[k] - walk.lo[k];
+            clear->side[2 * k + 1] = walk.hi[k] - own.hi[k];
+        }
+    }
     candidates c;
-    candidates_init(&c, l, &q);
+    candidates_init(&c, l, &walk);
     uint32_t t, found = 0;
     col_triangle3 tri;
     while (candidates_next(&c, &t, tri.v, &tri.active)) {
+        if (clear) {
+            col_box tb = col_tri_box(tri.v);
+            if (!col_box_overlap(&tb, &q)) {
+                clear_by(clear, xl, tri.v, b, local, NULL, &own);
+                continue;
+            }
+        }
         col_manifold3 m = col_collide_triangle3(&tri, b, local, &in_frame);
-        if (m.count == 0 && !(m.distance <= how->margin))
+        if (m.count == 0 && !(m.distance <= how->margin)) {
+            if (clear)
+                clear_by(clear, xl, tri.v, b, local, &m, &own);
             continue;
+        }
         if (found < cap) {
             col_manifold3_to_world(&m, xl);
             out[found] = (col_child_manifold3){t, m};

@@ -172,22 +172,58 @@ static void sort_children(dchild *c, uint32_t n,
 }
 #endif
 
+#if MK_DIM == 3
+/* Where body b may go this step against level body lb, for its clearance (sim_level_clear):
+ * along *ahead, its velocity and a step of gravity over the step, give or take the slack
+ * returned (m; a quarter of that and a few millimetres); 0 (no clearance wanted) when b would
+ * move less than SIM_SWEEP_MIN, which the step does not sweep (step.c). */
+static float clear_ahead(const sim_world *w, const dpart *bp, const dpart *lp, dvec *ahead)
+{
+    float dt = w->cfg.dt;
+    dvec v = dv_mad(dv_sub(bp->vel, lp->vel), dt, dim_gravity(w));
+    *ahead = dv_scale(v, dt);
+    float move = dv_len(*ahead);
+    return move > SIM_SWEEP_MIN ? 0.25f * move + 0.005f : 0.0f;
+}
+#endif
+
 /* The manifolds of body b against level body lb, speculative ones made where a piece is
  * apart by less than SIM_SPECULATIVE, those apart by more dropped; in 3D merged. Normal from
- * the level toward b; returns how many were written to out (room for SIM_LEVEL_PIECES_CAP). */
+ * the level toward b; returns how many were written to out (room for SIM_LEVEL_PIECES_CAP).
+ * In 3D, b's clearance from the pieces into *clear (its `far` 0 when it is not worked out,
+ * sim_level_clear): those touching are within the sweep's skin (sweep.c), the others are
+ * bounded by their manifolds' separations (a manifold apart gives a gap along its normal,
+ * which the active-edge rule may have made the face's, and then no more than the true gap:
+ * not enough to tell the skin's pieces). */
 static uint32_t pair_children(const sim_world *w, const sim_body *lb, const sim_body *b,
-                              dchild *out)
+                              dchild *out, sim_level_clear *clear)
 {
     const dpart *bp = dim_part_of(w, b);
     dxf xb = dim_xf_at(bp, bp->pos), xl = dim_level_xf(w, lb);
     dvec motion = relative_motion(w, b, lb);
+#if MK_DIM == 3
+    dvec ahead;
+    float slack = clear_ahead(w, bp, dim_part_of(w, lb), &ahead);
+    col_tri_contact3 how = {SIM_SPECULATIVE, COL_BACK_FACES_IGNORE, motion, SIM_FACE_BIAS};
+    uint32_t n = col_level3_collide_clear(sim_level_3d(lb->level), xl, &bp->shape, xb, &how,
+                                          ahead, slack, out, SIM_LEVEL_PIECES_CAP,
+                                          slack > 0.0f ? &clear->c : NULL);
+    if (slack == 0.0f || n > SIM_LEVEL_PIECES_CAP)
+        clear->c.far = 0.0f; /* not worked out, or pieces not written: their gaps unknown */
+#else
+    (void)clear;
     uint32_t n = DIM_NAME(sim_level_collide)(w, lb, &bp->shape, xb, motion,
                                              COL_BACK_FACES_IGNORE, SIM_SPECULATIVE, out,
                                              SIM_LEVEL_PIECES_CAP);
+#endif
     n = n < SIM_LEVEL_PIECES_CAP ? n : SIM_LEVEL_PIECES_CAP;
     uint32_t kept = 0;
     for (uint32_t i = 0; i < n; i++) {
         dchild c = out[i];
+#if MK_DIM == 3
+        if (c.m.count == 0)
+            col_level3_clear_add(&clear->c, c.m.normal, c.m.distance);
+#endif
         if (c.m.count == 0) {
             if (!(c.m.distance < SIM_SPECULATIVE))
                 continue;
@@ -254,13 +290,37 @@ static uint32_t kept_children(sim_world *w, sim_pair *pair, const sim_body *a,
 }
 #endif
 
+/* Keeps body b's clearance from level body lb (sim_level_clear): a static level's, the first
+ * one's when b has pairs with several. */
+static void note_clear(sim_world *w, const sim_body *lb, const sim_body *b,
+                       const sim_level_clear *clear)
+{
+    uint32_t slot = sim_id_slot(b->id), at = w->solver.index.at[slot];
+    /* The index of a body that is no solver body this step (asleep) is stale. */
+    if (lb->kind != SIM_STATIC || !(clear->c.far > 0.0f) || at == 0 ||
+        at >= w->solver.level_clear.v.len || dim_of(w)->solver_info.at[at].slot != slot ||
+        w->solver.level_clear.at[at].level != UINT32_MAX)
+        return;
+    w->solver.level_clear.at[at] = *clear;
+    w->solver.level_clear.at[at].level = sim_id_slot(lb->id);
+}
+
 size_t DIM_NAME(sim_level_pairs)(sim_world *w, bool *ok)
 {
     mk_vec *spans = &w->solver.level_spans, *children = &w->solver.level_children;
     spans->len = children->len = 0;
     *ok = true;
+    /* No clearance for any body until its level pair works one out. */
+    mk_vec *clears = &w->solver.level_clear.v;
+    size_t n_bodies = dim_of(w)->solver_bodies.v.len;
+    clears->len = 0;
     if (w->slots.levels == 0)
         return 0; /* no level body: no pair has one */
+    if (mk_vec_reserve(clears, n_bodies)) {
+        for (size_t k = 0; k < n_bodies; k++)
+            w->solver.level_clear.at[k].level = UINT32_MAX;
+        clears->len = n_bodies;
+    }
     sim_pair *pairs = w->broad.pairs.at;
     for (size_t i = 0; i < w->broad.pairs.v.len; i++) {
         const sim_body *a = &w->slots.bodies.at[pairs[i].a], *b = &w->slots.bodies.at[pairs[i].b];
@@ -286,7 +346,9 @@ size_t DIM_NAME(sim_level_pairs)(sim_world *w, bool *ok)
 #endif
         bool kept = n > 0;
         if (!kept) {
-            n = pair_children(w, lb, other, out);
+            sim_level_clear clear = {.level = UINT32_MAX};
+            n = pair_children(w, lb, other, out, &clear);
+            note_clear(w, lb, other, &clear);
             if (n == 0)
                 continue;
             if (lo != lb)

@@ -68,6 +68,14 @@ static inline sim_softness sim_make_soft(float hertz, float zeta, float h)
 
 #define SIM_WIDE_COLORS 16
 
+/* A body's clearance from a static level body (slot `level`, UINT32_MAX for none) at the start
+ * of the step: the level's pieces that it does not touch (those are within the sweep's skin,
+ * which the sweep passes), as separating planes (col_level3_clear). */
+typedef struct sim_level_clear {
+    uint32_t level;
+    col_level3_clear c;
+} sim_level_clear;
+
 /* The solver's state that is the same in both dimensions (the constraints and solver bodies
  * themselves are per dimension: sim_dim2, sim_dim3): the contact cache the narrowphase
  * warm-starts from, the step's map from slots to solver bodies, the characters' push-out
@@ -95,6 +103,10 @@ typedef struct sim_solver {
     /* The step's manifolds of the pairs with a level body (contacts_level.c): sim_level_span
      * items, and col_child_manifold2 or col_child_manifold3 items of the world's dimension. */
     mk_vec level_spans, level_children;
+    /* Per solver body, this step: how far its shape is from the pieces of a static level
+     * that it does not touch (contacts_level.c), which its sweep then need not cast against
+     * when it moves less (sweep.c). */
+    MK_VEC(sim_level_clear) level_clear;
 } sim_solver;
 
 /* A pair with a level body whose pieces the narrowphase collided this step: its index in the

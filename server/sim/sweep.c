@@ -104,6 +104,28 @@ static float level_time_of_impact(const sim_world *w, const sim_body *b, const d
     return probe.count > 0 && probe.depth > 0.5f * SWEEP_SLOP ? 0.0f : 2.0f;
 }
 
+/* m: how far from a level's pieces a body's clearance must keep it for its sweep to skip
+ * them, a hundred times the distance at which a cast counts a touch (COL_CAST_TOLERANCE). */
+#define SWEEP_CLEAR_ROOM 1e-3f
+
+/* Whether body `slot` moving by d stays clear of the pieces of level body `level` that it
+ * does not touch (those it touches are within the skin, which the cast passes), by the
+ * clearance its level pair worked out this step (sim_level_clear): then the cast would find
+ * nothing, and is not made. */
+static bool clear_of(const sim_world *w, uint32_t slot, uint32_t level, dvec d)
+{
+#if MK_DIM == 3
+    uint32_t at = w->solver.index.at[slot];
+    if (at == 0 || at >= w->solver.level_clear.v.len)
+        return false;
+    const sim_level_clear *c = &w->solver.level_clear.at[at];
+    return c->level == level && col_level3_clear_moves(&c->c, d, SWEEP_CLEAR_ROOM);
+#else
+    (void)w, (void)slot, (void)level, (void)d;
+    return false;
+#endif
+}
+
 /* The first body that `b`, moved by d over a step of dt seconds, comes to touch, and the
  * fraction of d at which it does (in *t); NULL when none. With `fixed_only`, only static and
  * kinematic bodies count, each moving at its own velocity meanwhile, and a level's pieces
@@ -143,6 +165,8 @@ static const sim_body *first_impact(sim_world *w, const sim_body *b, dvec d, flo
         const dpart *op = dim_part(w, hits[i]);
         dvec rel = dv_sub(d, dv_scale(op->vel, dt));
         if (!(dv_len(rel) > 0.0f))
+            continue;
+        if (o->level && skin > 0.0f && clear_of(w, slot, hits[i], rel))
             continue;
         float ti = o->level ? level_time_of_impact(w, b, bp, rel, o, skin)
                              : time_of_impact(bp, rel, op);

@@ -61,6 +61,7 @@ size_t sim_world_vecs(sim_world *w, world_vec out[WORLD_VECS])
         {&w->solver.level_spans, sizeof(sim_level_span), scratch},
         {&w->solver.level_children,
          w->cfg.dim == 3 ? sizeof(col_child_manifold3) : sizeof(col_child_manifold2), scratch},
+        V(solver.level_clear, scratch),
         V(islands.parent, slot | scratch), V(islands.sleep, slot | scratch),
         V(islands.ring, slot | scratch),
         V(d2.bounds, slot2), V(d2.tight, slot2), V(d2.contacts, 0), V(d2.constraints, 0),

@@ -323,5 +323,40 @@ col_ray_hit3 col_level3_cast_beyond(const col_shape3 *a, col_xf3 xa, mk_vec3 tra
 uint32_t col_level3_collide(col_level3 l, col_xf3 xl, const col_shape3 *b, col_xf3 xb,
                             const col_tri_contact3 *how, col_child_manifold3 *out,
                             uint32_t cap);
+/* How far a shape is from the triangles of a level, as separating planes: each of `count`
+ * triangles lies wholly behind the plane `gap` m (>= 0) from the shape along `normal` (unit,
+ * world axes, from the triangle toward the shape); every other triangle is farther than `far`,
+ * or past side[2k] (side[2k + 1]) m from the shape's box along -axis k (+axis k) of the
+ * level's frame (turned by `frame` from the world's), save those the caller leaves out. When
+ * the shape moves by d, the gap along a fixed axis changes by d along it: a triangle stays
+ * apart while gap + min(0, d . normal) > 0. */
+#define COL_LEVEL3_CLEAR_MAX 16
+typedef struct col_level3_clear {
+    float far;
+    float side[6];
+    mk_quat frame;
+    uint32_t count;
+    struct {
+        mk_vec3 normal;
+        float gap;
+    } near[COL_LEVEL3_CLEAR_MAX];
+} col_level3_clear;
+
+/* Adds a triangle gap m from the shape along normal; past COL_LEVEL3_CLEAR_MAX the nearest
+ * are kept and the others bound `far` by their gaps. */
+void col_level3_clear_add(col_level3_clear *c, mk_vec3 normal, float gap);
+/* Whether the shape moved by d (world axes, m) stays more than `room` m from every
+ * triangle of c. */
+bool col_level3_clear_moves(const col_level3_clear *c, mk_vec3 d, float room);
+
+/* col_level3_collide (the same manifolds in the same order), and when clear is not NULL, how
+ * far the shape is from the triangles it gives no manifold for (apart by more than
+ * how->margin) into *clear: those under its box grown by how->margin + slack and swept along
+ * `ahead` (world axes, m) by their collision's separation, a sphere's nearest point or their
+ * boxes' gap, the others by the sides of that box. */
+uint32_t col_level3_collide_clear(col_level3 l, col_xf3 xl, const col_shape3 *b, col_xf3 xb,
+                                  const col_tri_contact3 *how, mk_vec3 ahead, float slack,
+                                  col_child_manifold3 *out, uint32_t cap,
+                                  col_level3_clear *clear);
 
 #endif
