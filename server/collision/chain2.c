@@ -275,14 +275,8 @@ col_ray_hit2 col_chain2_cast_beyond(const col_shape2 *a, col_xf2 xa, mk_vec2 tra
             mk_vec2 e = mk_v2_sub(s.p2, s.p1);
             if (mk_v2_cross(mk_v2_sub(origin, s.p1), e) < 0.0f)
                 continue;
-            /* A segment A starts within the skin of is passed (col_chain2_cast_beyond). */
-            col_segment2 seg = {s.p1, s.p2};
-            if (skin > 0.0f) {
-                col_manifold2 m = col_collide_segment2(seg, xc, a, xa, skin);
-                if (m.count > 0 || m.distance < skin)
-                    continue;
-            }
-            col_ray_hit2 h = col_cast_segment2(a, xa, translation, seg, xc);
+            col_ray_hit2 h = col_cast_segment2_beyond(a, xa, translation,
+                                                      (col_segment2){s.p1, s.p2}, xc, skin);
             if (!h.hit)
                 continue;
             /* The normal by the ghosts' rule, as a contact's: a seam's corner met while

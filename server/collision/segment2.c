@@ -77,6 +77,17 @@ col_ray_hit2 col_cast_segment2(const col_shape2 *a, col_xf2 xa, mk_vec2 translat
     return col_cast2(a, xa, translation, &sb, segment_frame(s, xs));
 }
 
+col_ray_hit2 col_cast_segment2_beyond(const col_shape2 *a, col_xf2 xa, mk_vec2 translation,
+                                      col_segment2 s, col_xf2 xs, float skin)
+{
+    if (skin > 0.0f) {
+        col_manifold2 near = col_collide_segment2(s, xs, a, xa, skin);
+        if (near.count > 0 || near.distance < skin)
+            return (col_ray_hit2){.hit = false};
+    }
+    return col_cast_segment2(a, xa, translation, s, xs);
+}
+
 col_aabb col_segment2_bounds(col_segment2 s, col_xf2 xs)
 {
     col_rot2 r = col_rot(xs.angle);

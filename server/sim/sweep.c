@@ -79,16 +79,9 @@ static float level_time_of_impact(const sim_world *w, const sim_body *b, const d
     dxf xb = dim_xf_at(bp, bp->pos), xl = dim_level_xf(w, lb);
     const sim_level *l = lb->level;
 #if MK_DIM == 2
-    col_ray_hit2 r = {.hit = false};
-    if (l->kind == SIM_LEVEL_CHAIN) {
-        r = col_chain2_cast_beyond(&bp->shape, xb, d, &l->chain, xl, skin, NULL);
-    } else {
-        col_manifold2 near = {.count = 0, .distance = INFINITY};
-        if (skin > 0.0f)
-            near = col_collide_segment2(l->segment, xl, &bp->shape, xb, skin);
-        if (near.count == 0 && !(near.distance < skin))
-            r = col_cast_segment2(&bp->shape, xb, d, l->segment, xl);
-    }
+    col_ray_hit2 r = l->kind == SIM_LEVEL_CHAIN
+                         ? col_chain2_cast_beyond(&bp->shape, xb, d, &l->chain, xl, skin, NULL)
+                         : col_cast_segment2_beyond(&bp->shape, xb, d, l->segment, xl, skin);
 #else
     col_ray_hit3 r = col_level3_cast_beyond(&bp->shape, xb, d, sim_level_3d(l), xl, back_of(b),
                                             skin, NULL);

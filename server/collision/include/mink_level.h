@@ -91,6 +91,10 @@ col_ray_hit2 col_ray_segment2(col_segment2 s, col_xf2 xs, mk_vec2 from, mk_vec2 
  * polygon of two vertices. */
 col_ray_hit2 col_cast_segment2(const col_shape2 *a, col_xf2 xa, mk_vec2 translation,
                                col_segment2 s, col_xf2 xs);
+/* As col_cast_segment2, no hit when A starts within `skin` (m) of the segment: a step's sweep
+ * looks past the pieces its narrowphase already gave contact points. */
+col_ray_hit2 col_cast_segment2_beyond(const col_shape2 *a, col_xf2 xa, mk_vec2 translation,
+                                      col_segment2 s, col_xf2 xs, float skin);
 
 /* ---- 2D: chains ---- */
 
