@@ -53,7 +53,8 @@ static void bounds_range(void *ctx, size_t begin, size_t end)
         if (w->slots.bodies.at[s].sleeping) /* it does not move: its bounds stand */
             continue;
         daabb box = dim_aabb_of3(shape_box[s]); /* as the last step left it (region.c) */
-        float grow = 0.5f * SIM_SPECULATIVE + (dv_len(dim_part(w, s)->vel) + job->g * job->dt) * job->dt;
+        float dt = job->dt;
+        float grow = 0.5f * SIM_SPECULATIVE + (dv_len(dim_part(w, s)->vel) + job->g * dt) * dt;
         box.half = dv_add(box.half, dim_splat(grow));
         tight[s] = box;
         if (!dim_aabb_contains(&bounds[s], &box)) {
@@ -212,14 +213,18 @@ static bool add_pair(sim_world *w, uint32_t a, uint32_t b, bool *sleeper)
     return true;
 }
 
+/* Whether listed pair p has a marked (moved) body and their boxes no longer overlap. */
+static bool parted(const sim_world *w, const sim_pair *p)
+{
+    const uint8_t *mark = w->broad.moved_mark.at;
+    return (mark[p->a] | mark[p->b]) && !still_overlap(w, p->a, p->b);
+}
+
 static void parted_range(void *ctx, size_t begin, size_t end)
 {
     const sim_world *w = ctx;
-    const sim_pair *p = w->broad.pairs.at;
-    const uint8_t *mark = w->broad.moved_mark.at;
-    uint8_t *parted = w->broad.parted.at;
     for (size_t i = begin; i < end; i++)
-        parted[i] = (mark[p[i].a] | mark[p[i].b]) && !still_overlap(w, p[i].a, p[i].b);
+        w->broad.parted.at[i] = parted(w, &w->broad.pairs.at[i]);
 }
 
 /* Drops the listed pairs of the marked (moved) bodies whose boxes no longer overlap: found on
@@ -230,11 +235,10 @@ static void drop_parted(sim_world *w)
     sim_broadphase *bp = &w->broad;
     size_t n = bp->pairs.v.len;
     if (!mk_vec_resize(&bp->parted.v, n)) { /* out of memory: one by one, here */
-        const uint8_t *mark = bp->moved_mark.at;
         sim_pair *p = bp->pairs.at;
         size_t kept = 0;
         for (size_t i = 0; i < n; i++) {
-            if ((mark[p[i].a] | mark[p[i].b]) && !still_overlap(w, p[i].a, p[i].b))
+            if (parted(w, &p[i]))
                 sim_pair_set_remove(bp, p[i].a, p[i].b);
             else
                 p[kept++] = p[i];
@@ -243,17 +247,17 @@ static void drop_parted(sim_world *w)
         return;
     }
     sim_pool_for(w->pool, n, SIM_BROAD_GRAIN, parted_range, w);
-    const uint8_t *parted = bp->parted.at;
+    const uint8_t *leaves = bp->parted.at;
     sim_pair *p = bp->pairs.at;
     size_t kept = 0, i = 0;
     while (i < n) {
         size_t run = i; /* a run of kept pairs moves down as one */
-        while (run < n && !parted[run])
+        while (run < n && !leaves[run])
             run++;
         if (kept != i)
             memmove(p + kept, p + i, (run - i) * sizeof *p);
         kept += run - i;
-        for (i = run; i < n && parted[i]; i++)
+        for (i = run; i < n && leaves[i]; i++)
             sim_pair_set_remove(bp, p[i].a, p[i].b);
     }
     bp->pairs.v.len = kept;

@@ -296,17 +296,17 @@ static void finish_range(void *ctx, size_t begin, size_t end)
         job->later[i] = !finish_body(job->w, i, job->dt, false);
 }
 
-/* Finishes every solver body (solver body 0 is the world's): on the workers when there are
- * two or more and the step woke them, each body that sweeps or is kinematic then on this
- * thread, in the solver's order, as one thread finishes them all; in order on this thread
- * alone otherwise, or when the flags find no memory. */
-static void finish_bodies(sim_world *w, float dt, bool parallel)
+/* Finishes every solver body (solver body 0 is the world's): on the workers when `spread`,
+ * each body that sweeps or is kinematic then on this thread, in the solver's order, as one
+ * thread finishes them all; in order on this thread alone otherwise, or when the flags find
+ * no memory. */
+static void finish_bodies(sim_world *w, float dt, bool spread)
 {
     size_t n = dim_of(w)->solver_bodies.v.len;
     if (n <= 1)
         return;
     mk_vec *later = &w->solver.step_flags.v;
-    if (parallel && sim_pool_workers(w->pool) > 1 && mk_vec_resize(later, n)) {
+    if (spread && mk_vec_resize(later, n)) {
         finish_job job = {w, dt, later->data};
         sim_pool_for(w->pool, n - 1, SIM_FINISH_GRAIN, finish_range, &job);
         for (size_t i = 1; i < n; i++)
@@ -348,6 +348,13 @@ static void controls_range(void *ctx, size_t begin, size_t end)
         atomic_store_explicit(&job->kinematic, true, memory_order_relaxed);
 }
 
+/* Whether the body in `slot` left the world: it would fall forever. */
+static bool left_world(const sim_world *w, uint32_t slot)
+{
+    return w->slots.bodies.at[slot].kind != SIM_STATIC &&
+           !dim_within(dim_part(w, slot)->pos, w->cfg.bounds);
+}
+
 typedef struct gone_job {
     sim_world *w;
     uint8_t *gone; /* per body of the order: it left the world */
@@ -356,26 +363,21 @@ typedef struct gone_job {
 static void gone_range(void *ctx, size_t begin, size_t end)
 {
     const gone_job *job = ctx;
-    const sim_world *w = job->w;
-    const uint32_t *order = w->broad.order.at;
     for (size_t i = begin; i < end; i++)
-        job->gone[i] = w->slots.bodies.at[order[i]].kind != SIM_STATIC &&
-                       !dim_within(dim_part(w, order[i])->pos, w->cfg.bounds);
+        job->gone[i] = left_world(job->w, job->w->broad.order.at[i]);
 }
 
-/* Removes each body that left the world (it would fall forever), in the order's order: found
- * on the workers when the step woke them. */
-static void remove_the_gone(sim_world *w, bool parallel)
+/* Removes each body that left the world, in the order's order: found on the workers when
+ * `spread`. */
+static void remove_the_gone(sim_world *w, bool spread)
 {
     size_t n = w->broad.order.v.len;
     mk_vec *gone = &w->solver.step_flags.v;
-    if (!parallel || sim_pool_workers(w->pool) < 2 || !mk_vec_resize(gone, n)) {
+    if (!spread || !mk_vec_resize(gone, n)) {
         for (size_t i = 0; i < w->broad.order.v.len;) {
-            const sim_body *b = &w->slots.bodies.at[w->broad.order.at[i]];
+            uint32_t slot = w->broad.order.at[i];
             /* A successful remove compacts `order`: index i then holds the next body. */
-            if (!(b->kind != SIM_STATIC &&
-                  !dim_within(dim_part(w, w->broad.order.at[i])->pos, w->cfg.bounds) &&
-                  sim_remove(w, b->id)))
+            if (!(left_world(w, slot) && sim_remove(w, w->slots.bodies.at[slot].id)))
                 i++;
         }
         return;
@@ -402,6 +404,10 @@ void DIM_NAME(sim_world_step)(sim_world *w)
     bool parallel = w->broad.movers.v.len >= SIM_POOL_MIN_MOVERS;
     if (parallel)
         sim_pool_begin(w->pool);
+    /* The passes whose items the loop's thread then takes in order (finish_bodies,
+     * remove_the_gone) flag them only where other threads share the work: one thread alone
+     * does each item in order at once. */
+    bool spread = parallel && sim_pool_workers(w->pool) > 1;
 
     controls_job controls = {w, up, false};
     sim_pool_for(w->pool, w->broad.movers.v.len, SIM_STEP_GRAIN, controls_range, &controls);
@@ -418,7 +424,7 @@ void DIM_NAME(sim_world_step)(sim_world *w)
 #if MK_DIM == 3
     sim_store_impulses3(w, NULL, dim_of(w)->constraints.v.len); /* 2D: the solver's own */
 #endif
-    finish_bodies(w, cfg->dt, parallel);
+    finish_bodies(w, cfg->dt, spread);
     push_out_characters(w, up);
 
     /* A character that stood on the ground and runs down a slope would leave it: its run
@@ -440,7 +446,7 @@ void DIM_NAME(sim_world_step)(sim_world *w)
     if (cfg->sleep)
         sim_sleep_islands(w, cfg->dt);
 
-    remove_the_gone(w, parallel);
+    remove_the_gone(w, spread);
     sim_bounds_after_step(w);
     if (parallel)
         sim_pool_end(w->pool);
