@@ -326,17 +326,28 @@ static void write_scene(const char *path)
     fclose(f);
 }
 
+/* Starts `client_args` (the client's flags) in the pane "mk", its stderr kept in client_err. A
+ * new session that tmux refuses fails the test with tmux's words. */
+static char client_err[64];
+
+static void start_client_pane(const char *client_args)
+{
+    char cmd[1024], out[512];
+    snprintf(cmd, sizeof cmd, "new-session -d -s mk -x 80 -y 24 '%s %s 2>%s; sleep 5'",
+             MINK_CLIENT_PATH, client_args, client_err);
+    tmux(cmd, out, sizeof out);
+    ck_assert_msg(out[0] == '\0', "tmux new-session: %s", out);
+}
+
 /* Starts the client in a tmux pane against the server, waits until its view is still (the
  * avatar has landed), presses `right` a few times and says whether the view changed within
  * `window_ms`. With a 1 s latency each way the server cannot have heard of the key within
  * 2 s: what moves before is the prediction alone. */
 static bool view_moves_after_key(const char *flags, int window_ms)
 {
-    char cmd[1024], before[8192], now[8192];
-    snprintf(cmd, sizeof cmd,
-             "new-session -d -s mk -x 80 -y 24 '%s --port %d %s; sleep 5'", MINK_CLIENT_PATH,
-             srv.port, flags);
-    tmux(cmd, NULL, 0);
+    char args[512], before[8192], now[8192];
+    snprintf(args, sizeof args, "--port %d %s", srv.port, flags);
+    start_client_pane(args);
     /* Still: two captures 400 ms apart alike, with the avatar on screen. */
     bool still = false;
     for (int i = 0; i < 40 && !still; i++) {
@@ -345,7 +356,13 @@ static bool view_moves_after_key(const char *flags, int window_ms)
         screen(now, sizeof now);
         still = strchr(now, '@') && strcmp(before, now) == 0;
     }
-    ck_assert_msg(still, "the client's view never settled:\n%s", now);
+    if (!still) {
+        char pane[8192];
+        tmux("capture-pane -p -t mk", pane, sizeof pane);
+        char *err = h_read_file(client_err, NULL);
+        ck_assert_msg(still, "the client (%s) never settled; its pane:\n%s\nits stderr:\n%s", flags,
+                      pane, err ? err : "(none)");
+    }
     long long end = h_now_ms() + window_ms;
     bool moved = false;
     for (int k = 0; h_now_ms() < end && !moved; k++) {
@@ -361,14 +378,19 @@ static bool view_moves_after_key(const char *flags, int window_ms)
     return moved;
 }
 
-/* tmux there (the test fails, saying so, when it is not), a tmux socket of this test's own, and
- * the server started on the posts' scene, written to `scene` (cap bytes). */
+/* tmux there (the test fails, saying so, when it is not), a tmux socket of this test's own with a
+ * session that keeps its server up between clients (a server that exits with its last session
+ * can refuse the next new-session), and the server started on the posts' scene, written to
+ * `scene` (cap bytes). */
 static void start_with_tmux(char *scene, size_t cap)
 {
     char out[256];
     ck_assert_msg(run_command("tmux -V", out, sizeof out) == 0,
                   "tmux is not installed (Debian package tmux, `make deps`)");
     snprintf(tmux_socket, sizeof tmux_socket, "mink-test-%d", (int)getpid());
+    snprintf(client_err, sizeof client_err, "/tmp/mink-client-%d.err", (int)getpid());
+    tmux("new-session -d -s keep 'sleep 300'", out, sizeof out);
+    ck_assert_msg(out[0] == '\0', "tmux new-session: %s", out);
     snprintf(scene, cap, "/tmp/mink-posts-%d.json", (int)getpid());
     write_scene(scene);
     const char *args[] = {"--scene", scene, NULL};
@@ -387,6 +409,7 @@ START_TEST(client_in_tmux_moves_at_once_under_latency)
     ck_assert(!view_moves_after_key("--latency 1000 --no-predict", 1500));
     tmux("kill-server", NULL, 0);
     unlink(scene);
+    unlink(client_err);
     stop();
 }
 END_TEST
@@ -411,11 +434,9 @@ START_TEST(client_drops_shapes_records_and_replays)
     start_with_tmux(scene, sizeof scene);
     snprintf(record, sizeof record, "/tmp/mink-record-%d.txt", (int)getpid());
     /* The f key drops a box (the posts' scene has no dynamic body: an `o` is the box). */
-    char cmd[1024];
-    snprintf(cmd, sizeof cmd,
-             "new-session -d -s mk -x 80 -y 24 '%s --port %d --record %s; sleep 5'",
-             MINK_CLIENT_PATH, srv.port, record);
-    tmux(cmd, NULL, 0);
+    char args[512];
+    snprintf(args, sizeof args, "--port %d --record %s", srv.port, record);
+    start_client_pane(args);
     ck_assert_msg(screen_shows("@", 5000, out, sizeof out), "no avatar:\n%s", out);
     ck_assert_msg(!strchr(out, 'o'), "a dynamic body before any was dropped:\n%s", out);
     tmux("send-keys -t mk f", NULL, 0);
@@ -430,9 +451,8 @@ START_TEST(client_drops_shapes_records_and_replays)
     ck_assert(file_has(record, "\t{\"type\":\"state\""));
     ck_assert(file_has(record, "\"type\":\"spawned\""));
     /* Replayed without a server: the same world, the box included, and the REPLAY mark. */
-    snprintf(cmd, sizeof cmd, "new-session -d -s mk -x 80 -y 24 '%s --replay %s; sleep 5'",
-             MINK_CLIENT_PATH, record);
-    tmux(cmd, NULL, 0);
+    snprintf(args, sizeof args, "--replay %s", record);
+    start_client_pane(args);
     ck_assert_msg(screen_shows("@", 5000, out, sizeof out), "replay: no avatar:\n%s", out);
     ck_assert_msg(screen_shows("o", 5000, out, sizeof out), "replay: no box:\n%s", out);
     tmux("capture-pane -p -t mk", out, sizeof out);
@@ -442,6 +462,7 @@ START_TEST(client_drops_shapes_records_and_replays)
     tmux("kill-server", NULL, 0);
     unlink(scene);
     unlink(record);
+    unlink(client_err);
 }
 END_TEST
 
