@@ -211,9 +211,11 @@ static float wrap_angle(float x)
 
 /* Takes solver body i's velocities and motion back into its body, sweeping it when it moves
  * far (needs_sweep); the body's angle turns by the solver's (cos, sin), kept with it. Without
- * `in_order` (on a worker), a kinematic body or one to sweep is left alone (false): a sweep
- * stops at static and kinematic bodies as the bodies before it in the solver's order left
- * them, and writes the step's events, so those are finished on the loop's thread in order. */
+ * `in_order` (on a worker), a kinematic body or one whose sweep may meet something is left
+ * alone (false): a sweep stops at static and kinematic bodies as the bodies before it in the
+ * solver's order left them, and writes the step's events, so those are finished on the loop's
+ * thread in order. A sweep that can meet nothing (sim_sweep_meets_nothing) changes nothing,
+ * and is not made. */
 static FINISH_INLINE bool finish_body(sim_world *w, size_t i, float dt, bool in_order)
 {
     const sim_solver_body *sb = &w->d2.solver_bodies.at[i];
@@ -235,8 +237,11 @@ static FINISH_INLINE bool finish_body(sim_world *w, size_t i, float dt, bool in_
     }
     mk_vec2 d = mk_v2_sub(pos, b->pos);
     bool sweep = needs_sweep(b, b, d);
-    if (sweep && !in_order)
-        return false;
+    if (sweep && !in_order) {
+        if (!sim_sweep_meets_nothing2(w, b, d))
+            return false;
+        sweep = false;
+    }
     b->vel = vel;
     b->w = spin;
     b->rot = mk_v2(c, s);
@@ -270,8 +275,11 @@ static FINISH_INLINE bool finish_body(sim_world *w, size_t i, float dt, bool in_
     }
     mk_vec3 d = mk_v3_sub(pos, b3->pos);
     bool sweep = needs_sweep(b, b3, d);
-    if (sweep && !in_order)
-        return false;
+    if (sweep && !in_order) {
+        if (!sim_sweep_meets_nothing3(w, b, d))
+            return false;
+        sweep = false;
+    }
     b3->vel = vel;
     b3->w = spin;
     b3->rot = rot;

@@ -119,6 +119,14 @@ static bool clear_of(const sim_world *w, uint32_t slot, uint32_t level, dvec d)
 #endif
 }
 
+/* The region a body sweeps through as it moves by d. */
+static col_aabb3 swept_region(const dpart *bp, dvec d)
+{
+    daabb start = dim_shape_bounds(bp);
+    daabb swept = {dv_mad(start.center, 0.5f, d), dv_add(start.half, dim_half_abs(d))};
+    return dim_aabb3(swept);
+}
+
 /* The first body that `b`, moved by d over a step of dt seconds, comes to touch, and the
  * fraction of d at which it does (in *t); NULL when none. With `fixed_only`, only static and
  * kinematic bodies count, each moving at its own velocity meanwhile, and a level's pieces
@@ -128,11 +136,8 @@ static bool clear_of(const sim_world *w, uint32_t slot, uint32_t level, dvec d)
 static const sim_body *first_impact(sim_world *w, const sim_body *b, dvec d, float dt,
                                     bool fixed_only, float *t)
 {
-    /* The region the body sweeps through. */
     const dpart *bp = dim_part_of(w, b);
-    daabb start = dim_shape_bounds(bp);
-    daabb swept = {dv_mad(start.center, 0.5f, d), dv_add(start.half, dim_half_abs(d))};
-    col_aabb3 region = dim_aabb3(swept);
+    col_aabb3 region = swept_region(bp, d);
     float best = 2.0f;
     const sim_body *hit = NULL;
     /* Only static and kinematic bodies stop a sweep: without a kinematic one, the statics' tree
@@ -170,6 +175,20 @@ static const sim_body *first_impact(sim_world *w, const sim_body *b, dvec d, flo
     }
     *t = best;
     return hit;
+}
+
+static bool found_one(void *ctx, uint32_t slot)
+{
+    (void)ctx, (void)slot;
+    return false;
+}
+
+bool DIM_NAME(sim_sweep_meets_nothing)(const sim_world *w, const sim_body *b, dvec d)
+{
+    if (w->broad.kinematic_movers || w->broad.statics_dirty)
+        return false;
+    col_aabb3 region = swept_region(dim_part_of(w, b), d);
+    return sim_tree_visit(&w->broad.tree, w->broad.shape_box.at, &region, found_one, NULL);
 }
 
 bool DIM_NAME(sim_sweep)(sim_world *w, sim_body *b, dvec d, float dt)

@@ -156,6 +156,12 @@ size_t sim_narrow_fill_size3(void);
 bool sim_sweep2(sim_world *w, sim_body *b, mk_vec2 d, float dt);
 bool sim_sweep3(sim_world *w, sim_body *b, mk_vec3 d, float dt);
 
+/* Whether sim_sweep would meet nothing, found without writing anything, so that threads may
+ * ask at once: no body is kinematic and moving this step, and no static body's bounds (a
+ * level's among them) meet the region b sweeps through by d. False when it cannot tell. */
+bool sim_sweep_meets_nothing2(const sim_world *w, const sim_body *b, mk_vec2 d);
+bool sim_sweep_meets_nothing3(const sim_world *w, const sim_body *b, mk_vec3 d);
+
 /* Keeps a character on the ground it walks down (sweep.c): moves it down along -up by at most
  * `reach` onto walkable ground (within its max_slope) and returns true, or returns false and
  * changes nothing when no walkable ground is that close. */
