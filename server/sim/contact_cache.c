@@ -175,11 +175,41 @@ static void end_pair(sim_world *w, uint32_t index)
         sim_cache_remove(&w->solver.cache, index);
 }
 
+#define SIM_END_GRAIN 1024 /* entries a block of the workers' look for ended pairs */
+
+typedef struct end_job {
+    const sim_world *w;
+    uint8_t *ended;
+} end_job;
+
+/* Last step's solved entries [begin, end): whether each is live and was not stamped in this
+ * step, which end_pair then looks at in order. Reads alone: a removal changes only its own
+ * entry, so a flag is the same before and after the removals before it. */
+static void ended_range(void *ctx, size_t begin, size_t end)
+{
+    const end_job *job = ctx;
+    const sim_world *w = job->w;
+    const uint32_t *solved = w->solver.solved.at;
+    for (size_t i = begin; i < end; i++) {
+        const sim_cache_head *x = sim_cache_at(&w->solver.cache, solved[i]);
+        job->ended[i] = x->live && x->stamp != w->tick;
+    }
+}
+
 void sim_cache_end_pairs(sim_world *w, size_t first)
 {
     uint32_t *solved = w->solver.solved.at;
-    for (size_t i = 0; i < first; i++)
-        end_pair(w, solved[i]);
+    mk_vec *ended = &w->solver.step_flags.v;
+    if (sim_pool_workers(w->pool) > 1 && first > SIM_END_GRAIN && mk_vec_resize(ended, first)) {
+        end_job job = {w, ended->data};
+        sim_pool_for(w->pool, first, SIM_END_GRAIN, ended_range, &job);
+        for (size_t i = 0; i < first; i++)
+            if (job.ended[i])
+                end_pair(w, solved[i]);
+    } else {
+        for (size_t i = 0; i < first; i++)
+            end_pair(w, solved[i]);
+    }
     /* A sleeping pair whose island woke and parted without touching again was in no step's
      * list: a sweep over the whole cache every SIM_CACHE_SWEEP steps finds such pairs, at a
      * small share of a step's cost. */

@@ -86,6 +86,73 @@ void DIM_NAME(sim_wake_touched)(sim_world *w)
     }
 }
 
+/* Whether a mover takes part in the solver: not static, not asleep. */
+static inline bool solves(const sim_body *b)
+{
+    return b->kind != SIM_STATIC && !b->sleeping;
+}
+
+/* Mover slot s's solver body, n. */
+static inline void put_solver_body(sim_world *w, const sim_body *b, uint32_t s, size_t n)
+{
+    ddim *d = dim_of(w);
+    const dpart *p = dim_part(w, s);
+    dsolver_body sb = dim_solver_rest();
+    sb.v = p->vel;
+    sb.w = p->w;
+    sb.gravity_scale = b->kind == SIM_KINEMATIC ? 0.0f : 1.0f;
+    w->solver.index.at[s] = (uint32_t)n;
+    d->solver_bodies.at[n] = sb;
+    d->solver_info.at[n] = (dsolver_info){b->inv_mass, dim_solver_inv_inertia(b, p), s};
+}
+
+#define SIM_SOLVER_BODY_BLOCK 1024 /* movers a block of the workers' solver bodies */
+
+/* The end of block k of n movers. */
+static inline size_t block_end(size_t k, size_t n)
+{
+    size_t end = (k + 1) * SIM_SOLVER_BODY_BLOCK;
+    return end < n ? end : n;
+}
+
+typedef struct solver_bodies_job {
+    sim_world *w;
+    const uint32_t *slots;
+    size_t movers;
+    uint32_t *starts; /* per block: its count, then its first solver body */
+} solver_bodies_job;
+
+static void count_range(void *ctx, size_t begin, size_t end)
+{
+    const solver_bodies_job *job = ctx;
+    const sim_body *bodies = job->w->slots.bodies.at;
+    for (size_t k = begin; k < end; k++) {
+        size_t last = block_end(k, job->movers);
+        uint32_t count = 0;
+        for (size_t i = k * SIM_SOLVER_BODY_BLOCK; i < last; i++)
+            count += solves(&bodies[job->slots[i]]);
+        job->starts[k] = count;
+    }
+}
+
+static void place_range(void *ctx, size_t begin, size_t end)
+{
+    const solver_bodies_job *job = ctx;
+    sim_world *w = job->w;
+    for (size_t k = begin; k < end; k++) {
+        size_t last = block_end(k, job->movers);
+        size_t n = job->starts[k];
+        for (size_t i = k * SIM_SOLVER_BODY_BLOCK; i < last; i++) {
+            uint32_t s = job->slots[i];
+            const sim_body *b = &w->slots.bodies.at[s];
+            if (solves(b))
+                put_solver_body(w, b, s, n++);
+            else
+                w->solver.index.at[s] = 0;
+        }
+    }
+}
+
 void DIM_NAME(sim_build_solver_bodies)(sim_world *w)
 {
     ddim *d = dim_of(w);
@@ -96,26 +163,31 @@ void DIM_NAME(sim_build_solver_bodies)(sim_world *w)
      * body the arrays are written in place. Out of memory, no body moves this step. */
     bool room = mk_vec_reserve(&d->solver_bodies.v, movers + 1) &&
                 mk_vec_reserve(&d->solver_info.v, movers + 1);
-    dsolver_body *vb = d->solver_bodies.at;
-    dsolver_info *vi = d->solver_info.at;
-    vb[0] = dim_solver_rest();
-    vi[0] = dim_solver_info_rest();
+    d->solver_bodies.at[0] = dim_solver_rest();
+    d->solver_info.at[0] = dim_solver_info_rest();
     size_t n = 1;
-    for (size_t i = 0; i < movers; i++) {
-        uint32_t s = slots[i];
-        const sim_body *b = &w->slots.bodies.at[s];
-        if (!room || b->kind == SIM_STATIC || b->sleeping) {
-            w->solver.index.at[s] = 0;
-            continue;
+    size_t blocks = (movers + SIM_SOLVER_BODY_BLOCK - 1) / SIM_SOLVER_BODY_BLOCK;
+    if (room && sim_pool_workers(w->pool) > 1 && blocks > 1 &&
+        mk_vec_resize(&w->solver.body_blocks.v, blocks)) {
+        /* On the workers: each block's count, then (after their sum before it) its bodies,
+         * in the same places as one by one. */
+        solver_bodies_job job = {w, slots, movers, w->solver.body_blocks.at};
+        sim_pool_for(w->pool, blocks, 1, count_range, &job);
+        for (size_t k = 0; k < blocks; k++) {
+            uint32_t count = job.starts[k];
+            job.starts[k] = (uint32_t)n;
+            n += count;
         }
-        const dpart *p = dim_part(w, s);
-        dsolver_body sb = dim_solver_rest();
-        sb.v = p->vel;
-        sb.w = p->w;
-        sb.gravity_scale = b->kind == SIM_KINEMATIC ? 0.0f : 1.0f;
-        w->solver.index.at[s] = (uint32_t)n;
-        vb[n] = sb;
-        vi[n++] = (dsolver_info){b->inv_mass, dim_solver_inv_inertia(b, p), s};
+        sim_pool_for(w->pool, blocks, 1, place_range, &job);
+    } else {
+        for (size_t i = 0; i < movers; i++) {
+            uint32_t s = slots[i];
+            const sim_body *b = &w->slots.bodies.at[s];
+            if (room && solves(b))
+                put_solver_body(w, b, s, n++);
+            else
+                w->solver.index.at[s] = 0;
+        }
     }
     d->solver_bodies.v.len = d->solver_info.v.len = n;
 }

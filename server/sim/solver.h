@@ -86,9 +86,11 @@ typedef struct sim_solver {
     MK_VEC(uint32_t) index;   /* per slot: its solver body, 0 for static and sleeping ones */
     bool bounce;              /* 2D: a constraint of the step has restitution */
     MK_VEC(sim_pair) push_pairs; /* characters against fixed bodies and each other */
-    /* Flags of the step's passes on the workers (step.c): per solver body, finished in order
-     * after them (finish_bodies); per body of the order, it left the world (remove_the_gone). */
+    /* Flags of the step's passes on the workers: per solver body, finished in order after
+     * them (finish_bodies, step.c); per body of the order, it left the world
+     * (remove_the_gone); per entry solved in the last step, its pair ended (contact_cache.c). */
     MK_VEC(uint8_t) step_flags;
+    MK_VEC(uint32_t) body_blocks; /* per block of movers, its solver bodies (contacts.c) */
     MK_VEC(uint64_t) wide_bits;     /* a bitset of bodies per color (graph_color.c) */
     MK_VEC(uint32_t) wide_order;    /* constraints by color */
     MK_VEC(uint32_t) wide_overflow; /* constraints with no color */

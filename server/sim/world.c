@@ -51,7 +51,7 @@ size_t sim_world_vecs(sim_world *w, world_vec out[WORLD_VECS])
         V(broad.moved_mark, slot | scratch), V(broad.found, rebuilt),
         V(broad.found_count, rebuilt), V(broad.parted, rebuilt), V(broad.pair_set, rebuilt),
         V(solver.solved, 0), V(solver.index, slot | scratch), V(solver.push_pairs, 0),
-        V(solver.step_flags, rebuilt),
+        V(solver.step_flags, rebuilt), V(solver.body_blocks, rebuilt),
         V(solver.wide_bits, 0), V(solver.wide_order, 0), V(solver.wide_overflow, 0),
         V(solver.wide_colors, 0), V(solver.wide_ends, 0),
         V(solver.wide_made_from, rebuilt),
