@@ -10,6 +10,7 @@
  * so that a cylinder standing on its end or a capsule lying down rests on several points. */
 #include <assert.h>
 #include <math.h>
+#include <stdatomic.h>
 #include <string.h>
 
 #include "contacts.h"
@@ -484,13 +485,16 @@ typedef struct fill_job {
     fill_item *fills;
     size_t n;            /* constraints; the fast contacts (contacts) come after them */
     contact_job contacts;
+    atomic_bool dropped; /* some constraint had no points to solve */
+    atomic_bool bounce;  /* some constraint with points has restitution */
 } fill_job;
 
 /* The points of constraints placed by add_constraint, on the workers: each reads the bodies
  * and writes only its constraint and its pair's cache entry. */
 static void fill_range(void *arg, size_t begin, size_t end)
 {
-    const fill_job *job = arg;
+    fill_job *job = arg;
+    bool dropped = false, bounce = false;
     sim_world *w = job->w;
     dconstraint *cs = dim_of(w)->constraints.at;
     const sim_pair *pairs = w->broad.pairs.at;
@@ -509,9 +513,18 @@ static void fill_range(void *arg, size_t begin, size_t end)
         job->fills[k].ok = dim_fill_points(w, c, e, dim_part(w, sim_id_slot(a->id)),
                                            dim_part(w, sim_id_slot(b->id)), m,
                                            child == NO_CHILD ? it->kept : job->fills[k].kept);
-        if (job->fills[k].ok)
+        if (job->fills[k].ok) {
             dim_finish_constraint(w, c, k);
+            bounce |= job->fills[k].bounce;
+        } else {
+            dropped = true;
+        }
     }
+    /* Written only when true: the workers do not take turns with the line for nothing. */
+    if (dropped)
+        atomic_store_explicit(&job->dropped, true, memory_order_relaxed);
+    if (bounce)
+        atomic_store_explicit(&job->bounce, true, memory_order_relaxed);
 }
 
 /* Fills the placed constraints on the workers, then drops those without points, keeping the
@@ -519,7 +532,7 @@ static void fill_range(void *arg, size_t begin, size_t end)
 /* Items [0, n) of a fill job are its constraints, [n, n + contacts.n) its fast contacts. */
 static void fill_or_copy_range(void *arg, size_t begin, size_t end)
 {
-    const fill_job *job = arg;
+    fill_job *job = arg;
     if (begin < job->n)
         fill_range(arg, begin, end < job->n ? end : job->n);
     if (end > job->n)
@@ -530,8 +543,12 @@ static void fill_constraints(sim_world *w, const narrow_item *items, fill_item *
                              contact_job contacts)
 {
     mk_vec *cv = &dim_of(w)->constraints.v;
-    fill_job job = {w, items, fills, cv->len, contacts};
+    fill_job job = {w, items, fills, cv->len, contacts, false, false};
     sim_pool_for(w->pool, cv->len + contacts.n, SIM_NARROW_GRAIN, fill_or_copy_range, &job);
+    if (!atomic_load_explicit(&job.dropped, memory_order_relaxed)) {
+        w->solver.bounce |= atomic_load_explicit(&job.bounce, memory_order_relaxed);
+        return; /* every constraint stays where it is */
+    }
     size_t n = 0;
     for (size_t k = 0; k < cv->len; k++) {
         if (!fills[k].ok)
