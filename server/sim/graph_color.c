@@ -131,7 +131,7 @@ bool sim_color_into(sim_pool *pool, sim_color_out out, const uint32_t *ends, siz
 }
 
 /* Packing, group by group on the workers: a group's four constraints follow from its color's
- * start alone. */
+ * start alone (groups [begin, end) of one color or more). */
 typedef struct pack_job {
     const sim_world *w;
     const uint32_t *start; /* the constraints of each color (sim_graph_color) */
@@ -165,8 +165,11 @@ bool sim_wide_groups(sim_world *w, const uint32_t *ends, size_t n, size_t bodies
     first[0] = 0;
     for (int k = 0; k < SIM_WIDE_COLORS; k++)
         first[k + 1] = first[k] + (start[k + 1] - start[k] + 3) / 4;
+    /* Color by color, each in the shares the solver's passes take it in: a worker packs the
+     * groups it then solves, in its own cache (one part for all colors, cut in halves,
+     * left a worker solving half of what the other had packed). */
     pack_job job = {w, start, pack, ctx};
-    sim_pool_for(w->pool, first[SIM_WIDE_COLORS], SIM_WIDE_GRAIN, pack_range, &job);
+    sim_for_colors(w->pool, first, SIM_WIDE_GRAIN, pack_range, &job);
     *groups = first[SIM_WIDE_COLORS];
     return true;
 }

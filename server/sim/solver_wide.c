@@ -372,5 +372,5 @@ static void unpack_range(void *ctx, size_t begin, size_t end)
 
 void sim_wide_unpack2(sim_world *w)
 {
-    sim_pool_for(w->pool, w->d2.wide_groups.v.len, SIM_WIDE_GRAIN, unpack_range, w);
+    sim_wide_for_colors(w, unpack_range, w); /* each worker the groups it solved */
 }
