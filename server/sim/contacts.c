@@ -483,8 +483,9 @@ typedef struct fill_job {
     sim_world *w;
     const narrow_item *items;
     fill_item *fills;
-    size_t n;            /* constraints; the fast contacts (contacts) come after them */
-    contact_job contacts;
+    size_t n;            /* constraints */
+    size_t threads;      /* the workers' shares (fill_or_copy_range) */
+    contact_job contacts; /* the fast contacts */
     atomic_bool dropped; /* some constraint had no points to solve */
     atomic_bool bounce;  /* some constraint with points has restitution */
 } fill_job;
@@ -527,23 +528,45 @@ static void fill_range(void *arg, size_t begin, size_t end)
         atomic_store_explicit(&job->bounce, true, memory_order_relaxed);
 }
 
-/* Fills the placed constraints on the workers, then drops those without points, keeping the
- * others' order: the list comes out as the one-by-one pass makes it. */
-/* Items [0, n) of a fill job are its constraints, [n, n + contacts.n) its fast contacts. */
+/* The fill job's items, as the workers take them: for each worker's share in turn (of
+ * `threads`), that share of the constraints, then that share of the fast contacts. Both lists
+ * are in the pairs' order, so a worker fills and copies the pairs it collided (collide_range
+ * took the pairs in the same shares), whose items and bodies are in its own cache; with the
+ * constraints first and the contacts after, one worker filled every constraint and the other
+ * copied every contact, each reading half of its pairs from the other core. */
 static void fill_or_copy_range(void *arg, size_t begin, size_t end)
 {
     fill_job *job = arg;
-    if (begin < job->n)
-        fill_range(arg, begin, end < job->n ? end : job->n);
-    if (end > job->n)
-        contact_range(&job->contacts, (begin > job->n ? begin : job->n) - job->n, end - job->n);
+    size_t nc = job->n, nf = job->contacts.n, c = job->threads;
+    size_t t = 0, at = 0; /* the share that item `begin` is in, and where that share starts */
+    while (t + 1 < c && begin >= nc * (t + 1) / c + nf * (t + 1) / c)
+        t++;
+    at = nc * t / c + nf * t / c;
+    while (begin < end) {
+        size_t c0 = nc * t / c, c1 = nc * (t + 1) / c, f0 = nf * t / c, f1 = nf * (t + 1) / c;
+        size_t share_end = at + (c1 - c0) + (f1 - f0);
+        size_t stop = end < share_end ? end : share_end;
+        size_t split = at + (c1 - c0); /* the share's contacts start here */
+        if (begin < split)
+            fill_range(job, c0 + (begin - at), c0 + ((stop < split ? stop : split) - at));
+        if (stop > split) {
+            size_t from = begin > split ? begin : split;
+            contact_range(&job->contacts, f0 + (from - split), f0 + (stop - split));
+        }
+        begin = stop;
+        at = share_end;
+        t++;
+    }
 }
 
+/* Fills the placed constraints on the workers, then drops those without points, keeping the
+ * others' order: the list comes out as the one-by-one pass makes it. */
 static void fill_constraints(sim_world *w, const narrow_item *items, fill_item *fills,
                              contact_job contacts)
 {
     mk_vec *cv = &dim_of(w)->constraints.v;
-    fill_job job = {w, items, fills, cv->len, contacts, false, false};
+    size_t threads = (size_t)sim_pool_workers(w->pool);
+    fill_job job = {w, items, fills, cv->len, threads, contacts, false, false};
     sim_pool_for(w->pool, cv->len + contacts.n, SIM_NARROW_GRAIN, fill_or_copy_range, &job);
     if (!atomic_load_explicit(&job.dropped, memory_order_relaxed)) {
         w->solver.bounce |= atomic_load_explicit(&job.bounce, memory_order_relaxed);
