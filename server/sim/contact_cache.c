@@ -196,9 +196,10 @@ static void ended_range(void *ctx, size_t begin, size_t end)
     }
 }
 
-void sim_cache_end_pairs(sim_world *w, size_t first)
+/* Ends last step's solved entries [0, first) that this step did not solve again. */
+static void end_unsolved(sim_world *w, size_t first)
 {
-    uint32_t *solved = w->solver.solved.at;
+    const uint32_t *solved = w->solver.solved.at;
     mk_vec *ended = &w->solver.step_flags.v;
     if (sim_pool_workers(w->pool) > 1 && first > SIM_END_GRAIN && mk_vec_resize(ended, first)) {
         end_job job = {w, ended->data};
@@ -206,10 +207,17 @@ void sim_cache_end_pairs(sim_world *w, size_t first)
         for (size_t i = 0; i < first; i++)
             if (job.ended[i])
                 end_pair(w, solved[i]);
-    } else {
-        for (size_t i = 0; i < first; i++)
-            end_pair(w, solved[i]);
+        return;
     }
+    for (size_t i = 0; i < first; i++)
+        end_pair(w, solved[i]);
+}
+
+void sim_cache_end_pairs(sim_world *w, size_t first)
+{
+    /* When the pass in pair order solved each of them again (its count), none ended. */
+    if (w->solver.restamped != first)
+        end_unsolved(w, first);
     /* A sleeping pair whose island woke and parted without touching again was in no step's
      * list: a sweep over the whole cache every SIM_CACHE_SWEEP steps finds such pairs, at a
      * small share of a step's cost. */
@@ -219,6 +227,7 @@ void sim_cache_end_pairs(sim_world *w, size_t first)
     }
     if (first == 0)
         return;
+    uint32_t *solved = w->solver.solved.at;
     memmove(solved, solved + first, (w->solver.solved.v.len - first) * sizeof *solved);
     w->solver.solved.v.len -= first;
 }

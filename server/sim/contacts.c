@@ -237,6 +237,14 @@ static void put_contact(dcontact *contact, const sim_body *a, const sim_body *b,
     contact->m.depth = mk_maxf(m->depth, 0.0f);
 }
 
+/* Marks a cache entry solved in this step, counting the entries solved in the last step too
+ * (sim_cache_end_pairs then knows when none of those has ended). */
+static inline void stamp(sim_world *w, sim_cache_head *h)
+{
+    w->solver.restamped += h->stamp + 1 == w->tick;
+    h->stamp = w->tick;
+}
+
 /* found: the pair's cache entry (UINT32_MAX: none yet); kept: m is that entry's kept manifold
  * (dim_kept_manifold). With `fills`, the constraint is only placed in the list and its
  * points are left to fill_range; pair i's narrow_item then holds m, or for a level pair's
@@ -264,7 +272,7 @@ static inline bool add_constraint(sim_world *w, sim_pair *pair, const sim_body *
         pair->entry = c->cache_entry + 1;
     }
     dcache_entry *e = (dcache_entry *)sim_cache_at(cache, c->cache_entry);
-    e->head.stamp = w->tick;
+    stamp(w, &e->head);
     /* sim_collide made room for every pair. */
     assert(w->solver.solved.v.len < w->solver.solved.v.cap);
     w->solver.solved.at[w->solver.solved.v.len++] = c->cache_entry;
@@ -641,7 +649,7 @@ static void level_pair(sim_world *w, sim_pair *pair, sim_body *a, sim_body *b, d
         pair->entry = found + 1;
         e = sim_cache_at(cache, found);
     }
-    e->stamp = w->tick;
+    stamp(w, e);
     w->solver.solved.at[w->solver.solved.v.len++] = found;
 }
 
@@ -684,6 +692,7 @@ void DIM_NAME(sim_collide)(sim_world *w, dvec up)
         items = NULL;
     }
     size_t first_solved = w->solver.solved.v.len;
+    w->solver.restamped = 0;
     sim_pair *pairs = w->broad.pairs.at;
     const sim_level_span *spans = w->solver.level_spans.data;
     size_t span = 0, n_spans = w->solver.level_spans.len;

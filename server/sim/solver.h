@@ -84,6 +84,8 @@ typedef struct sim_solver {
     sim_cache cache;          /* impulses of the touching pairs (contact_cache.c) */
     MK_VEC(uint32_t) solved;  /* cache entries solved in the last step */
     MK_VEC(uint32_t) index;   /* per slot: its solver body, 0 for static and sleeping ones */
+    size_t restamped; /* entries of the last step's `solved` that the pass in pair order
+                       * solved again in this step (contacts.c) */
     bool bounce;              /* 2D: a constraint of the step has restitution */
     MK_VEC(sim_pair) push_pairs; /* characters against fixed bodies and each other */
     /* Flags of the step's passes on the workers: per solver body, finished in order after
