@@ -254,16 +254,18 @@ void sim_wide_unpack3(sim_world *w);
  * sees its constraints in the same order as in the pass over the whole world (the colors in
  * turn, then those solved one by one), so the results are the same bits. A block holds the
  * solver bodies [body_begin, body_end), its colored constraints in the solver's block_order
- * [at[k], at[k + 1]) for color k, packed into the groups [first[k], first[k + 1]), and its
- * constraints solved one by one, block_one [one_begin, one_end). */
+ * [at[k], at[k + 1]) for color k, packed into the groups [first[k], first[k + 1]) (each
+ * block's from 0: one block's groups at a time are in d3.wide_groups), and its constraints
+ * solved one by one, block_one [one_begin, one_end). */
 typedef struct sim_wide_block3 {
     uint32_t body_begin, body_end;
     uint32_t one_begin, one_end;
     uint32_t at[SIM_WIDE_COLORS + 1], first[SIM_WIDE_COLORS + 1];
 } sim_wide_block3;
-/* Lays the colored constraints out by blocks into d3.blocks (none when the world has joints,
- * several workers or no memory for them: then the colors are solved over the whole world);
- * false when memory runs out. ends holds each constraint's two movable bodies. */
+/* Lays the colored constraints out by blocks into d3.blocks, with room in d3.wide_groups for
+ * the largest block's groups, their number in *groups; false, with no blocks, when the world
+ * has joints, several workers or no memory for them (then the colors are solved over the
+ * whole world). ends holds each constraint's two movable bodies. */
 bool sim_wide_blocks3(sim_world *w, const uint32_t *ends, size_t *groups);
 /* Packs a block's groups (solver3_wide.c), at the start of the step. */
 void sim_wide_pack_block3(sim_world *w, const sim_wide_block3 *b, softness_set s);

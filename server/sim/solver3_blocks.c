@@ -76,8 +76,6 @@ bool sim_wide_blocks3(sim_world *w, const uint32_t *ends, size_t *groups)
         !sim_graph_color(w, ends, nc, nb, start))
         return false;
     size_t nbl = cut_blocks(w, nb);
-    if (!mk_vec_reserve(&d->wide_groups.v, nc / 4 + nbl * SIM_WIDE_COLORS + 1))
-        return false;
     sim_wide_block3 *bl = d->blocks.at;
     const uint32_t *order = w->solver.wide_order.at, *over = w->solver.wide_overflow.at;
     const uint32_t *block_of = d->block_of.at;
@@ -89,9 +87,12 @@ bool sim_wide_blocks3(sim_world *w, const uint32_t *ends, size_t *groups)
             bl[block_of_constraint(&cs[order[i]], block_of)].at[k + 1]++;
     for (size_t i = 0; i < n_over; i++)
         bl[block_of_constraint(&cs[over[i]], block_of)].one_end++;
-    /* ...their starts, block after block and color after color... */
-    uint32_t at = 0, group = 0, one = 0;
+    /* ...their starts, block after block and color after color (the groups of each block from
+     * 0: one block's at a time are packed, solved and given back, in one array that stays in
+     * the cache)... */
+    uint32_t at = 0, one = 0, most = 0;
     for (size_t b = 0; b < nbl; b++) {
+        uint32_t group = 0;
         bl[b].at[0] = at;
         for (int k = 0; k < SIM_WIDE_COLORS; k++) {
             uint32_t count = bl[b].at[k + 1];
@@ -100,6 +101,7 @@ bool sim_wide_blocks3(sim_world *w, const uint32_t *ends, size_t *groups)
             group += (count + 3) / 4;
         }
         bl[b].first[SIM_WIDE_COLORS] = group;
+        most = group > most ? group : most;
         at = bl[b].at[SIM_WIDE_COLORS];
         bl[b].one_begin = one;
         one += bl[b].one_end;
@@ -120,15 +122,14 @@ bool sim_wide_blocks3(sim_world *w, const uint32_t *ends, size_t *groups)
         bl[b].at[0] = before;
         before = bl[b].at[SIM_WIDE_COLORS];
     }
-    /* Passes over the whole world (solver.h: sim_wide_for_colors) see one color, block by
-     * block, which one thread solves in the same order. */
-    w->solver.wide_color_groups[0] = 0;
-    for (int k = 1; k <= SIM_WIDE_COLORS; k++)
-        w->solver.wide_color_groups[k] = group;
+    if (!mk_vec_reserve(&d->wide_groups.v, most))
+        return false;
+    /* No pass over the whole world's colors (solver.h: sim_wide_for_colors) has groups. */
+    memset(w->solver.wide_color_groups, 0, sizeof w->solver.wide_color_groups);
     d->blocks.v.len = nbl;
     d->block_order.v.len = at;
     d->block_one.v.len = one;
-    *groups = group;
+    *groups = most;
     return true;
 }
 
