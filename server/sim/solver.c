@@ -405,7 +405,8 @@ static void integrate_range(void *arg, size_t begin, size_t end)
 
 #if MK_DIM == 3
 /* The step's solve with one thread, block by block (solver3_blocks.c): each block packed,
- * taken through every substep, its bounces and its impulses given back before the next, in
+ * taken through every substep, its bounces made and its impulses given back to its
+ * constraints and stored in the contact cache before the next, in
  * the stages and colors' order of the pass over the whole world below. The constraints solved
  * one by one are the solver's block_one, n_one of them with rows. */
 static void solve_blocks(sim_world *w, body_job *job, softness_set soft, float inv_h,
@@ -440,6 +441,10 @@ static void solve_blocks(sim_world *w, body_job *job, softness_set soft, float i
         sim_wide_restitution_range3(&relax, bl->first[0], bl->first[SIM_WIDE_COLORS]);
         sim_wide_unpack_range3(w, bl->first[0], bl->first[SIM_WIDE_COLORS]);
         EACH_SINGLE_OF(bl, restitution(bodies, c, rw));
+        /* each constraint stores its own cache entry: by block, while they are in the cache */
+        sim_store_impulses3(w, &w->d3.block_order.at[bl->at[0]],
+                            bl->at[SIM_WIDE_COLORS] - bl->at[0]);
+        sim_store_impulses3(w, &one[bl->one_begin], bl->one_end - bl->one_begin);
     }
 #undef EACH_SINGLE_OF
 }
@@ -525,7 +530,7 @@ void DIM_NAME(sim_solve)(sim_world *w, float dt)
         sim_store_impulses2(w, NULL, nc);
 #else
     /* 3D: restitution for the colored groups four at a time, then for the rest one by one;
-     * the 3D step stores the impulses (sim_store_impulses3). */
+     * then the impulses go to the contact cache (sim_store_impulses3). */
     if (wide) {
         sim_wide_for_colors(w, sim_wide_restitution_range3, &relax);
         sim_wide_unpack3(w);
@@ -534,4 +539,7 @@ void DIM_NAME(sim_solve)(sim_world *w, float dt)
 #endif
 #undef EACH_SINGLE
     sim_joints_finish(w, h);
+#if MK_DIM == 3
+    sim_store_impulses3(w, NULL, nc);
+#endif
 }

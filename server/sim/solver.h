@@ -209,8 +209,7 @@ typedef struct sim_constraint3 {
 } sim_constraint3;
 
 /* Solves the contacts of one step of dt by the soft step of Box2D v3 (solver.c, one source
- * for both dimensions). The 2D solve stores their impulses in the contact cache; the 3D step
- * stores them after it (sim_store_impulses3). */
+ * for both dimensions) and stores their impulses in the contact cache for the next step. */
 void sim_solve2(sim_world *w, float dt);
 void sim_solve3(sim_world *w, float dt);
 
