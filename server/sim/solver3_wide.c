@@ -5,7 +5,9 @@
  * solver.c after the colors. Colors and groups follow the constraints' order: the same world
  * solves the same way. Where the processor has AVX, the warm start and the solve take two
  * groups of a color at once in eight lanes (f8.h): the lane arithmetic is written once for
- * both widths (solver3_lanes.h) and gives the same bits at either.
+ * both widths (solver3_lanes.h) and gives the same bits at either. With one thread the groups
+ * are laid out block by block instead (solver3_blocks.c), each block's packed as solver.c
+ * comes to solve it.
  *
  * A group is structure-of-arrays and leaner than the constraints solved one by one (560 bytes
  * a constraint against their 888 with rows), because the solver reads every constraint a
