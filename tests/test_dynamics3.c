@@ -443,16 +443,16 @@ static sim_world *stacks_and_bars(int workers)
     c.workers = workers;
     c.sleep = false; /* the solver works every step */
     sim_world *w = sim_world_new(&c);
-    ck_assert_uint_ne(
-        sim_world_add(w, def3(box3(60, 0.5f, 60), SIM_STATIC, mk_v3(0, -0.5f, 0)), 0), 0);
+    sim_id floor = sim_world_add(w, def3(box3(60, 0.5f, 60), SIM_STATIC, mk_v3(0, -0.5f, 0)), 0);
+    ck_assert_uint_ne(floor, 0);
     for (int sx = 0; sx < 24; sx++)
         for (int sz = 0; sz < 10; sz++)
             for (int k = 0; k < 5; k++) {
                 float off = 0.03f * (float)((sx + sz + k) % 3);
                 mk_vec3 at = {1.5f * (float)sx - 18.0f + off, 0.5f + 1.01f * (float)k,
                               1.5f * (float)sz - 7.0f};
-                ck_assert_uint_ne(sim_world_add(w, def3(box3(0.5f, 0.5f, 0.5f), SIM_DYNAMIC, at), 0),
-                                  0);
+                sim_id cube = sim_world_add(w, def3(box3(0.5f, 0.5f, 0.5f), SIM_DYNAMIC, at), 0);
+                ck_assert_uint_ne(cube, 0);
             }
     /* Each bar spans two neighbouring stacks along x, a pair of rows of stacks apart from the
      * next bar's, and drifts along z through the top cubes of both. */

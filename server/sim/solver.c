@@ -432,8 +432,8 @@ static void solve_blocks(sim_world *w, body_job *job, softness_set soft, float i
             sim_wide_block_pass3(bl, sim_wide_warm_range3, &push);
             EACH_SINGLE_OF(bl, warm_start(bodies, c, rw));
             sim_wide_block_pass3(bl, sim_wide_solve_range3, &push);
-            EACH_SINGLE_OF(bl, solve_contact(bodies, c, rw,
-                                             c->fixed ? soft.fixed : soft.movable, inv_h, true));
+            EACH_SINGLE_OF(bl, solve_contact(bodies, c, rw, c->fixed ? soft.fixed : soft.movable,
+                                             inv_h, true));
             integrate_range(job, first, last);
             sim_wide_block_pass3(bl, sim_wide_solve_range3, &relax);
             EACH_SINGLE_OF(bl, solve_contact(bodies, c, rw, soft.movable, inv_h, false));
