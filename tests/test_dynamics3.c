@@ -432,6 +432,56 @@ START_TEST(a_saved_3d_world_loads_back_exactly)
 }
 END_TEST
 
+/* A world of many separate stacks of cubes, wobbling (each cube a little off the one below),
+ * with kinematic bars sweeping through the tops of two stacks each: on one worker the
+ * solver takes it block by block (runs of bodies no contact joins; a kinematic bar joins the
+ * stacks it touches), on two it takes each color over the whole world, and the two must move
+ * every body alike, bit for bit. */
+static sim_world *stacks_and_bars(int workers)
+{
+    sim_config c = config3();
+    c.workers = workers;
+    c.sleep = false; /* the solver works every step */
+    sim_world *w = sim_world_new(&c);
+    sim_id floor = sim_world_add(w, def3(box3(60, 0.5f, 60), SIM_STATIC, mk_v3(0, -0.5f, 0)), 0);
+    ck_assert_uint_ne(floor, 0);
+    for (int sx = 0; sx < 24; sx++)
+        for (int sz = 0; sz < 10; sz++)
+            for (int k = 0; k < 5; k++) {
+                float off = 0.03f * (float)((sx + sz + k) % 3);
+                mk_vec3 at = {1.5f * (float)sx - 18.0f + off, 0.5f + 1.01f * (float)k,
+                              1.5f * (float)sz - 7.0f};
+                sim_id cube = sim_world_add(w, def3(box3(0.5f, 0.5f, 0.5f), SIM_DYNAMIC, at), 0);
+                ck_assert_uint_ne(cube, 0);
+            }
+    /* Each bar spans two neighbouring stacks along x, a pair of rows of stacks apart from the
+     * next bar's, and drifts along z through the top cubes of both. */
+    for (int i = 0; i < 12; i++) {
+        mk_vec3 at = {3.0f * (float)i - 17.25f, 4.6f, 1.5f * (float)(i % 10) - 7.0f};
+        sim_id bar = sim_world_add(w, def3(box3(1.0f, 0.1f, 0.2f), SIM_KINEMATIC, at), 0);
+        ck_assert_uint_ne(bar, 0);
+        ck_assert(sim_body_set_velocity3(w, bar, mk_v3(0, 0, 0.3f)));
+    }
+    return w;
+}
+
+START_TEST(solving_by_blocks_moves_bodies_as_solving_the_whole_world)
+{
+    sim_world *one = stacks_and_bars(1), *two = stacks_and_bars(2);
+    for (int t = 0; t < 240; t++) {
+        sim_world_step(one);
+        sim_world_step(two);
+    }
+    size_t contacts;
+    sim_world_contacts3(one, &contacts);
+    ck_assert_uint_ge(contacts, 1200); /* every cube rests on something */
+    fixture_each_pair(one, two, assert_same_body3);
+    ck_assert_uint_eq(sim_world_hash(one), sim_world_hash(two));
+    sim_world_free(one);
+    sim_world_free(two);
+}
+END_TEST
+
 START_TEST(shapes_of_the_other_dim_are_refused)
 {
     proto_body_spec spec = {.shape = {.type = PROTO_SHAPE_CIRCLE, .radius = 1},
@@ -463,4 +513,6 @@ MINK_CHECK_TESTS("dynamics3", 120, mass_and_inertia_3d, tower_of_ten_cubes_settl
                  character_stands_on_a_slope_and_pushes_a_crate_3d,
                  sleepers_wake_when_their_support_goes_3d,
                  same_inputs_give_the_same_3d_world_bit_for_bit,
-                 a_saved_3d_world_loads_back_exactly, shapes_of_the_other_dim_are_refused)
+                 a_saved_3d_world_loads_back_exactly,
+                 solving_by_blocks_moves_bodies_as_solving_the_whole_world,
+                 shapes_of_the_other_dim_are_refused)

@@ -403,6 +403,53 @@ static void integrate_range(void *arg, size_t begin, size_t end)
 #endif
 }
 
+#if MK_DIM == 3
+/* The step's solve with one thread, block by block (solver3_blocks.c): each block packed,
+ * taken through every substep, its bounces made and its impulses given back to its
+ * constraints and stored in the contact cache before the next, in
+ * the stages and colors' order of the pass over the whole world below. The constraints solved
+ * one by one are the solver's block_one, n_one of them with rows. */
+static void solve_blocks(sim_world *w, body_job *job, softness_set soft, float inv_h,
+                         sim_rows3 *rows, size_t n_one)
+{
+    sim_solver_body3 *bodies = w->d3.solver_bodies.at;
+    sim_constraint3 *cs = w->d3.constraints.at;
+    const uint32_t *one = w->d3.block_one.at;
+    sim_wide_pass push = {w, soft, inv_h, true}, relax = {w, soft, inv_h, false};
+#define EACH_SINGLE_OF(bl, body)                                                               \
+    for (size_t k = (bl)->one_begin; k < (bl)->one_end && k < n_one; k++) {                    \
+        sim_constraint3 *c = &cs[one[k]];                                                      \
+        sim_rows3 *rw = &rows[k];                                                              \
+        body;                                                                                  \
+    }
+    for (size_t i = 0; i < w->d3.blocks.v.len; i++) {
+        const sim_wide_block3 *bl = &w->d3.blocks.at[i];
+        /* gravity_range and integrate_range take bodies [begin + 1, end + 1) */
+        size_t first = bl->body_begin - 1, last = bl->body_end - 1;
+        sim_wide_pack_block3(w, bl, soft);
+        for (int sub = 0; sub < SIM_SUBSTEPS; sub++) {
+            gravity_range(job, first, last);
+            sim_wide_block_pass3(bl, sim_wide_warm_range3, &push);
+            EACH_SINGLE_OF(bl, warm_start(bodies, c, rw));
+            sim_wide_block_pass3(bl, sim_wide_solve_range3, &push);
+            EACH_SINGLE_OF(bl, solve_contact(bodies, c, rw, c->fixed ? soft.fixed : soft.movable,
+                                             inv_h, true));
+            integrate_range(job, first, last);
+            sim_wide_block_pass3(bl, sim_wide_solve_range3, &relax);
+            EACH_SINGLE_OF(bl, solve_contact(bodies, c, rw, soft.movable, inv_h, false));
+        }
+        sim_wide_restitution_range3(&relax, bl->first[0], bl->first[SIM_WIDE_COLORS]);
+        sim_wide_unpack_range3(w, bl->first[0], bl->first[SIM_WIDE_COLORS]);
+        EACH_SINGLE_OF(bl, restitution(bodies, c, rw));
+        /* each constraint stores its own cache entry: by block, while they are in the cache */
+        sim_store_impulses3(w, &w->d3.block_order.at[bl->at[0]],
+                            bl->at[SIM_WIDE_COLORS] - bl->at[0]);
+        sim_store_impulses3(w, &one[bl->one_begin], bl->one_end - bl->one_begin);
+    }
+#undef EACH_SINGLE_OF
+}
+#endif
+
 void DIM_NAME(sim_solve)(sim_world *w, float dt)
 {
     ddim *d = dim_of(w);
@@ -424,6 +471,11 @@ void DIM_NAME(sim_solve)(sim_world *w, float dt)
     sim_wide_pass push = {w, soft, inv_h, true}, relax = {w, soft, inv_h, false};
     const uint32_t *one = wide ? w->solver.wide_overflow.at : NULL;
     size_t n_one = wide ? w->solver.wide_overflow.v.len : nc;
+#if MK_DIM == 3
+    size_t n_blocks = wide ? w->d3.blocks.v.len : 0;
+    if (n_blocks > 0) /* the same constraints, by block (solver3_blocks.c) */
+        one = w->d3.block_one.at;
+#endif
 #if MK_DIM == 2
     if (!w->solver.bounce)
         prepare_some(w, one, n_one);
@@ -439,6 +491,11 @@ void DIM_NAME(sim_solve)(sim_world *w, float dt)
     }
 #if MK_DIM == 3
     EACH_SINGLE(prepare(bodies, w->d3.solver_info.at, c, rw));
+    if (n_blocks > 0) {
+        solve_blocks(w, &job, soft, inv_h, rows, n_one);
+        sim_joints_finish(w, h);
+        return;
+    }
 #endif
     for (int sub = 0; sub < SIM_SUBSTEPS; sub++) {
         sim_pool_for(w->pool, nb > 0 ? nb - 1 : 0, SIM_BODY_GRAIN, gravity_range, &job);
@@ -473,7 +530,7 @@ void DIM_NAME(sim_solve)(sim_world *w, float dt)
         sim_store_impulses2(w, NULL, nc);
 #else
     /* 3D: restitution for the colored groups four at a time, then for the rest one by one;
-     * the 3D step stores the impulses (sim_store_impulses3). */
+     * then the impulses go to the contact cache (sim_store_impulses3). */
     if (wide) {
         sim_wide_for_colors(w, sim_wide_restitution_range3, &relax);
         sim_wide_unpack3(w);
@@ -482,4 +539,7 @@ void DIM_NAME(sim_solve)(sim_world *w, float dt)
 #endif
 #undef EACH_SINGLE
     sim_joints_finish(w, h);
+#if MK_DIM == 3
+    sim_store_impulses3(w, NULL, nc);
+#endif
 }

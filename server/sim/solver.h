@@ -213,8 +213,7 @@ typedef struct sim_constraint3 {
 } sim_constraint3;
 
 /* Solves the contacts of one step of dt by the soft step of Box2D v3 (solver.c, one source
- * for both dimensions). The 2D solve stores their impulses in the contact cache; the 3D step
- * stores them after it (sim_store_impulses3). */
+ * for both dimensions) and stores their impulses in the contact cache for the next step. */
 void sim_solve2(sim_world *w, float dt);
 void sim_solve3(sim_world *w, float dt);
 
@@ -251,6 +250,32 @@ sim_task_fn sim_wide_solve_range2, sim_wide_solve_range3;
 sim_task_fn sim_wide_restitution_range3;
 void sim_wide_unpack2(sim_world *w);
 void sim_wide_unpack3(sim_world *w);
+/* The 3D solve with one thread, block by block (solver3_blocks.c), as Jolt solves island by
+ * island: the solver bodies are cut into runs that no constraint crosses, and each run takes
+ * every substep of the step before the next begins, so that its groups and bodies stay in the
+ * core's cache through the step instead of being read from memory a dozen times. Every body
+ * sees its constraints in the same order as in the pass over the whole world (the colors in
+ * turn, then those solved one by one), so the results are the same bits. A block holds the
+ * solver bodies [body_begin, body_end), its colored constraints in the solver's block_order
+ * [at[k], at[k + 1]) for color k, packed into the groups [first[k], first[k + 1]) (each
+ * block's from 0: one block's groups at a time are in d3.wide_groups), and its constraints
+ * solved one by one, block_one [one_begin, one_end). */
+typedef struct sim_wide_block3 {
+    uint32_t body_begin, body_end;
+    uint32_t one_begin, one_end;
+    uint32_t at[SIM_WIDE_COLORS + 1], first[SIM_WIDE_COLORS + 1];
+} sim_wide_block3;
+/* Lays the colored constraints out by blocks into d3.blocks, with room in d3.wide_groups for
+ * the largest block's groups, their number in *groups; false, with no blocks, when the world
+ * has joints, several workers or no memory for them (then the colors are solved over the
+ * whole world). ends holds each constraint's two movable bodies. */
+bool sim_wide_blocks3(sim_world *w, const uint32_t *ends, size_t *groups);
+/* Packs a block's groups (solver3_wide.c), at the start of the step. */
+void sim_wide_pack_block3(sim_world *w, const sim_wide_block3 *b, softness_set s);
+/* Runs fn over a block's groups of each color in turn. */
+void sim_wide_block_pass3(const sim_wide_block3 *b, sim_task_fn *fn, void *ctx);
+/* Gives the impulses of groups [begin, end) back to their constraints. */
+void sim_wide_unpack_range3(sim_world *w, size_t begin, size_t end);
 /* 3D integration of the solver bodies [begin, end) over a substep of h seconds: each one's
  * translation and rotation since the step began, from its velocities (the rotation by the
  * first-order quaternion step q + h/2 (0, w) q that Jolt and Bullet use, renormalised in

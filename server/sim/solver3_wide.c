@@ -5,7 +5,9 @@
  * solver.c after the colors. Colors and groups follow the constraints' order: the same world
  * solves the same way. Where the processor has AVX, the warm start and the solve take two
  * groups of a color at once in eight lanes (f8.h): the lane arithmetic is written once for
- * both widths (solver3_lanes.h) and gives the same bits at either.
+ * both widths (solver3_lanes.h) and gives the same bits at either. With one thread the groups
+ * are laid out block by block instead (solver3_blocks.c), each block's packed as solver.c
+ * comes to solve it.
  *
  * A group is structure-of-arrays and leaner than the constraints solved one by one (560 bytes
  * a constraint against their 888 with rows), because the solver reads every constraint a
@@ -257,11 +259,28 @@ bool sim_wide_build3(sim_world *w, softness_set s)
         ends[2 * i] = movable(&info[cs[i].a]) ? cs[i].a : 0;
         ends[2 * i + 1] = movable(&info[cs[i].b]) ? cs[i].b : 0;
     }
+    if (sim_wide_blocks3(w, ends, &ng)) { /* packed block by block as solver.c solves them */
+        w->d3.wide_groups.v.len = ng;
+        return true;
+    }
     pack_ctx ctx = {w->d3.wide_groups.at, w->d3.solver_bodies.at, info, cs, s};
     if (!sim_wide_groups(w, ends, nc, w->d3.solver_bodies.v.len, pack_group, &ctx, &ng))
         return false;
     w->d3.wide_groups.v.len = ng;
     return true;
+}
+
+void sim_wide_pack_block3(sim_world *w, const sim_wide_block3 *b, softness_set s)
+{
+    const uint32_t *order = w->d3.block_order.at;
+    for (int k = 0; k < SIM_WIDE_COLORS; k++)
+        for (uint32_t g = b->first[k], i = b->at[k]; g < b->first[k + 1]; g++, i += 4) {
+            uint32_t ci[4];
+            for (uint32_t lane = 0; lane < 4; lane++)
+                ci[lane] = i + lane < b->at[k + 1] ? order[i + lane] : UINT32_MAX;
+            pack(&w->d3.wide_groups.at[g], w->d3.solver_bodies.at, w->d3.solver_info.at,
+                 w->d3.constraints.at, ci, s);
+        }
 }
 
 /* ---- solving ---- */
@@ -504,11 +523,13 @@ void sim_integrate3(sim_solver_body3 *bodies, size_t begin, size_t end, float h)
     }
 }
 
-void sim_wide_unpack3(sim_world *w)
+void sim_wide_unpack3(sim_world *w) { sim_wide_unpack_range3(w, 0, w->d3.wide_groups.v.len); }
+
+void sim_wide_unpack_range3(sim_world *w, size_t begin, size_t end)
 {
     sim_constraint3 *cs = w->d3.constraints.at;
     const sim_wide_group3 *groups = w->d3.wide_groups.at;
-    for (size_t gi = 0; gi < w->d3.wide_groups.v.len; gi++) {
+    for (size_t gi = begin; gi < end; gi++) {
         const sim_wide_group3 *g = &groups[gi];
         for (int i = 0; i < g->count; i++) {
             float jn[4], t0[4], t1[4];

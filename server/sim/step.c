@@ -428,10 +428,7 @@ void DIM_NAME(sim_world_step)(sim_world *w)
         DIM_NAME(sim_broadphase)(w, cfg->dt, g);
     DIM_NAME(sim_build_solver_bodies)(w);
     DIM_NAME(sim_collide)(w, up);
-    DIM_NAME(sim_solve)(w, cfg->dt);
-#if MK_DIM == 3
-    sim_store_impulses3(w, NULL, dim_of(w)->constraints.v.len); /* 2D: the solver's own */
-#endif
+    DIM_NAME(sim_solve)(w, cfg->dt); /* which stores the impulses for the next step */
     finish_bodies(w, cfg->dt, spread);
     push_out_characters(w, up);
 

@@ -71,6 +71,8 @@ size_t sim_world_vecs(sim_world *w, world_vec out[WORLD_VECS])
         V(d3.bodies, slot3), V(d3.bounds, slot3), V(d3.tight, slot3), V(d3.contacts, 0),
         V(d3.constraints, 0), V(d3.rows, 0), V(d3.solver_bodies, 0), V(d3.solver_info, 0),
         OPAQUE(d3.wide_groups, sim_wide_group_size3(), 0),
+        V(d3.blocks, scratch), V(d3.block_order, scratch), V(d3.block_one, scratch),
+        V(d3.block_of, scratch),
         V(events, 0),
         V(filter.slots, slot), V(ev.touching, 0), V(ev.sensed, 0), V(ev.sensors, 0),
         V(ev.next, scratch), V(ev.sorted, scratch), V(ev.merged, scratch), V(ev.counts, scratch),

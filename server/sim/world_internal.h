@@ -58,6 +58,10 @@ typedef struct sim_dim3 {
     MK_VEC(sim_solver_body3) solver_bodies;
     MK_VEC(sim_solver_info3) solver_info;
     MK_VEC(sim_wide_group3) wide_groups;    /* solver3_wide.c */
+    /* The one-thread solve's blocks (solver3_blocks.c): the blocks, their colored constraints
+     * by block and color, those solved one by one by block, and per solver body its block. */
+    MK_VEC(sim_wide_block3) blocks;
+    MK_VEC(uint32_t) block_order, block_one, block_of;
 } sim_dim3;
 
 struct sim_world {
