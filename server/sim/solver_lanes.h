@@ -188,3 +188,31 @@ static inline void LN(solve_groups)(sim_solver_body *bodies, sim_wide_group *g,
     LN(scatter)(bodies, g, false, &a);
     LN(scatter)(bodies, g, true, &b);
 }
+
+/* The warm start of groups [begin, end) of one color WIDE_LANES / 4 at a time; returns the
+ * first group not taken (at eight lanes an odd last one, for four). */
+static inline size_t LN(warm_range)(sim_solver_body *bodies, const sim_wide_group *groups,
+                                    size_t begin, size_t end)
+{
+    size_t i = begin;
+    for (; i + WIDE_LANES / 4 <= end; i += WIDE_LANES / 4)
+        LN(warm_groups)(bodies, &groups[i]);
+    return i;
+}
+
+/* One solve of groups [begin, end) of one color in the same way, with the pass's numbers
+ * splatted once. */
+static inline size_t LN(solve_range)(const sim_wide_pass *job, size_t begin, size_t end)
+{
+    const sim_world *w = job->w;
+    LN(wide_pass_lanes) pass = LN(wide_pass_lanes_of)(job);
+    LN(softness_lanes) soft = LN(softness_lanes_of)(job->soft);
+    sim_solver_body *bodies = w->d2.solver_bodies.at;
+    sim_wide_group *groups = w->d2.wide_groups.at;
+    sim_wide_cold *cold = w->d2.wide_cold.at;
+    bool bounce = w->solver.bounce;
+    size_t i = begin;
+    for (; i + WIDE_LANES / 4 <= end; i += WIDE_LANES / 4)
+        LN(solve_groups)(bodies, &groups[i], &cold[i], &pass, &soft, bounce);
+    return i;
+}

@@ -184,35 +184,13 @@ bool sim_wide_build2(sim_world *w, softness_set s)
 #undef GF
 #undef GS
 
-/* The groups [begin, end) of one color two at a time (every lane runs both points, a missing
- * one as a point of no mass, at either width); returns the first group not taken, the odd
- * last one. */
-static size_t warm_pairs(sim_solver_body *bodies, const sim_wide_group *groups, size_t begin,
-                         size_t end)
-{
-    size_t i = begin;
-    for (; i + 1 < end; i += 2)
-        warm_groups8(bodies, &groups[i]);
-    return i;
-}
-
-static size_t solve_pairs(sim_solver_body *bodies, sim_wide_group *groups, sim_wide_cold *cold,
-                          const sim_wide_pass *job, size_t begin, size_t end)
-{
-    wide_pass_lanes8 pass = wide_pass_lanes_of8(job);
-    softness_lanes8 soft = softness_lanes_of8(job->soft);
-    bool bounce = job->w->solver.bounce;
-    size_t i = begin;
-    for (; i + 1 < end; i += 2)
-        solve_groups8(bodies, &groups[i], &cold[i], &pass, &soft, bounce);
-    return i;
-}
 #pragma GCC pop_options
 #undef WIDE_LANES
 #define WIDE_LANES 4
 #include "wide_lanes.h"
 #endif
 
+/* Two groups at once while a color has two left, where the processor has AVX; then one. */
 void sim_wide_warm_range2(void *arg, size_t begin, size_t end)
 {
     const sim_world *w = ((const sim_wide_pass *)arg)->w;
@@ -220,29 +198,20 @@ void sim_wide_warm_range2(void *arg, size_t begin, size_t end)
     const sim_wide_group *groups = w->d2.wide_groups.at;
 #if SIM_F8
     if (sim_eight_lanes())
-        begin = warm_pairs(bodies, groups, begin, end);
+        begin = warm_range8(bodies, groups, begin, end);
 #endif
-    for (size_t i = begin; i < end; i++)
-        warm_groups(bodies, &groups[i]);
+    warm_range(bodies, groups, begin, end);
 }
 
 void sim_wide_solve_range2(void *arg, size_t begin, size_t end)
 {
     const sim_wide_pass *job = arg;
-    sim_solver_body *bodies = job->w->d2.solver_bodies.at;
-    sim_wide_group *groups = job->w->d2.wide_groups.at;
-    sim_wide_cold *cold = job->w->d2.wide_cold.at;
 #if SIM_F8
     if (sim_eight_lanes())
-        begin = solve_pairs(bodies, groups, cold, job, begin, end);
+        begin = solve_range8(job, begin, end);
 #endif
-    if (begin == end)
-        return;
-    wide_pass_lanes pass = wide_pass_lanes_of(job);
-    softness_lanes soft = softness_lanes_of(job->soft);
-    bool bounce = job->w->solver.bounce;
-    for (size_t i = begin; i < end; i++)
-        solve_groups(bodies, &groups[i], &cold[i], &pass, &soft, bounce);
+    if (begin < end)
+        solve_range(job, begin, end);
 }
 
 /* Groups [begin, end): their impulses back into their constraints' cache entries, or with
