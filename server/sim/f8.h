@@ -1,5 +1,5 @@
-/* Eight floats at once in AVX, for the 3D wide contact solver's pairs of groups
- * (solver3_wide.c): the operations of f4.h on 256-bit registers, the same IEEE operation on
+/* Eight floats at once in AVX, for the wide contact solvers' pairs of groups (solver_wide.c,
+ * solver3_wide.c): the operations of f4.h on 256-bit registers, the same IEEE operation on
  * each lane as SSE2's (no fused multiply-add), so a lane's result does not depend on the
  * width it was computed in. GCC on x86-64 only, with f4.h in SSE2 (SIM_F8 is then 1): its
  * functions are compiled for AVX whatever the build targets, and run only where the
