@@ -1,5 +1,5 @@
-/* Eight floats at once in AVX, for the 3D wide contact solver's pairs of groups
- * (solver3_wide.c): the operations of f4.h on 256-bit registers, the same IEEE operation on
+/* Eight floats at once in AVX, for the wide contact solvers' pairs of groups (solver_wide.c,
+ * solver3_wide.c): the operations of f4.h on 256-bit registers, the same IEEE operation on
  * each lane as SSE2's (no fused multiply-add), so a lane's result does not depend on the
  * width it was computed in. GCC on x86-64 only, with f4.h in SSE2 (SIM_F8 is then 1): its
  * functions are compiled for AVX whatever the build targets, and run only where the
@@ -11,7 +11,10 @@
 #if defined(__GNUC__) && !defined(__clang__) && defined(__x86_64__) && defined(__SSE2__)
 #define SIM_F8 1
 #include <immintrin.h>
+#include <stdatomic.h>
 #include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
 
 #include "f4.h"
 
@@ -71,6 +74,22 @@ static inline void f8_store_row(float *out, f8 a, int half)
 
 /* Whether this processor runs AVX (and its system saves the registers). */
 static inline bool sim_f8_usable(void) { return __builtin_cpu_supports("avx"); }
+
+/* Whether the wide solvers take two groups at once: where the processor has AVX, unless the
+ * environment's MINK_SIM_LANES is 4 (the pinned world hashes are checked at both widths on
+ * one machine, tests/CMakeLists.txt). Read once in each file that asks; every thread reads
+ * the same answer. */
+static inline bool sim_eight_lanes(void)
+{
+    static atomic_int known; /* 0 not yet read, 1 four lanes, 2 eight */
+    int k = atomic_load_explicit(&known, memory_order_relaxed);
+    if (k == 0) {
+        const char *lanes = getenv("MINK_SIM_LANES");
+        k = sim_f8_usable() && !(lanes && strcmp(lanes, "4") == 0) ? 2 : 1;
+        atomic_store_explicit(&known, k, memory_order_relaxed);
+    }
+    return k == 2;
+}
 #else
 #define SIM_F8 0
 #endif

@@ -19,10 +19,7 @@
  * half again to the group for a few multiplications. Body state is loaded with 4x4
  * transposes of each body's first floats. */
 #include <math.h>
-#include <stdatomic.h>
 #include <stddef.h>
-#include <stdlib.h>
-#include <string.h>
 
 #include "f4.h"
 #include "solver.h"
@@ -286,21 +283,6 @@ void sim_wide_pack_block3(sim_world *w, const sim_wide_block3 *b, softness_set s
 /* ---- solving ---- */
 
 #if SIM_F8
-/* Whether the passes take two groups at once: where the processor has AVX, unless the
- * environment's MINK_SIM_LANES is 4 (the pinned world hashes are checked at both widths on
- * one machine, tests/CMakeLists.txt). Read once; every thread reads the same answer. */
-static bool eight_lanes(void)
-{
-    static atomic_int known; /* 0 not yet read, 1 four lanes, 2 eight */
-    int k = atomic_load_explicit(&known, memory_order_relaxed);
-    if (k == 0) {
-        const char *lanes = getenv("MINK_SIM_LANES");
-        k = sim_f8_usable() && !(lanes && strcmp(lanes, "4") == 0) ? 2 : 1;
-        atomic_store_explicit(&known, k, memory_order_relaxed);
-    }
-    return k == 2;
-}
-
 /* The lane arithmetic at eight lanes: two groups of one color at once. */
 #pragma GCC push_options
 #pragma GCC target("avx")
@@ -351,7 +333,7 @@ void sim_wide_warm_range3(void *arg, size_t begin, size_t end)
     const sim_wide_group3 *groups = w->d3.wide_groups.at;
     while (begin < end) {
 #if SIM_F8
-        if (eight_lanes())
+        if (sim_eight_lanes())
             begin = warm_pairs(bodies, groups, begin, end);
         if (begin == end)
             break;
@@ -369,7 +351,7 @@ void sim_wide_solve_range3(void *arg, size_t begin, size_t end)
     sim_wide_group3 *groups = job->w->d3.wide_groups.at;
     while (begin < end) {
 #if SIM_F8
-        if (eight_lanes())
+        if (sim_eight_lanes())
             begin = solve_pairs(bodies, groups, job, begin, end);
         if (begin == end)
             break;
@@ -513,7 +495,7 @@ void sim_integrate3(sim_solver_body3 *bodies, size_t begin, size_t end, float h)
 {
     size_t i = begin;
 #if SIM_F8
-    if (eight_lanes())
+    if (sim_eight_lanes())
         for (; i + 4 <= end; i += 4)
             integrate4(&bodies[i], h);
 #endif

@@ -3,7 +3,10 @@
  * (graph_color.c); the constraints of a color are then independent and are solved in groups
  * of four lanes. Constraints that find no free color are solved one by one after the colors.
  * The colors and groups follow from the constraints' order, so the same world solves the same
- * way. The arithmetic is solver.c's, lane by lane. */
+ * way. The arithmetic is solver.c's, lane by lane. Where the processor has AVX, the warm start
+ * and the solve take two consecutive groups of a color at once in eight lanes (f8.h), an odd
+ * last group of a color alone at four: the lane arithmetic is written once for both widths
+ * (solver_lanes.h) and gives the same bits at either. */
 #include <stddef.h>
 #include <string.h>
 
@@ -36,81 +39,19 @@ struct sim_wide_cold {
 size_t sim_wide_group_size2(void) { return sizeof(sim_wide_group); }
 size_t sim_wide_cold_size2(void) { return sizeof(sim_wide_cold); }
 
-/* A lane's body velocities and motion, gathered from the four bodies. */
+/* The lane arithmetic reads a solver body as two rows of four floats. */
 _Static_assert(sizeof(sim_solver_body) == 8 * sizeof(float) &&
                    offsetof(sim_solver_body, v) == 0 && offsetof(sim_solver_body, w) == 8 &&
                    offsetof(sim_solver_body, gravity_scale) == 12 &&
                    offsetof(sim_solver_body, dp) == 16 && offsetof(sim_solver_body, dq) == 24,
                "gather and scatter read a solver body as two rows of four floats");
 
-typedef struct lanes {
-    f4 vx, vy, w, gs, dpx, dpy, qc, qs; /* gs: the gravity scales, carried back unchanged */
-} lanes;
-
-#if defined(__SSE2__)
-/* A solver body is two rows of four floats, (v.x, v.y, w, gravity_scale) and (dp.x, dp.y,
- * dq.x, dq.y): four bodies are turned into lanes by two 4 x 4 transposes of unaligned loads,
- * as Box2D v3's b2GatherBodies does, instead of 28 single-float inserts. */
-static inline lanes gather(const sim_solver_body *bodies, const uint32_t *idx)
-{
-    const float *b0 = (const float *)&bodies[idx[0] & ~SIM_WIDE_STILL],
-                *b1 = (const float *)&bodies[idx[1] & ~SIM_WIDE_STILL],
-                *b2 = (const float *)&bodies[idx[2] & ~SIM_WIDE_STILL],
-                *b3 = (const float *)&bodies[idx[3] & ~SIM_WIDE_STILL];
-    __m128 r0 = _mm_loadu_ps(b0), r1 = _mm_loadu_ps(b1), r2 = _mm_loadu_ps(b2),
-           r3 = _mm_loadu_ps(b3);
-    _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
-    __m128 s0 = _mm_loadu_ps(b0 + 4), s1 = _mm_loadu_ps(b1 + 4), s2 = _mm_loadu_ps(b2 + 4),
-           s3 = _mm_loadu_ps(b3 + 4);
-    _MM_TRANSPOSE4_PS(s0, s1, s2, s3);
-    return (lanes){r0, r1, r2, r3, s0, s1, s2, s3};
-}
-
-/* Velocities back into the bodies: the first row transposed back. */
-static inline void scatter(sim_solver_body *bodies, const uint32_t *idx, const lanes *l)
-{
-    __m128 r0 = l->vx, r1 = l->vy, r2 = l->w, r3 = l->gs;
-    _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
-    __m128 rows[4] = {r0, r1, r2, r3};
-    for (int i = 0; i < 4; i++) {
-        if (idx[i] == 0 || (idx[i] & SIM_WIDE_STILL))
-            continue; /* the body at rest stays at rest, a still one as it is */
-        _mm_storeu_ps((float *)&bodies[idx[i]], rows[i]);
-    }
-}
-#else
-static inline lanes gather(const sim_solver_body *bodies, const uint32_t *idx)
-{
-    const sim_solver_body *b0 = &bodies[idx[0] & ~SIM_WIDE_STILL],
-                          *b1 = &bodies[idx[1] & ~SIM_WIDE_STILL],
-                          *b2 = &bodies[idx[2] & ~SIM_WIDE_STILL],
-                          *b3 = &bodies[idx[3] & ~SIM_WIDE_STILL];
-    return (lanes){
-        f4_set(b0->v.x, b1->v.x, b2->v.x, b3->v.x),
-        f4_set(b0->v.y, b1->v.y, b2->v.y, b3->v.y),
-        f4_set(b0->w, b1->w, b2->w, b3->w),
-        f4_set1(0.0f), /* unused: scatter writes only the velocities */
-        f4_set(b0->dp.x, b1->dp.x, b2->dp.x, b3->dp.x),
-        f4_set(b0->dp.y, b1->dp.y, b2->dp.y, b3->dp.y),
-        f4_set(b0->dq.x, b1->dq.x, b2->dq.x, b3->dq.x),
-        f4_set(b0->dq.y, b1->dq.y, b2->dq.y, b3->dq.y),
-    };
-}
-
-static inline void scatter(sim_solver_body *bodies, const uint32_t *idx, const lanes *l)
-{
-    float vx[4], vy[4], w[4];
-    f4_store(vx, l->vx);
-    f4_store(vy, l->vy);
-    f4_store(w, l->w);
-    for (int i = 0; i < 4; i++) {
-        if (idx[i] == 0 || (idx[i] & SIM_WIDE_STILL))
-            continue; /* the body at rest stays at rest, a still one as it is */
-        bodies[idx[i]].v = mk_v2(vx[i], vy[i]);
-        bodies[idx[i]].w = w[i];
-    }
-}
-#endif
+/* The lane arithmetic at four lanes: one group. */
+#define GF(g, f) ((g)->f)
+#define GS(g, f, v) ((g)->f = (v))
+#include "solver_lanes.h"
+#undef GF
+#undef GS
 
 /* Stands in an empty lane, and for a missing second point: no mass, so it takes and gives no
  * impulse. */
@@ -230,108 +171,47 @@ bool sim_wide_build2(sim_world *w, softness_set s)
     return true;
 }
 
-static void apply(lanes *a, lanes *b, const sim_wide_group *g, f4 rax, f4 ray, f4 rbx, f4 rby,
-                  f4 px, f4 py)
-{
-    a->vx = f4_sub(a->vx, f4_mul(g->ma, px));
-    a->vy = f4_sub(a->vy, f4_mul(g->ma, py));
-    a->w = f4_sub(a->w, f4_mul(g->ia, f4_sub(f4_mul(rax, py), f4_mul(ray, px))));
-    b->vx = f4_add(b->vx, f4_mul(g->mb, px));
-    b->vy = f4_add(b->vy, f4_mul(g->mb, py));
-    b->w = f4_add(b->w, f4_mul(g->ib, f4_sub(f4_mul(rbx, py), f4_mul(rby, px))));
-}
+#if SIM_F8
+/* The lane arithmetic at eight lanes: two consecutive groups of one color at once. */
+#pragma GCC push_options
+#pragma GCC target("avx")
+#undef WIDE_LANES
+#define WIDE_LANES 8
+#define GF(g, f) f8_pair(&(g)[0].f, &(g)[1].f)
+#define GS(g, f, v) f8_unpair(&(g)[0].f, &(g)[1].f, (v))
+#include "wide_soft.h"
+#include "solver_lanes.h"
+#undef GF
+#undef GS
 
-/* Relative velocity of b's anchor to a's: (vb + wb x rb) - (va + wa x ra). */
-static void relative(const lanes *a, const lanes *b, f4 rax, f4 ray, f4 rbx, f4 rby, f4 *dvx,
-                     f4 *dvy)
-{
-    *dvx = f4_sub(f4_sub(b->vx, f4_mul(b->w, rby)), f4_sub(a->vx, f4_mul(a->w, ray)));
-    *dvy = f4_sub(f4_add(b->vy, f4_mul(b->w, rbx)), f4_add(a->vy, f4_mul(a->w, rax)));
-}
+#pragma GCC pop_options
+#undef WIDE_LANES
+#define WIDE_LANES 4
+#include "wide_lanes.h"
+#endif
 
+/* Two groups at once while a color has two left, where the processor has AVX; then one. */
 void sim_wide_warm_range2(void *arg, size_t begin, size_t end)
 {
     const sim_world *w = ((const sim_wide_pass *)arg)->w;
     sim_solver_body *bodies = w->d2.solver_bodies.at;
-    sim_wide_group *groups = w->d2.wide_groups.at;
-    for (size_t i = begin; i < end; i++) {
-        sim_wide_group *g = &groups[i];
-        lanes a = gather(bodies, g->a), b = gather(bodies, g->b);
-        f4 tx = g->ny, ty = f4_sub(f4_set1(0.0f), g->nx);
-        for (int p = 0; p < 2; p++) {
-            f4 px = f4_add(f4_mul(g->jn[p], g->nx), f4_mul(g->jt[p], tx));
-            f4 py = f4_add(f4_mul(g->jn[p], g->ny), f4_mul(g->jt[p], ty));
-            apply(&a, &b, g, g->rax[p], g->ray[p], g->rbx[p], g->rby[p], px, py);
-        }
-        scatter(bodies, g->a, &a);
-        scatter(bodies, g->b, &b);
-    }
+    const sim_wide_group *groups = w->d2.wide_groups.at;
+#if SIM_F8
+    if (sim_eight_lanes())
+        begin = warm_range8(bodies, groups, begin, end);
+#endif
+    warm_range(bodies, groups, begin, end);
 }
 
 void sim_wide_solve_range2(void *arg, size_t begin, size_t end)
 {
     const sim_wide_pass *job = arg;
-    wide_pass_lanes pass = wide_pass_lanes_of(job);
-    softness_set soft = job->soft;
-    sim_solver_body *bodies = job->w->d2.solver_bodies.at;
-    sim_wide_group *groups = job->w->d2.wide_groups.at;
-    sim_wide_cold *cold = job->w->d2.wide_cold.at;
-    bool bounce = job->w->solver.bounce;
-    f4 zero = f4_set1(0.0f), one = f4_set1(1.0f);
-    f4 rate_fixed = f4_set1(soft.fixed.bias_rate), rate_movable = f4_set1(soft.movable.bias_rate);
-    f4 mass_fixed = f4_set1(soft.fixed.mass_scale);
-    f4 mass_movable = f4_set1(soft.movable.mass_scale);
-    f4 impulse_fixed = f4_set1(soft.fixed.impulse_scale);
-    f4 impulse_movable = f4_set1(soft.movable.impulse_scale);
-    for (size_t i = begin; i < end; i++) {
-        sim_wide_group *g = &groups[i];
-        lanes a = gather(bodies, g->a), b = gather(bodies, g->b);
-        /* The separations now, from the anchors turned by each body's rotation so far: they
-         * read the motion of the step alone, which no impulse changes, so both are taken
-         * first and the motion is not held across the impulses (it would not fit in the
-         * registers beside the velocities). */
-        f4 dpx = f4_sub(b.dpx, a.dpx), dpy = f4_sub(b.dpy, a.dpy), sep[2];
-        for (int p = 0; p < 2; p++) {
-            f4 prax = f4_sub(f4_mul(a.qc, g->rax[p]), f4_mul(a.qs, g->ray[p]));
-            f4 pray = f4_add(f4_mul(a.qs, g->rax[p]), f4_mul(a.qc, g->ray[p]));
-            f4 prbx = f4_sub(f4_mul(b.qc, g->rbx[p]), f4_mul(b.qs, g->rby[p]));
-            f4 prby = f4_add(f4_mul(b.qs, g->rbx[p]), f4_mul(b.qc, g->rby[p]));
-            f4 dx = f4_add(dpx, f4_sub(prbx, prax)), dy = f4_add(dpy, f4_sub(prby, pray));
-            sep[p] = f4_add(f4_add(f4_mul(dx, g->nx), f4_mul(dy, g->ny)), g->base_sep[p]);
-        }
-        wide_softness lane_soft = {zero, one, zero};
-        if (pass.use_bias) {
-            lane_soft.bias_rate = f4_select(g->fixed, rate_fixed, rate_movable);
-            lane_soft.mass_scale = f4_select(g->fixed, mass_fixed, mass_movable);
-            lane_soft.impulse_scale = f4_select(g->fixed, impulse_fixed, impulse_movable);
-        }
-        for (int p = 0; p < 2; p++) {
-            f4 s = sep[p];
-            f4 dvx, dvy;
-            relative(&a, &b, g->rax[p], g->ray[p], g->rbx[p], g->rby[p], &dvx, &dvy);
-            f4 vn = f4_add(f4_mul(dvx, g->nx), f4_mul(dvy, g->ny));
-            f4 j = wide_normal_impulse(&pass, lane_soft, s, vn, g->normal_mass[p], &g->jn[p]);
-            if (bounce)
-                cold[i].max_jn[p] = f4_max(cold[i].max_jn[p], j);
-            apply(&a, &b, g, g->rax[p], g->ray[p], g->rbx[p], g->rby[p], f4_mul(j, g->nx),
-                  f4_mul(j, g->ny));
-        }
-        f4 tx = g->ny, ty = f4_sub(zero, g->nx);
-        for (int p = 0; p < 2; p++) {
-            f4 dvx, dvy;
-            relative(&a, &b, g->rax[p], g->ray[p], g->rbx[p], g->rby[p], &dvx, &dvy);
-            f4 vt = f4_add(f4_mul(dvx, tx), f4_mul(dvy, ty));
-            f4 limit = f4_mul(g->friction, g->jn[p]);
-            f4 jt = f4_sub(g->jt[p], f4_mul(g->tangent_mass[p], vt));
-            jt = f4_max(f4_min(jt, limit), f4_sub(zero, limit));
-            f4 j = f4_sub(jt, g->jt[p]);
-            g->jt[p] = jt;
-            apply(&a, &b, g, g->rax[p], g->ray[p], g->rbx[p], g->rby[p], f4_mul(j, tx),
-                  f4_mul(j, ty));
-        }
-        scatter(bodies, g->a, &a);
-        scatter(bodies, g->b, &b);
-    }
+#if SIM_F8
+    if (sim_eight_lanes())
+        begin = solve_range8(job, begin, end);
+#endif
+    if (begin < end)
+        solve_range(job, begin, end);
 }
 
 /* Groups [begin, end): their impulses back into their constraints' cache entries, or with
