@@ -187,6 +187,43 @@ static float clear_ahead(const sim_world *w, const dpart *bp, const dpart *lp, d
 }
 #endif
 
+#if MK_DIM == 3
+/* Triangles a body's kept list has room for: a 1 m box over a heightfield of 1 m cells with
+ * its padding meets some 20 to 30. A body under which more lie walks the level each step. */
+#define SIM_LEVEL_NEAR_ROOM 64
+
+/* Body b's kept triangles of level body lb (sim_level_near), its room taken from the pool the
+ * first time; NULL when no room can be had, or when b's list served another level body this
+ * step (b then walks this one's triangles: two lists made anew each step would cost more). */
+static col_level3_near *near_of(sim_world *w, const sim_body *lb, const sim_body *b)
+{
+    uint32_t slot = sim_id_slot(b->id);
+    if (slot >= w->solver.level_near.v.len)
+        return NULL;
+    sim_level_near *k = &w->solver.level_near.at[slot];
+    if (k->room == 0) {
+        mk_vec *pool = &w->solver.level_tris;
+        if (!mk_vec_reserve(pool, pool->len + SIM_LEVEL_NEAR_ROOM))
+            return NULL;
+        k->first = (uint32_t)pool->len;
+        k->room = SIM_LEVEL_NEAR_ROOM;
+        pool->len += SIM_LEVEL_NEAR_ROOM;
+        k->body = 0;
+    }
+    if (k->body != b->id || k->level != lb->id) {
+        if (k->body == b->id && k->tick == w->tick)
+            return NULL;
+        k->body = b->id;
+        k->level = lb->id;
+        k->near.valid = false;
+    }
+    k->tick = w->tick;
+    k->near.tris = (col_level3_tri *)w->solver.level_tris.data + k->first;
+    k->near.cap = k->room;
+    return &k->near;
+}
+#endif
+
 /* The manifolds of body b against level body lb, speculative ones made where a piece is
  * apart by less than SIM_SPECULATIVE, those apart by more dropped; in 3D merged. Normal from
  * the level toward b; returns how many were written to out (room for SIM_LEVEL_PIECES_CAP).
@@ -194,8 +231,9 @@ static float clear_ahead(const sim_world *w, const dpart *bp, const dpart *lp, d
  * sim_level_clear): those touching are within the sweep's skin (sweep.c), the others are
  * bounded by their manifolds' separations (a manifold apart gives a gap along its normal,
  * which the active-edge rule may have made the face's, and then no more than the true gap:
- * not enough to tell the skin's pieces). */
-static uint32_t pair_children(const sim_world *w, const sim_body *lb, const sim_body *b,
+ * not enough to tell the skin's pieces). The candidate triangles come from b's kept list
+ * (near_of), which gives the level's own walk's. */
+static uint32_t pair_children(sim_world *w, const sim_body *lb, const sim_body *b,
                               dchild *out, sim_level_clear *clear)
 {
     const dpart *bp = dim_part_of(w, b);
@@ -207,7 +245,8 @@ static uint32_t pair_children(const sim_world *w, const sim_body *lb, const sim_
     col_tri_contact3 how = {SIM_SPECULATIVE, COL_BACK_FACES_IGNORE, motion, SIM_FACE_BIAS};
     uint32_t n = col_level3_collide_clear(sim_level_3d(lb->level), xl, &bp->shape, xb, &how,
                                           ahead, slack, out, SIM_LEVEL_PIECES_CAP,
-                                          slack > 0.0f ? &clear->c : NULL);
+                                          slack > 0.0f ? &clear->c : NULL,
+                                          near_of(w, lb, b));
     if (slack == 0.0f || n > SIM_LEVEL_PIECES_CAP)
         clear->c.far = 0.0f; /* not worked out, or pieces not written: their gaps unknown */
 #else
