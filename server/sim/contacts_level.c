@@ -8,8 +8,10 @@
  * within 2 degrees are merged into one of at most four points first (Jolt's manifold
  * reduction, col_merge_manifolds3): a box resting across the shared edge of two flat
  * triangles, or on a heightfield's cells, rests on its four corners as on a box. Speculative
- * points are made per piece as contacts.c makes them per pair: a piece apart by less than
- * SIM_SPECULATIVE is collided again with the shape moved that far toward it. */
+ * points are made per piece: in 3D a sphere's along the line of its nearest points come with
+ * the piece's collision (col_tri_contact3's speculative, as Jolt keeps contacts up to its
+ * speculative distance); the others as contacts.c makes them per pair: a piece apart by less
+ * than SIM_SPECULATIVE is collided again with the shape moved that far toward it. */
 #include <float.h>
 #include <math.h>
 #include <string.h>
@@ -41,7 +43,7 @@ static dmanifold piece_collide(const sim_level *l, dxf xl, uint32_t piece, const
         t = col_mesh3_triangle(&l->mesh, xl, piece);
     else if (!col_heightfield3_triangle(&l->hf, xl, piece, &t))
         return (col_manifold3){.distance = FLT_MAX};
-    col_tri_contact3 how = {margin, back, motion, SIM_FACE_BIAS};
+    col_tri_contact3 how = {margin, back, motion, SIM_FACE_BIAS, false};
     return col_collide_triangle3(&t, s, xs, &how);
 }
 #endif
@@ -64,7 +66,7 @@ uint32_t DIM_NAME(sim_level_collide)(const sim_world *w, const sim_body *lb, con
         out[0] = (dchild){0, m};
     return 1;
 #else
-    col_tri_contact3 how = {margin, back, motion, SIM_FACE_BIAS};
+    col_tri_contact3 how = {margin, back, motion, SIM_FACE_BIAS, false};
     return col_level3_collide(sim_level_3d(l), xl, s, xs, &how, out, cap);
 #endif
 }
@@ -242,7 +244,8 @@ static uint32_t pair_children(sim_world *w, const sim_body *lb, const sim_body *
 #if MK_DIM == 3
     dvec ahead;
     float slack = clear_ahead(w, bp, dim_part_of(w, lb), &ahead);
-    col_tri_contact3 how = {SIM_SPECULATIVE, COL_BACK_FACES_IGNORE, motion, SIM_FACE_BIAS};
+    col_tri_contact3 how = {SIM_SPECULATIVE, COL_BACK_FACES_IGNORE, motion, SIM_FACE_BIAS,
+                            true};
     uint32_t n = col_level3_collide_clear(sim_level_3d(lb->level), xl, &bp->shape, xb, &how,
                                           ahead, slack, out, SIM_LEVEL_PIECES_CAP,
                                           slack > 0.0f ? &clear->c : NULL,
@@ -260,7 +263,8 @@ static uint32_t pair_children(sim_world *w, const sim_body *lb, const sim_body *
     for (uint32_t i = 0; i < n; i++) {
         dchild c = out[i];
 #if MK_DIM == 3
-        if (c.m.count == 0)
+        /* Apart: no points, or speculative ones made already (how.speculative). */
+        if (c.m.count == 0 || c.m.distance > 0.0f)
             col_level3_clear_add(&clear->c, c.m.normal, c.m.distance);
 #endif
         if (c.m.count == 0) {

@@ -182,6 +182,10 @@ typedef struct col_tri_contact3 {
                            Jolt's active edge movement direction */
     float face_bias;    /* m: a box keeps a face contact unless an edge pair (or its own
                            face) is shallower by this (col_collide3_within's face_bias) */
+    bool speculative;   /* a sphere apart by less than the margin along the line of its
+                           nearest points gets that point all the same, of negative depth (a
+                           speculative contact), with the gap in `distance` (> 0 only for
+                           such a manifold), not an empty manifold */
 } col_tri_contact3;
 
 /* A shape against one triangle, with the normal from the triangle toward B: GJK and EPA on
