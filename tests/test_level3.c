@@ -169,7 +169,8 @@ static bool same_clear(const col_level3_clear *a, const col_level3_clear *b)
  * origin) in short steps, as a body's level pair queries them: with a kept list of candidates
  * (col_level3_near) every step gives the manifolds, triangles and clearance that the level's
  * own walk gives, whether the list was kept or made anew that step, and whether its room
- * held the triangles (12 for the box: too few where it is tilted over steep cells). */
+ * held the triangles (12 for the box: too few where it is tilted over steep cells); and a
+ * short cast from there (the step's sweep) meets the same first triangle with it. */
 START_TEST(kept_candidates_give_the_walks_answers)
 {
     col_heightfield3 h = build_hf(0xC0FFEE);
@@ -181,7 +182,7 @@ START_TEST(kept_candidates_give_the_walks_answers)
     col_xf3 xl = {{3.0f, -2.0f, 1.0f}, mk_quat_axis_angle(mk_v3(0.0f, 1.0f, 0.0f), 0.7f)};
     col_tri_contact3 how = contact(0.02f);
     col_level3_tri room[64];
-    int kept = 0, made = 0, touching = 0;
+    int kept = 0, made = 0, touching = 0, hits = 0;
     for (int c = 0; c < 4; c++) {
         const col_shape3 *s = &shapes[c % 2];
         col_level3 l = levels[c / 2];
@@ -221,11 +222,24 @@ START_TEST(kept_candidates_give_the_walks_answers)
                 touching += a[i].m.count > 0;
             }
             EXPECT(same_clear(&ca, &cb), "case %d step %d: the clearances differ", c, step);
+            /* The step's sweep down and along, with the list: the same first triangle. */
+            mk_vec3 d = mk_v3_add(ahead, mk_v3(0.0f, -(float)rnd(0.0, 0.4), 0.0f));
+            uint32_t ta = UINT32_MAX, tb = UINT32_MAX;
+            col_ray_hit3 wa = col_level3_cast_beyond(s, xb, d, l, xl, COL_BACK_FACES_IGNORE,
+                                                     0.0f, &ta);
+            col_ray_hit3 wb = col_level3_cast_near(s, xb, d, l, xl, COL_BACK_FACES_IGNORE, 0.0f,
+                                                   &near, &tb);
+            EXPECT(wa.hit == wb.hit && (!wa.hit || (ta == tb && wa.fraction == wb.fraction &&
+                                                    memcmp(&wa.normal, &wb.normal,
+                                                           sizeof wa.normal) == 0)),
+                   "case %d step %d: the casts differ", c, step);
+            hits += wa.hit;
         }
     }
     ck_assert_int_gt(kept, 500);
     ck_assert_int_gt(made, 500);
     ck_assert_int_gt(touching, 2000);
+    ck_assert_int_gt(hits, 200);
     col_mesh3_free(&m);
     col_heightfield3_free(&h);
 }

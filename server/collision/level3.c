@@ -241,13 +241,26 @@ uint32_t col_level3_collide(col_level3 l, col_xf3 xl, const col_shape3 *b, col_x
 /* The kept list of n for the box `walk` (level frame), made anew under walk grown by NEAR_PAD
  * and twice the motion a (level frame) when walk is not inside its box; NULL when more
  * triangles are under that box than n has room for (the caller walks the level). */
-static const col_level3_tri *near_list(col_level3 l, col_level3_near *n, const col_box *walk,
-                                       const float a[3])
+/* Whether n's list holds every triangle whose box meets box b: b is inside its box. */
+static bool near_holds(const col_level3_near *n, const col_box *b)
 {
     bool inside = n->valid;
     for (int k = 0; k < 3 && inside; k++)
-        inside = walk->lo[k] >= n->lo[k] && walk->hi[k] <= n->hi[k];
-    if (inside)
+        inside = b->lo[k] >= n->lo[k] && b->hi[k] <= n->hi[k];
+    return inside;
+}
+
+/* col_box_overlap of a kept triangle's box and b. */
+static bool near_meets(const col_level3_tri *t, const col_box *b)
+{
+    return !(t->lo[0] > b->hi[0] || b->lo[0] > t->hi[0] || t->lo[1] > b->hi[1] ||
+             b->lo[1] > t->hi[1] || t->lo[2] > b->hi[2] || b->lo[2] > t->hi[2]);
+}
+
+static const col_level3_tri *near_list(col_level3 l, col_level3_near *n, const col_box *walk,
+                                       const float a[3])
+{
+    if (near_holds(n, walk))
         return n->count == NEAR_TOO_MANY ? NULL : n->tris;
     col_box fat;
     for (int k = 0; k < 3; k++) {
@@ -281,9 +294,7 @@ static bool near_next(const col_level3_tri *list, uint32_t count, uint32_t *at,
 {
     while (*at < count) {
         const col_level3_tri *t = &list[(*at)++];
-        /* col_box_overlap on the kept box */
-        if (t->lo[0] > box->hi[0] || box->lo[0] > t->hi[0] || t->lo[1] > box->hi[1] ||
-            box->lo[1] > t->hi[1] || t->lo[2] > box->hi[2] || box->lo[2] > t->hi[2])
+        if (!near_meets(t, box))
             continue;
         *tri = t->tri;
         v[0] = t->v[0];
@@ -533,6 +544,13 @@ col_ray_hit3 col_level3_cast_beyond(const col_shape3 *a, col_xf3 xa, mk_vec3 tra
                                     col_level3 l, col_xf3 xl, col_back_face back, float skin,
                                     uint32_t *tri)
 {
+    return col_level3_cast_near(a, xa, translation, l, xl, back, skin, NULL, tri);
+}
+
+col_ray_hit3 col_level3_cast_near(const col_shape3 *a, col_xf3 xa, mk_vec3 translation,
+                                  col_level3 l, col_xf3 xl, col_back_face back, float skin,
+                                  const col_level3_near *near, uint32_t *tri)
+{
     cast_state s = {.a = a,
                     .xa = col_xf3_to_local(xl, xa),
                     .move = mk_quat_unrotate(xl.q, translation),
@@ -553,8 +571,9 @@ col_ray_hit3 col_level3_cast_beyond(const col_shape3 *a, col_xf3 xa, mk_vec3 tra
     s.best_i = UINT32_MAX;
     /* A mesh's leaves nearest first along a cast longer than the shape, whose hits then prune
      * the rest of the walk; along a shorter one (a step's sweep), the leaves under the swept
-     * box, as a heightfield's cells, each tested at once: the same triangles that can be hit
-     * are tested, and the first hit (ties to the lower index) does not depend on the order. */
+     * box, as a heightfield's cells, each tested at once, or those of a kept list that holds
+     * the swept box: the same triangles that can be hit are tested, and the first hit (ties
+     * to the lower index) does not depend on the order. */
     double len = d3_len(d3_of(s.move)), reach = fmax(h.x, fmax(h.y, h.z));
     if (l.mesh && len > reach) {
         mesh_walk w;
@@ -573,12 +592,18 @@ col_ray_hit3 col_level3_cast_beyond(const col_shape3 *a, col_xf3 xa, mk_vec3 tra
             swept.lo[k] = mk_minf(b0.lo[k], b1.lo[k]) - (float)pad;
             swept.hi[k] = mk_maxf(b0.hi[k], b1.hi[k]) + (float)pad;
         }
-        candidates cs;
-        candidates_init(&cs, l, &swept);
-        uint32_t t;
-        col_triangle3 tr;
-        while (candidates_next(&cs, &t, tr.v, &tr.active))
-            cast_triangle(&s, t, tr.v, tr.active);
+        if (near && near_holds(near, &swept) && near->count != NEAR_TOO_MANY) {
+            for (uint32_t k = 0; k < near->count; k++)
+                if (near_meets(&near->tris[k], &swept))
+                    cast_triangle(&s, near->tris[k].tri, near->tris[k].v, near->tris[k].active);
+        } else {
+            candidates cs;
+            candidates_init(&cs, l, &swept);
+            uint32_t t;
+            col_triangle3 tr;
+            while (candidates_next(&cs, &t, tr.v, &tr.active))
+                cast_triangle(&s, t, tr.v, tr.active);
+        }
     }
     if (!s.best.hit)
         return s.best;

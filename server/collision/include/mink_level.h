@@ -388,5 +388,10 @@ uint32_t col_level3_collide_clear(col_level3 l, col_xf3 xl, const col_shape3 *b,
                                   const col_tri_contact3 *how, mk_vec3 ahead, float slack,
                                   col_child_manifold3 *out, uint32_t cap,
                                   col_level3_clear *clear, col_level3_near *near);
+/* As col_level3_cast_beyond, the candidates of a cast no longer than the shape taken from
+ * the shape's kept list (NULL: none) when its box holds the swept box: the same answer. */
+col_ray_hit3 col_level3_cast_near(const col_shape3 *a, col_xf3 xa, mk_vec3 translation,
+                                  col_level3 l, col_xf3 xl, col_back_face back, float skin,
+                                  const col_level3_near *near, uint32_t *tri);
 
 #endif
