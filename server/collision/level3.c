@@ -235,7 +235,7 @@ uint32_t col_level3_collide(col_level3 l, col_xf3 xl, const col_shape3 *b, col_x
 /* m: how much larger on each side than the query's box a kept list's box is made, besides
  * twice the motion ahead along each axis: a body at rest keeps its list until it has moved
  * this far, a moving one for a few steps. */
-#define NEAR_PAD 0.125f
+#define NEAR_PAD 0.25f
 #define NEAR_TOO_MANY UINT32_MAX /* count: more triangles under the box than the room */
 
 /* The kept list of n for the box `walk` (level frame), made anew under walk grown by NEAR_PAD

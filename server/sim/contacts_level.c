@@ -190,9 +190,10 @@ static float clear_ahead(const sim_world *w, const dpart *bp, const dpart *lp, d
 #endif
 
 #if MK_DIM == 3
-/* Triangles a body's kept list has room for: a 1 m box over a heightfield of 1 m cells with
- * its padding meets some 20 to 30. A body under which more lie walks the level each step. */
-#define SIM_LEVEL_NEAR_ROOM 64
+/* Triangles a body's kept list has room for (68 bytes each, taken by every body that meets
+ * a level): a 1 m box over a heightfield of 1 m cells with its padding meets some 20 to 30.
+ * A body under which more lie walks the level each step. */
+#define SIM_LEVEL_NEAR_ROOM 48
 
 /* Body b's kept triangles of level body lb (sim_level_near), its room taken from the pool the
  * first time; NULL when no room can be had, or when b's list served another level body this
