@@ -22,7 +22,7 @@ static inline col_mesh3 build_mesh(const mk_vec3 *v, uint32_t nv, const uint32_t
 /* A body's way of meeting triangles: back faces ignored, no motion known. */
 static inline col_tri_contact3 contact(float margin)
 {
-    return (col_tri_contact3){margin, COL_BACK_FACES_IGNORE, {0, 0, 0}, 0.0f};
+    return (col_tri_contact3){margin, COL_BACK_FACES_IGNORE, {0, 0, 0}, 0.0f, false};
 }
 
 #endif

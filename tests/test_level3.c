@@ -151,6 +151,100 @@ START_TEST(heightfield_equals_mesh)
 }
 END_TEST
 
+/* ---- kept candidates against the level's own walk ---- */
+
+/* Whether two clearances are the same: the bounds, the planes kept and their order. */
+static bool same_clear(const col_level3_clear *a, const col_level3_clear *b)
+{
+    if (a->far != b->far || a->count != b->count || memcmp(a->side, b->side, sizeof a->side) != 0)
+        return false;
+    for (uint32_t k = 0; k < a->count; k++)
+        if (a->near[k].gap != b->near[k].gap ||
+            memcmp(&a->near[k].normal, &b->near[k].normal, sizeof a->near[k].normal) != 0)
+            return false;
+    return true;
+}
+
+/* A sphere and a box moved over the heightfield and its mesh (placed turned and away from the
+ * origin) in short steps, as a body's level pair queries them: with a kept list of candidates
+ * (col_level3_near) every step gives the manifolds, triangles and clearance that the level's
+ * own walk gives, whether the list was kept or made anew that step, and whether its room
+ * held the triangles (12 for the box: too few where it is tilted over steep cells); and a
+ * short cast from there (the step's sweep) meets the same first triangle with it. */
+START_TEST(kept_candidates_give_the_walks_answers)
+{
+    col_heightfield3 h = build_hf(0xC0FFEE);
+    uint32_t map[2 * HF_COLS * HF_ROWS];
+    col_mesh3 m = mesh_of_hf(&h, map);
+    col_level3 levels[2] = {{&m, NULL}, {NULL, &h}};
+    col_shape3 shapes[2] = {{.type = COL_SHAPE3_SPHERE, .radius = 0.5f},
+                            {.type = COL_SHAPE3_BOX, .half = {0.5f, 0.4f, 0.3f}}};
+    col_xf3 xl = {{3.0f, -2.0f, 1.0f}, mk_quat_axis_angle(mk_v3(0.0f, 1.0f, 0.0f), 0.7f)};
+    col_tri_contact3 how = contact(0.02f);
+    col_level3_tri room[64];
+    int kept = 0, made = 0, touching = 0, hits = 0;
+    for (int c = 0; c < 4; c++) {
+        const col_shape3 *s = &shapes[c % 2];
+        col_level3 l = levels[c / 2];
+        col_level3_near near = {.valid = false, .cap = c % 2 ? 12 : 64, .tris = room};
+        float x = 2.0f, z = 2.0f, vx = (float)rnd(0.5, 3.0), vz = (float)rnd(0.5, 3.0);
+        mk_quat q = mk_quat_identity();
+        for (int step = 0; step < 400; step++) {
+            float dt = (float)rnd(0.0, 1.0 / 30.0);
+            x += vx * dt;
+            z += vz * dt;
+            if (x < 1.0f || x > 12.0f)
+                vx = -vx;
+            if (z < 1.0f || z > 13.0f)
+                vz = -vz;
+            col_ray_hit3 down = col_level3_ray(l, IDENTITY, mk_v3(x, 10, z), mk_v3(x, -10, z),
+                                               COL_BACK_FACES_IGNORE, NULL);
+            float y = (down.hit ? down.point.y : 0.0f) + (float)rnd(0.2, 0.6);
+            q = mk_quat_mul(mk_quat_axis_angle(mk_v3(0.6f, 0.0f, 0.8f), (float)rnd(0, 0.05)), q);
+            col_xf3 xb = {col_xf3_apply(xl, mk_v3(x, y, z)), mk_quat_mul(xl.q, q)};
+            mk_vec3 ahead = mk_quat_rotate(xl.q, mk_v3(vx * dt, 0.0f, vz * dt));
+            float slack = 0.25f * mk_v3_len(ahead) + 0.005f;
+            float lo = near.lo[0];
+            bool was = near.valid;
+            col_child_manifold3 a[64], b[64];
+            col_level3_clear ca, cb;
+            uint32_t na = col_level3_collide_clear(l, xl, s, xb, &how, ahead, slack, a, 64, &ca,
+                                                   NULL);
+            uint32_t nb = col_level3_collide_clear(l, xl, s, xb, &how, ahead, slack, b, 64, &cb,
+                                                   &near);
+            kept += was && near.lo[0] == lo;
+            made += !(was && near.lo[0] == lo);
+            EXPECT(na == nb && na <= 64, "case %d step %d: %u manifolds walked, %u kept", c, step,
+                   na, nb);
+            for (uint32_t i = 0; i < na && i < nb; i++) {
+                EXPECT(a[i].child == b[i].child && same_manifold(&a[i].m, &b[i].m),
+                       "case %d step %d: manifold %u differs", c, step, i);
+                touching += a[i].m.count > 0;
+            }
+            EXPECT(same_clear(&ca, &cb), "case %d step %d: the clearances differ", c, step);
+            /* The step's sweep down and along, with the list: the same first triangle. */
+            mk_vec3 d = mk_v3_add(ahead, mk_v3(0.0f, -(float)rnd(0.0, 0.4), 0.0f));
+            uint32_t ta = UINT32_MAX, tb = UINT32_MAX;
+            col_ray_hit3 wa = col_level3_cast_beyond(s, xb, d, l, xl, COL_BACK_FACES_IGNORE,
+                                                     0.0f, &ta);
+            col_ray_hit3 wb = col_level3_cast_near(s, xb, d, l, xl, COL_BACK_FACES_IGNORE, 0.0f,
+                                                   &near, &tb);
+            EXPECT(wa.hit == wb.hit && (!wa.hit || (ta == tb && wa.fraction == wb.fraction &&
+                                                    memcmp(&wa.normal, &wb.normal,
+                                                           sizeof wa.normal) == 0)),
+                   "case %d step %d: the casts differ", c, step);
+            hits += wa.hit;
+        }
+    }
+    ck_assert_int_gt(kept, 800);
+    ck_assert_int_gt(made, 100);
+    ck_assert_int_gt(touching, 2000);
+    ck_assert_int_gt(hits, 200);
+    col_mesh3_free(&m);
+    col_heightfield3_free(&h);
+}
+END_TEST
+
 /* ---- the hierarchy against a brute force ---- */
 
 /* A mesh of random triangles (a soup: no shared edges) and a terrain grid together. */
@@ -282,6 +376,6 @@ END_TEST
 
 MINK_CHECK_SUITE("level3", s)
 {
-    MINK_TCASE(s, "brute", 300, heightfield_equals_mesh, mesh_hierarchy_brute_force,
-               heightfield_cells_brute_force);
+    MINK_TCASE(s, "brute", 300, heightfield_equals_mesh, kept_candidates_give_the_walks_answers,
+               mesh_hierarchy_brute_force, heightfield_cells_brute_force);
 }

@@ -600,13 +600,53 @@ START_TEST(box_on_a_triangle_corner_clips_to_its_corners)
 }
 END_TEST
 
+/* A sphere (radius 0.5 m) 1 cm from a triangle, within a 2 cm margin: asked for speculative
+ * contacts, its one point midway between the triangle's nearest point and its surface, at
+ * depth -1 cm, along the line of the two (over the face, and beyond an active edge); without,
+ * no point and the gap. Beyond an inactive edge the rule's face normal is not that line: no
+ * point (the caller makes those). */
+START_TEST(sphere_speculative_point)
+{
+    col_triangle3 t = {{{0, 0, 0}, {0, 0, 2}, {2, 0, 0}}, 0x7};
+    col_shape3 ball = {.type = COL_SHAPE3_SPHERE, .radius = 0.5f};
+    col_tri_contact3 how = contact(0.02f);
+    double zc = -sqrt(0.51 * 0.51 - 0.3 * 0.3); /* beyond edge v2-v0 (z = 0), 0.51 m from it */
+    const mk_vec3 centres[2] = {{0.5f, 0.51f, 0.5f}, {1.0f, 0.3f, (float)zc}};
+    const mk_vec3 nearest[2] = {{0.5f, 0.0f, 0.5f}, {1.0f, 0.0f, 0.0f}};
+    for (int k = 0; k < 2; k++) {
+        col_xf3 xb = {centres[k], {0, 0, 0, 1}};
+        mk_vec3 line = mk_v3_scale(mk_v3_sub(centres[k], nearest[k]), 1.0f / 0.51f);
+        how.speculative = false;
+        col_manifold3 m = col_collide_triangle3(&t, &ball, xb, &how);
+        ck_assert_int_eq(m.count, 0);
+        NEAR(m.distance, 0.01, 1e-6);
+        how.speculative = true;
+        m = col_collide_triangle3(&t, &ball, xb, &how);
+        ck_assert_int_eq(m.count, 1);
+        NEAR(m.distance, 0.01, 1e-6);
+        NEAR(m.depth, -0.01, 1e-6);
+        NEAR(m.points[0].depth, -0.01, 1e-6);
+        mk_vec3 want = mk_v3_mad(nearest[k], 0.005f, line);
+        ck_assert_float_le(mk_v3_len(mk_v3_sub(m.points[0].point, want)), 1e-6f);
+        ck_assert_float_le(mk_v3_len(mk_v3_sub(m.normal, line)), 1e-6f);
+    }
+    /* Farther than the margin: nothing either way. */
+    col_xf3 far = {{0.5f, 0.53f, 0.5f}, {0, 0, 0, 1}};
+    ck_assert_int_eq(col_collide_triangle3(&t, &ball, far, &how).count, 0);
+    /* Edge v2-v0 inactive: the face's normal, no point. */
+    t.active = 0x3;
+    col_xf3 beyond = {centres[1], {0, 0, 0, 1}};
+    ck_assert_int_eq(col_collide_triangle3(&t, &ball, beyond, &how).count, 0);
+}
+END_TEST
+
 MINK_CHECK_SUITE("mesh3", s)
 {
     MINK_TCASE(s, "known", 60, box_rests_on_flat_mesh, feature_ids_persist,
                active_edge_keeps_normal_up, every_shape_rests_over_the_seam,
                sphere_on_tilted_plane, ray_down_hits_plane_height, placed_mesh,
                casts_do_not_tunnel, back_faces, box_flush_with_triangle_edge,
-               box_on_a_triangle_corner_clips_to_its_corners);
+               box_on_a_triangle_corner_clips_to_its_corners, sphere_speculative_point);
     MINK_TCASE(s, "build", 60, welds_and_drops, bad_meshes_refused, bad_heightfields_refused,
                grid_memory);
 }

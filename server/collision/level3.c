@@ -227,13 +227,89 @@ uint32_t col_level3_collide(col_level3 l, col_xf3 xl, const col_shape3 *b, col_x
                             uint32_t cap)
 {
     return col_level3_collide_clear(l, xl, b, xb, how, mk_v3(0.0f, 0.0f, 0.0f), 0.0f, out, cap,
-                                    NULL);
+                                    NULL, NULL);
+}
+
+/* ---- kept candidates ---- */
+
+/* m: how much larger on each side than the query's box a kept list's box is made, besides
+ * twice the motion ahead along each axis: a body at rest keeps its list until it has moved
+ * this far, a moving one for a few steps. */
+#define NEAR_PAD 0.25f
+#define NEAR_TOO_MANY UINT32_MAX /* count: more triangles under the box than the room */
+
+/* The kept list of n for the box `walk` (level frame), made anew under walk grown by NEAR_PAD
+ * and twice the motion a (level frame) when walk is not inside its box; NULL when more
+ * triangles are under that box than n has room for (the caller walks the level). */
+/* Whether n's list holds every triangle whose box meets box b: b is inside its box. */
+static bool near_holds(const col_level3_near *n, const col_box *b)
+{
+    bool inside = n->valid;
+    for (int k = 0; k < 3 && inside; k++)
+        inside = b->lo[k] >= n->lo[k] && b->hi[k] <= n->hi[k];
+    return inside;
+}
+
+/* col_box_overlap of a kept triangle's box and b. */
+static bool near_meets(const col_level3_tri *t, const col_box *b)
+{
+    return !(t->lo[0] > b->hi[0] || b->lo[0] > t->hi[0] || t->lo[1] > b->hi[1] ||
+             b->lo[1] > t->hi[1] || t->lo[2] > b->hi[2] || b->lo[2] > t->hi[2]);
+}
+
+static const col_level3_tri *near_list(col_level3 l, col_level3_near *n, const col_box *walk,
+                                       const float a[3])
+{
+    if (near_holds(n, walk))
+        return n->count == NEAR_TOO_MANY ? NULL : n->tris;
+    col_box fat;
+    for (int k = 0; k < 3; k++) {
+        float g = NEAR_PAD + 2.0f * fabsf(a[k]);
+        n->lo[k] = fat.lo[k] = walk->lo[k] - g;
+        n->hi[k] = fat.hi[k] = walk->hi[k] + g;
+    }
+    n->valid = true;
+    n->count = 0;
+    candidates c;
+    candidates_init(&c, l, &fat);
+    col_level3_tri t = {0};
+    while (candidates_next(&c, &t.tri, t.v, &t.active)) {
+        if (n->count == n->cap) {
+            n->count = NEAR_TOO_MANY;
+            return NULL;
+        }
+        col_box tb = col_tri_box(t.v);
+        for (int k = 0; k < 3; k++) {
+            t.lo[k] = tb.lo[k];
+            t.hi[k] = tb.hi[k];
+        }
+        n->tris[n->count++] = t;
+    }
+    return n->tris;
+}
+
+/* The next of the kept triangles at or after *at whose box meets the box: the walk's next. */
+static bool near_next(const col_level3_tri *list, uint32_t count, uint32_t *at,
+                      const col_box *box, uint32_t *tri, mk_vec3 v[3], uint8_t *active)
+{
+    while (*at < count) {
+        const col_level3_tri *t = &list[(*at)++];
+        if (!near_meets(t, box))
+            continue;
+        *tri = t->tri;
+        v[0] = t->v[0];
+        v[1] = t->v[1];
+        v[2] = t->v[2];
+        *active = t->active;
+        return true;
+    }
+    return false;
 }
 
 uint32_t col_level3_collide_clear(col_level3 l, col_xf3 xl, const col_shape3 *b, col_xf3 xb,
                                   const col_tri_contact3 *how, mk_vec3 ahead, float slack,
                                   col_child_manifold3 *out, uint32_t cap,
-                                  col_level3_clear *clear)
+                                  col_level3_clear *clear, col_level3_near *near)
 {
     col_xf3 local = col_xf3_to_local(xl, xb);
     col_tri_contact3 in_frame = *how;
@@ -245,9 +321,9 @@ uint32_t col_level3_collide_clear(col_level3 l, col_xf3 xl, const col_shape3 *b,
      * same order (a heightfield's rows and columns, a mesh's leaves depth first) with the
      * others among them: those past the margin are not collided but bounded. Past that box,
      * every triangle is beyond one of its sides. */
+    mk_vec3 al = mk_quat_unrotate(xl.q, ahead);
+    const float a[3] = {al.x, al.y, al.z};
     if (clear) {
-        mk_vec3 al = mk_quat_unrotate(xl.q, ahead);
-        const float a[3] = {al.x, al.y, al.z};
         clear->far = INFINITY;
         clear->frame = xl.q;
         clear->count = 0;
@@ -258,11 +334,14 @@ uint32_t col_level3_collide_clear(col_level3 l, col_xf3 xl, const col_shape3 *b,
             clear->side[2 * k + 1] = walk.hi[k] - own.hi[k];
         }
     }
+    const col_level3_tri *list = near ? near_list(l, near, &walk, a) : NULL;
     candidates c;
-    candidates_init(&c, l, &walk);
-    uint32_t t, found = 0;
+    if (!list)
+        candidates_init(&c, l, &walk);
+    uint32_t t, found = 0, at = 0;
     col_triangle3 tri;
-    while (candidates_next(&c, &t, tri.v, &tri.active)) {
+    while (list ? near_next(list, near->count, &at, &walk, &t, tri.v, &tri.active)
+                : candidates_next(&c, &t, tri.v, &tri.active)) {
         if (clear) {
             col_box tb = col_tri_box(tri.v);
             if (!col_box_overlap(&tb, &q)) {
@@ -465,6 +544,13 @@ col_ray_hit3 col_level3_cast_beyond(const col_shape3 *a, col_xf3 xa, mk_vec3 tra
                                     col_level3 l, col_xf3 xl, col_back_face back, float skin,
                                     uint32_t *tri)
 {
+    return col_level3_cast_near(a, xa, translation, l, xl, back, skin, NULL, tri);
+}
+
+col_ray_hit3 col_level3_cast_near(const col_shape3 *a, col_xf3 xa, mk_vec3 translation,
+                                  col_level3 l, col_xf3 xl, col_back_face back, float skin,
+                                  const col_level3_near *near, uint32_t *tri)
+{
     cast_state s = {.a = a,
                     .xa = col_xf3_to_local(xl, xa),
                     .move = mk_quat_unrotate(xl.q, translation),
@@ -485,8 +571,9 @@ col_ray_hit3 col_level3_cast_beyond(const col_shape3 *a, col_xf3 xa, mk_vec3 tra
     s.best_i = UINT32_MAX;
     /* A mesh's leaves nearest first along a cast longer than the shape, whose hits then prune
      * the rest of the walk; along a shorter one (a step's sweep), the leaves under the swept
-     * box, as a heightfield's cells, each tested at once: the same triangles that can be hit
-     * are tested, and the first hit (ties to the lower index) does not depend on the order. */
+     * box, as a heightfield's cells, each tested at once, or those of a kept list that holds
+     * the swept box: the same triangles that can be hit are tested, and the first hit (ties
+     * to the lower index) does not depend on the order. */
     double len = d3_len(d3_of(s.move)), reach = fmax(h.x, fmax(h.y, h.z));
     if (l.mesh && len > reach) {
         mesh_walk w;
@@ -505,12 +592,18 @@ col_ray_hit3 col_level3_cast_beyond(const col_shape3 *a, col_xf3 xa, mk_vec3 tra
             swept.lo[k] = mk_minf(b0.lo[k], b1.lo[k]) - (float)pad;
             swept.hi[k] = mk_maxf(b0.hi[k], b1.hi[k]) + (float)pad;
         }
-        candidates cs;
-        candidates_init(&cs, l, &swept);
-        uint32_t t;
-        col_triangle3 tr;
-        while (candidates_next(&cs, &t, tr.v, &tr.active))
-            cast_triangle(&s, t, tr.v, tr.active);
+        if (near && near_holds(near, &swept) && near->count != NEAR_TOO_MANY) {
+            for (uint32_t k = 0; k < near->count; k++)
+                if (near_meets(&near->tris[k], &swept))
+                    cast_triangle(&s, near->tris[k].tri, near->tris[k].v, near->tris[k].active);
+        } else {
+            candidates cs;
+            candidates_init(&cs, l, &swept);
+            uint32_t t;
+            col_triangle3 tr;
+            while (candidates_next(&cs, &t, tr.v, &tr.active))
+                cast_triangle(&s, t, tr.v, tr.active);
+        }
     }
     if (!s.best.hit)
         return s.best;

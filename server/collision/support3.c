@@ -96,10 +96,15 @@ col_aabb3 col_shape3_bounds(const col_shape3 *s, col_xf3 xf)
     /* The support along +-e_i, in the shape's frame the rows of R: exact for every shape. */
     col_drot r = col_drot_of(xf.q);
     col_d3 rows[3] = {r.r0, r.r1, r.r2};
+    /* A shape symmetric about its origin has the support along -d the negative of the one
+     * along d, to the bit (a negated direction gives negated terms, copysign flips a box's
+     * signs of zero too): only the cone and a hull need both. */
+    bool symmetric = s->type != COL_SHAPE3_CONE && s->type != COL_SHAPE3_HULL;
     double lo[3], hi[3];
     for (int i = 0; i < 3; i++) {
         hi[i] = d3_dot(rows[i], col_local_support(s, rows[i], false));
-        lo[i] = d3_dot(rows[i], col_local_support(s, d3_neg(rows[i]), false));
+        lo[i] = symmetric ? -hi[i]
+                          : d3_dot(rows[i], col_local_support(s, d3_neg(rows[i]), false));
     }
     col_d3 c = d3(0.5 * (lo[0] + hi[0]), 0.5 * (lo[1] + hi[1]), 0.5 * (lo[2] + hi[2]));
     col_d3 h = d3(0.5 * (hi[0] - lo[0]), 0.5 * (hi[1] - lo[1]), 0.5 * (hi[2] - lo[2]));

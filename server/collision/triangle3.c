@@ -172,9 +172,12 @@ col_d3 col_tri_closest(const mk_vec3 v[3], col_d3 p)
  * the gap when apart) but from the triangle's nearest point q to the centre: the distance
  * GJK reaches in two or three steps on the sphere's core is this one, here without the
  * support calls, the simplex or the triangle's hull. The face normal is the direction when
- * the centre lies on the triangle. *inside: q is inside the face, not on an edge. */
+ * the centre lies on the triangle. *inside: q is inside the face, not on an edge. Apart by
+ * less than `speculative` (m), the point is made all the same, of negative depth: where the
+ * sphere moved that far toward q would touch it, the point midway between q and the sphere's
+ * surface, its depth less by that far (contacts_level.c made it so). */
 static col_manifold3 sphere_triangle(const mk_vec3 v[3], col_d3 c, double r, col_d3 *q,
-                                     bool *inside)
+                                     bool *inside, float speculative)
 {
     *q = closest_in(v, c, inside);
     col_d3 off = d3_sub(c, *q);
@@ -184,9 +187,10 @@ static col_manifold3 sphere_triangle(const mk_vec3 v[3], col_d3 c, double r, col
     m.normal = d3_to_f(own);
     if (dist > r) {
         m.distance = (float)(dist - r);
-        return m;
+        if (!(m.distance < speculative))
+            return m;
     }
-    double depth = r - dist;
+    double depth = r - dist; /* < 0: a speculative contact, its distance kept */
     col_d3 surface = d3_mad(c, -r, own);
     m.count = 1;
     m.depth = (float)depth;
@@ -268,10 +272,15 @@ col_manifold3 col_collide_triangle3(const col_triangle3 *t, const col_shape3 *b,
     col_d3 p; /* the triangle's point B touches, or its nearest to B */
     bool sphere = b->type == COL_SHAPE3_SPHERE, have_p = sphere, inside = false;
     if (sphere)
-        m = sphere_triangle(v, d3_of(xb.p), b->radius, &p, &inside);
+        m = sphere_triangle(v, d3_of(xb.p), b->radius, &p, &inside,
+                            how->speculative ? how->margin : -INFINITY);
     /* A sphere whose nearest point is inside the face meets it along the face normal, whatever
      * the active edges: the rule below has nothing to change. */
     if (sphere && inside)
+        return with_face_ids(m, back);
+    /* Nor has it anything to change where every edge is active, or for a sphere apart by more
+     * than the margin (below): the face normal is then not needed. */
+    if (sphere && (active == 0x7u || (m.count == 0 && !(m.distance <= how->margin))))
         return with_face_ids(m, back);
     col_d3 n = col_tri_normal(v);
     if (!sphere) {
@@ -297,9 +306,13 @@ col_manifold3 col_collide_triangle3(const col_triangle3 *t, const col_shape3 *b,
             p = d3_of(g.point_a);
         }
         if (!keeps_normal(v, n, active, own, p, motion)) {
-            if (m.count > 0) {
+            if (m.count > 0 && !(m.distance > 0.0f)) {
                 m = along_face(sphere ? NULL : &th, v, n, b, xb);
             } else {
+                /* Apart (a sphere's speculative point dropped: along the face normal it is
+                 * some other gap, which the caller's own speculative pass takes). */
+                m.count = 0;
+                m.points[0] = (col_contact_point3){0};
                 /* The gap below B along the face normal, when B is wholly in front: never
                  * more than the true gap, so a speculative contact starts no later. */
                 col_d3 deepest = d3_of(col_support3(b, xb, d3_to_f(d3_neg(n))));

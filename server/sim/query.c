@@ -299,7 +299,7 @@ static col_manifold3 level_overlap3(const sim_qbody *q, const sim_query_shape *s
 {
     col_manifold3 best = {.count = 0};
     col_child_manifold3 pieces[LEVEL_OVERLAP_PIECES];
-    col_tri_contact3 how = {0.0f, COL_BACK_FACES_IGNORE, {0, 0, 0}, 0.0f};
+    col_tri_contact3 how = {0.0f, COL_BACK_FACES_IGNORE, {0, 0, 0}, 0.0f, false};
     uint32_t n = col_level3_collide(sim_level_3d(q->level), q->x3, &s->shape3, s->xf3, &how,
                                     pieces, LEVEL_OVERLAP_PIECES);
     for (uint32_t i = 0; i < n && i < LEVEL_OVERLAP_PIECES; i++)

@@ -76,6 +76,18 @@ typedef struct sim_level_clear {
     col_level3_clear c;
 } sim_level_clear;
 
+/* A body's kept candidate triangles of a static level body (col_level3_near; 3D), per slot:
+ * whose they are (the body's id, the level body's), and where its room is in
+ * solver.level_tris (`room` items from `first`; none yet while room is 0). The list's
+ * pointer is set from `first` each time it is used: the pool may have moved. A body with
+ * pairs with two levels keeps the first one's each step. */
+typedef struct sim_level_near {
+    sim_id body, level;
+    uint64_t tick; /* the step that last used it */
+    uint32_t first, room;
+    col_level3_near near;
+} sim_level_near;
+
 /* The solver's state that is the same in both dimensions (the constraints and solver bodies
  * themselves are per dimension: sim_dim2, sim_dim3): the contact cache the narrowphase
  * warm-starts from, the step's map from slots to solver bodies, the characters' push-out
@@ -111,6 +123,10 @@ typedef struct sim_solver {
      * that it does not touch (contacts_level.c), which its sweep then need not cast against
      * when it moves less (sweep.c). */
     MK_VEC(sim_level_clear) level_clear;
+    /* Per slot, the body's kept triangles of a level (3D: contacts_level.c), in blocks of
+     * level_tris (col_level3_tri items), which a world read from an image makes anew. */
+    MK_VEC(sim_level_near) level_near;
+    mk_vec level_tris;
 } sim_solver;
 
 /* A pair with a level body whose pieces the narrowphase collided this step: its index in the

@@ -64,6 +64,24 @@ static dmanifold collide_with(const sim_world *w, const sim_body *b, const dpart
     return dim_collide(&bp->shape, xb, &op->shape, dim_xf_at(op, op->pos));
 }
 
+#if MK_DIM == 3
+/* Body b's kept triangles of level body lb (contacts_level.c) into *copy, pointing into the
+ * pool where it is now; NULL when b keeps none of lb's. */
+static const col_level3_near *kept_near(const sim_world *w, const sim_body *b,
+                                        const sim_body *lb, col_level3_near *copy)
+{
+    uint32_t slot = sim_id_slot(b->id);
+    if (slot >= w->solver.level_near.v.len)
+        return NULL;
+    const sim_level_near *k = &w->solver.level_near.at[slot];
+    if (k->room == 0 || k->body != b->id || k->level != lb->id || !k->near.valid)
+        return NULL;
+    *copy = k->near;
+    copy->tris = (col_level3_tri *)w->solver.level_tris.data + k->first;
+    return copy;
+}
+#endif
+
 /* time_of_impact against a level body lb: the first piece the shape cast meets (the
  * collision library's level casts, which pass what the motion only grazes), backed off by
  * half the slop; touching at the start, the same rules as time_of_impact's. The cast passes
@@ -83,8 +101,9 @@ static float level_time_of_impact(const sim_world *w, const sim_body *b, const d
                          ? col_chain2_cast_beyond(&bp->shape, xb, d, &l->chain, xl, skin, NULL)
                          : col_cast_segment2_beyond(&bp->shape, xb, d, l->segment, xl, skin);
 #else
-    col_ray_hit3 r = col_level3_cast_beyond(&bp->shape, xb, d, sim_level_3d(l), xl, back_of(b),
-                                            skin, NULL);
+    col_level3_near near;
+    col_ray_hit3 r = col_level3_cast_near(&bp->shape, xb, d, sim_level_3d(l), xl, back_of(b),
+                                          skin, kept_near(w, b, lb, &near), NULL);
 #endif
     if (!r.hit)
         return 2.0f;

@@ -182,6 +182,10 @@ typedef struct col_tri_contact3 {
                            Jolt's active edge movement direction */
     float face_bias;    /* m: a box keeps a face contact unless an edge pair (or its own
                            face) is shallower by this (col_collide3_within's face_bias) */
+    bool speculative;   /* a sphere apart by less than the margin along the line of its
+                           nearest points gets that point all the same, of negative depth (a
+                           speculative contact), with the gap in `distance` (> 0 only for
+                           such a manifold), not an empty manifold */
 } col_tri_contact3;
 
 /* A shape against one triangle, with the normal from the triangle toward B: GJK and EPA on
@@ -353,14 +357,41 @@ void col_level3_clear_add(col_level3_clear *c, mk_vec3 normal, float gap);
  * triangle of c. */
 bool col_level3_clear_moves(const col_level3_clear *c, mk_vec3 d, float room);
 
+/* A shape's candidate triangles kept from one query to the next (the triangles under a box a
+ * little larger than the query's, kept while the query's box stays inside it: Bullet's and
+ * Jolt's caches of a body's nearby triangles). Walking the kept list gives the triangles the
+ * level's own walk gives, in the same order: those whose boxes meet the query's box, a
+ * heightfield's in its cells' order and a mesh's in its tree's, the same for any box. The
+ * caller owns `tris` (room for `cap`) and sets `valid` false when it is not this shape's or
+ * not this level's; the query fills the rest. */
+typedef struct col_level3_tri {
+    mk_vec3 v[3];       /* level frame */
+    float lo[3], hi[3]; /* its box */
+    uint32_t tri;
+    uint8_t active;
+} col_level3_tri;
+
+typedef struct col_level3_near {
+    float lo[3], hi[3]; /* level frame: every triangle whose box meets this one is listed */
+    uint32_t count, cap;
+    bool valid;
+    col_level3_tri *tris;
+} col_level3_near;
+
 /* col_level3_collide (the same manifolds in the same order), and when clear is not NULL, how
  * far the shape is from the triangles it gives no manifold for (apart by more than
  * how->margin) into *clear: those under its box grown by how->margin + slack and swept along
  * `ahead` (world axes, m) by their collision's separation, a sphere's nearest point or their
- * boxes' gap, the others by the sides of that box. */
+ * boxes' gap, the others by the sides of that box. With `near` (NULL: none), the candidates
+ * come from its list, made anew when the box leaves it; the answers are the same. */
 uint32_t col_level3_collide_clear(col_level3 l, col_xf3 xl, const col_shape3 *b, col_xf3 xb,
                                   const col_tri_contact3 *how, mk_vec3 ahead, float slack,
                                   col_child_manifold3 *out, uint32_t cap,
-                                  col_level3_clear *clear);
+                                  col_level3_clear *clear, col_level3_near *near);
+/* As col_level3_cast_beyond, the candidates of a cast no longer than the shape taken from
+ * the shape's kept list (NULL: none) when its box holds the swept box: the same answer. */
+col_ray_hit3 col_level3_cast_near(const col_shape3 *a, col_xf3 xa, mk_vec3 translation,
+                                  col_level3 l, col_xf3 xl, col_back_face back, float skin,
+                                  const col_level3_near *near, uint32_t *tri);
 
 #endif
