@@ -237,7 +237,8 @@ void sim_solve3(sim_world *w, float dt);
  * 3D: their rows differ in arithmetic). build colors and packs the constraints (false when
  * memory runs out: then every constraint is solved one by one); the indices of the
  * constraints left to solve one by one are then in the solver's wide_overflow. The warm start
- * and solve passes work on the colored ones four at a time; unpack gives their impulses back
+ * and solve passes work on the colored ones four at a time (eight, two groups of a color at
+ * once, where the processor has AVX: sim_eight_lanes); unpack gives their impulses back
  * to the constraints (in 2D, straight to the contact cache when no restitution follows).
  *   2D: the narrowphase wrote the constraints' movable ends into wide_ends; build makes the
  *       groups' effective masses unless restitution follows (then the solver prepared every
