@@ -441,10 +441,13 @@ static void solve_blocks(sim_world *w, body_job *job, softness_set soft, float i
         sim_wide_restitution_range3(&relax, bl->first[0], bl->first[SIM_WIDE_COLORS]);
         sim_wide_unpack_range3(w, bl->first[0], bl->first[SIM_WIDE_COLORS]);
         EACH_SINGLE_OF(bl, restitution(bodies, c, rw));
-        /* each constraint stores its own cache entry: by block, while they are in the cache */
-        sim_store_impulses3(w, &w->d3.block_order.at[bl->at[0]],
-                            bl->at[SIM_WIDE_COLORS] - bl->at[0]);
-        sim_store_impulses3(w, &one[bl->one_begin], bl->one_end - bl->one_begin);
+        /* each constraint stores its own cache entry: by block, while they are in the cache
+         * (a list that is empty may have no array: no place is taken in it) */
+        if (bl->at[SIM_WIDE_COLORS] > bl->at[0])
+            sim_store_impulses3(w, w->d3.block_order.at + bl->at[0],
+                                bl->at[SIM_WIDE_COLORS] - bl->at[0]);
+        if (bl->one_end > bl->one_begin)
+            sim_store_impulses3(w, one + bl->one_begin, bl->one_end - bl->one_begin);
     }
 #undef EACH_SINGLE_OF
 }
