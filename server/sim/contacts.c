@@ -425,14 +425,20 @@ typedef struct narrow_job {
     uint8_t *flags;
 } narrow_job;
 
+/* Whether the world has no characters and no levels: then no pair is a push-out or level
+ * pair, every pair is collided or skipped by collide_bodies, and one whose tight bounds are
+ * apart is nothing to the pass whatever its bodies, which need not be read. */
+static inline bool plain_world(const sim_world *w)
+{
+    return w->slots.characters == 0 && w->slots.levels == 0;
+}
+
 static void collide_range(void *arg, size_t begin, size_t end)
 {
     const narrow_job *job = arg;
     sim_world *w = job->w;
     sim_pair *pairs = w->broad.pairs.at;
-    /* Without characters and levels, a pair whose tight bounds are apart is nothing to the
-     * pass whatever its bodies (as on one thread), and they are not read. */
-    bool plain = w->slots.characters == 0 && w->slots.levels == 0;
+    bool plain = plain_world(w); /* as on one thread */
     for (size_t i = begin; i < end; i++) {
         if (plain && !dim_tight_overlap(w, pairs[i].a, pairs[i].b)) {
             job->items[i].state = NARROW_SKIP;
@@ -555,10 +561,10 @@ static void fill_or_copy_range(void *arg, size_t begin, size_t end)
 {
     fill_job *job = arg;
     size_t nc = job->n, nf = job->contacts.n, c = job->threads;
-    size_t t = 0, at = 0; /* the share that item `begin` is in, and where that share starts */
+    size_t t = 0; /* the share that item `begin` is in */
     while (t + 1 < c && begin >= nc * (t + 1) / c + nf * (t + 1) / c)
         t++;
-    at = nc * t / c + nf * t / c;
+    size_t at = nc * t / c + nf * t / c; /* where that share starts */
     while (begin < end) {
         size_t c0 = nc * t / c, c1 = nc * (t + 1) / c, f0 = nf * t / c, f1 = nf * (t + 1) / c;
         size_t share_end = at + (c1 - c0) + (f1 - f0);
@@ -697,11 +703,9 @@ void DIM_NAME(sim_collide)(sim_world *w, dvec up)
     const sim_level_span *spans = w->solver.level_spans.data;
     size_t span = 0, n_spans = w->solver.level_spans.len;
     w->ev.in_collide = true; /* a sleeper woken in the pass skipped its pairs (events.c) */
-    /* Without characters and levels no pair is a push-out or level pair: every pair is
-     * collided or skipped by collide_bodies, and one whose tight bounds are apart is skipped
-     * whatever its bodies. On one thread, such a pair is skipped before they are read, and the
-     * others are not asked what they cannot be. */
-    bool plain = !items && w->slots.characters == 0 && w->slots.levels == 0;
+    /* On one thread, in a plain world (plain_world), a pair whose tight bounds are apart is
+     * skipped before its bodies are read, and the others are not asked what they cannot be. */
+    bool plain = !items && plain_world(w);
     for (size_t i = 0; i < n_pairs; i++) {
         if (fills && fast_pair(w, flags[i], (uint32_t)i, fills, fc, &n_fc))
             continue;
