@@ -433,10 +433,12 @@ START_TEST(a_saved_3d_world_loads_back_exactly)
 END_TEST
 
 /* A world of many separate stacks of cubes, wobbling (each cube a little off the one below),
- * with kinematic bars sweeping through the tops of two stacks each: on one worker the
- * solver takes it block by block (runs of bodies no contact joins; a kinematic bar joins the
- * stacks it touches), on two it takes each color over the whole world, and the two must move
- * every body alike, bit for bit. */
+ * with kinematic bars sweeping through the tops of two stacks each, and balls and capsules
+ * rolling into the stacks between them: on one worker the solver takes it block by block
+ * (runs of bodies no contact joins; a kinematic bar joins the stacks it touches), on two it
+ * takes each color over the whole world, and the two must move every body alike, bit for
+ * bit. The contacts have from one point (a ball) to four (a cube on a cube), which the groups
+ * are laid out by within a color, differently on one worker and on two. */
 static sim_world *stacks_and_bars(int workers)
 {
     sim_config c = config3();
@@ -461,6 +463,14 @@ static sim_world *stacks_and_bars(int workers)
         sim_id bar = sim_world_add(w, def3(box3(1.0f, 0.1f, 0.2f), SIM_KINEMATIC, at), 0);
         ck_assert_uint_ne(bar, 0);
         ck_assert(sim_body_set_velocity3(w, bar, mk_v3(0, 0, 0.3f)));
+    }
+    for (int i = 0; i < 40; i++) {
+        mk_vec3 at = {1.5f * (float)(i % 20) - 17.25f, 0.5f, 1.5f * (float)(i / 20) * 4.0f - 6.25f};
+        col_shape3 s = i % 2 ? round3(COL_SHAPE3_SPHERE, 0.3f, 0.0f)
+                             : round3(COL_SHAPE3_CAPSULE, 0.2f, 0.3f);
+        sim_id ball = sim_world_add(w, def3(s, SIM_DYNAMIC, at), 0);
+        ck_assert_uint_ne(ball, 0);
+        ck_assert(sim_body_set_velocity3(w, ball, mk_v3(0.5f * (float)(i % 3) - 0.5f, 0, 1.0f)));
     }
     return w;
 }

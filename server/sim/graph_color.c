@@ -28,6 +28,14 @@ static inline unsigned body_part(const uint32_t *ends, size_t i, size_t bodies)
     return (unsigned)((uint64_t)first * SIM_WIDE_PARTS / bodies);
 }
 
+/* A constraint's place within its color (sim_wide_lay_out): its part, then its points, most
+ * first. */
+static inline unsigned key_of(const uint32_t *ends, const uint8_t *points, uint32_t i,
+                              size_t span)
+{
+    return body_part(ends, i, span) * (COL_MAX_POINTS3 + 1) + (COL_MAX_POINTS3 - points[i]);
+}
+
 bool sim_graph_color(sim_world *w, const uint32_t *ends, size_t n, size_t bodies,
                      uint32_t start[SIM_WIDE_COLORS + 1])
 {
@@ -130,11 +138,40 @@ bool sim_color_into(sim_pool *pool, sim_color_out out, const uint32_t *ends, siz
     return true;
 }
 
+const uint32_t *sim_wide_lay_out(sim_world *w, const uint32_t *ends, const uint8_t *points,
+                                 size_t bodies, const uint32_t start[SIM_WIDE_COLORS + 1])
+{
+    const uint32_t *order = w->solver.wide_order.at;
+    size_t n = start[SIM_WIDE_COLORS];
+    if (!points)
+        return order;
+    if (!mk_vec_reserve(&w->solver.wide_laid.v, n))
+        return NULL;
+    uint32_t *laid = w->solver.wide_laid.at;
+    size_t span = sim_pool_workers(w->pool) > 1 ? bodies : 0;
+    enum { KEYS = SIM_WIDE_PARTS * (COL_MAX_POINTS3 + 1) };
+    for (int k = 0; k < SIM_WIDE_COLORS; k++) {
+        uint32_t fill[KEYS] = {0};
+        for (uint32_t i = start[k]; i < start[k + 1]; i++)
+            fill[key_of(ends, points, order[i], span)]++;
+        for (uint32_t q = 0, at = start[k]; q < KEYS; q++) {
+            uint32_t c = fill[q];
+            fill[q] = at;
+            at += c;
+        }
+        for (uint32_t i = start[k]; i < start[k + 1]; i++)
+            laid[fill[key_of(ends, points, order[i], span)]++] = order[i];
+    }
+    w->solver.wide_laid.v.len = n;
+    return laid;
+}
+
 /* Packing, group by group on the workers: a group's four constraints follow from its color's
  * start alone (groups [begin, end) of one color or more). */
 typedef struct pack_job {
     const sim_world *w;
     const uint32_t *start; /* the constraints of each color (sim_graph_color) */
+    const uint32_t *laid;  /* in the groups' order (sim_wide_lay_out) */
     sim_wide_pack_fn *pack;
     void *ctx;
 } pack_job;
@@ -142,7 +179,7 @@ typedef struct pack_job {
 static void pack_range(void *arg, size_t begin, size_t end)
 {
     const pack_job *j = arg;
-    const uint32_t *first = j->w->solver.wide_color_groups, *order = j->w->solver.wide_order.at;
+    const uint32_t *first = j->w->solver.wide_color_groups, *order = j->laid;
     int k = 0;
     for (size_t g = begin; g < end; g++) {
         while (g >= first[k + 1])
@@ -155,11 +192,14 @@ static void pack_range(void *arg, size_t begin, size_t end)
     }
 }
 
-bool sim_wide_groups(sim_world *w, const uint32_t *ends, size_t n, size_t bodies,
-                     sim_wide_pack_fn *pack, void *ctx, size_t *groups)
+bool sim_wide_groups(sim_world *w, const uint32_t *ends, const uint8_t *points, size_t n,
+                     size_t bodies, sim_wide_pack_fn *pack, void *ctx, size_t *groups)
 {
     uint32_t start[SIM_WIDE_COLORS + 1];
     if (!sim_graph_color(w, ends, n, bodies, start))
+        return false;
+    const uint32_t *laid = sim_wide_lay_out(w, ends, points, bodies, start);
+    if (!laid)
         return false;
     uint32_t *first = w->solver.wide_color_groups;
     first[0] = 0;
@@ -168,7 +208,7 @@ bool sim_wide_groups(sim_world *w, const uint32_t *ends, size_t n, size_t bodies
     /* Color by color, each in the shares the solver's passes take it in: a worker packs the
      * groups it then solves, in its own cache (one part for all colors, cut in halves,
      * left a worker solving half of what the other had packed). */
-    pack_job job = {w, start, pack, ctx};
+    pack_job job = {w, start, laid, pack, ctx};
     sim_for_colors(w->pool, first, SIM_WIDE_GRAIN, pack_range, &job);
     *groups = first[SIM_WIDE_COLORS];
     return true;

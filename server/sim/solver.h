@@ -111,6 +111,9 @@ typedef struct sim_solver {
     MK_VEC(uint8_t) wide_colors;    /* each constraint's color */
     MK_VEC(uint32_t) wide_ends;     /* each constraint's two movable bodies, or 0 */
     MK_VEC(uint32_t) wide_made_from; /* what the colors were made from (sim_color_out) */
+    MK_VEC(uint8_t) wide_points;    /* 3D: each constraint's count of points */
+    MK_VEC(uint32_t) wide_laid;     /* 3D: the colored ones as groups take them
+                                     * (sim_wide_lay_out) */
     uint32_t wide_color_groups[SIM_WIDE_COLORS + 1]; /* the first group of each color, and
                                                        * the end */
     /* The narrowphase's per-pair results and the constraints it fills when it runs on the
@@ -161,12 +164,22 @@ bool sim_color_into(sim_pool *pool, sim_color_out out, const uint32_t *ends, siz
 void sim_for_colors(sim_pool *pool, const uint32_t first[SIM_WIDE_COLORS + 1], size_t grain,
                     sim_task_fn *fn, void *ctx);
 /* Colors them (sim_graph_color) and lays the colored ones out four to a group, color by color
- * in the coloring's order, for both wide solvers: calls pack(ctx, group, ci) for each
- * group, ci holding its four constraints (UINT32_MAX in an empty lane), and gives the
- * number of groups; false when memory runs out. */
+ * in sim_wide_lay_out's order (points NULL: the coloring's own), for both wide solvers: calls
+ * pack(ctx, group, ci) for each group, ci holding its four constraints (UINT32_MAX in an empty
+ * lane), and gives the number of groups; false when memory runs out. */
 typedef void sim_wide_pack_fn(void *ctx, size_t group, const uint32_t ci[4]);
-bool sim_wide_groups(sim_world *w, const uint32_t *ends, size_t n, size_t bodies,
-                     sim_wide_pack_fn *pack, void *ctx, size_t *groups);
+bool sim_wide_groups(sim_world *w, const uint32_t *ends, const uint8_t *points, size_t n,
+                     size_t bodies, sim_wide_pack_fn *pack, void *ctx, size_t *groups);
+/* The colored constraints (start: sim_graph_color's) in the order groups take them: with
+ * `points` (each constraint's count of points), each color's by the part of the solver
+ * bodies as sim_graph_color lays them out and within a part by their points, most first, in
+ * the solver's wide_laid; the coloring's own order without. A group is solved over as many
+ * points as its fullest lane has, and two groups at eight lanes only when they have as many:
+ * a sphere's one point in a group of boxes' four ran three points of nothing. The constraints
+ * of a color share no movable body, so their order within it changes no result. NULL when
+ * memory runs out. */
+const uint32_t *sim_wide_lay_out(sim_world *w, const uint32_t *ends, const uint8_t *points,
+                                 size_t bodies, const uint32_t start[SIM_WIDE_COLORS + 1]);
 /* Runs fn over the groups of each color in turn (graph_color.c), the groups of one color on
  * every worker: they share no movable body, so they may be solved in any order at once. A
  * pass over the groups this way gives what a pass one by one gives, bit for bit. pack is
@@ -285,8 +298,10 @@ typedef struct sim_wide_block3 {
 /* Lays the colored constraints out by blocks into d3.blocks, with room in d3.wide_groups for
  * the largest block's groups, their number in *groups; false, with no blocks, when the world
  * has joints, several workers or no memory for them (then the colors are solved over the
- * whole world). ends holds each constraint's two movable bodies. */
-bool sim_wide_blocks3(sim_world *w, const uint32_t *ends, size_t *groups);
+ * whole world). ends holds each constraint's two movable bodies, points its count of points
+ * (within a block's color, the constraints are in sim_wide_lay_out's order). */
+bool sim_wide_blocks3(sim_world *w, const uint32_t *ends, const uint8_t *points,
+                      size_t *groups);
 /* Packs a block's groups (solver3_wide.c), at the start of the step. */
 void sim_wide_pack_block3(sim_world *w, const sim_wide_block3 *b, softness_set s);
 /* Runs fn over a block's groups of each color in turn. */

@@ -59,7 +59,8 @@ static size_t cut_blocks(sim_world *w, size_t nb)
     return n;
 }
 
-bool sim_wide_blocks3(sim_world *w, const uint32_t *ends, size_t *groups)
+bool sim_wide_blocks3(sim_world *w, const uint32_t *ends, const uint8_t *points,
+                      size_t *groups)
 {
     sim_dim3 *d = &w->d3;
     const sim_constraint3 *cs = d->constraints.at;
@@ -75,9 +76,12 @@ bool sim_wide_blocks3(sim_world *w, const uint32_t *ends, size_t *groups)
         !mk_vec_reserve(&d->block_order.v, nc) || !mk_vec_reserve(&d->block_one.v, nc) ||
         !sim_graph_color(w, ends, nc, nb, start))
         return false;
+    const uint32_t *order = sim_wide_lay_out(w, ends, points, nb, start);
+    if (!order)
+        return false;
     size_t nbl = cut_blocks(w, nb);
     sim_wide_block3 *bl = d->blocks.at;
-    const uint32_t *order = w->solver.wide_order.at, *over = w->solver.wide_overflow.at;
+    const uint32_t *over = w->solver.wide_overflow.at;
     const uint32_t *block_of = d->block_of.at;
     size_t n_over = w->solver.wide_overflow.v.len;
 
@@ -107,8 +111,8 @@ bool sim_wide_blocks3(sim_world *w, const uint32_t *ends, size_t *groups)
         one += bl[b].one_end;
         bl[b].one_end = bl[b].one_begin;
     }
-    /* ...and the constraints in the coloring's order within each. Filling moves each color's
-     * start to the next color's, which the loop after moves back. */
+    /* ...and the constraints in the groups' order within each (sim_wide_lay_out). Filling
+     * moves each color's start to the next color's, which the loop after moves back. */
     uint32_t *out = d->block_order.at, *out_one = d->block_one.at;
     for (int k = 0; k < SIM_WIDE_COLORS; k++)
         for (uint32_t i = start[k]; i < start[k + 1]; i++)

@@ -249,19 +249,24 @@ bool sim_wide_build3(sim_world *w, softness_set s)
     const sim_solver_info3 *info = w->d3.solver_info.at;
     size_t nc = w->d3.constraints.v.len, ng;
     if (!mk_vec_reserve(&w->solver.wide_ends.v, 2 * nc) ||
+        !mk_vec_reserve(&w->solver.wide_points.v, nc) ||
         !mk_vec_reserve(&w->d3.wide_groups.v, nc / 4 + SIM_WIDE_COLORS + 1))
         return false;
     uint32_t *ends = w->solver.wide_ends.at;
+    uint8_t *points = w->solver.wide_points.at;
     for (size_t i = 0; i < nc; i++) {
         ends[2 * i] = movable(&info[cs[i].a]) ? cs[i].a : 0;
         ends[2 * i + 1] = movable(&info[cs[i].b]) ? cs[i].b : 0;
+        points[i] = (uint8_t)(cs[i].count < COL_MAX_POINTS3 ? cs[i].count : COL_MAX_POINTS3);
     }
-    if (sim_wide_blocks3(w, ends, &ng)) { /* packed block by block as solver.c solves them */
+    if (sim_wide_blocks3(w, ends, points, &ng)) { /* packed block by block as solver.c solves
+                                                    * them */
         w->d3.wide_groups.v.len = ng;
         return true;
     }
     pack_ctx ctx = {w->d3.wide_groups.at, w->d3.solver_bodies.at, info, cs, s};
-    if (!sim_wide_groups(w, ends, nc, w->d3.solver_bodies.v.len, pack_group, &ctx, &ng))
+    if (!sim_wide_groups(w, ends, points, nc, w->d3.solver_bodies.v.len, pack_group, &ctx,
+                         &ng))
         return false;
     w->d3.wide_groups.v.len = ng;
     return true;

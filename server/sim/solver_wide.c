@@ -164,7 +164,7 @@ bool sim_wide_build2(sim_world *w, softness_set s)
         return false;
     pack_ctx ctx = {w->d2.wide_groups.at, w->d2.wide_cold.at, w->d2.constraints.at,
                     !w->solver.bounce};
-    if (!sim_wide_groups(w, w->solver.wide_ends.at, nc, w->d2.solver_bodies.v.len, pack_group,
+    if (!sim_wide_groups(w, w->solver.wide_ends.at, NULL, nc, w->d2.solver_bodies.v.len, pack_group,
                          &ctx, &ng))
         return false;
     w->d2.wide_groups.v.len = w->d2.wide_cold.v.len = ng;
