@@ -318,12 +318,14 @@ static uint32_t pair_children(sim_world *w, const sim_body *lb, const sim_body *
 static uint32_t kept_children(sim_world *w, sim_pair *pair, const sim_body *a,
                               const sim_body *b, dchild *out)
 {
+    const dpart *pa = dim_part_of(w, a), *pb = dim_part_of(w, b);
+    if (!sim_polytope3(&pa->shape) || !sim_polytope3(&pb->shape))
+        return 0; /* a curved shape's manifolds are never kept (dim_kept_manifold) */
     sim_cache *cache = &w->solver.cache;
     uint32_t found;
     const sim_cache_head *head = sim_cache_find_hinted(cache, &pair->entry, a->id, b->id, &found);
     if (!head || head->stamp + 1 != w->tick)
         return 0;
-    const dpart *pa = dim_part_of(w, a), *pb = dim_part_of(w, b);
     uint32_t n = 0;
     for (; n < SIM_LEVEL_MAX_CHILDREN; n++) {
         dcache_entry *e = (dcache_entry *)sim_cache_find_child(cache, a->id, b->id, n + 1, &found);
