@@ -195,6 +195,19 @@ bool col_heightfield3_local(const col_heightfield3 *h, uint32_t t, mk_vec3 v[3],
     return true;
 }
 
+bool col_heightfield3_cell(const col_heightfield3 *h, uint32_t i, uint32_t j, mk_vec3 corner[4],
+                           uint8_t *cell)
+{
+    *cell = h->cells[(size_t)j * (h->cols - 1) + i];
+    if (*cell & CELL_HOLE)
+        return false;
+    corner[0] = col_heightfield3_vertex(h, i, j);
+    corner[1] = col_heightfield3_vertex(h, i, j + 1);
+    corner[2] = col_heightfield3_vertex(h, i + 1, j + 1);
+    corner[3] = col_heightfield3_vertex(h, i + 1, j);
+    return true;
+}
+
 bool col_heightfield3_triangle(const col_heightfield3 *h, col_xf3 xh, uint32_t i,
                                col_triangle3 *out)
 {

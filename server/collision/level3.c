@@ -43,8 +43,10 @@ typedef struct candidates {
     col_box box;
     col_bvh_iter it;         /* a mesh: the leaves under the box */
     uint32_t range[4], i, j; /* a heightfield: the cells under it, and the next */
-    int k;
+    int k;                   /* the next triangle of cell (i, j): 0, 1; 2 for the next cell */
     bool done;
+    mk_vec3 corner[4];       /* cell (i, j)'s samples and byte (col_heightfield3_cell) */
+    uint8_t cell;
 } candidates;
 
 static void candidates_init(candidates *c, col_level3 l, const col_box *box)
@@ -60,7 +62,16 @@ static void candidates_init(candidates *c, col_level3 l, const col_box *box)
     col_heightfield3_cells(l.hf, box, c->range);
     c->i = c->range[0];
     c->j = c->range[2];
-    c->k = 0;
+    c->k = 2;
+}
+
+/* The cell after (i, j) under the box, row by row. */
+static void next_cell(candidates *c)
+{
+    if (++c->i > c->range[1]) {
+        c->i = c->range[0];
+        c->done = ++c->j > c->range[3];
+    }
 }
 
 /* Whether the heights of cell (i, j) reach the box's: a body above the ground (falling, or
@@ -72,6 +83,34 @@ static bool cell_meets_box(const col_heightfield3 *h, uint32_t i, uint32_t j, co
     float lo = mk_minf(mk_minf(y[0], y[1]), mk_minf(y[h->cols], y[h->cols + 1]));
     float hi = mk_maxf(mk_maxf(y[0], y[1]), mk_maxf(y[h->cols], y[h->cols + 1]));
     return !(lo > b->hi[1] || b->lo[1] > hi);
+}
+
+/* The next triangle of the heightfield under the box: a cell's samples are read once for its
+ * two triangles. */
+static bool cells_next(candidates *c, uint32_t *tri, mk_vec3 v[3], uint8_t *active)
+{
+    const col_heightfield3 *h = c->l.hf;
+    while (!c->done) {
+        if (c->k == 2) {
+            if (!cell_meets_box(h, c->i, c->j, &c->box) ||
+                !col_heightfield3_cell(h, c->i, c->j, c->corner, &c->cell)) {
+                next_cell(c);
+                continue;
+            }
+            c->k = 0;
+        }
+        int k = c->k++;
+        uint32_t t = 2 * (c->j * (h->cols - 1) + c->i) + (uint32_t)k;
+        col_heightfield3_cell_triangle(c->corner, c->cell, k, v, active);
+        if (c->k == 2)
+            next_cell(c);
+        col_box tb = col_tri_box(v);
+        if (!col_box_overlap(&tb, &c->box))
+            continue;
+        *tri = t;
+        return true;
+    }
+    return false;
 }
 
 /* The next triangle whose box touches the box: its index, vertices and active edges. */
@@ -91,32 +130,7 @@ static bool candidates_next(candidates *c, uint32_t *tri, mk_vec3 v[3], uint8_t 
         }
         return false;
     }
-    const col_heightfield3 *h = c->l.hf;
-    while (!c->done) {
-        if (c->k == 0 && !cell_meets_box(h, c->i, c->j, &c->box)) {
-            if (++c->i > c->range[1]) {
-                c->i = c->range[0];
-                c->done = ++c->j > c->range[3];
-            }
-            continue;
-        }
-        uint32_t t = 2 * (c->j * (h->cols - 1) + c->i) + (uint32_t)c->k;
-        if (++c->k == 2) {
-            c->k = 0;
-            if (++c->i > c->range[1]) {
-                c->i = c->range[0];
-                c->done = ++c->j > c->range[3];
-            }
-        }
-        if (!col_heightfield3_local(h, t, v, active))
-            continue;
-        col_box tb = col_tri_box(v);
-        if (!col_box_overlap(&tb, &c->box))
-            continue;
-        *tri = t;
-        return true;
-    }
-    return false;
+    return cells_next(c, tri, v, active);
 }
 
 uint32_t col_level3_query(col_level3 l, col_aabb3 box, uint32_t *out, uint32_t cap)

@@ -204,6 +204,20 @@ static inline void col_mesh3_local(const col_mesh3 *m, uint32_t t, mk_vec3 v[3])
  * end. */
 bool col_heightfield3_local(const col_heightfield3 *h, uint32_t t, mk_vec3 v[3],
                             uint8_t *active);
+/* The samples of cell (i, j), in the heightfield's frame: (i, j), (i, j + 1), (i + 1, j + 1),
+ * (i + 1, j), and its byte (col_heightfield3_cell_triangle reads them); false for a hole. */
+bool col_heightfield3_cell(const col_heightfield3 *h, uint32_t i, uint32_t j, mk_vec3 corner[4],
+                           uint8_t *cell);
+/* Triangle k (0, 1) of a cell from its samples and byte (col_heightfield3_cell): the vertices
+ * and active edges col_heightfield3_local gives it. */
+static inline void col_heightfield3_cell_triangle(const mk_vec3 corner[4], uint8_t cell, int k,
+                                                  mk_vec3 v[3], uint8_t *active)
+{
+    v[0] = corner[0];
+    v[1] = corner[k == 0 ? 1 : 2];
+    v[2] = corner[k == 0 ? 2 : 3];
+    *active = (uint8_t)((cell >> (3 * k)) & 0x7u);
+}
 /* The cells a box (heightfield frame) may touch: columns range[0] .. range[1] and rows
  * range[2] .. range[3], inclusive. */
 void col_heightfield3_cells(const col_heightfield3 *h, const col_box *box, uint32_t range[4]);
