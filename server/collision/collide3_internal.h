@@ -280,6 +280,12 @@ static inline col_d3 col_poly3_normal(const col_poly3 *p, int f)
  * shape has a face along the normal (edge or vertex contact: the caller gives one point). */
 bool col_poly3_clip(const col_placed3 *a, const col_placed3 *b, col_d3 normal, double depth,
                     col_manifold3 *m);
+/* As col_poly3_clip, with the incident points up to `reach` (m) in front of the reference face
+ * kept, their depths down to -reach: shapes apart by -depth along a face normal, less than
+ * reach, get their speculative points (the gap in the manifold's distance), as they would
+ * moved reach toward each other and clipped, their points then moved back. */
+bool col_poly3_clip_within(const col_placed3 *a, const col_placed3 *b, col_d3 normal,
+                           double depth, double reach, col_manifold3 *m);
 /* Keeps the deepest of n points and those that span the largest area with it (Bullet's
  * sortCachedPoints idea: area, not order): writes the kept indices, returns their count. */
 int col_reduce4(const col_d3 *p, const double *depth, int n, col_d3 normal, int keep[4]);

@@ -168,7 +168,9 @@ typedef enum col_tri_box_result {
 /* Box b against the triangle's hull th (unit face normal n, b's centre in front), as
  * col_collide_convex3_within(&th->shape, th->xf, b, xb, how->margin) answers it, by the
  * separating-axis test (tri_box3.c), keeping a face contact within how->face_bias as
- * col_collide3_within does. *nearest is written with COL_TRI_BOX_APART. */
+ * col_collide3_within does. *nearest is written with COL_TRI_BOX_APART: apart within the
+ * margin, the manifold has the gap, and with how->speculative its speculative points when a
+ * face is over the other's nearest point (col_tri_contact3). */
 col_tri_box_result col_collide_tri_box3(const col_tri_hull *th, col_d3 n, const col_shape3 *b,
                                         col_xf3 xb, const col_tri_contact3 *how,
                                         col_manifold3 *m, col_d3 *nearest);

@@ -173,6 +173,12 @@ int col_reduce4(const col_d3 *p, const double *depth, int n, col_d3 normal, int 
 bool col_poly3_clip(const col_placed3 *a, const col_placed3 *b, col_d3 normal, double depth,
                     col_manifold3 *m)
 {
+    return col_poly3_clip_within(a, b, normal, depth, 0.0, m);
+}
+
+bool col_poly3_clip_within(const col_placed3 *a, const col_placed3 *b, col_d3 normal,
+                           double depth, double reach, col_manifold3 *m)
+{
     /* On the stack (some 40 KB with the clip buffers): no allocation, and re-entrant. */
     col_poly3 pa, pb;
     col_poly3_view(a, &pa);
@@ -208,15 +214,16 @@ bool col_poly3_clip(const col_placed3 *a, const col_placed3 *b, col_d3 normal, d
     const clip_poly *c = &buf[cur];
     double off = d3_dot(rn, ref->v[ref->indices[rfc->first]]);
     double slack = 1e-9 * (col_shape3_reach(a->s) + col_shape3_reach(b->s));
+    double least = reach > 0.0 ? -reach : 0.0;
     col_d3 pts[CLIP_MAX];
     double dep[CLIP_MAX];
     uint32_t codes[CLIP_MAX];
     int n = 0;
     for (int i = 0; i < c->n; i++) {
         double d = off - d3_dot(rn, c->p[i]);
-        if (d < -slack)
+        if (d < least - slack)
             continue;
-        d = fmin(fmax(d, 0.0), depth);
+        d = fmin(fmax(d, least), depth);
         /* Midway between the incident point and its image on the reference face. */
         pts[n] = d3_mad(c->p[i], 0.5 * d, rn);
         dep[n] = d;
@@ -229,7 +236,7 @@ bool col_poly3_clip(const col_placed3 *a, const col_placed3 *b, col_d3 normal, d
     m->count = k;
     m->normal = d3_to_f(normal);
     m->depth = (float)depth;
-    m->distance = 0.0f;
+    m->distance = depth < 0.0 ? (float)-depth : 0.0f;
     for (int i = 0; i < k; i++) {
         int j = keep[i];
         m->points[i].point = d3_to_f(pts[j]);

@@ -164,10 +164,16 @@ col_tri_box_result col_collide_tri_box3(const col_tri_hull *th, col_d3 n, const 
         /* Apart within the margin: the exact gap and where on the triangle it is. */
         col_d3 local;
         if (kind < 2 && face_gap(kind, t, u, h, nb, &local)) {
+            *nearest = d3_add(d3_of(th->xf.p), d3_add(pb.p, drot_apply(&pb.r, local)));
+            /* A face over the other's nearest point: its speculative points, the face clipped
+             * as at a touch. */
+            if (how->speculative && col_poly3_clip_within(&pa, &pb, l, -t.sep, margin, m)) {
+                col_manifold3_to_world(m, th->xf);
+                return COL_TRI_BOX_APART;
+            }
             *m = (col_manifold3){0};
             m->normal = d3_to_f(l);
             m->distance = (float)t.sep;
-            *nearest = d3_add(d3_of(th->xf.p), d3_add(pb.p, drot_apply(&pb.r, local)));
             return COL_TRI_BOX_APART;
         }
         col_distance3 g = col_gjk3_distance(&th->shape, th->xf, b, xb);

@@ -200,18 +200,19 @@ static col_manifold3 sphere_triangle(const mk_vec3 v[3], col_d3 c, double r, col
 }
 
 /* The manifold of B against the triangle along its face normal n (from the front): the depth
- * of B's deepest point below the plane, B's face clipped against the triangle for a
- * polytope (th, the triangle's hull), else that deepest point. */
+ * of B's deepest point below the plane (`deepest`, B's support along -n), B's face clipped
+ * against the triangle for a polytope (th, the triangle's hull), else that deepest point.
+ * With a reach (m), B up to that far in front of the plane gets its speculative points, of
+ * negative depth (col_poly3_clip_within), the gap in the manifold's distance. */
 static col_manifold3 along_face(const col_tri_hull *th, const mk_vec3 v[3], col_d3 n,
-                                const col_shape3 *b, col_xf3 xb)
+                                const col_shape3 *b, col_xf3 xb, col_d3 deepest, double reach)
 {
-    col_d3 deepest = d3_of(col_support3(b, xb, d3_to_f(d3_neg(n))));
-    double depth = fmax(d3_dot(n, d3_sub(d3_of(v[0]), deepest)), 0.0);
+    double depth = fmax(d3_dot(n, d3_sub(d3_of(v[0]), deepest)), reach > 0.0 ? -reach : 0.0);
     col_manifold3 m = {0};
     if (th && (b->type == COL_SHAPE3_BOX || b->type == COL_SHAPE3_HULL)) {
         col_placed3 pa, pb;
         col_place_pair(&th->shape, th->xf, b, xb, &pa, &pb);
-        if (col_poly3_clip(&pa, &pb, n, depth, &m)) {
+        if (col_poly3_clip_within(&pa, &pb, n, depth, reach, &m)) {
             col_manifold3_to_world(&m, th->xf);
             return m;
         }
@@ -219,6 +220,7 @@ static col_manifold3 along_face(const col_tri_hull *th, const mk_vec3 v[3], col_
     m.count = 1;
     m.normal = d3_to_f(n);
     m.depth = (float)depth;
+    m.distance = depth < 0.0 ? (float)-depth : 0.0f;
     m.points[0] = (col_contact_point3){d3_to_f(d3_mad(deepest, 0.5 * depth, n)), (float)depth,
                                        ID_FACE_POINT};
     return m;
@@ -306,18 +308,21 @@ col_manifold3 col_collide_triangle3(const col_triangle3 *t, const col_shape3 *b,
             p = d3_of(g.point_a);
         }
         if (!keeps_normal(v, n, active, own, p, motion)) {
+            col_d3 deepest = d3_of(col_support3(b, xb, d3_to_f(d3_neg(n))));
             if (m.count > 0 && !(m.distance > 0.0f)) {
-                m = along_face(sphere ? NULL : &th, v, n, b, xb);
+                m = along_face(sphere ? NULL : &th, v, n, b, xb, deepest, 0.0);
             } else {
-                /* Apart (a sphere's speculative point dropped: along the face normal it is
-                 * some other gap, which the caller's own speculative pass takes). */
+                /* Apart (a speculative manifold dropped: along the face normal it is some
+                 * other gap). The gap below B along the face normal, when B is wholly in
+                 * front: never more than the true gap, so a speculative contact starts no
+                 * later; within the margin, its speculative points along the face normal,
+                 * as the shape moved that far toward the face would touch it. */
                 m.count = 0;
                 m.points[0] = (col_contact_point3){0};
-                /* The gap below B along the face normal, when B is wholly in front: never
-                 * more than the true gap, so a speculative contact starts no later. */
-                col_d3 deepest = d3_of(col_support3(b, xb, d3_to_f(d3_neg(n))));
                 double gap = d3_dot(n, d3_sub(deepest, d3_of(v[0])));
-                if (gap >= 0.0) {
+                if (gap >= 0.0 && how->speculative && gap < (double)how->margin) {
+                    m = along_face(sphere ? NULL : &th, v, n, b, xb, deepest, how->margin);
+                } else if (gap >= 0.0) {
                     m.normal = d3_to_f(n);
                     m.distance = (float)gap;
                 }

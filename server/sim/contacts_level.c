@@ -130,7 +130,8 @@ static float deepest_point(const col_manifold3 *m)
 /* Whether manifold x goes before y: the deeper first, and between equals by their normals
  * and points, so that the order is the geometry's, not the order the pieces were found in
  * (a heightfield's cells and a mesh's tree of the same triangles give the same manifolds in
- * different orders, and merging keeps the first one's normal). */
+ * different orders, and merging keeps the first one's normal and, among points as deep and
+ * as far apart, the first one's points). */
 static bool goes_before(const col_manifold3 *x, const col_manifold3 *y)
 {
     float dx = deepest_point(x), dy = deepest_point(y);
@@ -143,7 +144,17 @@ static bool goes_before(const col_manifold3 *x, const col_manifold3 *y)
     for (int k = 0; k < 6; k++)
         if (fx[k] != fy[k])
             return fx[k] < fy[k];
-    return x->count > y->count;
+    if (x->count != y->count)
+        return x->count > y->count;
+    for (int i = 0; i < x->count; i++) {
+        const col_contact_point3 *p = &x->points[i], *q = &y->points[i];
+        const float gx[4] = {p->point.x, p->point.y, p->point.z, p->depth};
+        const float gy[4] = {q->point.x, q->point.y, q->point.z, q->depth};
+        for (int k = 0; k < 4; k++)
+            if (gx[k] != gy[k])
+                return gx[k] < gy[k];
+    }
+    return false;
 }
 
 /* Whether merged manifold x goes before y: by their normals, so that a body resting on two
@@ -230,15 +241,44 @@ static col_level3_near *near_of(sim_world *w, const sim_body *lb, const sim_body
 }
 #endif
 
+/* Piece c of level body lb, apart from the shape of bp (its manifold c->m empty), made a
+ * speculative contact when the gap is less than SIM_SPECULATIVE: the shape is collided again
+ * moved that far toward the piece, and the points it then has moved back, their depths less
+ * by that far. False, c untouched, when it has none. */
+static bool speculative_points(const sim_body *lb, dxf xl, const dpart *bp, dvec motion,
+                               dchild *c)
+{
+    if (!(c->m.distance < SIM_SPECULATIVE))
+        return false;
+    dvec shift = dv_scale(c->m.normal, -SIM_SPECULATIVE);
+    dmanifold s = piece_collide(lb->level, xl, c->child, &bp->shape,
+                                dim_xf_at(bp, dv_add(bp->pos, shift)), motion,
+                                COL_BACK_FACES_IGNORE, DIM_SHIFTED_MARGIN);
+    /* Moved toward the piece, the shape may meet it another way (a box sliding past the edge
+     * of the triangle behind it, across an inactive edge, is apart along the motion but sinks
+     * into that triangle's face when moved back): that is no speculative contact of this
+     * gap. */
+    if (s.count == 0 || dv_dot(s.normal, c->m.normal) < SIM_LEVEL_MERGE_COS)
+        return false;
+    for (int k = 0; k < s.count; k++) {
+        s.points[k].depth -= SIM_SPECULATIVE;
+        s.points[k].point = dv_mad(s.points[k].point, -0.5f, shift);
+    }
+    s.depth -= SIM_SPECULATIVE;
+    c->m = s;
+    return true;
+}
+
 /* The manifolds of body b against level body lb, speculative ones made where a piece is
  * apart by less than SIM_SPECULATIVE, those apart by more dropped; in 3D merged. Normal from
  * the level toward b; returns how many were written to out (room for SIM_LEVEL_PIECES_CAP).
  * In 3D, b's clearance from the pieces into *clear (its `far` 0 when it is not worked out,
- * sim_level_clear): those touching are within the sweep's skin (sweep.c), the others are
- * bounded by their manifolds' separations (a manifold apart gives a gap along its normal,
- * which the active-edge rule may have made the face's, and then no more than the true gap:
- * not enough to tell the skin's pieces). The candidate triangles come from b's kept list
- * (near_of), which gives the level's own walk's. */
+ * sim_level_clear): the pieces with contact points, touching or speculative, are the
+ * solver's, which keeps b out of them whatever it moves (the sweep's skin passes those within
+ * SIM_SPECULATIVE, sweep.c); the others are bounded by their manifolds' separations (a
+ * manifold apart gives a gap along its normal, which the active-edge rule may have made the
+ * face's, and then no more than the true gap). The candidate triangles come from b's kept
+ * list (near_of), which gives the level's own walk's. */
 static uint32_t pair_children(sim_world *w, const sim_body *lb, const sim_body *b,
                               dchild *out, sim_level_clear *clear)
 {
@@ -266,30 +306,11 @@ static uint32_t pair_children(sim_world *w, const sim_body *lb, const sim_body *
     uint32_t kept = 0;
     for (uint32_t i = 0; i < n; i++) {
         dchild c = out[i];
+        if (c.m.count == 0 && !speculative_points(lb, xl, bp, motion, &c)) {
 #if MK_DIM == 3
-        /* Apart: no points, or speculative ones made already (how.speculative). */
-        if (c.m.count == 0 || c.m.distance > 0.0f)
             col_level3_clear_add(&clear->c, c.m.normal, c.m.distance);
 #endif
-        if (c.m.count == 0) {
-            if (!(c.m.distance < SIM_SPECULATIVE))
-                continue;
-            dvec shift = dv_scale(c.m.normal, -SIM_SPECULATIVE);
-            dmanifold s = piece_collide(lb->level, xl, c.child, &bp->shape,
-                                        dim_xf_at(bp, dv_add(bp->pos, shift)), motion,
-                                        COL_BACK_FACES_IGNORE, DIM_SHIFTED_MARGIN);
-            /* Moved toward the piece, the shape may meet it another way (a box sliding past
-             * the edge of the triangle behind it, across an inactive edge, is apart along the
-             * motion but sinks into that triangle's face when moved back): that is no
-             * speculative contact of this gap. */
-            if (s.count == 0 || dv_dot(s.normal, c.m.normal) < SIM_LEVEL_MERGE_COS)
-                continue;
-            for (int k = 0; k < s.count; k++) {
-                s.points[k].depth -= SIM_SPECULATIVE;
-                s.points[k].point = dv_mad(s.points[k].point, -0.5f, shift);
-            }
-            s.depth -= SIM_SPECULATIVE;
-            c.m = s;
+            continue;
         }
         out[kept++] = c;
     }

@@ -120,10 +120,10 @@ static float level_time_of_impact(const sim_world *w, const sim_body *b, const d
  * them, a hundred times the distance at which a cast counts a touch (COL_CAST_TOLERANCE). */
 #define SWEEP_CLEAR_ROOM 1e-3f
 
-/* Whether body `slot` moving by d stays clear of the pieces of level body `level` that it
- * does not touch (those it touches are within the skin, which the cast passes), by the
- * clearance its level pair worked out this step (sim_level_clear): then the cast would find
- * nothing, and is not made. */
+/* Whether body `slot` moving by d stays clear of the pieces of level body `level` that have
+ * no contact points with it (those that have are the solver's, and the cast passes those
+ * within its skin), by the clearance its level pair worked out this step (sim_level_clear):
+ * then the cast would find nothing that the solver does not hold, and is not made. */
 static bool clear_of(const sim_world *w, uint32_t slot, uint32_t level, dvec d)
 {
 #if MK_DIM == 3

@@ -185,7 +185,9 @@ typedef struct col_tri_contact3 {
     bool speculative;   /* a sphere apart by less than the margin along the line of its
                            nearest points gets that point all the same, of negative depth (a
                            speculative contact), with the gap in `distance` (> 0 only for
-                           such a manifold), not an empty manifold */
+                           such a manifold), not an empty manifold; so does a box apart along
+                           the triangle's face or its own with that face over the other's
+                           nearest point, its face clipped as at a touch */
 } col_tri_contact3;
 
 /* A shape against one triangle, with the normal from the triangle toward B: GJK and EPA on
