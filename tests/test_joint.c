@@ -879,6 +879,47 @@ START_TEST(jointed_bodies_sleep_and_wake_together)
 }
 END_TEST
 
+/* A sphere of radius 2 cm on a hinge 10 cm below the pivot, let go `arc` (m of the bob's
+ * path) from the bottom: steps until it sleeps (at most `steps`), and the fastest its bob moved
+ * in the last 0.5 s before (or of the run). */
+static int short_pendulum(float arc, int steps, float *fastest)
+{
+    sim_world *w = world_of(3);
+    float d = 0.1f, a = arc / d;
+    sim_id bob = add_sphere(w, mk_v3(d * sinf(a), -d * cosf(a), 0), 0.02f);
+    sim_joint_def j = fixture_joint(SIM_JOINT_HINGE, bob, 0, mk_v3(0, 0, 0));
+    join(w, &j);
+    float speed[30] = {0};
+    int n = 0;
+    for (; n < steps && !sim_world_get(w, bob)->sleeping; n++) {
+        sim_world_step(w);
+        speed[n % 30] = mk_v3_len(sim_body3_of(w, sim_world_get(w, bob))->vel);
+    }
+    *fastest = 0.0f;
+    for (int k = 0; k < 30; k++)
+        *fastest = fmaxf(*fastest, speed[k]);
+    sim_world_free(w);
+    return n;
+}
+
+/* A body rests while its points stay within 2.5 cm of where its rest began, however fast they
+ * move (as Jolt's sleep test spheres): a pendulum swinging 8 mm each way, its bob at up to
+ * 8 cm/s (omega = sqrt(m g d / I_pivot) = 9.9 rad/s), sleeps within a second, though its points
+ * never stayed under 5 cm/s for 0.5 s; one swinging 3 cm each way never does. */
+START_TEST(a_pendulum_swinging_millimetres_rests)
+{
+    float fastest;
+    int steps = short_pendulum(0.008f, 180, &fastest);
+    printf("sleep: a pendulum swinging 8 mm slept after %d steps, its bob at up to %.3f m/s in "
+           "its last 0.5 s\n", steps, (double)fastest);
+    ck_assert_int_lt(steps, 60);
+    ck_assert_float_gt(fastest, 0.06f);
+    steps = short_pendulum(0.03f, 180, &fastest);
+    ck_assert_int_eq(steps, 180);
+    ck_assert_float_gt(fastest, 0.25f);
+}
+END_TEST
+
 /* Two overlapping boxes held by a joint: without `collide` they pass through each other (no
  * contact), with it they are pushed apart. */
 START_TEST(collide_decides_whether_jointed_bodies_touch)
@@ -967,6 +1008,7 @@ static Suite *joint_suite(void)
                joint_breaks_once_with_its_event, wheel_settles_at_static_deflection);
     MINK_TCASE(s, "the world's joints", 60, bad_definitions_are_refused,
                removing_a_body_removes_its_joints, jointed_bodies_sleep_and_wake_together,
+               a_pendulum_swinging_millimetres_rests,
                collide_decides_whether_jointed_bodies_touch, image_with_joints_steps_on_exactly);
     return s;
 }

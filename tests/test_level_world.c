@@ -784,17 +784,18 @@ START_TEST(piles_sleep_and_any_workers_agree)
     ck_assert_uint_eq(h1, h2);
     ck_assert_uint_eq(h1, h4);
     /* Pinned: the same bits in every build (debug, asan, release) and with any workers. */
-    ck_assert_uint_eq(h1, 0x052f0a6cce810d31ull);
+    ck_assert_uint_eq(h1, 0x32949cf1e6418f5full);
     ck_assert_int_eq(awake1, 0);
-    /* On the hills a box that came to straddle a ridge may rock on it (an unstable rest): the
-     * rest sleep. */
+    /* On the hills a box that came to straddle a ridge may rock on it (an unstable rest); one
+     * that rocks by millimetres rests all the same (its points stay near where its rest began),
+     * and the rest sleep: of 300, 11 were still awake when only slow points rested. */
     h1 = pile_on(hills, 1, &awake1);
     h4 = pile_on(hills, 4, &awake4);
     printf("300 boxes on the hills, 10 s: hash %016llx, %d awake\n", (unsigned long long)h1,
            awake1);
     ck_assert_uint_eq(h1, h4);
-    ck_assert_uint_eq(h1, 0xf6c345765cd7263bull);
-    ck_assert_int_le(awake1, 15);
+    ck_assert_uint_eq(h1, 0x687c897398a05b9aull);
+    ck_assert_int_le(awake1, 8);
     sim_level_release(flat);
     sim_level_release(hills);
 }

@@ -13,6 +13,11 @@
 
 #define SIM_TIME_TO_SLEEP 0.5f    /* s */
 #define SIM_SLEEP_SPEED 0.05f     /* m/s: the fastest a point of a resting body may move */
+/* m: how far from where they were when its rest began a resting body's points may be, however
+ * fast they move meanwhile: no farther than a body creeping at the sleep speed goes before it
+ * sleeps (Jolt's sleep test spheres). A box rocking by millimetres on a ridge between two
+ * triangles, its points faster than the sleep speed now and then, rests. */
+#define SIM_SLEEP_DRIFT (SIM_SLEEP_SPEED * SIM_TIME_TO_SLEEP)
 #define SIM_NO_RING UINT32_MAX
 
 static uint32_t find(uint32_t *parent, uint32_t x)
@@ -52,19 +57,41 @@ static bool joins_islands(const sim_body *b)
 }
 
 /* The fastest any point of the body moves: its speed plus its spin times the largest
- * distance of the shape's points from its centre of mass (bounded by its box). */
-static float point_speed(const sim_world *w, const sim_body *b)
+ * distance of the shape's points from its centre of mass (bounded by its box); and in *drift,
+ * the farthest any point of it is from where it was when its rest began: its origin's move
+ * plus the chord of its turn at the largest distance of its points from the origin. */
+static float point_speed(const sim_world *w, const sim_body *b, float *drift)
 {
     if (w->cfg.dim == 3) {
         const sim_body3 *b3 = sim_part3(w, sim_id_slot(b->id));
         col_aabb3 box = col_shape3_bounds(&b3->shape, (col_xf3){mk_v3(0, 0, 0), b3->rot});
         float extent = mk_v3_len(box.half) + mk_v3_len(b3->local_center);
+        float q = b3->rot.x * b3->rest_rot.x + b3->rot.y * b3->rest_rot.y +
+                  b3->rot.z * b3->rest_rot.z + b3->rot.w * b3->rest_rot.w;
+        float half_sin = sqrtf(mk_maxf(1.0f - q * q, 0.0f)); /* sin of half the turn */
+        *drift = mk_v3_len(mk_v3_sub(b3->pos, b3->rest_pos)) +
+                 2.0f * half_sin * (mk_v3_len(box.half) + mk_v3_len(box.center));
         return mk_v3_len(b3->vel) + extent * mk_v3_len(b3->w);
     }
     col_aabb box =
         col_shape_bounds_q(&b->shape, (col_xf2){mk_v2(0.0f, 0.0f), 0.0f}, mk_v2(1.0f, 0.0f));
     float extent = mk_v2_len(box.half) + mk_v2_len(b->local_center);
+    *drift = mk_v2_len(mk_v2_sub(b->pos, b->rest_pos)) +
+             2.0f * fabsf(sinf(0.5f * (b->angle - b->rest_angle))) *
+                 (mk_v2_len(box.half) + mk_v2_len(box.center));
     return mk_v2_len(b->vel) + extent * fabsf(b->w);
+}
+
+/* The body's rest begins where it is. */
+static void note_rest(sim_world *w, sim_body *b)
+{
+    if (w->cfg.dim == 3) {
+        sim_body3 *b3 = sim_part3(w, sim_id_slot(b->id));
+        b3->rest_pos = b3->pos;
+        b3->rest_rot = b3->rot;
+    }
+    b->rest_pos = b->pos;
+    b->rest_angle = b->angle;
 }
 
 static void stop(sim_world *w, sim_body *b)
@@ -137,8 +164,12 @@ void sim_sleep_islands(sim_world *w, float dt)
         ring[s] = SIM_NO_RING;
         if (b->sleeping || !joins_islands(b))
             continue;
-        float speed = point_speed(w, b);
-        b->sleep_time = speed > SIM_SLEEP_SPEED ? 0.0f : b->sleep_time + dt;
+        float drift, speed = point_speed(w, b, &drift);
+        bool resting = speed <= SIM_SLEEP_SPEED ||
+                       (b->sleep_time > 0.0f && drift <= SIM_SLEEP_DRIFT);
+        if (resting && b->sleep_time == 0.0f)
+            note_rest(w, b);
+        b->sleep_time = resting ? b->sleep_time + dt : 0.0f;
         island_sleep[s] = b->sleep_time;
     }
     uint32_t sa, sb;

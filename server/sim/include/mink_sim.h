@@ -145,6 +145,8 @@ typedef struct sim_body3 {
                           * rotate (characters, static and kinematic bodies) */
     mk_vec3 local_center; /* centre of mass in the body's frame, m */
     mk_vec3 move;        /* the newest input, each component in [-1, 1] */
+    mk_vec3 rest_pos;    /* pos and rot when the body's rest began (sleep_time from 0) */
+    mk_quat rest_rot;
 } sim_body3;
 
 typedef struct sim_body {
@@ -165,6 +167,8 @@ typedef struct sim_body {
     float inv_inertia; /* 1/(kg m^2); 0 for bodies that do not rotate */
     mk_vec2 local_center; /* centre of mass in the body's frame (polygons), m */
     float sleep_time;  /* s at rest so far */
+    mk_vec2 rest_pos;  /* pos and angle when its rest began (sleep_time from 0) */
+    float rest_angle;
     bool sleeping;     /* asleep: not stepped, not sent again */
     uint64_t slept_at; /* the tick it fell asleep at */
     uint32_t sleep_next; /* the next body (slot) of the ring of bodies that fell asleep together */
