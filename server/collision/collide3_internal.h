@@ -76,8 +76,6 @@ void col_place_pair(const col_shape3 *a, col_xf3 xa, const col_shape3 *b, col_xf
                     col_placed3 *pa, col_placed3 *pb);
 /* The margin of a rounded shape (sphere, capsule), 0 for the others. */
 double col_shape3_margin(const col_shape3 *s);
-/* The radius of a ball about the shape's origin holding it: the scale of tolerances. */
-double col_shape3_reach(const col_shape3 *s);
 /* The pair's tolerance for GJK and EPA: 1e-9 of the smaller reach, so that a small shape on a
  * large one (1:1000) is as accurate as two small ones (double has the digits), but at least
  * 1e-12 of the larger reach (beyond 1:1000 double no longer has them; a point has reach 0). */

@@ -59,7 +59,8 @@ static bool joins_islands(const sim_body *b)
 /* The fastest any point of the body moves: its speed plus its spin times the largest
  * distance of the shape's points from its centre of mass (bounded by its box); and in *drift,
  * the farthest any point of it is from where it was when its rest began: its origin's move
- * plus the chord of its turn at the largest distance of its points from the origin. */
+ * plus the chord of its turn at the largest distance of its points from the origin (a ball
+ * rolling 1 cm moves its points 2 cm at most). */
 static float point_speed(const sim_world *w, const sim_body *b, float *drift)
 {
     if (w->cfg.dim == 3) {
@@ -70,7 +71,7 @@ static float point_speed(const sim_world *w, const sim_body *b, float *drift)
                   b3->rot.z * b3->rest_rot.z + b3->rot.w * b3->rest_rot.w;
         float half_sin = sqrtf(mk_maxf(1.0f - q * q, 0.0f)); /* sin of half the turn */
         *drift = mk_v3_len(mk_v3_sub(b3->pos, b3->rest_pos)) +
-                 2.0f * half_sin * (mk_v3_len(box.half) + mk_v3_len(box.center));
+                 2.0f * half_sin * (float)col_shape3_reach(&b3->shape);
         return mk_v3_len(b3->vel) + extent * mk_v3_len(b3->w);
     }
     col_aabb box =

@@ -104,6 +104,9 @@ mk_vec3 col_support3(const col_shape3 *s, col_xf3 xf, mk_vec3 dir);
 
 /* The tight bounding box of a placed shape (its support along the six axis directions). */
 col_aabb3 col_shape3_bounds(const col_shape3 *s, col_xf3 xf);
+/* The radius of a ball about the shape's origin holding it, m: the scale of tolerances, and
+ * the farthest a point of the shape goes when it turns about its origin. */
+double col_shape3_reach(const col_shape3 *s);
 
 /* ---- mass properties, unit density ---- */
 
