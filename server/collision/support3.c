@@ -93,6 +93,9 @@ mk_vec3 col_support3(const col_shape3 *s, col_xf3 xf, mk_vec3 dir)
 
 col_aabb3 col_shape3_bounds(const col_shape3 *s, col_xf3 xf)
 {
+    /* A sphere's, whatever its turn: its radius on every side. */
+    if (s->type == COL_SHAPE3_SPHERE)
+        return (col_aabb3){xf.p, mk_v3(s->radius, s->radius, s->radius)};
     /* The support along +-e_i, in the shape's frame the rows of R: exact for every shape. */
     col_drot r = col_drot_of(xf.q);
     col_d3 rows[3] = {r.r0, r.r1, r.r2};
