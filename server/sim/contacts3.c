@@ -95,32 +95,33 @@ static void perturb(const sim_body3 *a, const sim_body3 *b, col_manifold3 *m)
  * sphere touches a level's piece at one point, which the narrowphase gives exactly every step
  * (triangle3.c): it too is fresh, since the arbiter would keep the points of the last few
  * steps trailing a rolling ball, where the ball has rolled away from the ground, for the
- * solver to pay for as speculative points. */
+ * solver to pay for as speculative points. *fresh says the manifold is m's, point for point. */
 static col_contact_cache3 pair_manifold(const sim_body3 *a, const sim_body3 *b,
                                         const sim_cache_entry3 *old, const col_manifold3 *m,
-                                        bool level)
+                                        bool level, bool *fresh)
 {
     col_xf3 xa = sim_body_xf3(a), xb = sim_body_xf3(b);
     bool sphere = a->shape.type == COL_SHAPE3_SPHERE || b->shape.type == COL_SHAPE3_SPHERE;
     if (!(level && sphere) && (!sim_polytope3(&a->shape) || !sim_polytope3(&b->shape))) {
-        col_manifold3 fresh = *m;
+        col_manifold3 now = *m;
         if (!level && old->manifold.count < 3 && m->count == 1 &&
             (rests_on_many(&a->shape) || rests_on_many(&b->shape)))
-            perturb(a, b, &fresh);
-        return col_contact_cache3_update(&old->manifold, xa, xb, &fresh, SIM_ARBITER_THRESHOLD);
+            perturb(a, b, &now);
+        return col_contact_cache3_update(&old->manifold, xa, xb, &now, SIM_ARBITER_THRESHOLD);
     }
-    col_contact_cache3 fresh;
-    memset(&fresh, 0, sizeof fresh);
-    fresh.normal = m->normal;
-    fresh.count = m->count;
+    col_contact_cache3 out;
+    memset(&out, 0, sizeof out);
+    out.normal = m->normal;
+    out.count = m->count;
     for (int i = 0; i < m->count; i++) {
-        fresh.points[i].c = m->points[i];
+        out.points[i].c = m->points[i];
         /* Its surface points, half the depth each side of it along the normal. */
         mk_vec3 half = mk_v3_scale(m->normal, 0.5f * m->points[i].depth);
-        fresh.points[i].local_a = col_xf3_apply_inv(xa, mk_v3_add(m->points[i].point, half));
-        fresh.points[i].local_b = col_xf3_apply_inv(xb, mk_v3_sub(m->points[i].point, half));
+        out.points[i].local_a = col_xf3_apply_inv(xa, mk_v3_add(m->points[i].point, half));
+        out.points[i].local_b = col_xf3_apply_inv(xb, mk_v3_sub(m->points[i].point, half));
     }
-    return fresh;
+    *fresh = true;
+    return out;
 }
 
 /* sim_match_cached for a level pair: the point of last step's manifold nearest within
@@ -159,10 +160,13 @@ bool sim_fill_points3(sim_world *w, sim_constraint3 *c, sim_cache_entry3 *entry,
     const sim_body *bodies = w->slots.bodies.at;
     bool level_a = bodies[a3 - w->d3.bodies.at].level != NULL;
     bool level = level_a || bodies[b3 - w->d3.bodies.at].level;
+    /* This step's manifold taken as it is (a one-shot, or a ball's on a level): its points are
+     * this step's, placed and measured already. */
+    bool fresh = false;
     if (!kept) {
         copy = *entry;
         old = &copy;
-        entry->manifold = pair_manifold(a3, b3, old, m, level);
+        entry->manifold = pair_manifold(a3, b3, old, m, level, &fresh);
         entry->one_shot =
             sim_polytope3(&a3->shape) && sim_polytope3(&b3->shape) && entry->manifold.count > 0;
         entry->local_normal = mk_quat_unrotate(a3->rot, m->normal);
@@ -184,7 +188,7 @@ bool sim_fill_points3(sim_world *w, sim_constraint3 *c, sim_cache_entry3 *entry,
          * pair's m is that already (dim_manifold_of, by this arithmetic from these points). */
         mk_vec3 point;
         float depth;
-        if (kept && !level) {
+        if ((kept && !level) || fresh) {
             point = m->points[i].point;
             depth = m->points[i].depth;
         } else {
