@@ -176,27 +176,26 @@ col_d3 col_tri_closest(const mk_vec3 v[3], col_d3 p)
  * less than `speculative` (m), the point is made all the same, of negative depth: where the
  * sphere moved that far toward q would touch it, the point midway between q and the sphere's
  * surface, its depth less by that far (contacts_level.c made it so). */
-static col_manifold3 sphere_triangle(const mk_vec3 v[3], col_d3 c, double r, col_d3 *q,
-                                     bool *inside, float speculative)
+static void sphere_triangle(const mk_vec3 v[3], col_d3 c, double r, col_d3 *q, bool *inside,
+                            float speculative, col_manifold3 *m)
 {
     *q = closest_in(v, c, inside);
     col_d3 off = d3_sub(c, *q);
     double dist = d3_len(off);
     col_d3 own = dist > 0.0 ? d3_scale(off, 1.0 / dist) : col_tri_normal(v);
-    col_manifold3 m = {0};
-    m.normal = d3_to_f(own);
+    m->normal = d3_to_f(own);
+    m->distance = 0.0f;
     if (dist > r) {
-        m.distance = (float)(dist - r);
-        if (!(m.distance < speculative))
-            return m;
+        m->distance = (float)(dist - r);
+        if (!(m->distance < speculative))
+            return;
     }
     double depth = r - dist; /* < 0: a speculative contact, its distance kept */
     col_d3 surface = d3_mad(c, -r, own);
-    m.count = 1;
-    m.depth = (float)depth;
-    m.points[0] = (col_contact_point3){d3_to_f(d3_scale(d3_add(*q, surface), 0.5)),
-                                       (float)depth, 0u};
-    return m;
+    m->count = 1;
+    m->depth = (float)depth;
+    m->points[0] = (col_contact_point3){d3_to_f(d3_scale(d3_add(*q, surface), 0.5)),
+                                        (float)depth, 0u};
 }
 
 /* The manifold of B against the triangle along its face normal n (from the front): the depth
@@ -237,31 +236,32 @@ static col_d3 point_on_triangle(const col_manifold3 *m)
 }
 
 /* The manifold's point ids, others for the back face than for the front. */
-static col_manifold3 with_face_ids(col_manifold3 m, bool back)
+static void back_face_ids(col_manifold3 *m, bool back)
 {
     if (back)
-        for (int i = 0; i < m.count; i++)
-            m.points[i].id ^= ID_BACK_FACE;
-    return m;
+        for (int i = 0; i < m->count; i++)
+            m->points[i].id ^= ID_BACK_FACE;
 }
 
 col_manifold3 col_collide_triangle3(const col_triangle3 *t, const col_shape3 *b, col_xf3 xb,
                                     const col_tri_contact3 *how)
 {
-    col_manifold3 none = {0};
-    none.distance = FLT_MAX;
+    /* One manifold, written in place and returned from every exit: the caller's own (a
+     * manifold built elsewhere and copied out would be read back before its stores land). */
+    col_manifold3 m = {0};
+    m.distance = FLT_MAX;
     mk_vec3 v[3] = {t->v[0], t->v[1], t->v[2]};
     uint8_t active = t->active & 0x7u;
     /* The face's direction without its length (a square root and a division, which a sphere
      * over the face never needs): enough for the degenerate and back face tests. */
     col_d3 cross = col_tri_cross(v);
     if (d3_dot(cross, cross) == 0.0)
-        return none; /* degenerate: no face to touch */
+        return m; /* degenerate: no face to touch */
     /* Jolt's back face test: B's origin behind the triangle's plane. */
     bool back = d3_dot(cross, d3_sub(d3_of(xb.p), d3_of(v[0]))) < 0.0;
     if (back) {
         if (how->back == COL_BACK_FACES_IGNORE)
-            return none;
+            return m;
         /* The back face as a front face: the winding reversed, edges 0 and 2 trade places
          * (and the normal is exactly the negative: a cross product's terms swap). */
         mk_vec3 s = v[1];
@@ -270,20 +270,23 @@ col_manifold3 col_collide_triangle3(const col_triangle3 *t, const col_shape3 *b,
         active = (uint8_t)((active & 0x2u) | (active & 0x1u) << 2 | (active & 0x4u) >> 2);
     }
     col_tri_hull th;
-    col_manifold3 m;
     col_d3 p; /* the triangle's point B touches, or its nearest to B */
     bool sphere = b->type == COL_SHAPE3_SPHERE, have_p = sphere, inside = false;
     if (sphere)
-        m = sphere_triangle(v, d3_of(xb.p), b->radius, &p, &inside,
-                            how->speculative ? how->margin : -INFINITY);
+        sphere_triangle(v, d3_of(xb.p), b->radius, &p, &inside,
+                        how->speculative ? how->margin : -INFINITY, &m);
     /* A sphere whose nearest point is inside the face meets it along the face normal, whatever
      * the active edges: the rule below has nothing to change. */
-    if (sphere && inside)
-        return with_face_ids(m, back);
+    if (sphere && inside) {
+        back_face_ids(&m, back);
+        return m;
+    }
     /* Nor has it anything to change where every edge is active, or for a sphere apart by more
      * than the margin (below): the face normal is then not needed. */
-    if (sphere && (active == 0x7u || (m.count == 0 && !(m.distance <= how->margin))))
-        return with_face_ids(m, back);
+    if (sphere && (active == 0x7u || (m.count == 0 && !(m.distance <= how->margin)))) {
+        back_face_ids(&m, back);
+        return m;
+    }
     col_d3 n = col_tri_normal(v);
     if (!sphere) {
         col_tri_hull_make(v, n, &th);
@@ -329,7 +332,8 @@ col_manifold3 col_collide_triangle3(const col_triangle3 *t, const col_shape3 *b,
             }
         }
     }
-    return with_face_ids(m, back);
+    back_face_ids(&m, back);
+    return m;
 }
 
 /* ---- rays ---- */
