@@ -363,7 +363,7 @@ uint32_t col_level3_collide_clear(col_level3 l, col_xf3 xl, const col_shape3 *b,
                 continue;
             }
         }
-        col_manifold3 m = col_collide_triangle3(&tri, b, local, &in_frame);
+        col_manifold3 m = col_collide_triangle3_at(&tri, b, &local, &in_frame);
         if (m.count == 0 && !(m.distance <= how->margin)) {
             if (clear)
                 clear_by(clear, xl, tri.v, b, local, &m, &own);

@@ -246,6 +246,13 @@ static void back_face_ids(col_manifold3 *m, bool back)
 col_manifold3 col_collide_triangle3(const col_triangle3 *t, const col_shape3 *b, col_xf3 xb,
                                     const col_tri_contact3 *how)
 {
+    return col_collide_triangle3_at(t, b, &xb, how);
+}
+
+col_manifold3 col_collide_triangle3_at(const col_triangle3 *t, const col_shape3 *b,
+                                       const col_xf3 *at, const col_tri_contact3 *how)
+{
+    col_xf3 xb = *at;
     /* One manifold, written in place and returned from every exit: the caller's own (a
      * manifold built elsewhere and copied out would be read back before its stores land). */
     col_manifold3 m = {0};
