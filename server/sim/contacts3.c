@@ -153,31 +153,27 @@ static int match_on_body(const sim_cache_entry3 *old, const col_cached_point3 *c
 bool sim_fill_points3(sim_world *w, sim_constraint3 *c, sim_cache_entry3 *entry,
                       const sim_body3 *a3, const sim_body3 *b3, const col_manifold3 *m, bool kept)
 {
-    /* The last step's manifold and impulses: a kept entry's own, point for point; otherwise
-     * a copy, read before this step's points overwrite it. */
-    sim_cache_entry3 copy;
-    const sim_cache_entry3 *old = entry;
+    /* The entry holds last step's manifold and impulses until the points are matched to
+     * them: a kept entry's are this step's, point for point; otherwise this step's manifold is
+     * made beside it (`next`) and stored with the new impulses at the end. */
     const sim_body *bodies = w->slots.bodies.at;
     bool level_a = bodies[a3 - w->d3.bodies.at].level != NULL;
     bool level = level_a || bodies[b3 - w->d3.bodies.at].level;
     /* This step's manifold taken as it is (a one-shot, or a ball's on a level): its points are
      * this step's, placed and measured already. */
     bool fresh = false;
-    if (!kept) {
-        copy = *entry;
-        old = &copy;
-        entry->manifold = pair_manifold(a3, b3, old, m, level, &fresh);
-        entry->one_shot =
-            sim_polytope3(&a3->shape) && sim_polytope3(&b3->shape) && entry->manifold.count > 0;
-        entry->local_normal = mk_quat_unrotate(a3->rot, m->normal);
-        sim_relative_pose3(a3, b3, &entry->rel_p, &entry->rel_q);
-    }
+    col_contact_cache3 next;
     const col_contact_cache3 *pm = &entry->manifold;
-    if (pm->count == 0)
-        return false;
-    c->normal = pm->normal;
-    tangents(c->normal, c->tangent);
-    c->count = pm->count;
+    if (!kept) {
+        next = pair_manifold(a3, b3, entry, m, level, &fresh);
+        pm = &next;
+    }
+    float jn[COL_MAX_POINTS3], jt[COL_MAX_POINTS3][2];
+    if (pm->count > 0) {
+        c->normal = pm->normal;
+        tangents(c->normal, c->tangent);
+        c->count = pm->count;
+    }
     mk_vec3 ca = sim_body_center3(a3), cb = sim_body_center3(b3);
     col_xf3 xa = sim_body_xf3(a3), xb = sim_body_xf3(b3);
     for (int i = 0; i < pm->count; i++) {
@@ -199,16 +195,25 @@ bool sim_fill_points3(sim_world *w, sim_constraint3 *c, sim_cache_entry3 *entry,
         p->ra = mk_v3_sub(point, ca);
         p->rb = mk_v3_sub(point, cb);
         p->base_sep = -depth - mk_v3_dot(mk_v3_sub(p->rb, p->ra), c->normal);
-        int k = kept                      ? i
-                : old->manifold.count == 0 ? -1
-                : level                    ? match_on_body(old, cp, level_a)
-                                           : sim_match_cached(old, cp->c.id, cp->local_a);
-        p->jn = k >= 0 ? old->jn[k] : 0.0f;
-        p->jt[0] = k >= 0 ? old->jt[k][0] : 0.0f;
-        p->jt[1] = k >= 0 ? old->jt[k][1] : 0.0f;
-        entry->jn[i] = p->jn;
-        entry->jt[i][0] = p->jt[0];
-        entry->jt[i][1] = p->jt[1];
+        int k = kept                        ? i
+                : entry->manifold.count == 0 ? -1
+                : level                      ? match_on_body(entry, cp, level_a)
+                                             : sim_match_cached(entry, cp->c.id, cp->local_a);
+        p->jn = jn[i] = k >= 0 ? entry->jn[k] : 0.0f;
+        p->jt[0] = jt[i][0] = k >= 0 ? entry->jt[k][0] : 0.0f;
+        p->jt[1] = jt[i][1] = k >= 0 ? entry->jt[k][1] : 0.0f;
     }
-    return true;
+    if (!kept) {
+        entry->manifold = next;
+        entry->one_shot =
+            sim_polytope3(&a3->shape) && sim_polytope3(&b3->shape) && next.count > 0;
+        entry->local_normal = mk_quat_unrotate(a3->rot, m->normal);
+        sim_relative_pose3(a3, b3, &entry->rel_p, &entry->rel_q);
+    }
+    for (int i = 0; i < pm->count; i++) {
+        entry->jn[i] = jn[i];
+        entry->jt[i][0] = jt[i][0];
+        entry->jt[i][1] = jt[i][1];
+    }
+    return pm->count > 0;
 }
