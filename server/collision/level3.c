@@ -354,6 +354,7 @@ uint32_t col_level3_collide_clear(col_level3 l, col_xf3 xl, const col_shape3 *b,
         candidates_init(&c, l, &walk);
     uint32_t t, found = 0, at = 0;
     col_triangle3 tri;
+    col_manifold3 spare;
     while (list ? near_next(list, near->count, &at, &walk, &t, tri.v, &tri.active)
                 : candidates_next(&c, &t, tri.v, &tri.active)) {
         if (clear) {
@@ -363,15 +364,18 @@ uint32_t col_level3_collide_clear(col_level3 l, col_xf3 xl, const col_shape3 *b,
                 continue;
             }
         }
-        col_manifold3 m = col_collide_triangle3_at(&tri, b, &local, &in_frame);
-        if (m.count == 0 && !(m.distance <= how->margin)) {
+        /* Written where it is kept: the next free place, which the next triangle takes again
+         * when this one gives nothing. */
+        col_manifold3 *m = found < cap ? &out[found].m : &spare;
+        col_collide_triangle3_into(&tri, b, &local, &in_frame, m);
+        if (m->count == 0 && !(m->distance <= how->margin)) {
             if (clear)
-                clear_by(clear, xl, tri.v, b, local, &m, &own);
+                clear_by(clear, xl, tri.v, b, local, m, &own);
             continue;
         }
         if (found < cap) {
-            col_manifold3_to_world(&m, xl);
-            out[found] = (col_child_manifold3){t, m};
+            col_manifold3_to_world(m, xl);
+            out[found].child = t;
         }
         found++;
     }

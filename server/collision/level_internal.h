@@ -159,11 +159,12 @@ void col_tri_hull_make(const mk_vec3 v[3], col_d3 n, col_tri_hull *out);
 /* What col_collide_tri_box3 settled: the manifold (touching, or apart by more than the
  * margin); apart within the margin, the exact gap and the triangle's point nearest the box;
  * or nothing (edge against edge, or a face clip that found no point), GJK and EPA's to do. */
-/* col_collide_triangle3 with B's placement by address: a caller's loop over many triangles
- * passes the one placement it made, not a copy of it made anew for every call (built from
- * registers and read straight back, which stalls). */
-col_manifold3 col_collide_triangle3_at(const col_triangle3 *t, const col_shape3 *b,
-                                       const col_xf3 *at, const col_tri_contact3 *how);
+/* col_collide_triangle3 with B's placement by address and the manifold written to *m (its
+ * points past its count left as they were): a caller's loop over many triangles passes the
+ * one placement it made and keeps the manifold where it will use it, rather than copies made
+ * for every call (built and read straight back, which stalls). */
+void col_collide_triangle3_into(const col_triangle3 *t, const col_shape3 *b, const col_xf3 *at,
+                                const col_tri_contact3 *how, col_manifold3 *m);
 
 typedef enum col_tri_box_result {
     COL_TRI_BOX_UNDECIDED,

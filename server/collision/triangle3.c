@@ -246,29 +246,34 @@ static void back_face_ids(col_manifold3 *m, bool back)
 col_manifold3 col_collide_triangle3(const col_triangle3 *t, const col_shape3 *b, col_xf3 xb,
                                     const col_tri_contact3 *how)
 {
-    return col_collide_triangle3_at(t, b, &xb, how);
+    col_manifold3 m = {0};
+    col_collide_triangle3_into(t, b, &xb, how, &m);
+    return m;
 }
 
-col_manifold3 col_collide_triangle3_at(const col_triangle3 *t, const col_shape3 *b,
-                                       const col_xf3 *at, const col_tri_contact3 *how)
+void col_collide_triangle3_into(const col_triangle3 *t, const col_shape3 *b, const col_xf3 *at,
+                                const col_tri_contact3 *how, col_manifold3 *m)
 {
     col_xf3 xb = *at;
-    /* One manifold, written in place and returned from every exit: the caller's own (a
-     * manifold built elsewhere and copied out would be read back before its stores land). */
-    col_manifold3 m = {0};
-    m.distance = FLT_MAX;
+    /* The manifold is written in place, where the caller keeps it: one built here and copied
+     * out would be read back before its stores had landed. Points past its count are not
+     * written. */
+    m->count = 0;
+    m->normal = mk_v3(0.0f, 0.0f, 0.0f);
+    m->depth = 0.0f;
+    m->distance = FLT_MAX;
     mk_vec3 v[3] = {t->v[0], t->v[1], t->v[2]};
     uint8_t active = t->active & 0x7u;
     /* The face's direction without its length (a square root and a division, which a sphere
      * over the face never needs): enough for the degenerate and back face tests. */
     col_d3 cross = col_tri_cross(v);
     if (d3_dot(cross, cross) == 0.0)
-        return m; /* degenerate: no face to touch */
+        return; /* degenerate: no face to touch */
     /* Jolt's back face test: B's origin behind the triangle's plane. */
     bool back = d3_dot(cross, d3_sub(d3_of(xb.p), d3_of(v[0]))) < 0.0;
     if (back) {
         if (how->back == COL_BACK_FACES_IGNORE)
-            return m;
+            return;
         /* The back face as a front face: the winding reversed, edges 0 and 2 trade places
          * (and the normal is exactly the negative: a cross product's terms swap). */
         mk_vec3 s = v[1];
@@ -281,37 +286,37 @@ col_manifold3 col_collide_triangle3_at(const col_triangle3 *t, const col_shape3 
     bool sphere = b->type == COL_SHAPE3_SPHERE, have_p = sphere, inside = false;
     if (sphere)
         sphere_triangle(v, d3_of(xb.p), b->radius, &p, &inside,
-                        how->speculative ? how->margin : -INFINITY, &m);
+                        how->speculative ? how->margin : -INFINITY, m);
     /* A sphere whose nearest point is inside the face meets it along the face normal, whatever
      * the active edges: the rule below has nothing to change. */
     if (sphere && inside) {
-        back_face_ids(&m, back);
-        return m;
+        back_face_ids(m, back);
+        return;
     }
     /* Nor has it anything to change where every edge is active, or for a sphere apart by more
      * than the margin (below): the face normal is then not needed. */
-    if (sphere && (active == 0x7u || (m.count == 0 && !(m.distance <= how->margin)))) {
-        back_face_ids(&m, back);
-        return m;
+    if (sphere && (active == 0x7u || (m->count == 0 && !(m->distance <= how->margin)))) {
+        back_face_ids(m, back);
+        return;
     }
     col_d3 n = col_tri_normal(v);
     if (!sphere) {
         col_tri_hull_make(v, n, &th);
         col_tri_box_result r = COL_TRI_BOX_UNDECIDED;
         if (b->type == COL_SHAPE3_BOX)
-            r = col_collide_tri_box3(&th, n, b, xb, how, &m, &p);
+            r = col_collide_tri_box3(&th, n, b, xb, how, m, &p);
         if (r == COL_TRI_BOX_UNDECIDED)
-            m = col_collide_convex3_within(&th.shape, th.xf, b, xb, how->margin);
+            *m = col_collide_convex3_within(&th.shape, th.xf, b, xb, how->margin);
         have_p = r == COL_TRI_BOX_APART;
     }
     /* The rule picks between the manifold's normal and the face normal: nothing to pick when
      * they are the same (a box flat on the face, whose axis of least overlap is the face's). */
     mk_vec3 nf = d3_to_f(n);
-    bool on_face = m.normal.x == nf.x && m.normal.y == nf.y && m.normal.z == nf.z;
-    if (active != 0x7u && !on_face && (m.count > 0 || m.distance <= how->margin)) {
-        col_d3 own = d3_of(m.normal), motion = d3_of(how->motion);
-        if (!have_p && m.count > 0) {
-            p = point_on_triangle(&m);
+    bool on_face = m->normal.x == nf.x && m->normal.y == nf.y && m->normal.z == nf.z;
+    if (active != 0x7u && !on_face && (m->count > 0 || m->distance <= how->margin)) {
+        col_d3 own = d3_of(m->normal), motion = d3_of(how->motion);
+        if (!have_p && m->count > 0) {
+            p = point_on_triangle(m);
         } else if (!have_p) {
             /* Apart: the triangle's point nearest B. */
             col_distance3 g = col_gjk3_distance(&th.shape, th.xf, b, xb);
@@ -319,28 +324,27 @@ col_manifold3 col_collide_triangle3_at(const col_triangle3 *t, const col_shape3 
         }
         if (!keeps_normal(v, n, active, own, p, motion)) {
             col_d3 deepest = d3_of(col_support3(b, xb, d3_to_f(d3_neg(n))));
-            if (m.count > 0 && !(m.distance > 0.0f)) {
-                m = along_face(sphere ? NULL : &th, v, n, b, xb, deepest, 0.0);
+            if (m->count > 0 && !(m->distance > 0.0f)) {
+                *m = along_face(sphere ? NULL : &th, v, n, b, xb, deepest, 0.0);
             } else {
                 /* Apart (a speculative manifold dropped: along the face normal it is some
                  * other gap). The gap below B along the face normal, when B is wholly in
                  * front: never more than the true gap, so a speculative contact starts no
                  * later; within the margin, its speculative points along the face normal,
                  * as the shape moved that far toward the face would touch it. */
-                m.count = 0;
-                m.points[0] = (col_contact_point3){0};
+                m->count = 0;
+                m->points[0] = (col_contact_point3){0};
                 double gap = d3_dot(n, d3_sub(deepest, d3_of(v[0])));
                 if (gap >= 0.0 && how->speculative && gap < (double)how->margin) {
-                    m = along_face(sphere ? NULL : &th, v, n, b, xb, deepest, how->margin);
+                    *m = along_face(sphere ? NULL : &th, v, n, b, xb, deepest, how->margin);
                 } else if (gap >= 0.0) {
-                    m.normal = d3_to_f(n);
-                    m.distance = (float)gap;
+                    m->normal = d3_to_f(n);
+                    m->distance = (float)gap;
                 }
             }
         }
     }
-    back_face_ids(&m, back);
-    return m;
+    back_face_ids(m, back);
 }
 
 /* ---- rays ---- */
