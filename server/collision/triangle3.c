@@ -447,18 +447,21 @@ uint32_t col_merge_manifolds3(col_child_manifold3 *items, uint32_t n, float cos_
 {
     uint32_t out = 0;
     for (uint32_t i = 0; i < n; i++) {
-        col_child_manifold3 it = items[i];
-        for (int k = 0; k < it.m.count; k++)
-            it.m.points[k].id = mix_id(it.m.points[k].id, it.child);
+        /* Read in place (items before i are the merged ones, i not yet overwritten). */
+        col_child_manifold3 *it = &items[i];
+        for (int k = 0; k < it->m.count; k++)
+            it->m.points[k].id = mix_id(it->m.points[k].id, it->child);
         uint32_t into = out;
-        for (uint32_t j = 0; j < out && it.m.count > 0; j++)
+        for (uint32_t j = 0; j < out && it->m.count > 0; j++)
             if (items[j].m.count > 0 &&
-                mk_v3_dot(items[j].m.normal, it.m.normal) >= cos_tolerance) {
+                mk_v3_dot(items[j].m.normal, it->m.normal) >= cos_tolerance) {
                 into = j;
                 break;
             }
         if (into == out) {
-            items[out++] = it;
+            if (out != i)
+                items[out] = *it;
+            out++;
             continue;
         }
         col_manifold3 *m = &items[into].m;
@@ -468,8 +471,8 @@ uint32_t col_merge_manifolds3(col_child_manifold3 *items, uint32_t n, float cos_
         int count = 0;
         for (int k = 0; k < m->count; k++)
             all[count++] = m->points[k];
-        for (int k = 0; k < it.m.count; k++)
-            all[count++] = it.m.points[k];
+        for (int k = 0; k < it->m.count; k++)
+            all[count++] = it->m.points[k];
         for (int k = 0; k < count; k++) {
             pts[k] = d3_of(all[k].point);
             dep[k] = all[k].depth;
@@ -478,7 +481,7 @@ uint32_t col_merge_manifolds3(col_child_manifold3 *items, uint32_t n, float cos_
         m->count = col_reduce4(pts, dep, count, d3_of(m->normal), keep);
         for (int k = 0; k < m->count; k++)
             m->points[k] = all[keep[k]];
-        m->depth = mk_maxf(m->depth, it.m.depth);
+        m->depth = mk_maxf(m->depth, it->m.depth);
     }
     return out;
 }

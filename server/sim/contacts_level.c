@@ -174,6 +174,8 @@ static void sort_children(dchild *c, uint32_t n,
                           bool (*before)(const col_manifold3 *, const col_manifold3 *))
 {
     for (uint32_t i = 1; i < n; i++) {
+        if (!before(&c[i].m, &c[i - 1].m))
+            continue; /* in its place already: not copied out and back */
         dchild x = c[i];
         uint32_t j = i;
         while (j > 0 && before(&x.m, &c[j - 1].m)) {
@@ -305,14 +307,16 @@ static uint32_t pair_children(sim_world *w, const sim_body *lb, const sim_body *
     n = n < SIM_LEVEL_PIECES_CAP ? n : SIM_LEVEL_PIECES_CAP;
     uint32_t kept = 0;
     for (uint32_t i = 0; i < n; i++) {
-        dchild c = out[i];
-        if (c.m.count == 0 && !speculative_points(lb, xl, bp, motion, &c)) {
+        dchild *c = &out[i];
+        if (c->m.count == 0 && !speculative_points(lb, xl, bp, motion, c)) {
 #if MK_DIM == 3
-            col_level3_clear_add(&clear->c, c.m.normal, c.m.distance);
+            col_level3_clear_add(&clear->c, c->m.normal, c->m.distance);
 #endif
             continue;
         }
-        out[kept++] = c;
+        if (kept != i)
+            out[kept] = *c;
+        kept++;
     }
 #if MK_DIM == 3
     sort_children(out, kept, goes_before);
