@@ -236,6 +236,30 @@ static void clear_by(col_level3_clear *c, col_xf3 xl, const mk_vec3 v[3], const 
     }
 }
 
+/* Whether a ball (centre c and radius r, level frame) is farther than `reach` from a
+ * triangle's box tb: then it is apart from the triangle by more than the margin, and its
+ * clearance from it (when clear is not NULL) is its gap from the box, along the line from the
+ * box's nearest point to the centre (the triangle lies in the box, beyond the plane there),
+ * without the triangle's nearest point worked out. */
+static bool ball_clear_of_box(col_level3_clear *clear, col_xf3 xl, const col_box *tb, mk_vec3 c,
+                              float r, float reach)
+{
+    const float at[3] = {c.x, c.y, c.z};
+    float off[3], d2 = 0.0f;
+    for (int k = 0; k < 3; k++) {
+        off[k] = at[k] - mk_maxf(tb->lo[k], mk_minf(at[k], tb->hi[k]));
+        d2 += off[k] * off[k];
+    }
+    if (!(d2 > reach * reach))
+        return false;
+    if (clear) {
+        float d = sqrtf(d2);
+        col_level3_clear_add(clear, level_dir(xl, mk_v3(off[0] / d, off[1] / d, off[2] / d)),
+                             d - r);
+    }
+    return true;
+}
+
 uint32_t col_level3_collide(col_level3 l, col_xf3 xl, const col_shape3 *b, col_xf3 xb,
                             const col_tri_contact3 *how, col_child_manifold3 *out,
                             uint32_t cap)
@@ -355,15 +379,19 @@ uint32_t col_level3_collide_clear(col_level3 l, col_xf3 xl, const col_shape3 *b,
     uint32_t t, found = 0, at = 0;
     col_triangle3 tri;
     col_manifold3 spare;
+    bool sphere = b->type == COL_SHAPE3_SPHERE;
+    /* A ball farther than this from a triangle's box gives it no manifold: its radius, the
+     * margin and a tenth of a millimetre for the box's rounding in float. */
+    float reach = b->radius + how->margin + 1e-4f;
     while (list ? near_next(list, near->count, &at, &walk, &t, tri.v, &tri.active)
                 : candidates_next(&c, &t, tri.v, &tri.active)) {
-        if (clear) {
-            col_box tb = col_tri_box(tri.v);
-            if (!col_box_overlap(&tb, &q)) {
-                clear_by(clear, xl, tri.v, b, local, NULL, &own);
-                continue;
-            }
+        col_box tb = col_tri_box(tri.v);
+        if (clear && !col_box_overlap(&tb, &q)) {
+            clear_by(clear, xl, tri.v, b, local, NULL, &own);
+            continue;
         }
+        if (sphere && ball_clear_of_box(clear, xl, &tb, local.p, b->radius, reach))
+            continue;
         /* Written where it is kept: the next free place, which the next triangle takes again
          * when this one gives nothing. */
         col_manifold3 *m = found < cap ? &out[found].m : &spare;
