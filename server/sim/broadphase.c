@@ -106,6 +106,7 @@ static void carry_hints(sim_world *w)
         for (size_t d = 0; d < SIM_HINT_WINDOW && k + d < n_old; d++) {
             if (old[k + d].a == p[i].a && old[k + d].b == p[i].b) {
                 p[i].entry = old[k + d].entry;
+                p[i].piece_entry = old[k + d].piece_entry;
                 k += d + 1;
                 break;
             }

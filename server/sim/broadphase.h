@@ -19,6 +19,8 @@ typedef struct sim_pair {
     float height; /* m: the lower body's position along "up", the order of resolution */
     uint32_t entry; /* a hint: the pair's contact cache entry + 1 when last found, 0 when
                      * not known, SIM_CACHE_NO_ENTRY when it has none (sim_cache_find_hinted) */
+    uint32_t piece_entry; /* a level pair's: its piece 1's entry + 1 when last found, 0 when
+                           * not known (sim_cache_find_piece) */
     /* The narrowphase's proof that a 2D pair is still too far apart for contact points
      * (contacts.h, dim_still_apart): how far, m, the second body may move in the first one's
      * frame from where it was when the pair was last collided, apart_p and the turn apart_q,

@@ -108,6 +108,26 @@ uint32_t sim_cache_add(sim_cache *c, sim_id a, sim_id b);
 sim_cache_head *sim_cache_find_child(const sim_cache *c, sim_id a, sim_id b, uint32_t child,
                                      uint32_t *index);
 uint32_t sim_cache_add_child(sim_cache *c, sim_id a, sim_id b, uint32_t child);
+/* sim_cache_find_child for a level pair's piece `child` (1 on), by the pair's hint first: the
+ * entries of the pieces a pair first touches in one step are made one after the other, so
+ * piece k is looked for at piece 1's (*hint - 1) + k - 1 before the map. A wrong hint costs
+ * only the look; finding piece 1 sets it. */
+static inline sim_cache_head *sim_cache_find_piece(const sim_cache *c, uint32_t *hint, sim_id a,
+                                                   sim_id b, uint32_t child, uint32_t *index)
+{
+    if (*hint > 0 && *hint - 1 + (size_t)(child - 1) < c->entries.len) {
+        uint32_t i = *hint - 1 + child - 1;
+        sim_cache_head *h = sim_cache_at(c, i);
+        if (h->live && h->a == a && h->b == b && h->child == child) {
+            *index = i;
+            return h;
+        }
+    }
+    sim_cache_head *h = sim_cache_find_child(c, a, b, child, index);
+    if (h && child == 1)
+        *hint = *index + 1;
+    return h;
+}
 void sim_cache_remove(sim_cache *c, uint32_t index);
 /* Before a step's narrowphase: room in the cache and in the solver's `solved` for every one of
  * `pairs` to be new. A rebuild moves the entries: the list of those solved in the last step is

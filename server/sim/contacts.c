@@ -267,6 +267,8 @@ static inline bool add_constraint(sim_world *w, sim_pair *pair, const sim_body *
     if (found == UINT32_MAX && child != NO_CHILD) {
         const dchild *ch = (const dchild *)w->solver.level_children.data + child;
         c->cache_entry = sim_cache_add_child(cache, a->id, b->id, ch->child + 1);
+        if (ch->child == 0)
+            pair->piece_entry = c->cache_entry + 1;
     } else if (found == UINT32_MAX) {
         c->cache_entry = sim_cache_add(cache, a->id, b->id);
         pair->entry = c->cache_entry + 1;
@@ -643,7 +645,7 @@ static void level_pair(sim_world *w, sim_pair *pair, sim_body *a, sim_body *b, d
         if (m->depth >= -SIM_TOUCHING)
             note_touching(w, a, b, m, up);
         uint32_t found = UINT32_MAX;
-        sim_cache_find_child(cache, a->id, b->id, ch[k].child + 1, &found);
+        sim_cache_find_piece(cache, &pair->piece_entry, a->id, b->id, ch[k].child + 1, &found);
         placed |= add_constraint(w, pair, a, b, m, found, sp->kept, fills, i, k);
     }
     if (!placed)

@@ -353,7 +353,8 @@ static uint32_t kept_children(sim_world *w, sim_pair *pair, const sim_body *a,
         return 0;
     uint32_t n = 0;
     for (; n < SIM_LEVEL_MAX_CHILDREN; n++) {
-        dcache_entry *e = (dcache_entry *)sim_cache_find_child(cache, a->id, b->id, n + 1, &found);
+        dcache_entry *e = (dcache_entry *)sim_cache_find_piece(cache, &pair->piece_entry, a->id,
+                                                               b->id, n + 1, &found);
         if (!e || e->head.stamp + 1 != w->tick)
             break; /* past last step's pieces */
         if (!dim_kept_manifold(w, e, pa, pb))
