@@ -95,10 +95,10 @@ static void perturb(const sim_body3 *a, const sim_body3 *b, col_manifold3 *m)
  * sphere touches a level's piece at one point, which the narrowphase gives exactly every step
  * (triangle3.c): it too is fresh, since the arbiter would keep the points of the last few
  * steps trailing a rolling ball, where the ball has rolled away from the ground, for the
- * solver to pay for as speculative points. */
+ * solver to pay for as speculative points. *fresh says the manifold is m's, point for point. */
 static col_contact_cache3 pair_manifold(const sim_body3 *a, const sim_body3 *b,
                                         const sim_cache_entry3 *old, const col_manifold3 *m,
-                                        bool level)
+                                        bool level, bool *fresh)
 {
     col_xf3 xa = sim_body_xf3(a), xb = sim_body_xf3(b);
     bool sphere = a->shape.type == COL_SHAPE3_SPHERE || b->shape.type == COL_SHAPE3_SPHERE;
@@ -120,6 +120,7 @@ static col_contact_cache3 pair_manifold(const sim_body3 *a, const sim_body3 *b,
         out.points[i].local_a = col_xf3_apply_inv(xa, mk_v3_add(m->points[i].point, half));
         out.points[i].local_b = col_xf3_apply_inv(xb, mk_v3_sub(m->points[i].point, half));
     }
+    *fresh = true;
     return out;
 }
 
@@ -158,10 +159,13 @@ bool sim_fill_points3(sim_world *w, sim_constraint3 *c, sim_cache_entry3 *entry,
     const sim_body *bodies = w->slots.bodies.at;
     bool level_a = bodies[a3 - w->d3.bodies.at].level != NULL;
     bool level = level_a || bodies[b3 - w->d3.bodies.at].level;
+    /* This step's manifold taken as it is (a one-shot, or a ball's on a level): its points are
+     * this step's, placed and measured already. */
+    bool fresh = false;
     col_contact_cache3 next;
     const col_contact_cache3 *pm = &entry->manifold;
     if (!kept) {
-        next = pair_manifold(a3, b3, entry, m, level);
+        next = pair_manifold(a3, b3, entry, m, level, &fresh);
         pm = &next;
     }
     float jn[COL_MAX_POINTS3], jt[COL_MAX_POINTS3][2];
@@ -180,7 +184,7 @@ bool sim_fill_points3(sim_world *w, sim_constraint3 *c, sim_cache_entry3 *entry,
          * pair's m is that already (dim_manifold_of, by this arithmetic from these points). */
         mk_vec3 point;
         float depth;
-        if (kept && !level) {
+        if ((kept && !level) || fresh) {
             point = m->points[i].point;
             depth = m->points[i].depth;
         } else {

@@ -276,7 +276,10 @@ static FINISH_INLINE bool finish_body(sim_world *w, size_t i, float dt, bool in_
     mk_vec3 d = mk_v3_sub(pos, b3->pos);
     bool sweep = needs_sweep(b, b3, d);
     if (sweep && !in_order) {
-        if (!sim_sweep_meets_nothing3(w, b, d))
+        /* Turned as sim_sweep3 sees it: its swept box is that of the new rotation. */
+        sim_body3 turned = *b3;
+        turned.rot = rot;
+        if (!sim_sweep_meets_nothing3(w, &turned, d))
             return false;
         sweep = false;
     }

@@ -202,11 +202,11 @@ static bool found_one(void *ctx, uint32_t slot)
     return false;
 }
 
-bool DIM_NAME(sim_sweep_meets_nothing)(const sim_world *w, const sim_body *b, dvec d)
+bool DIM_NAME(sim_sweep_meets_nothing)(const sim_world *w, const dpart *p, dvec d)
 {
     if (w->broad.kinematic_movers || w->broad.statics_dirty)
         return false;
-    col_aabb3 region = swept_region(dim_part_of(w, b), d);
+    col_aabb3 region = swept_region(p, d);
     return sim_tree_visit(&w->broad.tree, w->broad.shape_box.at, &region, found_one, NULL);
 }
 

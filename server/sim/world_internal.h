@@ -162,9 +162,11 @@ bool sim_sweep3(sim_world *w, sim_body *b, mk_vec3 d, float dt);
 
 /* Whether sim_sweep would meet nothing, found without writing anything, so that threads may
  * ask at once: no body is kinematic and moving this step, and no static body's bounds (a
- * level's among them) meet the region b sweeps through by d. False when it cannot tell. */
-bool sim_sweep_meets_nothing2(const sim_world *w, const sim_body *b, mk_vec2 d);
-bool sim_sweep_meets_nothing3(const sim_world *w, const sim_body *b, mk_vec3 d);
+ * level's among them) meet the region the body's part p sweeps through by d. p is placed and
+ * turned as sim_sweep will see it (in 3D the step's new rotation: the one the body holds when
+ * it is swept). False when it cannot tell. */
+bool sim_sweep_meets_nothing2(const sim_world *w, const sim_body *p, mk_vec2 d);
+bool sim_sweep_meets_nothing3(const sim_world *w, const sim_body3 *p, mk_vec3 d);
 
 /* Keeps a character on the ground it walks down (sweep.c): moves it down along -up by at most
  * `reach` onto walkable ground (within its max_slope) and returns true, or returns false and
