@@ -510,8 +510,9 @@ static sim_world *spinning_landing(int workers)
         sim_id id = sim_world_add(w, def3(box3(0.5f, 0.5f, 0.5f), SIM_DYNAMIC, mk_v3(x, y, z)), 0);
         ck_assert_uint_ne(id, 0);
         ck_assert(sim_body_set_velocity3(w, id, mk_v3(0, -1.3f - 0.07f * (float)(i % 13), 0)));
-        ck_assert(sim_body_set_spin3(w, id, mk_v3(2.0f + 0.3f * (float)(i % 7), 0.1f * (float)(i % 5),
-                                                  1.5f - 0.2f * (float)(i % 11))));
+        mk_vec3 spin = {2.0f + 0.3f * (float)(i % 7), 0.1f * (float)(i % 5),
+                        1.5f - 0.2f * (float)(i % 11)};
+        ck_assert(sim_body_set_spin3(w, id, spin));
     }
     return w;
 }
