@@ -58,12 +58,22 @@ mk_vec3 col_heightfield3_vertex(const col_heightfield3 *h, uint32_t i, uint32_t 
     return mk_v3((float)i * h->scale.x, h->y[(size_t)j * h->cols + i], (float)j * h->scale.z);
 }
 
+/* The samples of cell (i, j), in col_heightfield3_cell_triangle's order. */
+static void cell_corners(const col_heightfield3 *h, uint32_t i, uint32_t j, mk_vec3 corner[4])
+{
+    corner[0] = col_heightfield3_vertex(h, i, j);
+    corner[1] = col_heightfield3_vertex(h, i, j + 1);
+    corner[2] = col_heightfield3_vertex(h, i + 1, j + 1);
+    corner[3] = col_heightfield3_vertex(h, i + 1, j);
+}
+
 /* The triangle k (0, 1) of cell (i, j), in the heightfield's frame. */
 static void cell_triangle(const col_heightfield3 *h, uint32_t i, uint32_t j, int k, mk_vec3 v[3])
 {
-    v[0] = col_heightfield3_vertex(h, i, j);
-    v[1] = k == 0 ? col_heightfield3_vertex(h, i, j + 1) : col_heightfield3_vertex(h, i + 1, j + 1);
-    v[2] = k == 0 ? col_heightfield3_vertex(h, i + 1, j + 1) : col_heightfield3_vertex(h, i + 1, j);
+    mk_vec3 corner[4];
+    uint8_t active;
+    cell_corners(h, i, j, corner);
+    col_heightfield3_cell_triangle(corner, 0, k, v, &active);
 }
 
 static bool is_hole(const col_heightfield3 *h, uint32_t i, uint32_t j)
@@ -189,9 +199,9 @@ bool col_heightfield3_local(const col_heightfield3 *h, uint32_t t, mk_vec3 v[3],
     uint8_t cell = h->cells[c];
     if (cell & CELL_HOLE)
         return false;
-    int k = (int)(t % 2);
-    cell_triangle(h, i, j, k, v);
-    *active = (uint8_t)((cell >> (3 * k)) & 0x7u);
+    mk_vec3 corner[4];
+    cell_corners(h, i, j, corner);
+    col_heightfield3_cell_triangle(corner, cell, (int)(t % 2), v, active);
     return true;
 }
 
@@ -201,10 +211,7 @@ bool col_heightfield3_cell(const col_heightfield3 *h, uint32_t i, uint32_t j, mk
     *cell = h->cells[(size_t)j * (h->cols - 1) + i];
     if (*cell & CELL_HOLE)
         return false;
-    corner[0] = col_heightfield3_vertex(h, i, j);
-    corner[1] = col_heightfield3_vertex(h, i, j + 1);
-    corner[2] = col_heightfield3_vertex(h, i + 1, j + 1);
-    corner[3] = col_heightfield3_vertex(h, i + 1, j);
+    cell_corners(h, i, j, corner);
     return true;
 }
 

@@ -156,9 +156,6 @@ typedef struct col_tri_hull {
  * negative: exactly the normal of that winding). */
 void col_tri_hull_make(const mk_vec3 v[3], col_d3 n, col_tri_hull *out);
 
-/* What col_collide_tri_box3 settled: the manifold (touching, or apart by more than the
- * margin); apart within the margin, the exact gap and the triangle's point nearest the box;
- * or nothing (edge against edge, or a face clip that found no point), GJK and EPA's to do. */
 /* col_collide_triangle3 with B's placement by address and the manifold written to *m (its
  * points past its count left as they were): a caller's loop over many triangles passes the
  * one placement it made and keeps the manifold where it will use it, rather than copies made
@@ -166,6 +163,9 @@ void col_tri_hull_make(const mk_vec3 v[3], col_d3 n, col_tri_hull *out);
 void col_collide_triangle3_into(const col_triangle3 *t, const col_shape3 *b, const col_xf3 *at,
                                 const col_tri_contact3 *how, col_manifold3 *m);
 
+/* What col_collide_tri_box3 settled: the manifold (touching, or apart by more than the
+ * margin); apart within the margin, the exact gap and the triangle's point nearest the box;
+ * or nothing (edge against edge, or a face clip that found no point), GJK and EPA's to do. */
 typedef enum col_tri_box_result {
     COL_TRI_BOX_UNDECIDED,
     COL_TRI_BOX_DONE,

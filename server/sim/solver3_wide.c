@@ -259,8 +259,8 @@ bool sim_wide_build3(sim_world *w, softness_set s)
         ends[2 * i + 1] = movable(&info[cs[i].b]) ? cs[i].b : 0;
         points[i] = (uint8_t)(cs[i].count < COL_MAX_POINTS3 ? cs[i].count : COL_MAX_POINTS3);
     }
-    if (sim_wide_blocks3(w, ends, points, &ng)) { /* packed block by block as solver.c solves
-                                                    * them */
+    /* Packed block by block as solver.c solves them, where it takes blocks. */
+    if (sim_wide_blocks3(w, ends, points, &ng)) {
         w->d3.wide_groups.v.len = ng;
         return true;
     }
