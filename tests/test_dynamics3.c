@@ -439,14 +439,32 @@ END_TEST
  * takes each color over the whole world, and the two must move every body alike, bit for
  * bit. The contacts have from one point (a ball) to four (a cube on a cube), which the groups
  * are laid out by within a color, differently on one worker and on two. */
-static sim_world *stacks_and_bars(int workers)
+/* A world on a floor `half` m each way whose top is y = 0, stepped by `workers`, where no body
+ * sleeps (the solver works every step). */
+static sim_world *sleepless_world_on_floor(int workers, float half)
 {
     sim_config c = config3();
     c.workers = workers;
-    c.sleep = false; /* the solver works every step */
+    c.sleep = false;
     sim_world *w = sim_world_new(&c);
-    sim_id floor = sim_world_add(w, def3(box3(60, 0.5f, 60), SIM_STATIC, mk_v3(0, -0.5f, 0)), 0);
-    ck_assert_uint_ne(floor, 0);
+    ck_assert_uint_ne(
+        sim_world_add(w, def3(box3(half, 0.5f, half), SIM_STATIC, mk_v3(0, -0.5f, 0)), 0), 0);
+    return w;
+}
+
+/* Steps two worlds alike, checking after every step that they are the same, bit for bit. */
+static void step_alike(sim_world *one, sim_world *two, int steps)
+{
+    for (int t = 0; t < steps; t++) {
+        sim_world_step(one);
+        sim_world_step(two);
+        ck_assert_msg(sim_world_hash(one) == sim_world_hash(two), "step %d: the worlds differ", t);
+    }
+}
+
+static sim_world *stacks_and_bars(int workers)
+{
+    sim_world *w = sleepless_world_on_floor(workers, 60);
     for (int sx = 0; sx < 24; sx++)
         for (int sz = 0; sz < 10; sz++)
             for (int k = 0; k < 5; k++) {
@@ -478,10 +496,7 @@ static sim_world *stacks_and_bars(int workers)
 START_TEST(solving_by_blocks_moves_bodies_as_solving_the_whole_world)
 {
     sim_world *one = stacks_and_bars(1), *two = stacks_and_bars(2);
-    for (int t = 0; t < 240; t++) {
-        sim_world_step(one);
-        sim_world_step(two);
-    }
+    step_alike(one, two, 240);
     size_t contacts;
     sim_world_contacts3(one, &contacts);
     ck_assert_uint_ge(contacts, 1200); /* every cube rests on something */
@@ -498,12 +513,7 @@ END_TEST
  * sweep is made. Both must land every box alike, bit for bit. */
 static sim_world *spinning_landing(int workers)
 {
-    sim_config c = config3();
-    c.workers = workers;
-    c.sleep = false;
-    sim_world *w = sim_world_new(&c);
-    ck_assert_uint_ne(sim_world_add(w, def3(box3(40, 0.5f, 40), SIM_STATIC, mk_v3(0, -0.5f, 0)), 0),
-                      0);
+    sim_world *w = sleepless_world_on_floor(workers, 40);
     for (int i = 0; i < 400; i++) {
         float x = -30.0f + 1.5f * (float)(i % 40), z = -15.0f + 3.0f * (float)(i / 40);
         float y = 0.9f + 0.013f * (float)(i % 17);
@@ -520,11 +530,7 @@ static sim_world *spinning_landing(int workers)
 START_TEST(spinning_boxes_land_alike_with_one_worker_and_two)
 {
     sim_world *one = spinning_landing(1), *two = spinning_landing(2);
-    for (int t = 0; t < 90; t++) {
-        sim_world_step(one);
-        sim_world_step(two);
-        ck_assert_msg(sim_world_hash(one) == sim_world_hash(two), "step %d: the worlds differ", t);
-    }
+    step_alike(one, two, 90);
     fixture_each_pair(one, two, assert_same_body3);
     sim_world_free(one);
     sim_world_free(two);
